@@ -1,0 +1,15 @@
+/*  ufo_modules.h - the higher-level modules of libufo, one line each.
+    Kept apart from ufo.h so that modules can be added without touching the core list. */
+#ifndef UFO_MODULES_H_INCLUDED
+#define UFO_MODULES_H_INCLUDED
+
+//  model: blackboard data model
+#include "ufo_item.h"
+#include "ufo_memory.h"
+#include "ufo_board.h"
+
+//  proto: message envelope, configuration
+#include "ufo_msg.h"
+#include "ufo_config.h"
+
+#endif
