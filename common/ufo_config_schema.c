@@ -1,0 +1,230 @@
+/*  ufo_config_schema.c - the table of every known configuration key.
+
+    Each row: dotted path, type, default (JSON text; NULL = optional, absent unless set),
+    range for numbers ("min..max"), allowed values for enumerations ("a|b|c"), one line of
+    help. The upper-case keys are the original UFO's, with its defaults; the lower-case
+    sections are ufobus's own. To add a key, add a row in the right section and describe it
+    in docs/CONFIG.md (test_config checks both config/ufo.json and the docs against this table;
+    `test_config --defaults-json` prints the new config/ufo.json). */
+#include "ufo_prelude.h"
+
+#define AGENT_LLM_KEYS(B, KIND, MODEL) \
+    { B, "map", "{}", NULL, NULL, KIND }, \
+    { B ".VISUAL_MODE", "bool", "true", NULL, NULL, \
+      "send screenshots to the model (a vision model is required)" }, \
+    { B ".API_TYPE", "string", "\"openai\"", NULL, UFO_API_TYPES, \
+      "LLM provider protocol" }, \
+    { B ".API_BASE", "string", "\"https://api.openai.com/v1/chat/completions\"", NULL, NULL, \
+      "endpoint URL (for ollama e.g. http://localhost:11434)" }, \
+    { B ".API_KEY", "string", "\"\"", NULL, NULL, \
+      "API key (prefer setting it through the environment)" }, \
+    { B ".API_VERSION", "string", "\"2024-02-15-preview\"", NULL, NULL, \
+      "API version (aoai / azure_ad only)" }, \
+    { B ".API_MODEL", "string", MODEL, NULL, NULL, "model name" }, \
+    { B ".API_DEPLOYMENT_ID", "string", "\"\"", NULL, NULL, \
+      "deployment id (aoai / azure_ad only)" }
+
+//  Per-block overrides of the top-level LLM call settings: optional, no default, so the
+//  top-level value applies unless the block sets its own (see ufo_config_agent).
+#define AGENT_CALL_KEYS(B) \
+    { B ".MAX_TOKENS", "int", NULL, "1..1000000", NULL, "overrides MAX_TOKENS for this agent" }, \
+    { B ".TEMPERATURE", "float", NULL, "0..2", NULL, "overrides TEMPERATURE for this agent" }, \
+    { B ".TOP_P", "float", NULL, "0..1", NULL, "overrides TOP_P for this agent" }, \
+    { B ".TIMEOUT", "int", NULL, "1..3600", NULL, "overrides TIMEOUT for this agent" }, \
+    { B ".MAX_RETRY", "int", NULL, "0..100", NULL, "overrides MAX_RETRY for this agent" }
+
+#define UFO_API_TYPES "openai|aoai|azure_ad|ollama|openai_compatible"
+
+static const ufo_config_key_t s_schema [] = {
+    //  ====================================================================
+    //  The original UFO's top-level keys (names and defaults as the original)
+    //  ====================================================================
+    { "MAX_STEP", "int", "50", "1..100000", NULL,
+      "most steps in a session (all agents together); the round ends when reached" },
+    { "MAX_ROUND", "int", "1", "1..10000", NULL,
+      "most rounds (user requests) in a session" },
+    { "SLEEP_TIME", "float", "1.0", "0..3600", NULL,
+      "seconds to wait after an action before the next observation" },
+    { "JSON_PARSING_RETRY", "int", "3", "0..100", NULL,
+      "times to re-ask the model when its answer is not valid JSON; then the step is ERROR" },
+    { "SAFE_GUARD", "bool", "true", NULL, NULL,
+      "with status CONFIRM, ask the user before running a sensitive action" },
+    { "ASK_QUESTION", "bool", "false", NULL, NULL,
+      "let agents ask the user questions (PENDING); off: a placeholder answer is recorded" },
+    { "USE_CUSTOMIZATION", "bool", "false", NULL, NULL,
+      "save question/answer pairs to QA_PAIR_FILE and show them to the model" },
+    { "QA_PAIR_FILE", "string", "\"customization/global_memory.jsonl\"", NULL, NULL,
+      "JSON-lines file of question/answer pairs" },
+    { "QA_PAIR_NUM", "int", "20", "0..100000", NULL,
+      "how many of the latest Q&A pairs to show the model" },
+    { "HISTORY_KEYS", "list<string>", "[\"Step\", \"Subtask\", \"Action\", \"UserConfirm\"]",
+      NULL, NULL, "step fields stored in the blackboard trajectories" },
+    { "SCREENSHOT_TO_MEMORY", "bool", "true", NULL, NULL,
+      "store screenshots the model asks to save (SaveScreenshot) in the blackboard" },
+    { "EVA_SESSION", "bool", "true", NULL, NULL,
+      "evaluate the session at its end (skipped when it ended in ERROR)" },
+    { "EVA_ROUND", "bool", "false", NULL, NULL,
+      "evaluate each round at its end" },
+    { "EVA_ALL_SCREENSHOTS", "bool", "true", NULL, NULL,
+      "give the evaluator every screenshot (false: only the first and the last)" },
+    { "INCLUDE_LAST_SCREENSHOT", "bool", "true", NULL, NULL,
+      "show the model the previous step's screenshot as well" },
+    { "CONCAT_SCREENSHOT", "bool", "false", NULL, NULL,
+      "send the clean and annotated screenshots concatenated into one image" },
+    { "SAVE_UI_TREE", "bool", "false", NULL, NULL,
+      "save the application's UI tree as JSON under logs/<task>/ui_trees/ at each step" },
+    { "SAVE_FULL_SCREEN", "bool", "false", NULL, NULL,
+      "also save a full-screen screenshot at each step" },
+    { "LOG_TO_MARKDOWN", "bool", "true", NULL, NULL,
+      "write the trajectory as logs/<task>/output.md at the end of the session" },
+    { "CONTROL_LIST", "list<string>",
+      "[\"Button\", \"Edit\", \"TabItem\", \"Document\", \"ListItem\", \"MenuItem\", \"ScrollBar\", "
+      "\"TreeItem\", \"Hyperlink\", \"ComboBox\", \"RadioButton\", \"Spinner\", \"CheckBox\", "
+      "\"Group\", \"Text\"]", NULL, NULL,
+      "control types offered to the model (UIA names; mapped to AT-SPI roles)" },
+    { "MAX_TOKENS", "int", "2000", "1..1000000", NULL,
+      "most tokens the model may produce per call" },
+    { "TEMPERATURE", "float", "0.0", "0..2", NULL, "sampling temperature" },
+    { "TOP_P", "float", "0.0", "0..1", NULL, "nucleus sampling (0: provider default)" },
+    { "TIMEOUT", "int", "60", "1..3600", NULL, "seconds before an LLM call is abandoned" },
+    { "MAX_RETRY", "int", "3", "0..100", NULL,
+      "retries of a failed LLM call before BACKUP_AGENT is tried" },
+
+    //  ====================================================================
+    //  The original UFO's per-agent LLM blocks
+    //  ====================================================================
+    AGENT_LLM_KEYS ("HOST_AGENT", "LLM settings of the HostAgent", "\"gpt-4o\""),
+    AGENT_CALL_KEYS ("HOST_AGENT"),
+    AGENT_LLM_KEYS ("APP_AGENT", "LLM settings of the AppAgent", "\"gpt-4o\""),
+    AGENT_CALL_KEYS ("APP_AGENT"),
+    AGENT_LLM_KEYS ("BACKUP_AGENT", "LLM used once when a call with the agent's own LLM fails",
+                    "\"gpt-4o\""),
+    AGENT_CALL_KEYS ("BACKUP_AGENT"),
+    //  EVALUATION_AGENT has no defaults of its own: each key it does not set comes from
+    //  APP_AGENT (then the top level), as in the original.
+    { "EVALUATION_AGENT", "map", "{}", NULL, NULL,
+      "LLM settings of the EvaluationAgent; unset keys fall back to APP_AGENT" },
+    { "EVALUATION_AGENT.VISUAL_MODE", "bool", NULL, NULL, NULL,
+      "send screenshots to the evaluator" },
+    { "EVALUATION_AGENT.API_TYPE", "string", NULL, NULL, UFO_API_TYPES, "LLM provider protocol" },
+    { "EVALUATION_AGENT.API_BASE", "string", NULL, NULL, NULL, "endpoint URL" },
+    { "EVALUATION_AGENT.API_KEY", "string", NULL, NULL, NULL, "API key" },
+    { "EVALUATION_AGENT.API_VERSION", "string", NULL, NULL, NULL, "API version" },
+    { "EVALUATION_AGENT.API_MODEL", "string", NULL, NULL, NULL, "model name" },
+    { "EVALUATION_AGENT.API_DEPLOYMENT_ID", "string", NULL, NULL, NULL, "deployment id" },
+    AGENT_CALL_KEYS ("EVALUATION_AGENT"),
+
+    //  ====================================================================
+    //  log: ufobus logging
+    //  ====================================================================
+    { "log", "map", "{}", NULL, NULL, "logging of every ufobus process" },
+    { "log.level", "string", "\"info\"", NULL, "trace|debug|info|warn|error|off",
+      "lowest level written to stderr" },
+    { "log.json", "bool", "false", NULL, NULL, "write JSON lines instead of text lines" },
+
+    //  ====================================================================
+    //  broker: the blackboard broker process
+    //  ====================================================================
+    { "broker", "map", "{}", NULL, NULL, "the blackboard broker" },
+    { "broker.data_dir", "string", "\"run/broker\"", NULL, NULL,
+      "directory of the durable log, snapshots and blobs" },
+    { "broker.cmd_endpoint", "string", "\"tcp://127.0.0.1:5570\"", NULL, NULL,
+      "ZeroMQ endpoint of the request socket (ROUTER)" },
+    { "broker.bus_endpoint", "string", "\"tcp://127.0.0.1:5571\"", NULL, NULL,
+      "ZeroMQ endpoint of the event socket (PUB)" },
+    { "broker.fsync", "string", "\"always\"", NULL, "always|everysec|no",
+      "when the durable log is flushed to disk" },
+    { "broker.max_message_bytes", "int", "16777216", "1024..1073741824", NULL,
+      "largest request frame accepted" },
+    { "broker.max_item_bytes", "int", "1048576", "64..1073741824", NULL,
+      "largest blackboard item accepted (encoded)" },
+    { "broker.max_items_per_board", "int", "1000000", "1..1000000000", NULL,
+      "most items a board holds over its four memories" },
+    { "broker.max_blob_bytes", "int", "16777216", "1024..1073741824", NULL,
+      "largest blob (screenshot) accepted" },
+    { "broker.snapshot_every", "int", "10000", "1..1000000000", NULL,
+      "log records between compactions into a snapshot" },
+    { "broker.stats_interval_ms", "int", "5000", "0..86400000", NULL,
+      "milliseconds between statistics log lines (0: never)" },
+
+    //  ====================================================================
+    //  dispatch: task dispatch between agents
+    //  ====================================================================
+    { "dispatch", "map", "{}", NULL, NULL, "task dispatch and worker liveness" },
+    { "dispatch.heartbeat_ivl_ms", "int", "1000", "10..600000", NULL,
+      "milliseconds between heartbeats" },
+    { "dispatch.heartbeat_liveness", "int", "3", "1..1000", NULL,
+      "missed heartbeats before a peer is considered dead" },
+    { "dispatch.default_max_attempts", "int", "3", "1..1000", NULL,
+      "deliveries of a task before it fails" },
+    { "dispatch.default_deadline_ms", "int", "600000", "0..604800000", NULL,
+      "milliseconds a task may run before it is re-delivered or failed (0: no deadline)" },
+
+    //  ====================================================================
+    //  llm: the LLM client
+    //  ====================================================================
+    { "llm", "map", "{}", NULL, NULL, "the LLM client" },
+    { "llm.mode", "string", "\"live\"", NULL, "live|record|replay",
+      "live calls; record them into the cassette; or replay the cassette without network" },
+    { "llm.cassette", "string", "\"\"", NULL, NULL,
+      "cassette file for record / replay" },
+    { "llm.prices_file", "string", "\"config/prices.json\"", NULL, NULL,
+      "token prices per \"provider/model\" used for the cost" },
+
+    //  ====================================================================
+    //  desktop: the AT-SPI / X11 desktop layer
+    //  ====================================================================
+    { "desktop", "map", "{}", NULL, NULL, "the desktop layer" },
+    { "desktop.png_compression", "int", "1", "0..9", NULL,
+      "zlib level of saved screenshots (0 fastest, 9 smallest)" },
+    { "desktop.launchers", "map<list<string>>", "{}", NULL, NULL,
+      "allow-listed launchers for the HostAgent's Bash: name -> argv list (no shell)" },
+    { "desktop.confirm_policy", "string", "\"ask\"", NULL, "ask|yes|no",
+      "answer to CONFIRM when SAFE_GUARD is on: ask the user, or always yes / no" },
+
+    //  ====================================================================
+    //  security: transport security
+    //  ====================================================================
+    { "security", "map", "{}", NULL, NULL, "transport security" },
+    { "security.curve", "bool", "false", NULL, NULL,
+      "encrypt and authenticate bus connections with CURVE" },
+    { "security.cert_dir", "string", "\"\"", NULL, NULL,
+      "directory of CURVE certificates (required when curve is on)" },
+};
+
+//  Environment variables starting with UFO_ that are not configuration keys.
+//  Add yours here (one line) so ufo_config_apply_env does not warn about it.
+static const char *const s_env_ignored [] = {
+    "UFO_CONFIG",           //  names the configuration file
+    "UFO_LOG_LEVEL",        //  read by ufo_log directly
+    "UFO_LOG_JSON",         //  read by ufo_log directly
+    "UFO_TEST_DATA",        //  test harness
+    "UFO_SOURCE_DIR",       //  test harness
+    "UFO_BUILD_DIR",        //  test harness
+    NULL
+};
+
+const ufo_config_key_t *
+ufo_config_schema (size_t *count_p)
+{
+    if (count_p)
+        *count_p = UFO_ARRAY_SIZE (s_schema);
+    return s_schema;
+}
+
+const ufo_config_key_t *
+ufo_config_schema_find (const char *path)
+{
+    if (!path)
+        return NULL;
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (s_schema); i++)
+        if (strcmp (s_schema [i].path, path) == 0)
+            return &s_schema [i];
+    return NULL;
+}
+
+const char *const *
+ufo_config_env_ignored (void)
+{
+    return s_env_ignored;
+}
