@@ -1,0 +1,46 @@
+# Thin wrapper around CMake. The README's two commands are `make demo` and `make test`.
+JOBS ?= $(shell nproc)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+
+.PHONY: all bootstrap build demo test unit asan fuzz fuzz-smoke bench install clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap
+
+build:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: bootstrap build
+	@scripts/demo
+
+# Every test: the full suite, the sanitizer build of the unit tests, and a fuzz smoke.
+test: bootstrap build
+	@scripts/run-tests
+
+unit: build
+	@cd $(BUILD) && ctest --output-on-failure -L unit
+
+asan:
+	@cmake -S . -B $(ASAN_BUILD) -DUFO_SANITIZE=ON -DUFO_UNIT_ONLY=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -L unit
+
+fuzz:
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DUFO_FUZZ=ON -DUFO_UNIT_ONLY=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@scripts/fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+bench: build
+	@scripts/bench $(BUILD)
+
+install: build
+	@cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

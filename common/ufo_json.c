@@ -1,0 +1,905 @@
+/*  ufo_json.c - strict JSON parser and Python-compatible writer.
+
+    Parser: recursive descent over a byte range with an explicit depth bound. Strings
+    without escapes are copied straight from the input; UTF-8 is validated as we go.
+    Integers that fit in int64 stay exact; anything else numeric becomes a double
+    (parsed with the C locale, whatever the process locale is).
+
+    Writer: UFO_JSON_PY reproduces Python's json.dumps() defaults byte for byte:
+    separators ", " and ": ", ensure_ascii (\uXXXX in lower-case hex, surrogate pairs
+    above U+FFFF), floats as repr(), NaN/Infinity as Python writes them. */
+#include "ufo_prelude.h"
+#include <float.h>
+#include <locale.h>
+#include <pthread.h>
+
+#define UFO_JSON_DEFAULT_DEPTH 128
+
+static locale_t s_c_locale;
+static pthread_once_t s_locale_once = PTHREAD_ONCE_INIT;
+
+static void
+s_locale_init (void)
+{
+    s_c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
+}
+
+//  strtod in the C locale, on a byte range (not NUL-terminated).
+static double
+s_strtod (const char *s, size_t len)
+{
+    pthread_once (&s_locale_once, s_locale_init);
+    char small [64];
+    char *copy = len < sizeof (small) ? small : (char *) ufo_malloc (len + 1);
+    memcpy (copy, s, len);
+    copy [len] = 0;
+    double value = s_c_locale ? strtod_l (copy, NULL, s_c_locale) : strtod (copy, NULL);
+    if (copy != small)
+        free (copy);
+    return value;
+}
+
+//  --- UTF-8 --------------------------------------------------------------------
+
+//  Length of the valid UTF-8 sequence at s (which has n bytes left), or 0 if invalid.
+//  Decodes the code point into *cp when valid.
+static inline size_t
+s_utf8_seq (const unsigned char *s, size_t n, uint32_t *cp)
+{
+    unsigned char c = s [0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        if (n < 2 || (s [1] & 0xC0) != 0x80)
+            return 0;
+        *cp = ((uint32_t) (c & 0x1F) << 6) | (s [1] & 0x3F);
+        return 2;
+    }
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (s [1] & 0xC0) != 0x80 || (s [2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && s [1] < 0xA0)
+            return 0;           //  overlong
+        if (c == 0xED && s [1] > 0x9F)
+            return 0;           //  surrogate
+        *cp = ((uint32_t) (c & 0x0F) << 12) | ((uint32_t) (s [1] & 0x3F) << 6) | (s [2] & 0x3F);
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (s [1] & 0xC0) != 0x80 || (s [2] & 0xC0) != 0x80 || (s [3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && s [1] < 0x90)
+            return 0;           //  overlong
+        if (c == 0xF4 && s [1] > 0x8F)
+            return 0;           //  above U+10FFFF
+        *cp = ((uint32_t) (c & 0x07) << 18) | ((uint32_t) (s [1] & 0x3F) << 12)
+            | ((uint32_t) (s [2] & 0x3F) << 6) | (s [3] & 0x3F);
+        return 4;
+    }
+    return 0;
+}
+
+static void
+s_utf8_put (ufo_buf_t *buf, uint32_t cp)
+{
+    char out [4];
+    size_t n;
+    if (cp < 0x80) {
+        out [0] = (char) cp;
+        n = 1;
+    }
+    else
+    if (cp < 0x800) {
+        out [0] = (char) (0xC0 | (cp >> 6));
+        out [1] = (char) (0x80 | (cp & 0x3F));
+        n = 2;
+    }
+    else
+    if (cp < 0x10000) {
+        out [0] = (char) (0xE0 | (cp >> 12));
+        out [1] = (char) (0x80 | ((cp >> 6) & 0x3F));
+        out [2] = (char) (0x80 | (cp & 0x3F));
+        n = 3;
+    }
+    else {
+        out [0] = (char) (0xF0 | (cp >> 18));
+        out [1] = (char) (0x80 | ((cp >> 12) & 0x3F));
+        out [2] = (char) (0x80 | ((cp >> 6) & 0x3F));
+        out [3] = (char) (0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    ufo_buf_append (buf, out, n);
+}
+
+//  --- Parser -------------------------------------------------------------------
+
+typedef struct {
+    const char *start;
+    const char *p;
+    const char *end;
+    size_t depth;
+    size_t max_depth;
+    bool allow_nan;
+    ufo_error_t *err;
+    ufo_buf_t scratch;          //  decoded strings that had escapes
+} s_parser_t;
+
+//  1 for bytes that may appear unescaped in a string and need no UTF-8 check
+static unsigned char s_plain [256];
+//  the same for Python's ensure_ascii output, which also escapes DEL (0x7f)
+static unsigned char s_plain_ascii [256];
+static pthread_once_t s_tables_once = PTHREAD_ONCE_INIT;
+
+static void
+s_tables_init (void)
+{
+    for (int c = 0x20; c < 0x80; c++)
+        s_plain [c] = 1;
+    s_plain ['"'] = 0;
+    s_plain ['\\'] = 0;
+    memcpy (s_plain_ascii, s_plain, sizeof (s_plain));
+    s_plain_ascii [0x7F] = 0;
+}
+
+static ufo_value_t *s_parse_value (s_parser_t *self);
+
+static int
+s_fail (s_parser_t *self, int code, const char *what)
+{
+    size_t offset = (size_t) (self->p - self->start);
+    if (code == UFO_E_TRUNCATED)
+        return ufo_error_set_at (self->err, code, offset, "JSON ends early at byte %zu: %s",
+                                 offset, what);
+    return ufo_error_set_at (self->err, code, offset, "JSON %s at byte %zu", what, offset);
+}
+
+static inline void
+s_skip_ws (s_parser_t *self)
+{
+    while (self->p < self->end) {
+        char c = *self->p;
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+            self->p++;
+        else
+            break;
+    }
+}
+
+static int
+s_hex4 (s_parser_t *self, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        if (self->p + i >= self->end) {
+            self->p = self->end;
+            return s_fail (self, UFO_E_TRUNCATED, "incomplete \\u escape");
+        }
+        char c = self->p [i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (uint32_t) (c - '0');
+        else
+        if (c >= 'a' && c <= 'f')
+            v |= (uint32_t) (c - 'a' + 10);
+        else
+        if (c >= 'A' && c <= 'F')
+            v |= (uint32_t) (c - 'A' + 10);
+        else {
+            self->p += i;
+            return s_fail (self, UFO_E_SYNTAX, "has a bad \\u escape");
+        }
+    }
+    self->p += 4;
+    *out = v;
+    return 0;
+}
+
+//  Parses a string; self->p is just past the opening quote. On success *out/*outlen point
+//  either into the input (no escapes) or into self->scratch (valid until the next string).
+static int
+s_parse_string (s_parser_t *self, const char **out, size_t *outlen)
+{
+    const char *run = self->p;
+    bool escaped = false;
+    ufo_buf_reset (&self->scratch);
+    while (true) {
+        const unsigned char *q = (const unsigned char *) self->p;
+        const unsigned char *end = (const unsigned char *) self->end;
+        while (q < end && s_plain [*q])
+            q++;
+        self->p = (const char *) q;
+        if (UFO_UNLIKELY (q >= end))
+            return s_fail (self, UFO_E_TRUNCATED, "unterminated string");
+        unsigned char c = *q;
+        if (c == '"') {
+            if (escaped) {
+                ufo_buf_append (&self->scratch, run, (size_t) (self->p - run));
+                *out = self->scratch.data;
+                *outlen = self->scratch.len;
+            }
+            else {
+                *out = run;
+                *outlen = (size_t) (self->p - run);
+            }
+            self->p++;
+            return 0;
+        }
+        if (c == '\\') {
+            ufo_buf_append (&self->scratch, run, (size_t) (self->p - run));
+            escaped = true;
+            self->p++;
+            if (self->p >= self->end)
+                return s_fail (self, UFO_E_TRUNCATED, "unterminated escape");
+            char e = *self->p++;
+            switch (e) {
+                case '"':  ufo_buf_putc (&self->scratch, '"'); break;
+                case '\\': ufo_buf_putc (&self->scratch, '\\'); break;
+                case '/':  ufo_buf_putc (&self->scratch, '/'); break;
+                case 'b':  ufo_buf_putc (&self->scratch, '\b'); break;
+                case 'f':  ufo_buf_putc (&self->scratch, '\f'); break;
+                case 'n':  ufo_buf_putc (&self->scratch, '\n'); break;
+                case 'r':  ufo_buf_putc (&self->scratch, '\r'); break;
+                case 't':  ufo_buf_putc (&self->scratch, '\t'); break;
+                case 'u': {
+                    uint32_t cp;
+                    if (s_hex4 (self, &cp))
+                        return -1;
+                    if (cp >= 0xD800 && cp <= 0xDBFF) {
+                        //  A high surrogate pairs with a following \uDC00..\uDFFF;
+                        //  a lone surrogate (Python accepts it) becomes U+FFFD.
+                        uint32_t low = 0;
+                        if (self->end - self->p >= 6 && self->p [0] == '\\' && self->p [1] == 'u') {
+                            const char *save = self->p;
+                            self->p += 2;
+                            if (s_hex4 (self, &low))
+                                return -1;
+                            if (low >= 0xDC00 && low <= 0xDFFF)
+                                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                            else {
+                                self->p = save;
+                                cp = 0xFFFD;
+                            }
+                        }
+                        else
+                            cp = 0xFFFD;
+                    }
+                    else
+                    if (cp >= 0xDC00 && cp <= 0xDFFF)
+                        cp = 0xFFFD;
+                    s_utf8_put (&self->scratch, cp);
+                    break;
+                }
+                default:
+                    self->p--;
+                    return s_fail (self, UFO_E_SYNTAX, "has an invalid escape");
+            }
+            run = self->p;
+            continue;
+        }
+        if (c < 0x20)
+            return s_fail (self, UFO_E_SYNTAX, "has a raw control character in a string");
+        //  c >= 0x80: validate one UTF-8 sequence
+        uint32_t cp;
+        size_t n = s_utf8_seq (q, (size_t) (end - q), &cp);
+        if (!n) {
+            if ((size_t) (end - q) < 4 && (c & 0xC0) == 0xC0) {
+                //  could be a sequence cut by the end of input
+                bool prefix = true;
+                for (const unsigned char *r = q + 1; r < end; r++)
+                    if ((*r & 0xC0) != 0x80)
+                        prefix = false;
+                if (prefix)
+                    return s_fail (self, UFO_E_TRUNCATED, "UTF-8 sequence cut short");
+            }
+            ufo_error_set_at (self->err, UFO_E_UTF8, (size_t) (self->p - self->start),
+                              "JSON string has invalid UTF-8 at byte %zu",
+                              (size_t) (self->p - self->start));
+            return -1;
+        }
+        self->p += n;
+    }
+}
+
+static ufo_value_t *
+s_parse_number (s_parser_t *self)
+{
+    const char *s = self->p;
+    const char *p = s;
+    const char *end = self->end;
+    bool neg = false;
+    if (*p == '-') {
+        neg = true;
+        p++;
+        if (p < end && *p == 'I' && self->allow_nan) {
+            if (end - p >= 8 && memcmp (p, "Infinity", 8) == 0) {
+                self->p = p + 8;
+                return ufo_value_new_float (-INFINITY);
+            }
+        }
+    }
+    if (p >= end) {
+        self->p = p;
+        s_fail (self, UFO_E_TRUNCATED, "number");
+        return NULL;
+    }
+    uint64_t mag = 0;
+    bool overflow = false;
+    bool is_float = false;
+    if (*p == '0')
+        p++;
+    else
+    if (*p >= '1' && *p <= '9') {
+        while (p < end && *p >= '0' && *p <= '9') {
+            unsigned d = (unsigned) (*p - '0');
+            if (mag > (UINT64_MAX - d) / 10)
+                overflow = true;
+            else
+                mag = mag * 10 + d;
+            p++;
+        }
+    }
+    else {
+        self->p = p;
+        s_fail (self, UFO_E_SYNTAX, "has an invalid number");
+        return NULL;
+    }
+    if (p < end && *p == '.') {
+        is_float = true;
+        p++;
+        if (p >= end || *p < '0' || *p > '9') {
+            self->p = p;
+            s_fail (self, p >= end ? UFO_E_TRUNCATED : UFO_E_SYNTAX, "number needs digits after '.'");
+            return NULL;
+        }
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        is_float = true;
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= end || *p < '0' || *p > '9') {
+            self->p = p;
+            s_fail (self, p >= end ? UFO_E_TRUNCATED : UFO_E_SYNTAX, "number needs exponent digits");
+            return NULL;
+        }
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    self->p = p;
+    if (!is_float && !overflow) {
+        if (!neg && mag <= (uint64_t) INT64_MAX)
+            return ufo_value_new_int ((int64_t) mag);
+        if (neg && mag <= (uint64_t) INT64_MAX + 1)
+            return ufo_value_new_int (mag == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) mag);
+    }
+    return ufo_value_new_float (s_strtod (s, (size_t) (p - s)));
+}
+
+static bool
+s_literal (s_parser_t *self, const char *word, size_t n)
+{
+    size_t left = (size_t) (self->end - self->p);
+    if (left < n) {
+        if (memcmp (self->p, word, left) == 0) {
+            self->p = self->end;
+            s_fail (self, UFO_E_TRUNCATED, "literal cut short");
+        }
+        else
+            s_fail (self, UFO_E_SYNTAX, "has an unexpected character");
+        return false;
+    }
+    if (memcmp (self->p, word, n) != 0) {
+        s_fail (self, UFO_E_SYNTAX, "has an unexpected character");
+        return false;
+    }
+    self->p += n;
+    return true;
+}
+
+static ufo_value_t *
+s_parse_list (s_parser_t *self)
+{
+    if (++self->depth > self->max_depth) {
+        s_fail (self, UFO_E_TOO_DEEP, "nests deeper than the limit");
+        return NULL;
+    }
+    self->p++;          //  '['
+    ufo_value_t *list = ufo_value_new_list ();
+    s_skip_ws (self);
+    if (self->p < self->end && *self->p == ']') {
+        self->p++;
+        self->depth--;
+        return list;
+    }
+    while (true) {
+        ufo_value_t *item = s_parse_value (self);
+        if (!item)
+            goto fail;
+        ufo_value_list_push (list, &item);
+        s_skip_ws (self);
+        if (self->p >= self->end) {
+            s_fail (self, UFO_E_TRUNCATED, "list not closed");
+            goto fail;
+        }
+        if (*self->p == ',') {
+            self->p++;
+            continue;
+        }
+        if (*self->p == ']') {
+            self->p++;
+            break;
+        }
+        s_fail (self, UFO_E_SYNTAX, "expects ',' or ']'");
+        goto fail;
+    }
+    self->depth--;
+    return list;
+fail:
+    ufo_value_destroy (&list);
+    return NULL;
+}
+
+static ufo_value_t *
+s_parse_map (s_parser_t *self)
+{
+    if (++self->depth > self->max_depth) {
+        s_fail (self, UFO_E_TOO_DEEP, "nests deeper than the limit");
+        return NULL;
+    }
+    self->p++;          //  '{'
+    ufo_value_t *map = ufo_value_new_map ();
+    char small [128];
+    char *keycopy = NULL;
+    s_skip_ws (self);
+    if (self->p < self->end && *self->p == '}') {
+        self->p++;
+        self->depth--;
+        return map;
+    }
+    while (true) {
+        s_skip_ws (self);
+        if (self->p >= self->end) {
+            s_fail (self, UFO_E_TRUNCATED, "object not closed");
+            goto fail;
+        }
+        if (*self->p != '"') {
+            s_fail (self, UFO_E_SYNTAX, "expects a string key");
+            goto fail;
+        }
+        self->p++;
+        const char *key;
+        size_t keylen;
+        if (s_parse_string (self, &key, &keylen))
+            goto fail;
+        if (key == self->scratch.data) {
+            //  decoded into scratch, which the value may reuse: keep a copy
+            if (keylen < sizeof (small)) {
+                memcpy (small, key, keylen);
+                key = small;
+            }
+            else {
+                free (keycopy);
+                keycopy = ufo_strndup (key, keylen);
+                key = keycopy;
+            }
+        }
+        s_skip_ws (self);
+        if (self->p >= self->end) {
+            s_fail (self, UFO_E_TRUNCATED, "object not closed");
+            goto fail;
+        }
+        if (*self->p != ':') {
+            s_fail (self, UFO_E_SYNTAX, "expects ':'");
+            goto fail;
+        }
+        self->p++;
+        ufo_value_t *value = s_parse_value (self);
+        if (!value)
+            goto fail;
+        if (keylen >= UINT32_MAX) {
+            ufo_value_destroy (&value);
+            s_fail (self, UFO_E_TOO_LARGE, "has a key that is too long");
+            goto fail;
+        }
+        ufo_value_map_setn (map, key, keylen, &value);
+        s_skip_ws (self);
+        if (self->p >= self->end) {
+            s_fail (self, UFO_E_TRUNCATED, "object not closed");
+            goto fail;
+        }
+        if (*self->p == ',') {
+            self->p++;
+            continue;
+        }
+        if (*self->p == '}') {
+            self->p++;
+            break;
+        }
+        s_fail (self, UFO_E_SYNTAX, "expects ',' or '}'");
+        goto fail;
+    }
+    free (keycopy);
+    self->depth--;
+    return map;
+fail:
+    free (keycopy);
+    ufo_value_destroy (&map);
+    return NULL;
+}
+
+static ufo_value_t *
+s_parse_value (s_parser_t *self)
+{
+    s_skip_ws (self);
+    if (self->p >= self->end) {
+        s_fail (self, UFO_E_TRUNCATED, "value expected");
+        return NULL;
+    }
+    switch (*self->p) {
+        case '{':
+            return s_parse_map (self);
+        case '[':
+            return s_parse_list (self);
+        case '"': {
+            self->p++;
+            const char *s;
+            size_t len;
+            if (s_parse_string (self, &s, &len))
+                return NULL;
+            return ufo_value_new_stringn (s, len);
+        }
+        case 't':
+            return s_literal (self, "true", 4) ? ufo_value_new_bool (true) : NULL;
+        case 'f':
+            return s_literal (self, "false", 5) ? ufo_value_new_bool (false) : NULL;
+        case 'n':
+            return s_literal (self, "null", 4) ? ufo_value_new_null () : NULL;
+        case 'N':
+            if (self->allow_nan)
+                return s_literal (self, "NaN", 3) ? ufo_value_new_float (NAN) : NULL;
+            break;
+        case 'I':
+            if (self->allow_nan)
+                return s_literal (self, "Infinity", 8) ? ufo_value_new_float (INFINITY) : NULL;
+            break;
+        default:
+            if (*self->p == '-' || (*self->p >= '0' && *self->p <= '9'))
+                return s_parse_number (self);
+            break;
+    }
+    s_fail (self, UFO_E_SYNTAX, "has an unexpected character");
+    return NULL;
+}
+
+ufo_value_t *
+ufo_json_parse (const char *text, size_t len, const ufo_json_limits_t *limits, ufo_error_t *err)
+{
+    pthread_once (&s_tables_once, s_tables_init);
+    ufo_error_clear (err);
+    if (!text) {
+        ufo_error_set (err, UFO_E_INVALID, "no JSON text");
+        return NULL;
+    }
+    if (limits && limits->max_bytes && len > limits->max_bytes) {
+        ufo_error_set (err, UFO_E_TOO_LARGE, "JSON text of %zu bytes exceeds the limit of %zu",
+                       len, limits->max_bytes);
+        return NULL;
+    }
+    s_parser_t self = {
+        .start = text, .p = text, .end = text + len, .depth = 0,
+        .max_depth = limits && limits->max_depth ? limits->max_depth : UFO_JSON_DEFAULT_DEPTH,
+        .allow_nan = limits ? limits->allow_nan : false, .err = err
+    };
+    ufo_buf_init (&self.scratch);
+    ufo_value_t *value = s_parse_value (&self);
+    if (value) {
+        s_skip_ws (&self);
+        if (self.p != self.end) {
+            s_fail (&self, UFO_E_SYNTAX, "has trailing characters");
+            ufo_value_destroy (&value);
+        }
+    }
+    ufo_buf_free (&self.scratch);
+    return value;
+}
+
+ufo_value_t *
+ufo_json_parse_str (const char *text, ufo_error_t *err)
+{
+    return ufo_json_parse (text, text ? strlen (text) : 0, NULL, err);
+}
+
+ufo_value_t *
+ufo_json_parse_file (const char *path, const ufo_json_limits_t *limits, ufo_error_t *err)
+{
+    ufo_error_clear (err);
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ufo_error_set (err, UFO_E_IO, "cannot open %s: %s", path, strerror (errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
+        ufo_error_set (err, UFO_E_IO, "%s is not a regular file", path);
+        close (fd);
+        return NULL;
+    }
+    size_t size = (size_t) st.st_size;
+    if (limits && limits->max_bytes && size > limits->max_bytes) {
+        ufo_error_set (err, UFO_E_TOO_LARGE, "%s: %zu bytes exceeds the limit of %zu",
+                       path, size, limits->max_bytes);
+        close (fd);
+        return NULL;
+    }
+    char *data = (char *) ufo_malloc (size + 1);
+    size_t got = 0;
+    while (got < size) {
+        ssize_t n = read (fd, data + got, size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t) n;
+    }
+    close (fd);
+    ufo_value_t *value = NULL;
+    if (got != size)
+        ufo_error_set (err, UFO_E_IO, "%s: short read (%zu of %zu bytes)", path, got, size);
+    else {
+        value = ufo_json_parse (data, size, limits, err);
+        if (!value && err) {
+            char message [sizeof (err->message)];
+            memcpy (message, err->message, sizeof (message));
+            int n = snprintf (err->message, sizeof (err->message), "%s: ", path);
+            if (n > 0 && (size_t) n < sizeof (err->message))
+                memcpy (err->message + n, message, sizeof (message) - (size_t) n - 1);
+            err->message [sizeof (err->message) - 1] = 0;
+        }
+    }
+    free (data);
+    return value;
+}
+
+//  --- Writer -------------------------------------------------------------------
+
+static const char s_hex [] = "0123456789abcdef";
+
+static inline void
+s_put_u (ufo_buf_t *buf, uint32_t unit)
+{
+    char esc [6] = { '\\', 'u', s_hex [(unit >> 12) & 15], s_hex [(unit >> 8) & 15],
+                     s_hex [(unit >> 4) & 15], s_hex [unit & 15] };
+    ufo_buf_append (buf, esc, 6);
+}
+
+void
+ufo_json_append_string (ufo_buf_t *buf, const char *s, size_t len, int style)
+{
+    pthread_once (&s_tables_once, s_tables_init);
+    bool ascii = (style & UFO_JSON_ASCII) || (style & 3) == UFO_JSON_PY;
+    const unsigned char *plain = ascii ? s_plain_ascii : s_plain;
+    const unsigned char *p = (const unsigned char *) s;
+    const unsigned char *end = p + len;
+    ufo_buf_reserve (buf, len + 2);
+    ufo_buf_putc (buf, '"');
+    while (p < end) {
+        const unsigned char *run = p;
+        while (p < end && plain [*p])
+            p++;
+        if (p > run)
+            ufo_buf_append (buf, run, (size_t) (p - run));
+        if (p >= end)
+            break;
+        unsigned char c = *p;
+        if (c == '"')       { ufo_buf_append (buf, "\\\"", 2); p++; }
+        else if (c == '\\') { ufo_buf_append (buf, "\\\\", 2); p++; }
+        else if (c == '\n') { ufo_buf_append (buf, "\\n", 2); p++; }
+        else if (c == '\r') { ufo_buf_append (buf, "\\r", 2); p++; }
+        else if (c == '\t') { ufo_buf_append (buf, "\\t", 2); p++; }
+        else if (c == '\b') { ufo_buf_append (buf, "\\b", 2); p++; }
+        else if (c == '\f') { ufo_buf_append (buf, "\\f", 2); p++; }
+        else if (c < 0x20 || c == 0x7F) { s_put_u (buf, c); p++; }
+        else {
+            uint32_t cp;
+            size_t n = s_utf8_seq (p, (size_t) (end - p), &cp);
+            if (!n) {
+                cp = 0xFFFD;
+                n = 1;
+                if (ascii)
+                    s_put_u (buf, cp);
+                else
+                    ufo_buf_append (buf, "\xEF\xBF\xBD", 3);
+            }
+            else
+            if (!ascii)
+                ufo_buf_append (buf, p, n);
+            else
+            if (cp >= 0x10000) {
+                uint32_t v = cp - 0x10000;
+                s_put_u (buf, 0xD800 | (v >> 10));
+                s_put_u (buf, 0xDC00 | (v & 0x3FF));
+            }
+            else
+                s_put_u (buf, cp);
+            p += n;
+        }
+    }
+    ufo_buf_putc (buf, '"');
+}
+
+int
+ufo_json_format_double (char *out, double value)
+{
+    if (isnan (value))
+        return (int) (strcpy (out, "NaN"), 3);
+    if (isinf (value))
+        return value > 0 ? (int) (strcpy (out, "Infinity"), 8) : (int) (strcpy (out, "-Infinity"), 9);
+    if (value == 0)
+        return signbit (value) ? (int) (strcpy (out, "-0.0"), 4) : (int) (strcpy (out, "0.0"), 3);
+
+    //  Shortest round-trip digits: the closest decimal at precision p round-trips whenever
+    //  any decimal of p digits does, and for p <= 15 it is the shortest once its trailing
+    //  zeros are dropped (DBL_DIG = 15). So trying 15, 16, 17 digits is enough.
+    //  Subnormals carry fewer digits, so there the search starts at one digit.
+    char sci [40];
+    for (int prec = fabs (value) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
+        snprintf (sci, sizeof (sci), "%.*e", prec - 1, value);
+        for (char *c = sci; *c; c++)
+            if (*c == ',')
+                *c = '.';       //  a process locale with a decimal comma
+        if (s_strtod (sci, strlen (sci)) == value)
+            break;
+    }
+    //  sci is [-]d.dddde[+-]XX: collect digits and exponent
+    const char *p = sci;
+    bool neg = false;
+    if (*p == '-') {
+        neg = true;
+        p++;
+    }
+    char digits [24];
+    int nd = 0;
+    while (*p && *p != 'e') {
+        if (*p >= '0' && *p <= '9' && nd < 20)
+            digits [nd++] = *p;
+        p++;
+    }
+    int exp10 = *p == 'e' ? atoi (p + 1) : 0;
+    while (nd > 1 && digits [nd - 1] == '0')
+        nd--;
+    int decpt = exp10 + 1;          //  digits d1 d2... with the point after decpt digits
+
+    char *o = out;
+    if (neg)
+        *o++ = '-';
+    if (decpt > -4 && decpt <= 16) {
+        if (decpt <= 0) {
+            *o++ = '0';
+            *o++ = '.';
+            for (int i = 0; i < -decpt; i++)
+                *o++ = '0';
+            for (int i = 0; i < nd; i++)
+                *o++ = digits [i];
+        }
+        else
+        if (decpt < nd) {
+            for (int i = 0; i < decpt; i++)
+                *o++ = digits [i];
+            *o++ = '.';
+            for (int i = decpt; i < nd; i++)
+                *o++ = digits [i];
+        }
+        else {
+            for (int i = 0; i < nd; i++)
+                *o++ = digits [i];
+            for (int i = nd; i < decpt; i++)
+                *o++ = '0';
+            *o++ = '.';
+            *o++ = '0';
+        }
+        *o = 0;
+    }
+    else {
+        *o++ = digits [0];
+        if (nd > 1) {
+            *o++ = '.';
+            for (int i = 1; i < nd; i++)
+                *o++ = digits [i];
+        }
+        int e = decpt - 1;
+        o += sprintf (o, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    }
+    return (int) (o - out);
+}
+
+static void
+s_indent (ufo_buf_t *buf, int level)
+{
+    ufo_buf_putc (buf, '\n');
+    for (int i = 0; i < level; i++)
+        ufo_buf_append (buf, "  ", 2);
+}
+
+static void
+s_write (ufo_buf_t *buf, const ufo_value_t *v, int style, int level)
+{
+    int base = style & 3;
+    switch (ufo_value_type (v)) {
+        case UFO_TNULL:
+            ufo_buf_append (buf, "null", 4);
+            break;
+        case UFO_TBOOL:
+            if (ufo_value_bool (v))
+                ufo_buf_append (buf, "true", 4);
+            else
+                ufo_buf_append (buf, "false", 5);
+            break;
+        case UFO_TINT: {
+            char num [24];
+            int n = snprintf (num, sizeof (num), "%" PRId64, ufo_value_int (v));
+            ufo_buf_append (buf, num, (size_t) n);
+            break;
+        }
+        case UFO_TFLOAT: {
+            char num [40];
+            int n = ufo_json_format_double (num, ufo_value_float (v));
+            ufo_buf_append (buf, num, (size_t) n);
+            break;
+        }
+        case UFO_TSTRING:
+            ufo_json_append_string (buf, ufo_value_str (v), ufo_value_strlen (v), style);
+            break;
+        case UFO_TLIST: {
+            size_t n = ufo_value_size (v);
+            ufo_buf_putc (buf, '[');
+            for (size_t i = 0; i < n; i++) {
+                if (i)
+                    ufo_buf_append (buf, ", ", base == UFO_JSON_PY ? 2 : 1);
+                if (base == UFO_JSON_PRETTY)
+                    s_indent (buf, level + 1);
+                s_write (buf, ufo_value_list_at (v, i), style, level + 1);
+            }
+            if (base == UFO_JSON_PRETTY && n)
+                s_indent (buf, level);
+            ufo_buf_putc (buf, ']');
+            break;
+        }
+        case UFO_TMAP: {
+            size_t n = ufo_value_size (v);
+            ufo_buf_putc (buf, '{');
+            for (size_t i = 0; i < n; i++) {
+                if (i)
+                    ufo_buf_append (buf, ", ", base == UFO_JSON_PY ? 2 : 1);
+                if (base == UFO_JSON_PRETTY)
+                    s_indent (buf, level + 1);
+                ufo_json_append_string (buf, ufo_value_map_key_at (v, i),
+                                        ufo_value_map_keylen_at (v, i), style);
+                ufo_buf_append (buf, ": ", base == UFO_JSON_COMPACT ? 1 : 2);
+                s_write (buf, ufo_value_map_value_at (v, i), style, level + 1);
+            }
+            if (base == UFO_JSON_PRETTY && n)
+                s_indent (buf, level);
+            ufo_buf_putc (buf, '}');
+            break;
+        }
+    }
+}
+
+void
+ufo_json_append (ufo_buf_t *buf, const ufo_value_t *value, int style)
+{
+    assert (buf);
+    s_write (buf, value, style, 0);
+}
+
+char *
+ufo_json_dump (const ufo_value_t *value, int style, size_t *len_p)
+{
+    ufo_buf_t buf = {0};
+    ufo_json_append (&buf, value, style);
+    return ufo_buf_detach (&buf, len_p);
+}

@@ -1,0 +1,23 @@
+/*  ufo_msgpack.h - msgpack <-> ufo_value_t, strict and bounded.
+
+    The decoder never allocates more than a small constant times the input size (every
+    announced element count is checked against the bytes that remain), bounds nesting,
+    checks that strings are UTF-8 and map keys are strings, and rejects trailing bytes. */
+#ifndef UFO_MSGPACK_H_INCLUDED
+#define UFO_MSGPACK_H_INCLUDED
+
+typedef struct {
+    size_t max_depth;       //  nesting limit (default 64)
+    size_t max_bytes;       //  input size limit, 0 = no limit
+} ufo_msgpack_limits_t;
+
+//  Appends the msgpack encoding of value to buf (smallest encodings, str for strings).
+void ufo_msgpack_append (ufo_buf_t *buf, const ufo_value_t *value);
+
+//  Decodes exactly one value from data[0..len). Returns a new value owned by the caller,
+//  or NULL with err filled in. limits may be NULL for the defaults. bin is decoded as a
+//  string if it is valid UTF-8 and rejected otherwise; ext types are rejected.
+ufo_value_t *ufo_msgpack_decode (const void *data, size_t len, const ufo_msgpack_limits_t *limits,
+                                 ufo_error_t *err);
+
+#endif

@@ -1,0 +1,666 @@
+/*  ufo_value.c - JSON-like value trees with ordered maps.
+
+    Layout choices, for speed on blackboard-sized data (10k items x 10 fields):
+    - a string value is one allocation: the node followed by its bytes;
+    - map keys shorter than UFO_KEY_INLINE bytes live inside the map entry (no allocation);
+    - maps are arrays in insertion order; lookup is a linear scan up to UFO_MAP_HASH_MIN
+      pairs, beyond that an open-addressing index of entry positions keeps it O(1), so a
+      hostile document with a million keys costs linear time, not quadratic. */
+#include "ufo_prelude.h"
+
+#define UFO_KEY_INLINE 24
+#define UFO_MAP_HASH_MIN 16
+
+typedef struct {
+    union {
+        char inl [UFO_KEY_INLINE];
+        char *heap;
+    } k;
+    uint32_t keylen;
+    ufo_value_t *value;
+} s_entry_t;
+
+struct _ufo_value_t {
+    uint8_t type;
+    size_t len;                 //  string bytes, list elements, map pairs
+    size_t cap;                 //  allocated elements / pairs
+    union {
+        bool b;
+        int64_t i;
+        double f;
+        char *s;                //  strings: points just past the node
+        ufo_value_t **items;
+        s_entry_t *entries;
+    } u;
+    uint32_t *hidx;             //  maps: index of entry+1 per slot (0 = empty), or NULL
+    size_t hcap;                //  slots in hidx (power of two)
+};
+
+static inline const char *
+s_key (const s_entry_t *e)
+{
+    return e->keylen < UFO_KEY_INLINE ? e->k.inl : e->k.heap;
+}
+
+static ufo_value_t *
+s_node (uint8_t type)
+{
+    ufo_value_t *self = (ufo_value_t *) ufo_malloc (sizeof (ufo_value_t));
+    self->type = type;
+    self->len = 0;
+    self->cap = 0;
+    self->u.i = 0;
+    self->hidx = NULL;
+    self->hcap = 0;
+    return self;
+}
+
+ufo_value_t *
+ufo_value_new_null (void)
+{
+    return s_node (UFO_TNULL);
+}
+
+ufo_value_t *
+ufo_value_new_bool (bool b)
+{
+    ufo_value_t *self = s_node (UFO_TBOOL);
+    self->u.b = b;
+    return self;
+}
+
+ufo_value_t *
+ufo_value_new_int (int64_t i)
+{
+    ufo_value_t *self = s_node (UFO_TINT);
+    self->u.i = i;
+    return self;
+}
+
+ufo_value_t *
+ufo_value_new_float (double f)
+{
+    ufo_value_t *self = s_node (UFO_TFLOAT);
+    self->u.f = f;
+    return self;
+}
+
+ufo_value_t *
+ufo_value_new_stringn (const char *s, size_t len)
+{
+    ufo_value_t *self = (ufo_value_t *) ufo_malloc (sizeof (ufo_value_t) + len + 1);
+    self->type = UFO_TSTRING;
+    self->len = len;
+    self->cap = 0;
+    self->hidx = NULL;
+    self->hcap = 0;
+    self->u.s = (char *) (self + 1);
+    if (len)
+        memcpy (self->u.s, s, len);
+    self->u.s [len] = 0;
+    return self;
+}
+
+ufo_value_t *
+ufo_value_new_string (const char *s)
+{
+    return ufo_value_new_stringn (s ? s : "", s ? strlen (s) : 0);
+}
+
+ufo_value_t *
+ufo_value_new_stringf (const char *format, ...)
+{
+    ufo_buf_t buf = {0};
+    va_list args;
+    va_start (args, format);
+    char small [256];
+    int n = vsnprintf (small, sizeof (small), format, args);
+    va_end (args);
+    if (n < 0)
+        n = 0;
+    if ((size_t) n < sizeof (small))
+        return ufo_value_new_stringn (small, (size_t) n);
+    ufo_buf_reserve (&buf, (size_t) n);
+    va_start (args, format);
+    vsnprintf (buf.data, (size_t) n + 1, format, args);
+    va_end (args);
+    ufo_value_t *self = ufo_value_new_stringn (buf.data, (size_t) n);
+    ufo_buf_free (&buf);
+    return self;
+}
+
+ufo_value_t *
+ufo_value_new_list (void)
+{
+    return s_node (UFO_TLIST);
+}
+
+ufo_value_t *
+ufo_value_new_map (void)
+{
+    return s_node (UFO_TMAP);
+}
+
+static void
+s_entry_free (s_entry_t *e)
+{
+    if (e->keylen >= UFO_KEY_INLINE)
+        free (e->k.heap);
+    ufo_value_destroy (&e->value);
+}
+
+void
+ufo_value_clear (ufo_value_t *self)
+{
+    if (!self)
+        return;
+    if (self->type == UFO_TLIST) {
+        for (size_t i = 0; i < self->len; i++)
+            ufo_value_destroy (&self->u.items [i]);
+        self->len = 0;
+    }
+    else
+    if (self->type == UFO_TMAP) {
+        for (size_t i = 0; i < self->len; i++)
+            s_entry_free (&self->u.entries [i]);
+        self->len = 0;
+        free (self->hidx);
+        self->hidx = NULL;
+        self->hcap = 0;
+    }
+}
+
+void
+ufo_value_destroy (ufo_value_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    ufo_value_t *self = *self_p;
+    //  Iterative for lists of lists would be nicer; depth is bounded by every decoder.
+    if (self->type == UFO_TLIST || self->type == UFO_TMAP) {
+        ufo_value_clear (self);
+        if (self->type == UFO_TLIST)
+            free (self->u.items);
+        else
+            free (self->u.entries);
+    }
+    free (self);
+    *self_p = NULL;
+}
+
+ufo_type_t
+ufo_value_type (const ufo_value_t *self)
+{
+    return self ? (ufo_type_t) self->type : UFO_TNULL;
+}
+
+const char *
+ufo_value_type_name (ufo_type_t type)
+{
+    static const char *names [] = { "null", "bool", "int", "float", "string", "list", "map" };
+    return (unsigned) type < UFO_ARRAY_SIZE (names) ? names [type] : "unknown";
+}
+
+bool
+ufo_value_bool (const ufo_value_t *self)
+{
+    return self && self->type == UFO_TBOOL ? self->u.b : false;
+}
+
+int64_t
+ufo_value_int (const ufo_value_t *self)
+{
+    return self && self->type == UFO_TINT ? self->u.i : 0;
+}
+
+double
+ufo_value_float (const ufo_value_t *self)
+{
+    if (!self)
+        return 0.0;
+    if (self->type == UFO_TFLOAT)
+        return self->u.f;
+    if (self->type == UFO_TINT)
+        return (double) self->u.i;
+    return 0.0;
+}
+
+const char *
+ufo_value_str (const ufo_value_t *self)
+{
+    return self && self->type == UFO_TSTRING ? self->u.s : NULL;
+}
+
+size_t
+ufo_value_strlen (const ufo_value_t *self)
+{
+    return self && self->type == UFO_TSTRING ? self->len : 0;
+}
+
+size_t
+ufo_value_size (const ufo_value_t *self)
+{
+    return self && (self->type == UFO_TLIST || self->type == UFO_TMAP) ? self->len : 0;
+}
+
+//  --- Lists -------------------------------------------------------------------
+
+ufo_value_t *
+ufo_value_list_at (const ufo_value_t *self, size_t index)
+{
+    if (!self || self->type != UFO_TLIST || index >= self->len)
+        return NULL;
+    return self->u.items [index];
+}
+
+ufo_value_t *
+ufo_value_list_push (ufo_value_t *self, ufo_value_t **item_p)
+{
+    assert (self && self->type == UFO_TLIST);
+    assert (item_p && *item_p);
+    if (self->len == self->cap) {
+        self->cap = self->cap ? self->cap * 2 : 4;
+        self->u.items = (ufo_value_t **) ufo_realloc (self->u.items, self->cap * sizeof (ufo_value_t *));
+    }
+    ufo_value_t *item = *item_p;
+    self->u.items [self->len++] = item;
+    *item_p = NULL;
+    return item;
+}
+
+ufo_value_t *
+ufo_value_list_push_str (ufo_value_t *self, const char *s)
+{
+    ufo_value_t *item = ufo_value_new_string (s);
+    return ufo_value_list_push (self, &item);
+}
+
+ufo_value_t *
+ufo_value_list_push_int (ufo_value_t *self, int64_t i)
+{
+    ufo_value_t *item = ufo_value_new_int (i);
+    return ufo_value_list_push (self, &item);
+}
+
+int
+ufo_value_list_remove (ufo_value_t *self, size_t index)
+{
+    if (!self || self->type != UFO_TLIST || index >= self->len)
+        return -1;
+    ufo_value_destroy (&self->u.items [index]);
+    memmove (self->u.items + index, self->u.items + index + 1,
+             (self->len - index - 1) * sizeof (ufo_value_t *));
+    self->len--;
+    return 0;
+}
+
+//  --- Maps --------------------------------------------------------------------
+
+static inline uint64_t
+s_hash (const char *key, size_t len)
+{
+    //  FNV-1a, 64-bit
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char) key [i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static void
+s_hidx_insert (ufo_value_t *self, size_t pos)
+{
+    const s_entry_t *e = &self->u.entries [pos];
+    size_t mask = self->hcap - 1;
+    size_t slot = (size_t) s_hash (s_key (e), e->keylen) & mask;
+    while (self->hidx [slot])
+        slot = (slot + 1) & mask;
+    self->hidx [slot] = (uint32_t) (pos + 1);
+}
+
+static void
+s_hidx_rebuild (ufo_value_t *self)
+{
+    free (self->hidx);
+    self->hidx = NULL;
+    self->hcap = 0;
+    if (self->len < UFO_MAP_HASH_MIN)
+        return;
+    size_t hcap = 64;
+    while (hcap < self->len * 2)
+        hcap *= 2;
+    self->hidx = (uint32_t *) ufo_calloc (hcap, sizeof (uint32_t));
+    self->hcap = hcap;
+    for (size_t i = 0; i < self->len; i++)
+        s_hidx_insert (self, i);
+}
+
+//  Returns the position of key, or -1.
+static ptrdiff_t
+s_map_find (const ufo_value_t *self, const char *key, size_t keylen)
+{
+    if (self->hidx) {
+        size_t mask = self->hcap - 1;
+        size_t slot = (size_t) s_hash (key, keylen) & mask;
+        while (self->hidx [slot]) {
+            const s_entry_t *e = &self->u.entries [self->hidx [slot] - 1];
+            if (e->keylen == keylen && memcmp (s_key (e), key, keylen) == 0)
+                return (ptrdiff_t) self->hidx [slot] - 1;
+            slot = (slot + 1) & mask;
+        }
+        return -1;
+    }
+    for (size_t i = 0; i < self->len; i++) {
+        const s_entry_t *e = &self->u.entries [i];
+        if (e->keylen == keylen && memcmp (s_key (e), key, keylen) == 0)
+            return (ptrdiff_t) i;
+    }
+    return -1;
+}
+
+ufo_value_t *
+ufo_value_map_setn (ufo_value_t *self, const char *key, size_t keylen, ufo_value_t **value_p)
+{
+    assert (self && self->type == UFO_TMAP);
+    assert (key && value_p && *value_p);
+    assert (keylen < UINT32_MAX);
+    ufo_value_t *value = *value_p;
+    *value_p = NULL;
+    ptrdiff_t pos = s_map_find (self, key, keylen);
+    if (pos >= 0) {
+        s_entry_t *e = &self->u.entries [pos];
+        ufo_value_destroy (&e->value);
+        e->value = value;
+        return value;
+    }
+    if (self->len == self->cap) {
+        self->cap = self->cap ? self->cap * 2 : 4;
+        self->u.entries = (s_entry_t *) ufo_realloc (self->u.entries, self->cap * sizeof (s_entry_t));
+    }
+    s_entry_t *e = &self->u.entries [self->len];
+    e->keylen = (uint32_t) keylen;
+    char *dest = keylen < UFO_KEY_INLINE ? e->k.inl : (e->k.heap = (char *) ufo_malloc (keylen + 1));
+    memcpy (dest, key, keylen);
+    dest [keylen] = 0;
+    e->value = value;
+    self->len++;
+    if (self->hidx) {
+        if (self->len * 2 > self->hcap)
+            s_hidx_rebuild (self);
+        else
+            s_hidx_insert (self, self->len - 1);
+    }
+    else
+    if (self->len >= UFO_MAP_HASH_MIN)
+        s_hidx_rebuild (self);
+    return value;
+}
+
+ufo_value_t *
+ufo_value_map_set (ufo_value_t *self, const char *key, ufo_value_t **value_p)
+{
+    assert (key);
+    return ufo_value_map_setn (self, key, strlen (key), value_p);
+}
+
+ufo_value_t *
+ufo_value_map_get (const ufo_value_t *self, const char *key)
+{
+    if (!self || self->type != UFO_TMAP || !key)
+        return NULL;
+    ptrdiff_t pos = s_map_find (self, key, strlen (key));
+    return pos >= 0 ? self->u.entries [pos].value : NULL;
+}
+
+ufo_value_t *
+ufo_value_map_getn (const ufo_value_t *self, const char *key, size_t keylen)
+{
+    if (!self || self->type != UFO_TMAP || !key)
+        return NULL;
+    ptrdiff_t pos = s_map_find (self, key, keylen);
+    return pos >= 0 ? self->u.entries [pos].value : NULL;
+}
+
+bool
+ufo_value_map_has (const ufo_value_t *self, const char *key)
+{
+    return ufo_value_map_get (self, key) != NULL;
+}
+
+const char *
+ufo_value_map_key_at (const ufo_value_t *self, size_t index)
+{
+    if (!self || self->type != UFO_TMAP || index >= self->len)
+        return NULL;
+    return s_key (&self->u.entries [index]);
+}
+
+size_t
+ufo_value_map_keylen_at (const ufo_value_t *self, size_t index)
+{
+    if (!self || self->type != UFO_TMAP || index >= self->len)
+        return 0;
+    return self->u.entries [index].keylen;
+}
+
+ufo_value_t *
+ufo_value_map_value_at (const ufo_value_t *self, size_t index)
+{
+    if (!self || self->type != UFO_TMAP || index >= self->len)
+        return NULL;
+    return self->u.entries [index].value;
+}
+
+ufo_value_t *
+ufo_value_map_set_str (ufo_value_t *self, const char *key, const char *s)
+{
+    ufo_value_t *v = ufo_value_new_string (s);
+    return ufo_value_map_set (self, key, &v);
+}
+
+ufo_value_t *
+ufo_value_map_set_int (ufo_value_t *self, const char *key, int64_t i)
+{
+    ufo_value_t *v = ufo_value_new_int (i);
+    return ufo_value_map_set (self, key, &v);
+}
+
+ufo_value_t *
+ufo_value_map_set_float (ufo_value_t *self, const char *key, double f)
+{
+    ufo_value_t *v = ufo_value_new_float (f);
+    return ufo_value_map_set (self, key, &v);
+}
+
+ufo_value_t *
+ufo_value_map_set_bool (ufo_value_t *self, const char *key, bool b)
+{
+    ufo_value_t *v = ufo_value_new_bool (b);
+    return ufo_value_map_set (self, key, &v);
+}
+
+ufo_value_t *
+ufo_value_map_set_null (ufo_value_t *self, const char *key)
+{
+    ufo_value_t *v = ufo_value_new_null ();
+    return ufo_value_map_set (self, key, &v);
+}
+
+ufo_value_t *
+ufo_value_map_set_copy (ufo_value_t *self, const char *key, const ufo_value_t *value)
+{
+    ufo_value_t *v = value ? ufo_value_dup (value) : ufo_value_new_null ();
+    return ufo_value_map_set (self, key, &v);
+}
+
+bool
+ufo_value_map_remove (ufo_value_t *self, const char *key)
+{
+    if (!self || self->type != UFO_TMAP || !key)
+        return false;
+    ptrdiff_t pos = s_map_find (self, key, strlen (key));
+    if (pos < 0)
+        return false;
+    s_entry_free (&self->u.entries [pos]);
+    memmove (self->u.entries + pos, self->u.entries + pos + 1,
+             (self->len - (size_t) pos - 1) * sizeof (s_entry_t));
+    self->len--;
+    if (self->hidx)
+        s_hidx_rebuild (self);
+    return true;
+}
+
+const char *
+ufo_value_map_str (const ufo_value_t *self, const char *key, const char *dflt)
+{
+    const ufo_value_t *v = ufo_value_map_get (self, key);
+    return v && v->type == UFO_TSTRING ? v->u.s : dflt;
+}
+
+int64_t
+ufo_value_map_int (const ufo_value_t *self, const char *key, int64_t dflt)
+{
+    const ufo_value_t *v = ufo_value_map_get (self, key);
+    return v && v->type == UFO_TINT ? v->u.i : dflt;
+}
+
+double
+ufo_value_map_float (const ufo_value_t *self, const char *key, double dflt)
+{
+    const ufo_value_t *v = ufo_value_map_get (self, key);
+    if (v && v->type == UFO_TFLOAT)
+        return v->u.f;
+    if (v && v->type == UFO_TINT)
+        return (double) v->u.i;
+    return dflt;
+}
+
+bool
+ufo_value_map_bool (const ufo_value_t *self, const char *key, bool dflt)
+{
+    const ufo_value_t *v = ufo_value_map_get (self, key);
+    return v && v->type == UFO_TBOOL ? v->u.b : dflt;
+}
+
+ufo_value_t *
+ufo_value_path (const ufo_value_t *self, const char *path)
+{
+    if (!self || !path)
+        return NULL;
+    const ufo_value_t *cursor = self;
+    const char *p = path;
+    while (cursor) {
+        const char *dot = strchr (p, '.');
+        size_t n = dot ? (size_t) (dot - p) : strlen (p);
+        if (cursor->type == UFO_TMAP)
+            cursor = ufo_value_map_getn (cursor, p, n);
+        else
+        if (cursor->type == UFO_TLIST) {
+            if (n == 0 || n > 19)
+                return NULL;
+            size_t index = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (!isdigit ((unsigned char) p [i]))
+                    return NULL;
+                index = index * 10 + (size_t) (p [i] - '0');
+            }
+            cursor = ufo_value_list_at (cursor, index);
+        }
+        else
+            return NULL;
+        if (!dot)
+            break;
+        p = dot + 1;
+    }
+    return (ufo_value_t *) cursor;
+}
+
+//  --- Copy and compare ----------------------------------------------------------
+
+ufo_value_t *
+ufo_value_dup (const ufo_value_t *self)
+{
+    if (!self)
+        return NULL;
+    switch (self->type) {
+        case UFO_TSTRING:
+            return ufo_value_new_stringn (self->u.s, self->len);
+        case UFO_TLIST: {
+            ufo_value_t *copy = s_node (UFO_TLIST);
+            if (self->len) {
+                copy->u.items = (ufo_value_t **) ufo_malloc (self->len * sizeof (ufo_value_t *));
+                copy->cap = self->len;
+                for (size_t i = 0; i < self->len; i++)
+                    copy->u.items [i] = ufo_value_dup (self->u.items [i]);
+                copy->len = self->len;
+            }
+            return copy;
+        }
+        case UFO_TMAP: {
+            ufo_value_t *copy = s_node (UFO_TMAP);
+            if (self->len) {
+                copy->u.entries = (s_entry_t *) ufo_malloc (self->len * sizeof (s_entry_t));
+                copy->cap = self->len;
+                for (size_t i = 0; i < self->len; i++) {
+                    const s_entry_t *from = &self->u.entries [i];
+                    s_entry_t *to = &copy->u.entries [i];
+                    to->keylen = from->keylen;
+                    if (from->keylen < UFO_KEY_INLINE)
+                        memcpy (to->k.inl, from->k.inl, from->keylen + 1);
+                    else
+                        to->k.heap = ufo_strndup (from->k.heap, from->keylen);
+                    to->value = ufo_value_dup (from->value);
+                }
+                copy->len = self->len;
+                if (copy->len >= UFO_MAP_HASH_MIN)
+                    s_hidx_rebuild (copy);
+            }
+            return copy;
+        }
+        default: {
+            ufo_value_t *copy = s_node (self->type);
+            copy->u = self->u;
+            return copy;
+        }
+    }
+}
+
+bool
+ufo_value_equal (const ufo_value_t *a, const ufo_value_t *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->type != b->type)
+        return false;
+    switch (a->type) {
+        case UFO_TNULL:
+            return true;
+        case UFO_TBOOL:
+            return a->u.b == b->u.b;
+        case UFO_TINT:
+            return a->u.i == b->u.i;
+        case UFO_TFLOAT:
+            return a->u.f == b->u.f || (isnan (a->u.f) && isnan (b->u.f));
+        case UFO_TSTRING:
+            return a->len == b->len && memcmp (a->u.s, b->u.s, a->len) == 0;
+        case UFO_TLIST:
+            if (a->len != b->len)
+                return false;
+            for (size_t i = 0; i < a->len; i++)
+                if (!ufo_value_equal (a->u.items [i], b->u.items [i]))
+                    return false;
+            return true;
+        case UFO_TMAP:
+            if (a->len != b->len)
+                return false;
+            for (size_t i = 0; i < a->len; i++) {
+                const s_entry_t *e = &a->u.entries [i];
+                if (!ufo_value_equal (e->value, ufo_value_map_getn (b, s_key (e), e->keylen)))
+                    return false;
+            }
+            return true;
+        default:
+            return false;
+    }
+}

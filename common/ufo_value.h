@@ -1,0 +1,111 @@
+/*  ufo_value.h - JSON-like values: null, bool, 64-bit integer, float, string, list,
+    and map with ordered keys. The common currency of ufobus: blackboard items, message
+    bodies, configuration and LLM requests are all ufo_value_t trees.
+
+    Ownership: a value is owned by exactly one parent (a list or map) or by the caller.
+    Functions that take ownership take `ufo_value_t **` and set the caller's pointer to NULL.
+    Pointers returned by getters are borrowed: valid until the parent is changed or destroyed.
+    Strings are UTF-8 with an explicit length (they may contain NUL bytes) and are always
+    NUL-terminated as well. */
+#ifndef UFO_VALUE_H_INCLUDED
+#define UFO_VALUE_H_INCLUDED
+
+typedef enum {
+    UFO_TNULL = 0,
+    UFO_TBOOL = 1,
+    UFO_TINT = 2,
+    UFO_TFLOAT = 3,
+    UFO_TSTRING = 4,
+    UFO_TLIST = 5,
+    UFO_TMAP = 6
+} ufo_type_t;
+
+typedef struct _ufo_value_t ufo_value_t;
+
+//  Constructors. Each returns a new value owned by the caller (never NULL).
+ufo_value_t *ufo_value_new_null (void);
+ufo_value_t *ufo_value_new_bool (bool b);
+ufo_value_t *ufo_value_new_int (int64_t i);
+ufo_value_t *ufo_value_new_float (double f);
+ufo_value_t *ufo_value_new_string (const char *s);             //  copies s; NULL gives ""
+ufo_value_t *ufo_value_new_stringn (const char *s, size_t len); //  copies len bytes
+ufo_value_t *ufo_value_new_stringf (const char *format, ...)
+    __attribute__ ((format (printf, 1, 2)));
+ufo_value_t *ufo_value_new_list (void);
+ufo_value_t *ufo_value_new_map (void);
+
+//  Destroys a value and everything below it; sets *self_p to NULL. Safe with NULL or *NULL.
+void ufo_value_destroy (ufo_value_t **self_p);
+
+//  Returns a deep copy owned by the caller. NULL in, NULL out.
+ufo_value_t *ufo_value_dup (const ufo_value_t *self);
+
+//  Deep equality. Integers and floats compare by type and value (1 != 1.0), maps by
+//  their key/value pairs regardless of order. NULL equals NULL only.
+bool ufo_value_equal (const ufo_value_t *a, const ufo_value_t *b);
+
+//  Type and its name ("null", "bool", "int", "float", "string", "list", "map").
+ufo_type_t ufo_value_type (const ufo_value_t *self);
+const char *ufo_value_type_name (ufo_type_t type);
+
+//  Scalar reads. Each is tolerant: a wrong type gives the neutral value (false, 0, 0.0, NULL).
+//  ufo_value_float also converts an integer; ufo_value_str returns NULL for non-strings.
+bool ufo_value_bool (const ufo_value_t *self);
+int64_t ufo_value_int (const ufo_value_t *self);
+double ufo_value_float (const ufo_value_t *self);
+const char *ufo_value_str (const ufo_value_t *self);
+size_t ufo_value_strlen (const ufo_value_t *self);
+
+//  Number of elements of a list or pairs of a map; 0 for anything else.
+size_t ufo_value_size (const ufo_value_t *self);
+
+//  --- Lists ----------------------------------------------------------------
+//  Element at index, or NULL when out of range or not a list. Borrowed.
+ufo_value_t *ufo_value_list_at (const ufo_value_t *self, size_t index);
+//  Appends, taking ownership of *item_p (set to NULL). Returns the appended (borrowed) value.
+ufo_value_t *ufo_value_list_push (ufo_value_t *self, ufo_value_t **item_p);
+//  Convenience appends of new scalars; return the new (borrowed) value.
+ufo_value_t *ufo_value_list_push_str (ufo_value_t *self, const char *s);
+ufo_value_t *ufo_value_list_push_int (ufo_value_t *self, int64_t i);
+//  Removes and destroys the element at index. Returns 0, or -1 if out of range.
+int ufo_value_list_remove (ufo_value_t *self, size_t index);
+//  Removes and destroys every element / pair (lists and maps).
+void ufo_value_clear (ufo_value_t *self);
+
+//  --- Maps (keys keep insertion order; setting an existing key keeps its place) ---
+//  Value for key, or NULL. Borrowed.
+ufo_value_t *ufo_value_map_get (const ufo_value_t *self, const char *key);
+bool ufo_value_map_has (const ufo_value_t *self, const char *key);
+//  Key and value of the pair at index (insertion order), or NULL when out of range.
+const char *ufo_value_map_key_at (const ufo_value_t *self, size_t index);
+ufo_value_t *ufo_value_map_value_at (const ufo_value_t *self, size_t index);
+//  Sets key to *value_p, taking ownership (set to NULL); replaces and destroys any old value.
+//  Returns the stored (borrowed) value.
+ufo_value_t *ufo_value_map_set (ufo_value_t *self, const char *key, ufo_value_t **value_p);
+//  Same with a key of explicit length (keys may contain any bytes, including NUL).
+ufo_value_t *ufo_value_map_setn (ufo_value_t *self, const char *key, size_t keylen,
+                                 ufo_value_t **value_p);
+ufo_value_t *ufo_value_map_getn (const ufo_value_t *self, const char *key, size_t keylen);
+//  Length in bytes of the key at index (0 when out of range).
+size_t ufo_value_map_keylen_at (const ufo_value_t *self, size_t index);
+//  Convenience setters; each returns the stored (borrowed) value.
+ufo_value_t *ufo_value_map_set_str (ufo_value_t *self, const char *key, const char *s);
+ufo_value_t *ufo_value_map_set_int (ufo_value_t *self, const char *key, int64_t i);
+ufo_value_t *ufo_value_map_set_float (ufo_value_t *self, const char *key, double f);
+ufo_value_t *ufo_value_map_set_bool (ufo_value_t *self, const char *key, bool b);
+ufo_value_t *ufo_value_map_set_null (ufo_value_t *self, const char *key);
+//  Sets key to a deep copy of value (the caller keeps value).
+ufo_value_t *ufo_value_map_set_copy (ufo_value_t *self, const char *key, const ufo_value_t *value);
+//  Removes key. Returns true if it was there.
+bool ufo_value_map_remove (ufo_value_t *self, const char *key);
+
+//  Typed reads with a default when the key is absent or has another type.
+const char *ufo_value_map_str (const ufo_value_t *self, const char *key, const char *dflt);
+int64_t ufo_value_map_int (const ufo_value_t *self, const char *key, int64_t dflt);
+double ufo_value_map_float (const ufo_value_t *self, const char *key, double dflt);
+bool ufo_value_map_bool (const ufo_value_t *self, const char *key, bool dflt);
+
+//  Path lookup through nested maps and lists: "a.b.0.c". Borrowed, NULL if absent.
+ufo_value_t *ufo_value_path (const ufo_value_t *self, const char *path);
+
+#endif

@@ -1,0 +1,182 @@
+/*  test_value.c - value trees: construction, ordered maps, ownership, copy, equality. */
+#include "ufo_prelude.h"
+#include "ufo_test.h"
+
+UFO_TEST (test_scalars)
+{
+    ufo_value_t *v = ufo_value_new_int (INT64_MIN);
+    CHECK_INT (ufo_value_type (v), UFO_TINT);
+    CHECK (ufo_value_int (v) == INT64_MIN);
+    CHECK (ufo_value_float (v) == (double) INT64_MIN);
+    CHECK (ufo_value_str (v) == NULL);
+    CHECK (!ufo_value_bool (v));
+    ufo_value_destroy (&v);
+    CHECK (v == NULL);
+    ufo_value_destroy (&v);             //  safe twice
+
+    v = ufo_value_new_stringn ("a\0b", 3);
+    CHECK_INT (ufo_value_strlen (v), 3);
+    CHECK (memcmp (ufo_value_str (v), "a\0b", 4) == 0);
+    ufo_value_destroy (&v);
+
+    v = ufo_value_new_string (NULL);
+    CHECK_STR (ufo_value_str (v), "");
+    ufo_value_destroy (&v);
+
+    v = ufo_value_new_stringf ("%s-%d", "x", 42);
+    CHECK_STR (ufo_value_str (v), "x-42");
+    ufo_value_destroy (&v);
+
+    char big [1000];
+    memset (big, 'z', sizeof (big) - 1);
+    big [sizeof (big) - 1] = 0;
+    v = ufo_value_new_stringf ("%s!", big);
+    CHECK_INT (ufo_value_strlen (v), 1000);
+    ufo_value_destroy (&v);
+
+    CHECK_STR (ufo_value_type_name (UFO_TMAP), "map");
+    CHECK_STR (ufo_value_type_name ((ufo_type_t) 99), "unknown");
+    CHECK_INT (ufo_value_type (NULL), UFO_TNULL);
+}
+
+UFO_TEST (test_map_order_and_replace)
+{
+    ufo_value_t *m = ufo_value_new_map ();
+    ufo_value_map_set_str (m, "Step", "1");
+    ufo_value_map_set_int (m, "b", 2);
+    ufo_value_map_set_bool (m, "c", true);
+    ufo_value_map_set_int (m, "Step", 7);      //  replace keeps position
+    CHECK_INT (ufo_value_size (m), 3);
+    CHECK_STR (ufo_value_map_key_at (m, 0), "Step");
+    CHECK_INT (ufo_value_map_int (m, "Step", -1), 7);
+    CHECK_STR (ufo_value_map_key_at (m, 2), "c");
+    CHECK (ufo_value_map_key_at (m, 3) == NULL);
+    CHECK (ufo_value_map_has (m, "b"));
+    CHECK (!ufo_value_map_has (m, "zz"));
+    CHECK_STR (ufo_value_map_str (m, "b", "dflt"), "dflt");    //  wrong type -> default
+    CHECK (ufo_value_map_remove (m, "b"));
+    CHECK (!ufo_value_map_remove (m, "b"));
+    CHECK_INT (ufo_value_size (m), 2);
+    CHECK_STR (ufo_value_map_key_at (m, 1), "c");
+    //  a long key (heap-stored) and a key with a NUL byte
+    const char *longkey = "a-key-that-is-longer-than-the-inline-space-of-an-entry";
+    ufo_value_map_set_str (m, longkey, "long");
+    CHECK_STR (ufo_value_map_str (m, longkey, NULL), "long");
+    ufo_value_t *x = ufo_value_new_int (5);
+    ufo_value_map_setn (m, "n\0ul", 4, &x);
+    CHECK (x == NULL);
+    CHECK_INT (ufo_value_int (ufo_value_map_getn (m, "n\0ul", 4)), 5);
+    CHECK (ufo_value_map_get (m, "n") == NULL);
+    CHECK_INT (ufo_value_map_keylen_at (m, 3), 4);
+    ufo_value_destroy (&m);
+}
+
+UFO_TEST (test_big_map_uses_index)
+{
+    //  Enough keys to switch to the hash index, then removals and re-adds.
+    ufo_value_t *m = ufo_value_new_map ();
+    char key [32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf (key, sizeof (key), "k%d", i);
+        ufo_value_map_set_int (m, key, i);
+    }
+    for (int i = 0; i < 5000; i++) {
+        snprintf (key, sizeof (key), "k%d", i);
+        ufo_value_map_set_int (m, key, i * 2);     //  replace, no growth
+    }
+    CHECK_INT (ufo_value_size (m), 5000);
+    for (int i = 0; i < 5000; i += 2) {
+        snprintf (key, sizeof (key), "k%d", i);
+        CHECK (ufo_value_map_remove (m, key));
+    }
+    CHECK_INT (ufo_value_size (m), 2500);
+    int bad = 0;
+    for (int i = 0; i < 5000; i++) {
+        snprintf (key, sizeof (key), "k%d", i);
+        ufo_value_t *v = ufo_value_map_get (m, key);
+        if (i % 2 == 0 ? v != NULL : ufo_value_int (v) != i * 2)
+            bad++;
+    }
+    CHECK_INT (bad, 0);
+    CHECK_STR (ufo_value_map_key_at (m, 0), "k1");             //  order kept
+    ufo_value_t *copy = ufo_value_dup (m);
+    CHECK (ufo_value_equal (m, copy));
+    CHECK_INT (ufo_value_map_int (copy, "k4999", -1), 9998);
+    ufo_value_destroy (&copy);
+    ufo_value_destroy (&m);
+}
+
+UFO_TEST (test_lists)
+{
+    ufo_value_t *l = ufo_value_new_list ();
+    for (int i = 0; i < 100; i++)
+        ufo_value_list_push_int (l, i);
+    ufo_value_list_push_str (l, "end");
+    CHECK_INT (ufo_value_size (l), 101);
+    CHECK_INT (ufo_value_int (ufo_value_list_at (l, 50)), 50);
+    CHECK (ufo_value_list_at (l, 101) == NULL);
+    CHECK_INT (ufo_value_list_remove (l, 0), 0);
+    CHECK_INT (ufo_value_list_remove (l, 500), -1);
+    CHECK_INT (ufo_value_int (ufo_value_list_at (l, 0)), 1);
+    CHECK_STR (ufo_value_str (ufo_value_list_at (l, 99)), "end");
+    ufo_value_clear (l);
+    CHECK_INT (ufo_value_size (l), 0);
+    ufo_value_destroy (&l);
+}
+
+UFO_TEST (test_equal_and_dup)
+{
+    ufo_value_t *a = ufo_value_new_map ();
+    ufo_value_map_set_int (a, "x", 1);
+    ufo_value_map_set_float (a, "y", 1.0);
+    ufo_value_t *list = ufo_value_new_list ();
+    ufo_value_list_push_str (list, "é");
+    ufo_value_map_set (a, "z", &list);
+    ufo_value_t *b = ufo_value_new_map ();             //  same pairs, other order
+    ufo_value_map_set_float (b, "y", 1.0);
+    ufo_value_map_set_copy (b, "z", ufo_value_map_get (a, "z"));
+    ufo_value_map_set_int (b, "x", 1);
+    CHECK (ufo_value_equal (a, b));
+    ufo_value_map_set_float (b, "x", 1.0);               //  1 != 1.0
+    CHECK (!ufo_value_equal (a, b));
+    ufo_value_t *c = ufo_value_dup (a);
+    CHECK (ufo_value_equal (a, c));
+    ufo_value_map_set_null (c, "w");
+    CHECK (!ufo_value_equal (a, c));
+    CHECK (ufo_value_equal (NULL, NULL));
+    CHECK (!ufo_value_equal (a, NULL));
+    ufo_value_t *n1 = ufo_value_new_float (NAN), *n2 = ufo_value_new_float (NAN);
+    CHECK (ufo_value_equal (n1, n2));
+    ufo_value_destroy (&n1);
+    ufo_value_destroy (&n2);
+    ufo_value_destroy (&a);
+    ufo_value_destroy (&b);
+    ufo_value_destroy (&c);
+}
+
+UFO_TEST (test_path)
+{
+    ufo_error_t err;
+    ufo_value_t *v = ufo_json_parse_str ("{\"a\": {\"b\": [10, {\"c\": \"deep\"}]}}", &err);
+    REQUIRE (v);
+    CHECK_STR (ufo_value_str (ufo_value_path (v, "a.b.1.c")), "deep");
+    CHECK_INT (ufo_value_int (ufo_value_path (v, "a.b.0")), 10);
+    CHECK (ufo_value_path (v, "a.b.2") == NULL);
+    CHECK (ufo_value_path (v, "a.b.x") == NULL);
+    CHECK (ufo_value_path (v, "a.b.0.c") == NULL);
+    CHECK (ufo_value_path (v, "nope") == NULL);
+    CHECK (ufo_value_path (NULL, "a") == NULL);
+    ufo_value_destroy (&v);
+}
+
+int
+main (void)
+{
+    UFO_RUN (test_scalars);
+    UFO_RUN (test_map_order_and_replace);
+    UFO_RUN (test_big_map_uses_index);
+    UFO_RUN (test_lists);
+    UFO_RUN (test_equal_and_dup);
+    UFO_RUN (test_path);
+    return UFO_TEST_END ();
+}
