@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap build demo test unit asan fuzz fuzz-smoke bench install clean
+.PHONY: all bootstrap build demo test unit asan fuzz bench install clean
 
 all: build
 
@@ -27,14 +27,10 @@ unit: build
 	@cd $(BUILD) && ctest --output-on-failure -L unit
 
 asan:
-	@cmake -S . -B $(ASAN_BUILD) -DUFO_SANITIZE=ON -DUFO_UNIT_ONLY=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
-	@cmake --build $(ASAN_BUILD) -j $(JOBS)
-	@cd $(ASAN_BUILD) && ctest --output-on-failure -L unit
+	@tests/run-sanitized $(CURDIR) $(CURDIR)/$(ASAN_BUILD)
 
 fuzz:
-	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DUFO_FUZZ=ON -DUFO_UNIT_ONLY=ON >/dev/null
-	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	@scripts/fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	@scripts/fuzz-smoke $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 bench: build
 	@scripts/bench $(BUILD)
