@@ -14,6 +14,7 @@ extern "C" {
 
 #include "ufo_error.h"
 #include "ufo_buf.h"
+#include "ufo_utf8.h"
 #include "ufo_log.h"
 #include "ufo_value.h"
 #include "ufo_json.h"

@@ -39,78 +39,23 @@ s_strtod (const char *s, size_t len)
     return value;
 }
 
-//  --- UTF-8 --------------------------------------------------------------------
+//  --- UTF-8 (shared helpers in ufo_utf8.c) -----------------------------------
 
-//  Length of the valid UTF-8 sequence at s (which has n bytes left), or 0 if invalid.
-//  Decodes the code point into *cp when valid.
 static inline size_t
 s_utf8_seq (const unsigned char *s, size_t n, uint32_t *cp)
 {
-    unsigned char c = s [0];
-    if (c < 0x80) {
-        *cp = c;
+    if (s [0] < 0x80) {
+        *cp = s [0];
         return 1;
     }
-    if (c >= 0xC2 && c <= 0xDF) {
-        if (n < 2 || (s [1] & 0xC0) != 0x80)
-            return 0;
-        *cp = ((uint32_t) (c & 0x1F) << 6) | (s [1] & 0x3F);
-        return 2;
-    }
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (s [1] & 0xC0) != 0x80 || (s [2] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xE0 && s [1] < 0xA0)
-            return 0;           //  overlong
-        if (c == 0xED && s [1] > 0x9F)
-            return 0;           //  surrogate
-        *cp = ((uint32_t) (c & 0x0F) << 12) | ((uint32_t) (s [1] & 0x3F) << 6) | (s [2] & 0x3F);
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (n < 4 || (s [1] & 0xC0) != 0x80 || (s [2] & 0xC0) != 0x80 || (s [3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && s [1] < 0x90)
-            return 0;           //  overlong
-        if (c == 0xF4 && s [1] > 0x8F)
-            return 0;           //  above U+10FFFF
-        *cp = ((uint32_t) (c & 0x07) << 18) | ((uint32_t) (s [1] & 0x3F) << 12)
-            | ((uint32_t) (s [2] & 0x3F) << 6) | (s [3] & 0x3F);
-        return 4;
-    }
-    return 0;
+    return ufo_utf8_seq (s, n, cp);
 }
 
 static void
 s_utf8_put (ufo_buf_t *buf, uint32_t cp)
 {
     char out [4];
-    size_t n;
-    if (cp < 0x80) {
-        out [0] = (char) cp;
-        n = 1;
-    }
-    else
-    if (cp < 0x800) {
-        out [0] = (char) (0xC0 | (cp >> 6));
-        out [1] = (char) (0x80 | (cp & 0x3F));
-        n = 2;
-    }
-    else
-    if (cp < 0x10000) {
-        out [0] = (char) (0xE0 | (cp >> 12));
-        out [1] = (char) (0x80 | ((cp >> 6) & 0x3F));
-        out [2] = (char) (0x80 | (cp & 0x3F));
-        n = 3;
-    }
-    else {
-        out [0] = (char) (0xF0 | (cp >> 18));
-        out [1] = (char) (0x80 | ((cp >> 12) & 0x3F));
-        out [2] = (char) (0x80 | ((cp >> 6) & 0x3F));
-        out [3] = (char) (0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    ufo_buf_append (buf, out, n);
+    ufo_buf_append (buf, out, ufo_utf8_encode (cp, out));
 }
 
 //  --- Parser -------------------------------------------------------------------

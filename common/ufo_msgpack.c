@@ -205,37 +205,6 @@ s_read_be (s_decoder_t *self, size_t n, uint64_t *out)
     return 0;
 }
 
-static bool
-s_valid_utf8 (const uint8_t *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (s [i] < 0x80) {
-            i++;
-            continue;
-        }
-        uint8_t c = s [i];
-        size_t need;
-        uint32_t min;
-        if (c >= 0xC2 && c <= 0xDF) { need = 1; min = 0x80; }
-        else if (c >= 0xE0 && c <= 0xEF) { need = 2; min = 0x800; }
-        else if (c >= 0xF0 && c <= 0xF4) { need = 3; min = 0x10000; }
-        else return false;
-        if (n - i <= need)
-            return false;
-        uint32_t cp = c & (0x3F >> need);
-        for (size_t k = 1; k <= need; k++) {
-            if ((s [i + k] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s [i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += need + 1;
-    }
-    return true;
-}
-
 //  Reads a string body of len bytes; returns a pointer into the input or NULL on error.
 static const char *
 s_read_str_body (s_decoder_t *self, uint64_t len)
@@ -246,7 +215,7 @@ s_read_str_body (s_decoder_t *self, uint64_t len)
         return NULL;
     }
     const char *s = (const char *) self->p;
-    if (!s_valid_utf8 (self->p, (size_t) len)) {
+    if (!ufo_utf8_valid (self->p, (size_t) len)) {
         s_fail (self, UFO_E_UTF8, "string is not valid UTF-8");
         return NULL;
     }
