@@ -1,0 +1,76 @@
+/*  model_private.h - private to the blackboard data model (ufo_item.c, ufo_memory.c,
+    ufo_board.c, ufo_canon.c). Not installed, not included by ufo.h.
+
+    Text cache design. Every item can produce its canonical JSON text (Python json.dumps
+    form). Inside a memory, the texts of the items live back to back in the memory's
+    `joined` buffer, separated by ", ", so that the memory's JSON list is "[" + joined + "]"
+    with no work at serialisation time:
+
+      joined.data + start                                     joined.data + joined.len
+      |item0 text|, |item1 text|, ... |item(synced-1) text|
+
+    - items [0, synced) have in_owner set and owner_off/text_len pointing into joined;
+    - items [synced, count) are not in joined yet: they are appended on the next sync
+      (adding an item costs nothing until a serialisation needs it);
+    - dirty means joined is stale (delete, mutation of a held item): the next sync rebuilds
+      it from the items' own texts (owned, in the old buffer, or freshly written).
+    A lazy item has fields == NULL: its text (owned or in joined) is the truth, and the map
+    is parsed from it on first access. */
+#ifndef UFO_MODEL_PRIVATE_H_INCLUDED
+#define UFO_MODEL_PRIVATE_H_INCLUDED
+
+struct _ufo_item_t {
+    ufo_value_t *fields;        //  map; NULL while lazy
+    char *text;                 //  owned canonical text, or NULL
+    size_t text_len;            //  length of the text (owned or in owner's joined)
+    ufo_memory_t *owner;        //  memory holding the item, or NULL
+    size_t owner_off;           //  offset of the text in owner->joined when in_owner
+    bool in_owner;              //  text lives in owner->joined
+};
+
+struct _ufo_memory_t {
+    ufo_item_t **items;
+    size_t count;
+    size_t alloc;
+    ufo_buf_t joined;           //  ", "-joined texts of items [0, synced), from `start`
+    size_t start;               //  offset of item 0's text (grows when the oldest is dropped)
+    size_t synced;
+    bool dirty;
+    size_t cap;                 //  0 = no cap
+};
+
+//  Parse limits used for everything the model reads: NaN / Infinity allowed (as Python).
+extern const ufo_json_limits_t ufo_model_limits;
+
+//  --- ufo_item.c ---
+//  Text of the item: owned, in the owner's buffer, or computed and cached now. Borrowed.
+const char *ufo_item__text (ufo_item_t *self, size_t *len_p);
+//  Creates a lazy item from canonical text (validated by ufo_canon_value), copying it.
+ufo_item_t *ufo_item__new_lazy (const char *text, size_t len);
+//  Parses the text of a lazy item into its field map (no-op when already a map).
+void ufo_item__materialize (ufo_item_t *self);
+
+//  --- ufo_memory.c ---
+//  Brings joined up to date with every item (see above).
+void ufo_memory__sync (ufo_memory_t *self);
+//  Adds a lazy item from canonical object text, appending it to joined directly when the
+//  memory is in sync (no per-item copy). Applies the cap. Returns the item (borrowed).
+ufo_item_t *ufo_memory__add_text (ufo_memory_t *self, const char *text, size_t len);
+//  Reserves room for n more items and bytes more bytes of text.
+void ufo_memory__reserve (ufo_memory_t *self, size_t n, size_t bytes);
+//  Exchanges the content (items and texts) of two memories; caps stay. Then applies caps.
+void ufo_memory__swap (ufo_memory_t *a, ufo_memory_t *b);
+//  Fast path of the JSON loaders: loads a list of canonical objects ("[" at p, any JSON
+//  whitespace between elements) into fresh. Returns the end of the list, or NULL when the
+//  text is not of that kind (fresh is then partly filled: discard it).
+const char *ufo_memory__load_list (ufo_memory_t *fresh, const char *p, const char *end);
+//  Called by an item held by this memory when it changes.
+void ufo_memory__invalidate (ufo_memory_t *self);
+
+//  --- ufo_canon.c ---
+//  If text[0..len) starts with one JSON value in canonical Python json.dumps form
+//  (ensure_ascii, ", " and ": " separators, repr floats, no duplicate keys, depth <= 32),
+//  returns its length in bytes; otherwise 0 (the caller then takes the full parser's path).
+size_t ufo_canon_value (const char *text, size_t len);
+
+#endif

@@ -1,0 +1,456 @@
+/*  ufo_memory.c - ordered list of items with an incrementally maintained JSON list text.
+    See ufo_memory.h for the contract and model_private.h for the cache design. */
+#include "ufo_prelude.h"
+#include "model_private.h"
+
+ufo_memory_t *
+ufo_memory_new (void)
+{
+    return (ufo_memory_t *) ufo_calloc (1, sizeof (ufo_memory_t));
+}
+
+//  Releases an item the memory holds.
+static void
+s_drop_item (ufo_item_t *item)
+{
+    item->owner = NULL;
+    item->in_owner = false;
+    ufo_item_destroy (&item);
+}
+
+void
+ufo_memory_clear (ufo_memory_t *self)
+{
+    assert (self);
+    for (size_t i = 0; i < self->count; i++)
+        s_drop_item (self->items [i]);
+    self->count = 0;
+    ufo_buf_reset (&self->joined);
+    self->start = 0;
+    self->synced = 0;
+    self->dirty = false;
+}
+
+void
+ufo_memory_destroy (ufo_memory_t **self_p)
+{
+    assert (self_p);
+    ufo_memory_t *self = *self_p;
+    if (!self)
+        return;
+    ufo_memory_clear (self);
+    free (self->items);
+    ufo_buf_free (&self->joined);
+    free (self);
+    *self_p = NULL;
+}
+
+void
+ufo_memory__invalidate (ufo_memory_t *self)
+{
+    self->dirty = true;
+}
+
+void
+ufo_memory__reserve (ufo_memory_t *self, size_t n, size_t bytes)
+{
+    if (self->count + n > self->alloc) {
+        size_t alloc = self->alloc ? self->alloc : 16;
+        while (alloc < self->count + n)
+            alloc *= 2;
+        self->items = (ufo_item_t **) ufo_realloc (self->items, alloc * sizeof (ufo_item_t *));
+        self->alloc = alloc;
+    }
+    if (bytes)
+        ufo_buf_reserve (&self->joined, bytes);
+}
+
+//  Moves joined so that it starts at offset 0 again (after many drops of the oldest).
+static void
+s_compact (ufo_memory_t *self)
+{
+    size_t start = self->start;
+    memmove (self->joined.data, self->joined.data + start, self->joined.len - start);
+    self->joined.len -= start;
+    self->joined.data [self->joined.len] = 0;
+    for (size_t i = 0; i < self->synced; i++)
+        self->items [i]->owner_off -= start;
+    self->start = 0;
+}
+
+//  Removes and destroys the oldest item, keeping joined valid when it can.
+static void
+s_drop_oldest (ufo_memory_t *self)
+{
+    assert (self->count > 0);
+    ufo_item_t *oldest = self->items [0];
+    if (!self->dirty && self->synced > 0) {
+        if (self->synced == 1) {
+            ufo_buf_reset (&self->joined);
+            self->start = 0;
+        }
+        else
+            self->start = self->items [1]->owner_off;
+        self->synced--;
+    }
+    s_drop_item (oldest);
+    memmove (self->items, self->items + 1, (self->count - 1) * sizeof (ufo_item_t *));
+    self->count--;
+    if (self->start > 65536 && self->start > self->joined.len / 2)
+        s_compact (self);
+}
+
+static void
+s_apply_cap (ufo_memory_t *self)
+{
+    if (!self->cap || self->count <= self->cap)
+        return;
+    size_t excess = self->count - self->cap;
+    if (excess == 1) {
+        s_drop_oldest (self);
+        return;
+    }
+    //  many at once (set_cap, swap): one pass, then a rebuild on the next sync
+    for (size_t i = 0; i < excess; i++)
+        s_drop_item (self->items [i]);
+    memmove (self->items, self->items + excess, self->cap * sizeof (ufo_item_t *));
+    self->count = self->cap;
+    self->dirty = true;
+}
+
+ufo_item_t *
+ufo_memory_add (ufo_memory_t *self, ufo_item_t **item_p)
+{
+    assert (self && item_p && *item_p);
+    ufo_item_t *item = *item_p;
+    assert (!item->owner);          //  an item lives in one memory at a time
+    *item_p = NULL;
+    ufo_memory__reserve (self, 1, 0);
+    item->owner = self;
+    item->in_owner = false;
+    self->items [self->count++] = item;
+    s_apply_cap (self);
+    return item;
+}
+
+//  Appends the text of item to buf as the next element of a ", "-joined list and points
+//  the item at it. old_base is the buffer its in_owner text currently lives in.
+static void
+s_append_item (ufo_buf_t *buf, ufo_item_t *item, const char *old_base, bool first)
+{
+    if (!first)
+        ufo_buf_append (buf, ", ", 2);
+    size_t off = buf->len;
+    if (item->text) {
+        ufo_buf_append (buf, item->text, item->text_len);
+        free (item->text);
+        item->text = NULL;
+    }
+    else
+    if (item->in_owner)
+        ufo_buf_append (buf, old_base + item->owner_off, item->text_len);
+    else
+        ufo_json_append (buf, item->fields, UFO_JSON_PY);
+    item->text_len = buf->len - off;
+    item->owner_off = off;
+    item->in_owner = true;
+}
+
+void
+ufo_memory__sync (ufo_memory_t *self)
+{
+    if (self->dirty) {
+        ufo_buf_t fresh = {0};
+        ufo_buf_reserve (&fresh, self->joined.len - self->start + 64);
+        for (size_t i = 0; i < self->count; i++)
+            s_append_item (&fresh, self->items [i], self->joined.data, i == 0);
+        ufo_buf_free (&self->joined);
+        self->joined = fresh;
+        self->start = 0;
+        self->synced = self->count;
+        self->dirty = false;
+        return;
+    }
+    for (size_t i = self->synced; i < self->count; i++)
+        s_append_item (&self->joined, self->items [i], self->joined.data, i == 0);
+    self->synced = self->count;
+}
+
+ufo_item_t *
+ufo_memory__add_text (ufo_memory_t *self, const char *text, size_t len)
+{
+    ufo_item_t *item;
+    if (!self->dirty && self->synced == self->count) {
+        item = (ufo_item_t *) ufo_calloc (1, sizeof (ufo_item_t));
+        if (self->count)
+            ufo_buf_append (&self->joined, ", ", 2);
+        item->owner_off = self->joined.len;
+        item->text_len = len;
+        item->in_owner = true;
+        ufo_buf_append (&self->joined, text, len);
+        ufo_memory__reserve (self, 1, 0);
+        item->owner = self;
+        self->items [self->count++] = item;
+        self->synced = self->count;
+        s_apply_cap (self);
+        return item;
+    }
+    item = ufo_item__new_lazy (text, len);
+    return ufo_memory_add (self, &item);
+}
+
+void
+ufo_memory__swap (ufo_memory_t *a, ufo_memory_t *b)
+{
+    ufo_memory_t tmp = *a;
+    size_t cap_a = a->cap, cap_b = b->cap;
+    *a = *b;
+    *b = tmp;
+    a->cap = cap_a;
+    b->cap = cap_b;
+    for (size_t i = 0; i < a->count; i++)
+        a->items [i]->owner = a;
+    for (size_t i = 0; i < b->count; i++)
+        b->items [i]->owner = b;
+    s_apply_cap (a);
+    s_apply_cap (b);
+}
+
+size_t
+ufo_memory_delete_step (ufo_memory_t *self, int64_t step)
+{
+    assert (self);
+    size_t kept = 0;
+    size_t removed = 0;
+    for (size_t i = 0; i < self->count; i++) {
+        ufo_item_t *item = self->items [i];
+        int64_t s;
+        if (ufo_item_step (item, &s) && s == step) {
+            s_drop_item (item);
+            removed++;
+        }
+        else
+            self->items [kept++] = item;
+    }
+    self->count = kept;
+    if (removed)
+        self->dirty = true;
+    return removed;
+}
+
+ufo_value_t *
+ufo_memory_filter_keys (ufo_memory_t *self, const char *const *keys, size_t nkeys)
+{
+    assert (self);
+    ufo_value_t *list = ufo_value_new_list ();
+    for (size_t i = 0; i < self->count; i++) {
+        ufo_value_t *map = ufo_item_filter (self->items [i], keys, nkeys);
+        ufo_value_list_push (list, &map);
+    }
+    return list;
+}
+
+ufo_value_t *
+ufo_memory_filter_steps (ufo_memory_t *self, const int64_t *steps, size_t nsteps)
+{
+    assert (self);
+    ufo_value_t *list = ufo_value_new_list ();
+    for (size_t i = 0; i < self->count; i++) {
+        int64_t s;
+        if (!ufo_item_step (self->items [i], &s))
+            continue;
+        for (size_t k = 0; k < nsteps; k++) {
+            if (steps [k] == s) {
+                ufo_value_t *map = ufo_item_to_map (self->items [i]);
+                ufo_value_list_push (list, &map);
+                break;
+            }
+        }
+    }
+    return list;
+}
+
+ufo_item_t *
+ufo_memory_latest (ufo_memory_t *self)
+{
+    assert (self);
+    return self->count ? self->items [self->count - 1] : NULL;
+}
+
+ufo_item_t *
+ufo_memory_at (ufo_memory_t *self, size_t index)
+{
+    assert (self);
+    return index < self->count ? self->items [index] : NULL;
+}
+
+size_t
+ufo_memory_length (ufo_memory_t *self)
+{
+    assert (self);
+    return self->count;
+}
+
+bool
+ufo_memory_is_empty (ufo_memory_t *self)
+{
+    assert (self);
+    return self->count == 0;
+}
+
+void
+ufo_memory_set_cap (ufo_memory_t *self, size_t cap)
+{
+    assert (self);
+    self->cap = cap;
+    s_apply_cap (self);
+}
+
+size_t
+ufo_memory_cap (ufo_memory_t *self)
+{
+    assert (self);
+    return self->cap;
+}
+
+ufo_value_t *
+ufo_memory_to_list (ufo_memory_t *self)
+{
+    assert (self);
+    ufo_value_t *list = ufo_value_new_list ();
+    for (size_t i = 0; i < self->count; i++) {
+        ufo_value_t *map = ufo_item_to_map (self->items [i]);
+        ufo_value_list_push (list, &map);
+    }
+    return list;
+}
+
+//  Checks that list is a list of maps; name is used in the message.
+static int
+s_check_list (const ufo_value_t *list, const char *name, ufo_error_t *err)
+{
+    if (!list || ufo_value_type (list) != UFO_TLIST)
+        return ufo_error_set (err, UFO_E_TYPE, "%s: expected a list, got %s", name,
+                              list ? ufo_value_type_name (ufo_value_type (list)) : "nothing");
+    size_t n = ufo_value_size (list);
+    for (size_t i = 0; i < n; i++) {
+        const ufo_value_t *v = ufo_value_list_at (list, i);
+        if (ufo_value_type (v) != UFO_TMAP)
+            return ufo_error_set (err, UFO_E_TYPE, "%s[%zu]: expected a map, got %s", name, i,
+                                  ufo_value_type_name (ufo_value_type (v)));
+    }
+    return 0;
+}
+
+int
+ufo_memory_from_list (ufo_memory_t *self, const ufo_value_t *list, ufo_error_t *err)
+{
+    assert (self);
+    if (s_check_list (list, "memory", err))
+        return -1;
+    ufo_memory_t *fresh = ufo_memory_new ();
+    size_t n = ufo_value_size (list);
+    ufo_memory__reserve (fresh, n, 0);
+    for (size_t i = 0; i < n; i++) {
+        ufo_item_t *item = ufo_item_from_map (ufo_value_list_at (list, i), NULL);
+        ufo_memory_add (fresh, &item);
+    }
+    ufo_memory__swap (self, fresh);
+    ufo_memory_destroy (&fresh);
+    return 0;
+}
+
+void
+ufo_memory_append_json (ufo_memory_t *self, ufo_buf_t *buf)
+{
+    assert (self && buf);
+    ufo_memory__sync (self);
+    size_t n = self->joined.len - self->start;
+    ufo_buf_reserve (buf, n + 2);
+    ufo_buf_putc (buf, '[');
+    if (n)
+        ufo_buf_append (buf, self->joined.data + self->start, n);
+    ufo_buf_putc (buf, ']');
+}
+
+char *
+ufo_memory_to_json (ufo_memory_t *self, size_t *len_p)
+{
+    ufo_buf_t buf = {0};
+    ufo_memory_append_json (self, &buf);
+    return ufo_buf_detach (&buf, len_p);
+}
+
+static inline const char *
+s_ws (const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+//  Fast path: a list of objects each in canonical form, any JSON whitespace between them.
+//  Loads into fresh and returns the end of the list, or NULL if the text is not of that kind.
+static const char *
+s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
+{
+    if (p >= end || *p != '[')
+        return NULL;
+    p = s_ws (p + 1, end);
+    if (p < end && *p == ']')
+        return p + 1;
+    //  a guess of the room needed, so the text is copied once
+    ufo_memory__reserve (fresh, 0, (size_t) (end - p));
+    for (;;) {
+        if (p >= end || *p != '{')
+            return NULL;
+        size_t n = ufo_canon_value (p, (size_t) (end - p));
+        if (!n)
+            return NULL;
+        ufo_memory__add_text (fresh, p, n);
+        p = s_ws (p + n, end);
+        if (p >= end)
+            return NULL;
+        if (*p == ']') {
+            //  give back the room the guess did not use
+            ufo_buf_t *buf = &fresh->joined;
+            if (buf->data && buf->cap > buf->len + 4096) {
+                buf->data = (char *) ufo_realloc (buf->data, buf->len + 1);
+                buf->cap = buf->len + 1;
+            }
+            return p + 1;
+        }
+        if (*p != ',')
+            return NULL;
+        p = s_ws (p + 1, end);
+    }
+}
+
+const char *
+ufo_memory__load_list (ufo_memory_t *fresh, const char *p, const char *end)
+{
+    return s_fast_list (fresh, p, end);
+}
+
+int
+ufo_memory_from_json (ufo_memory_t *self, const char *text, size_t len, ufo_error_t *err)
+{
+    assert (self);
+    if (!text)
+        return ufo_error_set (err, UFO_E_INVALID, "memory: no JSON text");
+    const char *end = text + len;
+    ufo_memory_t *fresh = ufo_memory_new ();
+    const char *p = s_fast_list (fresh, s_ws (text, end), end);
+    if (p && s_ws (p, end) == end) {
+        ufo_memory__swap (self, fresh);
+        ufo_memory_destroy (&fresh);
+        return 0;
+    }
+    ufo_memory_destroy (&fresh);
+    ufo_value_t *list = ufo_json_parse (text, len, &ufo_model_limits, err);
+    if (!list)
+        return -1;
+    int rc = ufo_memory_from_list (self, list, err);
+    ufo_value_destroy (&list);
+    return rc;
+}
