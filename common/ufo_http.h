@@ -1,0 +1,75 @@
+/*  ufo_http.h - asynchronous HTTP POST over libcurl's multi interface, driven by the
+    caller's event loop. The only module that includes curl headers.
+
+    The caller asks for the sockets to watch (ufo_http_fds) and the longest time it may
+    sleep (ufo_http_timeout), polls them in its own loop together with its other sockets,
+    and hands the ready ones back (ufo_http_process). Nothing here ever blocks: completed
+    transfers are reported through a callback from inside ufo_http_process. */
+#ifndef UFO_HTTP_H_INCLUDED
+#define UFO_HTTP_H_INCLUDED
+
+typedef struct _ufo_http_t ufo_http_t;
+
+//  Event bits for ufo_http_fd_t.events / revents (same meaning as POLLIN / POLLOUT / POLLERR).
+#define UFO_HTTP_IN   1
+#define UFO_HTTP_OUT  2
+#define UFO_HTTP_ERR  4
+
+typedef struct {
+    int fd;                 //  a socket to watch
+    int events;             //  UFO_HTTP_IN | UFO_HTTP_OUT wanted
+    int revents;            //  filled in by the caller's poll before ufo_http_process
+} ufo_http_fd_t;
+
+typedef struct {
+    int64_t id;             //  the id ufo_http_post returned
+    int transport;          //  0 = a complete HTTP response arrived; else a transport failure
+    bool timed_out;         //  the transfer hit its timeout
+    char error [256];       //  transport failure text ("connection refused", ...)
+    long status;            //  HTTP status, 0 when no response line arrived
+    const char *body;       //  response body (NUL-terminated), borrowed for the callback
+    size_t body_len;
+    bool body_overflow;     //  the body exceeded max_body and was cut
+    double retry_after_s;   //  Retry-After header in seconds, -1 when absent or unparsable
+    double elapsed_s;       //  wall time of the transfer
+} ufo_http_result_t;
+
+//  Called once per transfer from inside ufo_http_process (never for cancelled transfers).
+//  The result and its body are only valid during the call. The callback may post or cancel.
+typedef void (ufo_http_done_fn) (const ufo_http_result_t *result, void *arg);
+
+//  Creates a client with its own curl multi handle. Returns NULL if curl cannot start.
+ufo_http_t *ufo_http_new (void);
+
+//  Aborts every transfer (no callbacks), frees everything, sets *self_p to NULL. Safe twice.
+void ufo_http_destroy (ufo_http_t **self_p);
+
+//  Starts a POST of body[0..len) to url with extra header lines ("Name: value", a NULL-ended
+//  array, may be NULL). timeout_ms bounds the whole transfer (0 = none); max_body bounds the
+//  response (0 = 16 MiB). The header values are copied and never logged.
+//  Returns a positive id, or -1 with err filled in.
+int64_t ufo_http_post (ufo_http_t *self, const char *url, const char *const *headers,
+                       const char *body, size_t len, long timeout_ms, size_t max_body,
+                       ufo_http_done_fn *done, void *arg, ufo_error_t *err);
+
+//  Aborts a transfer; its callback is not called. Returns 0, or -1 if id is unknown.
+int ufo_http_cancel (ufo_http_t *self, int64_t id);
+
+//  Number of transfers in flight.
+size_t ufo_http_active (const ufo_http_t *self);
+
+//  Copies up to max sockets to watch into fds; returns how many there are (may exceed max).
+size_t ufo_http_fds (const ufo_http_t *self, ufo_http_fd_t *fds, size_t max);
+
+//  Milliseconds until ufo_http_process must be called even if no socket is ready;
+//  -1 when curl has no timer pending.
+int ufo_http_timeout (const ufo_http_t *self);
+
+//  Drives curl: hands it the sockets with revents set (fds may be NULL with n = 0), fires due
+//  timers and calls the completion callbacks. Returns the number of transfers completed.
+int ufo_http_process (ufo_http_t *self, const ufo_http_fd_t *fds, size_t n);
+
+//  Monotonic clock in milliseconds (shared by the LLM modules).
+int64_t ufo_http_now_ms (void);
+
+#endif

@@ -1,0 +1,107 @@
+/*  ufo_llm_config.c - an engine's settings from the configuration, and its endpoint URL. */
+#include "ufo_prelude.h"
+#include "ufo_llm.h"
+#include "ufo_config.h"
+#include "ufo_cost.h"
+
+//  The value of key in block, else (for EVALUATION_AGENT) in APP_AGENT, else at top level.
+static const ufo_value_t *
+s_lookup (const ufo_config_t *config, const char *block, const char *key, bool top_level)
+{
+    char path [128];
+    snprintf (path, sizeof path, "%s.%s", block, key);
+    const ufo_value_t *v = ufo_config_get (config, path);
+    if ((!v || ufo_value_type (v) == UFO_TNULL) && strcmp (block, "EVALUATION_AGENT") == 0) {
+        snprintf (path, sizeof path, "APP_AGENT.%s", key);
+        v = ufo_config_get (config, path);
+    }
+    if ((!v || ufo_value_type (v) == UFO_TNULL) && top_level)
+        v = ufo_config_get (config, key);
+    return v && ufo_value_type (v) != UFO_TNULL ? v : NULL;
+}
+
+static int
+s_copy_str (const ufo_config_t *config, const char *block, const char *key, char *out, size_t size,
+            ufo_error_t *err)
+{
+    const ufo_value_t *v = s_lookup (config, block, key, false);
+    if (!v)
+        return 0;
+    if (ufo_value_type (v) != UFO_TSTRING)
+        return ufo_error_set (err, UFO_E_TYPE, "%s.%s must be a string", block, key);
+    if (ufo_value_strlen (v) >= size)
+        return ufo_error_set (err, UFO_E_TOO_LARGE, "%s.%s is too long (at most %zu bytes)", block, key, size - 1);
+    snprintf (out, size, "%s", ufo_value_str (v));
+    return 0;
+}
+
+static int
+s_number (const ufo_config_t *config, const char *block, const char *key, double lo, double hi,
+          double *out, ufo_error_t *err)
+{
+    const ufo_value_t *v = s_lookup (config, block, key, true);
+    if (!v)
+        return 0;
+    ufo_type_t t = ufo_value_type (v);
+    if (t != UFO_TINT && t != UFO_TFLOAT)
+        return ufo_error_set (err, UFO_E_TYPE, "%s.%s must be a number", block, key);
+    double d = ufo_value_float (v);
+    if (!(d >= lo && d <= hi))
+        return ufo_error_set (err, UFO_E_RANGE, "%s.%s = %g is outside %g..%g", block, key, d, lo, hi);
+    *out = d;
+    return 0;
+}
+
+int
+ufo_llm_config_from (const ufo_config_t *config, const char *block, ufo_llm_config_t *cfg,
+                     ufo_error_t *err)
+{
+    assert (config && block && cfg);
+    ufo_llm_config_defaults (cfg);
+    snprintf (cfg->name, sizeof cfg->name, "%s", block);
+    if (s_copy_str (config, block, "API_TYPE", cfg->api_type, sizeof cfg->api_type, err)
+    ||  s_copy_str (config, block, "API_BASE", cfg->api_base, sizeof cfg->api_base, err)
+    ||  s_copy_str (config, block, "API_KEY", cfg->api_key, sizeof cfg->api_key, err)
+    ||  s_copy_str (config, block, "API_VERSION", cfg->api_version, sizeof cfg->api_version, err)
+    ||  s_copy_str (config, block, "API_MODEL", cfg->api_model, sizeof cfg->api_model, err)
+    ||  s_copy_str (config, block, "API_DEPLOYMENT_ID", cfg->api_deployment_id,
+                    sizeof cfg->api_deployment_id, err))
+        return -1;
+    for (char *c = cfg->api_type; *c; c++)
+        *c = (char) tolower ((unsigned char) *c);
+    const ufo_value_t *visual = s_lookup (config, block, "VISUAL_MODE", false);
+    if (visual && ufo_value_type (visual) != UFO_TBOOL)
+        return ufo_error_set (err, UFO_E_TYPE, "%s.VISUAL_MODE must be true or false", block);
+    cfg->visual_mode = visual ? ufo_value_bool (visual) : true;
+    const ufo_value_t *json_mode = s_lookup (config, block, "JSON_MODE", false);
+    if (json_mode && ufo_value_type (json_mode) == UFO_TBOOL)
+        cfg->json_mode = ufo_value_bool (json_mode);
+    double d;
+    d = cfg->max_tokens;
+    if (s_number (config, block, "MAX_TOKENS", 1, 1e7, &d, err))
+        return -1;
+    cfg->max_tokens = (int) d;
+    if (s_number (config, block, "TEMPERATURE", 0, 2, &cfg->temperature, err)
+    ||  s_number (config, block, "TOP_P", 0, 1, &cfg->top_p, err)
+    ||  s_number (config, block, "TIMEOUT", 0.001, 3600, &cfg->timeout_s, err))
+        return -1;
+    d = cfg->max_retry;
+    if (s_number (config, block, "MAX_RETRY", 0, 100, &d, err))
+        return -1;
+    cfg->max_retry = (int) d;
+    if (!*cfg->api_key) {
+        const char *env = NULL;
+        if (strcmp (cfg->api_type, "aoai") == 0 || strcmp (cfg->api_type, "azure") == 0)
+            env = getenv ("AZURE_OPENAI_API_KEY");
+        if (!env || !*env)
+            env = getenv ("OPENAI_API_KEY");
+        if (env && strlen (env) < sizeof cfg->api_key)
+            snprintf (cfg->api_key, sizeof cfg->api_key, "%s", env);
+    }
+    if (*cfg->api_base && (strcmp (cfg->api_type, "aoai") == 0 || strcmp (cfg->api_type, "azure") == 0
+         || strcmp (cfg->api_type, "azure_ad") == 0)
+    &&  (!*cfg->api_deployment_id || !*cfg->api_version))
+        return ufo_error_set (err, UFO_E_MISSING,
+                              "%s: API_TYPE aoai needs API_DEPLOYMENT_ID and API_VERSION", block);
+    return 0;
+}
