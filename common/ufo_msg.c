@@ -20,51 +20,7 @@ struct _ufo_msg_t {
 };
 
 //  --------------------------------------------------------------------------
-//  UTF-8 helpers
-
-//  Length of the valid UTF-8 sequence at s[0..len), or 0 if it is not valid
-//  (overlong forms, surrogates and code points above U+10FFFF are invalid).
-static size_t
-s_utf8_seq (const uint8_t *s, size_t len)
-{
-    uint8_t c = s [0];
-    if (c < 0x80)
-        return 1;
-    size_t n;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) { n = 2; cp = c & 0x1f; }
-    else
-    if (c >= 0xe0 && c <= 0xef) { n = 3; cp = c & 0x0f; }
-    else
-    if (c >= 0xf0 && c <= 0xf4) { n = 4; cp = c & 0x07; }
-    else
-        return 0;
-    if (len < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s [i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s [i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000)
-    ||  (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-        return 0;
-    return n;
-}
-
-//  Returns the offset of the first invalid byte, or len if s[0..len) is valid UTF-8.
-static size_t
-s_utf8_check (const uint8_t *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        size_t n = s_utf8_seq (s + i, len - i);
-        if (n == 0)
-            return i;
-        i += n;
-    }
-    return len;
-}
+//  Field helpers
 
 //  Copies src into dst[cap] (cap includes the NUL), stopping at a character boundary so
 //  the result is at most cap-1 bytes; invalid UTF-8 bytes become '?'. Programmer input
@@ -76,7 +32,7 @@ s_copy_field (char *dst, size_t cap, const char *src)
     size_t len = strlen ((const char *) s);
     size_t i = 0, o = 0;
     while (i < len) {
-        size_t n = s_utf8_seq (s + i, len - i);
+        size_t n = ufo_utf8_seq (s + i, len - i, NULL);
         if (n == 0) {
             if (o + 1 > cap - 1)
                 break;
@@ -408,7 +364,7 @@ s_read_str (s_reader_t *r, const char *field, size_t max, const char **s, size_t
         return ufo_error_set_at (r->err, UFO_E_RANGE, at,
                                  "envelope: field '%s' is %" PRIu64 " bytes, at most %zu allowed",
                                  field, n, max);
-    size_t bad = s_utf8_check (r->p, (size_t) n);
+    size_t bad = ufo_utf8_check (r->p, (size_t) n);
     if (bad < n)
         return ufo_error_set_at (r->err, UFO_E_UTF8, s_off (r) + bad,
                                  "envelope: field '%s' is not valid UTF-8", field);
