@@ -12,4 +12,10 @@
 #include "ufo_msg.h"
 #include "ufo_config.h"
 
+//  bus: durable log, blob store, blackboard broker protocol
+#include "ufo_hash.h"
+#include "ufo_wal.h"
+#include "ufo_blob.h"
+#include "ufo_bb_proto.h"
+
 #endif

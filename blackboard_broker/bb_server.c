@@ -1,0 +1,806 @@
+/*  bb_server.c - the broker's event loop, request handlers and durability pipeline.
+    This is the only broker module that includes czmq. See bb_server.h for the design. */
+#include "ufo_prelude.h"
+#include "ufo_msg.h"
+#include "ufo_wal.h"
+#include "ufo_blob.h"
+#include "ufo_bb_proto.h"
+#include "bb_store.h"
+#include "bb_sync.h"
+#include "bb_server.h"
+#include <czmq.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+
+#define BURST_MAX 1024              //  requests handled before the log is written
+
+typedef struct {
+    uint64_t ticket;                //  0: ready; else wait until this sync job is done
+    bool burst;                     //  ticket not known yet: set when the burst is committed
+    bool to_bus;
+    zmsg_t *msg;
+    zmsg_t *fail;                   //  sent instead of msg if the job fails (blob puts)
+} s_out_t;
+
+typedef struct {
+    uint64_t ticket;
+    char hex [65];
+} s_pending_blob_t;
+
+struct _bb_server_t {
+    bb_server_config_t cfg;
+    char *data_dir;
+    int lock_fd;
+    zloop_t *loop;
+    zsock_t *router;
+    zsock_t *xpub;
+    bb_store_t *store;
+    ufo_wal_t *wal;
+    ufo_blob_store_t *blobs;
+    bb_sync_t *sync;
+    ufo_bb_limits_t limits;
+
+    s_out_t *out;                   //  queue of replies and events waiting for durability
+    size_t out_head, out_tail, out_cap;
+    uint64_t done_ticket;           //  highest ticket completed
+    bool burst_wrote;               //  the current burst appended log records
+    s_pending_blob_t *pblobs;       //  blobs being committed
+    size_t npblobs, cap_pblobs;
+
+    pid_t snap_pid;                 //  forked snapshot writer, 0 if none
+    uint64_t snap_seq, snap_segment;
+    uint64_t records_since_snap;
+    bool fatal;
+
+    //  statistics
+    uint64_t requests, errors, writes, items_added, blob_puts, blob_gets;
+    int64_t subscribers;
+    uint64_t rate_items, rate_mark_ms;
+    double write_rate;
+    ufo_buf_t scratch;
+};
+
+//  --- Output queue ------------------------------------------------------------
+
+static void
+s_out_push (bb_server_t *self, zmsg_t **msg_p, bool to_bus, uint64_t ticket, bool burst, zmsg_t **fail_p)
+{
+    if (self->out_tail == self->out_cap) {
+        if (self->out_head > 0) {
+            memmove (self->out, self->out + self->out_head,
+                     (self->out_tail - self->out_head) * sizeof *self->out);
+            self->out_tail -= self->out_head;
+            self->out_head = 0;
+        }
+        if (self->out_tail == self->out_cap) {
+            self->out_cap = self->out_cap ? self->out_cap * 2 : 1024;
+            self->out = ufo_realloc (self->out, self->out_cap * sizeof *self->out);
+        }
+    }
+    s_out_t *o = &self->out [self->out_tail++];
+    o->ticket = ticket;
+    o->burst = burst;
+    o->to_bus = to_bus;
+    o->msg = *msg_p;
+    *msg_p = NULL;
+    o->fail = fail_p ? *fail_p : NULL;
+    if (fail_p)
+        *fail_p = NULL;
+}
+
+//  Sends queued messages whose durability job is done, in order. failed_ticket: a job that
+//  failed (its alternative message is sent instead), or 0.
+static void
+s_out_flush (bb_server_t *self, uint64_t failed_ticket)
+{
+    while (self->out_head < self->out_tail) {
+        s_out_t *o = &self->out [self->out_head];
+        if (o->burst || o->ticket > self->done_ticket)
+            break;
+        zmsg_t *send = o->msg;
+        if (o->fail && o->ticket == failed_ticket) {
+            send = o->fail;
+            zmsg_destroy (&o->msg);
+        }
+        else
+            zmsg_destroy (&o->fail);
+        zmsg_send (&send, o->to_bus ? self->xpub : self->router);
+        zmsg_destroy (&send);
+        self->out_head++;
+    }
+    if (self->out_head == self->out_tail)
+        self->out_head = self->out_tail = 0;
+}
+
+//  --- Replies -------------------------------------------------------------------
+
+//  A reply message: the routing frames of the request, then the envelope in buf.
+static zmsg_t *
+s_reply_msg (zmsg_t *routing, ufo_buf_t *buf)
+{
+    zmsg_t *reply = zmsg_dup (routing);
+    zmsg_addmem (reply, buf->data, buf->len);
+    return reply;
+}
+
+static void
+s_reply_error (bb_server_t *self, zmsg_t *routing, const char *id, const char *what, int code,
+               const char *message)
+{
+    self->errors++;
+    ufo_warn ("request %s%s%s rejected: %s: %s", what ? what : "", id && *id ? " id=" : "",
+              id && *id ? id : "", ufo_errcode_name (code), message);
+    ufo_buf_reset (&self->scratch);
+    ufo_bb_encode_error (&self->scratch, id, code, message);
+    zmsg_t *reply = s_reply_msg (routing, &self->scratch);
+    //  Errors queue like everything else, so replies keep their order.
+    s_out_push (self, &reply, false, 0, true, NULL);
+}
+
+static void
+s_reply_ok (bb_server_t *self, zmsg_t *routing, const char *id, ufo_value_t **body_p)
+{
+    ufo_buf_reset (&self->scratch);
+    ufo_bb_encode_ok (&self->scratch, id, body_p);
+    zmsg_t *reply = s_reply_msg (routing, &self->scratch);
+    s_out_push (self, &reply, false, 0, true, NULL);
+}
+
+//  --- Changes -------------------------------------------------------------------
+
+//  Logs and queues one change event; buf holds the envelope.
+static void
+s_emit_change (bb_server_t *self, const char *board, int memory, ufo_buf_t *buf)
+{
+    ufo_wal_append (self->wal, buf->data, buf->len);
+    self->burst_wrote = true;
+    self->records_since_snap++;
+    char topic [UFO_BB_BOARD_MAX + 32];
+    ufo_bb_topic (topic, sizeof topic, board, memory);
+    zmsg_t *event = zmsg_new ();
+    zmsg_addstr (event, topic);
+    zmsg_addmem (event, buf->data, buf->len);
+    s_out_push (self, &event, true, 0, true, NULL);
+}
+
+static void
+s_event_head (ufo_buf_t *buf, const char *type, const char *board, int memory, uint64_t seq,
+              uint64_t last, uint64_t prev, bool with_items)
+{
+    ufo_buf_reset (buf);
+    ufo_bb_envelope_head (buf, type, NULL);
+    ufo_bb_mp_map (buf, with_items ? 6 : 5);
+    ufo_bb_mp_str (buf, "board");
+    ufo_bb_mp_str (buf, board);
+    ufo_bb_mp_str (buf, "memory");
+    if (memory >= 0)
+        ufo_bb_mp_str (buf, ufo_bb_memory_name (memory));
+    else
+        ufo_bb_mp_nil (buf);
+    ufo_bb_mp_str (buf, "seq");
+    ufo_bb_mp_uint (buf, seq);
+    ufo_bb_mp_str (buf, "last");
+    ufo_bb_mp_uint (buf, last);
+    ufo_bb_mp_str (buf, "prev");
+    ufo_bb_mp_uint (buf, prev);
+}
+
+static bool
+s_blob_known (bb_server_t *self, const char *hex)
+{
+    for (size_t i = 0; i < self->npblobs; i++)
+        if (strcmp (self->pblobs [i].hex, hex) == 0)
+            return true;
+    return ufo_blob_exists (self->blobs, hex);
+}
+
+static void
+s_handle_add (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+{
+    size_t n = ufo_value_size (req->items);
+    bb_board_t *board = bb_store_board (self->store, req->board);
+    size_t have = board ? bb_board_items (board) : 0;
+    if (have + n > self->cfg.max_items_per_board) {
+        char message [256];
+        snprintf (message, sizeof message, "board '%s' holds %zu items; adding %zu exceeds max_items_per_board %zu",
+                  req->board, have, n, self->cfg.max_items_per_board);
+        s_reply_error (self, routing, req->id, req->type_name, UFO_E_TOO_LARGE, message);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *blob = ufo_value_map_str (ufo_value_list_at (req->items, i), "blob", NULL);
+        if (blob && !s_blob_known (self, blob)) {
+            char message [256];
+            snprintf (message, sizeof message, "item %zu refers to blob %s, which the store does not hold", i, blob);
+            s_reply_error (self, routing, req->id, req->type_name, UFO_E_NOT_FOUND, message);
+            return;
+        }
+    }
+    uint64_t seq = bb_store_seq (self->store) + 1, last = seq + n - 1;
+    uint64_t prev = board ? bb_board_last (board) : 0;
+    ufo_buf_t *buf = &self->scratch;
+    s_event_head (buf, UFO_BB_EV_ADDED, req->board, req->memory, seq, last, prev, true);
+    ufo_bb_mp_str (buf, "items");
+    ufo_bb_mp_array (buf, (uint32_t) n);
+    for (size_t i = 0; i < n; i++)
+        ufo_msgpack_append (buf, ufo_value_list_at (req->items, i));
+    s_emit_change (self, req->board, req->memory, buf);
+    const ufo_value_t *list = req->items;
+    bb_store_add (self->store, req->board, req->memory, &req->items, list, seq);
+    self->writes++;
+    self->items_added += n;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_int (body, "seq", (int64_t) seq);
+    ufo_value_map_set_int (body, "last", (int64_t) last);
+    s_reply_ok (self, routing, req->id, &body);
+}
+
+static void
+s_handle_clear_delete (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+{
+    bb_board_t *board = bb_store_board (self->store, req->board);
+    if (!board) {
+        char message [200];
+        snprintf (message, sizeof message, "no board named '%s'", req->board);
+        s_reply_error (self, routing, req->id, req->type_name, UFO_E_NOT_FOUND, message);
+        return;
+    }
+    bool del = req->type == UFO_BB_REQ_DELETE;
+    int memory = del ? UFO_BB_MEMORY_ALL : req->memory;
+    uint64_t seq = bb_store_seq (self->store) + 1;
+    s_event_head (&self->scratch, del ? UFO_BB_EV_DELETED : UFO_BB_EV_CLEARED, req->board, memory,
+                  seq, seq, bb_board_last (board), false);
+    s_emit_change (self, req->board, memory, &self->scratch);
+    if (del)
+        bb_store_delete (self->store, req->board, seq);
+    else
+        bb_store_clear (self->store, req->board, memory, seq);
+    self->writes++;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_int (body, "seq", (int64_t) seq);
+    ufo_value_map_set_int (body, "last", (int64_t) seq);
+    s_reply_ok (self, routing, req->id, &body);
+}
+
+static void
+s_handle_snapshot (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+{
+    ufo_buf_t *buf = &self->scratch;
+    ufo_buf_reset (buf);
+    ufo_bb_envelope_head (buf, "ok", req->id);
+    bb_store_encode_snapshot (self->store, req->board, req->memory, req->after, buf);
+    zmsg_t *reply = s_reply_msg (routing, buf);
+    s_out_push (self, &reply, false, 0, true, NULL);
+}
+
+static void
+s_handle_blob_put (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+{
+    ufo_blob_stage_t *stage = ufo_calloc (1, sizeof *stage);
+    ufo_error_t err;
+    if (ufo_blob_stage (self->blobs, req->blob_data, req->blob_len, stage, &err) != 0) {
+        free (stage);
+        s_reply_error (self, routing, req->id, req->type_name, err.code, err.message);
+        return;
+    }
+    self->blob_puts++;
+    char hex [65];
+    memcpy (hex, stage->hex, sizeof hex);
+    bool existed = stage->existed;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "blob", hex);
+    ufo_value_map_set_int (body, "size", (int64_t) req->blob_len);
+    ufo_value_map_set_bool (body, "existed", existed);
+    if (existed || self->cfg.fsync != BB_FSYNC_ALWAYS) {
+        int rc = ufo_blob_commit (stage, false, &err);
+        free (stage);
+        if (rc != 0) {
+            ufo_value_destroy (&body);
+            s_reply_error (self, routing, req->id, req->type_name, err.code, err.message);
+            return;
+        }
+        s_reply_ok (self, routing, req->id, &body);
+        return;
+    }
+    uint64_t ticket = bb_sync_blob (self->sync, &stage, true);
+    if (self->npblobs == self->cap_pblobs) {
+        self->cap_pblobs = self->cap_pblobs ? self->cap_pblobs * 2 : 16;
+        self->pblobs = ufo_realloc (self->pblobs, self->cap_pblobs * sizeof *self->pblobs);
+    }
+    self->pblobs [self->npblobs].ticket = ticket;
+    memcpy (self->pblobs [self->npblobs++].hex, hex, sizeof hex);
+    ufo_buf_reset (&self->scratch);
+    ufo_bb_encode_ok (&self->scratch, req->id, &body);
+    zmsg_t *reply = s_reply_msg (routing, &self->scratch);
+    ufo_buf_reset (&self->scratch);
+    ufo_bb_encode_error (&self->scratch, req->id, UFO_E_IO, "the blob could not be stored durably");
+    zmsg_t *fail = s_reply_msg (routing, &self->scratch);
+    s_out_push (self, &reply, false, ticket, false, &fail);
+}
+
+static void
+s_handle_blob_get (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+{
+    char *data;
+    size_t len;
+    ufo_error_t err;
+    if (ufo_blob_get (self->blobs, req->blob, &data, &len, &err) != 0) {
+        s_reply_error (self, routing, req->id, req->type_name, err.code, err.message);
+        return;
+    }
+    self->blob_gets++;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "blob", req->blob);
+    ufo_value_map_set_int (body, "size", (int64_t) len);
+    ufo_buf_reset (&self->scratch);
+    ufo_bb_encode_ok (&self->scratch, req->id, &body);
+    zmsg_t *reply = s_reply_msg (routing, &self->scratch);
+    zmsg_addmem (reply, data, len);
+    free (data);
+    s_out_push (self, &reply, false, 0, true, NULL);
+}
+
+static ufo_value_t *
+s_stats (bb_server_t *self)
+{
+    uint64_t syncs, total_us, last_us;
+    bb_sync_stats (self->sync, &syncs, &total_us, &last_us);
+    ufo_value_t *s = ufo_value_new_map ();
+    ufo_value_map_set_int (s, "boards", (int64_t) bb_store_boards (self->store));
+    ufo_value_map_set_int (s, "items", (int64_t) bb_store_items (self->store));
+    ufo_value_map_set_int (s, "seq", (int64_t) bb_store_seq (self->store));
+    ufo_value_map_set_int (s, "writes", (int64_t) self->writes);
+    ufo_value_map_set_int (s, "items_added", (int64_t) self->items_added);
+    ufo_value_map_set_float (s, "write_rate", self->write_rate);
+    ufo_value_map_set_int (s, "log_bytes", (int64_t) ufo_wal_size (self->wal));
+    ufo_value_map_set_int (s, "log_segment", (int64_t) ufo_wal_segment (self->wal));
+    ufo_value_map_set_int (s, "subscribers", self->subscribers);
+    ufo_value_map_set_int (s, "requests", (int64_t) self->requests);
+    ufo_value_map_set_int (s, "errors", (int64_t) self->errors);
+    ufo_value_map_set_int (s, "fsyncs", (int64_t) syncs);
+    ufo_value_map_set_int (s, "fsync_avg_us", syncs ? (int64_t) (total_us / syncs) : 0);
+    ufo_value_map_set_int (s, "blob_puts", (int64_t) self->blob_puts);
+    ufo_value_map_set_int (s, "blob_gets", (int64_t) self->blob_gets);
+    ufo_value_map_set_str (s, "fsync", self->cfg.fsync == BB_FSYNC_ALWAYS ? "always"
+                           : self->cfg.fsync == BB_FSYNC_EVERYSEC ? "everysec" : "no");
+    return s;
+}
+
+//  Handles one request message (routing frames + request frames); never fails.
+static void
+s_handle (bb_server_t *self, zmsg_t *msg)
+{
+    self->requests++;
+    zmsg_t *routing = zmsg_new ();
+    //  ROUTER prepends the peer identity; a REQ peer adds an empty delimiter after it.
+    zframe_t *identity = zmsg_pop (msg);
+    zmsg_append (routing, &identity);
+    zframe_t *first = zmsg_first (msg);
+    if (first && zframe_size (first) == 0) {
+        zframe_t *delim = zmsg_pop (msg);
+        zmsg_append (routing, &delim);
+    }
+    size_t nframes = zmsg_size (msg);
+    const void *frames [4];
+    size_t sizes [4];
+    size_t i = 0;
+    for (zframe_t *f = zmsg_first (msg); f && i < 4; f = zmsg_next (msg), i++) {
+        frames [i] = zframe_data (f);
+        sizes [i] = zframe_size (f);
+    }
+    ufo_bb_request_t req;
+    ufo_bb_request_init (&req);
+    ufo_error_t err;
+    ufo_error_clear (&err);
+    int rc;
+    if (nframes > 4)
+        rc = ufo_error_set (&err, UFO_E_INVALID, "request has %zu frames after routing; at most 2 are allowed", nframes);
+    else
+        rc = ufo_bb_request_decode (&req, frames, sizes, nframes, &self->limits, &err);
+    if (rc != 0)
+        s_reply_error (self, routing, req.id, req.type_name, err.code, err.message);
+    else
+    switch (req.type) {
+        case UFO_BB_REQ_ADD:
+            s_handle_add (self, routing, &req);
+            break;
+        case UFO_BB_REQ_CLEAR:
+        case UFO_BB_REQ_DELETE:
+            s_handle_clear_delete (self, routing, &req);
+            break;
+        case UFO_BB_REQ_SNAPSHOT:
+            s_handle_snapshot (self, routing, &req);
+            break;
+        case UFO_BB_REQ_LIST: {
+            ufo_value_t *body = ufo_value_new_map ();
+            ufo_value_t *boards = bb_store_list (self->store);
+            ufo_value_map_set (body, "boards", &boards);
+            ufo_value_map_set_int (body, "seq", (int64_t) bb_store_seq (self->store));
+            s_reply_ok (self, routing, req.id, &body);
+            break;
+        }
+        case UFO_BB_REQ_BLOB_PUT:
+            s_handle_blob_put (self, routing, &req);
+            break;
+        case UFO_BB_REQ_BLOB_GET:
+            s_handle_blob_get (self, routing, &req);
+            break;
+        case UFO_BB_REQ_STATS: {
+            ufo_value_t *body = s_stats (self);
+            s_reply_ok (self, routing, req.id, &body);
+            break;
+        }
+        case UFO_BB_REQ_PING: {
+            ufo_value_t *body = ufo_value_new_map ();
+            ufo_value_map_set_bool (body, "pong", true);
+            ufo_value_map_set_int (body, "seq", (int64_t) bb_store_seq (self->store));
+            ufo_value_map_set_str (body, "version", UFO_VERSION);
+            s_reply_ok (self, routing, req.id, &body);
+            break;
+        }
+        default:
+            s_reply_error (self, routing, req.id, req.type_name, UFO_E_INTERNAL, "unhandled request");
+    }
+    ufo_bb_request_reset (&req);
+    zmsg_destroy (&routing);
+}
+
+//  --- Durability pipeline -----------------------------------------------------
+
+static void
+s_fatal (bb_server_t *self, const char *message)
+{
+    ufo_error ("FATAL: %s; stopping without acknowledging further writes", message);
+    self->fatal = true;
+}
+
+static void s_snapshot_start (bb_server_t *self);
+
+//  Ends a burst: writes the log buffer and gives every queued output of the burst a ticket.
+static void
+s_commit_burst (bb_server_t *self)
+{
+    uint64_t ticket = 0;
+    if (self->burst_wrote) {
+        ufo_error_t err;
+        if (ufo_wal_write (self->wal, &err) != 0) {
+            s_fatal (self, err.message);
+            return;
+        }
+        if (self->cfg.fsync == BB_FSYNC_ALWAYS)
+            ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+        self->burst_wrote = false;
+    }
+    //  Outputs of this burst wait for its job, or for the latest job issued (reads and
+    //  errors must not overtake earlier writes still on their way to disk).
+    if (ticket == 0 && self->cfg.fsync == BB_FSYNC_ALWAYS)
+        ticket = bb_sync_issued (self->sync);
+    for (size_t i = self->out_tail; i > self->out_head; i--) {
+        s_out_t *o = &self->out [i - 1];
+        if (!o->burst)
+            continue;
+        o->burst = false;
+        o->ticket = ticket;
+    }
+    s_out_flush (self, 0);
+    if (self->records_since_snap >= self->cfg.snapshot_every && self->snap_pid == 0)
+        s_snapshot_start (self);
+}
+
+static int
+s_on_sync (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (item);
+    bb_server_t *self = (bb_server_t *) arg;
+    bb_sync_done_t done [64];
+    size_t n;
+    while ((n = bb_sync_read (self->sync, done, UFO_ARRAY_SIZE (done))) > 0)
+        for (size_t i = 0; i < n; i++) {
+            if (done [i].status != 0 && done [i].kind != BB_SYNC_BLOB) {
+                char message [128];
+                snprintf (message, sizeof message, "fdatasync of the log failed: %s", strerror (done [i].status));
+                s_fatal (self, message);
+                return -1;
+            }
+            self->done_ticket = done [i].ticket;
+            s_out_flush (self, done [i].status ? done [i].ticket : 0);
+            size_t keep = 0;
+            for (size_t j = 0; j < self->npblobs; j++)
+                if (self->pblobs [j].ticket > self->done_ticket)
+                    self->pblobs [keep++] = self->pblobs [j];
+            self->npblobs = keep;
+        }
+    return 0;
+}
+
+static void
+s_snapshot_start (bb_server_t *self)
+{
+    int old_fd = -1;
+    ufo_error_t err;
+    uint64_t segment = ufo_wal_rotate (self->wal, &old_fd, &err);
+    if (segment == 0) {
+        ufo_warn ("snapshot postponed: %s", err.message);
+        self->records_since_snap = 0;
+        return;
+    }
+    //  The old segment must still become durable before its records are acknowledged.
+    uint64_t ticket = bb_sync_close (self->sync, old_fd);
+    UFO_UNUSED (ticket);
+    self->records_since_snap = 0;
+    pid_t pid = fork ();
+    if (pid < 0) {
+        ufo_warn ("snapshot: fork failed: %s", strerror (errno));
+        return;
+    }
+    if (pid == 0) {
+        //  Child: a copy-on-write image of the boards. No sockets, no atexit handlers.
+        int rc = bb_store_write_snapshot (self->store, self->data_dir, segment, &err);
+        if (rc != 0)
+            ufo_error ("snapshot: %s", err.message);
+        _exit (rc == 0 ? 0 : 1);
+    }
+    self->snap_pid = pid;
+    self->snap_seq = bb_store_seq (self->store);
+    self->snap_segment = segment;
+    ufo_debug ("snapshot of seq %" PRIu64 " started (pid %d)", self->snap_seq, (int) pid);
+}
+
+static void
+s_snapshot_reap (bb_server_t *self, bool wait)
+{
+    if (self->snap_pid == 0)
+        return;
+    int status;
+    pid_t rc = waitpid (self->snap_pid, &status, wait ? 0 : WNOHANG);
+    if (rc == 0)
+        return;
+    self->snap_pid = 0;
+    if (rc < 0 || !WIFEXITED (status) || WEXITSTATUS (status) != 0) {
+        ufo_warn ("snapshot of seq %" PRIu64 " failed; the log keeps everything", self->snap_seq);
+        return;
+    }
+    int removed = ufo_wal_remove_before (self->wal, self->snap_segment);
+    bb_store_prune_snapshots (self->data_dir, self->snap_seq);
+    ufo_info ("snapshot of seq %" PRIu64 " done; %d log segment(s) compacted", self->snap_seq, removed);
+}
+
+//  --- Loop callbacks ------------------------------------------------------------
+
+static int
+s_on_request (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    UFO_UNUSED (loop);
+    bb_server_t *self = (bb_server_t *) arg;
+    for (int i = 0; i < BURST_MAX; i++) {
+        zmsg_t *msg = zmsg_recv_nowait (sock);
+        if (!msg)
+            break;
+        s_handle (self, msg);
+        zmsg_destroy (&msg);
+    }
+    s_commit_burst (self);
+    return self->fatal ? -1 : 0;
+}
+
+static int
+s_on_subscription (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    UFO_UNUSED (loop);
+    bb_server_t *self = (bb_server_t *) arg;
+    zframe_t *frame;
+    while ((frame = zframe_recv_nowait (sock))) {
+        if (zframe_size (frame) > 0)
+            self->subscribers += zframe_data (frame) [0] == 1 ? 1 : -1;
+        zframe_destroy (&frame);
+    }
+    return 0;
+}
+
+static int
+s_on_everysec (zloop_t *loop, int timer_id, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (timer_id);
+    bb_server_t *self = (bb_server_t *) arg;
+    bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+    return 0;
+}
+
+static int
+s_on_housekeeping (zloop_t *loop, int timer_id, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (timer_id);
+    bb_server_t *self = (bb_server_t *) arg;
+    s_snapshot_reap (self, false);
+    return 0;
+}
+
+static int
+s_on_stats (zloop_t *loop, int timer_id, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (timer_id);
+    bb_server_t *self = (bb_server_t *) arg;
+    uint64_t now = (uint64_t) ufo_time_mono_ms ();
+    if (now > self->rate_mark_ms)
+        self->write_rate = (double) (self->items_added - self->rate_items) * 1000.0
+                         / (double) (now - self->rate_mark_ms);
+    self->rate_items = self->items_added;
+    self->rate_mark_ms = now;
+    ufo_value_t *stats = s_stats (self);
+    ufo_buf_t buf = { 0 };
+    ufo_msg_t *msg = ufo_msg_new (UFO_BB_EV_STATS);
+    ufo_msg_set_sender (msg, "ufo-broker");
+    ufo_msg_set_body (msg, &stats);
+    ufo_msg_encode (msg, &buf);
+    ufo_msg_destroy (&msg);
+    zmsg_t *event = zmsg_new ();
+    zmsg_addstr (event, UFO_BB_TOPIC_STATS);
+    zmsg_addmem (event, buf.data, buf.len);
+    ufo_buf_free (&buf);
+    //  Stats carry no sequence number and need no durability, but must not overtake
+    //  queued events (a subscriber reading "seq" would see it ahead of the events).
+    s_out_push (self, &event, true, bb_sync_issued (self->sync), false, NULL);
+    if (self->cfg.fsync != BB_FSYNC_ALWAYS)
+        self->out [self->out_tail - 1].ticket = 0;
+    s_out_flush (self, 0);
+    ufo_info ("stats: boards=%zu items=%" PRIu64 " seq=%" PRIu64 " write_rate=%.1f/s log=%" PRIu64
+              "B subscribers=%" PRId64 " requests=%" PRIu64 " errors=%" PRIu64,
+              bb_store_boards (self->store), bb_store_items (self->store), bb_store_seq (self->store),
+              self->write_rate, ufo_wal_size (self->wal), self->subscribers, self->requests, self->errors);
+    return 0;
+}
+
+//  --- Life cycle ------------------------------------------------------------------
+
+static int
+s_replay (void *arg, uint64_t segment, const void *payload, size_t len, ufo_error_t *err)
+{
+    UFO_UNUSED (segment);
+    return bb_store_apply_record ((bb_store_t *) arg, payload, len, err);
+}
+
+bb_server_t *
+bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
+{
+    bb_server_t *self = ufo_calloc (1, sizeof *self);
+    self->cfg = *config;
+    self->lock_fd = -1;
+    self->data_dir = ufo_strdup (config->data_dir);
+    self->cfg.data_dir = self->data_dir;
+    self->limits.max_message_bytes = config->max_message_bytes;
+    self->limits.max_item_bytes = config->max_item_bytes;
+    self->limits.max_blob_bytes = config->max_blob_bytes;
+    self->limits.max_batch_items = config->max_items_per_board;
+    if (self->cfg.snapshot_every == 0)
+        self->cfg.snapshot_every = 10000;
+    self->store = bb_store_new ();
+    char path [PATH_MAX];
+    if (mkdir (self->data_dir, 0755) != 0 && errno != EEXIST) {
+        ufo_error_set (err, UFO_E_IO, "cannot create data directory %s: %s", self->data_dir, strerror (errno));
+        goto fail;
+    }
+    snprintf (path, sizeof path, "%s/LOCK", self->data_dir);
+    self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (self->lock_fd < 0 || flock (self->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        ufo_error_set (err, UFO_E_CONFLICT, "data directory %s is in use by another broker (%s)",
+                       self->data_dir, strerror (errno));
+        goto fail;
+    }
+    int64_t start_ms = ufo_time_mono_ms ();
+    uint64_t segment;
+    if (bb_store_load_snapshot (self->store, self->data_dir, &segment, err) != 0)
+        goto fail;
+    snprintf (path, sizeof path, "%s/log", self->data_dir);
+    ufo_wal_open_info_t info;
+    self->wal = ufo_wal_open (path, segment, config->repair, s_replay, self->store, &info, err);
+    if (!self->wal)
+        goto fail;
+    ufo_info ("recovered %zu boards, %" PRIu64 " items, seq %" PRIu64 " (%" PRIu64 " log records) in %" PRId64 " ms",
+              bb_store_boards (self->store), bb_store_items (self->store), bb_store_seq (self->store),
+              info.records, ufo_time_mono_ms () - start_ms);
+    self->records_since_snap = info.records;
+    snprintf (path, sizeof path, "%s/blobs", self->data_dir);
+    self->blobs = ufo_blob_store_new (path, config->max_blob_bytes, err);
+    if (!self->blobs)
+        goto fail;
+    self->sync = bb_sync_new (err);
+    if (!self->sync)
+        goto fail;
+
+    self->router = zsock_new (ZMQ_ROUTER);
+    self->xpub = zsock_new (ZMQ_XPUB);
+    if (!self->router || !self->xpub) {
+        ufo_error_set (err, UFO_E_INTERNAL, "cannot create sockets");
+        goto fail;
+    }
+    //  Frames above this hard cap make libzmq drop the connection; frames between the
+    //  configured limits and the cap get an error reply.
+    int64_t cap = (int64_t) (config->max_message_bytes + config->max_blob_bytes + 65536);
+    zmq_setsockopt (zsock_resolve (self->router), ZMQ_MAXMSGSIZE, &cap, sizeof cap);
+    zsock_set_rcvhwm (self->router, 100000);
+    zsock_set_sndhwm (self->router, 100000);
+    zsock_set_sndhwm (self->xpub, config->bus_hwm > 0 ? config->bus_hwm : 100000);
+    zsock_set_linger (self->router, 1000);
+    zsock_set_linger (self->xpub, 1000);
+    zsock_set_xpub_verbose (self->xpub, 1);
+    if (zsock_bind (self->router, "%s", config->cmd_endpoint) < 0) {
+        ufo_error_set (err, UFO_E_IO, "cannot bind command endpoint %s: %s", config->cmd_endpoint,
+                       zmq_strerror (zmq_errno ()));
+        goto fail;
+    }
+    if (zsock_bind (self->xpub, "%s", config->bus_endpoint) < 0) {
+        ufo_error_set (err, UFO_E_IO, "cannot bind bus endpoint %s: %s", config->bus_endpoint,
+                       zmq_strerror (zmq_errno ()));
+        goto fail;
+    }
+    self->loop = zloop_new ();
+    zloop_reader (self->loop, self->router, s_on_request, self);
+    zloop_reader (self->loop, self->xpub, s_on_subscription, self);
+    zmq_pollitem_t item = { NULL, bb_sync_fd (self->sync), ZMQ_POLLIN, 0 };
+    zloop_poller (self->loop, &item, s_on_sync, self);
+    zloop_timer (self->loop, 50, 0, s_on_housekeeping, self);
+    if (self->cfg.fsync == BB_FSYNC_EVERYSEC)
+        zloop_timer (self->loop, 1000, 0, s_on_everysec, self);
+    if (config->stats_interval_ms > 0)
+        zloop_timer (self->loop, (size_t) config->stats_interval_ms, 0, s_on_stats, self);
+    self->rate_mark_ms = (uint64_t) ufo_time_mono_ms ();
+    ufo_info ("serving commands on %s, bus on %s, data in %s, fsync %s", config->cmd_endpoint,
+              config->bus_endpoint, self->data_dir,
+              self->cfg.fsync == BB_FSYNC_ALWAYS ? "always" : self->cfg.fsync == BB_FSYNC_EVERYSEC ? "everysec" : "no");
+    return self;
+fail:
+    bb_server_destroy (&self);
+    return NULL;
+}
+
+int
+bb_server_run (bb_server_t *self)
+{
+    zloop_start (self->loop);
+    return self->fatal ? -1 : 0;
+}
+
+void
+bb_server_destroy (bb_server_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    bb_server_t *self = *self_p;
+    if (self->wal && self->sync && !self->fatal) {
+        //  Clean stop: make everything durable, then send what waited for it.
+        ufo_error_t err;
+        if (ufo_wal_write (self->wal, &err) == 0 && fdatasync (ufo_wal_fd (self->wal)) == 0) {
+            bb_sync_destroy (&self->sync);      //  runs the queued jobs (blobs, rotated segments)
+            self->done_ticket = UINT64_MAX;
+            for (size_t i = self->out_head; i < self->out_tail; i++)
+                self->out [i].burst = false;
+            s_out_flush (self, 0);
+        }
+        else
+            ufo_error ("final flush of the log failed: %s", strerror (errno));
+    }
+    s_snapshot_reap (self, true);
+    for (size_t i = self->out_head; i < self->out_tail; i++) {
+        zmsg_destroy (&self->out [i].msg);
+        zmsg_destroy (&self->out [i].fail);
+    }
+    free (self->out);
+    free (self->pblobs);
+    zloop_destroy (&self->loop);
+    zsock_destroy (&self->router);
+    zsock_destroy (&self->xpub);
+    bb_sync_destroy (&self->sync);
+    ufo_wal_destroy (&self->wal);
+    ufo_blob_store_destroy (&self->blobs);
+    bb_store_destroy (&self->store);
+    ufo_buf_free (&self->scratch);
+    if (self->lock_fd >= 0)
+        close (self->lock_fd);
+    free (self->data_dir);
+    free (self);
+    *self_p = NULL;
+}

@@ -1,0 +1,208 @@
+/*  bb_sync.c - durability thread with group commit; see bb_sync.h. */
+#include "ufo_prelude.h"
+#include "ufo_blob.h"
+#include "bb_sync.h"
+#include <pthread.h>
+
+typedef struct s_job_t {
+    uint64_t ticket;
+    int kind;
+    int fd;
+    bool durable;
+    ufo_blob_stage_t *stage;
+    struct s_job_t *next;
+} s_job_t;
+
+struct _bb_sync_t {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    s_job_t *head, *tail;       //  queued, not started
+    bool stopping;
+    uint64_t issued;
+    int pipe_r, pipe_w;
+    uint64_t syncs, total_us, last_us;
+};
+
+static uint64_t
+s_now_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static void *
+s_thread (void *arg)
+{
+    bb_sync_t *self = (bb_sync_t *) arg;
+    pthread_mutex_lock (&self->lock);
+    while (true) {
+        while (!self->head && !self->stopping)
+            pthread_cond_wait (&self->wake, &self->lock);
+        if (!self->head)
+            break;              //  stopping and nothing left
+        s_job_t *job = self->head;
+        self->head = job->next;
+        if (!self->head)
+            self->tail = NULL;
+        pthread_mutex_unlock (&self->lock);
+
+        //  The job has left the queue: later requests for the same fd make a new job,
+        //  because this fdatasync may already have started.
+        int status = 0;
+        uint64_t start = s_now_us ();
+        if (job->kind == BB_SYNC_DATA || job->kind == BB_SYNC_CLOSE) {
+            if (fdatasync (job->fd) != 0)
+                status = errno ? errno : EIO;
+            if (job->kind == BB_SYNC_CLOSE)
+                close (job->fd);
+        }
+        else {
+            ufo_error_t err;
+            if (ufo_blob_commit (job->stage, job->durable, &err) != 0) {
+                ufo_error ("blob commit: %s", err.message);
+                status = EIO;
+            }
+            free (job->stage);
+        }
+        uint64_t took = s_now_us () - start;
+        bb_sync_done_t done = { job->ticket, status, job->kind };
+        free (job);
+        ssize_t rc;
+        do
+            rc = write (self->pipe_w, &done, sizeof done);
+        while (rc < 0 && errno == EINTR);
+
+        pthread_mutex_lock (&self->lock);
+        self->syncs++;
+        self->total_us += took;
+        self->last_us = took;
+    }
+    pthread_mutex_unlock (&self->lock);
+    return NULL;
+}
+
+bb_sync_t *
+bb_sync_new (ufo_error_t *err)
+{
+    bb_sync_t *self = ufo_calloc (1, sizeof *self);
+    int fds [2];
+    if (pipe2 (fds, O_CLOEXEC) != 0) {
+        free (self);
+        ufo_error_set (err, UFO_E_IO, "pipe: %s", strerror (errno));
+        return NULL;
+    }
+    fcntl (fds [0], F_SETFL, O_NONBLOCK);
+    self->pipe_r = fds [0];
+    self->pipe_w = fds [1];
+    pthread_mutex_init (&self->lock, NULL);
+    pthread_cond_init (&self->wake, NULL);
+    if (pthread_create (&self->thread, NULL, s_thread, self) != 0) {
+        close (fds [0]);
+        close (fds [1]);
+        free (self);
+        ufo_error_set (err, UFO_E_INTERNAL, "cannot start the sync thread");
+        return NULL;
+    }
+    return self;
+}
+
+void
+bb_sync_destroy (bb_sync_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    bb_sync_t *self = *self_p;
+    pthread_mutex_lock (&self->lock);
+    self->stopping = true;
+    pthread_cond_signal (&self->wake);
+    pthread_mutex_unlock (&self->lock);
+    pthread_join (self->thread, NULL);
+    close (self->pipe_r);
+    close (self->pipe_w);
+    pthread_mutex_destroy (&self->lock);
+    pthread_cond_destroy (&self->wake);
+    free (self);
+    *self_p = NULL;
+}
+
+static uint64_t
+s_enqueue (bb_sync_t *self, int kind, int fd, ufo_blob_stage_t *stage, bool durable)
+{
+    pthread_mutex_lock (&self->lock);
+    uint64_t ticket;
+    if (kind == BB_SYNC_DATA && self->tail && self->tail->kind == BB_SYNC_DATA && self->tail->fd == fd)
+        ticket = self->tail->ticket;            //  group commit: join the waiting job
+    else {
+        s_job_t *job = ufo_calloc (1, sizeof *job);
+        job->ticket = ticket = ++self->issued;
+        job->kind = kind;
+        job->fd = fd;
+        job->stage = stage;
+        job->durable = durable;
+        if (self->tail)
+            self->tail->next = job;
+        else
+            self->head = job;
+        self->tail = job;
+        pthread_cond_signal (&self->wake);
+    }
+    pthread_mutex_unlock (&self->lock);
+    return ticket;
+}
+
+uint64_t
+bb_sync_data (bb_sync_t *self, int fd)
+{
+    return s_enqueue (self, BB_SYNC_DATA, fd, NULL, true);
+}
+
+uint64_t
+bb_sync_close (bb_sync_t *self, int fd)
+{
+    return s_enqueue (self, BB_SYNC_CLOSE, fd, NULL, true);
+}
+
+uint64_t
+bb_sync_blob (bb_sync_t *self, ufo_blob_stage_t **stage_p, bool durable)
+{
+    ufo_blob_stage_t *stage = *stage_p;
+    *stage_p = NULL;
+    return s_enqueue (self, BB_SYNC_BLOB, -1, stage, durable);
+}
+
+int
+bb_sync_fd (const bb_sync_t *self)
+{
+    return self->pipe_r;
+}
+
+size_t
+bb_sync_read (bb_sync_t *self, bb_sync_done_t *out, size_t max)
+{
+    ssize_t rc;
+    do
+        rc = read (self->pipe_r, out, max * sizeof *out);
+    while (rc < 0 && errno == EINTR);
+    return rc > 0 ? (size_t) rc / sizeof *out : 0;
+}
+
+uint64_t
+bb_sync_issued (const bb_sync_t *self)
+{
+    pthread_mutex_lock ((pthread_mutex_t *) &self->lock);
+    uint64_t issued = self->issued;
+    pthread_mutex_unlock ((pthread_mutex_t *) &self->lock);
+    return issued;
+}
+
+void
+bb_sync_stats (bb_sync_t *self, uint64_t *syncs, uint64_t *total_us, uint64_t *last_us)
+{
+    pthread_mutex_lock (&self->lock);
+    *syncs = self->syncs;
+    *total_us = self->total_us;
+    *last_us = self->last_us;
+    pthread_mutex_unlock (&self->lock);
+}

@@ -1,0 +1,162 @@
+/*  main.c - ufo-broker: the blackboard broker process (see bb_server.h, docs/PROTOCOL.md). */
+#include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "bb_server.h"
+
+static void
+s_usage (FILE *out)
+{
+    fprintf (out,
+        "usage: ufo-broker [--data-dir DIR] [--cmd ENDPOINT] [--bus ENDPOINT] [--config FILE]\n"
+        "                  [--fsync always|everysec|no] [--repair] [--snapshot-every N]\n"
+        "                  [--stats-ms MS] [--bus-hwm N] [--log-level LEVEL]\n"
+        "       ufo-broker --help | --version\n"
+        "\n"
+        "Serves the blackboards: requests on the command endpoint (ZeroMQ ROUTER), every change\n"
+        "published on the bus endpoint (XPUB) with a strictly increasing sequence number.\n"
+        "Defaults come from the configuration block \"broker\" (config/ufo.json, $UFO_CONFIG).\n"
+        "\n"
+        "  --data-dir DIR     durable log, snapshots and blobs (broker.data_dir)\n"
+        "  --cmd ENDPOINT     command endpoint, e.g. ipc:///run/ufo/cmd or tcp://127.0.0.1:5570\n"
+        "  --bus ENDPOINT     bus endpoint (broker.bus_endpoint)\n"
+        "  --config FILE      configuration file\n"
+        "  --fsync POLICY     always: acknowledge after fdatasync (group commit); everysec; no\n"
+        "  --repair           truncate a log that is corrupt in the middle instead of refusing\n"
+        "  --snapshot-every N log records between compacting snapshots (broker.snapshot_every)\n"
+        "  --stats-ms MS      period of the stats event on the bus, 0 = never\n"
+        "  --bus-hwm N        send high-water mark of the bus socket (default 100000)\n"
+        "  --log-level LEVEL  trace, debug, info, warn, error\n"
+        "SIGTERM or SIGINT: flush the log, answer what waited for it, exit 0.\n");
+}
+
+static int
+s_parse_fsync (const char *text)
+{
+    if (strcmp (text, "always") == 0) return BB_FSYNC_ALWAYS;
+    if (strcmp (text, "everysec") == 0) return BB_FSYNC_EVERYSEC;
+    if (strcmp (text, "no") == 0) return BB_FSYNC_NO;
+    return -1;
+}
+
+static bool
+s_parse_int (const char *text, int64_t min, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll (text, &end, 10);
+    if (errno || end == text || *end || v < min)
+        return false;
+    *out = v;
+    return true;
+}
+
+int
+main (int argc, char **argv)
+{
+    ufo_log_set_name ("ufo-broker");
+    const char *data_dir = NULL, *cmd = NULL, *bus = NULL, *config_path = NULL, *fsync_text = NULL;
+    const char *snap_text = NULL, *stats_text = NULL, *hwm_text = NULL;
+    bool repair = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv [i];
+        const char **slot = NULL;
+        if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
+            s_usage (stdout);
+            return 0;
+        }
+        if (strcmp (arg, "--version") == 0) {
+            printf ("ufo-broker %s\n", UFO_VERSION);
+            return 0;
+        }
+        if (strcmp (arg, "--repair") == 0) {
+            repair = true;
+            continue;
+        }
+        if (strcmp (arg, "--data-dir") == 0) slot = &data_dir;
+        else if (strcmp (arg, "--cmd") == 0) slot = &cmd;
+        else if (strcmp (arg, "--bus") == 0) slot = &bus;
+        else if (strcmp (arg, "--config") == 0) slot = &config_path;
+        else if (strcmp (arg, "--fsync") == 0) slot = &fsync_text;
+        else if (strcmp (arg, "--snapshot-every") == 0) slot = &snap_text;
+        else if (strcmp (arg, "--stats-ms") == 0) slot = &stats_text;
+        else if (strcmp (arg, "--bus-hwm") == 0) slot = &hwm_text;
+        else if (strcmp (arg, "--log-level") == 0) {
+            if (i + 1 >= argc || ufo_log_level_parse (argv [i + 1]) < 0) {
+                fprintf (stderr, "ufo-broker: --log-level needs trace|debug|info|warn|error\n");
+                return 2;
+            }
+            ufo_log_set_level ((ufo_log_level_t) ufo_log_level_parse (argv [++i]));
+            continue;
+        }
+        else {
+            fprintf (stderr, "ufo-broker: unknown argument '%s'\n", arg);
+            s_usage (stderr);
+            return 2;
+        }
+        if (i + 1 >= argc) {
+            fprintf (stderr, "ufo-broker: %s needs a value\n", arg);
+            return 2;
+        }
+        *slot = argv [++i];
+    }
+    ufo_error_t err;
+    ufo_config_t *config = ufo_config_load (config_path, &err);
+    if (!config) {
+        fprintf (stderr, "ufo-broker: configuration: %s\n", err.message);
+        return 2;
+    }
+    bb_server_config_t cfg = {
+        .data_dir = data_dir ? data_dir : ufo_config_str (config, "broker.data_dir", "run/broker"),
+        .cmd_endpoint = cmd ? cmd : ufo_config_str (config, "broker.cmd_endpoint", "tcp://127.0.0.1:5570"),
+        .bus_endpoint = bus ? bus : ufo_config_str (config, "broker.bus_endpoint", "tcp://127.0.0.1:5571"),
+        .repair = repair,
+        .max_message_bytes = (size_t) ufo_config_int (config, "broker.max_message_bytes", 16 << 20),
+        .max_item_bytes = (size_t) ufo_config_int (config, "broker.max_item_bytes", 1 << 20),
+        .max_items_per_board = (size_t) ufo_config_int (config, "broker.max_items_per_board", 1000000),
+        .max_blob_bytes = (size_t) ufo_config_int (config, "broker.max_blob_bytes", 16 << 20),
+        .snapshot_every = (uint64_t) ufo_config_int (config, "broker.snapshot_every", 10000),
+        .stats_interval_ms = ufo_config_int (config, "broker.stats_interval_ms", 5000),
+        .bus_hwm = 100000,
+    };
+    int rc = 2;
+    int fsync_policy = s_parse_fsync (fsync_text ? fsync_text : ufo_config_str (config, "broker.fsync", "always"));
+    int64_t value;
+    if (fsync_policy < 0)
+        fprintf (stderr, "ufo-broker: --fsync must be always, everysec or no\n");
+    else
+    if (snap_text && !s_parse_int (snap_text, 1, &value))
+        fprintf (stderr, "ufo-broker: --snapshot-every needs a positive integer\n");
+    else
+    if (stats_text && !s_parse_int (stats_text, 0, &value))
+        fprintf (stderr, "ufo-broker: --stats-ms needs a non-negative integer\n");
+    else
+    if (hwm_text && !s_parse_int (hwm_text, 1, &value))
+        fprintf (stderr, "ufo-broker: --bus-hwm needs a positive integer\n");
+    else {
+        cfg.fsync = (bb_fsync_t) fsync_policy;
+        if (snap_text) {
+            s_parse_int (snap_text, 1, &value);
+            cfg.snapshot_every = (uint64_t) value;
+        }
+        if (stats_text) {
+            s_parse_int (stats_text, 0, &value);
+            cfg.stats_interval_ms = value;
+        }
+        if (hwm_text) {
+            s_parse_int (hwm_text, 1, &value);
+            cfg.bus_hwm = (int) (value > INT_MAX ? INT_MAX : value);
+        }
+        bb_server_t *server = bb_server_new (&cfg, &err);
+        if (!server)
+            ufo_error ("cannot start: %s", err.message);
+        else {
+            rc = bb_server_run (server) == 0 ? 0 : 1;
+            bb_server_destroy (&server);
+            ufo_info ("stopped%s", rc ? " after a fatal storage error" : " cleanly");
+        }
+        if (!server && rc == 2)
+            rc = 1;
+    }
+    ufo_config_destroy (&config);
+    return rc;
+}

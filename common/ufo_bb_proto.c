@@ -1,0 +1,423 @@
+/*  ufo_bb_proto.c - blackboard broker protocol: request decoding, replies, topics. */
+#include "ufo_prelude.h"
+#include "ufo_msg.h"
+#include "ufo_hash.h"
+#include "ufo_bb_proto.h"
+
+static const char *s_req_names [UFO_BB_REQ_COUNT] = {
+    "bb.add", "bb.snapshot", "bb.clear", "bb.delete", "bb.list",
+    "blob.put", "blob.get", "stats", "ping"
+};
+
+static const char *s_memory_names [4] = { "questions", "requests", "trajectories", "screenshots" };
+
+const char *
+ufo_bb_req_name (int type)
+{
+    return type >= 0 && type < UFO_BB_REQ_COUNT ? s_req_names [type] : NULL;
+}
+
+int
+ufo_bb_req_parse (const char *name)
+{
+    for (int i = 0; name && i < UFO_BB_REQ_COUNT; i++)
+        if (strcmp (name, s_req_names [i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *
+ufo_bb_memory_name (int which)
+{
+    return which >= 0 && which < 4 ? s_memory_names [which] : NULL;
+}
+
+int
+ufo_bb_memory_parse (const char *name)
+{
+    for (int i = 0; name && i < 4; i++)
+        if (strcmp (name, s_memory_names [i]) == 0)
+            return i;
+    return -1;
+}
+
+bool
+ufo_bb_board_valid (const char *name, size_t len)
+{
+    if (!name || len == 0 || len > UFO_BB_BOARD_MAX)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = name [i];
+        if (!(isalnum ((unsigned char) c) || c == '_' || c == '.' || c == ':' || c == '@' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+void
+ufo_bb_limits_default (ufo_bb_limits_t *limits)
+{
+    limits->max_message_bytes = 16u * 1024 * 1024;
+    limits->max_item_bytes = 1024u * 1024;
+    limits->max_blob_bytes = 16u * 1024 * 1024;
+    limits->max_batch_items = 100000;
+}
+
+void
+ufo_bb_request_init (ufo_bb_request_t *req)
+{
+    memset (req, 0, sizeof *req);
+    req->type = -1;
+    req->memory = UFO_BB_MEMORY_ALL;
+}
+
+void
+ufo_bb_request_reset (ufo_bb_request_t *req)
+{
+    ufo_value_destroy (&req->items);
+    ufo_bb_request_init (req);
+}
+
+//  Reads a required or optional string field into dst (cap bytes incl. NUL).
+//  Returns 1 if present, 0 if absent (and optional), -1 on error.
+static int
+s_get_str (const ufo_value_t *body, const char *key, bool required, const char **out, ufo_error_t *err)
+{
+    const ufo_value_t *v = ufo_value_map_get (body, key);
+    if (!v || ufo_value_type (v) == UFO_TNULL) {
+        if (required)
+            return ufo_error_set (err, UFO_E_MISSING, "field '%s' is required", key);
+        return 0;
+    }
+    if (ufo_value_type (v) != UFO_TSTRING)
+        return ufo_error_set (err, UFO_E_TYPE, "field '%s' must be a string, not %s", key,
+                              ufo_value_type_name (ufo_value_type (v)));
+    *out = ufo_value_str (v);
+    return 1;
+}
+
+static int
+s_get_board (const ufo_value_t *body, ufo_bb_request_t *req, ufo_error_t *err)
+{
+    const char *board;
+    if (s_get_str (body, "board", true, &board, err) < 0)
+        return -1;
+    size_t len = ufo_value_strlen (ufo_value_map_get (body, "board"));
+    if (!ufo_bb_board_valid (board, len) || strlen (board) != len)
+        return ufo_error_set (err, UFO_E_INVALID,
+                              "field 'board' must be 1..%d characters of [A-Za-z0-9_.:@-]", UFO_BB_BOARD_MAX);
+    memcpy (req->board, board, len + 1);
+    return 0;
+}
+
+static int
+s_get_memory (const ufo_value_t *body, ufo_bb_request_t *req, bool required, ufo_error_t *err)
+{
+    const char *memory = NULL;
+    int rc = s_get_str (body, "memory", required, &memory, err);
+    if (rc < 0)
+        return -1;
+    req->memory = UFO_BB_MEMORY_ALL;
+    if (rc == 1) {
+        req->memory = ufo_bb_memory_parse (memory);
+        if (req->memory < 0)
+            return ufo_error_set (err, UFO_E_INVALID,
+                "field 'memory' must be questions, requests, trajectories or screenshots");
+    }
+    return 0;
+}
+
+static int
+s_decode_items (const ufo_value_t *body, ufo_bb_request_t *req, const ufo_bb_limits_t *limits,
+                ufo_error_t *err)
+{
+    const ufo_value_t *list = ufo_value_map_get (body, "items");
+    const ufo_value_t *single = ufo_value_map_get (body, "item");
+    if (list && single)
+        return ufo_error_set (err, UFO_E_INVALID, "give either 'items' or 'item', not both");
+    if (!list && !single)
+        return ufo_error_set (err, UFO_E_MISSING, "field 'items' (or 'item') is required");
+    size_t count = 1;
+    if (list) {
+        if (ufo_value_type (list) != UFO_TLIST)
+            return ufo_error_set (err, UFO_E_TYPE, "field 'items' must be a list, not %s",
+                                  ufo_value_type_name (ufo_value_type (list)));
+        count = ufo_value_size (list);
+        if (count == 0)
+            return ufo_error_set (err, UFO_E_INVALID, "field 'items' is empty");
+        if (count > limits->max_batch_items)
+            return ufo_error_set (err, UFO_E_TOO_LARGE, "%zu items in one request; the limit is %zu",
+                                  count, limits->max_batch_items);
+    }
+    req->items = ufo_value_new_list ();
+    ufo_buf_t scratch = { 0 };
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        const ufo_value_t *v = list ? ufo_value_list_at (list, i) : single;
+        ufo_value_t *item = NULL;
+        if (ufo_value_type (v) == UFO_TSTRING) {
+            item = ufo_value_new_map ();
+            ufo_value_map_set_copy (item, "text", v);
+        }
+        else
+        if (ufo_value_type (v) == UFO_TMAP)
+            item = ufo_value_dup (v);
+        else {
+            rc = ufo_error_set (err, UFO_E_TYPE, "item %zu must be a map or a string, not %s", i,
+                                ufo_value_type_name (ufo_value_type (v)));
+            break;
+        }
+        ufo_buf_reset (&scratch);
+        ufo_msgpack_append (&scratch, item);
+        if (scratch.len > limits->max_item_bytes)
+            rc = ufo_error_set (err, UFO_E_TOO_LARGE, "item %zu is %zu bytes; max_item_bytes is %zu",
+                                i, scratch.len, limits->max_item_bytes);
+        const ufo_value_t *blob = ufo_value_map_get (item, "blob");
+        if (rc == 0 && blob && ufo_value_type (blob) != UFO_TNULL
+        &&  !ufo_sha256_hex_valid (ufo_value_str (blob)))
+            rc = ufo_error_set (err, UFO_E_INVALID,
+                                "item %zu: 'blob' must be a blob reference (64 lowercase hex digits)", i);
+        ufo_value_list_push (req->items, &item);
+    }
+    ufo_buf_free (&scratch);
+    return rc;
+}
+
+int
+ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
+                       size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err)
+{
+    ufo_bb_request_reset (req);
+    ufo_bb_limits_t dflt;
+    if (!limits) {
+        ufo_bb_limits_default (&dflt);
+        limits = &dflt;
+    }
+    if (nframes == 0)
+        return ufo_error_set (err, UFO_E_INVALID, "request has no envelope frame");
+    if (sizes [0] > limits->max_message_bytes)
+        return ufo_error_set (err, UFO_E_TOO_LARGE, "request frame of %zu bytes exceeds max_message_bytes %zu",
+                              sizes [0], limits->max_message_bytes);
+    ufo_msg_limits_t msg_limits = { limits->max_message_bytes, 32 };
+    ufo_msg_t *msg = ufo_msg_decode (frames [0], sizes [0], &msg_limits, err);
+    if (!msg)
+        return -1;
+    snprintf (req->id, sizeof req->id, "%s", ufo_msg_id (msg));
+    snprintf (req->sender, sizeof req->sender, "%s", ufo_msg_sender (msg));
+    snprintf (req->type_name, sizeof req->type_name, "%s", ufo_msg_type (msg));
+    int rc = 0;
+    int type = ufo_bb_req_parse (ufo_msg_type (msg));
+    const ufo_value_t *body = ufo_msg_body (msg);
+    size_t want = type == UFO_BB_REQ_BLOB_PUT ? 2 : 1;
+    if (type < 0)
+        rc = ufo_error_set (err, UFO_E_INVALID, "unknown request type '%s'", ufo_msg_type (msg));
+    else
+    if (nframes != want)
+        rc = ufo_error_set (err, UFO_E_INVALID, "request '%s' takes %zu frame(s) after routing, got %zu",
+                            ufo_msg_type (msg), want, nframes);
+    else
+    if (ufo_value_type (body) != UFO_TMAP && ufo_value_type (body) != UFO_TNULL)
+        rc = ufo_error_set (err, UFO_E_TYPE, "request body must be a map, not %s",
+                            ufo_value_type_name (ufo_value_type (body)));
+    if (rc == 0) {
+        req->type = type;
+        switch (type) {
+            case UFO_BB_REQ_ADD:
+                if (s_get_board (body, req, err) || s_get_memory (body, req, true, err)
+                ||  s_decode_items (body, req, limits, err))
+                    rc = -1;
+                break;
+            case UFO_BB_REQ_SNAPSHOT: {
+                if (s_get_board (body, req, err) || s_get_memory (body, req, false, err)) {
+                    rc = -1;
+                    break;
+                }
+                const ufo_value_t *after = ufo_value_map_get (body, "after");
+                if (after && ufo_value_type (after) != UFO_TNULL) {
+                    if (ufo_value_type (after) != UFO_TINT)
+                        rc = ufo_error_set (err, UFO_E_TYPE, "field 'after' must be an integer");
+                    else
+                    if (ufo_value_int (after) < 0)
+                        rc = ufo_error_set (err, UFO_E_RANGE, "field 'after' must not be negative");
+                    else
+                        req->after = (uint64_t) ufo_value_int (after);
+                }
+                break;
+            }
+            case UFO_BB_REQ_CLEAR:
+                if (s_get_board (body, req, err) || s_get_memory (body, req, false, err))
+                    rc = -1;
+                break;
+            case UFO_BB_REQ_DELETE:
+                rc = s_get_board (body, req, err);
+                break;
+            case UFO_BB_REQ_BLOB_PUT:
+                if (sizes [1] > limits->max_blob_bytes)
+                    rc = ufo_error_set (err, UFO_E_TOO_LARGE, "blob of %zu bytes exceeds max_blob_bytes %zu",
+                                        sizes [1], limits->max_blob_bytes);
+                req->blob_data = frames [1];
+                req->blob_len = sizes [1];
+                break;
+            case UFO_BB_REQ_BLOB_GET: {
+                const char *blob;
+                if (s_get_str (body, "blob", true, &blob, err) < 0)
+                    rc = -1;
+                else
+                if (!ufo_sha256_hex_valid (blob))
+                    rc = ufo_error_set (err, UFO_E_INVALID, "field 'blob' must be 64 lowercase hex digits");
+                else
+                    memcpy (req->blob, blob, 65);
+                break;
+            }
+            default:
+                break;          //  list, stats, ping: no fields
+        }
+    }
+    ufo_msg_destroy (&msg);
+    if (rc != 0) {
+        ufo_value_destroy (&req->items);
+        req->type = -1;
+    }
+    return rc;
+}
+
+void
+ufo_bb_encode_ok (ufo_buf_t *buf, const char *id, ufo_value_t **body_p)
+{
+    ufo_msg_t *msg = ufo_msg_new ("ok");
+    ufo_msg_set_id (msg, id ? id : "");
+    ufo_msg_set_sender (msg, "ufo-broker");
+    ufo_value_t *body = body_p && *body_p ? *body_p : ufo_value_new_map ();
+    if (body_p)
+        *body_p = NULL;
+    ufo_msg_set_body (msg, &body);
+    ufo_msg_encode (msg, buf);
+    ufo_msg_destroy (&msg);
+}
+
+void
+ufo_bb_encode_error (ufo_buf_t *buf, const char *id, int code, const char *message)
+{
+    ufo_msg_t *msg = ufo_msg_new ("error");
+    ufo_msg_set_id (msg, id ? id : "");
+    ufo_msg_set_sender (msg, "ufo-broker");
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "code", ufo_errcode_name (code));
+    ufo_value_map_set_str (body, "message", message ? message : "");
+    ufo_msg_set_body (msg, &body);
+    ufo_msg_encode (msg, buf);
+    ufo_msg_destroy (&msg);
+}
+
+size_t
+ufo_bb_topic (char *out, size_t size, const char *board, int memory)
+{
+    const char *name = ufo_bb_memory_name (memory);
+    int n = snprintf (out, size, "bb/%s/%s", board, name ? name : "*");
+    return n < 0 ? 0 : (size_t) n < size ? (size_t) n : size - 1;
+}
+
+size_t
+ufo_bb_topic_prefix (char *out, size_t size, const char *board)
+{
+    int n = snprintf (out, size, "bb/%s/", board);
+    return n < 0 ? 0 : (size_t) n < size ? (size_t) n : size - 1;
+}
+
+//  --- Raw msgpack writers, for bodies assembled without building a value tree ---
+
+void
+ufo_bb_mp_header (ufo_buf_t *buf, uint8_t fix, uint8_t m16, uint8_t m32, uint32_t n, uint32_t fixmax)
+{
+    uint8_t b [5];
+    if (n <= fixmax) {
+        b [0] = (uint8_t) (fix | n);
+        ufo_buf_append (buf, b, 1);
+    }
+    else
+    if (n <= 0xffff) {
+        b [0] = m16; b [1] = (uint8_t) (n >> 8); b [2] = (uint8_t) n;
+        ufo_buf_append (buf, b, 3);
+    }
+    else {
+        b [0] = m32; b [1] = (uint8_t) (n >> 24); b [2] = (uint8_t) (n >> 16);
+        b [3] = (uint8_t) (n >> 8); b [4] = (uint8_t) n;
+        ufo_buf_append (buf, b, 5);
+    }
+}
+
+void
+ufo_bb_mp_map (ufo_buf_t *buf, uint32_t pairs)
+{
+    ufo_bb_mp_header (buf, 0x80, 0xde, 0xdf, pairs, 15);
+}
+
+void
+ufo_bb_mp_array (ufo_buf_t *buf, uint32_t items)
+{
+    ufo_bb_mp_header (buf, 0x90, 0xdc, 0xdd, items, 15);
+}
+
+void
+ufo_bb_mp_str (ufo_buf_t *buf, const char *s)
+{
+    size_t len = strlen (s);
+    uint8_t b [5];
+    if (len < 32) {
+        b [0] = (uint8_t) (0xa0 | len);
+        ufo_buf_append (buf, b, 1);
+    }
+    else
+    if (len <= 0xff) {
+        b [0] = 0xd9; b [1] = (uint8_t) len;
+        ufo_buf_append (buf, b, 2);
+    }
+    else
+        ufo_bb_mp_header (buf, 0, 0xda, 0xdb, (uint32_t) len, 0);
+    ufo_buf_append (buf, s, len);
+}
+
+void
+ufo_bb_mp_uint (ufo_buf_t *buf, uint64_t v)
+{
+    uint8_t b [9];
+    if (v < 128) {
+        b [0] = (uint8_t) v;
+        ufo_buf_append (buf, b, 1);
+        return;
+    }
+    b [0] = 0xcf;
+    for (int i = 0; i < 8; i++)
+        b [1 + i] = (uint8_t) (v >> (56 - 8 * i));
+    ufo_buf_append (buf, b, 9);
+}
+
+void
+ufo_bb_mp_nil (ufo_buf_t *buf)
+{
+    ufo_buf_putc (buf, (char) 0xc0);
+}
+
+void
+ufo_bb_mp_bool (ufo_buf_t *buf, bool v)
+{
+    ufo_buf_putc (buf, (char) (v ? 0xc3 : 0xc2));
+}
+
+void
+ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id)
+{
+    ufo_msg_t *msg = ufo_msg_new (type);
+    if (id)
+        ufo_msg_set_id (msg, id);
+    ufo_msg_set_sender (msg, "ufo-broker");
+    size_t start = buf->len;
+    ufo_msg_encode (msg, buf);
+    ufo_msg_destroy (&msg);
+    //  The envelope is an array whose last element is the body; a null body is the single
+    //  byte 0xc0, which we drop so the caller can append the real body.
+    assert (buf->len > start && (uint8_t) buf->data [buf->len - 1] == 0xc0);
+    UFO_UNUSED (start);
+    buf->len--;
+    buf->data [buf->len] = 0;
+}

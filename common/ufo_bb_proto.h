@@ -1,0 +1,114 @@
+/*  ufo_bb_proto.h - the blackboard broker's wire protocol (docs/PROTOCOL.md section 2):
+    request decoding and validation, reply and event encoding, topic names.
+
+    Shared by the broker (which decodes requests) and the client library (which decodes
+    replies and events). Decoding takes the frames that follow any ZeroMQ routing frames
+    and never touches a socket, so it can be fuzzed directly. */
+#ifndef UFO_BB_PROTO_H_INCLUDED
+#define UFO_BB_PROTO_H_INCLUDED
+
+#define UFO_BB_BOARD_MAX 128            //  bytes in a board name
+#define UFO_BB_MEMORY_ALL (-1)
+
+//  Request types (the envelope "type" field). Replies have type "ok" or "error".
+typedef enum {
+    UFO_BB_REQ_ADD = 0,         //  "bb.add"
+    UFO_BB_REQ_SNAPSHOT,        //  "bb.snapshot"
+    UFO_BB_REQ_CLEAR,           //  "bb.clear"
+    UFO_BB_REQ_DELETE,          //  "bb.delete"
+    UFO_BB_REQ_LIST,            //  "bb.list"
+    UFO_BB_REQ_BLOB_PUT,        //  "blob.put" (two frames: envelope, bytes)
+    UFO_BB_REQ_BLOB_GET,        //  "blob.get"
+    UFO_BB_REQ_STATS,           //  "stats"
+    UFO_BB_REQ_PING,            //  "ping"
+    UFO_BB_REQ_COUNT
+} ufo_bb_req_type_t;
+
+//  Event types published on the bus (envelope "type").
+#define UFO_BB_EV_ADDED "bb.added"
+#define UFO_BB_EV_CLEARED "bb.cleared"
+#define UFO_BB_EV_DELETED "bb.deleted"
+#define UFO_BB_EV_STATS "broker.stats"
+#define UFO_BB_TOPIC_STATS "stats"
+
+typedef struct {
+    size_t max_message_bytes;   //  envelope frame
+    size_t max_item_bytes;      //  one item, msgpack-encoded
+    size_t max_blob_bytes;      //  blob frame
+    size_t max_batch_items;     //  items in one bb.add
+} ufo_bb_limits_t;
+
+//  A decoded, validated request. Owns its items; blob_data points into the caller's frame.
+typedef struct {
+    int type;                           //  ufo_bb_req_type_t, or -1 before decoding
+    char type_name [65];
+    char id [65];                       //  envelope id, echoed in the reply ("" if undecodable)
+    char sender [129];
+    char board [UFO_BB_BOARD_MAX + 1];
+    int memory;                         //  ufo_mem_kind_t, or UFO_BB_MEMORY_ALL
+    uint64_t after;                     //  bb.snapshot: only items with seq > after (0: all)
+    ufo_value_t *items;                 //  bb.add: list of maps (strings already wrapped)
+    char blob [65];                     //  blob.get: reference
+    const void *blob_data;              //  blob.put: the bytes frame (borrowed)
+    size_t blob_len;
+} ufo_bb_request_t;
+
+//  Name of a request type ("bb.add"...), and the type named by name or -1.
+const char *ufo_bb_req_name (int type);
+int ufo_bb_req_parse (const char *name);
+
+//  Name of a memory ("questions", "requests", "trajectories", "screenshots") and its parse
+//  (-1 for unknown names). Same order as ufo_mem_kind_t in ufo_board.h.
+const char *ufo_bb_memory_name (int which);
+int ufo_bb_memory_parse (const char *name);
+
+//  True if name is a valid board name: 1..128 bytes of [A-Za-z0-9_.:@-].
+bool ufo_bb_board_valid (const char *name, size_t len);
+
+//  Default limits (16 MiB message, 1 MiB item, 16 MiB blob, 100000 items per add).
+void ufo_bb_limits_default (ufo_bb_limits_t *limits);
+
+//  Initialises a request record (empty, type -1). Call before decode.
+void ufo_bb_request_init (ufo_bb_request_t *req);
+
+//  Frees what a decoded request owns and re-initialises it. Safe to call twice.
+void ufo_bb_request_reset (ufo_bb_request_t *req);
+
+//  Decodes the frames of a request (those after the routing frames): frames[0] is the
+//  envelope, frames[1] the blob bytes for blob.put. Checks frame counts and sizes, field
+//  types and limits. Returns 0, or -1 with err (UFO_E_TOO_LARGE, UFO_E_SYNTAX, UFO_E_TYPE,
+//  UFO_E_MISSING, UFO_E_INVALID, ...). On error req->id holds the envelope id when the
+//  envelope itself decoded, so the reply can still be correlated.
+int ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
+                           size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err);
+
+//  Appends the envelope of an ok reply to buf: type "ok", id = request id, body *body_p
+//  (ownership taken; NULL gives an empty map).
+void ufo_bb_encode_ok (ufo_buf_t *buf, const char *id, ufo_value_t **body_p);
+
+//  Appends the envelope of an error reply: type "error", body {"code": name, "message": text}.
+void ufo_bb_encode_error (ufo_buf_t *buf, const char *id, int code, const char *message);
+
+//  Writes the bus topic for a board and memory ("bb/<board>/<memory>"; memory -1 gives
+//  "bb/<board>/*") into out. Returns the length.
+size_t ufo_bb_topic (char *out, size_t size, const char *board, int memory);
+
+//  Writes the subscription prefix for every event of a board ("bb/<board>/").
+size_t ufo_bb_topic_prefix (char *out, size_t size, const char *board);
+
+//  Raw msgpack writers for bodies assembled piece by piece (the broker's snapshot replies
+//  and events, which must not copy every item into a new tree). Integers are written
+//  unsigned (positive fixint or uint64).
+void ufo_bb_mp_header (ufo_buf_t *buf, uint8_t fix, uint8_t m16, uint8_t m32, uint32_t n, uint32_t fixmax);
+void ufo_bb_mp_map (ufo_buf_t *buf, uint32_t pairs);
+void ufo_bb_mp_array (ufo_buf_t *buf, uint32_t items);
+void ufo_bb_mp_str (ufo_buf_t *buf, const char *s);
+void ufo_bb_mp_uint (ufo_buf_t *buf, uint64_t v);
+void ufo_bb_mp_nil (ufo_buf_t *buf);
+void ufo_bb_mp_bool (ufo_buf_t *buf, bool v);
+
+//  Appends an envelope of the given type (sender "ufo-broker", id or a fresh one when NULL)
+//  WITHOUT its body: the caller must append exactly one msgpack value (the body) next.
+void ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id);
+
+#endif
