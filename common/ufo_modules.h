@@ -18,4 +18,7 @@
 #include "ufo_blob.h"
 #include "ufo_bb_proto.h"
 
+//  desktop: AT-SPI / X11 windows, controls, screenshots, actions
+#include "ufo_desktop.h"
+
 #endif

@@ -1,0 +1,797 @@
+/*  ufo_desktop.c - the desktop object: X display, AT-SPI bus, events, operations,
+    windows, focus, launching and closing applications. */
+#include "ufo_prelude.h"
+#include "ufo_desktop.h"
+#include "ufo_desktop_int.h"
+#include <spawn.h>
+#include <sys/wait.h>
+#include <X11/extensions/Xcomposite.h>
+
+extern char **environ;
+
+static const char *s_default_controls [] = {
+    "Button", "Edit", "TabItem", "Document", "ListItem", "MenuItem", "ScrollBar", "TreeItem",
+    "Hyperlink", "ComboBox", "RadioButton", "Spinner", "CheckBox", "Group", "Text"
+};
+
+//  Events that keep the cache fresh; registered with the AT-SPI registry so that
+//  toolkits which emit only what someone listens to (GTK3) send them.
+static const char *s_events [] = {
+    "object:children-changed", "object:property-change", "object:state-changed",
+    "object:text-changed", "object:bounds-changed", "object:visible-data-changed",
+    "window:activate", "window:create", "window:destroy"
+};
+
+int64_t
+ufo_desktop_now_ms_ (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+//  --- X error trapping: Xlib's default handler exits the process ---------------------------
+
+static int s_x_error_code = 0;
+
+static int
+s_x_error_handler (Display *dpy, XErrorEvent *ev)
+{
+    UFO_UNUSED (dpy);
+    s_x_error_code = ev->error_code ? ev->error_code : 1;
+    return 0;
+}
+
+int
+ufo_desktop_x_trap_begin_ (ufo_desktop_t *desk)
+{
+    XSync (desk->dpy, False);
+    s_x_error_code = 0;
+    return 0;
+}
+
+int
+ufo_desktop_x_trap_end_ (ufo_desktop_t *desk)
+{
+    XSync (desk->dpy, False);
+    int code = s_x_error_code;
+    s_x_error_code = 0;
+    return code;
+}
+
+static char *
+s_x_prop_string (Display *dpy, Window w, const char *name, const char *type_name)
+{
+    Atom prop = XInternAtom (dpy, name, False);
+    Atom type = type_name ? XInternAtom (dpy, type_name, False) : AnyPropertyType;
+    Atom actual;
+    int format;
+    unsigned long n, after;
+    unsigned char *data = NULL;
+    if (XGetWindowProperty (dpy, w, prop, 0, 4096, False, type, &actual, &format, &n, &after,
+                            &data) != Success || !data)
+        return NULL;
+    char *s = (format == 8 && n > 0) ? ufo_strndup ((char *) data, n) : NULL;
+    XFree (data);
+    return s;
+}
+
+static long
+s_x_prop_card (Display *dpy, Window w, const char *name)
+{
+    Atom prop = XInternAtom (dpy, name, False);
+    Atom actual;
+    int format;
+    unsigned long n, after;
+    unsigned char *data = NULL;
+    long value = -1;
+    if (XGetWindowProperty (dpy, w, prop, 0, 1, False, XA_CARDINAL, &actual, &format, &n,
+                            &after, &data) == Success && data) {
+        if (format == 32 && n == 1)
+            value = (long) * (unsigned long *) data;
+        XFree (data);
+    }
+    return value;
+}
+
+bool
+ufo_desktop_x_window_info_ (ufo_desktop_t *desk, int64_t xid, int *x, int *y, int *w, int *h,
+                            char **title, int *pid)
+{
+    if (xid <= 0 || xid > (int64_t) UINT32_MAX)
+        return false;
+    Window win = (Window) xid;
+    XWindowAttributes attr;
+    ufo_desktop_x_trap_begin_ (desk);
+    Status ok = XGetWindowAttributes (desk->dpy, win, &attr);
+    Window child;
+    int rx = 0, ry = 0;
+    if (ok)
+        XTranslateCoordinates (desk->dpy, win, desk->root_win, 0, 0, &rx, &ry, &child);
+    if (ufo_desktop_x_trap_end_ (desk) || !ok || attr.map_state != IsViewable)
+        return false;
+    if (x) *x = rx;
+    if (y) *y = ry;
+    if (w) *w = attr.width;
+    if (h) *h = attr.height;
+    if (title) {
+        ufo_desktop_x_trap_begin_ (desk);
+        *title = s_x_prop_string (desk->dpy, win, "_NET_WM_NAME", "UTF8_STRING");
+        if (!*title)
+            *title = s_x_prop_string (desk->dpy, win, "WM_NAME", NULL);
+        ufo_desktop_x_trap_end_ (desk);
+        if (!*title)
+            *title = ufo_strdup ("");
+    }
+    if (pid) {
+        ufo_desktop_x_trap_begin_ (desk);
+        *pid = (int) s_x_prop_card (desk->dpy, win, "_NET_WM_PID");
+        ufo_desktop_x_trap_end_ (desk);
+    }
+    return true;
+}
+
+//  --- AT-SPI events ---------------------------------------------------------------------
+
+static void
+s_on_signal (GDBusConnection *conn, const char *sender, const char *path, const char *iface,
+             const char *member, GVariant *params, gpointer data)
+{
+    UFO_UNUSED (conn);
+    UFO_UNUSED (iface);
+    ufo_desktop_t *desk = data;
+    if (!sender || !path || !member)
+        return;
+    desk->event_seq++;
+    gint64 *when = g_new (gint64, 1);
+    *when = ufo_desktop_now_ms_ ();
+    g_hash_table_replace (desk->bus_event_ms, g_strdup (sender), when);
+    const char *detail = "";
+    if (params && g_variant_is_of_type (params, G_VARIANT_TYPE_TUPLE)
+    &&  g_variant_n_children (params) > 0) {
+        GVariant *first = g_variant_get_child_value (params, 0);
+        if (g_variant_is_of_type (first, G_VARIANT_TYPE_STRING))
+            detail = g_variant_get_string (first, NULL);
+        ufo_desktop_invalidate_ (desk, sender, path, member, detail);
+        g_variant_unref (first);
+    }
+    else
+        ufo_desktop_invalidate_ (desk, sender, path, member, detail);
+}
+
+static GDBusConnection *
+s_a11y_bus (ufo_error_t *err)
+{
+    GError *gerr = NULL;
+    char *address = NULL;
+    const char *env = getenv ("AT_SPI_BUS_ADDRESS");
+    if (env && *env)
+        address = g_strdup (env);
+    else {
+        GDBusConnection *session = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &gerr);
+        if (!session) {
+            ufo_error_set (err, UFO_E_UNAVAILABLE, "no D-Bus session bus: %s",
+                           gerr ? gerr->message : "?");
+            g_clear_error (&gerr);
+            return NULL;
+        }
+        GVariant *reply = g_dbus_connection_call_sync (session, "org.a11y.Bus", "/org/a11y/bus",
+            "org.a11y.Bus", "GetAddress", NULL, G_VARIANT_TYPE ("(s)"),
+            G_DBUS_CALL_FLAGS_NONE, 20000, NULL, &gerr);
+        g_object_unref (session);
+        if (!reply) {
+            ufo_error_set (err, UFO_E_UNAVAILABLE, "AT-SPI bus not available: %s",
+                           gerr ? gerr->message : "?");
+            g_clear_error (&gerr);
+            return NULL;
+        }
+        g_variant_get (reply, "(s)", &address);
+        g_variant_unref (reply);
+    }
+    GDBusConnection *bus = g_dbus_connection_new_for_address_sync (address,
+        G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT
+        | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL, NULL, &gerr);
+    if (!bus) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "cannot connect to the AT-SPI bus %s: %s",
+                       address, gerr ? gerr->message : "?");
+        g_clear_error (&gerr);
+    }
+    g_free (address);
+    return bus;
+}
+
+ufo_desktop_t *
+ufo_desktop_new (const ufo_value_t *options, ufo_error_t *err)
+{
+    const char *display = ufo_value_map_str (options, "display", NULL);
+    XSetErrorHandler (s_x_error_handler);
+    Display *dpy = XOpenDisplay (display);
+    if (!dpy) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "cannot open X display %s",
+                       display ? display : (getenv ("DISPLAY") ? getenv ("DISPLAY") : "(unset)"));
+        return NULL;
+    }
+    ufo_desktop_t *self = ufo_calloc (1, sizeof (*self));
+    self->dpy = dpy;
+    self->root_win = DefaultRootWindow (dpy);
+    self->screen_w = DisplayWidth (dpy, DefaultScreen (dpy));
+    self->screen_h = DisplayHeight (dpy, DefaultScreen (dpy));
+    int ev_base, err_base, major = 0, minor = 4;
+    if (XCompositeQueryExtension (dpy, &ev_base, &err_base)
+    &&  XCompositeQueryVersion (dpy, &major, &minor) && (major > 0 || minor >= 2)) {
+        //  Keeps every top-level window's pixels in its own buffer while this
+        //  connection lives, so that covered windows can be captured.
+        XCompositeRedirectSubwindows (dpy, self->root_win, CompositeRedirectAutomatic);
+        self->composite = true;
+    }
+    self->action_timeout_ms = (int) ufo_value_map_int (options, "action_timeout_ms", 3000);
+    self->settle_ms = (int) ufo_value_map_int (options, "settle_ms", 60);
+    self->text_excerpt = (int) ufo_value_map_int (options, "text_excerpt", 120);
+    if (self->action_timeout_ms < 100 || self->action_timeout_ms > 600000)
+        self->action_timeout_ms = 3000;
+    if (self->settle_ms < 0 || self->settle_ms > 5000)
+        self->settle_ms = 60;
+    if (self->text_excerpt < 0 || self->text_excerpt > 100000)
+        self->text_excerpt = 120;
+    const ufo_value_t *launchers = ufo_value_map_get (options, "launchers");
+    self->launchers = ufo_value_type (launchers) == UFO_TMAP ? ufo_value_dup (launchers)
+                                                             : ufo_value_new_map ();
+    const ufo_value_t *list = ufo_value_map_get (options, "control_list");
+    if (ufo_value_type (list) == UFO_TLIST)
+        self->control_list = ufo_value_dup (list);
+    else {
+        self->control_list = ufo_value_new_list ();
+        for (size_t i = 0; i < UFO_ARRAY_SIZE (s_default_controls); i++)
+            ufo_value_list_push_str (self->control_list, s_default_controls [i]);
+    }
+    self->nodes = g_hash_table_new (g_str_hash, g_str_equal);
+    self->bus_pid = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    self->bus_event_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+    self->children = g_array_new (FALSE, FALSE, sizeof (pid_t));
+    self->ops = g_ptr_array_new ();
+    self->ctx = g_main_context_new ();
+
+    g_main_context_push_thread_default (self->ctx);
+    self->bus = s_a11y_bus (err);
+    if (self->bus) {
+        self->sig_object = g_dbus_connection_signal_subscribe (self->bus, NULL,
+            "org.a11y.atspi.Event.Object", NULL, NULL, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+            s_on_signal, self, NULL);
+        self->sig_window = g_dbus_connection_signal_subscribe (self->bus, NULL,
+            "org.a11y.atspi.Event.Window", NULL, NULL, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+            s_on_signal, self, NULL);
+        for (size_t i = 0; i < UFO_ARRAY_SIZE (s_events); i++)
+            g_dbus_connection_call (self->bus, "org.a11y.atspi.Registry",
+                "/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "RegisterEvent",
+                g_variant_new ("(s@ass)", s_events [i], g_variant_new_strv (NULL, 0), ""),
+                NULL, G_DBUS_CALL_FLAGS_NONE, UFO_DESKTOP_CALL_TIMEOUT_MS, NULL, NULL, NULL);
+    }
+    g_main_context_pop_thread_default (self->ctx);
+    if (!self->bus) {
+        ufo_desktop_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+ufo_dwin_t *
+ufo_desktop_win_ (ufo_desktop_t *desk, int64_t xid, bool create)
+{
+    for (ufo_dwin_t *w = desk->wins; w; w = w->next)
+        if (w->xid == xid)
+            return w;
+    if (!create)
+        return NULL;
+    ufo_dwin_t *w = ufo_calloc (1, sizeof (*w));
+    w->xid = xid;
+    w->labels = g_ptr_array_new_with_free_func (g_free);
+    w->next = desk->wins;
+    desk->wins = w;
+    return w;
+}
+
+void
+ufo_desktop_win_forget_ (ufo_desktop_t *desk, int64_t xid)
+{
+    for (ufo_dwin_t **p = &desk->wins; *p; p = &(*p)->next) {
+        if ((*p)->xid != xid)
+            continue;
+        ufo_dwin_t *w = *p;
+        *p = w->next;
+        if (w->root)
+            ufo_dnode_free_ (desk, w->root);
+        g_ptr_array_unref (w->labels);
+        ufo_value_destroy (&w->controls);
+        free (w);
+        return;
+    }
+}
+
+void
+ufo_desktop_cache_clear (ufo_desktop_t *self)
+{
+    assert (self);
+    while (self->wins)
+        ufo_desktop_win_forget_ (self, self->wins->xid);
+}
+
+static void s_reap (ufo_desktop_t *self);
+
+void
+ufo_desktop_destroy (ufo_desktop_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    ufo_desktop_t *self = *self_p;
+    for (guint i = 0; self->ops && i < self->ops->len; i++) {
+        ufo_desktop_op_t *op = g_ptr_array_index (self->ops, i);
+        if (!op->done)
+            ufo_desktop_op_finish_ (op, false, NULL, "the desktop was closed");
+        op->desk = NULL;
+    }
+    ufo_desktop_cache_clear (self);
+    if (self->bus) {
+        g_dbus_connection_signal_unsubscribe (self->bus, self->sig_object);
+        g_dbus_connection_signal_unsubscribe (self->bus, self->sig_window);
+        g_dbus_connection_close_sync (self->bus, NULL, NULL);
+        //  let cancelled calls deliver their errors so their operations are released
+        for (int i = 0; i < 1000 && g_main_context_iteration (self->ctx, FALSE); i++)
+            ;
+        g_object_unref (self->bus);
+    }
+    if (self->ctx) {
+        for (int i = 0; i < 100 && g_main_context_iteration (self->ctx, FALSE); i++)
+            ;
+        g_main_context_unref (self->ctx);
+    }
+    s_reap (self);
+    if (self->nodes)
+        g_hash_table_destroy (self->nodes);
+    if (self->bus_pid)
+        g_hash_table_destroy (self->bus_pid);
+    if (self->bus_event_ms)
+        g_hash_table_destroy (self->bus_event_ms);
+    if (self->children)
+        g_array_free (self->children, TRUE);
+    if (self->ops)
+        g_ptr_array_unref (self->ops);
+    ufo_value_destroy (&self->launchers);
+    ufo_value_destroy (&self->control_list);
+    if (self->dpy)
+        XCloseDisplay (self->dpy);
+    free (self);
+    *self_p = NULL;
+}
+
+static void
+s_reap (ufo_desktop_t *self)
+{
+    for (guint i = 0; self->children && i < self->children->len; ) {
+        pid_t pid = g_array_index (self->children, pid_t, i);
+        if (waitpid (pid, NULL, WNOHANG) == pid)
+            g_array_remove_index_fast (self->children, i);
+        else
+            i++;
+    }
+}
+
+int
+ufo_desktop_pump (ufo_desktop_t *self)
+{
+    assert (self);
+    int n = 0;
+    while (n < 10000 && g_main_context_iteration (self->ctx, FALSE))
+        n++;
+    s_reap (self);
+    return n;
+}
+
+static gboolean
+s_timeout_cb (gpointer data)
+{
+    UFO_UNUSED (data);
+    return G_SOURCE_REMOVE;
+}
+
+int
+ufo_desktop_iterate (ufo_desktop_t *self, int timeout_ms)
+{
+    assert (self);
+    if (timeout_ms <= 0)
+        return ufo_desktop_pump (self);
+    //  One blocking iteration bounded by a timeout source, then whatever else is ready.
+    GSource *timer = g_timeout_source_new ((guint) timeout_ms);
+    g_source_set_callback (timer, s_timeout_cb, NULL, NULL);
+    g_source_attach (timer, self->ctx);
+    int n = g_main_context_iteration (self->ctx, TRUE) ? 1 : 0;
+    g_source_destroy (timer);
+    g_source_unref (timer);
+    return n + ufo_desktop_pump (self);
+}
+
+//  --- Operations ----------------------------------------------------------------------------
+
+ufo_desktop_op_t *
+ufo_desktop_op_new_ (ufo_desktop_t *desk, int timeout_ms)
+{
+    ufo_desktop_op_t *op = ufo_calloc (1, sizeof (*op));
+    op->desk = desk;
+    op->refs = 1;
+    op->started = ufo_desktop_now_ms_ ();
+    op->deadline = op->started + (timeout_ms > 0 ? timeout_ms : 1);
+    g_ptr_array_add (desk->ops, op);
+    return op;
+}
+
+static void
+s_op_unref (ufo_desktop_op_t *op)
+{
+    if (--op->refs > 0)
+        return;
+    if (op->desk)
+        g_ptr_array_remove_fast (op->desk->ops, op);
+    if (op->free_state)
+        op->free_state (op);
+    ufo_value_destroy (&op->result);
+    free (op);
+}
+
+void
+ufo_desktop_op_finish_ (ufo_desktop_op_t *op, bool success, const char *text,
+                        const char *error_format, ...)
+{
+    if (op->done)
+        return;
+    op->done = true;
+    if (!op->result || ufo_value_type (op->result) != UFO_TMAP) {
+        ufo_value_destroy (&op->result);
+        op->result = ufo_value_new_map ();
+    }
+    ufo_value_map_set_bool (op->result, "success", success);
+    char message [512] = "";
+    if (error_format) {
+        va_list args;
+        va_start (args, error_format);
+        vsnprintf (message, sizeof (message), error_format, args);
+        va_end (args);
+    }
+    ufo_value_map_set_str (op->result, "error", message);
+    if (!ufo_value_map_has (op->result, "text") || text)
+        ufo_value_map_set_str (op->result, "text", text ? text : "");
+}
+
+bool
+ufo_desktop_op_done (ufo_desktop_op_t *op)
+{
+    if (!op)
+        return true;
+    if (op->done)
+        return true;
+    if (!op->desk) {
+        ufo_desktop_op_finish_ (op, false, NULL, "the desktop was closed");
+        return true;
+    }
+    ufo_desktop_pump (op->desk);
+    if (!op->done && op->poll && op->poll (op))
+        return true;
+    if (!op->done && ufo_desktop_now_ms_ () > op->deadline)
+        ufo_desktop_op_finish_ (op, false, NULL, "timed out after %" PRId64 " ms",
+                                op->deadline - op->started);
+    return op->done;
+}
+
+int64_t
+ufo_desktop_op_deadline (const ufo_desktop_op_t *op)
+{
+    return op ? op->deadline : 0;
+}
+
+ufo_value_t *
+ufo_desktop_op_take_result (ufo_desktop_op_t *op)
+{
+    if (!op || !op->done)
+        return NULL;
+    ufo_value_t *result = op->result;
+    op->result = NULL;
+    return result ? result : ufo_value_new_map ();
+}
+
+void
+ufo_desktop_op_destroy (ufo_desktop_op_t **op_p)
+{
+    if (!op_p || !*op_p)
+        return;
+    ufo_desktop_op_t *op = *op_p;
+    op->cancelled = true;
+    op->handle_gone = true;
+    s_op_unref (op);
+    *op_p = NULL;
+}
+
+ufo_value_t *
+ufo_desktop_op_run (ufo_desktop_t *self, ufo_desktop_op_t **op_p)
+{
+    assert (op_p && *op_p);
+    ufo_desktop_op_t *op = *op_p;
+    //  bounded: every operation has a deadline, after which op_done finishes it
+    while (!ufo_desktop_op_done (op)) {
+        int64_t left = op->deadline - ufo_desktop_now_ms_ ();
+        ufo_desktop_iterate (self, (int) (left < 1 ? 1 : left > 10 ? 10 : left));
+    }
+    ufo_value_t *result = ufo_desktop_op_take_result (op);
+    ufo_desktop_op_destroy (op_p);
+    return result;
+}
+
+typedef struct {
+    ufo_desktop_op_t *op;
+    ufo_reply_fn fn;
+    void *data;
+} s_call_t;
+
+static void
+s_call_done (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+    s_call_t *call = user_data;
+    GError *gerr = NULL;
+    GVariant *reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &gerr);
+    ufo_desktop_op_t *op = call->op;
+    op->pending--;
+    if (op->desk)
+        call->fn (op, reply, reply ? NULL : (gerr ? gerr->message : "D-Bus error"), call->data);
+    else
+        call->fn (NULL, NULL, "closed", call->data);        //  lets fn free its data
+    if (reply)
+        g_variant_unref (reply);
+    g_clear_error (&gerr);
+    s_op_unref (op);
+    free (call);
+}
+
+void
+ufo_desktop_call_ (ufo_desktop_op_t *op, const char *bus, const char *path, const char *iface,
+                   const char *method, GVariant *params, const char *reply_type,
+                   ufo_reply_fn fn, void *data)
+{
+    s_call_t *call = ufo_calloc (1, sizeof (*call));
+    call->op = op;
+    call->fn = fn;
+    call->data = data;
+    op->refs++;
+    op->pending++;
+    op->desk->calls++;
+    g_main_context_push_thread_default (op->desk->ctx);
+    g_dbus_connection_call (op->desk->bus, bus, path, iface, method, params,
+                            reply_type ? G_VARIANT_TYPE (reply_type) : NULL,
+                            G_DBUS_CALL_FLAGS_NO_AUTO_START, UFO_DESKTOP_CALL_TIMEOUT_MS, NULL,
+                            s_call_done, call);
+    g_main_context_pop_thread_default (op->desk->ctx);
+}
+
+//  --- Windows -------------------------------------------------------------------------------
+
+static bool
+s_is_app_window (ufo_desktop_t *self, Window w)
+{
+    XWindowAttributes attr;
+    if (!XGetWindowAttributes (self->dpy, w, &attr))
+        return false;
+    return attr.map_state == IsViewable && !attr.override_redirect && attr.class == InputOutput
+        && attr.width > 1 && attr.height > 1;
+}
+
+static Window
+s_focus_toplevel (ufo_desktop_t *self)
+{
+    Window focus = None, root, parent, *kids = NULL;
+    int revert;
+    unsigned int n;
+    XGetInputFocus (self->dpy, &focus, &revert);
+    //  climb to the child of the root window
+    for (int depth = 0; focus != None && focus != PointerRoot && depth < 64; depth++) {
+        if (!XQueryTree (self->dpy, focus, &root, &parent, &kids, &n))
+            return None;
+        if (kids)
+            XFree (kids);
+        if (parent == root || parent == None)
+            return focus;
+        focus = parent;
+    }
+    return None;
+}
+
+ufo_value_t *
+ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
+{
+    assert (self);
+    ufo_desktop_x_trap_begin_ (self);
+    Window root, parent, *kids = NULL;
+    unsigned int n = 0;
+    Atom client_list = XInternAtom (self->dpy, "_NET_CLIENT_LIST", False);
+    Atom actual;
+    int format;
+    unsigned long count = 0, after;
+    unsigned char *data = NULL;
+    Window *wins = NULL;
+    if (XGetWindowProperty (self->dpy, self->root_win, client_list, 0, 4096, False, XA_WINDOW,
+                            &actual, &format, &count, &after, &data) == Success
+    &&  data && format == 32 && count > 0) {
+        wins = ufo_calloc (count, sizeof (Window));
+        for (unsigned long i = 0; i < count; i++)
+            wins [i] = ((unsigned long *) data) [i];
+        n = (unsigned int) count;
+    }
+    else if (XQueryTree (self->dpy, self->root_win, &root, &parent, &kids, &n)) {
+        wins = ufo_calloc (n ? n : 1, sizeof (Window));
+        memcpy (wins, kids, n * sizeof (Window));
+    }
+    if (data)
+        XFree (data);
+    if (kids)
+        XFree (kids);
+    Window focus = s_focus_toplevel (self);
+    if (ufo_desktop_x_trap_end_ (self) && !wins) {
+        ufo_error_set (err, UFO_E_IO, "cannot list X windows");
+        return NULL;
+    }
+    ufo_value_t *list = ufo_value_new_list ();
+    for (unsigned int i = 0; i < n; i++) {
+        ufo_desktop_x_trap_begin_ (self);
+        bool app = s_is_app_window (self, wins [i]);
+        XClassHint hint = { NULL, NULL };
+        Status has_class = app ? XGetClassHint (self->dpy, wins [i], &hint) : 0;
+        ufo_desktop_x_trap_end_ (self);
+        int x, y, w, h, pid;
+        char *title = NULL;
+        if (app && ufo_desktop_x_window_info_ (self, (int64_t) wins [i], &x, &y, &w, &h, &title,
+                                               &pid)
+        &&  (*title || pid > 0)) {
+            ufo_value_t *item = ufo_value_new_map ();
+            ufo_value_map_set_str (item, "label", "");
+            ufo_value_map_set_str (item, "name", has_class && hint.res_name ? hint.res_name : "");
+            ufo_value_map_set_int (item, "pid", pid);
+            ufo_value_map_set_int (item, "xid", (int64_t) wins [i]);
+            ufo_value_map_set_str (item, "title", title);
+            ufo_value_t *rect = ufo_value_new_list ();
+            ufo_value_list_push_int (rect, x);
+            ufo_value_list_push_int (rect, y);
+            ufo_value_list_push_int (rect, x + w);
+            ufo_value_list_push_int (rect, y + h);
+            ufo_value_map_set (item, "rect", &rect);
+            ufo_value_map_set_bool (item, "active", wins [i] == focus);
+            ufo_value_t *label = ufo_value_new_stringf ("%zu", ufo_value_size (list) + 1);
+            ufo_value_map_set (item, "label", &label);
+            ufo_value_list_push (list, &item);
+        }
+        free (title);
+        if (hint.res_name)
+            XFree (hint.res_name);
+        if (hint.res_class)
+            XFree (hint.res_class);
+    }
+    free (wins);
+    return list;
+}
+
+int
+ufo_desktop_focus (ufo_desktop_t *self, int64_t xid, ufo_error_t *err)
+{
+    assert (self);
+    if (!ufo_desktop_x_window_info_ (self, xid, NULL, NULL, NULL, NULL, NULL, NULL))
+        return ufo_error_set (err, UFO_E_NOT_FOUND, "window %" PRId64 " does not exist", xid);
+    ufo_desktop_x_trap_begin_ (self);
+    XRaiseWindow (self->dpy, (Window) xid);
+    XSetInputFocus (self->dpy, (Window) xid, RevertToParent, CurrentTime);
+    Atom active = XInternAtom (self->dpy, "_NET_ACTIVE_WINDOW", False);
+    XEvent ev = { 0 };          //  for a window manager, if there is one
+    ev.xclient.type = ClientMessage;
+    ev.xclient.window = (Window) xid;
+    ev.xclient.message_type = active;
+    ev.xclient.format = 32;
+    ev.xclient.data.l [0] = 2;
+    XSendEvent (self->dpy, self->root_win, False,
+                SubstructureRedirectMask | SubstructureNotifyMask, &ev);
+    if (ufo_desktop_x_trap_end_ (self))
+        return ufo_error_set (err, UFO_E_IO, "cannot focus window %" PRId64, xid);
+    return 0;
+}
+
+int
+ufo_desktop_launch (ufo_desktop_t *self, const char *name, ufo_error_t *err)
+{
+    assert (self);
+    const ufo_value_t *argv_v = name ? ufo_value_map_get (self->launchers, name) : NULL;
+    if (!argv_v)
+        return ufo_error_set (err, UFO_E_DENIED, "launcher '%s' is not in desktop.launchers",
+                              name ? name : "(null)");
+    size_t argc = ufo_value_size (argv_v);
+    if (ufo_value_type (argv_v) != UFO_TLIST || argc == 0 || argc > 64)
+        return ufo_error_set (err, UFO_E_INVALID, "launcher '%s' must be a list of 1..64 strings",
+                              name);
+    char **argv = ufo_calloc (argc + 1, sizeof (char *));
+    for (size_t i = 0; i < argc; i++) {
+        argv [i] = (char *) ufo_value_str (ufo_value_list_at (argv_v, i));
+        if (!argv [i]) {
+            free (argv);
+            return ufo_error_set (err, UFO_E_INVALID, "launcher '%s': argument %zu is not a string",
+                                  name, i);
+        }
+    }
+    pid_t pid;
+    posix_spawnattr_t attr;
+    posix_spawnattr_init (&attr);
+    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup (&attr, 0);
+    int rc = posix_spawnp (&pid, argv [0], NULL, &attr, argv, environ);
+    posix_spawnattr_destroy (&attr);
+    free (argv);
+    if (rc != 0)
+        return ufo_error_set (err, UFO_E_IO, "cannot start launcher '%s': %s", name, strerror (rc));
+    g_array_append_val (self->children, pid);
+    ufo_info ("desktop: launched '%s' as pid %d", name, (int) pid);
+    return (int) pid;
+}
+
+typedef struct {
+    int64_t xid;
+    int pid;
+    bool terminated;
+} s_close_t;
+
+static bool
+s_close_poll (ufo_desktop_op_t *op)
+{
+    s_close_t *st = op->state;
+    if (!ufo_desktop_x_window_info_ (op->desk, st->xid, NULL, NULL, NULL, NULL, NULL, NULL)) {
+        ufo_desktop_win_forget_ (op->desk, st->xid);
+        ufo_desktop_op_finish_ (op, true, st->terminated ? "terminated" : "closed", NULL);
+        return true;
+    }
+    int64_t now = ufo_desktop_now_ms_ ();
+    if (!st->terminated && now > op->deadline - 1000) {
+        for (guint i = 0; i < op->desk->children->len; i++)
+            if (g_array_index (op->desk->children, pid_t, i) == st->pid && st->pid > 0) {
+                kill (st->pid, SIGTERM);
+                st->terminated = true;
+            }
+    }
+    return false;
+}
+
+static void
+s_close_free (ufo_desktop_op_t *op)
+{
+    free (op->state);
+    op->state = NULL;
+}
+
+ufo_desktop_op_t *
+ufo_desktop_close_begin (ufo_desktop_t *self, int64_t xid)
+{
+    assert (self);
+    ufo_desktop_op_t *op = ufo_desktop_op_new_ (self, self->action_timeout_ms + 1000);
+    s_close_t *st = ufo_calloc (1, sizeof (*st));
+    st->xid = xid;
+    op->state = st;
+    op->free_state = s_close_free;
+    op->poll = s_close_poll;
+    if (!ufo_desktop_x_window_info_ (self, xid, NULL, NULL, NULL, NULL, NULL, &st->pid)) {
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " does not exist", xid);
+        free (st);
+        op->state = NULL;
+        return op;
+    }
+    ufo_desktop_x_trap_begin_ (self);
+    Atom protocols = XInternAtom (self->dpy, "WM_PROTOCOLS", False);
+    Atom del = XInternAtom (self->dpy, "WM_DELETE_WINDOW", False);
+    XEvent ev = { 0 };
+    ev.xclient.type = ClientMessage;
+    ev.xclient.window = (Window) xid;
+    ev.xclient.message_type = protocols;
+    ev.xclient.format = 32;
+    ev.xclient.data.l [0] = (long) del;
+    ev.xclient.data.l [1] = CurrentTime;
+    XSendEvent (self->dpy, (Window) xid, False, NoEventMask, &ev);
+    ufo_desktop_x_trap_end_ (self);
+    return op;
+}

@@ -1,0 +1,534 @@
+/*  ufo_desktop_act.c - the original's actions, on AT-SPI interfaces where the control
+    offers them (Action, EditableText, Text, Component), else with XTest at the control's
+    centre. Each action waits for its effect (AT-SPI events going quiet, or the expected
+    text) with a bound, without blocking: it is an operation advanced by pumping. */
+#include "ufo_prelude.h"
+#include "ufo_desktop.h"
+#include "ufo_desktop_int.h"
+
+typedef enum { A_EFFECT, A_TEXT_EQUALS, A_TEXT_CONTAINS, A_DEADLINE, A_DRAG, A_DONE } s_wait_t;
+
+typedef struct {
+    int64_t xid;
+    char *key;                  //  the control's node key ("bus path"), NULL if none
+    char *bus, *path;
+    int cx, cy;                 //  control centre on screen
+    s_wait_t wait;
+    uint64_t seq0;              //  event count when the action was sent
+    int64_t sent_ms, effect_deadline;
+    char *expect;               //  for text waits
+    bool polling;               //  a GetText poll is in flight
+    int64_t next_poll;
+    //  drag
+    int sx, sy, ex, ey, button;
+    int64_t drag_start, drag_ms;
+    ufo_value_t *keys;          //  parsed keys waiting for focus
+} s_act_t;
+
+static void
+s_act_free (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    if (!st)
+        return;
+    free (st->key);
+    free (st->bus);
+    free (st->expect);
+    ufo_value_destroy (&st->keys);
+    free (st);
+    op->state = NULL;
+}
+
+static int64_t
+s_last_event_ms (ufo_desktop_t *desk)
+{
+    GHashTableIter iter;
+    gpointer key, value;
+    int64_t last = 0;
+    g_hash_table_iter_init (&iter, desk->bus_event_ms);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+        if (*(gint64 *) value > last)
+            last = *(gint64 *) value;
+    return last;
+}
+
+static void s_poll_text (ufo_desktop_op_t *op);
+
+//  The common wait: the action is done when AT-SPI events have come and then gone quiet
+//  for settle_ms; if nothing at all happens before the effect deadline, it is done too
+//  (success, with a note), because many actions have no visible effect.
+static bool
+s_act_poll (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    ufo_desktop_t *desk = op->desk;
+    int64_t now = ufo_desktop_now_ms_ ();
+    switch (st->wait) {
+        case A_DONE:
+            return op->done;
+        case A_DEADLINE:
+            if (now >= op->deadline - 1)
+                ufo_desktop_op_finish_ (op, true, NULL, NULL);
+            return op->done;
+        case A_DRAG: {
+            double t = st->drag_ms > 0 ? (double) (now - st->drag_start) / (double) st->drag_ms : 1;
+            if (t > 1)
+                t = 1;
+            ufo_desktop_pointer_move_ (desk, st->sx + (int) ((st->ex - st->sx) * t),
+                                       st->sy + (int) ((st->ey - st->sy) * t));
+            if (t >= 1) {
+                ufo_desktop_pointer_button_ (desk, st->button, false);
+                st->wait = A_EFFECT;
+                st->seq0 = desk->event_seq;
+                st->sent_ms = now;
+                st->effect_deadline = now + desk->action_timeout_ms;
+                op->deadline = st->effect_deadline + 1000;
+            }
+            return false;
+        }
+        case A_TEXT_EQUALS:
+        case A_TEXT_CONTAINS:
+            if (!st->polling && now >= st->next_poll)
+                s_poll_text (op);
+            if (!op->done && now > st->effect_deadline)
+                ufo_desktop_op_finish_ (op, false, NULL,
+                                        "the control's text did not become the expected text "
+                                        "within %d ms", desk->action_timeout_ms);
+            return op->done;
+        case A_EFFECT:
+            if (desk->event_seq > st->seq0) {
+                int64_t last = s_last_event_ms (desk);
+                if (now - last >= desk->settle_ms && now - st->sent_ms >= desk->settle_ms)
+                    ufo_desktop_op_finish_ (op, true, NULL, NULL);
+            }
+            else if (now > st->effect_deadline)
+                ufo_desktop_op_finish_ (op, true, "no UI change was observed", NULL);
+            return op->done;
+    }
+    return op->done;
+}
+
+static void
+s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    st->polling = false;
+    st->next_poll = ufo_desktop_now_ms_ () + 20;
+    if (!reply)
+        return;
+    const char *text = NULL;
+    g_variant_get (reply, "(&s)", &text);
+    if (!text || !st->expect)
+        return;
+    if (st->wait == A_TEXT_EQUALS ? streq (text, st->expect) : strstr (text, st->expect) != NULL)
+        ufo_desktop_op_finish_ (op, true, text, NULL);
+}
+
+static void
+s_poll_text (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    st->polling = true;
+    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
+                       g_variant_new ("(ii)", 0, -1), "(s)", s_on_text_poll, NULL);
+}
+
+static void
+s_start_effect_wait (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    st->seq0 = op->desk->event_seq;
+    st->sent_ms = ufo_desktop_now_ms_ ();
+    st->effect_deadline = st->sent_ms + op->desk->action_timeout_ms;
+    op->deadline = st->effect_deadline + 1000;
+}
+
+//  Generic reply for calls whose answer only says whether they worked.
+static void
+s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    const char *what = data;
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    if (!reply) {
+        ufo_desktop_op_finish_ (op, false, NULL, "%s failed: %s", what, error);
+        return;
+    }
+    if (g_variant_is_of_type (reply, G_VARIANT_TYPE ("(b)"))) {
+        gboolean ok = FALSE;
+        g_variant_get (reply, "(b)", &ok);
+        if (!ok) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s was refused by the application", what);
+            return;
+        }
+    }
+    if (st->keys) {                 //  focus granted: now type
+        ufo_error_t err = { 0 };
+        if (ufo_desktop_send_keys_ (op->desk, st->keys, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return;
+        }
+        ufo_value_destroy (&st->keys);
+    }
+    if (st->wait != A_TEXT_EQUALS && st->wait != A_TEXT_CONTAINS)
+        st->wait = A_EFFECT;
+    s_start_effect_wait (op);
+}
+
+static void
+s_on_texts (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    if (!reply) {
+        ufo_desktop_op_finish_ (op, false, NULL, "reading the text failed: %s", error);
+        return;
+    }
+    const char *text = NULL;
+    g_variant_get (reply, "(&s)", &text);
+    ufo_desktop_op_finish_ (op, true, text ? text : "", NULL);
+}
+
+static void
+s_on_caret (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    int caret = -1;
+    GVariant *v = NULL;
+    if (reply) {
+        g_variant_get (reply, "(v)", &v);
+        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
+            caret = g_variant_get_int32 (v);
+        if (v)
+            g_variant_unref (v);
+    }
+    //  insert at the caret (at the end if the caret is unknown); length is in bytes
+    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.EditableText", "InsertText",
+                       g_variant_new ("(isi)", caret < 0 ? INT32_MAX : caret, st->expect,
+                                      (gint32) strlen (st->expect)),
+                       "(b)", s_on_done_call, "inserting text");
+}
+
+//  --- helpers -------------------------------------------------------------------------------
+
+static bool
+s_xtest_click (ufo_desktop_op_t *op, int x, int y, int button, bool dbl)
+{
+    s_act_t *st = op->state;
+    ufo_error_t err = { 0 };
+    if (ufo_desktop_focus (op->desk, st->xid, &err) != 0) {
+        ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+        return false;
+    }
+    ufo_desktop_pointer_move_ (op->desk, x, y);
+    for (int i = 0; i < (dbl ? 2 : 1); i++) {
+        ufo_desktop_pointer_button_ (op->desk, button, true);
+        ufo_desktop_pointer_button_ (op->desk, button, false);
+    }
+    XSync (op->desk->dpy, False);
+    st->wait = A_EFFECT;
+    s_start_effect_wait (op);
+    return true;
+}
+
+static int
+s_button (const ufo_value_t *args, ufo_desktop_op_t *op)
+{
+    const char *b = ufo_value_map_str (args, "button", "left");
+    if (streq (b, "left")) return 1;
+    if (streq (b, "middle")) return 2;
+    if (streq (b, "right")) return 3;
+    ufo_desktop_op_finish_ (op, false, NULL, "button must be left, middle or right, not '%s'", b);
+    return 0;
+}
+
+//  A fraction argument in 0..1, else an error.
+static bool
+s_fraction (ufo_desktop_op_t *op, const ufo_value_t *args, const char *key, double *out)
+{
+    const ufo_value_t *v = ufo_value_map_get (args, key);
+    if (ufo_value_type (v) != UFO_TINT && ufo_value_type (v) != UFO_TFLOAT) {
+        ufo_desktop_op_finish_ (op, false, NULL, "argument '%s' (a number 0..1) is missing", key);
+        return false;
+    }
+    *out = ufo_value_float (v);
+    if (!(*out >= 0 && *out <= 1)) {
+        ufo_desktop_op_finish_ (op, false, NULL, "argument '%s' must be between 0 and 1", key);
+        return false;
+    }
+    return true;
+}
+
+static const char *s_click_actions [] = { "click", "press", "activate", "jump", "toggle", "select",
+                                          "open" };
+
+//  Index of the node's click-like action, or -1.
+static int
+s_click_action (const ufo_dnode_t *node)
+{
+    for (size_t k = 0; k < UFO_ARRAY_SIZE (s_click_actions); k++)
+        for (int i = 0; node && node->actions && node->actions [i]; i++)
+            if (strcasecmp (node->actions [i], s_click_actions [k]) == 0)
+                return i;
+    return -1;
+}
+
+static const char *s_needs_control [] = {
+    "click_input", "set_edit_text", "texts", "wheel_mouse_input"
+};
+
+ufo_desktop_op_t *
+ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, const char *function,
+                       const ufo_value_t *args)
+{
+    assert (self);
+    ufo_desktop_op_t *op = ufo_desktop_op_new_ (self, self->action_timeout_ms + 1000);
+    s_act_t *st = ufo_calloc (1, sizeof (*st));
+    op->state = st;
+    op->free_state = s_act_free;
+    op->poll = s_act_poll;
+    st->xid = xid;
+    st->wait = A_DONE;
+    if (args && ufo_value_type (args) != UFO_TMAP) {
+        ufo_desktop_op_finish_ (op, false, NULL, "Args must be an object");
+        return op;
+    }
+    if (!function || !*function) {
+        ufo_desktop_op_finish_ (op, true, "no action", NULL);
+        return op;
+    }
+    //  actions that need neither window nor control
+    if (streq (function, "summary")) {
+        ufo_desktop_op_finish_ (op, true, ufo_value_map_str (args, "text", ""), NULL);
+        return op;
+    }
+    if (streq (function, "wait")) {
+        double seconds = ufo_value_map_float (args, "seconds", 1.0);
+        if (!(seconds >= 0 && seconds <= 300)) {
+            ufo_desktop_op_finish_ (op, false, NULL, "wait: seconds must be 0..300");
+            return op;
+        }
+        st->wait = A_DEADLINE;
+        op->deadline = ufo_desktop_now_ms_ () + (int64_t) (seconds * 1000);
+        return op;
+    }
+    int wx, wy, ww, wh;
+    if (!ufo_desktop_x_window_info_ (self, xid, &wx, &wy, &ww, &wh, NULL, NULL)) {
+        ufo_desktop_win_forget_ (self, xid);
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " does not exist (closed?)", xid);
+        return op;
+    }
+    //  the control, by label of the latest snapshot
+    ufo_dnode_t *node = NULL;
+    const ufo_value_t *control = NULL;
+    bool needs = false;
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (s_needs_control); i++)
+        needs |= streq (function, s_needs_control [i]);
+    if (streq (function, "keyboard_input") && ufo_value_map_bool (args, "control_focus", true)
+    &&  label && *label)
+        needs = true;
+    if (needs || (label && *label && !streq (function, "annotation"))) {
+        ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
+        char *end = NULL;
+        long n = label ? strtol (label, &end, 10) : 0;
+        if (!label || !*label || *end) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s needs a control label", function);
+            return op;
+        }
+        if (!win || n < 1 || (size_t) n > win->labels->len) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "no control labelled '%s' in the latest snapshot of window %"
+                                    PRId64, label, xid);
+            return op;
+        }
+        control = ufo_value_list_at (win->controls, (size_t) n - 1);
+        st->key = ufo_strdup (g_ptr_array_index (win->labels, (guint) n - 1));
+        node = g_hash_table_lookup (self->nodes, st->key);
+        if (!node) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "control '%s' (%s '%s') no longer exists; take a new snapshot",
+                                    label, ufo_value_map_str (control, "control_type", "?"),
+                                    ufo_value_map_str (control, "control_text", ""));
+            return op;
+        }
+        char *space = strchr (st->key, ' ');
+        st->bus = ufo_strndup (st->key, (size_t) (space - st->key));
+        st->path = space + 1;
+        const ufo_value_t *rect = ufo_value_map_get (control, "control_rect");
+        st->cx = (int) (ufo_value_int (ufo_value_list_at (rect, 0))
+                        + ufo_value_int (ufo_value_list_at (rect, 2))) / 2;
+        st->cy = (int) (ufo_value_int (ufo_value_list_at (rect, 1))
+                        + ufo_value_int (ufo_value_list_at (rect, 3))) / 2;
+    }
+    else {
+        st->cx = wx + ww / 2;
+        st->cy = wy + wh / 2;
+    }
+
+    if (streq (function, "click_input")) {
+        int button = s_button (args, op);
+        bool dbl = ufo_value_map_bool (args, "double", false);
+        int index = s_click_action (node);
+        if (!button)
+            return op;
+        if (button == 1 && !dbl && index >= 0 && (node->ifaces & S_IF_ACTION)) {
+            st->wait = A_EFFECT;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Action", "DoAction",
+                               g_variant_new ("(i)", index), "(b)", s_on_done_call, "the click");
+        }
+        else
+            s_xtest_click (op, st->cx, st->cy, button, dbl);
+    }
+    else if (streq (function, "click_on_coordinates")) {
+        double fx, fy;
+        int button = s_button (args, op);
+        if (button && s_fraction (op, args, "x", &fx) && s_fraction (op, args, "y", &fy))
+            s_xtest_click (op, wx + (int) (fx * ww), wy + (int) (fy * wh), button,
+                           ufo_value_map_bool (args, "double", false));
+    }
+    else if (streq (function, "drag_on_coordinates")) {
+        double f [4];
+        const char *keys [4] = { "start_x", "start_y", "end_x", "end_y" };
+        int button = s_button (args, op);
+        for (int i = 0; i < 4 && button; i++)
+            if (!s_fraction (op, args, keys [i], &f [i]))
+                return op;
+        double duration = ufo_value_map_float (args, "duration", 1.0);
+        if (!button)
+            return op;
+        if (!(duration >= 0 && duration <= 60)) {
+            ufo_desktop_op_finish_ (op, false, NULL, "duration must be 0..60 seconds");
+            return op;
+        }
+        ufo_error_t err = { 0 };
+        if (ufo_desktop_focus (self, xid, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return op;
+        }
+        st->sx = wx + (int) (f [0] * ww);
+        st->sy = wy + (int) (f [1] * wh);
+        st->ex = wx + (int) (f [2] * ww);
+        st->ey = wy + (int) (f [3] * wh);
+        st->button = button;
+        ufo_desktop_pointer_move_ (self, st->sx, st->sy);
+        ufo_desktop_pointer_button_ (self, button, true);
+        st->drag_start = ufo_desktop_now_ms_ ();
+        st->drag_ms = (int64_t) (duration * 1000);
+        st->wait = A_DRAG;
+        op->deadline = st->drag_start + st->drag_ms + self->action_timeout_ms + 1000;
+    }
+    else if (streq (function, "set_edit_text")) {
+        const ufo_value_t *text_v = ufo_value_map_get (args, "text");
+        if (ufo_value_type (text_v) != UFO_TSTRING) {
+            ufo_desktop_op_finish_ (op, false, NULL, "set_edit_text needs a string 'text'");
+            return op;
+        }
+        if (!(node->ifaces & S_IF_EDITABLE)) {
+            ufo_desktop_op_finish_ (op, false, NULL, "control '%s' is not an editable text",
+                                    label);
+            return op;
+        }
+        st->expect = ufo_strdup (ufo_value_str (text_v));
+        if (ufo_value_map_bool (args, "clear_current_text", false)) {
+            st->wait = A_TEXT_EQUALS;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.EditableText",
+                               "SetTextContents", g_variant_new ("(s)", st->expect), "(b)",
+                               s_on_done_call, "setting the text");
+        }
+        else {
+            st->wait = A_TEXT_CONTAINS;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
+                               g_variant_new ("(ss)", "org.a11y.atspi.Text", "CaretOffset"),
+                               "(v)", s_on_caret, NULL);
+        }
+    }
+    else if (streq (function, "keyboard_input")) {
+        ufo_error_t err = { 0 };
+        const char *keys = ufo_value_map_str (args, "keys", NULL);
+        if (!keys) {
+            ufo_desktop_op_finish_ (op, false, NULL, "keyboard_input needs a string 'keys'");
+            return op;
+        }
+        st->keys = ufo_desktop_keys_parse (keys, &err);
+        if (!st->keys || ufo_desktop_focus (self, xid, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return op;
+        }
+        st->wait = A_EFFECT;
+        if (node && (node->ifaces & S_IF_COMPONENT))
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
+                               NULL, "(b)", s_on_done_call, "focusing the control");
+        else {
+            GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
+            s_on_done_call (op, empty, NULL, "typing");
+            g_variant_unref (empty);
+        }
+    }
+    else if (streq (function, "wheel_mouse_input")) {
+        const ufo_value_t *d = ufo_value_map_get (args, "wheel_dist");
+        int64_t dist = ufo_value_int (d);
+        if (ufo_value_type (d) != UFO_TINT || dist < -100 || dist > 100) {
+            ufo_desktop_op_finish_ (op, false, NULL, "wheel_dist must be an integer -100..100");
+            return op;
+        }
+        ufo_error_t err = { 0 };
+        if (ufo_desktop_focus (self, xid, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return op;
+        }
+        ufo_desktop_pointer_move_ (self, st->cx, st->cy);
+        int button = dist > 0 ? 4 : 5;
+        for (int64_t i = 0; i < (dist > 0 ? dist : -dist); i++) {
+            ufo_desktop_pointer_button_ (self, button, true);
+            ufo_desktop_pointer_button_ (self, button, false);
+        }
+        st->wait = A_EFFECT;
+        s_start_effect_wait (op);
+    }
+    else if (streq (function, "texts")) {
+        if (node->ifaces & S_IF_TEXT)
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
+                               g_variant_new ("(ii)", 0, -1), "(s)", s_on_texts, NULL);
+        else
+            ufo_desktop_op_finish_ (op, true, ufo_value_map_str (control, "control_text", ""),
+                                    NULL);
+    }
+    else if (streq (function, "annotation")) {
+        const ufo_value_t *labels = ufo_value_map_get (args, "control_labels");
+        ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
+        if (ufo_value_type (labels) != UFO_TLIST || !win) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "annotation needs a list 'control_labels' and a snapshot");
+            return op;
+        }
+        ufo_value_t *picked = ufo_value_new_list ();
+        for (size_t i = 0; i < ufo_value_size (labels); i++) {
+            const ufo_value_t *l = ufo_value_list_at (labels, i);
+            char buf [32];
+            const char *s = ufo_value_str (l);
+            if (ufo_value_type (l) == UFO_TINT) {
+                snprintf (buf, sizeof (buf), "%" PRId64, ufo_value_int (l));
+                s = buf;
+            }
+            long n = s ? strtol (s, NULL, 10) : 0;
+            if (n >= 1 && (size_t) n <= win->labels->len)
+                ufo_value_list_push_str (picked, s);
+        }
+        op->result = ufo_value_new_map ();
+        ufo_value_map_set (op->result, "control_labels", &picked);
+        ufo_desktop_op_finish_ (op, true, "", NULL);
+    }
+    else
+        ufo_desktop_op_finish_ (op, false, NULL, "unknown action '%s'", function);
+    return op;
+}

@@ -1,0 +1,128 @@
+/*  ufo_desktop_int.h - private to the desktop module (ufo_desktop*.c): the one place where
+    GLib/GIO (D-Bus), X11 and the AT-SPI constants meet. Never include it elsewhere. */
+#ifndef UFO_DESKTOP_INT_H_INCLUDED
+#define UFO_DESKTOP_INT_H_INCLUDED
+
+#include <gio/gio.h>
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
+#include <X11/Xatom.h>
+#include <atspi/atspi-constants.h>
+
+#define streq(a, b) (strcmp ((a), (b)) == 0)
+#define UFO_DESKTOP_CALL_TIMEOUT_MS 5000    //  one D-Bus call
+#define UFO_DESKTOP_SNAPSHOT_TIMEOUT_MS 20000
+
+//  Interfaces a node offers (bit set).
+enum {
+    S_IF_COMPONENT = 1, S_IF_ACTION = 2, S_IF_TEXT = 4, S_IF_EDITABLE = 8,
+    S_IF_VALUE = 16, S_IF_SELECTION = 32
+};
+
+typedef struct _ufo_dnode_t ufo_dnode_t;
+struct _ufo_dnode_t {
+    char *key;                  //  "bus path", key of desk->nodes
+    char *bus, *path;           //  point into key
+    ufo_dnode_t *parent;        //  weak
+    GPtrArray *kids;            //  owned ufo_dnode_t*, NULL until read
+    uint32_t role;
+    char *name;
+    uint64_t states;            //  bit i = AtspiStateType i
+    uint32_t ifaces;
+    int32_t ext [4];            //  x, y, w, h relative to the window; w = -1 unknown
+    char **actions;             //  NULL-terminated, NULL until read
+    char *text;                 //  text / value excerpt
+    bool valid;                 //  role/name/states/ifaces/extents fresh
+    bool kids_valid;
+    bool extra_valid;           //  actions/text fresh
+    int busy;                   //  calls in flight for this node
+    unsigned walk_gen;          //  last walk that visited it
+    int fetched;                //  pending field replies
+    GPtrArray *new_kids;        //  children reply being assembled
+};
+
+typedef struct _ufo_dwin_t ufo_dwin_t;
+struct _ufo_dwin_t {
+    int64_t xid;
+    ufo_dnode_t *root;          //  the frame; owned
+    int width, height;          //  X geometry at the last snapshot
+    bool uses_showing;          //  the toolkit sets SHOWING (GTK3 yes, GTK4 no)
+    GPtrArray *labels;          //  char* node keys of the last snapshot, label i+1
+    ufo_value_t *controls;      //  the last snapshot's control list (owned)
+    ufo_dwin_t *next;
+};
+
+struct _ufo_desktop_t {
+    Display *dpy;
+    Window root_win;
+    int screen_w, screen_h;
+    bool composite;
+    GMainContext *ctx;
+    GDBusConnection *bus;       //  the AT-SPI bus
+    guint sig_object, sig_window;
+    GHashTable *nodes;          //  key -> ufo_dnode_t* (borrowed)
+    GHashTable *bus_pid;        //  bus name -> pid (int)
+    ufo_dwin_t *wins;
+    uint64_t event_seq;         //  AT-SPI events seen
+    GHashTable *bus_event_ms;   //  bus name -> last event time (ms) as gint64*
+    ufo_value_t *launchers;
+    ufo_value_t *control_list;
+    GArray *children;           //  pid_t we launched
+    int action_timeout_ms, settle_ms, text_excerpt;
+    unsigned walk_gen;
+    int64_t calls;              //  D-Bus calls issued (statistics)
+    GPtrArray *ops;             //  live operations (borrowed), detached at destroy
+};
+
+//  Operation: a small state machine advanced by D-Bus replies and by polls.
+typedef struct _ufo_desktop_op_t ufo_desktop_op_t;
+typedef bool (*ufo_op_poll_fn) (ufo_desktop_op_t *op);     //  true when finished
+typedef void (*ufo_op_free_fn) (ufo_desktop_op_t *op);
+struct _ufo_desktop_op_t {
+    ufo_desktop_t *desk;        //  NULL once the desktop is gone
+    int refs;                   //  1 for the handle + 1 per call in flight
+    bool done, cancelled, handle_gone;
+    int pending;                //  D-Bus calls in flight
+    int64_t started, deadline;
+    ufo_value_t *result;
+    ufo_op_poll_fn poll;
+    ufo_op_free_fn free_state;
+    void *state;
+    ufo_desktop_op_t *next_live; //  desk-independent list not needed; kept simple
+};
+
+typedef void (*ufo_reply_fn) (ufo_desktop_op_t *op, GVariant *reply, const char *error,
+                              void *data);
+
+//  ufo_desktop.c
+int64_t ufo_desktop_now_ms_ (void);
+ufo_desktop_op_t *ufo_desktop_op_new_ (ufo_desktop_t *desk, int timeout_ms);
+void ufo_desktop_op_finish_ (ufo_desktop_op_t *op, bool success, const char *text,
+                             const char *error_format, ...)
+    __attribute__ ((format (printf, 4, 5)));
+void ufo_desktop_call_ (ufo_desktop_op_t *op, const char *bus, const char *path,
+                        const char *iface, const char *method, GVariant *params,
+                        const char *reply_type, ufo_reply_fn fn, void *data);
+bool ufo_desktop_x_window_info_ (ufo_desktop_t *desk, int64_t xid, int *x, int *y, int *w,
+                                 int *h, char **title, int *pid);
+int ufo_desktop_x_trap_begin_ (ufo_desktop_t *desk);
+int ufo_desktop_x_trap_end_ (ufo_desktop_t *desk);
+ufo_dwin_t *ufo_desktop_win_ (ufo_desktop_t *desk, int64_t xid, bool create);
+void ufo_desktop_win_forget_ (ufo_desktop_t *desk, int64_t xid);
+
+//  ufo_desktop_walk.c
+void ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node);
+ufo_dnode_t *ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *path,
+                             ufo_dnode_t *parent);
+void ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
+                              const char *member, const char *detail);
+const char *ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node);
+bool ufo_dnode_hidden_ (const ufo_dnode_t *node, bool uses_showing);
+bool ufo_dnode_has_state_ (const ufo_dnode_t *node, AtspiStateType state);
+
+//  ufo_desktop_input.c (XTest and key syntax)
+int ufo_desktop_send_keys_ (ufo_desktop_t *desk, const ufo_value_t *events, ufo_error_t *err);
+void ufo_desktop_pointer_move_ (ufo_desktop_t *desk, int x, int y);
+void ufo_desktop_pointer_button_ (ufo_desktop_t *desk, int button, bool down);
+
+#endif

@@ -1,0 +1,876 @@
+/*  ufo_desktop_walk.c - control snapshots: a pipelined, visible-only AT-SPI walk over D-Bus
+    with a node cache that AT-SPI events invalidate piece by piece.
+
+    Every node of a window is read with five calls issued together (role, states, name,
+    interfaces, extents) plus its children list; all nodes of the walk are in flight at
+    once, so a walk costs about one round trip per tree level instead of eight per node.
+    Hidden subtrees are not entered. Nodes stay cached between snapshots; an event on a
+    node marks only that node (or its children list) stale. */
+#include "ufo_prelude.h"
+#include "ufo_desktop.h"
+#include "ufo_desktop_int.h"
+#include <atspi/atspi.h>
+
+static uint64_t s_serial = 0;           //  distinguishes a node from a later one with its key
+
+typedef struct {
+    char *key;
+    uint64_t serial;
+    int what;
+} s_ref_t;
+
+enum { W_ROLE, W_STATE, W_NAME, W_IFACES, W_EXTENTS, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE };
+
+typedef struct {
+    int64_t xid;
+    int wx, wy, ww, wh, pid;
+    char *title;
+    char *app_bus;
+    int frames_left;
+    GPtrArray *frames;          //  char* "bus path" keys of the app's windows
+    GPtrArray *frame_names;
+    bool want_tree;
+    ufo_value_t *types;         //  control types offered
+    int fetched;
+    unsigned gen;
+    bool uses_showing;
+    bool walking;
+} s_snap_t;
+
+//  --- nodes -------------------------------------------------------------------------------
+
+typedef struct { ufo_dnode_t node; uint64_t serial; } s_node_box_t;
+
+ufo_dnode_t *
+ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *path, ufo_dnode_t *parent)
+{
+    s_node_box_t *box = ufo_calloc (1, sizeof (*box));
+    box->serial = ++s_serial;
+    ufo_dnode_t *node = &box->node;
+    size_t blen = strlen (bus), plen = strlen (path);
+    node->key = ufo_malloc (blen + plen + 2);
+    memcpy (node->key, bus, blen);
+    node->key [blen] = ' ';
+    memcpy (node->key + blen + 1, path, plen + 1);
+    node->key [blen] = '\0';
+    node->bus = node->key;
+    node->path = node->key + blen + 1;
+    //  the key is "bus path"; the bus part is NUL-separated for use as a C string,
+    //  so keep a separate joined copy for hashing
+    char *joined = ufo_malloc (blen + plen + 2);
+    memcpy (joined, bus, blen);
+    joined [blen] = ' ';
+    memcpy (joined + blen + 1, path, plen + 1);
+    node->name = NULL;
+    node->parent = parent;
+    node->ext [2] = -1;
+    g_hash_table_replace (desk->nodes, joined, node);
+    return node;
+}
+
+static uint64_t
+s_serial_of (ufo_dnode_t *node)
+{
+    return ((s_node_box_t *) node)->serial;
+}
+
+static char *
+s_key (const char *bus, const char *path)
+{
+    return g_strdup_printf ("%s %s", bus, path);
+}
+
+void
+ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node)
+{
+    if (!node)
+        return;
+    if (node->kids) {
+        for (guint i = 0; i < node->kids->len; i++)
+            ufo_dnode_free_ (desk, g_ptr_array_index (node->kids, i));
+        g_ptr_array_unref (node->kids);
+    }
+    char *key = s_key (node->bus, node->path);
+    gpointer orig_key = NULL, value = NULL;
+    if (g_hash_table_lookup_extended (desk->nodes, key, &orig_key, &value) && value == node) {
+        g_hash_table_steal (desk->nodes, key);
+        free (orig_key);
+    }
+    g_free (key);
+    free (node->key);
+    free (node->name);
+    free (node->text);
+    g_strfreev (node->actions);
+    free ((s_node_box_t *) node);
+}
+
+bool
+ufo_dnode_has_state_ (const ufo_dnode_t *node, AtspiStateType state)
+{
+    return (node->states >> (unsigned) state) & 1u;
+}
+
+bool
+ufo_dnode_hidden_ (const ufo_dnode_t *node, bool uses_showing)
+{
+    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE))
+        return true;
+    if (uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
+        return true;
+    if (node->ext [2] >= 0 && (node->ext [2] == 0 || node->ext [3] <= 0))
+        return true;
+    //  GTK3 menu items never opened report a 1x1 box far off screen
+    if (node->ext [2] >= 0 && (node->ext [0] < -10000 || node->ext [1] < -10000))
+        return true;
+    return false;
+}
+
+void
+ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
+                         const char *member, const char *detail)
+{
+    char *key = s_key (bus, path);
+    ufo_dnode_t *node = g_hash_table_lookup (desk->nodes, key);
+    g_free (key);
+    if (!node)
+        return;
+    if (streq (member, "ChildrenChanged"))
+        node->kids_valid = false;
+    else if (streq (member, "TextChanged"))
+        node->extra_valid = false;
+    else if (streq (member, "PropertyChange")) {
+        if (streq (detail, "accessible-value") || strstr (detail, "text"))
+            node->extra_valid = false;
+        else {
+            node->valid = false;
+            node->extra_valid = false;
+        }
+    }
+    else if (streq (member, "StateChanged") || streq (member, "BoundsChanged")
+         ||  streq (member, "VisibleDataChanged")) {
+        node->valid = false;
+        node->extra_valid = false;
+    }
+}
+
+//  --- control types (docs/DESKTOP.md has the table) -------------------------------------------
+
+const char *
+ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
+{
+    UFO_UNUSED (desk);
+    bool editable = ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE);
+    switch (node->role) {
+        case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: 
+            return "Button";
+        case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
+            return "Edit";
+        case ATSPI_ROLE_TEXT:
+            return editable ? "Edit" : "Text";
+        case ATSPI_ROLE_PAGE_TAB:
+            return "TabItem";
+        case ATSPI_ROLE_DOCUMENT_FRAME: case ATSPI_ROLE_DOCUMENT_TEXT: case ATSPI_ROLE_DOCUMENT_WEB:
+        case ATSPI_ROLE_DOCUMENT_EMAIL: case ATSPI_ROLE_DOCUMENT_SPREADSHEET:
+        case ATSPI_ROLE_DOCUMENT_PRESENTATION:
+            return "Document";
+        case ATSPI_ROLE_LIST_ITEM:
+            return "ListItem";
+        case ATSPI_ROLE_MENU_ITEM: case ATSPI_ROLE_CHECK_MENU_ITEM: case ATSPI_ROLE_RADIO_MENU_ITEM:
+        case ATSPI_ROLE_MENU: case ATSPI_ROLE_TEAROFF_MENU_ITEM:
+            return "MenuItem";
+        case ATSPI_ROLE_SCROLL_BAR:
+            return "ScrollBar";
+        case ATSPI_ROLE_TREE_ITEM:
+            return "TreeItem";
+        case ATSPI_ROLE_LINK:
+            return "Hyperlink";
+        case ATSPI_ROLE_COMBO_BOX:
+            return "ComboBox";
+        case ATSPI_ROLE_RADIO_BUTTON:
+            return "RadioButton";
+        case ATSPI_ROLE_SPIN_BUTTON: case ATSPI_ROLE_SLIDER:
+            return "Spinner";
+        case ATSPI_ROLE_CHECK_BOX:
+            return "CheckBox";
+        case ATSPI_ROLE_GROUPING:
+            return "Group";
+        case ATSPI_ROLE_PANEL:
+            return (node->name && *node->name) ? "Group" : NULL;
+        case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC: case ATSPI_ROLE_CAPTION:
+        case ATSPI_ROLE_HEADING:
+            return "Text";
+        case ATSPI_ROLE_TABLE_CELL:
+            return "ListItem";
+        default:
+            return NULL;
+    }
+}
+
+static bool
+s_offered (const s_snap_t *st, const char *type)
+{
+    if (!type)
+        return false;
+    for (size_t i = 0; i < ufo_value_size (st->types); i++)
+        if (streq (ufo_value_str (ufo_value_list_at (st->types, i)), type))
+            return true;
+    return false;
+}
+
+//  --- the walk ------------------------------------------------------------------------------
+
+static void s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node);
+static void s_maybe_finish (ufo_desktop_op_t *op);
+
+static void
+s_node_call (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, const char *iface,
+             const char *method, GVariant *params, const char *reply_type);
+
+static ufo_dnode_t *
+s_ref_node (ufo_desktop_t *desk, s_ref_t *ref)
+{
+    char *key = ref->key;
+    ufo_dnode_t *node = g_hash_table_lookup (desk->nodes, key);
+    return (node && s_serial_of (node) == ref->serial) ? node : NULL;
+}
+
+static void
+s_set_kids (ufo_desktop_t *desk, ufo_dnode_t *node, GVariant *arr)
+{
+    GPtrArray *old = node->kids;
+    GPtrArray *kids = g_ptr_array_new ();
+    GVariantIter iter;
+    const char *bus, *path;
+    g_variant_iter_init (&iter, arr);
+    while (g_variant_iter_next (&iter, "(&s&o)", &bus, &path)) {
+        if (kids->len >= 5000)
+            break;                  //  a list this long is data, not controls
+        ufo_dnode_t *kid = NULL;
+        for (guint i = 0; old && i < old->len; i++) {
+            ufo_dnode_t *o = g_ptr_array_index (old, i);
+            if (o && streq (o->bus, bus) && streq (o->path, path)) {
+                kid = o;
+                g_ptr_array_index (old, i) = NULL;
+                break;
+            }
+        }
+        if (!kid)
+            kid = ufo_dnode_new_ (desk, bus, path, node);
+        g_ptr_array_add (kids, kid);
+    }
+    if (old) {
+        for (guint i = 0; i < old->len; i++)
+            if (g_ptr_array_index (old, i))
+                ufo_dnode_free_ (desk, g_ptr_array_index (old, i));
+        g_ptr_array_unref (old);
+    }
+    node->kids = kids;
+    node->kids_valid = true;
+}
+
+static void
+s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    s_snap_t *st = op->state;
+    if (ufo_dnode_hidden_ (node, st->uses_showing))
+        return;
+    if (!node->extra_valid && s_offered (st, ufo_desktop_control_type_ (op->desk, node))) {
+        node->extra_valid = true;
+        g_strfreev (node->actions);
+        node->actions = NULL;
+        free (node->text);
+        node->text = NULL;
+        if (node->ifaces & S_IF_ACTION)
+            s_node_call (op, node, W_ACTIONS, "org.a11y.atspi.Action", "GetActions", NULL,
+                         "(a(sss))");
+        if (node->ifaces & S_IF_TEXT)
+            s_node_call (op, node, W_TEXT, "org.a11y.atspi.Text", "GetText",
+                         g_variant_new ("(ii)", 0, op->desk->text_excerpt + 1), "(s)");
+        else if (node->ifaces & S_IF_VALUE)
+            s_node_call (op, node, W_VALUE, "org.freedesktop.DBus.Properties", "Get",
+                         g_variant_new ("(ss)", "org.a11y.atspi.Value", "CurrentValue"), "(v)");
+    }
+    if (node->kids)
+        for (guint i = 0; i < node->kids->len; i++)
+            s_visit (op, g_ptr_array_index (node->kids, i));
+}
+
+static void
+s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    s_ref_t *ref = data;
+    ufo_dnode_t *node = op ? s_ref_node (op->desk, ref) : NULL;
+    if (!node) {
+        free (ref->key);
+        free (ref);
+        if (op)
+            s_maybe_finish (op);
+        return;
+    }
+    node->busy--;
+    if (reply) {
+        switch (ref->what) {
+            case W_ROLE: g_variant_get (reply, "(u)", &node->role); break;
+            case W_STATE: {
+                GVariant *au = g_variant_get_child_value (reply, 0);
+                gsize n = 0;
+                const guint32 *bits = g_variant_get_fixed_array (au, &n, sizeof (guint32));
+                node->states = (n > 0 ? bits [0] : 0) | (n > 1 ? (uint64_t) bits [1] << 32 : 0);
+                g_variant_unref (au);
+                break;
+            }
+            case W_NAME: {
+                GVariant *v = NULL;
+                g_variant_get (reply, "(v)", &v);
+                free (node->name);
+                node->name = ufo_strdup (v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING)
+                                         ? g_variant_get_string (v, NULL) : "");
+                if (v)
+                    g_variant_unref (v);
+                break;
+            }
+            case W_IFACES: {
+                const char **names = NULL;
+                g_variant_get (reply, "(^a&s)", &names);
+                node->ifaces = 0;
+                for (int i = 0; names && names [i]; i++) {
+                    const char *s = names [i];
+                    if (streq (s, "org.a11y.atspi.Component")) node->ifaces |= S_IF_COMPONENT;
+                    else if (streq (s, "org.a11y.atspi.Action")) node->ifaces |= S_IF_ACTION;
+                    else if (streq (s, "org.a11y.atspi.Text")) node->ifaces |= S_IF_TEXT;
+                    else if (streq (s, "org.a11y.atspi.EditableText")) node->ifaces |= S_IF_EDITABLE;
+                    else if (streq (s, "org.a11y.atspi.Value")) node->ifaces |= S_IF_VALUE;
+                    else if (streq (s, "org.a11y.atspi.Selection")) node->ifaces |= S_IF_SELECTION;
+                }
+                g_free (names);
+                break;
+            }
+            case W_EXTENTS:
+                g_variant_get (reply, "((iiii))", &node->ext [0], &node->ext [1], &node->ext [2],
+                               &node->ext [3]);
+                break;
+            case W_KIDS: {
+                GVariant *arr = g_variant_get_child_value (reply, 0);
+                s_set_kids (op->desk, node, arr);
+                g_variant_unref (arr);
+                break;
+            }
+            case W_ACTIONS: {
+                GVariant *arr = g_variant_get_child_value (reply, 0);
+                gsize n = g_variant_n_children (arr);
+                g_strfreev (node->actions);
+                node->actions = g_new0 (char *, n + 1);
+                for (gsize i = 0; i < n; i++) {
+                    const char *name = NULL;
+                    g_variant_get_child (arr, i, "(&sss)", &name, NULL, NULL);
+                    node->actions [i] = g_strdup (name ? name : "");
+                }
+                g_variant_unref (arr);
+                break;
+            }
+            case W_TEXT: {
+                const char *s = NULL;
+                g_variant_get (reply, "(&s)", &s);
+                free (node->text);
+                node->text = ufo_strdup (s ? s : "");
+                break;
+            }
+            case W_VALUE: {
+                GVariant *v = NULL;
+                g_variant_get (reply, "(v)", &v);
+                free (node->text);
+                if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_DOUBLE))
+                    node->text = g_strdup_printf ("%g", g_variant_get_double (v));
+                else
+                    node->text = ufo_strdup ("");
+                if (v)
+                    g_variant_unref (v);
+                break;
+            }
+        }
+    }
+    else if (ref->what == W_KIDS) {
+        //  no children interface: a leaf
+        s_set_kids (op->desk, node, g_variant_new ("a(so)", NULL));
+    }
+    else if (ref->what == W_EXTENTS)
+        node->ext [2] = -1;
+    UFO_UNUSED (error);
+    if (ref->what <= W_KIDS && node->busy == 0) {
+        node->valid = true;
+        if (!op->cancelled && !op->done)
+            s_expand (op, node);
+    }
+    free (ref->key);
+    free (ref);
+    s_maybe_finish (op);
+}
+
+static void
+s_node_call (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, const char *iface,
+             const char *method, GVariant *params, const char *reply_type)
+{
+    s_ref_t *ref = ufo_calloc (1, sizeof (*ref));
+    ref->key = s_key (node->bus, node->path);
+    ref->serial = s_serial_of (node);
+    ref->what = what;
+    if (what <= W_KIDS)
+        node->busy++;
+    ufo_desktop_call_ (op, node->bus, node->path, iface, method, params, reply_type,
+                       s_on_reply, ref);
+}
+
+static void
+s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    s_snap_t *st = op->state;
+    if (node->walk_gen == st->gen)
+        return;
+    node->walk_gen = st->gen;
+    if (node->busy > 0)
+        return;                     //  still being read by an earlier, cancelled walk
+    bool attrs = !node->valid, kids = !node->kids_valid;
+    if (!attrs && !kids) {
+        s_expand (op, node);
+        return;
+    }
+    st->fetched++;
+    if (attrs) {
+        const char *acc = "org.a11y.atspi.Accessible";
+        s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
+        s_node_call (op, node, W_STATE, acc, "GetState", NULL, "(au)");
+        s_node_call (op, node, W_NAME, "org.freedesktop.DBus.Properties", "Get",
+                     g_variant_new ("(ss)", acc, "Name"), "(v)");
+        s_node_call (op, node, W_IFACES, acc, "GetInterfaces", NULL, "(as)");
+        s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
+                     g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
+        node->extra_valid = false;
+    }
+    if (kids)
+        s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                     "(a(so))");
+}
+
+//  --- building the result ------------------------------------------------------------------
+
+static const struct { AtspiStateType state; const char *name; } s_state_names [] = {
+    { ATSPI_STATE_FOCUSED, "focused" }, { ATSPI_STATE_CHECKED, "checked" },
+    { ATSPI_STATE_SELECTED, "selected" }, { ATSPI_STATE_PRESSED, "pressed" },
+    { ATSPI_STATE_EXPANDED, "expanded" }, { ATSPI_STATE_EDITABLE, "editable" },
+    { ATSPI_STATE_FOCUSABLE, "focusable" }, { ATSPI_STATE_ACTIVE, "active" },
+    { ATSPI_STATE_MULTI_LINE, "multi_line" }, { ATSPI_STATE_INDETERMINATE, "indeterminate" },
+};
+
+static ufo_value_t *
+s_states (const ufo_dnode_t *node)
+{
+    ufo_value_t *list = ufo_value_new_list ();
+    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_SENSITIVE))
+        ufo_value_list_push_str (list, "disabled");
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (s_state_names); i++)
+        if (ufo_dnode_has_state_ (node, s_state_names [i].state))
+            ufo_value_list_push_str (list, s_state_names [i].name);
+    return list;
+}
+
+static ufo_value_t *
+s_rect (const s_snap_t *st, const ufo_dnode_t *node)
+{
+    ufo_value_t *rect = ufo_value_new_list ();
+    int x = st->wx + node->ext [0], y = st->wy + node->ext [1];
+    int w = node->ext [2] > 0 ? node->ext [2] : 0, h = node->ext [3] > 0 ? node->ext [3] : 0;
+    ufo_value_list_push_int (rect, x);
+    ufo_value_list_push_int (rect, y);
+    ufo_value_list_push_int (rect, x + w);
+    ufo_value_list_push_int (rect, y + h);
+    return rect;
+}
+
+//  UTF-8-safe excerpt of at most max bytes, with "..." when cut.
+static ufo_value_t *
+s_excerpt (const char *text, int max)
+{
+    if (!text)
+        return ufo_value_new_string ("");
+    size_t len = strlen (text);
+    if (len <= (size_t) max)
+        return ufo_value_new_string (text);
+    size_t cut = (size_t) max;
+    while (cut > 0 && ((unsigned char) text [cut] & 0xC0) == 0x80)
+        cut--;
+    return ufo_value_new_stringf ("%.*s...", (int) cut, text);
+}
+
+//  GTK4 doubles some button names ("2 2"): keep one half.
+static ufo_value_t *
+s_clean_name (const char *name)
+{
+    if (!name)
+        return ufo_value_new_string ("");
+    size_t len = strlen (name);
+    if (len >= 3 && len % 2 == 1 && name [len / 2] == ' '
+    &&  memcmp (name, name + len / 2 + 1, len / 2) == 0)
+        return ufo_value_new_stringn (name, len / 2);
+    return ufo_value_new_string (name);
+}
+
+static void
+s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t *controls,
+           ufo_value_t *tree_parent, int *nodes)
+{
+    s_snap_t *st = op->state;
+    if (!node->valid || ufo_dnode_hidden_ (node, st->uses_showing))
+        return;
+    (*nodes)++;
+    const char *type = ufo_desktop_control_type_ (op->desk, node);
+    ufo_value_t *tree_node = NULL;
+    if (tree_parent) {
+        tree_node = ufo_value_new_map ();
+        char *role = atspi_role_get_name ((AtspiRole) node->role);
+        ufo_value_map_set_str (tree_node, "role", role ? role : "unknown");
+        g_free (role);
+        ufo_value_map_set_str (tree_node, "control_type", type ? type : "");
+        ufo_value_map_set_str (tree_node, "name", node->name ? node->name : "");
+        ufo_value_t *rect = s_rect (st, node);
+        ufo_value_map_set (tree_node, "rect", &rect);
+        ufo_value_t *states = s_states (node);
+        ufo_value_map_set (tree_node, "states", &states);
+    }
+    int x = st->wx + node->ext [0], y = st->wy + node->ext [1];
+    bool on_screen = node->ext [2] > 0 && node->ext [3] > 0
+                  && x < st->wx + st->ww && y < st->wy + st->wh
+                  && x + node->ext [2] > st->wx && y + node->ext [3] > st->wy;
+    //  a label inside a button (GTK4 exposes both) is the button's text, not a control
+    if (type && streq (type, "Text") && node->parent) {
+        const ufo_dnode_t *up = node->parent;
+        for (int i = 0; i < 2 && up; i++, up = up->parent) {
+            const char *ptype = ufo_desktop_control_type_ (op->desk, up);
+            if (ptype && !streq (ptype, "Text") && !streq (ptype, "Group"))
+                type = NULL;
+        }
+    }
+    if (on_screen && s_offered (st, type)) {
+        ufo_value_t *c = ufo_value_new_map ();
+        ufo_value_t *label = ufo_value_new_stringf ("%zu", ufo_value_size (controls) + 1);
+        if (tree_node)
+            ufo_value_map_set_copy (tree_node, "label", label);
+        ufo_value_map_set (c, "label", &label);
+        ufo_value_map_set_str (c, "control_type", type);
+        ufo_value_t *text = s_clean_name (node->name);
+        ufo_value_map_set (c, "control_text", &text);
+        ufo_value_t *rect = s_rect (st, node);
+        ufo_value_map_set (c, "control_rect", &rect);
+        ufo_value_t *actions = ufo_value_new_list ();
+        for (int i = 0; node->actions && node->actions [i]; i++)
+            ufo_value_list_push_str (actions, node->actions [i]);
+        ufo_value_map_set (c, "actions", &actions);
+        ufo_value_t *value = s_excerpt (node->text, op->desk->text_excerpt);
+        ufo_value_map_set (c, "value", &value);
+        ufo_value_t *states = s_states (node);
+        ufo_value_map_set (c, "states", &states);
+        ufo_value_list_push (controls, &c);
+        g_ptr_array_add (win->labels, s_key (node->bus, node->path));
+    }
+    ufo_value_t *kids = tree_node ? ufo_value_new_list () : NULL;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_collect (op, g_ptr_array_index (node->kids, i), win, controls, kids, nodes);
+    if (tree_node) {
+        ufo_value_map_set (tree_node, "children", &kids);
+        ufo_value_list_push (tree_parent, &tree_node);
+    }
+}
+
+static void
+s_maybe_finish (ufo_desktop_op_t *op)
+{
+    s_snap_t *st = op->state;
+    if (op->done || op->cancelled || !st->walking || op->pending > 0)
+        return;
+    ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
+    if (!win || !win->root) {
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " vanished", st->xid);
+        return;
+    }
+    g_ptr_array_set_size (win->labels, 0);
+    ufo_value_t *controls = ufo_value_new_list ();
+    ufo_value_t *tree = st->want_tree ? ufo_value_new_list () : NULL;
+    int nodes = 0;
+    s_collect (op, win->root, win, controls, tree, &nodes);
+    op->result = ufo_value_new_map ();
+    ufo_value_t *info = ufo_value_new_map ();
+    ufo_value_map_set_int (info, "xid", st->xid);
+    ufo_value_map_set_str (info, "title", st->title ? st->title : "");
+    ufo_value_map_set_int (info, "pid", st->pid);
+    ufo_value_t *rect = ufo_value_new_list ();
+    ufo_value_list_push_int (rect, st->wx);
+    ufo_value_list_push_int (rect, st->wy);
+    ufo_value_list_push_int (rect, st->wx + st->ww);
+    ufo_value_list_push_int (rect, st->wy + st->wh);
+    ufo_value_map_set (info, "rect", &rect);
+    ufo_value_map_set (op->result, "window", &info);
+    ufo_value_destroy (&win->controls);
+    win->controls = ufo_value_dup (controls);
+    ufo_value_map_set (op->result, "controls", &controls);
+    if (tree) {
+        ufo_value_t *root = ufo_value_list_at (tree, 0) ? ufo_value_dup (ufo_value_list_at (tree, 0))
+                                                        : ufo_value_new_map ();
+        ufo_value_map_set (op->result, "tree", &root);
+        ufo_value_destroy (&tree);
+    }
+    ufo_value_map_set_int (op->result, "nodes", nodes);
+    ufo_value_map_set_int (op->result, "fetched", st->fetched);
+    ufo_desktop_op_finish_ (op, true, "", NULL);
+}
+
+//  --- finding the accessible window of an X window -----------------------------------------
+
+static void
+s_walk_start (ufo_desktop_op_t *op, ufo_dwin_t *win)
+{
+    s_snap_t *st = op->state;
+    st->walking = true;
+    st->gen = ++op->desk->walk_gen;
+    if (!st->gen)
+        st->gen = ++op->desk->walk_gen;
+    s_visit (op, win->root);
+    s_maybe_finish (op);
+}
+
+static void
+s_on_frame_name (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    size_t index = (size_t) (uintptr_t) data;
+    UFO_UNUSED (error);
+    if (!op)
+        return;
+    s_snap_t *st = op->state;
+    GVariant *v = NULL;
+    if (reply)
+        g_variant_get (reply, "(v)", &v);
+    g_ptr_array_index (st->frame_names, index) = g_strdup (
+        v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) ? g_variant_get_string (v, NULL) : "");
+    if (v)
+        g_variant_unref (v);
+    if (--st->frames_left > 0 || op->done || op->cancelled)
+        return;
+    //  the window whose accessible name is the X title; else the only one
+    int pick = -1;
+    for (guint i = 0; i < st->frames->len && pick < 0; i++)
+        if (streq (g_ptr_array_index (st->frame_names, i), st->title))
+            pick = (int) i;
+    if (pick < 0 && st->frames->len == 1)
+        pick = 0;
+    if (pick < 0) {
+        ufo_desktop_op_finish_ (op, false, NULL, "no accessible window titled '%s' in %s",
+                                st->title, st->app_bus);
+        return;
+    }
+    const char *key = g_ptr_array_index (st->frames, (guint) pick);
+    const char *space = strchr (key, ' ');
+    char *bus = g_strndup (key, (gsize) (space - key));
+    ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, true);
+    if (win->root)
+        ufo_dnode_free_ (op->desk, win->root);
+    win->root = ufo_dnode_new_ (op->desk, bus, space + 1, NULL);
+    win->width = st->ww;
+    win->height = st->wh;
+    win->uses_showing = st->uses_showing;
+    g_free (bus);
+    s_walk_start (op, win);
+}
+
+static void
+s_on_frames (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    if (!op || op->done || op->cancelled)
+        return;
+    s_snap_t *st = op->state;
+    if (!reply) {
+        ufo_desktop_op_finish_ (op, false, NULL, "cannot list windows of %s: %s", st->app_bus,
+                                error);
+        return;
+    }
+    GVariant *arr = g_variant_get_child_value (reply, 0);
+    GVariantIter iter;
+    const char *bus, *path;
+    g_variant_iter_init (&iter, arr);
+    while (g_variant_iter_next (&iter, "(&s&o)", &bus, &path) && st->frames->len < 256) {
+        g_ptr_array_add (st->frames, s_key (bus, path));
+        g_ptr_array_add (st->frame_names, NULL);
+    }
+    g_variant_unref (arr);
+    if (st->frames->len == 0) {
+        ufo_desktop_op_finish_ (op, false, NULL, "application %s has no accessible window",
+                                st->app_bus);
+        return;
+    }
+    st->frames_left = (int) st->frames->len;
+    for (guint i = 0; i < st->frames->len; i++) {
+        const char *key = g_ptr_array_index (st->frames, i);
+        const char *space = strchr (key, ' ');
+        char *fbus = g_strndup (key, (gsize) (space - key));
+        ufo_desktop_call_ (op, fbus, space + 1, "org.freedesktop.DBus.Properties", "Get",
+                           g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Name"), "(v)",
+                           s_on_frame_name, (void *) (uintptr_t) i);
+        g_free (fbus);
+    }
+}
+
+//  GTK4 never sets SHOWING below the window: there, visible + non-empty extents decide.
+static void
+s_on_version (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (error);
+    UFO_UNUSED (data);
+    if (!op || !reply)
+        return;
+    GVariant *v = NULL;
+    g_variant_get (reply, "(v)", &v);
+    s_snap_t *st = op->state;
+    if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING)
+    &&  strncmp (g_variant_get_string (v, NULL), "4.", 2) == 0)
+        st->uses_showing = false;
+    if (v)
+        g_variant_unref (v);
+}
+
+static bool
+s_try_app (ufo_desktop_op_t *op)
+{
+    s_snap_t *st = op->state;
+    GHashTableIter iter;
+    gpointer key, value;
+    g_hash_table_iter_init (&iter, op->desk->bus_pid);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+        if (GPOINTER_TO_INT (value) == st->pid) {
+            st->app_bus = ufo_strdup (key);
+            ufo_desktop_call_ (op, st->app_bus, "/org/a11y/atspi/accessible/root",
+                               "org.freedesktop.DBus.Properties", "Get",
+                               g_variant_new ("(ss)", "org.a11y.atspi.Application", "Version"),
+                               "(v)", s_on_version, NULL);
+            ufo_desktop_call_ (op, st->app_bus, "/org/a11y/atspi/accessible/root",
+                               "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))",
+                               s_on_frames, NULL);
+            return true;
+        }
+    return false;
+}
+
+static void
+s_on_pid (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    char *bus = data;
+    UFO_UNUSED (error);
+    if (op && reply) {
+        guint32 pid = 0;
+        g_variant_get (reply, "(u)", &pid);
+        g_hash_table_replace (op->desk->bus_pid, g_strdup (bus), GINT_TO_POINTER ((int) pid));
+    }
+    g_free (bus);
+    if (!op || op->done || op->cancelled || op->pending > 0)
+        return;
+    s_snap_t *st = op->state;
+    if (!s_try_app (op))
+        ufo_desktop_op_finish_ (op, false, NULL,
+                                "no accessible application for window %" PRId64 " (pid %d)",
+                                st->xid, st->pid);
+}
+
+static void
+s_on_apps (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    if (!op || op->done || op->cancelled)
+        return;
+    if (!reply) {
+        ufo_desktop_op_finish_ (op, false, NULL, "cannot list accessible applications: %s",
+                                error);
+        return;
+    }
+    GVariant *arr = g_variant_get_child_value (reply, 0);
+    GVariantIter iter;
+    const char *bus, *path;
+    int asked = 0;
+    g_variant_iter_init (&iter, arr);
+    while (g_variant_iter_next (&iter, "(&s&o)", &bus, &path) && asked < 1000) {
+        if (g_hash_table_contains (op->desk->bus_pid, bus))
+            continue;
+        ufo_desktop_call_ (op, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                           "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                           g_variant_new ("(s)", bus), "(u)", s_on_pid, g_strdup (bus));
+        asked++;
+    }
+    g_variant_unref (arr);
+    if (asked == 0)
+        s_on_pid (op, NULL, NULL, g_strdup (""));
+}
+
+static void
+s_snap_free (ufo_desktop_op_t *op)
+{
+    s_snap_t *st = op->state;
+    if (!st)
+        return;
+    free (st->title);
+    free (st->app_bus);
+    g_ptr_array_unref (st->frames);
+    for (guint i = 0; i < st->frame_names->len; i++)
+        g_free (g_ptr_array_index (st->frame_names, i));
+    g_ptr_array_unref (st->frame_names);
+    ufo_value_destroy (&st->types);
+    free (st);
+    op->state = NULL;
+}
+
+static void
+s_invalidate_tree (ufo_dnode_t *node)
+{
+    node->valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_invalidate_tree (g_ptr_array_index (node->kids, i));
+}
+
+ufo_desktop_op_t *
+ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t *options)
+{
+    assert (self);
+    ufo_desktop_op_t *op = ufo_desktop_op_new_ (self, UFO_DESKTOP_SNAPSHOT_TIMEOUT_MS);
+    s_snap_t *st = ufo_calloc (1, sizeof (*st));
+    op->state = st;
+    op->free_state = s_snap_free;
+    st->xid = xid;
+    st->frames = g_ptr_array_new_with_free_func (g_free);
+    st->frame_names = g_ptr_array_new ();
+    st->want_tree = ufo_value_map_bool (options, "tree", false);
+    st->uses_showing = true;
+    const ufo_value_t *types = ufo_value_map_get (options, "control_list");
+    st->types = ufo_value_dup (ufo_value_type (types) == UFO_TLIST ? types : self->control_list);
+    if (!ufo_desktop_x_window_info_ (self, xid, &st->wx, &st->wy, &st->ww, &st->wh, &st->title,
+                                     &st->pid)) {
+        ufo_desktop_win_forget_ (self, xid);
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " does not exist", xid);
+        return op;
+    }
+    ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
+    if (win && win->root) {
+        if (win->width != st->ww || win->height != st->wh) {
+            //  a resized window has new extents everywhere; the structure is still good
+            s_invalidate_tree (win->root);
+            win->width = st->ww;
+            win->height = st->wh;
+        }
+        st->uses_showing = win->uses_showing;
+        s_walk_start (op, win);
+        return op;
+    }
+    if (st->pid <= 0) {
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " has no _NET_WM_PID", xid);
+        return op;
+    }
+    if (!s_try_app (op))
+        ufo_desktop_call_ (op, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
+                           "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))",
+                           s_on_apps, NULL);
+    return op;
+}
