@@ -513,12 +513,24 @@ s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_buf_t *scratch
     ufo_error_t err;
     ufo_value_t *value = ufo_json_parse (line, len, &ufo_model_limits, &err);
     if (!value) {
+        //  show at most 200 bytes, control bytes and invalid UTF-8 as '?'
         char shown [201];
-        size_t k = len < 200 ? len : 200;
-        for (size_t i = 0; i < k; i++)
-            shown [i] = (unsigned char) line [i] < 0x20 ? '?' : line [i];
+        size_t k = 0, i = 0;
+        while (i < len && k < 200) {
+            size_t seq = ufo_utf8_seq (line + i, len - i, NULL);
+            if (seq == 0 || (unsigned char) line [i] < 0x20 || line [i] == 0x7f) {
+                shown [k++] = '?';
+                i++;
+                continue;
+            }
+            if (k + seq > 200)
+                break;
+            memcpy (shown + k, line + i, seq);
+            k += seq;
+            i += seq;
+        }
         shown [k] = 0;
-        ufo_warn ("Unable to parse line as JSON: %s%s (%s)", shown, len > k ? "..." : "",
+        ufo_warn ("Unable to parse line as JSON: %s%s (%s)", shown, i < len ? "..." : "",
                   err.message);
         return false;
     }

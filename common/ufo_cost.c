@@ -45,6 +45,8 @@ s_from_value (ufo_value_t *root, const char *origin, ufo_error_t *err)
     ufo_prices_t *self = ufo_prices_new ();
     for (size_t i = 0; i < ufo_value_size (root); i++) {
         const char *key = ufo_value_map_key_at (root, i);
+        if (key [0] == '_')
+            continue;           //  "_comment" and the like
         const ufo_value_t *entry = ufo_value_map_value_at (root, i);
         const ufo_value_t *in = ufo_value_map_get (entry, "input");
         const ufo_value_t *out = ufo_value_map_get (entry, "output");

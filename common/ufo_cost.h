@@ -3,7 +3,7 @@
     Prices come from config/prices.json: {"provider/model": {"input": $ per 1k prompt tokens,
     "output": $ per 1k completion tokens}, ...}. Cost of a call = prompt_tokens * input / 1000
     + completion_tokens * output / 1000. An unknown model costs 0 and is warned about once.
-    The accumulator sums per step, per round and per session; agents publish the numbers. */
+    Keys starting with "_" are comments. The accumulator sums per step, per round and per session; agents publish the numbers. */
 #ifndef UFO_COST_H_INCLUDED
 #define UFO_COST_H_INCLUDED
 

@@ -1,0 +1,617 @@
+/*  test_llm_client.c - the LLM client against the scripted server (ufo-llm-server), over
+    real HTTP on loopback: replies, every fault, retries, backup, re-asks, timeouts,
+    cancellation, an event loop that keeps running, Azure paths, cassettes, key secrecy. */
+#include "ufo_prelude.h"
+#include "ufo_llm.h"
+#include "ufo_llm_parse.h"
+#include "ufo_cost.h"
+#include "ufo_cassette.h"
+#include "ufo_http.h"
+#include "ufo_test.h"
+#include <signal.h>
+#include <sys/wait.h>
+
+#define KEY "sk-PLANTED-7f3a9c1e5b2d4f60aa"
+#define BACKUP_KEY "sk-BACKUP-PLANTED-0c1d2e3f4a5b"
+
+static char s_dir [256];
+static char s_log_path [300];       //  the server's request log
+static char s_client_log [300];     //  our own log output
+static FILE *s_client_log_f;
+static pid_t s_server = -1;
+static int s_port = 0;
+
+#define APP_JSON(status, fn, args) \
+    "{\\\"Observation\\\": \\\"o\\\", \\\"Thought\\\": \\\"t\\\", \\\"ControlLabel\\\": \\\"1\\\", " \
+    "\\\"ControlText\\\": \\\"Edit\\\", \\\"Function\\\": \\\"" fn "\\\", \\\"Args\\\": " args ", " \
+    "\\\"Status\\\": \\\"" status "\\\", \\\"Plan\\\": [], \\\"Comment\\\": \\\"\\\"}"
+
+//  Each case tags its prompt with "[case:NAME]"; the script matches on it.
+static const char *s_script =
+"{\"entries\": [\n"
+" {\"match\": {\"contains\": \"[case:ok]\"}, \"times\": 0, \"require_key\": \"" KEY "\",\n"
+"  \"content\": \"hello from the script\", \"usage\": {\"prompt_tokens\": 1200, \"completion_tokens\": 300}},\n"
+" {\"match\": {\"contains\": \"[case:429]\"}, \"fault\": \"429\", \"retry_after\": 1},\n"
+" {\"match\": {\"contains\": \"[case:429]\"}, \"content\": \"after 429\", \"usage\": {\"prompt_tokens\": 1, \"completion_tokens\": 1}},\n"
+" {\"match\": {\"contains\": \"[case:500]\"}, \"fault\": \"500\"},\n"
+" {\"match\": {\"contains\": \"[case:500]\"}, \"content\": \"after 500\"},\n"
+" {\"match\": {\"contains\": \"[case:reset]\"}, \"fault\": \"reset\"},\n"
+" {\"match\": {\"contains\": \"[case:reset]\"}, \"content\": \"after reset\"},\n"
+" {\"match\": {\"contains\": \"[case:malformed]\"}, \"fault\": \"malformed\"},\n"
+" {\"match\": {\"contains\": \"[case:malformed]\"}, \"content\": \"after malformed\"},\n"
+" {\"match\": {\"contains\": \"[case:truncated]\"}, \"fault\": \"truncated\"},\n"
+" {\"match\": {\"contains\": \"[case:truncated]\"}, \"content\": \"after truncated\"},\n"
+" {\"match\": {\"contains\": \"[case:401]\"}, \"times\": 0, \"fault\": \"status\", \"status\": 401,\n"
+"  \"error\": \"Incorrect API key provided: " KEY "\"},\n"
+" {\"match\": {\"contains\": \"[case:400]\"}, \"times\": 0, \"fault\": \"status\", \"status\": 400,\n"
+"  \"error\": \"Invalid image_url: the image is too large\"},\n"
+" {\"match\": {\"contains\": \"[case:backup]\", \"model\": \"primary-model\"}, \"times\": 0, \"fault\": \"500\"},\n"
+" {\"match\": {\"contains\": \"[case:backup]\", \"model\": \"backup-model\"}, \"times\": 0,\n"
+"  \"content\": \"from the backup\", \"usage\": {\"prompt_tokens\": 10, \"completion_tokens\": 2}},\n"
+" {\"match\": {\"contains\": \"[case:slow]\"}, \"times\": 0, \"latency_ms\": 4000, \"content\": \"too late\"},\n"
+" {\"match\": {\"contains\": \"[case:drip]\"}, \"fault\": \"drip\", \"drip_bytes\": 8, \"drip_ms\": 30,\n"
+"  \"content\": \"a reply that arrives eight bytes at a time, slowly\"},\n"
+" {\"match\": {\"contains\": \"[case:reask]\", \"last_contains\": \"could not be used\"}, \"times\": 0,\n"
+"  \"content\": \"Sorry. ```json\\n" APP_JSON ("CONTINUE", "set_edit_text", "{\\\"text\\\": \\\"hi\\\"}") "\\n```\"},\n"
+" {\"match\": {\"contains\": \"[case:reask]\"}, \"times\": 0,\n"
+"  \"content\": \"" APP_JSON ("DONE", "", "{}") "\"},\n"
+" {\"match\": {\"contains\": \"[case:hopeless]\"}, \"times\": 0, \"content\": \"I would rather chat.\"},\n"
+" {\"match\": {\"path\": \"/openai/deployments/dep-1/\"}, \"times\": 0, \"content\": \"azure ok\"},\n"
+" {\"match\": {\"agent\": \"HostAgent\", \"contains\": \"[case:session]\"}, \"times\": 0,\n"
+"  \"content\": \"{\\\"Observation\\\": \\\"o\\\", \\\"Thought\\\": \\\"t\\\", \\\"CurrentSubtask\\\": \\\"type\\\", "
+"\\\"ControlLabel\\\": \\\"2\\\", \\\"ControlText\\\": \\\"Mousepad\\\", \\\"Status\\\": \\\"ASSIGN\\\"}\",\n"
+"  \"usage\": {\"prompt_tokens\": 100, \"completion_tokens\": 20}},\n"
+" {\"match\": {\"agent\": \"AppAgent\", \"contains\": \"[case:session]\"}, \"times\": 0,\n"
+"  \"content\": \"" APP_JSON ("FINISH", "summary", "{\\\"text\\\": \\\"done\\\"}") "\",\n"
+"  \"usage\": {\"prompt_tokens\": 200, \"completion_tokens\": 30}}\n"
+"]}\n";
+
+static void
+s_write_file (const char *path, const char *text)
+{
+    FILE *f = fopen (path, "w");
+    if (f) {
+        fputs (text, f);
+        fclose (f);
+    }
+}
+
+static char *
+s_read_file (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return ufo_strdup ("");
+    ufo_buf_t b = { 0 };
+    char chunk [4096];
+    size_t n;
+    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
+        ufo_buf_append (&b, chunk, n);
+    fclose (f);
+    return ufo_buf_detach (&b, NULL);
+}
+
+static int
+s_server_start (void)
+{
+    char script [300], port_file [300], server [600];
+    snprintf (script, sizeof script, "%s/script.json", s_dir);
+    snprintf (port_file, sizeof port_file, "%s/port", s_dir);
+    snprintf (s_log_path, sizeof s_log_path, "%s/requests.jsonl", s_dir);
+    snprintf (server, sizeof server, "%s/tests/ufo-llm-server",
+              getenv ("UFO_BUILD_DIR") ? getenv ("UFO_BUILD_DIR") : ".");
+    s_write_file (script, s_script);
+    s_server = fork ();
+    if (s_server == 0) {
+        int devnull = open ("/dev/null", O_WRONLY);
+        dup2 (devnull, STDOUT_FILENO);
+        execl (server, server, "--script", script, "--port-file", port_file, "--log", s_log_path,
+               "--max-seconds", "300", (char *) NULL);
+        _exit (127);
+    }
+    for (int i = 0; i < 500 && s_port == 0; i++) {
+        char *text = s_read_file (port_file);
+        s_port = atoi (text);
+        free (text);
+        if (!s_port)
+            usleep (10000);
+    }
+    return s_port ? 0 : -1;
+}
+
+static void
+s_server_stop (void)
+{
+    if (s_server > 0) {
+        kill (s_server, SIGTERM);
+        int status = 0;
+        waitpid (s_server, &status, 0);
+        CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+        s_server = -1;
+    }
+}
+
+static void
+s_config (ufo_llm_config_t *cfg, const char *name, const char *model, const char *key)
+{
+    ufo_llm_config_defaults (cfg);
+    snprintf (cfg->name, sizeof cfg->name, "%s", name);
+    snprintf (cfg->api_type, sizeof cfg->api_type, "openai_compatible");
+    snprintf (cfg->api_base, sizeof cfg->api_base, "http://127.0.0.1:%d/v1", s_port);
+    snprintf (cfg->api_model, sizeof cfg->api_model, "%s", model);
+    snprintf (cfg->api_key, sizeof cfg->api_key, "%s", key);
+    cfg->timeout_s = 5;
+    cfg->max_retry = 2;
+    cfg->backoff_base_ms = 20;
+    cfg->backoff_max_ms = 3000;
+}
+
+static ufo_value_t *
+s_messages (const char *system, const char *user)
+{
+    ufo_value_t *list = ufo_value_new_list ();
+    ufo_value_t *m = ufo_value_new_map ();
+    ufo_value_map_set_str (m, "role", "system");
+    ufo_value_map_set_str (m, "content", system);
+    ufo_value_list_push (list, &m);
+    m = ufo_value_new_map ();
+    ufo_value_map_set_str (m, "role", "user");
+    ufo_value_t *parts = ufo_value_new_list ();
+    ufo_value_t *p = ufo_value_new_map ();
+    ufo_value_map_set_str (p, "type", "text");
+    ufo_value_map_set_str (p, "text", user);
+    ufo_value_list_push (parts, &p);
+    p = ufo_value_new_map ();
+    ufo_value_map_set_str (p, "type", "image_url");
+    ufo_value_t *url = ufo_value_new_map ();
+    ufo_value_map_set_str (url, "url", "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==");
+    ufo_value_map_set (p, "image_url", &url);
+    ufo_value_list_push (parts, &p);
+    ufo_value_map_set (m, "content", &parts);
+    ufo_value_list_push (list, &m);
+    return list;
+}
+
+static ufo_llm_response_t *
+s_ask (ufo_llm_t *llm, const char *tag, int schema)
+{
+    ufo_value_t *msgs = s_messages ("You are the AppAgent of a test.", tag);
+    ufo_llm_opts_t opts = { "AppAgent", 1, schema, 2 };
+    ufo_error_t err;
+    ufo_llm_response_t *r = ufo_llm_complete (llm, msgs, &opts, &err);
+    ufo_value_destroy (&msgs);
+    if (r && r->code != UFO_OK)
+        fprintf (stderr, "    (%s -> %s: %s)\n", tag, ufo_errcode_name (r->code), r->error);
+    return r;
+}
+
+//  Requests the server logged whose last message contains tag.
+static int
+s_logged (const char *tag, int64_t *t_ms, size_t max)
+{
+    char *text = s_read_file (s_log_path);
+    int n = 0;
+    for (char *line = strtok (text, "\n"); line; line = strtok (NULL, "\n")) {
+        ufo_value_t *v = ufo_json_parse_str (line, NULL);
+        if (strstr (ufo_value_map_str (v, "last", ""), tag)) {
+            if (t_ms && (size_t) n < max)
+                t_ms [n] = ufo_value_map_int (v, "t_ms", 0);
+            n++;
+        }
+        ufo_value_destroy (&v);
+    }
+    free (text);
+    return n;
+}
+
+static ufo_llm_t *
+s_client (void)
+{
+    ufo_llm_config_t cfg;
+    s_config (&cfg, "APP_AGENT", "ufo-scripted", KEY);
+    ufo_error_t err;
+    ufo_llm_t *llm = ufo_llm_new (&cfg, NULL, &err);
+    const char *prices = "{\"openai_compatible/ufo-scripted\": {\"input\": 0.0025, \"output\": 0.01}}";
+    ufo_prices_t *p = ufo_prices_parse (prices, strlen (prices), &err);
+    ufo_llm_set_prices (llm, &p);
+    return llm;
+}
+
+UFO_TEST (test_ok_and_cost)
+{
+    ufo_llm_t *llm = s_client ();
+    REQUIRE (llm);
+    ufo_llm_response_t *r = s_ask (llm, "[case:ok]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_OK);
+    CHECK_STR (r->content, "hello from the script");
+    CHECK_INT (r->prompt_tokens, 1200);
+    CHECK_INT (r->completion_tokens, 300);
+    //  1200 * 0.0025 / 1000 + 300 * 0.01 / 1000 = 0.006
+    CHECK (fabs (r->cost - 0.006) < 1e-12);
+    CHECK_INT (r->attempts, 1);
+    CHECK_STR (r->model, "openai_compatible/ufo-scripted");
+    //  The image travelled (and is elided in the response's copy of the messages).
+    char *log = s_read_file (s_log_path);
+    CHECK_CONTAINS (log, "\"images\":1");
+    CHECK_CONTAINS (log, "\"key_ok\":true");
+    CHECK_CONTAINS (log, "\"auth\":\"bearer\"");
+    CHECK_CONTAINS (log, "\"path\":\"/v1/chat/completions\"");
+    free (log);
+    char *msgs = ufo_json_dump (r->messages, UFO_JSON_COMPACT, NULL);
+    CHECK_CONTAINS (msgs, "image:");
+    CHECK (!strstr (msgs, "iVBORw0KGgo"));
+    free (msgs);
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+}
+
+UFO_TEST (test_retry_after_429)
+{
+    ufo_llm_t *llm = s_client ();
+    ufo_llm_response_t *r = s_ask (llm, "[case:429]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_OK);
+    CHECK_STR (r->content, "after 429");
+    CHECK_INT (r->attempts, 2);
+    int64_t t [4];
+    CHECK_INT (s_logged ("[case:429]", t, 4), 2);
+    //  Retry-After: 1 was honoured (our own backoff here is 20 ms).
+    CHECK (t [1] - t [0] >= 950);
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+}
+
+UFO_TEST (test_transient_faults_retried)
+{
+    const char *cases [][2] = {
+        { "[case:500]", "after 500" }, { "[case:reset]", "after reset" },
+        { "[case:malformed]", "after malformed" }, { "[case:truncated]", "after truncated" },
+    };
+    //  A fresh client per case: on a reused connection curl itself silently retries a
+    //  request whose connection was reset, which would hide our own retry.
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (cases); i++) {
+        ufo_llm_t *llm = s_client ();
+        ufo_llm_response_t *r = s_ask (llm, cases [i][0], UFO_SCHEMA_NONE);
+        REQUIRE (r);
+        CHECK_INT (r->code, UFO_OK);
+        CHECK_STR (r->content, cases [i][1]);
+        if (r->attempts != 2)
+            UFO_FAIL_ ("%s: %d attempts", cases [i][0], r->attempts);
+        CHECK_INT (s_logged (cases [i][0], NULL, 0), 2);
+        ufo_llm_response_destroy (&r);
+        ufo_llm_destroy (&llm);
+    }
+}
+
+UFO_TEST (test_no_retry_on_401_400)
+{
+    ufo_llm_t *llm = s_client ();
+    ufo_llm_response_t *r = s_ask (llm, "[case:401]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_E_DENIED);
+    CHECK_INT (r->attempts, 1);
+    CHECK_INT (r->http_status, 401);
+    char url [128];
+    snprintf (url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", s_port);
+    CHECK_CONTAINS (r->error, url);
+    CHECK_CONTAINS (r->error, "HTTP 401");
+    CHECK_CONTAINS (r->error, "Incorrect API key provided");
+    CHECK_CONTAINS (r->error, "AppAgent step 1");
+    CHECK_INT (s_logged ("[case:401]", NULL, 0), 1);
+    ufo_llm_response_destroy (&r);
+    r = s_ask (llm, "[case:400]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_E_INVALID);
+    CHECK_INT (r->attempts, 1);
+    CHECK_CONTAINS (r->error, "image is too large");
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+}
+
+UFO_TEST (test_backup_engine)
+{
+    ufo_llm_config_t primary, backup;
+    s_config (&primary, "APP_AGENT", "primary-model", KEY);
+    s_config (&backup, "BACKUP_AGENT", "backup-model", BACKUP_KEY);
+    ufo_error_t err;
+    ufo_llm_t *llm = ufo_llm_new (&primary, &backup, &err);
+    REQUIRE (llm);
+    ufo_llm_response_t *r = s_ask (llm, "[case:backup]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_OK);
+    CHECK_STR (r->content, "from the backup");
+    CHECK (r->used_backup);
+    CHECK_STR (r->engine, "BACKUP_AGENT");
+    //  MAX_RETRY 2: three attempts on the primary, then one on the backup.
+    CHECK_INT (r->attempts, 4);
+    CHECK_INT (s_logged ("[case:backup]", NULL, 0), 4);
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+    //  Without a backup the same request ends in a clear error after MAX_RETRY.
+    llm = ufo_llm_new (&primary, NULL, &err);
+    r = s_ask (llm, "[case:backup]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_E_UNAVAILABLE);
+    CHECK_CONTAINS (r->error, "HTTP 500");
+    CHECK_CONTAINS (r->error, "gave up after 3 attempts");
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+}
+
+UFO_TEST (test_timeout)
+{
+    ufo_llm_config_t cfg;
+    s_config (&cfg, "APP_AGENT", "ufo-scripted", KEY);
+    cfg.timeout_s = 0.3;
+    cfg.max_retry = 1;
+    ufo_error_t err;
+    ufo_llm_t *llm = ufo_llm_new (&cfg, NULL, &err);
+    ufo_llm_response_t *r = s_ask (llm, "[case:slow]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_E_TIMEOUT);
+    CHECK_CONTAINS (r->error, "timed out");
+    CHECK_INT (r->attempts, 2);
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+}
+
+typedef struct {
+    int calls;
+    ufo_llm_response_t *resp;
+} s_sink_t;
+
+static void
+s_sink (ufo_llm_response_t **response_p, void *arg)
+{
+    s_sink_t *s = (s_sink_t *) arg;
+    s->calls++;
+    s->resp = *response_p;
+    *response_p = NULL;
+}
+
+UFO_TEST (test_cancel)
+{
+    ufo_llm_t *llm = s_client ();
+    ufo_value_t *msgs = s_messages ("You are the AppAgent.", "[case:slow] cancel me");
+    s_sink_t sink = { 0, NULL };
+    ufo_llm_opts_t opts = { "AppAgent", 3, UFO_SCHEMA_NONE, 0 };
+    int64_t id = ufo_llm_submit (llm, msgs, &opts, s_sink, &sink, NULL);
+    REQUIRE (id > 0);
+    //  Until the server has the request, then cancel it mid-flight.
+    for (int i = 0; i < 300 && s_logged ("cancel me", NULL, 0) == 0; i++)
+        ufo_llm_poll (llm, 10);
+    CHECK_INT (s_logged ("cancel me", NULL, 0), 1);
+    CHECK_INT (ufo_llm_pending (llm), 1);
+    CHECK_INT (ufo_llm_cancel (llm, id), 0);
+    CHECK_INT (ufo_llm_cancel (llm, id), -1);
+    CHECK_INT (ufo_llm_pending (llm), 0);
+    for (int i = 0; i < 20; i++)
+        ufo_llm_poll (llm, 10);
+    CHECK_INT (sink.calls, 0);
+    ufo_value_destroy (&msgs);
+    ufo_llm_destroy (&llm);
+}
+
+//  The caller's loop keeps running while a reply trickles in: a timer in the same loop
+//  fires many times before the completion arrives.
+UFO_TEST (test_loop_not_blocked)
+{
+    ufo_llm_t *llm = s_client ();
+    ufo_value_t *msgs = s_messages ("You are the AppAgent.", "[case:drip]");
+    s_sink_t sink = { 0, NULL };
+    int64_t id = ufo_llm_submit (llm, msgs, NULL, s_sink, &sink, NULL);
+    REQUIRE (id > 0);
+    int ticks = 0;
+    int64_t next_tick = ufo_http_now_ms ();
+    for (int i = 0; i < 2000 && !sink.calls; i++) {
+        ufo_llm_poll (llm, 5);
+        int64_t now = ufo_http_now_ms ();
+        if (now >= next_tick) {
+            ticks++;            //  the "heartbeat" timer of the agent's loop
+            next_tick = now + 20;
+        }
+    }
+    CHECK_INT (sink.calls, 1);
+    REQUIRE (sink.resp);
+    CHECK_INT (sink.resp->code, UFO_OK);
+    CHECK_STR (sink.resp->content, "a reply that arrives eight bytes at a time, slowly");
+    //  The reply takes ~30 drips of 30 ms; a blocking client would allow 1 or 2 ticks.
+    CHECK (ticks >= 10);
+    fprintf (stderr, "    ticks during the dripping reply: %d\n", ticks);
+    ufo_llm_response_destroy (&sink.resp);
+    ufo_value_destroy (&msgs);
+    ufo_llm_destroy (&llm);
+}
+
+UFO_TEST (test_reask)
+{
+    ufo_llm_t *llm = s_client ();
+    ufo_llm_response_t *r = s_ask (llm, "[case:reask]", UFO_SCHEMA_APP);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_OK);
+    REQUIRE (r->decision);
+    CHECK_STR (ufo_value_map_str (r->decision, "Function", ""), "set_edit_text");
+    CHECK_INT (r->asks, 2);
+    //  The second request carried the bad reply and the corrective message.
+    CHECK_INT (ufo_value_size (r->messages), 4);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (r->messages, 2), "role", ""), "assistant");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (r->messages, 3), "content", ""), "DONE");
+    ufo_llm_response_destroy (&r);
+    //  A model that never answers in JSON: JSON_PARSING_RETRY (2) re-asks, then an error.
+    r = s_ask (llm, "[case:hopeless]", UFO_SCHEMA_APP);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_E_SYNTAX);
+    CHECK_INT (r->asks, 3);
+    CHECK_CONTAINS (r->error, "AppAgent step 1");
+    CHECK_CONTAINS (r->error, "no JSON object");
+    CHECK_STR (r->content, "I would rather chat.");
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+}
+
+UFO_TEST (test_azure)
+{
+    ufo_llm_config_t cfg;
+    s_config (&cfg, "APP_AGENT", "gpt-4o", KEY);
+    snprintf (cfg.api_type, sizeof cfg.api_type, "aoai");
+    snprintf (cfg.api_base, sizeof cfg.api_base, "http://127.0.0.1:%d/", s_port);
+    snprintf (cfg.api_deployment_id, sizeof cfg.api_deployment_id, "dep-1");
+    snprintf (cfg.api_version, sizeof cfg.api_version, "2024-02-15-preview");
+    ufo_error_t err;
+    ufo_llm_t *llm = ufo_llm_new (&cfg, NULL, &err);
+    REQUIRE (llm);
+    ufo_llm_response_t *r = s_ask (llm, "[case:azure]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK_STR (r->content, "azure ok");
+    CHECK_STR (r->model, "azure/gpt-4o");
+    char *log = s_read_file (s_log_path);
+    CHECK_CONTAINS (log, "/openai/deployments/dep-1/chat/completions?api-version=2024-02-15-preview");
+    CHECK_CONTAINS (log, "\"auth\":\"api-key\"");
+    free (log);
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+}
+
+//  A two-step "session" (Host decides, App decides), recorded, then replayed without a
+//  server: identical decisions. Then a changed prompt: a clear miss.
+static void
+s_session (ufo_llm_t *llm, ufo_value_t **host_p, ufo_value_t **app_p, int *code_p)
+{
+    ufo_value_t *m1 = s_messages ("You are the HostAgent.", "[case:session] write a note");
+    ufo_value_t *m2 = s_messages ("You are the AppAgent.", "[case:session] subtask: type");
+    ufo_llm_opts_t o1 = { "HostAgent", 1, UFO_SCHEMA_HOST, 1 };
+    ufo_llm_opts_t o2 = { "AppAgent", 2, UFO_SCHEMA_APP, 1 };
+    ufo_llm_response_t *r1 = ufo_llm_complete (llm, m1, &o1, NULL);
+    ufo_llm_response_t *r2 = ufo_llm_complete (llm, m2, &o2, NULL);
+    *host_p = r1 && r1->decision ? ufo_value_dup (r1->decision) : NULL;
+    *app_p = r2 && r2->decision ? ufo_value_dup (r2->decision) : NULL;
+    *code_p = (r1 ? r1->code : -1) | (r2 ? r2->code : -1);
+    ufo_llm_response_destroy (&r1);
+    ufo_llm_response_destroy (&r2);
+    ufo_value_destroy (&m1);
+    ufo_value_destroy (&m2);
+}
+
+UFO_TEST (test_record_replay)
+{
+    char cassette [300];
+    snprintf (cassette, sizeof cassette, "%s/cassette.jsonl", s_dir);
+    ufo_error_t err;
+    ufo_llm_t *llm = s_client ();
+    ufo_cassette_t *c = ufo_cassette_open (cassette, UFO_CASSETTE_RECORD, &err);
+    REQUIRE (c);
+    ufo_llm_set_cassette (llm, &c);
+    CHECK (c == NULL);
+    ufo_value_t *host = NULL, *app = NULL;
+    int code = -1;
+    s_session (llm, &host, &app, &code);
+    CHECK_INT (code, UFO_OK);
+    REQUIRE (host && app);
+    CHECK_STR (ufo_value_map_str (host, "Status", ""), "ASSIGN");
+    ufo_llm_destroy (&llm);
+    int before = s_logged ("[case:session]", NULL, 0);
+
+    //  Replay against a dead port: nothing may touch the network.
+    ufo_llm_config_t cfg;
+    s_config (&cfg, "APP_AGENT", "ufo-scripted", KEY);
+    snprintf (cfg.api_base, sizeof cfg.api_base, "http://127.0.0.1:1/v1");
+    llm = ufo_llm_new (&cfg, NULL, &err);
+    c = ufo_cassette_open (cassette, UFO_CASSETTE_REPLAY, &err);
+    REQUIRE (c);
+    CHECK_INT (ufo_cassette_size (c), 2);
+    ufo_llm_set_cassette (llm, &c);
+    ufo_value_t *host2 = NULL, *app2 = NULL;
+    s_session (llm, &host2, &app2, &code);
+    CHECK_INT (code, UFO_OK);
+    CHECK (ufo_value_equal (host, host2));
+    CHECK (ufo_value_equal (app, app2));
+    CHECK_INT (s_logged ("[case:session]", NULL, 0), before);
+
+    //  A prompt that was never recorded.
+    ufo_value_t *m = s_messages ("You are the AppAgent.", "[case:session] subtask: type slowly");
+    ufo_llm_opts_t o = { "AppAgent", 7, UFO_SCHEMA_APP, 1 };
+    ufo_llm_response_t *r = ufo_llm_complete (llm, m, &o, NULL);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_E_NOT_FOUND);
+    CHECK_CONTAINS (r->error, "replay miss: AppAgent step 7");
+    CHECK_CONTAINS (r->error, "closest recording: AppAgent step 2");
+    CHECK_CONTAINS (r->error, "message 1, user part 0 (text)");
+    CHECK_CONTAINS (r->error, "type slowly");
+    fprintf (stderr, "    miss message:\n%s\n", r->error);
+    ufo_llm_response_destroy (&r);
+    ufo_value_destroy (&m);
+    ufo_value_destroy (&host);
+    ufo_value_destroy (&app);
+    ufo_value_destroy (&host2);
+    ufo_value_destroy (&app2);
+    ufo_llm_destroy (&llm);
+}
+
+//  Runs last: everything we wrote (our log, the cassette, responses) is free of the keys.
+UFO_TEST (test_keys_never_leak)
+{
+    fflush (s_client_log_f);
+    const char *files [] = { s_client_log, "cassette.jsonl", "requests.jsonl" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (files); i++) {
+        char path [400];
+        if (files [i][0] == '/')
+            snprintf (path, sizeof path, "%s", files [i]);
+        else
+            snprintf (path, sizeof path, "%s/%s", s_dir, files [i]);
+        char *text = s_read_file (path);
+        CHECK (strlen (text) > 0);
+        if (strstr (text, KEY) || strstr (text, BACKUP_KEY))
+            UFO_FAIL_ ("an API key appears in %s", path);
+        free (text);
+    }
+    //  The API echoes the key in its error message: we pass the message on, masked.
+    ufo_llm_t *llm = s_client ();
+    ufo_llm_response_t *r = s_ask (llm, "[case:401]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK (r->error && !strstr (r->error, KEY));
+    CHECK_CONTAINS (r->error, "Incorrect API key provided: ***");
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+    char buf [128] = "key=" KEY " again " KEY;
+    ufo_llm_redact (buf, KEY);
+    CHECK_STR (buf, "key=*** again ***");
+}
+
+int
+main (void)
+{
+    snprintf (s_dir, sizeof s_dir, "/tmp/ufo-llm-test-XXXXXX");
+    if (!mkdtemp (s_dir))
+        return 1;
+    snprintf (s_client_log, sizeof s_client_log, "%s/client.log", s_dir);
+    s_client_log_f = fopen (s_client_log, "w");
+    ufo_log_set_stream (s_client_log_f);
+    ufo_log_set_level (UFO_LOG_DEBUG);
+    if (s_server_start ()) {
+        fprintf (stderr, "cannot start ufo-llm-server\n");
+        return 1;
+    }
+    UFO_RUN (test_ok_and_cost);
+    UFO_RUN (test_retry_after_429);
+    UFO_RUN (test_transient_faults_retried);
+    UFO_RUN (test_no_retry_on_401_400);
+    UFO_RUN (test_backup_engine);
+    UFO_RUN (test_timeout);
+    UFO_RUN (test_cancel);
+    UFO_RUN (test_loop_not_blocked);
+    UFO_RUN (test_reask);
+    UFO_RUN (test_azure);
+    UFO_RUN (test_record_replay);
+    UFO_RUN (test_keys_never_leak);
+    s_server_stop ();
+    ufo_log_set_stream (NULL);
+    fclose (s_client_log_f);
+    if (!getenv ("UFO_KEEP_TEST_DIR")) {
+        char cmd [400];
+        snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_dir);
+        if (system (cmd) != 0)
+            fprintf (stderr, "could not remove %s\n", s_dir);
+    }
+    return UFO_TEST_END ();
+}

@@ -1,0 +1,278 @@
+/*  test_memory.c - memories: add, delete by step, filters, latest, cap, list and JSON forms,
+    and the incremental JSON text staying equal to a from-scratch serialisation. */
+#include "ufo.h"
+#include "ufo_test.h"
+
+//  The memory's JSON must always equal json.dumps(list of dicts) written from scratch.
+static bool
+s_consistent (ufo_memory_t *mem)
+{
+    size_t len;
+    char *cached = ufo_memory_to_json (mem, &len);
+    ufo_value_t *list = ufo_memory_to_list (mem);
+    size_t len2;
+    char *fresh = ufo_json_dump (list, UFO_JSON_PY, &len2);
+    bool same = len == len2 && memcmp (cached, fresh, len) == 0;
+    if (!same)
+        fprintf (stderr, "  cached: %.300s\n  fresh:  %.300s\n", cached, fresh);
+    free (cached);
+    free (fresh);
+    ufo_value_destroy (&list);
+    return same;
+}
+
+static ufo_item_t *
+s_step_item (int64_t step, const char *action)
+{
+    ufo_item_t *item = ufo_item_new ();
+    ufo_item_set_int (item, "Step", step);
+    ufo_item_set_str (item, "Action", action);
+    return item;
+}
+
+static void
+s_add (ufo_memory_t *mem, int64_t step, const char *action)
+{
+    ufo_item_t *item = s_step_item (step, action);
+    ufo_memory_add (mem, &item);
+    CHECK (item == NULL);
+}
+
+UFO_TEST (test_basics)
+{
+    ufo_memory_t *mem = ufo_memory_new ();
+    CHECK (ufo_memory_is_empty (mem));
+    CHECK (ufo_memory_latest (mem) == NULL);
+    CHECK (ufo_memory_at (mem, 0) == NULL);
+    char *text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, "[]");
+    free (text);
+    s_add (mem, 1, "click");
+    s_add (mem, 2, "type");
+    s_add (mem, 2, "type again");
+    CHECK_INT (ufo_memory_length (mem), 3);
+    CHECK (!ufo_memory_is_empty (mem));
+    CHECK_STR (ufo_item_get_str (ufo_memory_latest (mem), "Action", NULL), "type again");
+    CHECK_STR (ufo_item_get_str (ufo_memory_at (mem, 0), "Action", NULL), "click");
+    text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, "[{\"Step\": 1, \"Action\": \"click\"}, {\"Step\": 2, \"Action\": \"type\"}, "
+                     "{\"Step\": 2, \"Action\": \"type again\"}]");
+    free (text);
+    CHECK_INT (ufo_memory_delete_step (mem, 2), 2);
+    CHECK_INT (ufo_memory_delete_step (mem, 7), 0);
+    CHECK_INT (ufo_memory_length (mem), 1);
+    text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, "[{\"Step\": 1, \"Action\": \"click\"}]");
+    free (text);
+    ufo_memory_clear (mem);
+    CHECK (ufo_memory_is_empty (mem));
+    CHECK (s_consistent (mem));
+    ufo_memory_destroy (&mem);
+    CHECK (mem == NULL);
+    ufo_memory_destroy (&mem);
+}
+
+UFO_TEST (test_filters)
+{
+    ufo_memory_t *mem = ufo_memory_new ();
+    for (int i = 1; i <= 5; i++)
+        s_add (mem, i, i % 2 ? "odd" : "even");
+    ufo_item_t *plain = ufo_item_new ();
+    ufo_item_set_str (plain, "note", "no step");
+    ufo_memory_add (mem, &plain);
+
+    int64_t steps [] = { 2, 5, 42 };
+    ufo_value_t *list = ufo_memory_filter_steps (mem, steps, 3);
+    char *text = ufo_json_dump (list, UFO_JSON_PY, NULL);
+    CHECK_STR (text, "[{\"Step\": 2, \"Action\": \"even\"}, {\"Step\": 5, \"Action\": \"odd\"}]");
+    free (text);
+    ufo_value_destroy (&list);
+    list = ufo_memory_filter_steps (mem, NULL, 0);
+    CHECK_INT (ufo_value_size (list), 0);
+    ufo_value_destroy (&list);
+
+    const char *keys [] = { "Action", "note" };
+    list = ufo_memory_filter_keys (mem, keys, 2);
+    CHECK_INT (ufo_value_size (list), 6);
+    text = ufo_json_dump (list, UFO_JSON_PY, NULL);
+    CHECK_STR (text, "[{\"Action\": \"odd\"}, {\"Action\": \"even\"}, {\"Action\": \"odd\"}, "
+                     "{\"Action\": \"even\"}, {\"Action\": \"odd\"}, {\"note\": \"no step\"}]");
+    free (text);
+    ufo_value_destroy (&list);
+    ufo_memory_destroy (&mem);
+}
+
+UFO_TEST (test_list_forms)
+{
+    ufo_error_t err;
+    ufo_value_t *list = ufo_json_parse_str ("[{\"a\": 1}, {\"b\": [2, {\"c\": \"\\u00e9\"}]}]", &err);
+    REQUIRE (list);
+    ufo_memory_t *mem = ufo_memory_new ();
+    s_add (mem, 9, "old content");
+    CHECK_INT (ufo_memory_from_list (mem, list, &err), 0);
+    CHECK_INT (ufo_memory_length (mem), 2);
+    ufo_value_t *back = ufo_memory_to_list (mem);
+    CHECK (ufo_value_equal (back, list));
+    ufo_value_destroy (&back);
+    CHECK (s_consistent (mem));
+
+    //  wrong shapes: clear error, memory unchanged
+    ufo_value_t *bad = ufo_json_parse_str ("[{\"a\": 1}, 3]", &err);
+    CHECK_INT (ufo_memory_from_list (mem, bad, &err), -1);
+    CHECK_INT (err.code, UFO_E_TYPE);
+    CHECK_CONTAINS (err.message, "[1]");
+    ufo_value_destroy (&bad);
+    bad = ufo_value_new_map ();
+    CHECK_INT (ufo_memory_from_list (mem, bad, &err), -1);
+    CHECK_CONTAINS (err.message, "expected a list");
+    CHECK_INT (ufo_memory_from_list (mem, NULL, &err), -1);
+    ufo_value_destroy (&bad);
+    CHECK_INT (ufo_memory_length (mem), 2);
+    ufo_value_destroy (&list);
+    ufo_memory_destroy (&mem);
+}
+
+UFO_TEST (test_json_forms)
+{
+    ufo_error_t err;
+    ufo_memory_t *mem = ufo_memory_new ();
+    //  canonical text (fast path: kept as is)
+    const char *canon = "[{\"Step\": 1, \"u\": \"\\u00e9\"}, {\"Step\": 2, \"f\": 0.25, \"l\": [1, 2]}]";
+    CHECK_INT (ufo_memory_from_json (mem, canon, strlen (canon), &err), 0);
+    CHECK_INT (ufo_memory_length (mem), 2);
+    char *text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, canon);
+    free (text);
+    CHECK_INT (ufo_item_get_int (ufo_memory_at (mem, 1), "Step", 0), 2);
+    CHECK (s_consistent (mem));
+
+    //  other spellings of the same data (slow path) give the same canonical text
+    const char *other = " [ {\"Step\":1,\"u\":\"\xC3\xA9\"} ,\n{\"Step\":2,\"f\":2.5e-1,\"l\":[1,2]}]\n";
+    ufo_memory_t *mem2 = ufo_memory_new ();
+    CHECK_INT (ufo_memory_from_json (mem2, other, strlen (other), &err), 0);
+    text = ufo_memory_to_json (mem2, NULL);
+    CHECK_STR (text, canon);
+    free (text);
+    //  whitespace between canonical items is fine for the fast path too
+    const char *spaced = "[\n  {\"a\": 1},\n  {\"b\": 2}\n]";
+    CHECK_INT (ufo_memory_from_json (mem2, spaced, strlen (spaced), &err), 0);
+    text = ufo_memory_to_json (mem2, NULL);
+    CHECK_STR (text, "[{\"a\": 1}, {\"b\": 2}]");
+    free (text);
+    //  duplicate keys: the last wins, in the first one's place (as Python)
+    const char *dup = "[{\"a\": 1, \"b\": 2, \"a\": 3}]";
+    CHECK_INT (ufo_memory_from_json (mem2, dup, strlen (dup), &err), 0);
+    text = ufo_memory_to_json (mem2, NULL);
+    CHECK_STR (text, "[{\"a\": 3, \"b\": 2}]");
+    free (text);
+    ufo_memory_destroy (&mem2);
+
+    //  errors leave the memory unchanged
+    const char *bads [] = { "", "[", "[{\"a\": 1},]", "{\"a\": 1}", "[1, 2]", "[{\"a\": 1}] x",
+                            "[{\"a\": \"\xff\"}]", "[[{}]]", "nul" };
+    for (size_t i = 0; i < sizeof (bads) / sizeof (bads [0]); i++) {
+        ufo_error_clear (&err);
+        CHECK_INT (ufo_memory_from_json (mem, bads [i], strlen (bads [i]), &err), -1);
+        CHECK (err.code != UFO_OK);
+    }
+    CHECK_INT (ufo_memory_from_json (mem, NULL, 0, &err), -1);
+    CHECK_INT (ufo_memory_length (mem), 2);
+    text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, canon);
+    free (text);
+    ufo_memory_destroy (&mem);
+}
+
+UFO_TEST (test_cache_follows_changes)
+{
+    ufo_error_t err;
+    ufo_memory_t *mem = ufo_memory_new ();
+    s_add (mem, 1, "a");
+    CHECK (s_consistent (mem));
+    s_add (mem, 2, "b");                    //  appended after a serialisation
+    CHECK (s_consistent (mem));
+    //  mutate a held item after it was serialised
+    ufo_item_set_str (ufo_memory_at (mem, 0), "Action", "changed");
+    char *text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, "[{\"Step\": 1, \"Action\": \"changed\"}, {\"Step\": 2, \"Action\": \"b\"}]");
+    free (text);
+    //  mutate a lazily loaded item
+    const char *canon = "[{\"Step\": 1}, {\"Step\": 2}, {\"Step\": 3}]";
+    CHECK_INT (ufo_memory_from_json (mem, canon, strlen (canon), &err), 0);
+    ufo_item_set_int (ufo_memory_at (mem, 1), "x", 5);
+    text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, "[{\"Step\": 1}, {\"Step\": 2, \"x\": 5}, {\"Step\": 3}]");
+    free (text);
+    ufo_item_remove (ufo_memory_latest (mem), "Step");
+    CHECK (s_consistent (mem));
+    ufo_memory_delete_step (mem, 1);
+    CHECK (s_consistent (mem));
+    s_add (mem, 4, "d");
+    CHECK (s_consistent (mem));
+    text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, "[{\"Step\": 2, \"x\": 5}, {}, {\"Step\": 4, \"Action\": \"d\"}]");
+    free (text);
+    ufo_memory_clear (mem);
+    text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, "[]");
+    free (text);
+    s_add (mem, 5, "e");
+    CHECK (s_consistent (mem));
+    ufo_memory_destroy (&mem);
+}
+
+UFO_TEST (test_cap)
+{
+    ufo_memory_t *mem = ufo_memory_new ();
+    CHECK_INT (ufo_memory_cap (mem), 0);
+    for (int i = 1; i <= 5; i++)
+        s_add (mem, i, "x");
+    ufo_memory_set_cap (mem, 3);
+    CHECK_INT (ufo_memory_cap (mem), 3);
+    CHECK_INT (ufo_memory_length (mem), 3);
+    CHECK_INT (ufo_item_get_int (ufo_memory_at (mem, 0), "Step", 0), 3);
+    CHECK (s_consistent (mem));
+    s_add (mem, 6, "y");
+    CHECK_INT (ufo_memory_length (mem), 3);
+    CHECK_INT (ufo_item_get_int (ufo_memory_at (mem, 0), "Step", 0), 4);
+    char *text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, "[{\"Step\": 4, \"Action\": \"x\"}, {\"Step\": 5, \"Action\": \"x\"}, "
+                     "{\"Step\": 6, \"Action\": \"y\"}]");
+    free (text);
+    //  a long capped session: the text buffer is compacted as the oldest items go
+    char big [300];
+    memset (big, 'z', sizeof (big) - 1);
+    big [sizeof (big) - 1] = 0;
+    for (int i = 7; i < 2000; i++) {
+        s_add (mem, i, big);
+        if (i % 7 == 0)
+            CHECK (s_consistent (mem));
+        if (i % 500 == 0)
+            ufo_item_set_int (ufo_memory_at (mem, 1), "Step", -i);
+    }
+    CHECK_INT (ufo_memory_length (mem), 3);
+    CHECK_INT (ufo_item_get_int (ufo_memory_latest (mem), "Step", 0), 1999);
+    CHECK (s_consistent (mem));
+    //  cap of 1 and removing the cap
+    ufo_memory_set_cap (mem, 1);
+    s_add (mem, 3000, "only");
+    CHECK (s_consistent (mem));
+    CHECK_INT (ufo_memory_length (mem), 1);
+    ufo_memory_set_cap (mem, 0);
+    s_add (mem, 3001, "two");
+    CHECK_INT (ufo_memory_length (mem), 2);
+    CHECK (s_consistent (mem));
+    ufo_memory_destroy (&mem);
+}
+
+int
+main (void)
+{
+    UFO_RUN (test_basics);
+    UFO_RUN (test_filters);
+    UFO_RUN (test_list_forms);
+    UFO_RUN (test_json_forms);
+    UFO_RUN (test_cache_follows_changes);
+    UFO_RUN (test_cap);
+    return UFO_TEST_END ();
+}
