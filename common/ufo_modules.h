@@ -21,4 +21,7 @@
 //  desktop: AT-SPI / X11 windows, controls, screenshots, actions
 #include "ufo_desktop.h"
 
+//  report: the session report
+#include "ufo_report.h"
+
 #endif

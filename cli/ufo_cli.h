@@ -1,0 +1,26 @@
+/*  ufo_cli.h - private to the `ufo` tool: the subcommand table entry and the
+    subcommands. A new subcommand is one file (cli/ufo_cmd_<name>.c) that defines
+    `int ufo_cmd_<name> (int argc, char **argv)`, one declaration here, one line in the
+    table in ufo.c and one source line in cli/CMakeLists.txt. */
+#ifndef UFO_CLI_H_INCLUDED
+#define UFO_CLI_H_INCLUDED
+
+//  Exit codes of every subcommand.
+#define UFO_CLI_OK      0       //  done
+#define UFO_CLI_FAIL    1       //  the command ran and failed
+#define UFO_CLI_USAGE   2       //  bad command line
+
+typedef struct {
+    const char *name;           //  as typed: "report"
+    const char *args;           //  synopsis of the arguments: "LOGDIR [--out FILE]"
+    const char *summary;        //  one line for `ufo --help`
+    int (*run) (int argc, char **argv);     //  argv [0] is the subcommand name
+} ufo_cli_command_t;
+
+//  Prints the usage of one subcommand (synopsis and summary) to stream.
+void ufo_cli_usage (FILE *stream, const char *name);
+
+//  The subcommands.
+int ufo_cmd_report (int argc, char **argv);
+
+#endif
