@@ -183,6 +183,46 @@ s_decode_items (const ufo_value_t *body, ufo_bb_request_t *req, const ufo_bb_lim
     return rc;
 }
 
+//  Best effort: reads the id (third field) of an envelope that is too large or malformed to
+//  decode in full, so the error reply can still be correlated. Leaves out empty otherwise.
+static void
+s_peek_id (const uint8_t *p, size_t len, char out [65])
+{
+    size_t off = 0;
+    if (len < 1 || (p [0] != 0x97 && p [0] != 0xdc))
+        return;
+    off = p [0] == 0x97 ? 1 : 3;
+    if (off >= len || p [off] > 0x7f)       //  version: a positive fixint
+        return;
+    off++;
+    for (int field = 0; field < 2; field++) {
+        if (off >= len)
+            return;
+        size_t slen;
+        if ((p [off] & 0xe0) == 0xa0) {
+            slen = p [off] & 0x1f;
+            off++;
+        }
+        else
+        if (p [off] == 0xd9 && off + 1 < len) {
+            slen = p [off + 1];
+            off += 2;
+        }
+        else
+            return;
+        if (slen > len - off)
+            return;
+        if (field == 1 && slen <= 64) {
+            for (size_t i = 0; i < slen; i++)
+                if (p [off + i] < 0x20 || p [off + i] > 0x7e)
+                    return;
+            memcpy (out, p + off, slen);
+            out [slen] = 0;
+        }
+        off += slen;
+    }
+}
+
 int
 ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
                        size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err)
@@ -195,13 +235,17 @@ ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const s
     }
     if (nframes == 0)
         return ufo_error_set (err, UFO_E_INVALID, "request has no envelope frame");
-    if (sizes [0] > limits->max_message_bytes)
+    if (sizes [0] > limits->max_message_bytes) {
+        s_peek_id ((const uint8_t *) frames [0], sizes [0], req->id);
         return ufo_error_set (err, UFO_E_TOO_LARGE, "request frame of %zu bytes exceeds max_message_bytes %zu",
                               sizes [0], limits->max_message_bytes);
+    }
     ufo_msg_limits_t msg_limits = { limits->max_message_bytes, 32 };
     ufo_msg_t *msg = ufo_msg_decode (frames [0], sizes [0], &msg_limits, err);
-    if (!msg)
+    if (!msg) {
+        s_peek_id ((const uint8_t *) frames [0], sizes [0], req->id);
         return -1;
+    }
     snprintf (req->id, sizeof req->id, "%s", ufo_msg_id (msg));
     snprintf (req->sender, sizeof req->sender, "%s", ufo_msg_sender (msg));
     snprintf (req->type_name, sizeof req->type_name, "%s", ufo_msg_type (msg));

@@ -17,6 +17,7 @@
 #include "ufo_wal.h"
 #include "ufo_blob.h"
 #include "ufo_bb_proto.h"
+#include "ufo_bb_client.h"
 
 //  desktop: AT-SPI / X11 windows, controls, screenshots, actions
 #include "ufo_desktop.h"

@@ -1,0 +1,133 @@
+/*  bb_test_util.h - helpers for the blackboard broker's system tests: a temporary
+    directory, starting / stopping / killing a real ufo-broker child process. */
+#ifndef BB_TEST_UTIL_H_INCLUDED
+#define BB_TEST_UTIL_H_INCLUDED
+
+#include "ufo_prelude.h"
+#include <sys/wait.h>
+#include <ftw.h>
+#include <dirent.h>
+
+typedef struct {
+    char dir [256];             //  temporary directory of the test
+    char data_dir [300];
+    char cmd [320];
+    char bus [320];
+    pid_t pid;
+} bb_test_broker_t;
+
+static int
+s_bb_rm_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void) st; (void) flag; (void) ftw;
+    return remove (path);
+}
+
+static void
+bb_test_rmtree (const char *dir)
+{
+    nftw (dir, s_bb_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void
+bb_test_init (bb_test_broker_t *b, const char *name)
+{
+    memset (b, 0, sizeof *b);
+    snprintf (b->dir, sizeof b->dir, "/tmp/ufo-%s-XXXXXX", name);
+    if (!mkdtemp (b->dir)) {
+        perror ("mkdtemp");
+        exit (1);
+    }
+    snprintf (b->data_dir, sizeof b->data_dir, "%s/data", b->dir);
+    snprintf (b->cmd, sizeof b->cmd, "ipc://%s/cmd", b->dir);
+    snprintf (b->bus, sizeof b->bus, "ipc://%s/bus", b->dir);
+}
+
+static const char *
+bb_test_binary (void)
+{
+    static char path [1024];
+    const char *build = getenv ("UFO_BUILD_DIR");
+    snprintf (path, sizeof path, "%s/blackboard_broker/ufo-broker", build ? build : ".");
+    return path;
+}
+
+//  Starts the broker with extra arguments (NULL-terminated list); waits until it answers
+//  on its command socket (the caller passes a ping function) is left to the caller.
+static pid_t
+bb_test_start (bb_test_broker_t *b, const char *const *extra)
+{
+    const char *argv [32];
+    int n = 0;
+    argv [n++] = bb_test_binary ();
+    argv [n++] = "--data-dir"; argv [n++] = b->data_dir;
+    argv [n++] = "--cmd"; argv [n++] = b->cmd;
+    argv [n++] = "--bus"; argv [n++] = b->bus;
+    for (int i = 0; extra && extra [i] && n < 30; i++)
+        argv [n++] = extra [i];
+    argv [n] = NULL;
+    pid_t pid = fork ();
+    if (pid == 0) {
+        if (!getenv ("BB_TEST_VERBOSE")) {
+            int fd = open ("/dev/null", O_WRONLY);
+            char log [400];
+            snprintf (log, sizeof log, "%s/broker.log", b->dir);
+            int lfd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+            dup2 (lfd >= 0 ? lfd : fd, 2);
+        }
+        execv (argv [0], (char *const *) argv);
+        perror ("execv ufo-broker");
+        _exit (127);
+    }
+    b->pid = pid;
+    return pid;
+}
+
+//  Sends sig and waits (bounded, 20 s) for the broker to exit. Returns its exit status
+//  (WEXITSTATUS), 128+signal if killed, -1 on timeout (then it is SIGKILLed).
+static int
+bb_test_stop (bb_test_broker_t *b, int sig)
+{
+    if (b->pid <= 0)
+        return -1;
+    kill (b->pid, sig);
+    for (int i = 0; i < 2000; i++) {
+        int status;
+        pid_t rc = waitpid (b->pid, &status, WNOHANG);
+        if (rc == b->pid) {
+            b->pid = 0;
+            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+        }
+        usleep (10000);
+    }
+    kill (b->pid, SIGKILL);
+    waitpid (b->pid, NULL, 0);
+    b->pid = 0;
+    return -1;
+}
+
+//  Waits (bounded) for a started broker to exit on its own; returns its status as above.
+static int
+bb_test_wait_exit (bb_test_broker_t *b, int timeout_ms)
+{
+    for (int i = 0; i < timeout_ms / 10; i++) {
+        int status;
+        if (waitpid (b->pid, &status, WNOHANG) == b->pid) {
+            b->pid = 0;
+            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+        }
+        usleep (10000);
+    }
+    return bb_test_stop (b, SIGKILL) < 0 ? -1 : -2;
+}
+
+static void
+bb_test_cleanup (bb_test_broker_t *b)
+{
+    if (b->pid > 0)
+        bb_test_stop (b, SIGKILL);
+    if (!getenv ("BB_TEST_KEEP"))
+        bb_test_rmtree (b->dir);
+}
+
+#endif

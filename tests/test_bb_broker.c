@@ -1,0 +1,351 @@
+/*  test_bb_broker.c - the blackboard broker as a real process: every request type, error
+    replies, limits, restart from the log, compaction into snapshots, blobs and prompts. */
+#include "ufo_prelude.h"
+#include "ufo_test.h"
+#include "bb_test_util.h"
+
+static bb_test_broker_t B;
+
+//  Connects a client and waits (bounded) until the broker answers a ping.
+static ufo_bb_client_t *
+s_connect (void)
+{
+    ufo_error_t err;
+    ufo_bb_client_t *c = ufo_bb_client_new (B.cmd, B.bus, &err);
+    if (!c)
+        return NULL;
+    ufo_bb_client_set_timeout (c, 250);
+    for (int i = 0; i < 80; i++) {
+        ufo_value_t *r = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
+        if (r) {
+            ufo_value_destroy (&r);
+            ufo_bb_client_set_timeout (c, 10000);
+            return c;
+        }
+    }
+    ufo_bb_client_destroy (&c);
+    return NULL;
+}
+
+static ufo_value_t *
+s_item (const char *key, int64_t n)
+{
+    ufo_value_t *item = ufo_value_new_map ();
+    ufo_value_map_set_int (item, key, n);
+    return item;
+}
+
+UFO_TEST (test_requests)
+{
+    const char *extra [] = { "--stats-ms", "0", NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    ufo_error_t err;
+    uint64_t seq = 0, last = 0;
+
+    //  add one, add many, a string becomes {"text": s}
+    ufo_value_t *item = s_item ("Step", 1);
+    CHECK_INT (ufo_bb_client_add (c, "s1", "trajectories", &item, &seq, &last, &err), 0);
+    CHECK_INT (seq, 1);
+    CHECK_INT (last, 1);
+    ufo_value_t *items = ufo_value_new_list ();
+    ufo_value_list_push_str (items, "what is the file name?");
+    ufo_value_t *q = s_item ("n", 2);
+    ufo_value_list_push (items, &q);
+    CHECK_INT (ufo_bb_client_add (c, "s1", "questions", &items, &seq, &last, &err), 0);
+    CHECK_INT (seq, 2);
+    CHECK_INT (last, 3);
+
+    ufo_value_t *snap = ufo_bb_client_snapshot (c, "s1", NULL, 0, &err);
+    REQUIRE (snap);
+    CHECK_INT (ufo_value_map_int (snap, "seq", 0), 3);
+    CHECK_INT (ufo_value_map_int (snap, "last", 0), 3);
+    CHECK (ufo_value_map_bool (snap, "exists", false));
+    CHECK (ufo_value_map_bool (snap, "full", false));
+    CHECK_STR (ufo_value_str (ufo_value_path (snap, "board.questions.0.text")), "what is the file name?");
+    CHECK_INT (ufo_value_int (ufo_value_path (snap, "board.trajectories.0.Step")), 1);
+    CHECK_INT (ufo_value_size (ufo_value_path (snap, "board.requests")), 0);
+    CHECK_INT (ufo_value_int (ufo_value_path (snap, "seqs.questions.1")), 3);
+    ufo_value_destroy (&snap);
+
+    //  only what came after seq 2, one memory
+    snap = ufo_bb_client_snapshot (c, "s1", "questions", 2, &err);
+    REQUIRE (snap);
+    CHECK (!ufo_value_map_bool (snap, "full", true));
+    CHECK_INT (ufo_value_size (ufo_value_path (snap, "board.questions")), 1);
+    CHECK_INT (ufo_value_int (ufo_value_path (snap, "board.questions.0.n")), 2);
+    CHECK (!ufo_value_path (snap, "board.trajectories"));
+    ufo_value_destroy (&snap);
+
+    //  a board that does not exist: empty, last 0
+    snap = ufo_bb_client_snapshot (c, "nobody", NULL, 0, &err);
+    REQUIRE (snap);
+    CHECK (!ufo_value_map_bool (snap, "exists", true));
+    CHECK_INT (ufo_value_map_int (snap, "last", -1), 0);
+    ufo_value_destroy (&snap);
+
+    //  list, clear one memory, clear, delete
+    item = s_item ("n", 9);
+    CHECK_INT (ufo_bb_client_add (c, "global", "questions", &item, NULL, NULL, &err), 0);
+    ufo_value_t *list = ufo_bb_client_call (c, "bb.list", NULL, NULL, 0, NULL, NULL, &err);
+    REQUIRE (list);
+    CHECK_INT (ufo_value_size (ufo_value_map_get (list, "boards")), 2);
+    CHECK_STR (ufo_value_str (ufo_value_path (list, "boards.0.name")), "global");
+    CHECK_INT (ufo_value_int (ufo_value_path (list, "boards.1.items")), 3);
+    ufo_value_destroy (&list);
+    CHECK_INT (ufo_bb_client_clear (c, "s1", "questions", &err), 0);
+    snap = ufo_bb_client_snapshot (c, "s1", NULL, 3, &err);
+    REQUIRE (snap);
+    CHECK (ufo_value_map_bool (snap, "full", false));       //  cleared after 3: full content
+    CHECK_INT (ufo_value_size (ufo_value_path (snap, "board.questions")), 0);
+    CHECK_INT (ufo_value_size (ufo_value_path (snap, "board.trajectories")), 1);
+    ufo_value_destroy (&snap);
+    CHECK_INT (ufo_bb_client_delete (c, "s1", &err), 0);
+    CHECK_INT (ufo_bb_client_delete (c, "s1", &err), -1);
+    CHECK_INT (err.code, UFO_E_NOT_FOUND);
+    CHECK_INT (ufo_bb_client_clear (c, "s1", NULL, &err), -1);
+    CHECK_INT (err.code, UFO_E_NOT_FOUND);
+
+    //  stats
+    ufo_value_t *stats = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
+    REQUIRE (stats);
+    CHECK_INT (ufo_value_map_int (stats, "boards", -1), 1);
+    CHECK_INT (ufo_value_map_int (stats, "seq", -1), 6);
+    CHECK_STR (ufo_value_map_str (stats, "fsync", ""), "always");
+    ufo_value_destroy (&stats);
+
+    //  errors: unknown type, wrong field type, bad memory, bad board name
+    CHECK (!ufo_bb_client_call (c, "bb.frobnicate", NULL, NULL, 0, NULL, NULL, &err));
+    CHECK_INT (err.code, UFO_E_INVALID);
+    CHECK_CONTAINS (err.message, "unknown request type");
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_int (body, "board", 5);
+    CHECK (!ufo_bb_client_call (c, "bb.snapshot", &body, NULL, 0, NULL, NULL, &err));
+    CHECK_INT (err.code, UFO_E_TYPE);
+    item = s_item ("n", 1);
+    CHECK_INT (ufo_bb_client_add (c, "s1", "memories", &item, NULL, NULL, &err), -1);
+    CHECK_INT (err.code, UFO_E_INVALID);
+    item = s_item ("n", 1);
+    CHECK_INT (ufo_bb_client_add (c, "bad/name", "questions", &item, NULL, NULL, &err), -1);
+    CHECK_INT (err.code, UFO_E_INVALID);
+    item = ufo_value_new_int (3);
+    CHECK_INT (ufo_bb_client_add (c, "s1", "questions", &item, NULL, NULL, &err), -1);
+    CHECK_INT (err.code, UFO_E_TYPE);
+    //  a blob.put without its data frame; a screenshot referring to an unknown blob
+    CHECK (!ufo_bb_client_call (c, "blob.put", NULL, NULL, 0, NULL, NULL, &err));
+    CHECK_CONTAINS (err.message, "frame");
+    item = ufo_value_new_map ();
+    ufo_value_map_set_str (item, "blob", "00000000000000000000000000000000000000000000000000000000000000aa");
+    CHECK_INT (ufo_bb_client_add (c, "s1", "screenshots", &item, NULL, NULL, &err), -1);
+    CHECK_INT (err.code, UFO_E_NOT_FOUND);
+
+    //  nothing above changed the state: seq is still 6
+    ufo_value_t *pong = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
+    REQUIRE (pong);
+    CHECK_INT (ufo_value_map_int (pong, "seq", -1), 6);
+    ufo_value_destroy (&pong);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+}
+
+UFO_TEST (test_limits)
+{
+    //  small limits through a config file
+    char path [400];
+    snprintf (path, sizeof path, "%s/limits.json", B.dir);
+    FILE *f = fopen (path, "w");
+    REQUIRE (f);
+    fprintf (f, "{\"broker\": {\"max_item_bytes\": 100, \"max_items_per_board\": 5, \"max_blob_bytes\": 2048,"
+                " \"max_message_bytes\": 4096, \"stats_interval_ms\": 0}}\n");
+    fclose (f);
+    const char *extra [] = { "--config", path, NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    ufo_error_t err;
+    char big [200];
+    memset (big, 'x', sizeof big - 1);
+    big [sizeof big - 1] = 0;
+    ufo_value_t *item = ufo_value_new_string (big);
+    CHECK_INT (ufo_bb_client_add (c, "b", "questions", &item, NULL, NULL, &err), -1);
+    CHECK_INT (err.code, UFO_E_TOO_LARGE);
+    CHECK_CONTAINS (err.message, "max_item_bytes");
+    ufo_value_t *items = ufo_value_new_list ();
+    for (int i = 0; i < 4; i++)
+        ufo_value_list_push_str (items, "q");
+    CHECK_INT (ufo_bb_client_add (c, "b", "questions", &items, NULL, NULL, &err), 0);
+    items = ufo_value_new_list ();
+    ufo_value_list_push_str (items, "q");
+    ufo_value_list_push_str (items, "q");
+    CHECK_INT (ufo_bb_client_add (c, "b", "requests", &items, NULL, NULL, &err), -1);
+    CHECK_CONTAINS (err.message, "max_items_per_board");
+    item = ufo_value_new_string ("fifth");
+    CHECK_INT (ufo_bb_client_add (c, "b", "requests", &item, NULL, NULL, &err), 0);
+    //  an oversized message frame and an oversized blob: error replies, broker keeps serving
+    char *huge = ufo_malloc (8192);
+    memset (huge, 'y', 8191);
+    huge [8191] = 0;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "board", "b");
+    ufo_value_map_set_str (body, "pad", huge);
+    CHECK (!ufo_bb_client_call (c, "bb.snapshot", &body, NULL, 0, NULL, NULL, &err));
+    CHECK_INT (err.code, UFO_E_TOO_LARGE);
+    char hex [65];
+    CHECK_INT (ufo_bb_client_blob_put (c, huge, 4000, hex, &err), -1);
+    CHECK_INT (err.code, UFO_E_TOO_LARGE);
+    free (huge);
+    ufo_value_t *pong = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
+    CHECK (pong);
+    ufo_value_destroy (&pong);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+    bb_test_rmtree (B.data_dir);
+}
+
+UFO_TEST (test_restart_and_compaction)
+{
+    //  snapshot every 10 records: compaction happens many times
+    const char *extra [] = { "--snapshot-every", "10", "--stats-ms", "0", NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    ufo_error_t err;
+    for (int i = 0; i < 95; i++) {
+        char board [32];
+        snprintf (board, sizeof board, "board-%d", i % 3);
+        ufo_value_t *item = s_item ("n", i);
+        REQUIRE (ufo_bb_client_add (c, board, i % 2 ? "questions" : "trajectories", &item, NULL, NULL, &err) == 0);
+    }
+    CHECK_INT (ufo_bb_client_clear (c, "board-1", "questions", &err), 0);
+    CHECK_INT (ufo_bb_client_delete (c, "board-2", &err), 0);
+    ufo_value_t *before [3];
+    for (int b = 0; b < 3; b++) {
+        char board [32];
+        snprintf (board, sizeof board, "board-%d", b);
+        before [b] = ufo_bb_client_snapshot (c, board, NULL, 0, &err);
+    }
+    ufo_bb_client_destroy (&c);
+    //  SIGKILL (no clean shutdown), restart: identical state
+    CHECK_INT (bb_test_stop (&B, SIGKILL), 128 + SIGKILL);
+    bb_test_start (&B, extra);
+    c = s_connect ();
+    REQUIRE (c);
+    for (int b = 0; b < 3; b++) {
+        char board [32];
+        snprintf (board, sizeof board, "board-%d", b);
+        ufo_value_t *after = ufo_bb_client_snapshot (c, board, NULL, 0, &err);
+        REQUIRE (after && before [b]);
+        CHECK (ufo_value_equal (ufo_value_map_get (after, "board"), ufo_value_map_get (before [b], "board")));
+        CHECK (ufo_value_equal (ufo_value_map_get (after, "seqs"), ufo_value_map_get (before [b], "seqs")));
+        CHECK_INT (ufo_value_map_int (after, "last", -1), ufo_value_map_int (before [b], "last", -2));
+        CHECK_INT (ufo_value_map_int (after, "seq", -1), 97);
+        ufo_value_destroy (&after);
+        ufo_value_destroy (&before [b]);
+    }
+    //  writing goes on with the next sequence number
+    ufo_value_t *item = s_item ("n", 1000);
+    uint64_t seq = 0;
+    CHECK_INT (ufo_bb_client_add (c, "board-0", "questions", &item, &seq, NULL, &err), 0);
+    CHECK_INT (seq, 98);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+    //  compaction left a snapshot directory and only recent log segments
+    char path [400];
+    snprintf (path, sizeof path, "%s/log", B.data_dir);
+    DIR *dir = opendir (path);
+    int segments = 0;
+    struct dirent *entry;
+    while (dir && (entry = readdir (dir)))
+        segments += strncmp (entry->d_name, "wal-", 4) == 0;
+    if (dir)
+        closedir (dir);
+    CHECK (segments >= 1 && segments <= 3);
+    bb_test_rmtree (B.data_dir);
+}
+
+UFO_TEST (test_blobs_and_prompt)
+{
+    const char *extra [] = { "--stats-ms", "0", NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    ufo_error_t err;
+    unsigned char png [300];
+    for (size_t i = 0; i < sizeof png; i++)
+        png [i] = (unsigned char) (i * 7);
+    char hex [65], again [65];
+    CHECK_INT (ufo_bb_client_blob_put (c, png, sizeof png, hex, &err), 0);
+    CHECK_INT (strlen (hex), 64);
+    CHECK_INT (ufo_bb_client_blob_put (c, png, sizeof png, again, &err), 0);
+    CHECK_STR (hex, again);
+    char *data = NULL;
+    size_t len = 0;
+    CHECK_INT (ufo_bb_client_blob_get (c, hex, &data, &len, &err), 0);
+    CHECK_INT (len, sizeof png);
+    CHECK (data && memcmp (data, png, len) == 0);
+    free (data);
+    //  the file is where the content address says
+    char path [600];
+    snprintf (path, sizeof path, "%s/blobs/%.2s/%s", B.data_dir, hex, hex + 2);
+    CHECK (access (path, F_OK) == 0);
+    //  a screenshot item referring to it; the prompt fetches the data URL on demand
+    ufo_value_t *item = ufo_value_new_map ();
+    ufo_value_map_set_str (item, "image_path", "action_step1.png");
+    ufo_value_t *meta = ufo_value_new_map ();
+    ufo_value_map_set_int (meta, "step", 1);
+    ufo_value_map_set (item, "metadata", &meta);
+    ufo_value_map_set_str (item, "blob", hex);
+    CHECK_INT (ufo_bb_client_add (c, "s", "screenshots", &item, NULL, NULL, &err), 0);
+    ufo_value_t *snap = ufo_bb_client_snapshot (c, "s", NULL, 0, &err);
+    REQUIRE (snap);
+    ufo_value_t *board = ufo_value_dup (ufo_value_map_get (snap, "board"));
+    CHECK_INT (ufo_bb_client_fill_images (c, board, &err), 1);
+    const char *url = ufo_value_str (ufo_value_path (board, "screenshots.0.image_str"));
+    CHECK (url && strncmp (url, "data:image/png;base64,", 22) == 0);
+    CHECK_INT (strlen (url), 22 + 400);
+    ufo_value_destroy (&board);
+    ufo_value_destroy (&snap);
+    //  a missing blob
+    CHECK_INT (ufo_bb_client_blob_get (c, "00000000000000000000000000000000000000000000000000000000000000ab",
+                                       &data, &len, &err), -1);
+    CHECK_INT (err.code, UFO_E_NOT_FOUND);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+}
+
+UFO_TEST (test_operation)
+{
+    //  --help / --version / bad arguments / a second broker on the same data directory
+    char cmd [1200];
+    snprintf (cmd, sizeof cmd, "%s --help | grep -q -- --data-dir", bb_test_binary ());
+    CHECK_INT (system (cmd), 0);
+    snprintf (cmd, sizeof cmd, "%s --version | grep -q ufo-broker", bb_test_binary ());
+    CHECK_INT (system (cmd), 0);
+    snprintf (cmd, sizeof cmd, "%s --fsync sometimes 2>/dev/null", bb_test_binary ());
+    CHECK (WEXITSTATUS (system (cmd)) == 2);
+    const char *extra [] = { "--stats-ms", "0", NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    bb_test_broker_t second = B;
+    snprintf (second.cmd, sizeof second.cmd, "ipc://%s/cmd2", B.dir);
+    snprintf (second.bus, sizeof second.bus, "ipc://%s/bus2", B.dir);
+    bb_test_start (&second, NULL);
+    CHECK_INT (bb_test_wait_exit (&second, 10000), 1);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+}
+
+int
+main (void)
+{
+    bb_test_init (&B, "bb-broker");
+    UFO_RUN (test_requests);
+    UFO_RUN (test_limits);
+    UFO_RUN (test_restart_and_compaction);
+    UFO_RUN (test_blobs_and_prompt);
+    UFO_RUN (test_operation);
+    bb_test_cleanup (&B);
+    return UFO_TEST_END ();
+}
