@@ -122,6 +122,8 @@ s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
         return;
     const char *text = NULL;
     g_variant_get (reply, "(&s)", &text);
+    if (getenv ("UFO_DESKTOP_DEBUG"))
+        fprintf (stderr, "poll text [%s] expect [%s] wait %d\n", text, st->expect, st->wait);
     if (!text || !st->expect)
         return;
     if (st->wait == A_TEXT_EQUALS ? streq (text, st->expect) : strstr (text, st->expect) != NULL)
@@ -299,6 +301,7 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
     op->poll = s_act_poll;
     st->xid = xid;
     st->wait = A_DONE;
+    s_start_effect_wait (op);
     if (args && ufo_value_type (args) != UFO_TMAP) {
         ufo_desktop_op_finish_ (op, false, NULL, "Args must be an object");
         return op;

@@ -236,6 +236,11 @@ ufo_desktop_keys_parse (const char *keys, ufo_error_t *err)
         ufo_error_set (err, UFO_E_SYNTAX, "keys: unclosed '('");
         return NULL;
     }
+    if (ufo_value_size (list) > S_MAX_EVENTS) {
+        ufo_value_destroy (&list);
+        ufo_error_set (err, UFO_E_TOO_LARGE, "keys: more than %d key events", S_MAX_EVENTS);
+        return NULL;
+    }
     for (int i = 3; i >= 0; i--)            //  dangling modifiers ("^") are released
         if (mods & (1u << i))
             s_push (list, s_mod_keysym [i], false);

@@ -1,0 +1,262 @@
+/*  test_desktop_apps.c - the desktop layer against real applications on a private virtual
+    display: mousepad (GTK3), gnome-calculator (GTK4), zenity. Each case starts its own
+    session through scripts/desktop-session; every wait is bounded. */
+#include "ufo_test.h"
+#include "desktop_fixture.h"
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+#define WAIT_MS 60000           //  generous: 2 shared cores under load
+
+static ufo_desktop_t *
+s_open (void)
+{
+    ufo_value_t *opts = ufo_json_parse_str (
+        "{\"launchers\": {\"mousepad\": [\"mousepad\"], \"calculator\": [\"gnome-calculator\"]},"
+        " \"action_timeout_ms\": 8000}", NULL);
+    ufo_error_t err = { 0 };
+    ufo_desktop_t *desk = ufo_desktop_new (opts, &err);
+    if (!desk)
+        fprintf (stderr, "ufo_desktop_new: %s\n", err.message);
+    ufo_value_destroy (&opts);
+    return desk;
+}
+
+static char *
+s_texts (ufo_desktop_t *desk, int64_t xid, const char *label)
+{
+    ufo_value_t *r = dfx_act (desk, xid, label, "texts", NULL);
+    char *text = ufo_value_map_bool (r, "success", false)
+               ? strdup (ufo_value_map_str (r, "text", "")) : NULL;
+    if (!text)
+        fprintf (stderr, "texts failed: %s\n", ufo_value_map_str (r, "error", ""));
+    ufo_value_destroy (&r);
+    return text;
+}
+
+//  Polls texts of a control until it equals `want` (bounded). Returns the last text.
+static char *
+s_wait_text (ufo_desktop_t *desk, int64_t xid, const char *label, const char *want, bool contains)
+{
+    int64_t end = dfx_now_ms () + WAIT_MS / 2;
+    char *text = NULL;
+    while (dfx_now_ms () < end) {
+        free (text);
+        text = s_texts (desk, xid, label);
+        if (text && (contains ? strstr (text, want) != NULL : strcmp (text, want) == 0))
+            break;
+        ufo_desktop_iterate (desk, 50);
+    }
+    return text;
+}
+
+UFO_TEST (test_mousepad_text_and_shortcut)
+{
+    REQUIRE (dfx_session_start () == 0);
+    ufo_desktop_t *desk = s_open ();
+    REQUIRE (desk);
+    ufo_error_t err = { 0 };
+    CHECK (ufo_desktop_launch (desk, "rm -rf /", &err) == -1);
+    CHECK_INT (err.code, UFO_E_DENIED);
+    int pid = ufo_desktop_launch (desk, "mousepad", &err);
+    REQUIRE (pid > 0);
+    int64_t xid = dfx_wait_window (desk, pid, "Mousepad", WAIT_MS);
+    REQUIRE (xid);
+    ufo_value_t *snap = dfx_wait_control (desk, xid, "Edit", NULL, WAIT_MS);
+    REQUIRE (snap);
+    const char *edit = dfx_find (snap, "Edit", NULL);
+    REQUIRE (edit);
+    char *label = strdup (edit);
+
+    ufo_value_t *r = dfx_act (desk, xid, label, "set_edit_text",
+                              "{\"text\": \"Hello ufobus\", \"clear_current_text\": true}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    if (!ufo_value_map_bool (r, "success", false))
+        fprintf (stderr, "set_edit_text: %s\n", ufo_value_map_str (r, "error", ""));
+    ufo_value_destroy (&r);
+    char *text = s_texts (desk, xid, label);
+    CHECK_STR (text, "Hello ufobus");
+    free (text);
+
+    //  appending at the caret
+    r = dfx_act (desk, xid, label, "set_edit_text", "{\"text\": \"!\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    if (!ufo_value_map_bool (r, "success", false))
+        fprintf (stderr, "set_edit_text: %s\n", ufo_value_map_str (r, "error", ""));
+    ufo_value_destroy (&r);
+    text = s_texts (desk, xid, label);
+    CHECK (text && strstr (text, "!") && strstr (text, "Hello ufobus"));
+    free (text);
+
+    //  select all with a shortcut and type over it (XTest keyboard)
+    r = dfx_act (desk, xid, label, "keyboard_input", "{\"keys\": \"^aReplaced{ENTER}Line 2+1\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    if (!ufo_value_map_bool (r, "success", false))
+        fprintf (stderr, "keyboard_input: %s\n", ufo_value_map_str (r, "error", ""));
+    ufo_value_destroy (&r);
+    text = s_wait_text (desk, xid, label, "Replaced\nLine 2!", false);
+    CHECK_STR (text, "Replaced\nLine 2!");
+    free (text);
+
+    //  bad labels and arguments are errors, not crashes
+    r = dfx_act (desk, xid, "999", "click_input", NULL);
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "no control labelled");
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, label, "click_input", "{\"button\": \"sideways\"}");
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, NULL, "click_on_coordinates", "{\"x\": 2, \"y\": 0.5}");
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, label, "keyboard_input", "{\"keys\": \"{NOSUCHKEY}\"}");
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, NULL, "teleport", NULL);
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, NULL, "summary", "{\"text\": \"done\"}");
+    CHECK_STR (ufo_value_map_str (r, "text", ""), "done");
+    ufo_value_destroy (&r);
+
+    //  wait does not block: its deadline is in the future right after it starts
+    ufo_value_t *args = ufo_json_parse_str ("{\"seconds\": 0.3}", NULL);
+    ufo_desktop_op_t *op = ufo_desktop_act_begin (desk, xid, NULL, "wait", args);
+    ufo_value_destroy (&args);
+    CHECK (!ufo_desktop_op_done (op));
+    CHECK (ufo_desktop_op_deadline (op) >= dfx_now_ms () + 100);
+    r = ufo_desktop_op_run (desk, &op);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+
+    //  closing: the window goes away, and its labels become clear errors
+    op = ufo_desktop_close_begin (desk, xid);
+    r = ufo_desktop_op_run (desk, &op);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, label, "texts", NULL);
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "does not exist");
+    ufo_value_destroy (&r);
+    op = ufo_desktop_controls_begin (desk, xid, NULL);
+    r = ufo_desktop_op_run (desk, &op);
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    ufo_value_destroy (&r);
+
+    free (label);
+    ufo_value_destroy (&snap);
+    ufo_desktop_destroy (&desk);
+    dfx_session_stop ();
+}
+
+UFO_TEST (test_calculator_two_plus_three)
+{
+    REQUIRE (dfx_session_start () == 0);
+    ufo_desktop_t *desk = s_open ();
+    REQUIRE (desk);
+    int pid = ufo_desktop_launch (desk, "calculator", NULL);
+    REQUIRE (pid > 0);
+    int64_t xid = dfx_wait_window (desk, pid, NULL, WAIT_MS);
+    REQUIRE (xid);
+    ufo_value_t *snap = dfx_wait_control (desk, xid, "Button", "=", WAIT_MS);
+    REQUIRE (snap);
+    const char *keys [] = { "2", "+", "3", "=" };
+    for (size_t i = 0; i < 4; i++) {
+        //  labels are those of the latest snapshot of the window
+        ufo_desktop_op_t *op = ufo_desktop_controls_begin (desk, xid, NULL);
+        ufo_value_destroy (&snap);
+        snap = ufo_desktop_op_run (desk, &op);
+        const char *label = dfx_find (snap, "Button", keys [i]);
+        CHECK (label);
+        if (!label)
+            break;
+        ufo_value_t *r = dfx_act (desk, xid, label, "click_input", "{\"button\": \"left\"}");
+        CHECK (ufo_value_map_bool (r, "success", false));
+        ufo_value_destroy (&r);
+    }
+    //  the display is the editable source view
+    ufo_desktop_op_t *op = ufo_desktop_controls_begin (desk, xid, NULL);
+    ufo_value_destroy (&snap);
+    snap = ufo_desktop_op_run (desk, &op);
+    const char *display = dfx_find (snap, "Edit", NULL);
+    CHECK (display);
+    if (display) {
+        char *text = s_wait_text (desk, xid, display, "5", false);
+        CHECK_STR (text, "5");
+        free (text);
+    }
+    ufo_value_destroy (&snap);
+    ufo_desktop_destroy (&desk);
+    dfx_session_stop ();
+}
+
+UFO_TEST (test_zenity_entry)
+{
+    REQUIRE (dfx_session_start () == 0);
+    ufo_desktop_t *desk = s_open ();
+    REQUIRE (desk);
+    //  zenity prints the entry on stdout: run it ourselves with stdout in a file
+    char out_path [600];
+    snprintf (out_path, sizeof (out_path), "%s/zenity.out", getenv ("UFO_DESKTOP_SESSION"));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init (&fa);
+    posix_spawn_file_actions_addopen (&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    char *argv [] = { "zenity", "--entry", "--title", "Who", "--text", "Your name?", NULL };
+    pid_t pid;
+    REQUIRE (posix_spawnp (&pid, "zenity", &fa, NULL, argv, environ) == 0);
+    posix_spawn_file_actions_destroy (&fa);
+    int64_t xid = dfx_wait_window (desk, pid, "Who", WAIT_MS);
+    REQUIRE (xid);
+    ufo_value_t *snap = dfx_wait_control (desk, xid, "Button", "OK", WAIT_MS);
+    REQUIRE (snap);
+    const char *entry = dfx_find (snap, "Edit", NULL);
+    const char *ok = dfx_find (snap, "Button", "OK");
+    REQUIRE (entry && ok);
+    char *ok_label = strdup (ok);
+    ufo_value_t *r = dfx_act (desk, xid, entry, "keyboard_input", "{\"keys\": \"Ada Lovelace\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    char *text = s_wait_text (desk, xid, entry, "Ada Lovelace", false);
+    CHECK_STR (text, "Ada Lovelace");
+    free (text);
+    r = dfx_act (desk, xid, ok_label, "click_input", NULL);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    int status = -1;
+    int64_t end = dfx_now_ms () + WAIT_MS;
+    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
+        ufo_desktop_iterate (desk, 50);
+    if (status == -1) {
+        kill (pid, SIGKILL);
+        waitpid (pid, &status, 0);
+        CHECK (!"zenity did not exit after OK");
+    }
+    else
+        CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    FILE *f = fopen (out_path, "r");
+    char line [256] = "";
+    if (f) {
+        if (!fgets (line, sizeof (line), f))
+            line [0] = '\0';
+        fclose (f);
+    }
+    CHECK_STR (line, "Ada Lovelace\n");
+    free (ok_label);
+    ufo_value_destroy (&snap);
+    ufo_desktop_destroy (&desk);
+    dfx_session_stop ();
+}
+
+int
+main (void)
+{
+    signal (SIGPIPE, SIG_IGN);
+    UFO_RUN (test_mousepad_text_and_shortcut);
+    UFO_RUN (test_calculator_two_plus_three);
+    UFO_RUN (test_zenity_entry);
+    return UFO_TEST_END ();
+}
