@@ -19,6 +19,15 @@
 #include "ufo_bb_proto.h"
 #include "ufo_bb_client.h"
 
+//  llm: HTTP client, LLM client, response parsing, cost, cassettes, templates, prompts
+#include "ufo_http.h"
+#include "ufo_llm.h"
+#include "ufo_llm_parse.h"
+#include "ufo_cost.h"
+#include "ufo_cassette.h"
+#include "ufo_template.h"
+#include "ufo_prompt.h"
+
 //  desktop: AT-SPI / X11 windows, controls, screenshots, actions
 #include "ufo_desktop.h"
 
