@@ -179,19 +179,23 @@ s_check_row (ufo_value_t **value_p, const ufo_config_key_t *row, const char *sou
 //  --------------------------------------------------------------------------
 //  Merging a tree of settings into the configuration tree
 
+#define UFO_CONFIG_MAX_WARNINGS 20     //  per load; the rest are counted in one line
+
 static int
 s_merge (ufo_value_t *dst, const ufo_value_t *src, const char *prefix, const char *source,
-         ufo_error_t *err)
+         size_t *warned, ufo_error_t *err)
 {
     for (size_t i = 0; i < ufo_value_size (src); i++) {
         const char *key = ufo_value_map_key_at (src, i);
         const ufo_value_t *value = ufo_value_map_value_at (src, i);
         char path [512];
         snprintf (path, sizeof (path), "%s%s%s", prefix, *prefix ? "." : "", key);
-        const ufo_config_key_t *row = ufo_config_schema_find (path);
+        //  A key holding a dot could never be read back by its dotted path: unknown.
+        const ufo_config_key_t *row = strchr (key, '.') ? NULL : ufo_config_schema_find (path);
         if (!row) {
-            ufo_warn ("%s: unknown configuration key '%s' (kept, but nothing reads it)",
-                      source, path);
+            if ((*warned)++ < UFO_CONFIG_MAX_WARNINGS)
+                ufo_warn ("%s: unknown configuration key '%s' (kept, but nothing reads it)",
+                          source, path);
             ufo_value_map_set_copy (dst, key, value);
             continue;
         }
@@ -213,7 +217,7 @@ s_merge (ufo_value_t *dst, const ufo_value_t *src, const char *prefix, const cha
             }
             int rc = 0;
             if (s_is_section (row))
-                rc = s_merge (child, copy, path, source, err);
+                rc = s_merge (child, copy, path, source, warned, err);
             else
                 for (size_t j = 0; j < ufo_value_size (copy); j++)
                     ufo_value_map_set_copy (child, ufo_value_map_key_at (copy, j),
@@ -267,7 +271,12 @@ s_apply (ufo_config_t *self, const ufo_value_t *src, const char *source, ufo_err
                               "found %s", source, found);
     }
     ufo_value_t *copy = ufo_value_dup (self->root);
-    if (s_merge (copy, src, "", source, err)) {
+    size_t warned = 0;
+    int rc = s_merge (copy, src, "", source, &warned, err);
+    if (warned > UFO_CONFIG_MAX_WARNINGS)
+        ufo_warn ("%s: %zu more unknown configuration keys", source,
+                  warned - UFO_CONFIG_MAX_WARNINGS);
+    if (rc) {
         ufo_value_destroy (&copy);
         return -1;
     }

@@ -327,6 +327,34 @@ UFO_TEST (test_unknown_key_warns)
     CHECK_CONTAINS (log, "configuration text");
     CHECK_INT (ufo_config_int (cfg, "MAX_STEP", 0), 9);
     free (log);
+
+    //  A dotted key at the top level is not a path: unknown, and nothing changes.
+    s_capture_start ();
+    text = "{\"broker.fsync\": \"no\"}";
+    rc = ufo_config_load_text (cfg, text, strlen (text), &err);
+    log = s_capture_end ();
+    CHECK_INT (rc, 0);
+    CHECK_CONTAINS (log, "unknown configuration key 'broker.fsync'");
+    CHECK_STR (ufo_config_str (cfg, "broker.fsync", NULL), "always");
+    free (log);
+
+    //  Thousands of unknown keys: a bounded number of lines.
+    ufo_buf_t many = {0};
+    ufo_buf_puts (&many, "{");
+    for (int i = 0; i < 5000; i++)
+        ufo_buf_printf (&many, "%s\"K%d\": %d", i ? "," : "", i, i);
+    ufo_buf_puts (&many, "}");
+    s_capture_start ();
+    rc = ufo_config_load_text (cfg, many.data, many.len, &err);
+    log = s_capture_end ();
+    CHECK_INT (rc, 0);
+    size_t lines = 0;
+    for (const char *p = log; p && *p; p++)
+        lines += *p == '\n';
+    CHECK_INT (lines, 21);
+    CHECK_CONTAINS (log, "4980 more unknown configuration keys");
+    free (log);
+    ufo_buf_free (&many);
     ufo_config_destroy (&cfg);
 }
 

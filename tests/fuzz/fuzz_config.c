@@ -29,8 +29,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         ufo_log_set_level (UFO_LOG_ERROR);      //  unknown-key warnings would flood the output
         quiet = true;
     }
+    static ufo_config_t *ref = NULL;           //  the defaults, built once
+    if (!ref)
+        ref = ufo_config_new ();
     ufo_config_t *cfg = ufo_config_new ();
-    ufo_config_t *ref = ufo_config_new ();
     ufo_error_t err;
     int rc = ufo_config_load_text (cfg, (const char *) data, size, &err);
     if (rc) {
@@ -51,7 +53,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         ufo_config_agent (cfg, "EVALUATION_AGENT", "API_MODEL");
         ufo_config_int (cfg, "MAX_STEP", 0);
     }
-    ufo_config_destroy (&ref);
     ufo_config_destroy (&cfg);
     return 0;
 }
