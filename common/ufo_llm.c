@@ -506,6 +506,12 @@ ufo_llm_cancel (ufo_llm_t *self, int64_t id)
     return -1;
 }
 
+bool
+ufo_llm_has_backup (const ufo_llm_t *self)
+{
+    return self->nengines > 1;
+}
+
 size_t
 ufo_llm_pending (const ufo_llm_t *self)
 {

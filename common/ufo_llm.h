@@ -15,6 +15,7 @@
 typedef struct _ufo_config_t ufo_config_t;
 typedef struct _ufo_prices_t ufo_prices_t;
 typedef struct _ufo_cassette_t ufo_cassette_t;
+typedef struct _ufo_llm_t ufo_llm_t;
 
 //  One engine's settings (a HOST_AGENT / APP_AGENT / BACKUP_AGENT / EVALUATION_AGENT block).
 //  A plain struct so tests and tools can fill it directly; start from ufo_llm_config_defaults.
@@ -50,6 +51,16 @@ void ufo_llm_config_defaults (ufo_llm_config_t *cfg);
 int ufo_llm_config_from (const ufo_config_t *config, const char *block, ufo_llm_config_t *cfg,
                          ufo_error_t *err);
 
+//  The usual set-up of an agent's client: the engine of block ("HOST_AGENT", ...); the
+//  BACKUP_AGENT engine when it is configured, differs from the primary and (for openai / aoai
+//  / azure_ad) has a key; prices from llm.prices_file (looked up in the working directory,
+//  the source tree, then the installed data; missing: costs 0 with a warning); a cassette
+//  from llm.mode (live | record | replay) and llm.cassette. mode / cassette (the
+//  --llm-mode / --llm-cassette options) override the configuration when not NULL.
+//  Returns NULL with err on a configuration error or an unreadable cassette.
+ufo_llm_t *ufo_llm_new_from_config (const ufo_config_t *config, const char *block, const char *mode,
+                                    const char *cassette, ufo_error_t *err);
+
 //  True when cfg names an endpoint (API_BASE set; for aoai also a deployment).
 bool ufo_llm_config_ok (const ufo_llm_config_t *cfg);
 
@@ -60,8 +71,6 @@ int ufo_llm_config_url (const ufo_llm_config_t *cfg, char *buf, size_t size);
 void ufo_llm_config_model_name (const ufo_llm_config_t *cfg, char *buf, size_t size);
 
 //  --- Requests ----------------------------------------------------------------------------
-
-typedef struct _ufo_llm_t ufo_llm_t;
 
 //  What to ask. Only messages is required.
 typedef struct {
@@ -130,6 +139,9 @@ int64_t ufo_llm_submit (ufo_llm_t *self, const ufo_value_t *messages, const ufo_
 //  Cancels a request (its transfer is aborted, its callback is not called).
 //  Returns 0, or -1 if id is unknown or already completed.
 int ufo_llm_cancel (ufo_llm_t *self, int64_t id);
+
+//  True when the client has a backup engine.
+bool ufo_llm_has_backup (const ufo_llm_t *self);
 
 //  Requests not yet completed.
 size_t ufo_llm_pending (const ufo_llm_t *self);

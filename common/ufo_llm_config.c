@@ -3,6 +3,7 @@
 #include "ufo_llm.h"
 #include "ufo_config.h"
 #include "ufo_cost.h"
+#include "ufo_cassette.h"
 
 //  The value of key in block, else (for EVALUATION_AGENT) in APP_AGENT, else at top level.
 static const ufo_value_t *
@@ -104,4 +105,91 @@ ufo_llm_config_from (const ufo_config_t *config, const char *block, ufo_llm_conf
         return ufo_error_set (err, UFO_E_MISSING,
                               "%s: API_TYPE aoai needs API_DEPLOYMENT_ID and API_VERSION", block);
     return 0;
+}
+
+//  A backup engine is worth using when it is configured, is not the primary again, and
+//  (for the hosted APIs) has a key: the schema gives BACKUP_AGENT the OpenAI defaults,
+//  which without a key could only fail.
+static bool
+s_backup_usable (const ufo_llm_config_t *primary, const ufo_llm_config_t *backup)
+{
+    if (!ufo_llm_config_ok (backup))
+        return false;
+    char a [1200], b [1200];
+    if (ufo_llm_config_url (primary, a, sizeof a) == 0 && ufo_llm_config_url (backup, b, sizeof b) == 0
+    &&  !strcmp (a, b) && !strcmp (primary->api_model, backup->api_model)
+    &&  !strcmp (primary->api_key, backup->api_key))
+        return false;
+    bool hosted = !strcmp (backup->api_type, "openai") || !strcmp (backup->api_type, "aoai")
+               || !strcmp (backup->api_type, "azure_ad");
+    return !hosted || *backup->api_key;
+}
+
+//  Finds a data file given relative to the working directory, the source tree or the
+//  installed data directory. Writes the path that exists into out; false if none.
+static bool
+s_find_data (const char *path, char *out, size_t size)
+{
+    if (path [0] == '/' || access (path, R_OK) == 0) {
+        snprintf (out, size, "%s", path);
+        return access (out, R_OK) == 0;
+    }
+    const char *roots [] = { UFO_SOURCE_DIR, UFO_DATADIR };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (roots); i++) {
+        snprintf (out, size, "%s/%s", roots [i], path);
+        if (access (out, R_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+ufo_llm_t *
+ufo_llm_new_from_config (const ufo_config_t *config, const char *block, const char *mode_override,
+                         const char *cassette_override, ufo_error_t *err)
+{
+    ufo_llm_config_t primary, backup;
+    if (ufo_llm_config_from (config, block, &primary, err))
+        return NULL;
+    ufo_error_t berr;
+    bool have_backup = ufo_llm_config_from (config, "BACKUP_AGENT", &backup, &berr) == 0
+                    && s_backup_usable (&primary, &backup);
+    const char *mode_text = mode_override ? mode_override : ufo_config_str (config, "llm.mode", "live");
+    int mode = ufo_cassette_mode_parse (mode_text);
+    if (!mode && strcasecmp (mode_text, "live") && *mode_text) {
+        ufo_error_set (err, UFO_E_INVALID, "llm.mode \"%s\" is not live, record or replay", mode_text);
+        return NULL;
+    }
+    const char *cassette_path = cassette_override ? cassette_override : ufo_config_str (config, "llm.cassette", "");
+    if (mode && !*cassette_path) {
+        ufo_error_set (err, UFO_E_MISSING, "llm.mode %s needs a cassette file (llm.cassette / --llm-cassette)",
+                       mode_text);
+        return NULL;
+    }
+    if (mode == UFO_CASSETTE_REPLAY && !ufo_llm_config_ok (&primary))
+        snprintf (primary.api_base, sizeof primary.api_base, "http://replay.invalid/v1");
+    ufo_llm_t *self = ufo_llm_new (&primary, have_backup ? &backup : NULL, err);
+    if (!self)
+        return NULL;
+    if (mode) {
+        ufo_cassette_t *cassette = ufo_cassette_open (cassette_path, (ufo_cassette_mode_t) mode, err);
+        if (!cassette) {
+            ufo_llm_destroy (&self);
+            return NULL;
+        }
+        ufo_llm_set_cassette (self, &cassette);
+    }
+    const char *prices_file = ufo_config_str (config, "llm.prices_file", "config/prices.json");
+    char path [1200];
+    if (*prices_file && s_find_data (prices_file, path, sizeof path)) {
+        ufo_error_t perr;
+        ufo_prices_t *prices = ufo_prices_load (path, &perr);
+        if (prices)
+            ufo_llm_set_prices (self, &prices);
+        else
+            ufo_warn ("llm: %s; costs count as 0", perr.message);
+    }
+    else
+    if (*prices_file)
+        ufo_warn ("llm: no price file %s; costs count as 0", prices_file);
+    return self;
 }
