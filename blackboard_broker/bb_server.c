@@ -10,6 +10,7 @@
 #include "bb_server.h"
 #include <czmq.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #define BURST_MAX 1024              //  requests handled before the log is written
@@ -529,6 +530,7 @@ s_snapshot_start (bb_server_t *self)
     uint64_t ticket = bb_sync_close (self->sync, old_fd);
     UFO_UNUSED (ticket);
     self->records_since_snap = 0;
+    pid_t parent = getpid ();
     pid_t pid = fork ();
     if (pid < 0) {
         ufo_warn ("snapshot: fork failed: %s", strerror (errno));
@@ -536,6 +538,11 @@ s_snapshot_start (bb_server_t *self)
     }
     if (pid == 0) {
         //  Child: a copy-on-write image of the boards. No sockets, no atexit handlers.
+        //  It dies with the broker (a killed broker must not leave a writer behind that
+        //  races its successor), and it keeps the data directory lock until it is gone.
+        prctl (PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid () != parent)
+            _exit (1);
         int rc = bb_store_write_snapshot (self->store, self->data_dir, segment, &err);
         if (rc != 0)
             ufo_error ("snapshot: %s", err.message);
@@ -685,7 +692,11 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     }
     snprintf (path, sizeof path, "%s/LOCK", self->data_dir);
     self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (self->lock_fd < 0 || flock (self->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    //  A snapshot writer of a broker that was just killed may hold the lock for a moment.
+    int locked = -1;
+    for (int i = 0; self->lock_fd >= 0 && i < 300 && (locked = flock (self->lock_fd, LOCK_EX | LOCK_NB)) != 0; i++)
+        usleep (10000);
+    if (self->lock_fd < 0 || locked != 0) {
         ufo_error_set (err, UFO_E_CONFLICT, "data directory %s is in use by another broker (%s)",
                        self->data_dir, strerror (errno));
         goto fail;

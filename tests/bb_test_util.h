@@ -16,20 +16,20 @@ typedef struct {
     pid_t pid;
 } bb_test_broker_t;
 
-static int
+static inline int
 s_bb_rm_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void) st; (void) flag; (void) ftw;
     return remove (path);
 }
 
-static void
+static inline void
 bb_test_rmtree (const char *dir)
 {
     nftw (dir, s_bb_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void
+static inline void
 bb_test_init (bb_test_broker_t *b, const char *name)
 {
     memset (b, 0, sizeof *b);
@@ -43,7 +43,7 @@ bb_test_init (bb_test_broker_t *b, const char *name)
     snprintf (b->bus, sizeof b->bus, "ipc://%s/bus", b->dir);
 }
 
-static const char *
+static inline const char *
 bb_test_binary (void)
 {
     static char path [1024];
@@ -54,7 +54,7 @@ bb_test_binary (void)
 
 //  Starts the broker with extra arguments (NULL-terminated list); waits until it answers
 //  on its command socket (the caller passes a ping function) is left to the caller.
-static pid_t
+static inline pid_t
 bb_test_start (bb_test_broker_t *b, const char *const *extra)
 {
     const char *argv [32];
@@ -85,7 +85,7 @@ bb_test_start (bb_test_broker_t *b, const char *const *extra)
 
 //  Sends sig and waits (bounded, 20 s) for the broker to exit. Returns its exit status
 //  (WEXITSTATUS), 128+signal if killed, -1 on timeout (then it is SIGKILLed).
-static int
+static inline int
 bb_test_stop (bb_test_broker_t *b, int sig)
 {
     if (b->pid <= 0)
@@ -107,7 +107,7 @@ bb_test_stop (bb_test_broker_t *b, int sig)
 }
 
 //  Waits (bounded) for a started broker to exit on its own; returns its status as above.
-static int
+static inline int
 bb_test_wait_exit (bb_test_broker_t *b, int timeout_ms)
 {
     for (int i = 0; i < timeout_ms / 10; i++) {
@@ -121,7 +121,7 @@ bb_test_wait_exit (bb_test_broker_t *b, int timeout_ms)
     return bb_test_stop (b, SIGKILL) < 0 ? -1 : -2;
 }
 
-static void
+static inline void
 bb_test_cleanup (bb_test_broker_t *b)
 {
     if (b->pid > 0)
