@@ -247,7 +247,7 @@ s_retry (s_req_t *req, double retry_after_s, const char *why)
     ufo_llm_t *self = req->owner;
     const ufo_llm_config_t *cfg = &self->engines [req->engine];
     if (req->tries > cfg->max_retry) {
-        char msg [1024];
+        char msg [2300];
         snprintf (msg, sizeof msg, "%s (gave up after %d attempts)", why, req->tries);
         s_engine_failed (req, strstr (why, "timed out") ? UFO_E_TIMEOUT : UFO_E_UNAVAILABLE, msg);
         return;
@@ -347,7 +347,7 @@ s_on_http (const ufo_http_result_t *res, void *arg)
     const ufo_llm_config_t *cfg = &self->engines [req->engine];
     req->http_id = 0;
     req->resp->http_status = res->status;
-    char why [1400];
+    char why [2100];
     if (res->transport) {
         if (res->timed_out)
             snprintf (why, sizeof why, "POST %s timed out after %g s", self->urls [req->engine], cfg->timeout_s);
