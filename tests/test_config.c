@@ -7,6 +7,7 @@
 #include "ufo.h"
 #include "ufo_test.h"
 #include <unistd.h>
+#include <sys/stat.h>
 
 //  --- log capture -----------------------------------------------------------
 
@@ -449,6 +450,31 @@ UFO_TEST (test_load_startup)
     CHECK_CONTAINS (err.message, "UFO_MAX_ROUND");
     unsetenv ("UFO_MAX_ROUND");
     unsetenv ("UFO_CONFIG");
+
+    //  Without a path or UFO_CONFIG: ./config/ufo.json when it exists.
+    char cwd [1024];
+    REQUIRE (getcwd (cwd, sizeof (cwd)));
+    char dir [600];
+    snprintf (dir, sizeof (dir), "%s/cwd", s_dir);
+    char sub [700];
+    snprintf (sub, sizeof (sub), "%s/config", dir);
+    REQUIRE (mkdir (dir, 0700) == 0 && mkdir (sub, 0700) == 0);
+    REQUIRE (chdir (dir) == 0);
+    cfg = ufo_config_load (NULL, &err);         //  no file here yet: defaults (or installed)
+    CHECK (cfg);
+    if (cfg)
+        CHECK_INT (ufo_config_int (cfg, "MAX_STEP", 0), 50);
+    ufo_config_destroy (&cfg);
+    FILE *file = fopen ("config/ufo.json", "w");
+    REQUIRE (file);
+    fputs ("{\"MAX_STEP\": 33}", file);
+    fclose (file);
+    cfg = ufo_config_load (NULL, &err);
+    CHECK (cfg);
+    if (cfg)
+        CHECK_INT (ufo_config_int (cfg, "MAX_STEP", 0), 33);
+    ufo_config_destroy (&cfg);
+    CHECK (chdir (cwd) == 0);
 }
 
 UFO_TEST (test_set)
