@@ -21,12 +21,10 @@
 #define S_MAX_DEPTH 32
 #define S_MAX_KEYS 64
 
-typedef struct {
-    const char *p;
-    const char *end;
-} s_scan_t;
 
-static bool s_value (s_scan_t *s, int depth);
+//  Every scanner takes the position of its first byte and the end of the text, and returns
+//  the position just past what it recognised, or NULL when the text is not canonical.
+static const char *s_value (const char *p, const char *end, int depth);
 
 //  1 for bytes that stand for themselves inside a canonical string
 static const unsigned char s_plain [256] = {
@@ -64,11 +62,10 @@ s_hex4 (const char *p)
 }
 
 //  At the opening quote.
-static bool
-s_string (s_scan_t *s)
+static inline __attribute__ ((always_inline)) const char *
+s_string (const char *p, const char *end)
 {
-    const char *p = s->p + 1;
-    const char *end = s->end;
+    p++;
     for (;;) {
 #if defined(__SSE2__)
         const __m128i quote = _mm_set1_epi8 ('"');
@@ -85,7 +82,7 @@ s_string (s_scan_t *s)
             int mask = _mm_movemask_epi8 (m);
             if (mask) {
                 p += __builtin_ctz ((unsigned) mask);
-                break;
+                goto special;
             }
             p += 16;
         }
@@ -93,36 +90,37 @@ s_string (s_scan_t *s)
         while (p < end && s_plain [(unsigned char) *p])
             p++;
         if (p >= end)
-            return false;
+            return NULL;
+#if defined(__SSE2__)
+    special:;
+#endif
         char c = *p;
-        if (c == '"') {
-            s->p = p + 1;
-            return true;
-        }
+        if (c == '"')
+            return p + 1;
         if (c != '\\' || end - p < 2)
-            return false;               //  raw control, DEL or non-ASCII byte
+            return NULL;                //  raw control, DEL or non-ASCII byte
         c = p [1];
         if (c == '"' || c == '\\' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
             p += 2;
             continue;
         }
         if (c != 'u' || end - p < 6)
-            return false;
+            return NULL;
         int cp = s_hex4 (p + 2);
         if (cp < 0)
-            return false;
+            return NULL;
         if (cp >= 0x20 && cp < 0x7f)
-            return false;               //  would be written raw
+            return NULL;                //  would be written raw
         if (cp == '\b' || cp == '\f' || cp == '\n' || cp == '\r' || cp == '\t')
-            return false;               //  would use the short escape
+            return NULL;                //  would use the short escape
         if (cp >= 0xDC00 && cp <= 0xDFFF)
-            return false;               //  lone low surrogate
+            return NULL;                //  lone low surrogate
         if (cp >= 0xD800 && cp <= 0xDBFF) {
             if (end - p < 12 || p [6] != '\\' || p [7] != 'u')
-                return false;           //  lone high surrogate
+                return NULL;            //  lone high surrogate
             int lo = s_hex4 (p + 8);
             if (lo < 0xDC00 || lo > 0xDFFF)
-                return false;
+                return NULL;
             p += 12;
             continue;
         }
@@ -136,21 +134,57 @@ s_digit (char c)
     return c >= '0' && c <= '9';
 }
 
+//  Fast check of the common float spelling: fixed notation I.F without exponent, at most
+//  15 significant digits, no trailing zero in F (except "X.0"), and a magnitude that repr()
+//  writes in fixed notation (1e-4 <= |x| < 1e16, or zero). Such a decimal is the only one of
+//  its length or shorter that rounds to its double (DBL_DIG = 15), so repr() gives it back.
+//  Returns false when unsure; the caller then compares with ufo_json_format_double.
 static bool
-s_number (s_scan_t *s)
+s_simple_float (const char *start, const char *digits, const char *end)
 {
-    const char *start = s->p;
-    const char *p = start;
-    const char *end = s->end;
+    const char *dot = digits;
+    while (dot < end && s_digit (*dot))
+        dot++;
+    if (dot >= end || *dot != '.')
+        return false;
+    const char *frac = dot + 1;
+    size_t nfrac = (size_t) (end - frac);
+    for (const char *c = frac; c < end; c++)
+        if (!s_digit (*c))
+            return false;               //  an exponent
+    size_t nint = (size_t) (dot - digits);
+    if (nfrac > 1 && end [-1] == '0')
+        return false;                   //  trailing zero
+    if (nfrac == 1 && *frac == '0')
+        return nint <= 15;              //  integral value written as X.0 (or 0.0, -0.0)
+    if (end [-1] == '0')
+        return false;
+    size_t sig;
+    if (nint == 1 && *digits == '0') {
+        size_t zeros = 0;
+        while (zeros < nfrac && frac [zeros] == '0')
+            zeros++;
+        if (zeros > 3)
+            return false;               //  below 1e-4: repr uses an exponent
+        sig = nfrac - zeros;
+    }
+    else
+        sig = nint + nfrac;
+    UFO_UNUSED (start);
+    return sig <= 15;
+}
+
+static const char *
+s_number (const char *p, const char *end)
+{
+    const char *start = p;
     if (*p == '-') {
         p++;
-        if (end - p >= 8 && memcmp (p, "Infinity", 8) == 0) {
-            s->p = p + 8;
-            return true;
-        }
+        if (end - p >= 8 && memcmp (p, "Infinity", 8) == 0)
+            return p + 8;
     }
     if (p >= end)
-        return false;
+        return NULL;
     const char *digits = p;
     if (*p == '0')
         p++;
@@ -160,14 +194,14 @@ s_number (s_scan_t *s)
             p++;
     }
     else
-        return false;
+        return NULL;
     size_t ndigits = (size_t) (p - digits);
     bool is_float = false;
     if (p < end && *p == '.') {
         is_float = true;
         p++;
         if (p >= end || !s_digit (*p))
-            return false;
+            return NULL;
         while (p < end && s_digit (*p))
             p++;
     }
@@ -177,128 +211,140 @@ s_number (s_scan_t *s)
         if (p < end && (*p == '+' || *p == '-'))
             p++;
         if (p >= end || !s_digit (*p))
-            return false;
+            return NULL;
         while (p < end && s_digit (*p))
             p++;
     }
-    size_t len = (size_t) (p - start);
     if (!is_float) {
         if (*start == '-' && ndigits == 1 && *digits == '0')
-            return false;               //  "-0" is the integer 0
+            return NULL;                //  "-0" is the integer 0
         if (ndigits > 19)
-            return false;
+            return NULL;
         if (ndigits == 19) {
             const char *limit = *start == '-' ? "9223372036854775808" : "9223372036854775807";
             if (memcmp (digits, limit, 19) > 0)
-                return false;
+                return NULL;
         }
-        s->p = p;
-        return true;
+        return p;
     }
-    //  a float is canonical only if it is exactly what repr() gives back
+    if (s_simple_float (start, digits, p))
+        return p;
+    //  otherwise a float is canonical only if it is exactly what repr() gives back
+    size_t len = (size_t) (p - start);
     char copy [40], again [40];
     if (len >= sizeof (copy))
-        return false;
+        return NULL;
     memcpy (copy, start, len);
     copy [len] = 0;
     double value = strtod (copy, NULL);
     int n = ufo_json_format_double (again, value);
     if ((size_t) n != len || memcmp (again, copy, len) != 0)
-        return false;
-    s->p = p;
-    return true;
+        return NULL;
+    return p;
 }
 
-static bool
-s_word (s_scan_t *s, const char *word, size_t n)
+static inline const char *
+s_word (const char *p, const char *end, const char *word, size_t n)
 {
-    if ((size_t) (s->end - s->p) < n || memcmp (s->p, word, n) != 0)
-        return false;
-    s->p += n;
-    return true;
+    if ((size_t) (end - p) < n || memcmp (p, word, n) != 0)
+        return NULL;
+    return p + n;
 }
 
-static bool
-s_list (s_scan_t *s, int depth)
+//  A value inside a container: strings, numbers and literals are handled here without a
+//  call; only nested containers recurse.
+static inline __attribute__ ((always_inline)) const char *
+s_element (const char *p, const char *end, int depth)
 {
-    s->p++;
-    if (s->p < s->end && *s->p == ']') {
-        s->p++;
-        return true;
+    switch (*p) {
+        case '"': return s_string (p, end);
+        case 't': return s_word (p, end, "true", 4);
+        case 'f': return s_word (p, end, "false", 5);
+        case 'n': return s_word (p, end, "null", 4);
+        case '-': case '0': case '1': case '2': case '3': case '4':
+        case '5': case '6': case '7': case '8': case '9':
+            return s_number (p, end);
+        default:  return s_value (p, end, depth);
     }
+}
+
+static const char *
+s_list (const char *p, const char *end, int depth)
+{
+    p++;
+    if (p < end && *p == ']')
+        return p + 1;
     for (;;) {
-        if (!s_value (s, depth + 1))
-            return false;
-        if (s->p >= s->end)
-            return false;
-        if (*s->p == ']') {
-            s->p++;
-            return true;
-        }
-        if (s->end - s->p < 2 || s->p [0] != ',' || s->p [1] != ' ')
-            return false;
-        s->p += 2;
+        if (p >= end || !(p = s_element (p, end, depth + 1)) || p >= end)
+            return NULL;
+        if (*p == ']')
+            return p + 1;
+        if (end - p < 2 || p [0] != ',' || p [1] != ' ')
+            return NULL;
+        p += 2;
     }
 }
 
-static bool
-s_map (s_scan_t *s, int depth)
+static const char *
+s_map (const char *p, const char *end, int depth)
 {
     const char *key_at [S_MAX_KEYS];
     size_t key_len [S_MAX_KEYS];
     size_t nkeys = 0;
-    s->p++;
-    if (s->p < s->end && *s->p == '}') {
-        s->p++;
-        return true;
-    }
+    uint64_t seen = 0;
+    p++;
+    if (p < end && *p == '}')
+        return p + 1;
     for (;;) {
-        if (s->p >= s->end || *s->p != '"' || nkeys == S_MAX_KEYS)
-            return false;
-        const char *k = s->p;
-        if (!s_string (s))
-            return false;
-        size_t klen = (size_t) (s->p - k);
-        //  duplicate keys: the last would win on load, so this text is not canonical.
+        if (p >= end || *p != '"' || nkeys == S_MAX_KEYS)
+            return NULL;
+        const char *k = p;
+        if (!(p = s_string (p, end)))
+            return NULL;
+        size_t klen = (size_t) (p - k);
+        //  Duplicate keys: the last would win on load, so this text is not canonical.
         //  Equal strings have equal canonical encodings, so comparing bytes is exact.
-        for (size_t i = 0; i < nkeys; i++)
-            if (key_len [i] == klen && memcmp (key_at [i], k, klen) == 0)
-                return false;
+        //  A 64-bit filter keyed on length and two bytes skips the pairwise scan for
+        //  nearly every key; the scan runs only when the filter bit is already taken.
+        uint64_t bit = (uint64_t) 1 << ((klen * 31 + (unsigned char) k [1] * 7
+                                         + (unsigned char) k [klen - 2]) & 63);
+        if (seen & bit) {
+            for (size_t i = 0; i < nkeys; i++)
+                if (key_len [i] == klen && memcmp (key_at [i], k, klen) == 0)
+                    return NULL;
+        }
+        seen |= bit;
         key_at [nkeys] = k;
         key_len [nkeys] = klen;
         nkeys++;
-        if (s->end - s->p < 2 || s->p [0] != ':' || s->p [1] != ' ')
-            return false;
-        s->p += 2;
-        if (!s_value (s, depth + 1))
-            return false;
-        if (s->p >= s->end)
-            return false;
-        if (*s->p == '}') {
-            s->p++;
-            return true;
-        }
-        if (s->end - s->p < 2 || s->p [0] != ',' || s->p [1] != ' ')
-            return false;
-        s->p += 2;
+        if (end - p < 3 || p [0] != ':' || p [1] != ' ')
+            return NULL;
+        p += 2;
+        if (!(p = s_element (p, end, depth + 1)) || p >= end)
+            return NULL;
+        if (*p == '}')
+            return p + 1;
+        if (end - p < 2 || p [0] != ',' || p [1] != ' ')
+            return NULL;
+        p += 2;
     }
 }
 
-static bool
-s_value (s_scan_t *s, int depth)
+static const char *
+s_value (const char *p, const char *end, int depth)
 {
-    if (s->p >= s->end || depth > S_MAX_DEPTH)
-        return false;
-    switch (*s->p) {
-        case '"': return s_string (s);
-        case '{': return s_map (s, depth);
-        case '[': return s_list (s, depth);
-        case 't': return s_word (s, "true", 4);
-        case 'f': return s_word (s, "false", 5);
-        case 'n': return s_word (s, "null", 4);
-        case 'N': return s_word (s, "NaN", 3);
-        case 'I': return s_word (s, "Infinity", 8);
-        default:  return s_number (s);
+    if (p >= end || depth > S_MAX_DEPTH)
+        return NULL;
+    switch (*p) {
+        case '"': return s_string (p, end);
+        case '{': return s_map (p, end, depth);
+        case '[': return s_list (p, end, depth);
+        case 't': return s_word (p, end, "true", 4);
+        case 'f': return s_word (p, end, "false", 5);
+        case 'n': return s_word (p, end, "null", 4);
+        case 'N': return s_word (p, end, "NaN", 3);
+        case 'I': return s_word (p, end, "Infinity", 8);
+        default:  return s_number (p, end);
     }
 }
 
@@ -307,8 +353,6 @@ ufo_canon_value (const char *text, size_t len)
 {
     if (!text || len == 0)
         return 0;
-    s_scan_t s = { text, text + len };
-    if (!s_value (&s, 0))
-        return 0;
-    return (size_t) (s.p - text);
+    const char *p = s_value (text, text + len, 0);
+    return p ? (size_t) (p - text) : 0;
 }

@@ -390,40 +390,74 @@ s_ws (const char *p, const char *end)
 }
 
 //  Fast path: a list of objects each in canonical form, any JSON whitespace between them.
-//  Loads into fresh and returns the end of the list, or NULL if the text is not of that kind.
+//  Validates first (recording each item's span), then copies the texts into one buffer of
+//  the exact size and creates the items. Loads into fresh (empty) and returns the end of the
+//  list, or NULL if the text is not of that kind.
 static const char *
 s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
 {
+    assert (fresh->count == 0 && fresh->joined.len == 0);
     if (p >= end || *p != '[')
         return NULL;
     p = s_ws (p + 1, end);
     if (p < end && *p == ']')
         return p + 1;
-    //  a guess of the room needed, so the text is copied once
-    ufo_memory__reserve (fresh, 0, (size_t) (end - p));
+    typedef struct { const char *p; size_t len; } span_t;
+    span_t *spans = NULL;
+    size_t count = 0, alloc = 0, total = 0;
+    const char *stop = NULL;
     for (;;) {
         if (p >= end || *p != '{')
-            return NULL;
+            break;
         size_t n = ufo_canon_value (p, (size_t) (end - p));
         if (!n)
-            return NULL;
-        ufo_memory__add_text (fresh, p, n);
+            break;
+        if (count == alloc) {
+            alloc = alloc ? alloc * 2 : 64;
+            spans = (span_t *) ufo_realloc (spans, alloc * sizeof (span_t));
+        }
+        spans [count].p = p;
+        spans [count].len = n;
+        count++;
+        total += n + 2;
         p = s_ws (p + n, end);
         if (p >= end)
-            return NULL;
+            break;
         if (*p == ']') {
-            //  give back the room the guess did not use
-            ufo_buf_t *buf = &fresh->joined;
-            if (buf->data && buf->cap > buf->len + 4096) {
-                buf->data = (char *) ufo_realloc (buf->data, buf->len + 1);
-                buf->cap = buf->len + 1;
-            }
-            return p + 1;
+            stop = p + 1;
+            break;
         }
         if (*p != ',')
-            return NULL;
+            break;
         p = s_ws (p + 1, end);
     }
+    if (stop) {
+        //  one buffer of the exact size: the text is copied once and never moved
+        ufo_buf_t *buf = &fresh->joined;
+        buf->data = (char *) ufo_malloc (total + 1);
+        buf->cap = total + 1;
+        ufo_memory__reserve (fresh, count, 0);
+        char *o = buf->data;
+        for (size_t i = 0; i < count; i++) {
+            if (i) {
+                *o++ = ',';
+                *o++ = ' ';
+            }
+            ufo_item_t *item = (ufo_item_t *) ufo_calloc (1, sizeof (ufo_item_t));
+            item->owner = fresh;
+            item->in_owner = true;
+            item->owner_off = (size_t) (o - buf->data);
+            item->text_len = spans [i].len;
+            memcpy (o, spans [i].p, spans [i].len);
+            o += spans [i].len;
+            fresh->items [i] = item;
+        }
+        *o = 0;
+        buf->len = (size_t) (o - buf->data);
+        fresh->count = fresh->synced = count;
+    }
+    free (spans);
+    return stop;
 }
 
 const char *
