@@ -615,3 +615,18 @@ ufo_config_agent (const ufo_config_t *self, const char *block, const char *key)
         value = ufo_value_map_get (self->root, key);
     return value;
 }
+
+void
+ufo_config_apply_log (const ufo_config_t *self)
+{
+    assert (self);
+    const char *env_level = getenv ("UFO_LOG_LEVEL");
+    if (!env_level || ufo_log_level_parse (env_level) < 0) {
+        int level = ufo_log_level_parse (ufo_config_str (self, "log.level", "info"));
+        if (level >= 0)
+            ufo_log_set_level ((ufo_log_level_t) level);
+    }
+    const char *env_json = getenv ("UFO_LOG_JSON");
+    if (!env_json || !*env_json)
+        ufo_log_set_json (ufo_config_bool (self, "log.json", false));
+}

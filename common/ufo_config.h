@@ -58,6 +58,11 @@ const ufo_value_t *ufo_config_root (const ufo_config_t *self);
 //  MAX_RETRY set in a block override the top-level ones). Borrowed; NULL when set nowhere.
 const ufo_value_t *ufo_config_agent (const ufo_config_t *self, const char *block, const char *key);
 
+//  Applies the log section to the process's logger: log.level and log.json. The logger's
+//  own variables win when set (UFO_LOG_LEVEL, UFO_LOG_JSON), so an operator can always
+//  raise verbosity from the shell. Call once after loading.
+void ufo_config_apply_log (const ufo_config_t *self);
+
 //  --- The schema (rows live in ufo_config_schema.c) ---------------------------------------
 //  One row per known key. type is "bool", "int", "float" (an integer is accepted and
 //  stored as a float), "string", "any", "map" (a map row whose path prefixes other rows is

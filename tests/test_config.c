@@ -503,6 +503,27 @@ UFO_TEST (test_set)
     ufo_config_destroy (&cfg);
 }
 
+UFO_TEST (test_apply_log)
+{
+    unsetenv ("UFO_LOG_LEVEL");
+    unsetenv ("UFO_LOG_JSON");
+    ufo_config_t *cfg = ufo_config_new ();
+    ufo_error_t err;
+    const char *text = "{\"log\": {\"level\": \"error\"}}";
+    CHECK_INT (ufo_config_load_text (cfg, text, strlen (text), &err), 0);
+    ufo_log_level_t saved = ufo_log_level ();
+    ufo_config_apply_log (cfg);
+    CHECK_INT (ufo_log_level (), UFO_LOG_ERROR);
+    //  The logger's own variable wins.
+    setenv ("UFO_LOG_LEVEL", "debug", 1);
+    ufo_log_set_level (UFO_LOG_DEBUG);
+    ufo_config_apply_log (cfg);
+    CHECK_INT (ufo_log_level (), UFO_LOG_DEBUG);
+    unsetenv ("UFO_LOG_LEVEL");
+    ufo_log_set_level (saved);
+    ufo_config_destroy (&cfg);
+}
+
 UFO_TEST (test_agent_fallback)
 {
     ufo_config_t *cfg = ufo_config_new ();
@@ -662,6 +683,7 @@ main (int argc, char *argv [])
     UFO_RUN (test_env);
     UFO_RUN (test_load_startup);
     UFO_RUN (test_set);
+    UFO_RUN (test_apply_log);
     UFO_RUN (test_agent_fallback);
     UFO_RUN (test_shipped_defaults);
     UFO_RUN (test_docs_mention_every_key);
