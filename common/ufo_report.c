@@ -281,7 +281,7 @@ static void
 s_requests (s_report_t *self)
 {
     ufo_buf_t *out = self->out;
-    ufo_buf_puts (out, "<section id=\"requests\"><h2>Request</h2><ol class=\"requests\" start=\"0\">");
+    ufo_buf_puts (out, "<section id=\"requests\"><h2>Request</h2><ul class=\"requests\">");
     ufo_value_t *requests = ufo_value_map_get (self->request, "requests");
     for (size_t r = 0; r < ufo_value_size (self->rounds); r++) {
         int64_t round = ufo_value_int (ufo_value_list_at (self->rounds, r));
@@ -291,15 +291,15 @@ s_requests (s_report_t *self)
             if (ufo_value_map_int (step, "Round", 0) == round)
                 text = ufo_value_map_get (step, "Request");
         }
-        ufo_buf_printf (out, "<li value=\"%" PRId64 "\"><a href=\"#round-%" PRId64
-                        "\">Round %" PRId64 "</a>: ", round, round, round);
+        ufo_buf_printf (out, "<li><a href=\"#round-%" PRId64 "\">Round %" PRId64 "</a>: ",
+                        round, round);
         if (text)
             ufo_report_esc_value (out, text, 0);
         else
             ufo_buf_puts (out, "<em>(request not logged)</em>");
         ufo_buf_puts (out, "</li>");
     }
-    ufo_buf_puts (out, "</ol>");
+    ufo_buf_puts (out, "</ul>");
     if (self->request) {
         ufo_buf_puts (out, "<p class=\"muted\">");
         const char *keys [] = { "mode", "device", "session" };
@@ -416,17 +416,24 @@ s_page (s_report_t *self)
                   "<button id=\"b-expand\" type=\"button\" title=\"e\">Expand all</button>"
                   "<button id=\"b-collapse\" type=\"button\" title=\"c\">Collapse all</button>"
                   "<span class=\"muted\" id=\"f-count\"></span>"
-                  "<span class=\"muted keys\">j/k next/previous step</span></div>\n");
-    ufo_buf_puts (out, "<div class=\"layout\">");
-    s_toc (self);
-    ufo_buf_puts (out, "<main>\n");
-    s_notes (self);
+                  "<span class=\"muted keys\">keys: j/k step, e/c expand/collapse, / find, g go to step</span></div>\n");
+    //  The body first, into its own buffer: rendering it may find more problems (a bad
+    //  image), and the list of problems goes above it.
+    ufo_buf_t body = {0};
+    self->out = &body;
     s_requests (self);
     s_totals (self);
     ufo_report_timeline (self);
     ufo_report_rounds (self);
     ufo_report_blackboard (self);
     ufo_report_evaluations (self);
+    self->out = out;
+    ufo_buf_puts (out, "<div class=\"layout\">");
+    s_toc (self);
+    ufo_buf_puts (out, "<main>\n");
+    s_notes (self);
+    ufo_buf_append (out, body.data, body.len);
+    ufo_buf_free (&body);
     ufo_buf_printf (out, "</main></div>\n<footer class=\"muted\">Written by <code>ufo report</code> "
                     "(ufobus %s) from ", UFO_VERSION);
     ufo_report_escs (out, self->logdir);

@@ -81,6 +81,8 @@ ufo_report_base64 (ufo_buf_t *out, const void *data, size_t len)
     static const char alphabet [] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const unsigned char *in = data;
+    if (len == 0)
+        return;
     ufo_buf_reserve (out, (len + 2) / 3 * 4);
     size_t i = 0;
     for (; i + 2 < len; i += 3) {
@@ -272,7 +274,7 @@ const char *ufo_report_css =
 ".tools[hidden]{display:none}"
 ".tools input,.tools select,.tools button{font:inherit;padding:.15em .4em;border:1px solid var(--line);"
 "border-radius:4px;background:var(--bg);color:var(--fg)}.tools input[type=number]{width:5em}"
-".tools .keys{margin-left:auto}"
+".tools .keys{margin-left:auto;font-size:.85em}"
 ".layout{display:flex;gap:1.5em;padding:1em 1.5em;align-items:flex-start}"
 "nav.toc{position:sticky;top:3.5em;flex:0 0 11em;font-size:.93em}"
 "nav.toc ul{list-style:none;margin:0;padding:0}nav.toc li{margin:.15em 0}nav.toc li.sub{padding-left:1em}"
@@ -281,13 +283,17 @@ const char *ufo_report_css =
 "section{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:1em 1.2em;"
 "margin:0 0 1em}"
 "section.notes{border-color:var(--warn);border-left:5px solid var(--warn)}"
-"ol.requests{margin:0;padding-left:1.2em}ol.requests li{margin:.2em 0;font-size:1.05em}"
+"ul.requests{margin:0;padding:0;list-style:none}ul.requests li{margin:.2em 0;font-size:1.05em}"
 "dl.totals{display:flex;flex-wrap:wrap;gap:.8em 2.5em;margin:0}dl.totals dt{color:var(--muted);"
 "font-size:.85em}dl.totals dd{margin:0;font-size:1.35em;font-weight:600}"
 "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.25em .5em;"
 "border-bottom:1px solid var(--line);vertical-align:top}th{font-size:.85em;color:var(--muted);"
-"font-weight:600}td.num{text-align:right;white-space:nowrap}.timeline td.act{max-width:28em;"
-"overflow:hidden;text-overflow:ellipsis;white-space:nowrap}.timeline tr.host td{background:"
+"font-weight:600;position:sticky;top:0;background:var(--card)}td.num{text-align:right;white-space:nowrap}"
+".timeline{table-layout:fixed}.timeline td{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
+".timeline th:nth-child(1){width:3.2em}.timeline th:nth-child(2){width:3.8em}"
+".timeline th:nth-child(3){width:11.5em}.timeline th:nth-child(4){width:15%}.timeline th:nth-child(6){width:13%}"
+".timeline th:nth-child(7){width:7.6em}.timeline th:nth-child(8){width:4.6em}.timeline th:nth-child(9){width:5.6em}"
+".timeline td.act code{background:none;padding:0}.timeline tr.host td{background:"
 "color-mix(in srgb,var(--accent) 5%,transparent)}.timeline-wrap{max-height:32em;overflow:auto}"
 ".status{display:inline-block;padding:0 .5em;border-radius:999px;font-size:.8em;font-weight:600;"
 "color:#fff;background:var(--muted);white-space:nowrap}"

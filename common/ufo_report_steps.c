@@ -150,11 +150,13 @@ ufo_report_timeline (s_report_t *self)
                         app ? "app" : "host", id, id, id, ufo_value_map_int (step, "Round", 0),
                         app ? " app" : "");
         ufo_report_escs (out, s_agent_name (step));
-        ufo_buf_puts (out, "</td><td>");
+        ufo_buf_puts (out, "</td><td class=\"trunc\" title=\"");
+        ufo_report_esc_value (out, ufo_value_map_get (step, "Subtask"), 400);
+        ufo_buf_puts (out, "\">");
         ufo_report_esc_value (out, ufo_value_map_get (step, "Subtask"), 60);
         ufo_buf_puts (out, "</td><td class=\"act\">");
         s_action_line (out, step, 80);
-        ufo_buf_puts (out, "</td><td>");
+        ufo_buf_puts (out, "</td><td class=\"trunc\">");
         s_control_line (out, step);
         ufo_buf_puts (out, "</td><td>");
         s_status_badge (out, ufo_value_map_str (step, "Status", ""));
@@ -695,9 +697,14 @@ ufo_report_evaluations (s_report_t *self)
         const ufo_value_t *eval = ufo_value_list_at (self->evals, i);
         if (strcmp (ufo_value_map_str (eval, "level", "session"), "round") != 0)
             continue;
-        ufo_buf_printf (out, "<h3><a href=\"#round-%" PRId64 "\">Round %" PRId64 "</a></h3>",
-                        ufo_value_map_int (eval, "Round", 0), ufo_value_map_int (eval, "Round", 0));
-        s_eval (out, eval);
+        //  The round's own section has the sub-scores; here one line per round.
+        int64_t round = ufo_value_map_int (eval, "Round", 0);
+        ufo_buf_printf (out, "<p class=\"round-eval\"><a href=\"#round-%" PRId64 "\">Round %"
+                        PRId64 "</a>: ", round, round);
+        ufo_report_verdict (out, ufo_value_map_str (eval, "complete", "unsure"));
+        ufo_buf_puts (out, " <span class=\"muted\">");
+        ufo_report_esc_value (out, ufo_value_map_get (eval, "reason"), 200);
+        ufo_buf_puts (out, "</span></p>");
         shown++;
     }
     if (shown == 0)
