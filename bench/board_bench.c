@@ -26,18 +26,16 @@ s_now (void)
     return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }
 
-static int
-s_cmp_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
+//  Best (minimum) of the repetitions, on both sides: the machine is shared, and the
+//  minimum is the statistic least disturbed by other load (as Python's timeit advises).
 static double
-s_median (double *v, size_t n)
+s_best (const double *v, size_t n)
 {
-    qsort (v, n, sizeof (double), s_cmp_double);
-    return n % 2 ? v [n / 2] : (v [n / 2 - 1] + v [n / 2]) / 2;
+    double best = v [0];
+    for (size_t i = 1; i < n; i++)
+        if (v [i] < best)
+            best = v [i];
+    return best;
 }
 
 //  --- Data ------------------------------------------------------------------------
@@ -280,7 +278,7 @@ s_bench_size (size_t n, int reps)
         ufo_board_destroy (&board);
         free (copies);
     }
-    s_put ("add (adopt map), per item", "add", n, s_median (t, (size_t) reps), "ufo_board_add_data_take");
+    s_put ("add (adopt map), per item", "add", n, s_best (t, (size_t) reps), "ufo_board_add_data_take");
     for (int r = 0; r < reps; r++) {
         ufo_board_t *board = ufo_board_new ();
         double t0 = s_now ();
@@ -289,7 +287,7 @@ s_bench_size (size_t n, int reps)
         t [r] = (s_now () - t0) / (double) n;
         ufo_board_destroy (&board);
     }
-    s_put ("add (deep copy), per item", "add", n, s_median (t, (size_t) reps), "ufo_board_add_data");
+    s_put ("add (deep copy), per item", "add", n, s_best (t, (size_t) reps), "ufo_board_add_data");
 
     //  to dict: a deep copy (Python's to_dict is shallow: it shares the values)
     ufo_board_t *board = s_board_of (maps, n);
@@ -299,7 +297,7 @@ s_bench_size (size_t n, int reps)
         t [r] = s_now () - t0;
         ufo_value_destroy (&map);
     }
-    s_put ("to dict (deep copy)", "to_dict", n, s_median (t, (size_t) reps), "ufo_board_to_map");
+    s_put ("to dict (deep copy)", "to_dict", n, s_best (t, (size_t) reps), "ufo_board_to_map");
 
     //  to JSON / to prompt: cold = first serialisation of freshly added items
     for (int r = 0; r < reps; r++) {
@@ -310,7 +308,7 @@ s_bench_size (size_t n, int reps)
         free (json);
         ufo_board_destroy (&fresh);
     }
-    s_put ("to JSON, cold", "to_json", n, s_median (t, (size_t) reps), "first serialisation");
+    s_put ("to JSON, cold", "to_json", n, s_best (t, (size_t) reps), "first serialisation");
     char *warm = ufo_board_to_json (board, NULL);
     free (warm);
     for (int r = 0; r < reps; r++) {
@@ -319,7 +317,7 @@ s_bench_size (size_t n, int reps)
         t [r] = s_now () - t0;
         free (json);
     }
-    s_put ("to JSON, warm", "to_json", n, s_median (t, (size_t) reps), "cached item texts");
+    s_put ("to JSON, warm", "to_json", n, s_best (t, (size_t) reps), "cached item texts");
     for (int r = 0; r < reps; r++) {
         ufo_board_t *fresh = s_board_of (maps, n);
         double t0 = s_now ();
@@ -328,7 +326,7 @@ s_bench_size (size_t n, int reps)
         ufo_value_destroy (&prompt);
         ufo_board_destroy (&fresh);
     }
-    double prompt_cold = s_median (t, (size_t) reps);
+    double prompt_cold = s_best (t, (size_t) reps);
     s_put ("to prompt, cold", "to_prompt", n, prompt_cold, "first serialisation");
     for (int r = 0; r < reps; r++) {
         double t0 = s_now ();
@@ -336,7 +334,7 @@ s_bench_size (size_t n, int reps)
         t [r] = s_now () - t0;
         ufo_value_destroy (&prompt);
     }
-    s_put ("to prompt, warm", "to_prompt", n, s_median (t, (size_t) reps), "cached item texts");
+    s_put ("to prompt, warm", "to_prompt", n, s_best (t, (size_t) reps), "cached item texts");
 
     //  one agent step: add an item, rebuild the prompt
     for (int r = 0; r < reps; r++) {
@@ -347,7 +345,7 @@ s_bench_size (size_t n, int reps)
         t [r] = s_now () - t0;
         ufo_value_destroy (&prompt);
     }
-    s_put ("add 1 item + prompt", "add1_prompt", n, s_median (t, (size_t) reps),
+    s_put ("add 1 item + prompt", "add1_prompt", n, s_best (t, (size_t) reps),
            "incremental; vs python add+full rebuild");
     ufo_board_destroy (&board);
 
@@ -377,9 +375,9 @@ s_bench_size (size_t n, int reps)
         touch [r] = t2 - t0;
         ufo_board_destroy (&b);
     }
-    s_put ("load snapshot (lazy)", "load_snapshot", n, s_median (t, (size_t) reps),
+    s_put ("load snapshot (lazy)", "load_snapshot", n, s_best (t, (size_t) reps),
            "validated text, maps built on access");
-    s_put ("load snapshot + touch all", "load_snapshot", n, s_median (touch, (size_t) reps),
+    s_put ("load snapshot + touch all", "load_snapshot", n, s_best (touch, (size_t) reps),
            "every item's map built");
     free (snap);
     snap = s_read_file (s_file ("snapshot_compact_%zu.json", n), &len);
@@ -393,7 +391,7 @@ s_bench_size (size_t n, int reps)
             exit (1);
         ufo_board_destroy (&b);
     }
-    s_put ("load snapshot, compact text", "load_snapshot_compact", n, s_median (t, (size_t) reps),
+    s_put ("load snapshot, compact text", "load_snapshot_compact", n, s_best (t, (size_t) reps),
            "not canonical: full parse path");
     free (snap);
 
@@ -416,10 +414,10 @@ s_bench_size (size_t n, int reps)
         free (path);
         if (k == 0)
             s_put ("load questions (json.dumps lines)", "load_questions", n,
-                   s_median (t, (size_t) reps), "canonical lines kept as text");
+                   s_best (t, (size_t) reps), "canonical lines kept as text");
         else
             s_put ("load questions (compact lines)", "load_questions_compact", n,
-                   s_median (t, (size_t) reps), "not canonical: full parse path");
+                   s_best (t, (size_t) reps), "not canonical: full parse path");
     }
     free (touch);
     free (t);

@@ -19,13 +19,26 @@
 #ifndef UFO_MODEL_PRIVATE_H_INCLUDED
 #define UFO_MODEL_PRIVATE_H_INCLUDED
 
+typedef struct _ufo_item_slab_t ufo_item_slab_t;
+
 struct _ufo_item_t {
+    ufo_item_slab_t *slab;      //  block this item was carved from, or NULL (own allocation)
     ufo_value_t *fields;        //  map; NULL while lazy
     char *text;                 //  owned canonical text, or NULL
     size_t text_len;            //  length of the text (owned or in owner's joined)
     ufo_memory_t *owner;        //  memory holding the item, or NULL
     size_t owner_off;           //  offset of the text in owner->joined when in_owner
     bool in_owner;              //  text lives in owner->joined
+};
+
+//  Bulk loads carve their items from one block instead of one allocation each; the block
+//  is freed when its last item is destroyed.
+struct _ufo_item_slab_t {
+    size_t live;                //  items taken and not destroyed yet
+    size_t used;                //  items taken
+    size_t count;               //  items in the block
+    bool open;                  //  still handing out items (not freed before done)
+    ufo_item_t items [];
 };
 
 struct _ufo_memory_t {
@@ -47,6 +60,12 @@ extern const ufo_json_limits_t ufo_model_limits;
 const char *ufo_item__text (ufo_item_t *self, size_t *len_p);
 //  Creates a lazy item from canonical text (validated by ufo_canon_value), copying it.
 ufo_item_t *ufo_item__new_lazy (const char *text, size_t len);
+//  A block for up to count items (count > 0).
+ufo_item_slab_t *ufo_item__slab_new (size_t count);
+//  The next zeroed item of the block, or a separately allocated one when it is used up.
+ufo_item_t *ufo_item__slab_take (ufo_item_slab_t *slab);
+//  Ends the caller's use of the block (frees it now if no item was taken); sets *slab_p NULL.
+void ufo_item__slab_done (ufo_item_slab_t **slab_p);
 //  Parses the text of a lazy item into its field map (no-op when already a map).
 void ufo_item__materialize (ufo_item_t *self);
 
@@ -54,8 +73,10 @@ void ufo_item__materialize (ufo_item_t *self);
 //  Brings joined up to date with every item (see above).
 void ufo_memory__sync (ufo_memory_t *self);
 //  Adds a lazy item from canonical object text, appending it to joined directly when the
-//  memory is in sync (no per-item copy). Applies the cap. Returns the item (borrowed).
-ufo_item_t *ufo_memory__add_text (ufo_memory_t *self, const char *text, size_t len);
+//  memory is in sync (no per-item copy). Applies the cap. slab (may be NULL) supplies the
+//  item's storage. Returns the item (borrowed).
+ufo_item_t *ufo_memory__add_text (ufo_memory_t *self, const char *text, size_t len,
+                                  ufo_item_slab_t *slab);
 //  Reserves room for n more items and bytes more bytes of text.
 void ufo_memory__reserve (ufo_memory_t *self, size_t n, size_t bytes);
 //  Exchanges the content (items and texts) of two memories; caps stay. Then applies caps.

@@ -124,8 +124,13 @@ s_read_file (const char *path, ufo_buf_t *out)
     if (fd < 0)
         return -1;
     struct stat st;
-    if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
-        int e = S_ISDIR (st.st_mode) ? EISDIR : EINVAL;
+    int e = 0;
+    if (fstat (fd, &st) != 0)
+        e = errno;
+    else
+    if (!S_ISREG (st.st_mode))
+        e = S_ISDIR (st.st_mode) ? EISDIR : EINVAL;
+    if (e) {
         close (fd);
         errno = e;
         return -1;
@@ -135,14 +140,21 @@ s_read_file (const char *path, ufo_buf_t *out)
         errno = EFBIG;
         return -1;
     }
-    ufo_buf_reserve (out, (size_t) st.st_size);
+    //  exactly the file's size (+1 to see EOF without growing): a buffer of a size the
+    //  allocator has seen before is reused instead of faulting in fresh pages
+    if (!out->data) {
+        out->cap = (size_t) st.st_size + 2;
+        out->data = (char *) ufo_malloc (out->cap);
+        out->data [0] = 0;
+    }
     for (;;) {
-        ufo_buf_reserve (out, 65536);
+        if (out->cap - out->len < 2)
+            ufo_buf_reserve (out, 65536);       //  the file grew while we read it
         ssize_t n = read (fd, out->data + out->len, out->cap - out->len - 1);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            int e = errno;
+            e = errno;
             close (fd);
             errno = e;
             return -1;
@@ -482,7 +494,8 @@ typedef struct {
 
 //  One stripped line of a question file.
 static bool
-s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_buf_t *scratch)
+s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_buf_t *scratch,
+             ufo_item_slab_t *slab)
 {
     const unsigned char *p = (const unsigned char *) line;
     const unsigned char *end = p + len;
@@ -497,7 +510,7 @@ s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_buf_t *scratch
 
     if (len && ufo_canon_value (line, len) == len) {
         if (*line == '{') {
-            ufo_memory__add_text (questions, line, len);
+            ufo_memory__add_text (questions, line, len, slab);
             return true;
         }
         if (*line == '"') {         //  a string s becomes {"text": s}, still canonical
@@ -505,7 +518,7 @@ s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_buf_t *scratch
             ufo_buf_append (scratch, "{\"text\": ", 9);
             ufo_buf_append (scratch, line, len);
             ufo_buf_putc (scratch, '}');
-            ufo_memory__add_text (questions, scratch->data, scratch->len);
+            ufo_memory__add_text (questions, scratch->data, scratch->len, slab);
             return true;
         }
         return false;               //  other JSON values are ignored, as add_data does
@@ -570,10 +583,15 @@ ufo_board_load_questions_text (ufo_board_t *self, const char *text, size_t len, 
     size_t first = last_k > 0 && (uint64_t) last_k < nlines ? nlines - (size_t) last_k : 0;
     size_t added = 0;
     ufo_buf_t scratch = {0};
-    ufo_memory__reserve (self->mem [UFO_MEM_QUESTIONS], nlines - first, 0);
+    size_t bytes = 0;
     for (size_t i = first; i < nlines; i++)
-        if (s_load_line (self, lines [i].p, lines [i].len, &scratch))
+        bytes += lines [i].len + 2;
+    ufo_memory__reserve (self->mem [UFO_MEM_QUESTIONS], nlines - first, bytes);
+    ufo_item_slab_t *slab = nlines > first ? ufo_item__slab_new (nlines - first) : NULL;
+    for (size_t i = first; i < nlines; i++)
+        if (s_load_line (self, lines [i].p, lines [i].len, &scratch, slab))
             added++;
+    ufo_item__slab_done (&slab);
     ufo_buf_free (&scratch);
     free (lines);
     return added;

@@ -29,6 +29,43 @@ ufo_item__new_lazy (const char *text, size_t len)
     return self;
 }
 
+ufo_item_slab_t *
+ufo_item__slab_new (size_t count)
+{
+    assert (count > 0);
+    ufo_item_slab_t *slab = (ufo_item_slab_t *) ufo_malloc (sizeof (ufo_item_slab_t)
+                                                            + count * sizeof (ufo_item_t));
+    slab->live = 0;
+    slab->used = 0;
+    slab->count = count;
+    slab->open = true;
+    return slab;
+}
+
+ufo_item_t *
+ufo_item__slab_take (ufo_item_slab_t *slab)
+{
+    if (!slab || slab->used == slab->count)
+        return s_alloc ();
+    ufo_item_t *self = &slab->items [slab->used++];
+    memset (self, 0, sizeof (*self));
+    self->slab = slab;
+    slab->live++;
+    return self;
+}
+
+void
+ufo_item__slab_done (ufo_item_slab_t **slab_p)
+{
+    ufo_item_slab_t *slab = *slab_p;
+    if (slab) {
+        slab->open = false;
+        if (slab->live == 0)
+            free (slab);
+    }
+    *slab_p = NULL;
+}
+
 void
 ufo_item_destroy (ufo_item_t **self_p)
 {
@@ -39,7 +76,14 @@ ufo_item_destroy (ufo_item_t **self_p)
     assert (!self->owner);          //  items held by a memory belong to it
     ufo_value_destroy (&self->fields);
     free (self->text);
-    free (self);
+    if (self->slab) {
+        //  the block goes with its last item, once its loader has finished with it
+        //  (a cap may destroy items while the loader is still taking new ones)
+        if (--self->slab->live == 0 && !self->slab->open)
+            free (self->slab);
+    }
+    else
+        free (self);
     *self_p = NULL;
 }
 

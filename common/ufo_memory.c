@@ -61,8 +61,14 @@ ufo_memory__reserve (ufo_memory_t *self, size_t n, size_t bytes)
         self->items = (ufo_item_t **) ufo_realloc (self->items, alloc * sizeof (ufo_item_t *));
         self->alloc = alloc;
     }
-    if (bytes)
-        ufo_buf_reserve (&self->joined, bytes);
+    //  exact growth (not the buffer's power of two): big loads then get a block of a size
+    //  the allocator can hand out again next time
+    ufo_buf_t *buf = &self->joined;
+    if (bytes && buf->cap < buf->len + bytes + 1) {
+        buf->data = (char *) ufo_realloc (buf->data, buf->len + bytes + 1);
+        buf->cap = buf->len + bytes + 1;
+        buf->data [buf->len] = 0;
+    }
 }
 
 //  Moves joined so that it starts at offset 0 again (after many drops of the oldest).
@@ -177,11 +183,11 @@ ufo_memory__sync (ufo_memory_t *self)
 }
 
 ufo_item_t *
-ufo_memory__add_text (ufo_memory_t *self, const char *text, size_t len)
+ufo_memory__add_text (ufo_memory_t *self, const char *text, size_t len, ufo_item_slab_t *slab)
 {
     ufo_item_t *item;
     if (!self->dirty && self->synced == self->count) {
-        item = (ufo_item_t *) ufo_calloc (1, sizeof (ufo_item_t));
+        item = ufo_item__slab_take (slab);
         if (self->count)
             ufo_buf_append (&self->joined, ", ", 2);
         item->owner_off = self->joined.len;
@@ -195,7 +201,9 @@ ufo_memory__add_text (ufo_memory_t *self, const char *text, size_t len)
         s_apply_cap (self);
         return item;
     }
-    item = ufo_item__new_lazy (text, len);
+    item = ufo_item__slab_take (slab);
+    item->text = ufo_strndup (text, len);
+    item->text_len = len;
     return ufo_memory_add (self, &item);
 }
 
@@ -437,13 +445,14 @@ s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
         buf->data = (char *) ufo_malloc (total + 1);
         buf->cap = total + 1;
         ufo_memory__reserve (fresh, count, 0);
+        ufo_item_slab_t *slab = ufo_item__slab_new (count);
         char *o = buf->data;
         for (size_t i = 0; i < count; i++) {
             if (i) {
                 *o++ = ',';
                 *o++ = ' ';
             }
-            ufo_item_t *item = (ufo_item_t *) ufo_calloc (1, sizeof (ufo_item_t));
+            ufo_item_t *item = ufo_item__slab_take (slab);
             item->owner = fresh;
             item->in_owner = true;
             item->owner_off = (size_t) (o - buf->data);
@@ -452,6 +461,7 @@ s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
             o += spans [i].len;
             fresh->items [i] = item;
         }
+        ufo_item__slab_done (&slab);
         *o = 0;
         buf->len = (size_t) (o - buf->data);
         fresh->count = fresh->synced = count;

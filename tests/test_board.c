@@ -455,6 +455,25 @@ UFO_TEST (test_load_questions)
     ufo_board_destroy (&board);
 }
 
+UFO_TEST (test_load_questions_with_cap)
+{
+    //  a cap drops items while the loader is still adding (canonical lines share one
+    //  storage block; compact lines take the full parser's path)
+    ufo_board_t *board = ufo_board_new ();
+    ufo_memory_set_cap (ufo_board_memory (board, UFO_MEM_QUESTIONS), 1);
+    const char *lines = "{\"a\": 1}\n{\"b\":2}\n{\"c\": 3}\n{\"d\":4}\n{\"e\": 5}\n";
+    CHECK_INT (ufo_board_load_questions_text (board, lines, strlen (lines), -1), 5);
+    char *text = ufo_memory_to_json (ufo_board_memory (board, UFO_MEM_QUESTIONS), NULL);
+    CHECK_STR (text, "[{\"e\": 5}]");
+    free (text);
+    ufo_memory_set_cap (ufo_board_memory (board, UFO_MEM_QUESTIONS), 2);
+    CHECK_INT (ufo_board_load_questions_text (board, lines, strlen (lines), 3), 3);
+    text = ufo_memory_to_json (ufo_board_memory (board, UFO_MEM_QUESTIONS), NULL);
+    CHECK_STR (text, "[{\"d\": 4}, {\"e\": 5}]");
+    free (text);
+    ufo_board_destroy (&board);
+}
+
 int
 main (void)
 {
@@ -468,6 +487,7 @@ main (void)
     UFO_RUN (test_prompt_shape_and_cache);
     UFO_RUN (test_map_and_json_shapes);
     UFO_RUN (test_load_questions);
+    UFO_RUN (test_load_questions_with_cap);
     rmdir (s_tmpdir);
     return UFO_TEST_END ();
 }
