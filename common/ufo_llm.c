@@ -15,6 +15,12 @@
 
 #define S_MAX_FDS 64
 
+//  ufo_llm_fd_t is handed to the HTTP layer as ufo_http_fd_t: same layout, same bits.
+_Static_assert (sizeof (ufo_llm_fd_t) == sizeof (ufo_http_fd_t), "fd struct layouts differ");
+_Static_assert (offsetof (ufo_llm_fd_t, revents) == offsetof (ufo_http_fd_t, revents), "fd struct layouts differ");
+_Static_assert (UFO_LLM_IN == UFO_HTTP_IN && UFO_LLM_OUT == UFO_HTTP_OUT && UFO_LLM_ERR == UFO_HTTP_ERR,
+                "fd event bits differ");
+
 typedef struct _s_req_t s_req_t;
 struct _s_req_t {
     int64_t id;

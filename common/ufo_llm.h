@@ -110,7 +110,8 @@ void ufo_llm_response_destroy (ufo_llm_response_t **self_p);
 
 //  Completion callback, called from inside ufo_llm_process / ufo_llm_poll (never from
 //  ufo_llm_submit). It may take the response (set *response_p to NULL and destroy it later);
-//  otherwise the client destroys it after the call. It may submit or cancel.
+//  otherwise the client destroys it after the call. It may submit or cancel, but must not
+//  destroy the client.
 typedef void (ufo_llm_done_fn) (ufo_llm_response_t **response_p, void *arg);
 
 //  Creates a client for a primary engine and an optional backup (NULL or not configured:

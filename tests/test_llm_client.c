@@ -8,7 +8,10 @@
 #include "ufo_cassette.h"
 #include "ufo_http.h"
 #include "ufo_test.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #define KEY "sk-PLANTED-7f3a9c1e5b2d4f60aa"
@@ -548,6 +551,58 @@ UFO_TEST (test_record_replay)
     ufo_llm_destroy (&llm);
 }
 
+//  Sends raw bytes to the server and returns what it answers (up to 4 KB, 2 s at most).
+static char *
+s_raw (const char *request, size_t len)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr;
+    memset (&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    addr.sin_port = htons ((uint16_t) s_port);
+    struct timeval tv = { 2, 0 };
+    setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char *out = NULL;
+    if (connect (fd, (struct sockaddr *) &addr, sizeof addr) == 0 && send (fd, request, len, 0) == (ssize_t) len) {
+        char buf [4096];
+        ssize_t n = recv (fd, buf, sizeof buf - 1, 0);
+        if (n > 0) {
+            buf [n] = 0;
+            out = ufo_strdup (buf);
+        }
+    }
+    close (fd);
+    return out ? out : ufo_strdup ("");
+}
+
+//  Bad input never stops the server: it answers or drops, then keeps serving.
+UFO_TEST (test_server_robust)
+{
+    char *r = s_raw ("GET / HTTP/1.1\r\nHost: x\r\n\r\n", 30);
+    CHECK_CONTAINS (r, "HTTP/1.1 404");
+    free (r);
+    const char *bad = "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 9\r\n\r\n{not json";
+    r = s_raw (bad, strlen (bad));
+    CHECK_CONTAINS (r, "HTTP/1.1 400");
+    free (r);
+    const char *huge = "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n";
+    r = s_raw (huge, strlen (huge));
+    CHECK_STR (r, "");          //  dropped
+    free (r);
+    char junk [512];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk [i] = (char) (i * 7 + 1);
+    r = s_raw (junk, sizeof junk);
+    free (r);
+    ufo_llm_t *llm = s_client ();
+    ufo_llm_response_t *resp = s_ask (llm, "[case:ok]", UFO_SCHEMA_NONE);
+    REQUIRE (resp);
+    CHECK_INT (resp->code, UFO_OK);
+    ufo_llm_response_destroy (&resp);
+    ufo_llm_destroy (&llm);
+}
+
 //  Runs last: everything we wrote (our log, the cassette, responses) is free of the keys.
 UFO_TEST (test_keys_never_leak)
 {
@@ -603,6 +658,7 @@ main (void)
     UFO_RUN (test_reask);
     UFO_RUN (test_azure);
     UFO_RUN (test_record_replay);
+    UFO_RUN (test_server_robust);
     UFO_RUN (test_keys_never_leak);
     s_server_stop ();
     ufo_log_set_stream (NULL);
