@@ -170,6 +170,8 @@ static const ufo_config_key_t s_schema [] = {
       "cassette file for record / replay" },
     { "llm.prices_file", "string", "\"config/prices.json\"", NULL, NULL,
       "token prices per \"provider/model\" used for the cost" },
+    { "llm.json_mode", "bool", "true", NULL, NULL,
+      "ask for response_format json_object when a JSON reply is expected (off for servers that reject it)" },
 
     //  ====================================================================
     //  desktop: the AT-SPI / X11 desktop layer

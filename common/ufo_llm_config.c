@@ -74,9 +74,7 @@ ufo_llm_config_from (const ufo_config_t *config, const char *block, ufo_llm_conf
     if (visual && ufo_value_type (visual) != UFO_TBOOL)
         return ufo_error_set (err, UFO_E_TYPE, "%s.VISUAL_MODE must be true or false", block);
     cfg->visual_mode = visual ? ufo_value_bool (visual) : true;
-    const ufo_value_t *json_mode = s_lookup (config, block, "JSON_MODE", false);
-    if (json_mode && ufo_value_type (json_mode) == UFO_TBOOL)
-        cfg->json_mode = ufo_value_bool (json_mode);
+    cfg->json_mode = ufo_config_bool (config, "llm.json_mode", true);
     double d;
     d = cfg->max_tokens;
     if (s_number (config, block, "MAX_TOKENS", 1, 1e7, &d, err))

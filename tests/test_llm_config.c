@@ -56,6 +56,12 @@ UFO_TEST (test_blocks_and_fallbacks)
     CHECK_STR (url, "https://api.openai.com/v1/chat/completions");
     CHECK_STR (cfg.api_key, "");
 
+    CHECK (cfg.json_mode);
+    ufo_config_t *off = s_config ("{\"llm\": {\"json_mode\": false}}", NULL);
+    CHECK_INT (ufo_llm_config_from (off, "APP_AGENT", &cfg, &err), 0);
+    CHECK (!cfg.json_mode);
+    ufo_config_destroy (&off);
+
     setenv ("OPENAI_API_KEY", "sk-openai-env-5678", 1);
     CHECK_INT (ufo_llm_config_from (c, "APP_AGENT", &cfg, &err), 0);
     CHECK_STR (cfg.api_key, "sk-openai-env-5678");
