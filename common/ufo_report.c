@@ -406,6 +406,11 @@ s_page (s_report_t *self)
         ufo_buf_puts (out, " &middot; ended ");
         ufo_report_escs (out, ended);
     }
+    const ufo_value_t *eval = ufo_report_session_eval (self);
+    if (eval) {
+        ufo_buf_puts (out, " &middot; <a href=\"#evaluation\">evaluation</a>: ");
+        ufo_report_verdict (out, ufo_value_map_str (eval, "complete", "unsure"));
+    }
     ufo_buf_puts (out, "</p></header>\n");
     //  The tool bar is only useful with the script; it stays hidden without it.
     ufo_buf_puts (out, "<div id=\"tools\" class=\"tools\" hidden>"
@@ -416,7 +421,9 @@ s_page (s_report_t *self)
                   "<button id=\"b-expand\" type=\"button\" title=\"e\">Expand all</button>"
                   "<button id=\"b-collapse\" type=\"button\" title=\"c\">Collapse all</button>"
                   "<span class=\"muted\" id=\"f-count\"></span>"
-                  "<span class=\"muted keys\">keys: j/k step, e/c expand/collapse, / find, g go to step</span></div>\n");
+                  "<span class=\"muted keys\" title=\"j / k: next / previous step; e / c: expand / collapse "
+                  "all; /: find; g: go to step; Esc: close a zoomed screenshot\">keys: j k e c / g</span>"
+                  "</div>\n");
     //  The body first, into its own buffer: rendering it may find more problems (a bad
     //  image), and the list of problems goes above it.
     ufo_buf_t body = {0};

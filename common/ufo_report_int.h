@@ -57,6 +57,8 @@ void ufo_report_blackboard (s_report_t *self);
 void ufo_report_evaluations (s_report_t *self);
 //  Appends a verdict badge for "yes" / "no" / "unsure" (anything else: unsure).
 void ufo_report_verdict (ufo_buf_t *out, const char *verdict);
+//  The last session-level evaluation (evaluation.log, else session.json), or NULL.
+const ufo_value_t *ufo_report_session_eval (s_report_t *self);
 //  The anchor number of step i (its Step field when usable, else its index).
 int64_t ufo_report_step_id (const ufo_value_t *step, size_t index);
 

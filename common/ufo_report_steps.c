@@ -455,7 +455,7 @@ s_eval (ufo_buf_t *out, const ufo_value_t *eval)
             score = score ? score : "unsure";
             const char *icon = strcmp (score, "yes") == 0 ? "\xE2\x9C\x85"
                              : strcmp (score, "no") == 0 ? "\xE2\x9D\x8C" : "\xE2\x9D\x93";
-            ufo_buf_printf (out, "<tr class=\"score\"><td>%s</td><td>", icon);
+            ufo_buf_printf (out, "<tr class=\"score\"><td class=\"icon\">%s</td><td>", icon);
             ufo_report_escs (out, ufo_value_map_key_at (scores, i));
             ufo_buf_puts (out, "</td><td>");
             ufo_report_escs (out, score);
@@ -485,7 +485,8 @@ ufo_report_verdict (ufo_buf_t *out, const char *verdict)
         icon = "\xE2\x9D\x8C";
         cls = "no";
     }
-    ufo_buf_printf (out, "<span class=\"verdict-%s\">%s Complete: <span class=\"status st-%s\">",
+    ufo_buf_printf (out, "<span class=\"verdict-%s\"><span class=\"icon\">%s</span> Complete: "
+                    "<span class=\"status st-%s\">",
                     cls, icon, cls);
     ufo_report_escs (out, verdict);
     ufo_buf_puts (out, "</span></span>");
@@ -671,6 +672,21 @@ ufo_report_blackboard (s_report_t *self)
         ufo_buf_puts (out, "</details>");
     }
     ufo_buf_puts (out, "</section>\n");
+}
+
+const ufo_value_t *
+ufo_report_session_eval (s_report_t *self)
+{
+    const ufo_value_t *found = NULL;
+    for (size_t i = 0; i < ufo_value_size (self->evals); i++) {
+        const ufo_value_t *eval = ufo_value_list_at (self->evals, i);
+        if (strcmp (ufo_value_map_str (eval, "level", "session"), "round") != 0)
+            found = eval;
+    }
+    const ufo_value_t *from_session = ufo_value_map_get (self->session, "evaluation");
+    if (!found && ufo_value_type (from_session) == UFO_TMAP)
+        found = from_session;
+    return found;
 }
 
 void

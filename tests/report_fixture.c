@@ -176,6 +176,8 @@ s_desktop_surface (const char *const *lines, bool with_window)
         cairo_save (cr);
         cairo_translate (cr, 140, 70);
         cairo_scale (cr, 0.95, 0.95);
+        cairo_rectangle (cr, 0, 0, S_WIN_W, S_WIN_H);
+        cairo_clip (cr);
         s_draw_window (cr, "list.txt - Mousepad", lines, false, S_CLEAN, 0);
         cairo_restore (cr);
     }

@@ -151,7 +151,7 @@ UFO_TEST (test_broken_lines)
     CHECK_CONTAINS (html, "id=\"step-1\"");
     CHECK_CONTAINS (html, "id=\"step-2\"");
     CHECK_INT (s_count (html, "<details class=\"step "), 3);
-    CHECK_CONTAINS (html, "\xE2\x9C\x85 Complete");
+    CHECK_CONTAINS (html, "\xE2\x9C\x85</span> Complete");
     free (html);
     free (dir);
 }
@@ -193,7 +193,7 @@ UFO_TEST (test_escaping)
     CHECK_CONTAINS (html, "class=\"status st-other\"");   //  odd status: no class injection
     CHECK_CONTAINS (html, "the user answered <strong>&lt;s&gt;no&lt;/s&gt;</strong>");
     CHECK_CONTAINS (html, "not a base64 image");
-    CHECK_CONTAINS (html, "\xE2\x9D\x93 Complete");   //  an unknown verdict counts as unsure
+    CHECK_CONTAINS (html, "\xE2\x9D\x93</span> Complete");   //  an unknown verdict counts as unsure
     free (html);
     free (dir);
 }
@@ -285,9 +285,9 @@ UFO_TEST (test_session_evaluation_and_totals)
     CHECK_CONTAINS (html, "from session.json");
     CHECK_CONTAINS (html, "<span class=\"status st-FAIL\">FAIL</span>");
     CHECK_CONTAINS (html, "(from session.json)");
-    CHECK_CONTAINS (html, "\xE2\x9D\x8C Complete");
-    CHECK_CONTAINS (html, "<tr class=\"score\"><td>\xE2\x9C\x85</td><td>b</td>");
-    CHECK_CONTAINS (html, "<tr class=\"score\"><td>\xE2\x9D\x93</td><td>c</td>");
+    CHECK_CONTAINS (html, "\xE2\x9D\x8C</span> Complete");
+    CHECK_CONTAINS (html, "<tr class=\"score\"><td class=\"icon\">\xE2\x9C\x85</td><td>b</td>");
+    CHECK_CONTAINS (html, "<tr class=\"score\"><td class=\"icon\">\xE2\x9D\x93</td><td>c</td>");
     free (html);
     free (dir);
 }

@@ -187,10 +187,10 @@ s_check_dom_common (const char *dom)
     CHECK_INT (s_count (dom, "<tr class=\"row "), s_info.steps);
     CHECK_INT (s_count (dom, "<details class=\"round\""), s_info.rounds);
     //  Session verdict and sub-score icons (rows of the score tables).
-    CHECK_CONTAINS (dom, "\xE2\x9D\x8C Complete: <span class=\"status st-no\">no</span>");
-    CHECK_INT (s_count (dom, "<tr class=\"score\"><td>\xE2\x9C\x85</td>"), s_info.score_yes);
-    CHECK_INT (s_count (dom, "<tr class=\"score\"><td>\xE2\x9D\x8C</td>"), s_info.score_no);
-    CHECK_INT (s_count (dom, "<tr class=\"score\"><td>\xE2\x9D\x93</td>"), s_info.score_unsure);
+    CHECK_CONTAINS (dom, "\xE2\x9D\x8C</span> Complete: <span class=\"status st-no\">no</span>");
+    CHECK_INT (s_count (dom, "<tr class=\"score\"><td class=\"icon\">\xE2\x9C\x85</td>"), s_info.score_yes);
+    CHECK_INT (s_count (dom, "<tr class=\"score\"><td class=\"icon\">\xE2\x9D\x8C</td>"), s_info.score_no);
+    CHECK_INT (s_count (dom, "<tr class=\"score\"><td class=\"icon\">\xE2\x9D\x93</td>"), s_info.score_unsure);
     //  Injected markup stayed text: no attribute set, one script (ours), the text visible.
     CHECK (!strstr (dom, REPORT_FIXTURE_PWNED "="));
     CHECK_INT (s_count (dom, "<script"), 1);
