@@ -3,7 +3,7 @@
     A cassette is a JSON-lines file, one exchange per line:
       {"key": hash of model + messages, "agent", "step", "model", "messages" (images replaced
        by their hash), "content", "usage": {"prompt_tokens", "completion_tokens"}, "latency_s"}
-    Record appends (one write per line, so several agent processes may share a file).
+    Images take no part in the key (see ufo_cassette_key). Record appends (one write per line, so several agent processes may share a file).
     Replay loads the file and serves by key, each recording once in order (the last one again
     when a prompt repeats more often than recorded). A miss names the agent and step and shows
     where the prompt differs from the closest recording. */
@@ -37,7 +37,9 @@ size_t ufo_cassette_size (const ufo_cassette_t *self);     //  recordings loaded
 ufo_value_t *ufo_cassette_normalize (const ufo_value_t *messages);
 
 //  The lookup key of model + messages: the SHA-256 (64 hex digits) of the compact JSON of
-//  [model, normalized messages]. Writes 65 bytes into key.
+//  [model, messages with every image replaced by "image"]. Images do not take part in
+//  matching: screenshots of a real desktop differ from run to run in pixels (clock, cursor),
+//  so replay matches on the text and the number and place of the images. Writes 65 bytes.
 void ufo_cassette_key (const char *model, const ufo_value_t *messages, char key [65]);
 
 //  Appends one exchange (record mode). Returns 0, or -1 with err.

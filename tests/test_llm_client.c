@@ -531,6 +531,20 @@ UFO_TEST (test_record_replay)
     CHECK (ufo_value_equal (app, app2));
     CHECK_INT (s_logged ("[case:session]", NULL, 0), before);
 
+    //  A different screenshot with the same text still replays: images do not take part.
+    ufo_value_t *mi = s_messages ("You are the HostAgent.", "[case:session] write a note");
+    ufo_value_t *img = ufo_value_path (mi, "1.content.1.image_url");
+    REQUIRE (img);
+    ufo_value_map_set_str (img, "url", "data:image/png;base64,AAAAAAAAAAAAAAAAAAAA");
+    ufo_llm_opts_t oi = { "HostAgent", 9, UFO_SCHEMA_HOST, 1 };
+    ufo_llm_response_t *ri = ufo_llm_complete (llm, mi, &oi, NULL);
+    REQUIRE (ri);
+    CHECK_INT (ri->code, UFO_OK);
+    CHECK (ri->from_cassette);
+    CHECK (ufo_value_equal (ri->decision, host));
+    ufo_llm_response_destroy (&ri);
+    ufo_value_destroy (&mi);
+
     //  A prompt that was never recorded.
     ufo_value_t *m = s_messages ("You are the AppAgent.", "[case:session] subtask: type slowly");
     ufo_llm_opts_t o = { "AppAgent", 7, UFO_SCHEMA_APP, 1 };
