@@ -265,6 +265,67 @@ UFO_TEST (test_cap)
     ufo_memory_destroy (&mem);
 }
 
+//  Inputs that look canonical but are not (or are, at the edges): whichever path the loader
+//  takes, the memory's text must equal a fresh json.dumps of what was loaded.
+UFO_TEST (test_canonical_edges)
+{
+    struct { const char *in, *out; } cases [] = {
+        { "[{\"s\": \"\\u00E9\"}]", "[{\"s\": \"\\u00e9\"}]" },          //  upper-case hex
+        { "[{\"s\": \"\\/\"}]", "[{\"s\": \"/\"}]" },                       //  needless escape
+        { "[{\"s\": \"\\u0041\"}]", "[{\"s\": \"A\"}]" },                   //  printable as \u
+        { "[{\"s\": \"\\u000a\"}]", "[{\"s\": \"\\n\"}]" },               //  short escape exists
+        { "[{\"s\": \"\\ud83d\\ude00\"}]", "[{\"s\": \"\\ud83d\\ude00\"}]" },
+        { "[{\"s\": \"\\u007f\\u0000\\u001f\"}]", "[{\"s\": \"\\u007f\\u0000\\u001f\"}]" },
+        { "[{\"n\": -0}]", "[{\"n\": 0}]" },
+        { "[{\"n\": 9223372036854775807, \"m\": -9223372036854775808}]",
+          "[{\"n\": 9223372036854775807, \"m\": -9223372036854775808}]" },
+        { "[{\"f\": 1.50}]", "[{\"f\": 1.5}]" },
+        { "[{\"f\": 1e16}]", "[{\"f\": 1e+16}]" },
+        { "[{\"f\": 0.00001}]", "[{\"f\": 1e-05}]" },
+        { "[{\"f\": 100.0, \"g\": -0.0, \"h\": 0.0001}]", "[{\"f\": 100.0, \"g\": -0.0, \"h\": 0.0001}]" },
+        { "[{\"f\": NaN, \"g\": Infinity, \"h\": -Infinity}]", "[{\"f\": NaN, \"g\": Infinity, \"h\": -Infinity}]" },
+        { "[{\"a\":1}]", "[{\"a\": 1}]" },
+        { "[{\"a\": [1,2]}]", "[{\"a\": [1, 2]}]" },
+        { "[{\"a\": 1, \"b\": {\"a\": 2, \"a\": 3}}]", "[{\"a\": 1, \"b\": {\"a\": 3}}]" },
+        { "[{\"\": 1, \"x\": {}, \"y\": [], \"z\": [[]]}]", "[{\"\": 1, \"x\": {}, \"y\": [], \"z\": [[]]}]" },
+    };
+    ufo_error_t err;
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases [0]); i++) {
+        ufo_memory_t *mem = ufo_memory_new ();
+        CHECK_INT (ufo_memory_from_json (mem, cases [i].in, strlen (cases [i].in), &err), 0);
+        char *text = ufo_memory_to_json (mem, NULL);
+        CHECK_STR (text, cases [i].out);
+        free (text);
+        CHECK (s_consistent (mem));
+        ufo_memory_destroy (&mem);
+    }
+    //  a lone surrogate is not kept as text (the fast path refuses it); whatever the parser
+    //  makes of it, the text stays consistent with the loaded value
+    const char *lone = "[{\"s\": \"\\ud800\"}]";
+    ufo_memory_t *mem = ufo_memory_new ();
+    if (ufo_memory_from_json (mem, lone, strlen (lone), &err) == 0)
+        CHECK (s_consistent (mem));
+
+    //  an object with more keys than the fast path tracks, and deep nesting: full parser
+    ufo_buf_t big = {0};
+    ufo_buf_puts (&big, "[{");
+    for (int k = 0; k < 100; k++)
+        ufo_buf_printf (&big, "%s\"k%d\": %d", k ? ", " : "", k, k);
+    ufo_buf_puts (&big, "}, {\"d\": ");
+    for (int k = 0; k < 60; k++)
+        ufo_buf_putc (&big, '[');
+    for (int k = 0; k < 60; k++)
+        ufo_buf_putc (&big, ']');
+    ufo_buf_puts (&big, "}]");
+    CHECK_INT (ufo_memory_from_json (mem, big.data, big.len, &err), 0);
+    char *text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, big.data);
+    free (text);
+    CHECK (s_consistent (mem));
+    ufo_buf_free (&big);
+    ufo_memory_destroy (&mem);
+}
+
 int
 main (void)
 {
@@ -274,5 +335,6 @@ main (void)
     UFO_RUN (test_json_forms);
     UFO_RUN (test_cache_follows_changes);
     UFO_RUN (test_cap);
+    UFO_RUN (test_canonical_edges);
     return UFO_TEST_END ();
 }
