@@ -155,9 +155,10 @@ ufo_prompt_messages (ufo_prompts_t *self, const ufo_prompt_input_t *in, ufo_erro
     ufo_value_t *parts = ufo_value_new_list ();
     for (size_t i = 0; i < ufo_value_size (in->blackboard); i++) {
         ufo_value_t *p = ufo_value_dup (ufo_value_list_at (in->blackboard, i));
-        if (!in->visual && !strcmp (ufo_value_map_str (p, "type", ""), "image_url")) {
+        if (!strcmp (ufo_value_map_str (p, "type", ""), "image_url")
+        &&  (!in->visual || !*ufo_value_map_str (ufo_value_map_get (p, "image_url"), "url", ""))) {
             ufo_value_destroy (&p);
-            continue;           //  no images for a text-only model
+            continue;           //  no images for a text-only model; an empty URL is refused by APIs
         }
         ufo_value_list_push (parts, &p);
     }

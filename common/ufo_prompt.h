@@ -7,7 +7,8 @@
         {"role": "user", "content": [ <blackboard prompt parts>,
                                       for each image: {"type":"text", <its label>}, {"type":"image_url", ...},
                                       {"type": "text", "text": <user.tmpl>} ]} ]
-    Images are only sent in visual mode (VISUAL_MODE). Template variables: everything in
+    Images are only sent in visual mode (VISUAL_MODE); a blackboard image part with an empty
+    URL (a screenshot file that was missing) is left out. Template variables: everything in
     vars, plus "visual" (bool), "memory" (the recent memory items) and "has_blackboard". */
 #ifndef UFO_PROMPT_H_INCLUDED
 #define UFO_PROMPT_H_INCLUDED

@@ -650,6 +650,7 @@ UFO_TEST (test_keys_never_leak)
 int
 main (void)
 {
+    setenv ("no_proxy", "127.0.0.1,localhost", 1);    //  loopback never through a proxy
     snprintf (s_dir, sizeof s_dir, "/tmp/ufo-llm-test-XXXXXX");
     if (!mkdtemp (s_dir))
         return 1;

@@ -268,11 +268,47 @@ UFO_TEST (test_host_and_eval_prompts)
     CHECK_INT (err.code, UFO_E_NOT_FOUND);
 }
 
+//  The blackboard's own prompt parts go first in the user message, as in the original.
+UFO_TEST (test_with_board)
+{
+    ufo_prompts_t *p = s_prompts ();
+    REQUIRE (p);
+    ufo_board_t *board = ufo_board_new ();
+    ufo_board_add_text (board, UFO_MEM_QUESTIONS, "Which file name? -> notes.txt");
+    ufo_board_add_text (board, UFO_MEM_REQUESTS, "open the editor");
+    ufo_value_t *meta = s_json ("{\"step\": 3}");
+    ufo_board_add_image (board, "/nonexistent/shot.png", meta);
+    ufo_value_t *parts = ufo_board_to_prompt (board);
+    ufo_value_t *vars = s_json ("{\"request\": \"Write a note\", \"subtask\": \"type\", \"application\": \"Mousepad\"}");
+    ufo_prompt_input_t in = { UFO_SCHEMA_APP, true, vars, NULL, parts, NULL };
+    ufo_error_t err;
+    ufo_value_t *m = ufo_prompt_messages (p, &in, &err);
+    REQUIRE (m);
+    const ufo_value_t *content = ufo_value_map_get (ufo_value_list_at (m, 1), "content");
+    //  4 board text parts + the screenshot's metadata text (its image had no file: dropped) + ours
+    CHECK_INT (ufo_value_size (content), 6);
+    CHECK_STR (s_text_of (m, 1, 0), "[Blackboard:]");
+    CHECK_CONTAINS (s_text_of (m, 1, 1), "notes.txt");
+    CHECK_CONTAINS (s_text_of (m, 1, 2), "open the editor");
+    CHECK_CONTAINS (s_text_of (m, 1, 5), "[Current Subtask:]");
+    char *dump = ufo_json_dump (m, UFO_JSON_COMPACT, NULL);
+    CHECK (!strstr (dump, "image_url"));
+    free (dump);
+    ufo_value_destroy (&m);
+    ufo_value_destroy (&vars);
+    ufo_value_destroy (&parts);
+    ufo_value_destroy (&meta);
+    ufo_board_destroy (&board);
+    ufo_prompts_destroy (&p);
+}
+
 int
 main (void)
 {
     UFO_RUN (test_template_table);
     UFO_RUN (test_app_prompt);
     UFO_RUN (test_host_and_eval_prompts);
+    ufo_log_set_level (UFO_LOG_ERROR);
+    UFO_RUN (test_with_board);
     return UFO_TEST_END ();
 }
