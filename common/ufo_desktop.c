@@ -143,6 +143,7 @@ s_on_signal (GDBusConnection *conn, const char *sender, const char *path, const 
     if (!sender || !path || !member)
         return;
     desk->event_seq++;
+    ufo_trace ("desktop: event %s %s %s", sender, path, member);
     gint64 *when = g_new (gint64, 1);
     *when = ufo_desktop_now_ms_ ();
     g_hash_table_replace (desk->bus_event_ms, g_strdup (sender), when);

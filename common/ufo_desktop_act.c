@@ -122,8 +122,6 @@ s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
         return;
     const char *text = NULL;
     g_variant_get (reply, "(&s)", &text);
-    if (getenv ("UFO_DESKTOP_DEBUG"))
-        fprintf (stderr, "poll text [%s] expect [%s] wait %d\n", text, st->expect, st->wait);
     if (!text || !st->expect)
         return;
     if (st->wait == A_TEXT_EQUALS ? streq (text, st->expect) : strstr (text, st->expect) != NULL)

@@ -32,7 +32,10 @@ struct _ufo_dnode_t {
     int32_t ext [4];            //  x, y, w, h relative to the window; w = -1 unknown
     char **actions;             //  NULL-terminated, NULL until read
     char *text;                 //  text / value excerpt
-    bool valid;                 //  role/name/states/ifaces/extents fresh
+    bool valid;                 //  role and states fresh
+    bool detail_valid;          //  extents, name, interfaces fresh
+    bool ext_stale;             //  extents to re-read (layout may have changed)
+    int stage;                  //  1: reading role/states, 2: reading details
     bool kids_valid;
     bool extra_valid;           //  actions/text fresh
     int busy;                   //  calls in flight for this node
@@ -47,6 +50,7 @@ struct _ufo_dwin_t {
     ufo_dnode_t *root;          //  the frame; owned
     int width, height;          //  X geometry at the last snapshot
     bool uses_showing;          //  the toolkit sets SHOWING (GTK3 yes, GTK4 no)
+    int64_t snap_ms;            //  when the last snapshot ended
     GPtrArray *labels;          //  char* node keys of the last snapshot, label i+1
     ufo_value_t *controls;      //  the last snapshot's control list (owned)
     ufo_dwin_t *next;

@@ -35,6 +35,7 @@ typedef struct {
     unsigned gen;
     bool uses_showing;
     bool walking;
+    int rewalks;
 } s_snap_t;
 
 //  --- nodes -------------------------------------------------------------------------------
@@ -142,15 +143,17 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
         if (streq (detail, "accessible-value") || strstr (detail, "text"))
             node->extra_valid = false;
         else {
-            node->valid = false;
+            node->detail_valid = false;
             node->extra_valid = false;
         }
     }
-    else if (streq (member, "StateChanged") || streq (member, "BoundsChanged")
-         ||  streq (member, "VisibleDataChanged")) {
+    else if (streq (member, "StateChanged")) {
         node->valid = false;
+        node->detail_valid = false;
         node->extra_valid = false;
     }
+    else if (streq (member, "BoundsChanged") || streq (member, "VisibleDataChanged"))
+        node->detail_valid = false;
 }
 
 //  --- control types (docs/DESKTOP.md has the table) -------------------------------------------
@@ -206,6 +209,53 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
     }
 }
 
+//  Controls whose inside is not offered: the walk does not enter them (a button's label
+//  is the button's name). Containers such as menus, lists, trees and documents are entered.
+static bool
+s_leaf (uint32_t role)
+{
+    switch (role) {
+        case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
+        case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
+        case ATSPI_ROLE_TEXT: case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC:
+        case ATSPI_ROLE_CAPTION: case ATSPI_ROLE_SPIN_BUTTON: case ATSPI_ROLE_SLIDER:
+        case ATSPI_ROLE_SCROLL_BAR: case ATSPI_ROLE_LINK: case ATSPI_ROLE_PROGRESS_BAR:
+        case ATSPI_ROLE_SEPARATOR: case ATSPI_ROLE_ICON: case ATSPI_ROLE_IMAGE:
+            return true;
+        default:
+            return false;
+    }
+}
+
+//  Roles whose text is their name (no Text call needed, no useful actions).
+static bool
+s_label_role (uint32_t role)
+{
+    return role == ATSPI_ROLE_LABEL || role == ATSPI_ROLE_STATIC || role == ATSPI_ROLE_CAPTION
+        || role == ATSPI_ROLE_HEADING;
+}
+
+static bool
+s_text_role (uint32_t role)
+{
+    switch (role) {
+        case ATSPI_ROLE_TEXT: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
+        case ATSPI_ROLE_DOCUMENT_FRAME: case ATSPI_ROLE_DOCUMENT_TEXT: case ATSPI_ROLE_DOCUMENT_WEB:
+        case ATSPI_ROLE_DOCUMENT_EMAIL: case ATSPI_ROLE_TERMINAL: case ATSPI_ROLE_PARAGRAPH:
+        case ATSPI_ROLE_COMBO_BOX:
+            return true;
+        default:
+            return false;
+    }
+}
+
+static bool
+s_value_role (uint32_t role)
+{
+    return role == ATSPI_ROLE_SPIN_BUTTON || role == ATSPI_ROLE_SLIDER
+        || role == ATSPI_ROLE_SCROLL_BAR || role == ATSPI_ROLE_PROGRESS_BAR;
+}
+
 static bool
 s_offered (const s_snap_t *st, const char *type)
 {
@@ -220,6 +270,7 @@ s_offered (const s_snap_t *st, const char *type)
 //  --- the walk ------------------------------------------------------------------------------
 
 static void s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node);
+static void s_details (ufo_desktop_op_t *op, ufo_dnode_t *node);
 static void s_maybe_finish (ufo_desktop_op_t *op);
 
 static void
@@ -280,19 +331,79 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
         node->actions = NULL;
         free (node->text);
         node->text = NULL;
-        if (node->ifaces & S_IF_ACTION)
-            s_node_call (op, node, W_ACTIONS, "org.a11y.atspi.Action", "GetActions", NULL,
-                         "(a(sss))");
-        if (node->ifaces & S_IF_TEXT)
-            s_node_call (op, node, W_TEXT, "org.a11y.atspi.Text", "GetText",
-                         g_variant_new ("(ii)", 0, op->desk->text_excerpt + 1), "(s)");
-        else if (node->ifaces & S_IF_VALUE)
-            s_node_call (op, node, W_VALUE, "org.freedesktop.DBus.Properties", "Get",
-                         g_variant_new ("(ss)", "org.a11y.atspi.Value", "CurrentValue"), "(v)");
+        if (s_label_role (node->role))
+            node->text = ufo_strdup (node->name ? node->name : "");
+        else {
+            //  where the interfaces are known (GTK3) only the offered ones are called;
+            //  elsewhere (GTK4, where a call costs more) a failing call says "not offered"
+            bool known = st->uses_showing;
+            if (!known || (node->ifaces & S_IF_ACTION))
+                s_node_call (op, node, W_ACTIONS, "org.a11y.atspi.Action", "GetActions", NULL,
+                             "(a(sss))");
+            bool text = known ? (node->ifaces & S_IF_TEXT) != 0 : s_text_role (node->role);
+            bool value = known ? (node->ifaces & S_IF_VALUE) != 0 : s_value_role (node->role);
+            if (text)
+                s_node_call (op, node, W_TEXT, "org.a11y.atspi.Text", "GetText",
+                             g_variant_new ("(ii)", 0, op->desk->text_excerpt + 1), "(s)");
+            else if (value)
+                s_node_call (op, node, W_VALUE, "org.freedesktop.DBus.Properties", "Get",
+                             g_variant_new ("(ss)", "org.a11y.atspi.Value", "CurrentValue"),
+                             "(v)");
+        }
     }
-    if (node->kids)
+    if (node->kids && !s_leaf (node->role))
         for (guint i = 0; i < node->kids->len; i++)
             s_visit (op, g_ptr_array_index (node->kids, i));
+}
+
+//  Second stage, once role and states are known: extents, and for controls their name and
+//  interfaces; the children list unless the control is a leaf.
+static void
+s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    s_snap_t *st = op->state;
+    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
+    ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING)))
+        return;
+    bool detail = !node->detail_valid;
+    bool ext_only = !detail && node->ext_stale;
+    bool kids = !s_leaf (node->role) && !node->kids_valid;
+    //  where SHOWING is reliable (GTK3) the states alone decide: descend at once
+    if (st->uses_showing && node->kids && !s_leaf (node->role))
+        for (guint i = 0; i < node->kids->len; i++)
+            s_visit (op, g_ptr_array_index (node->kids, i));
+    if (!detail && !kids && !ext_only) {
+        s_expand (op, node);
+        return;
+    }
+    node->stage = 2;
+    if (ext_only)
+        s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
+                     g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
+    if (detail) {
+        node->extra_valid = false;
+        s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
+                     g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
+        bool control = ufo_desktop_control_type_ (op->desk, node) != NULL
+                    || node->role == ATSPI_ROLE_PANEL || node->parent == NULL;
+        //  interfaces are learnt from the calls that succeed (saves a call per control)
+        node->ifaces = 0;
+        if (control) {
+            s_node_call (op, node, W_NAME, "org.freedesktop.DBus.Properties", "Get",
+                         g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Name"), "(v)");
+            //  GTK3's bridge logs a CRITICAL for a call on a missing interface: ask first
+            if (st->uses_showing)
+                s_node_call (op, node, W_IFACES, "org.a11y.atspi.Accessible", "GetInterfaces",
+                             NULL, "(as)");
+        }
+        else {
+            free (node->name);
+            node->name = NULL;
+        }
+    }
+    if (kids)
+        s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                     "(a(so))");
 }
 
 static void
@@ -307,7 +418,8 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
             s_maybe_finish (op);
         return;
     }
-    node->busy--;
+    if (ref->what <= W_KIDS)
+        node->busy--;
     if (reply) {
         switch (ref->what) {
             case W_ROLE: g_variant_get (reply, "(u)", &node->role); break;
@@ -332,7 +444,6 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
             case W_IFACES: {
                 const char **names = NULL;
                 g_variant_get (reply, "(^a&s)", &names);
-                node->ifaces = 0;
                 for (int i = 0; names && names [i]; i++) {
                     const char *s = names [i];
                     if (streq (s, "org.a11y.atspi.Component")) node->ifaces |= S_IF_COMPONENT;
@@ -348,6 +459,7 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
             case W_EXTENTS:
                 g_variant_get (reply, "((iiii))", &node->ext [0], &node->ext [1], &node->ext [2],
                                &node->ext [3]);
+                node->ifaces |= S_IF_COMPONENT;
                 break;
             case W_KIDS: {
                 GVariant *arr = g_variant_get_child_value (reply, 0);
@@ -366,6 +478,8 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                     node->actions [i] = g_strdup (name ? name : "");
                 }
                 g_variant_unref (arr);
+                if (n > 0)
+                    node->ifaces |= S_IF_ACTION;
                 break;
             }
             case W_TEXT: {
@@ -373,14 +487,19 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 g_variant_get (reply, "(&s)", &s);
                 free (node->text);
                 node->text = ufo_strdup (s ? s : "");
+                node->ifaces |= S_IF_TEXT;
+                if (ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE))
+                    node->ifaces |= S_IF_EDITABLE;
                 break;
             }
             case W_VALUE: {
                 GVariant *v = NULL;
                 g_variant_get (reply, "(v)", &v);
                 free (node->text);
-                if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_DOUBLE))
+                if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_DOUBLE)) {
                     node->text = g_strdup_printf ("%g", g_variant_get_double (v));
+                    node->ifaces |= S_IF_VALUE;
+                }
                 else
                     node->text = ufo_strdup ("");
                 if (v)
@@ -397,9 +516,20 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
         node->ext [2] = -1;
     UFO_UNUSED (error);
     if (ref->what <= W_KIDS && node->busy == 0) {
-        node->valid = true;
-        if (!op->cancelled && !op->done)
-            s_expand (op, node);
+        int stage = node->stage;
+        node->stage = 0;
+        if (stage == 1)
+            node->valid = true;
+        else {
+            node->detail_valid = true;
+            node->ext_stale = false;
+        }
+        if (!op->cancelled && !op->done) {
+            if (stage == 1)
+                s_details (op, node);
+            else
+                s_expand (op, node);
+        }
     }
     free (ref->key);
     free (ref);
@@ -429,26 +559,18 @@ s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
     node->walk_gen = st->gen;
     if (node->busy > 0)
         return;                     //  still being read by an earlier, cancelled walk
-    bool attrs = !node->valid, kids = !node->kids_valid;
-    if (!attrs && !kids) {
-        s_expand (op, node);
+    if (node->valid) {
+        s_details (op, node);
         return;
     }
     st->fetched++;
-    if (attrs) {
-        const char *acc = "org.a11y.atspi.Accessible";
-        s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
-        s_node_call (op, node, W_STATE, acc, "GetState", NULL, "(au)");
-        s_node_call (op, node, W_NAME, "org.freedesktop.DBus.Properties", "Get",
-                     g_variant_new ("(ss)", acc, "Name"), "(v)");
-        s_node_call (op, node, W_IFACES, acc, "GetInterfaces", NULL, "(as)");
-        s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
-                     g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
-        node->extra_valid = false;
-    }
-    if (kids)
-        s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
-                     "(a(so))");
+    node->stage = 1;
+    const char *acc = "org.a11y.atspi.Accessible";
+    s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
+    s_node_call (op, node, W_STATE, acc, "GetState", NULL, "(au)");
+    //  speculative: most nodes are containers, and asking now saves a round trip per level
+    if (!node->kids_valid)
+        s_node_call (op, node, W_KIDS, acc, "GetChildren", NULL, "(a(so))");
 }
 
 //  --- building the result ------------------------------------------------------------------
@@ -519,7 +641,7 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
            ufo_value_t *tree_parent, int *nodes)
 {
     s_snap_t *st = op->state;
-    if (!node->valid || ufo_dnode_hidden_ (node, st->uses_showing))
+    if (!node->valid || !node->detail_valid || ufo_dnode_hidden_ (node, st->uses_showing))
         return;
     (*nodes)++;
     const char *type = ufo_desktop_control_type_ (op->desk, node);
@@ -572,12 +694,38 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
         g_ptr_array_add (win->labels, s_key (node->bus, node->path));
     }
     ufo_value_t *kids = tree_node ? ufo_value_new_list () : NULL;
-    for (guint i = 0; node->kids && i < node->kids->len; i++)
+    for (guint i = 0; node->kids && !s_leaf (node->role) && i < node->kids->len; i++)
         s_collect (op, g_ptr_array_index (node->kids, i), win, controls, kids, nodes);
     if (tree_node) {
         ufo_value_map_set (tree_node, "children", &kids);
         ufo_value_list_push (tree_parent, &tree_node);
     }
+}
+
+static void s_walk_start (ufo_desktop_op_t *op, ufo_dwin_t *win);
+
+//  True if a node that a snapshot would show (or whose inside it would show) is stale.
+static bool
+s_stale (const s_snap_t *st, const ufo_dnode_t *node)
+{
+    if (!node->valid)
+        return true;
+    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
+    ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING)))
+        return false;           //  hidden by its states: nothing more is read
+    if (!node->detail_valid || node->ext_stale) {
+        ufo_trace ("desktop: stale node %s role %u busy %d stage %d", node->path, node->role,
+                   node->busy, node->stage);
+        return true;
+    }
+    if (ufo_dnode_hidden_ (node, st->uses_showing) || s_leaf (node->role))
+        return false;
+    if (!node->kids_valid)
+        return true;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        if (s_stale (st, g_ptr_array_index (node->kids, i)))
+            return true;
+    return false;
 }
 
 static void
@@ -591,7 +739,15 @@ s_maybe_finish (ufo_desktop_op_t *op)
         ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " vanished", st->xid);
         return;
     }
+    //  events that arrived during the walk may have made parts stale again: walk again
+    //  (only those parts are read); bounded, a window that never settles is taken as is
+    if (s_stale (st, win->root) && st->rewalks < 8) {
+        st->rewalks++;
+        s_walk_start (op, win);
+        return;
+    }
     g_ptr_array_set_size (win->labels, 0);
+    win->snap_ms = ufo_desktop_now_ms_ ();
     ufo_value_t *controls = ufo_value_new_list ();
     ufo_value_t *tree = st->want_tree ? ufo_value_new_list () : NULL;
     int nodes = 0;
@@ -619,6 +775,8 @@ s_maybe_finish (ufo_desktop_op_t *op)
     }
     ufo_value_map_set_int (op->result, "nodes", nodes);
     ufo_value_map_set_int (op->result, "fetched", st->fetched);
+    ufo_value_map_set_int (op->result, "rewalks", st->rewalks);
+    ufo_value_map_set_int (op->result, "events", (int64_t) op->desk->event_seq);
     ufo_desktop_op_finish_ (op, true, "", NULL);
 }
 
@@ -824,9 +982,17 @@ s_snap_free (ufo_desktop_op_t *op)
 }
 
 static void
+s_stale_extents (ufo_dnode_t *node)
+{
+    node->ext_stale = true;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_stale_extents (g_ptr_array_index (node->kids, i));
+}
+
+static void
 s_invalidate_tree (ufo_dnode_t *node)
 {
-    node->valid = false;
+    node->detail_valid = false;
     for (guint i = 0; node->kids && i < node->kids->len; i++)
         s_invalidate_tree (g_ptr_array_index (node->kids, i));
 }
@@ -861,6 +1027,11 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
             win->height = st->wh;
         }
         st->uses_showing = win->uses_showing;
+        //  GTK4 sends no bounds events: after any event from the application, re-read the
+        //  extents (only) of what is cached; an unchanged window costs nothing
+        gint64 *last = g_hash_table_lookup (self->bus_event_ms, win->root->bus);
+        if (!win->uses_showing && last && *last >= win->snap_ms)
+            s_stale_extents (win->root);
         s_walk_start (op, win);
         return op;
     }

@@ -12,7 +12,7 @@
 
 static char dfx_session_dir_ [512];
 
-static int64_t
+static inline int64_t
 dfx_now_ms (void)
 {
     struct timespec ts;
@@ -22,7 +22,7 @@ dfx_now_ms (void)
 
 //  Starts a fresh session and exports its environment into this process.
 //  Returns 0, or -1 (with a message on stderr).
-static int
+static inline int
 dfx_session_start (void)
 {
     const char *src = getenv ("UFO_SOURCE_DIR");
@@ -66,7 +66,7 @@ dfx_session_start (void)
     return 0;
 }
 
-static void
+static inline void
 dfx_session_stop (void)
 {
     if (!dfx_session_dir_ [0])
@@ -82,7 +82,7 @@ dfx_session_stop (void)
 
 //  Waits (bounded) for a window of process pid whose title contains `title` (NULL: any).
 //  Returns its xid, or 0.
-static int64_t
+static inline int64_t
 dfx_wait_window (ufo_desktop_t *desk, int pid, const char *title, int timeout_ms)
 {
     int64_t end = dfx_now_ms () + timeout_ms;
@@ -105,7 +105,7 @@ dfx_wait_window (ufo_desktop_t *desk, int pid, const char *title, int timeout_ms
 
 //  Takes snapshots until one contains a control of `type` whose text contains `text`
 //  (NULL: any); bounded. Returns the snapshot result (caller owns) or NULL.
-static ufo_value_t *
+static inline ufo_value_t *
 dfx_wait_control (ufo_desktop_t *desk, int64_t xid, const char *type, const char *text,
                   int timeout_ms)
 {
@@ -127,7 +127,7 @@ dfx_wait_control (ufo_desktop_t *desk, int64_t xid, const char *type, const char
 }
 
 //  The label of the first control of `type` whose text equals `text` (NULL: any), or NULL.
-static const char *
+static inline const char *
 dfx_find (const ufo_value_t *snapshot, const char *type, const char *text)
 {
     const ufo_value_t *controls = ufo_value_map_get (snapshot, "controls");
@@ -141,7 +141,7 @@ dfx_find (const ufo_value_t *snapshot, const char *type, const char *text)
 }
 
 //  Runs one action to its end; returns the result (caller owns).
-static ufo_value_t *
+static inline ufo_value_t *
 dfx_act (ufo_desktop_t *desk, int64_t xid, const char *label, const char *function,
          const char *args_json)
 {

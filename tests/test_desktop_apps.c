@@ -184,6 +184,11 @@ UFO_TEST (test_calculator_two_plus_three)
     snap = ufo_desktop_op_run (desk, &op);
     const char *display = dfx_find (snap, "Edit", NULL);
     CHECK (display);
+    if (!display) {
+        char *dump = ufo_json_dump (snap, 0, NULL);
+        fprintf (stderr, "snapshot: %s\n", dump);
+        free (dump);
+    }
     if (display) {
         char *text = s_wait_text (desk, xid, display, "5", false);
         CHECK_STR (text, "5");

@@ -1,0 +1,185 @@
+/*  test_desktop_images.c - screenshots, annotation, PNG, and capture of a covered window,
+    with real applications on a private virtual display. */
+#include "ufo_test.h"
+#include "desktop_fixture.h"
+
+#define WAIT_MS 60000
+
+static int
+s_distinct_colors (const ufo_image_t *img)
+{
+    uint32_t seen [64];
+    int n = 0;
+    for (int y = 0; y < ufo_image_height (img) && n < 64; y += 3)
+        for (int x = 0; x < ufo_image_width (img) && n < 64; x += 3) {
+            uint32_t p = ufo_image_pixel (img, x, y);
+            int k = 0;
+            while (k < n && seen [k] != p)
+                k++;
+            if (k == n)
+                seen [n++] = p;
+        }
+    return n;
+}
+
+//  Fraction of pixels equal between a region of a window capture and the screen capture.
+static double
+s_same_fraction (const ufo_image_t *win, const ufo_image_t *screen, int w, int h)
+{
+    long same = 0, total = 0;
+    for (int y = 0; y < h; y += 2)
+        for (int x = 0; x < w; x += 2) {
+            total++;
+            same += ufo_image_pixel (win, x, y)
+                 == ufo_image_pixel (screen, x + ufo_image_origin_x (win),
+                                     y + ufo_image_origin_y (win));
+        }
+    return total ? (double) same / (double) total : 0;
+}
+
+static uint32_t
+s_be32 (const unsigned char *p)
+{
+    return (uint32_t) p [0] << 24 | (uint32_t) p [1] << 16 | (uint32_t) p [2] << 8 | p [3];
+}
+
+UFO_TEST (test_screenshots_annotation_and_covered_window)
+{
+    REQUIRE (dfx_session_start () == 0);
+    ufo_value_t *opts = ufo_json_parse_str (
+        "{\"launchers\": {\"mousepad\": [\"mousepad\"], \"calculator\": [\"gnome-calculator\"]}}",
+        NULL);
+    ufo_desktop_t *desk = ufo_desktop_new (opts, NULL);
+    ufo_value_destroy (&opts);
+    REQUIRE (desk);
+    int mpid = ufo_desktop_launch (desk, "mousepad", NULL);
+    int cpid = ufo_desktop_launch (desk, "calculator", NULL);
+    REQUIRE (mpid > 0 && cpid > 0);
+    int64_t mxid = dfx_wait_window (desk, mpid, "Mousepad", WAIT_MS);
+    int64_t cxid = dfx_wait_window (desk, cpid, NULL, WAIT_MS);
+    REQUIRE (mxid && cxid);
+    ufo_value_t *msnap = dfx_wait_control (desk, mxid, "Edit", NULL, WAIT_MS);
+    ufo_value_t *csnap = dfx_wait_control (desk, cxid, "Button", "=", WAIT_MS);
+    REQUIRE (msnap && csnap);
+    ufo_error_t err = { 0 };
+
+    //  the screen, and a window at its own size with real content
+    ufo_image_t *screen = ufo_desktop_capture_screen (desk, &err);
+    REQUIRE (screen);
+    CHECK_INT (ufo_image_width (screen), 1280);
+    CHECK_INT (ufo_image_height (screen), 1024);
+    ufo_image_t *calc = ufo_desktop_capture_window (desk, cxid, &err);
+    REQUIRE (calc);
+    const ufo_value_t *crect = ufo_value_map_get (ufo_value_map_get (csnap, "window"), "rect");
+    CHECK_INT (ufo_image_width (calc), ufo_value_int (ufo_value_list_at (crect, 2))
+                                     - ufo_value_int (ufo_value_list_at (crect, 0)));
+    CHECK_INT (ufo_image_height (calc), ufo_value_int (ufo_value_list_at (crect, 3))
+                                      - ufo_value_int (ufo_value_list_at (crect, 1)));
+    CHECK (s_distinct_colors (calc) >= 4);
+    CHECK (ufo_desktop_capture_window (desk, 12345678, &err) == NULL);
+    CHECK_INT (err.code, UFO_E_NOT_FOUND);
+
+    //  one mark per offered control, each in its type's colour
+    const ufo_value_t *controls = ufo_value_map_get (csnap, "controls");
+    ufo_value_t *marks = NULL;
+    ufo_image_t *annotated = ufo_image_annotate (calc, controls, &marks);
+    REQUIRE (annotated && marks);
+    CHECK (ufo_value_size (controls) >= 20);
+    CHECK_INT (ufo_value_size (marks), ufo_value_size (controls));
+    size_t colored = 0;
+    for (size_t i = 0; i < ufo_value_size (marks); i++) {
+        const ufo_value_t *m = ufo_value_list_at (marks, i);
+        const ufo_value_t *box = ufo_value_map_get (m, "box");
+        int x = (int) ufo_value_int (ufo_value_list_at (box, 0));
+        int y = (int) ufo_value_int (ufo_value_list_at (box, 1));
+        CHECK_STR (ufo_value_map_str (m, "label", ""),
+                   ufo_value_map_str (ufo_value_list_at (controls, i), "label", "?"));
+        colored += ufo_image_pixel (annotated, x, y + 6)
+                == (uint32_t) ufo_value_map_int (m, "color", -1);
+    }
+    //  later marks may cover earlier tags where controls overlap; most stay visible
+    CHECK (colored * 10 >= ufo_value_size (marks) * 8);
+    CHECK (s_same_fraction (annotated, calc, ufo_image_width (calc), ufo_image_height (calc)) < 0.995);
+
+    //  PNG: signature and size in the header; a file written atomically
+    void *png = NULL;
+    size_t png_size = 0;
+    REQUIRE (ufo_image_encode_png (annotated, 1, &png, &png_size, &err) == 0);
+    CHECK (png_size > 1000 && memcmp (png, "\x89PNG\r\n\x1a\n", 8) == 0);
+    CHECK_INT (s_be32 ((unsigned char *) png + 16), ufo_image_width (annotated));
+    CHECK_INT (s_be32 ((unsigned char *) png + 20), ufo_image_height (annotated));
+    free (png);
+    CHECK (ufo_image_encode_png (annotated, 12, &png, &png_size, &err) == -1);
+    char path [600];
+    snprintf (path, sizeof (path), "%s/annotated.png", getenv ("UFO_DESKTOP_SESSION"));
+    CHECK (ufo_image_save_png (annotated, path, 6, &err) == 0);
+    CHECK (access (path, R_OK) == 0);
+    CHECK (ufo_image_save_png (annotated, "/nonexistent-dir/x.png", 1, &err) == -1);
+
+    //  concat side by side, highlight of the selected control
+    ufo_image_t *both = ufo_image_concat (calc, annotated);
+    CHECK_INT (ufo_image_width (both), 2 * ufo_image_width (calc));
+    CHECK_INT (ufo_image_pixel (both, ufo_image_width (calc) + 5, 7), ufo_image_pixel (annotated, 5, 7));
+    const ufo_value_t *first = ufo_value_list_at (controls, 0);
+    ufo_image_t *hl = ufo_image_highlight (calc, first);
+    const ufo_value_t *fr = ufo_value_map_get (first, "control_rect");
+    CHECK_INT (ufo_image_pixel (hl, (int) ufo_value_int (ufo_value_list_at (fr, 0))
+                                    - ufo_image_origin_x (calc) + 1,
+                               (int) (ufo_value_int (ufo_value_list_at (fr, 1))
+                                    + ufo_value_int (ufo_value_list_at (fr, 3))) / 2
+                                    - ufo_image_origin_y (calc)), 0xFF0000);
+
+    //  covered window: put the calculator on top of mousepad, capture mousepad anyway
+    REQUIRE (ufo_desktop_focus (desk, cxid, &err) == 0);
+    ufo_image_t *mp = ufo_desktop_capture_window (desk, mxid, &err);
+    REQUIRE (mp);
+    int ow = ufo_image_width (calc) < ufo_image_width (mp) ? ufo_image_width (calc) : ufo_image_width (mp);
+    int oh = ufo_image_height (calc) < ufo_image_height (mp) ? ufo_image_height (calc) : ufo_image_height (mp);
+    //  the screen shows the calculator there, the capture shows mousepad
+    double same_calc_on_top = 1;
+    int64_t end = dfx_now_ms () + WAIT_MS / 2;
+    while (dfx_now_ms () < end) {
+        ufo_image_destroy (&screen);
+        screen = ufo_desktop_capture_screen (desk, &err);
+        same_calc_on_top = s_same_fraction (mp, screen, ow, oh);
+        if (s_same_fraction (calc, screen, ow, oh) > 0.9)
+            break;
+        ufo_desktop_iterate (desk, 50);
+    }
+    CHECK (s_same_fraction (calc, screen, ow, oh) > 0.9);
+    CHECK (same_calc_on_top < 0.6);
+    CHECK (s_distinct_colors (mp) >= 4);
+    //  once mousepad is raised, the screen matches the earlier capture of the covered window
+    REQUIRE (ufo_desktop_focus (desk, mxid, &err) == 0);
+    double same = 0;
+    end = dfx_now_ms () + WAIT_MS / 2;
+    while (dfx_now_ms () < end && same < 0.97) {
+        ufo_image_destroy (&screen);
+        screen = ufo_desktop_capture_screen (desk, &err);
+        same = s_same_fraction (mp, screen, ow, oh);
+        if (same < 0.97)
+            ufo_desktop_iterate (desk, 50);
+    }
+    CHECK (same >= 0.97);
+    if (same < 0.97)
+        fprintf (stderr, "covered capture matches the raised window in only %.3f\n", same);
+
+    ufo_image_destroy (&mp);
+    ufo_image_destroy (&hl);
+    ufo_image_destroy (&both);
+    ufo_image_destroy (&annotated);
+    ufo_value_destroy (&marks);
+    ufo_image_destroy (&calc);
+    ufo_image_destroy (&screen);
+    ufo_value_destroy (&msnap);
+    ufo_value_destroy (&csnap);
+    ufo_desktop_destroy (&desk);
+    dfx_session_stop ();
+}
+
+int
+main (void)
+{
+    UFO_RUN (test_screenshots_annotation_and_covered_window);
+    return UFO_TEST_END ();
+}
