@@ -147,35 +147,34 @@ s_load_lines (s_report_t *self, const char *name, const char *missing_note)
 static void
 s_number_steps (s_report_t *self)
 {
+    const int64_t limit = 1 << 24;              //  larger Step numbers count as unusable
     size_t count = ufo_value_size (self->steps);
-    int64_t *ids = ufo_calloc (count ? count : 1, sizeof (int64_t));
     int64_t max = -1;
+    for (size_t i = 0; i < count; i++) {
+        ufo_value_t *field = ufo_value_map_get (ufo_value_list_at (self->steps, i), "Step");
+        int64_t id = ufo_value_type (field) == UFO_TINT ? ufo_value_int (field) : -1;
+        if (id >= 0 && id < limit && id > max)
+            max = id;
+    }
+    uint8_t *used = ufo_calloc ((size_t) (max + 1) / 8 + 1, 1);
+    int64_t next = max;
     size_t bad = 0;
     for (size_t i = 0; i < count; i++) {
         ufo_value_t *step = ufo_value_list_at (self->steps, i);
         ufo_value_t *field = ufo_value_map_get (step, "Step");
         int64_t id = ufo_value_type (field) == UFO_TINT ? ufo_value_int (field) : -1;
-        for (size_t j = 0; j < i && id >= 0; j++)
-            if (ids [j] == id)
-                id = -1;
-        if (id > INT32_MAX)
-            id = -1;
-        ids [i] = id;
-        if (id > max)
-            max = id;
-    }
-    for (size_t i = 0; i < count; i++) {
-        if (ids [i] < 0) {
-            ids [i] = ++max;
+        if (id >= 0 && id <= max && !(used [id / 8] & (1u << (id % 8))))
+            used [id / 8] |= (uint8_t) (1u << (id % 8));
+        else {
+            id = ++next;
             bad++;
         }
-        ufo_value_map_set_int (ufo_value_list_at (self->steps, i), S_STEP_ID_KEY, ids [i]);
+        ufo_value_map_set_int (step, S_STEP_ID_KEY, id);
     }
     if (bad)
         ufo_report_note (self, "%zu step(s) in response.log have no usable or a repeated "
-                         "\"Step\" number; they are numbered from %" PRId64, bad,
-                         max - (int64_t) bad + 1);
-    free (ids);
+                         "\"Step\" number; they are numbered from %" PRId64, bad, max + 1);
+    free (used);
 }
 
 //  Collects the round numbers: from the steps, the requests and the round evaluations.
@@ -299,6 +298,8 @@ s_requests (s_report_t *self)
             ufo_buf_puts (out, "<em>(request not logged)</em>");
         ufo_buf_puts (out, "</li>");
     }
+    if (ufo_value_size (self->rounds) == 0)
+        ufo_buf_puts (out, "<li class=\"missing\">No request was logged.</li>");
     ufo_buf_puts (out, "</ul>");
     if (self->request) {
         ufo_buf_puts (out, "<p class=\"muted\">");

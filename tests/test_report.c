@@ -103,6 +103,7 @@ UFO_TEST (test_empty_directory)
     CHECK_CONTAINS (html, "response.log is missing: no step was logged");
     CHECK_CONTAINS (html, "session.json is missing: the session may not have ended");
     CHECK_CONTAINS (html, "No step was logged.");
+    CHECK_CONTAINS (html, "No request was logged.");
     CHECK_CONTAINS (html, "The session was not evaluated");
     CHECK_CONTAINS (html, "not ended");
     CHECK_INT (stats.steps, 0);
@@ -152,6 +153,29 @@ UFO_TEST (test_broken_lines)
     CHECK_CONTAINS (html, "id=\"step-2\"");
     CHECK_INT (s_count (html, "<details class=\"step "), 3);
     CHECK_CONTAINS (html, "\xE2\x9C\x85</span> Complete");
+    free (html);
+    free (dir);
+}
+
+UFO_TEST (test_step_numbers)
+{
+    char *dir = s_dir ();
+    s_put (dir, "response.log",
+           "{\"Step\": 5, \"Thought\": \"five\"}\n"
+           "{\"Step\": 1000000000000, \"Thought\": \"huge\"}\n"
+           "{\"Step\": 5, \"Thought\": \"again\"}\n"
+           "{\"Step\": -1, \"Thought\": \"negative\"}\n"
+           "{\"Step\": 2.5, \"Thought\": \"float\"}\n");
+    char *html = s_render (dir, NULL, NULL);
+    REQUIRE (html);
+    CHECK_CONTAINS (html, "id=\"step-5\"");
+    for (int id = 6; id <= 9; id++) {
+        char anchor [32];
+        snprintf (anchor, sizeof anchor, "id=\"step-%d\"", id);
+        CHECK_CONTAINS (html, anchor);
+    }
+    CHECK_CONTAINS (html, "4 step(s) in response.log have no usable or a repeated &quot;Step&quot; "
+                    "number; they are numbered from 6");
     free (html);
     free (dir);
 }
@@ -327,6 +351,7 @@ main (void)
     UFO_RUN (test_not_a_directory);
     UFO_RUN (test_empty_directory);
     UFO_RUN (test_broken_lines);
+    UFO_RUN (test_step_numbers);
     UFO_RUN (test_escaping);
     UFO_RUN (test_images);
     UFO_RUN (test_session_evaluation_and_totals);
