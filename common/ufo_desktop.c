@@ -314,6 +314,8 @@ ufo_desktop_cache_clear (ufo_desktop_t *self)
     assert (self);
     while (self->wins)
         ufo_desktop_win_forget_ (self, self->wins->xid);
+    if (self->bus_pid)
+        g_hash_table_remove_all (self->bus_pid);
 }
 
 static void s_reap (ufo_desktop_t *self);
@@ -694,6 +696,22 @@ ufo_desktop_focus (ufo_desktop_t *self, int64_t xid, ufo_error_t *err)
                 SubstructureRedirectMask | SubstructureNotifyMask, &ev);
     if (ufo_desktop_x_trap_end_ (self))
         return ufo_error_set (err, UFO_E_IO, "cannot focus window %" PRId64, xid);
+    return 0;
+}
+
+int
+ufo_desktop_move_resize (ufo_desktop_t *self, int64_t xid, int x, int y, int width, int height,
+                         ufo_error_t *err)
+{
+    assert (self);
+    if (width < 1 || height < 1 || width > 16384 || height > 16384)
+        return ufo_error_set (err, UFO_E_RANGE, "window size %dx%d out of range", width, height);
+    if (!ufo_desktop_x_window_info_ (self, xid, NULL, NULL, NULL, NULL, NULL, NULL))
+        return ufo_error_set (err, UFO_E_NOT_FOUND, "window %" PRId64 " does not exist", xid);
+    ufo_desktop_x_trap_begin_ (self);
+    XMoveResizeWindow (self->dpy, (Window) xid, x, y, (unsigned) width, (unsigned) height);
+    if (ufo_desktop_x_trap_end_ (self))
+        return ufo_error_set (err, UFO_E_IO, "cannot move window %" PRId64, xid);
     return 0;
 }
 

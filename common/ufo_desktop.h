@@ -97,6 +97,12 @@ ufo_desktop_op_t *ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const
 //  Returns 0, or -1 with err (e.g. the window is gone).
 int ufo_desktop_focus (ufo_desktop_t *self, int64_t xid, ufo_error_t *err);
 
+//  Moves and resizes window xid (screen coordinates; works without a window manager). The
+//  application applies the size asynchronously: ufo_desktop_windows shows when it has.
+//  Returns 0, or -1 with err.
+int ufo_desktop_move_resize (ufo_desktop_t *self, int64_t xid, int x, int y, int width, int height,
+                             ufo_error_t *err);
+
 //  Launches the allow-listed launcher `name` (argv from the "launchers" option, no shell).
 //  Returns the pid, or -1 with err (UFO_E_DENIED for a name not in the list).
 int ufo_desktop_launch (ufo_desktop_t *self, const char *name, ufo_error_t *err);

@@ -36,6 +36,7 @@ typedef struct {
     bool uses_showing;
     bool walking;
     int rewalks;
+    int64_t calls0;             //  desk->calls when the snapshot started
 } s_snap_t;
 
 //  --- nodes -------------------------------------------------------------------------------
@@ -118,8 +119,10 @@ ufo_dnode_hidden_ (const ufo_dnode_t *node, bool uses_showing)
         return true;
     if (uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
         return true;
-    if (node->ext [2] >= 0 && (node->ext [2] == 0 || node->ext [3] <= 0))
+    if (node->ext [2] >= 0 && (node->ext [2] == 0 || node->ext [3] <= 0)) {
+        ufo_trace ("desktop: hidden by extents: %s role %u", node->path, node->role);
         return true;
+    }
     //  GTK3 menu items never opened report a 1x1 box far off screen
     if (node->ext [2] >= 0 && (node->ext [0] < -10000 || node->ext [1] < -10000))
         return true;
@@ -568,8 +571,9 @@ s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
     const char *acc = "org.a11y.atspi.Accessible";
     s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
     s_node_call (op, node, W_STATE, acc, "GetState", NULL, "(au)");
-    //  speculative: most nodes are containers, and asking now saves a round trip per level
-    if (!node->kids_valid)
+    //  speculative where calls are cheap (GTK3): asking for the children now saves a round
+    //  trip per level; where they cost more (GTK4) leaves are not asked (stage two)
+    if (!node->kids_valid && st->uses_showing)
         s_node_call (op, node, W_KIDS, acc, "GetChildren", NULL, "(a(so))");
 }
 
@@ -776,6 +780,7 @@ s_maybe_finish (ufo_desktop_op_t *op)
     ufo_value_map_set_int (op->result, "nodes", nodes);
     ufo_value_map_set_int (op->result, "fetched", st->fetched);
     ufo_value_map_set_int (op->result, "rewalks", st->rewalks);
+    ufo_value_map_set_int (op->result, "calls", op->desk->calls - st->calls0);
     ufo_value_map_set_int (op->result, "events", (int64_t) op->desk->event_seq);
     ufo_desktop_op_finish_ (op, true, "", NULL);
 }
@@ -1010,6 +1015,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
     st->frame_names = g_ptr_array_new ();
     st->want_tree = ufo_value_map_bool (options, "tree", false);
     st->uses_showing = true;
+    st->calls0 = self->calls;
     const ufo_value_t *types = ufo_value_map_get (options, "control_list");
     st->types = ufo_value_dup (ufo_value_type (types) == UFO_TLIST ? types : self->control_list);
     if (!ufo_desktop_x_window_info_ (self, xid, &st->wx, &st->wy, &st->ww, &st->wh, &st->title,

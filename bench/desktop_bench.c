@@ -1,0 +1,220 @@
+/*  desktop_bench - control snapshots and screenshots, against pyatspi in the same run.
+
+    In a private headless session (scripts/desktop-session) with mousepad (GTK3) and
+    gnome-calculator (GTK4):
+      first step:    a control snapshot with an empty cache (new window to the agent)
+      repeated step: the same snapshot again, the window unchanged
+      baseline:      a full walk of the same window with Python's pyatspi reading the same
+                     fields (bench/baseline/pyatspi_walk.py, walk time only)
+    and the screenshot path of a step: capture a 1280x800 window, annotate it, encode PNG.
+    Samples alternate between ours and the baseline; medians; ratios printed.
+    Targets: first >= 3x, repeated >= 15x faster; screenshot path median <= 30 ms.
+    Exit status 0 when every target is met, 1 otherwise, 2 when the setup failed. */
+#include "ufo.h"
+#include "../tests/desktop_fixture.h"
+#include <inttypes.h>
+#include <math.h>
+
+#define ROUNDS 9
+#define SHOTS 15
+#define WAIT_MS 60000
+
+static double
+s_now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
+}
+
+static int
+s_cmp (const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+static double
+s_median (double *v, int n)
+{
+    qsort (v, (size_t) n, sizeof (double), s_cmp);
+    return n % 2 ? v [n / 2] : (v [n / 2 - 1] + v [n / 2]) / 2;
+}
+
+static ufo_value_t *
+s_snapshot (ufo_desktop_t *desk, int64_t xid, double *ms)
+{
+    double t0 = s_now ();
+    ufo_desktop_op_t *op = ufo_desktop_controls_begin (desk, xid, NULL);
+    ufo_value_t *r = ufo_desktop_op_run (desk, &op);
+    *ms = s_now () - t0;
+    return r;
+}
+
+//  One pyatspi walk in a fresh interpreter; returns the walk time (ms) or -1.
+static double
+s_python (int pid, const char *title, int *nodes)
+{
+    char cmd [1024];
+    snprintf (cmd, sizeof (cmd), "/usr/bin/python3 '%s/bench/baseline/pyatspi_walk.py' %d '%s' 1",
+              getenv ("UFO_SOURCE_DIR") ? getenv ("UFO_SOURCE_DIR") : UFO_SOURCE_DIR, pid, title);
+    FILE *p = popen (cmd, "r");
+    if (!p)
+        return -1;
+    char line [4096] = "";
+    if (!fgets (line, sizeof (line), p))
+        line [0] = '\0';
+    pclose (p);
+    ufo_value_t *v = ufo_json_parse_str (line, NULL);
+    double ms = ufo_value_float (ufo_value_list_at (ufo_value_map_get (v, "times_ms"), 0));
+    *nodes = (int) ufo_value_map_int (v, "nodes", 0);
+    if (!v || ms <= 0)
+        ms = -1;
+    ufo_value_destroy (&v);
+    return ms;
+}
+
+static bool
+s_bench_app (ufo_desktop_t *desk, const char *name, int pid, int64_t xid)
+{
+    ufo_value_t *wins = ufo_desktop_windows (desk, NULL);
+    char title [256] = "";
+    for (size_t i = 0; i < ufo_value_size (wins); i++)
+        if (ufo_value_map_int (ufo_value_list_at (wins, i), "xid", 0) == xid)
+            snprintf (title, sizeof (title), "%s",
+                      ufo_value_map_str (ufo_value_list_at (wins, i), "title", ""));
+    ufo_value_destroy (&wins);
+    double first [ROUNDS], again [ROUNDS], py [ROUNDS];
+    int controls = 0, nodes = 0, py_nodes = 0;
+    int64_t refetched = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        ufo_desktop_cache_clear (desk);
+        ufo_value_t *s1 = s_snapshot (desk, xid, &first [r]);
+        ufo_value_t *s2 = s_snapshot (desk, xid, &again [r]);
+        controls = (int) ufo_value_size (ufo_value_map_get (s1, "controls"));
+        nodes = (int) ufo_value_map_int (s1, "nodes", 0);
+        refetched += ufo_value_map_int (s2, "fetched", 0);
+        if (!ufo_value_map_bool (s1, "success", false) || !ufo_value_map_bool (s2, "success", false)) {
+            fprintf (stderr, "%s: snapshot failed: %s\n", name, ufo_value_map_str (s1, "error", ""));
+            return false;
+        }
+        ufo_value_destroy (&s1);
+        ufo_value_destroy (&s2);
+        py [r] = s_python (pid, title, &py_nodes);
+        if (py [r] < 0) {
+            fprintf (stderr, "%s: pyatspi baseline failed\n", name);
+            return false;
+        }
+    }
+    double mf = s_median (first, ROUNDS), ma = s_median (again, ROUNDS), mp = s_median (py, ROUNDS);
+    double rf = mp / mf, ra = mp / ma;
+    printf ("%-17s pyatspi full walk %7.2f ms (%d nodes) | first step %6.2f ms (%d visible nodes, "
+            "%d controls) %5.1fx | repeated %6.3f ms %6.1fx (nodes re-read: %" PRId64 ")\n",
+            name, mp, py_nodes, mf, nodes, controls, rf, ma, ra, refetched);
+    bool ok = rf >= 3 && ra >= 15;
+    printf ("%-17s first >= 3x: %s, repeated >= 15x: %s\n", name, rf >= 3 ? "PASS" : "FAIL",
+            ra >= 15 ? "PASS" : "FAIL");
+    return ok;
+}
+
+int
+main (void)
+{
+    ufo_log_set_level (UFO_LOG_WARN);
+    if (dfx_session_start () != 0)
+        return 2;
+    ufo_value_t *opts = ufo_json_parse_str (
+        "{\"launchers\": {\"mousepad\": [\"mousepad\"], \"calculator\": [\"gnome-calculator\"]}}",
+        NULL);
+    ufo_error_t err = { 0 };
+    ufo_desktop_t *desk = ufo_desktop_new (opts, &err);
+    ufo_value_destroy (&opts);
+    int rc = 2;
+    if (!desk) {
+        fprintf (stderr, "desktop: %s\n", err.message);
+        goto done;
+    }
+    int mpid = ufo_desktop_launch (desk, "mousepad", &err);
+    int cpid = ufo_desktop_launch (desk, "calculator", &err);
+    int64_t mxid = dfx_wait_window (desk, mpid, "Mousepad", WAIT_MS);
+    int64_t cxid = dfx_wait_window (desk, cpid, NULL, WAIT_MS);
+    ufo_value_t *ms = mxid ? dfx_wait_control (desk, mxid, "Edit", NULL, WAIT_MS) : NULL;
+    ufo_value_t *cs = cxid ? dfx_wait_control (desk, cxid, "Button", "=", WAIT_MS) : NULL;
+    if (!ms || !cs) {
+        fprintf (stderr, "applications did not come up\n");
+        ufo_value_destroy (&ms);
+        ufo_value_destroy (&cs);
+        goto done;
+    }
+    ufo_value_destroy (&ms);
+    ufo_value_destroy (&cs);
+    printf ("desktop_bench: control snapshot vs pyatspi full walk (median of %d, same run)\n",
+            ROUNDS);
+    bool ok = s_bench_app (desk, "mousepad (GTK3)", mpid, mxid);
+    ok &= s_bench_app (desk, "calculator (GTK4)", cpid, cxid);
+
+    //  screenshot + annotation + PNG of a 1280x800 window
+    ufo_desktop_move_resize (desk, mxid, 0, 0, 1280, 800, NULL);
+    int64_t end = dfx_now_ms () + WAIT_MS;
+    bool sized = false;
+    while (!sized && dfx_now_ms () < end) {
+        ufo_image_t *img = ufo_desktop_capture_window (desk, mxid, NULL);
+        sized = img && ufo_image_width (img) == 1280 && ufo_image_height (img) == 800;
+        ufo_image_destroy (&img);
+        if (!sized)
+            ufo_desktop_iterate (desk, 50);
+    }
+    //  the marks: every control of both windows (the calculator lies over mousepad's area)
+    double t_unused;
+    ufo_value_t *s1 = s_snapshot (desk, mxid, &t_unused);
+    ufo_value_t *s2 = s_snapshot (desk, cxid, &t_unused);
+    ufo_value_t *marks_src = ufo_value_dup (ufo_value_map_get (s1, "controls"));
+    const ufo_value_t *cc = ufo_value_map_get (s2, "controls");
+    for (size_t i = 0; i < ufo_value_size (cc); i++) {
+        ufo_value_t *c = ufo_value_dup (ufo_value_list_at (cc, i));
+        ufo_value_list_push (marks_src, &c);
+    }
+    double shot [SHOTS], cap [SHOTS], ann [SHOTS], enc [SHOTS];
+    size_t png_size = 0, nmarks = 0;
+    for (int i = 0; i < SHOTS && sized; i++) {
+        double t0 = s_now ();
+        ufo_image_t *img = ufo_desktop_capture_window (desk, mxid, NULL);
+        double t1 = s_now ();
+        ufo_value_t *marks = NULL;
+        ufo_image_t *annotated = img ? ufo_image_annotate (img, marks_src, &marks) : NULL;
+        double t2 = s_now ();
+        void *png = NULL;
+        if (annotated)
+            ufo_image_encode_png (annotated, 1, &png, &png_size, NULL);
+        double t3 = s_now ();
+        shot [i] = t3 - t0;
+        cap [i] = t1 - t0;
+        ann [i] = t2 - t1;
+        enc [i] = t3 - t2;
+        nmarks = ufo_value_size (marks);
+        free (png);
+        ufo_value_destroy (&marks);
+        ufo_image_destroy (&annotated);
+        ufo_image_destroy (&img);
+    }
+    ufo_value_destroy (&marks_src);
+    ufo_value_destroy (&s1);
+    ufo_value_destroy (&s2);
+    if (!sized) {
+        printf ("screenshot: the window did not reach 1280x800\n");
+        ok = false;
+    }
+    else {
+        double m = s_median (shot, SHOTS);
+        printf ("screenshot 1280x800 + annotation (%zu marks) + PNG (level 1, %zu KB): median %.2f ms "
+                "(capture %.2f, annotate %.2f, encode %.2f) target <= 30 ms: %s\n",
+                nmarks, png_size / 1024, m, s_median (cap, SHOTS), s_median (ann, SHOTS),
+                s_median (enc, SHOTS), m <= 30 ? "PASS" : "FAIL");
+        ok &= m <= 30;
+    }
+    rc = ok ? 0 : 1;
+done:
+    ufo_desktop_destroy (&desk);
+    dfx_session_stop ();
+    return rc;
+}
