@@ -389,6 +389,13 @@ main (int argc, char **argv)
         perror ("mkdtemp");
         return 1;
     }
+    //  The browser keeps its caches and settings inside the test's directory.
+    setenv ("HOME", s_tmp, 1);
+    char xdg [1100];
+    snprintf (xdg, sizeof xdg, "%s/.config", s_tmp);
+    setenv ("XDG_CONFIG_HOME", xdg, 1);
+    snprintf (xdg, sizeof xdg, "%s/.cache", s_tmp);
+    setenv ("XDG_CACHE_HOME", xdg, 1);
     snprintf (s_logdir, sizeof s_logdir, "%s/logs/shopping-list", s_tmp);
     char logs [PATH_MAX];
     snprintf (logs, sizeof logs, "%s/logs", s_tmp);
