@@ -203,6 +203,7 @@ static const char *const s_env_ignored [] = {
     "UFO_TEST_DATA",        //  test harness
     "UFO_SOURCE_DIR",       //  test harness
     "UFO_BUILD_DIR",        //  test harness
+    "UFO_PROMPTS_DIR",      //  prompt templates directory (ufo_prompt)
     NULL
 };
 

@@ -60,6 +60,9 @@ static const char *s_script =
 "  \"content\": \"" APP_JSON ("DONE", "", "{}") "\"},\n"
 " {\"match\": {\"contains\": \"[case:hopeless]\"}, \"times\": 0, \"content\": \"I would rather chat.\"},\n"
 " {\"match\": {\"path\": \"/openai/deployments/dep-1/\"}, \"times\": 0, \"content\": \"azure ok\"},\n"
+" {\"match\": {\"agent\": \"AppAgent\", \"contains\": \"[case:tool]\"}, \"times\": 0,\n"
+"  \"content\": \"Here you go:\\n" APP_JSON ("FINISH", "summary", "{\\\"text\\\": \\\"tool ok\\\"}") "\",\n"
+"  \"usage\": {\"prompt_tokens\": 1000, \"completion_tokens\": 100}},\n"
 " {\"match\": {\"agent\": \"HostAgent\", \"contains\": \"[case:session]\"}, \"times\": 0,\n"
 "  \"content\": \"{\\\"Observation\\\": \\\"o\\\", \\\"Thought\\\": \\\"t\\\", \\\"CurrentSubtask\\\": \\\"type\\\", "
 "\\\"ControlLabel\\\": \\\"2\\\", \\\"ControlText\\\": \\\"Mousepad\\\", \\\"Status\\\": \\\"ASSIGN\\\"}\",\n"
@@ -617,11 +620,42 @@ UFO_TEST (test_server_robust)
     ufo_llm_destroy (&llm);
 }
 
+//  The command-line tool: a real AppAgent prompt from prompts/, configured through the
+//  environment, answered by the server, decision printed.
+UFO_TEST (test_ask_tool)
+{
+    const char *src = getenv ("UFO_SOURCE_DIR") ? getenv ("UFO_SOURCE_DIR") : "..";
+    const char *build = getenv ("UFO_BUILD_DIR") ? getenv ("UFO_BUILD_DIR") : ".";
+    char vars [400], out [400], err_path [400], cmd [4096];
+    snprintf (vars, sizeof vars, "%s/vars.json", s_dir);
+    snprintf (out, sizeof out, "%s/ask.out", s_dir);
+    snprintf (err_path, sizeof err_path, "%s/ask.err", s_dir);
+    s_write_file (vars, "{\"request\": \"[case:tool] write a note\", \"subtask\": \"type it\","
+                        " \"application\": \"Mousepad\", \"controls\": [{\"label\": \"1\", \"type\": \"Edit\", \"name\": \"Text\"}]}");
+    snprintf (cmd, sizeof cmd,
+              "env UFO_CONFIG='%s/config/ufo.json' UFO_PROMPTS_DIR='%s/prompts' "
+              "UFO_APP_AGENT__API_TYPE=openai_compatible UFO_APP_AGENT__API_BASE=http://127.0.0.1:%d/v1 "
+              "UFO_APP_AGENT__API_MODEL=ufo-scripted UFO_APP_AGENT__API_KEY=" KEY " UFO_LLM__PRICES_FILE='%s/config/prices.json' "
+              "'%s/tests/ufo-llm-ask' --agent app --vars '%s' --text-only > '%s' 2> '%s'",
+              src, src, s_port, src, build, vars, out, err_path);
+    int rc = system (cmd);
+    CHECK_INT (rc, 0);
+    char *text = s_read_file (out);
+    CHECK_CONTAINS (text, "\"Function\": \"summary\"");
+    CHECK_CONTAINS (text, "\"text\": \"tool ok\"");
+    free (text);
+    text = s_read_file (err_path);
+    //  1000 * 0.0025 / 1000 + 100 * 0.01 / 1000 with the shipped prices
+    CHECK_CONTAINS (text, "cost $0.003500");
+    CHECK (!strstr (text, KEY));
+    free (text);
+}
+
 //  Runs last: everything we wrote (our log, the cassette, responses) is free of the keys.
 UFO_TEST (test_keys_never_leak)
 {
     fflush (s_client_log_f);
-    const char *files [] = { s_client_log, "cassette.jsonl", "requests.jsonl" };
+    const char *files [] = { s_client_log, "cassette.jsonl", "requests.jsonl", "ask.out", "ask.err" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (files); i++) {
         char path [400];
         if (files [i][0] == '/')
@@ -674,11 +708,12 @@ main (void)
     UFO_RUN (test_azure);
     UFO_RUN (test_record_replay);
     UFO_RUN (test_server_robust);
+    UFO_RUN (test_ask_tool);
     UFO_RUN (test_keys_never_leak);
     s_server_stop ();
     ufo_log_set_stream (NULL);
     fclose (s_client_log_f);
-    if (!getenv ("UFO_KEEP_TEST_DIR")) {
+    if (!getenv ("KEEP_LLM_TEST_DIR")) {
         char cmd [400];
         snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_dir);
         if (system (cmd) != 0)
