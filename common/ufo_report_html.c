@@ -331,8 +331,9 @@ const char *ufo_report_css =
 "footer{padding:0 1.5em 2em;font-size:.85em}"
 "@media print{.tools,nav.toc{display:none}details{display:block}}";
 
-//  The page's script: marks loaded images, filters, jump to a step, keyboard navigation.
-//  Everything it adds is optional; the page reads the same without it.
+//  The page's script: marks loaded images, filters (also from the query string:
+//  report.html?agent=HostAgent&status=PENDING&q=text), jump to a step (also report.html#step-N),
+//  keyboard navigation. Everything it adds is optional; the page reads the same without it.
 const char *ufo_report_js =
 "(function(){'use strict';var d=document,b=d.body;b.setAttribute('data-js','1');"
 "var imgs=[].slice.call(d.querySelectorAll('img')),loaded=0;"
@@ -351,6 +352,8 @@ const char *ufo_report_js =
 "function fill(sel,attr){var seen={};steps.forEach(function(s){var v=s.getAttribute(attr);"
 "if(v&&!seen[v]){seen[v]=1;var o=d.createElement('option');o.value=v;o.textContent=v;sel.appendChild(o);}});}"
 "fill(fa,'data-agent');fill(fs,'data-status');"
+"try{var q=new URLSearchParams(location.search);fa.value=q.get('agent')||'';"
+"fs.value=q.get('status')||'';ft.value=q.get('q')||'';}catch(e){}"
 "function filter(){var a=fa.value,s=fs.value,t=ft.value.toLowerCase(),n=0,show={};"
 "steps.forEach(function(e){var ok=(!a||e.getAttribute('data-agent')===a)&&"
 "(!s||e.getAttribute('data-status')===s)&&"
@@ -368,7 +371,7 @@ const char *ufo_report_js =
 "fn.addEventListener('change',function(){if(!jump('step-'+fn.value,true))fn.setCustomValidity('no such step');"
 "else fn.setCustomValidity('');});"
 "function hash(){var h=decodeURIComponent(location.hash.slice(1));if(h)jump(h,false);}"
-"window.addEventListener('hashchange',hash);hash();"
+"filter();window.addEventListener('hashchange',hash);hash();"
 "function all(open){d.querySelectorAll('details').forEach(function(e){e.open=open;});}"
 "d.getElementById('b-expand').addEventListener('click',function(){all(true);});"
 "d.getElementById('b-collapse').addEventListener('click',function(){all(false);"
@@ -382,4 +385,4 @@ const char *ufo_report_js =
 "else if(k==='c')d.getElementById('b-collapse').click();"
 "else if(k==='/'){ft.focus();ev.preventDefault();}else if(k==='g'){fn.focus();ev.preventDefault();}"
 "else if(k==='Escape'){imgs.forEach(function(i){i.classList.remove('zoom');});}});"
-"filter();})();";
+"})();";

@@ -103,7 +103,7 @@ s_chromium (const char *page, const char *dom_path, const char *png_path, const 
             const char *window)
 {
     static int run = 0;
-    char profile [PATH_MAX], url [PATH_MAX + 16], shot [PATH_MAX + 16], size [64], errlog [PATH_MAX];
+    char profile [PATH_MAX], url [PATH_MAX + 128], shot [PATH_MAX + 16], size [64], errlog [PATH_MAX];
     snprintf (profile, sizeof profile, "%s/profile-%d", s_tmp, run);
     snprintf (errlog, sizeof errlog, "%s/chromium-%d.log", s_tmp, run++);
     char profile_arg [PATH_MAX + 32];
@@ -281,6 +281,36 @@ s_png_stats (const char *png, int *w, int *h, double *sd, double *dark_share)
 //  running the way a strict viewer would: a copy whose script lost its CSP nonce. The
 //  page must read the same; the tool bar stays hidden; its screenshot must not be blank.
 //  (Chromium's own scriptEnabled=false setting also stops --dump-dom and --screenshot.)
+//  The script's filters from the query string, and the jump to a step from the fragment.
+UFO_TEST (test_report_filter_and_jump)
+{
+    char page [PATH_MAX + 64], dom_path [PATH_MAX];
+    snprintf (page, sizeof page, "%s/report.html?status=PENDING", s_logdir);
+    snprintf (dom_path, sizeof dom_path, "%s/dom-filter.html", s_tmp);
+    REQUIRE (s_chromium (page, dom_path, NULL, NULL, NULL) == 0);
+    char *dom = s_slurp (dom_path);
+    REQUIRE (dom);
+    CHECK_CONTAINS (dom, "1 of 11 steps");
+    CHECK_CONTAINS (dom, "<option value=\"PENDING\">PENDING</option>");
+    const char *step3 = strstr (dom, "id=\"step-3\"");
+    const char *step2 = strstr (dom, "id=\"step-2\"");
+    REQUIRE (step3 && step2);
+    CHECK (memmem (step3, (size_t) (strchr (step3, '>') - step3), "hidden", 6) == NULL);
+    CHECK (memmem (step2, (size_t) (strchr (step2, '>') - step2), "hidden", 6) != NULL);
+    CHECK_INT (s_count (dom, "<tr class=\"row app\" data-step=\"3\">"), 1);    //  row shown
+    CHECK_INT (s_count (dom, "<tr class=\"row app\" data-step=\"2\" hidden=\"\">"), 1);
+    free (dom);
+
+    snprintf (page, sizeof page, "%s/report.html#step-7", s_logdir);
+    snprintf (dom_path, sizeof dom_path, "%s/dom-jump.html", s_tmp);
+    REQUIRE (s_chromium (page, dom_path, NULL, NULL, NULL) == 0);
+    dom = s_slurp (dom_path);
+    REQUIRE (dom);
+    CHECK_CONTAINS (dom, "<details class=\"step host flash\" id=\"step-7\"");
+    CHECK_CONTAINS (dom, "11 of 11 steps");
+    free (dom);
+}
+
 UFO_TEST (test_report_without_javascript)
 {
     char page [PATH_MAX], copy [PATH_MAX], dom_path [PATH_MAX], png [PATH_MAX];
@@ -411,6 +441,7 @@ main (int argc, char **argv)
     }
     UFO_RUN (test_cli);
     UFO_RUN (test_report_in_chromium);
+    UFO_RUN (test_report_filter_and_jump);
     UFO_RUN (test_report_without_javascript);
     UFO_RUN (test_report_linked_images);
     UFO_RUN (test_report_screenshot);
