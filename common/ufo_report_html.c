@@ -327,7 +327,7 @@ const char *ufo_report_css =
 "width:96%;height:96%;object-fit:contain;z-index:9;cursor:zoom-out;background:rgba(0,0,0,.85)}"
 "figcaption{font-size:.85em;color:var(--muted)}.missing{color:var(--warn)}"
 ".verdict{font-size:1.1em;font-weight:600}.eval{margin:.6em 0 1em}"
-".scores td:first-child{width:2em}"
+".scores{width:auto;min-width:28em}.scores td{padding-right:2em}.scores td:first-child{width:2em;padding-right:.5em}"
 "footer{padding:0 1.5em 2em;font-size:.85em}"
 "@media print{.tools,nav.toc{display:none}details{display:block}}";
 

@@ -424,6 +424,12 @@ s_step (s_report_t *self, const ufo_value_t *step, size_t index)
         ufo_buf_printf (out, "<dt>LLM tokens</dt><dd class=\"muted\">%" PRId64 " prompt + %" PRId64
                         " completion</dd>", ufo_value_map_int (tokens, "prompt", 0),
                         ufo_value_map_int (tokens, "completion", 0));
+    const ufo_value_t *save = ufo_value_map_get (step, "SaveScreenshot");
+    if (ufo_value_map_bool (save, "save", false)) {
+        ufo_buf_puts (out, "<dt>Screenshot kept</dt><dd>");
+        ufo_report_esc_value (out, ufo_value_map_get (save, "reason"), 0);
+        ufo_buf_puts (out, "</dd>");
+    }
     s_kv (out, "Ended", ufo_value_map_get (step, "Timestamp"));
     s_other_fields (out, step);
     ufo_buf_puts (out, "</dl>");
