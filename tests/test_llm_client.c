@@ -63,6 +63,11 @@ static const char *s_script =
 " {\"match\": {\"agent\": \"AppAgent\", \"contains\": \"[case:tool]\"}, \"times\": 0,\n"
 "  \"content\": \"Here you go:\\n" APP_JSON ("FINISH", "summary", "{\\\"text\\\": \\\"tool ok\\\"}") "\",\n"
 "  \"usage\": {\"prompt_tokens\": 1000, \"completion_tokens\": 100}},\n"
+" {\"match\": {\"contains\": \"[case:capture]\"}, \"times\": 0,\n"
+"  \"vars\": {\"LABEL\": {\"line\": \"Mousepad\", \"after\": \"label \\\"\", \"before\": \"\\\"\"},\n"
+"            \"TITLE\": {\"line\": \"label \\\"7\\\"\", \"after\": \": \"},\n"
+"            \"NONE\": {\"line\": \"no such line\", \"after\": \"x\"}},\n"
+"  \"content_json\": {\"label\": \"${LABEL}\", \"title\": \"${TITLE}\", \"none\": \"${NONE}\", \"keep\": \"${OTHER}\"}},\n"
 " {\"match\": {\"agent\": \"HostAgent\", \"contains\": \"[case:session]\"}, \"times\": 0,\n"
 "  \"content\": \"{\\\"Observation\\\": \\\"o\\\", \\\"Thought\\\": \\\"t\\\", \\\"CurrentSubtask\\\": \\\"type\\\", "
 "\\\"ControlLabel\\\": \\\"2\\\", \\\"ControlText\\\": \\\"Mousepad\\\", \\\"Status\\\": \\\"ASSIGN\\\"}\",\n"
@@ -621,6 +626,23 @@ UFO_TEST (test_server_robust)
     ufo_llm_destroy (&llm);
 }
 
+//  Replies can quote labels from the request (the server's "vars" captures).
+UFO_TEST (test_captures)
+{
+    ufo_llm_t *llm = s_client ();
+    ufo_llm_response_t *r = s_ask (llm, "[case:capture]\n- label \"3\": Terminal\n- label \"7\": Untitled 1 - Mousepad \"x\"",
+                                   UFO_SCHEMA_OBJECT);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_OK);
+    REQUIRE (r->decision);
+    CHECK_STR (ufo_value_map_str (r->decision, "label", ""), "7");
+    CHECK_STR (ufo_value_map_str (r->decision, "title", ""), "Untitled 1 - Mousepad \"x\"");
+    CHECK_STR (ufo_value_map_str (r->decision, "none", "?"), "");
+    CHECK_STR (ufo_value_map_str (r->decision, "keep", ""), "${OTHER}");
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
+}
+
 //  The command-line tool: a real AppAgent prompt from prompts/, configured through the
 //  environment, answered by the server, decision printed.
 UFO_TEST (test_ask_tool)
@@ -709,6 +731,7 @@ main (void)
     UFO_RUN (test_azure);
     UFO_RUN (test_record_replay);
     UFO_RUN (test_server_robust);
+    UFO_RUN (test_captures);
     UFO_RUN (test_ask_tool);
     UFO_RUN (test_keys_never_leak);
     s_server_stop ();

@@ -2,7 +2,8 @@
 
     ufo-llm-server --script FILE [--port-file FILE] [--log FILE] [--port N] [--max-seconds N]
 
-    Listens on 127.0.0.1 (port 0 = a free one), prints "port N" on stdout, and answers
+    Replies may quote the request ("${NAME}" captures, e.g. the label of a window in the
+    prompt's list). Listens on 127.0.0.1 (port 0 = a free one), prints "port N" on stdout, and answers
     POST .../chat/completions (OpenAI, ollama /v1, and the Azure deployment path) from the
     script: an ordered list of entries, each matching requests by agent, role, content or
     plain order, and giving a reply or a fault (latency, 429 + Retry-After, 500 or any
@@ -166,6 +167,79 @@ s_error_reply (s_client_t *c, int status, const char *message, const char *extra
     ufo_value_destroy (&v);
 }
 
+//  Captures: "vars": {"NAME": {"line": "Mousepad", "after": "label \"", "before": "\""}} takes,
+//  from the first line of the request's user messages (newest first) that contains "line",
+//  the text between "after" and "before" on that line; "${NAME}" in the reply is replaced
+//  by it ("" when nothing matched). Lets a script answer with labels it cannot know ahead.
+static bool
+s_capture (const ufo_value_t *messages, const ufo_value_t *rule, char *out, size_t size)
+{
+    const char *line_has = ufo_value_map_str (rule, "line", "");
+    const char *after = ufo_value_map_str (rule, "after", "");
+    const char *before = ufo_value_map_str (rule, "before", "");
+    out [0] = 0;
+    for (size_t i = ufo_value_size (messages); i-- > 0; ) {
+        const ufo_value_t *m = ufo_value_list_at (messages, i);
+        if (strcmp (ufo_value_map_str (m, "role", ""), "user"))
+            continue;
+        ufo_buf_t t = { 0 };
+        s_message_text (m, &t);
+        for (char *line = t.data; line && *line; ) {
+            char *eol = strchr (line, '\n');
+            if (eol)
+                *eol = 0;
+            char *a = strstr (line, line_has);
+            char *from = a ? strstr (line, after) : NULL;
+            if (from) {
+                from += strlen (after);
+                char *to = *before ? strstr (from, before) : from + strlen (from);
+                if (to) {
+                    snprintf (out, size, "%.*s", (int) (to - from), from);
+                    ufo_buf_free (&t);
+                    return true;
+                }
+            }
+            line = eol ? eol + 1 : NULL;
+        }
+        ufo_buf_free (&t);
+    }
+    return false;
+}
+
+//  The reply text with ${NAME} replaced by the entry's captures. Caller frees.
+static char *
+s_substitute (const char *text, const ufo_value_t *entry, const ufo_value_t *body)
+{
+    const ufo_value_t *vars = ufo_value_map_get (entry, "vars");
+    ufo_buf_t out = { 0 };
+    ufo_buf_puts (&out, "");
+    for (const char *p = text; *p; ) {
+        const char *open = strstr (p, "${");
+        const char *close = open ? strchr (open, '}') : NULL;
+        if (!open || !close) {
+            ufo_buf_puts (&out, p);
+            break;
+        }
+        ufo_buf_append (&out, p, (size_t) (open - p));
+        char name [64];
+        snprintf (name, sizeof name, "%.*s", (int) (close - open - 2), open + 2);
+        const ufo_value_t *rule = ufo_value_map_get (vars, name);
+        if (rule) {
+            //  Inserted JSON-escaped (without quotes): replies are usually JSON text.
+            char value [512];
+            s_capture (ufo_value_map_get (body, "messages"), rule, value, sizeof value);
+            ufo_buf_t q = { 0 };
+            ufo_json_append_string (&q, value, strlen (value), UFO_JSON_COMPACT);
+            ufo_buf_append (&out, q.data + 1, q.len - 2);
+            ufo_buf_free (&q);
+        }
+        else
+            ufo_buf_append (&out, open, (size_t) (close - open) + 1);
+        p = close + 1;
+    }
+    return ufo_buf_detach (&out, NULL);
+}
+
 static void
 s_ok_reply (s_client_t *c, const ufo_value_t *entry, const ufo_value_t *body, const char *fault)
 {
@@ -179,13 +253,11 @@ s_ok_reply (s_client_t *c, const ufo_value_t *entry, const ufo_value_t *body, co
     ufo_value_t *msg = ufo_value_new_map ();
     ufo_value_map_set_str (msg, "role", "assistant");
     const ufo_value_t *cj = ufo_value_map_get (entry, "content_json");
-    if (cj) {
-        char *text = ufo_json_dump (cj, UFO_JSON_PY, NULL);
-        ufo_value_map_set_str (msg, "content", text);
-        free (text);
-    }
-    else
-        ufo_value_map_set_str (msg, "content", ufo_value_map_str (entry, "content", ""));
+    char *reply = cj ? ufo_json_dump (cj, UFO_JSON_PY, NULL) : ufo_strdup (ufo_value_map_str (entry, "content", ""));
+    char *final = s_substitute (reply, entry, body);
+    ufo_value_map_set_str (msg, "content", final);
+    free (final);
+    free (reply);
     ufo_value_map_set (choice, "message", &msg);
     ufo_value_map_set_str (choice, "finish_reason", "stop");
     ufo_value_list_push (choices, &choice);
