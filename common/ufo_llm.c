@@ -38,6 +38,7 @@ struct _s_req_t {
     int64_t due_ms;             //  next attempt time, -1 when not waiting
     bool finished;              //  resp is ready for the callback
     int64_t submitted_ms;
+    char *primary_why;          //  why the primary engine failed, once the backup is in use
     ufo_llm_response_t *resp;
     s_req_t *next;
 };
@@ -118,6 +119,7 @@ s_req_free (s_req_t *req)
 {
     ufo_value_destroy (&req->messages);
     ufo_llm_response_destroy (&req->resp);
+    free (req->primary_why);
     free (req);
 }
 
@@ -222,13 +224,19 @@ s_engine_failed (s_req_t *req, int code, const char *why)
     ufo_llm_t *self = req->owner;
     if (req->engine == 0 && self->nengines > 1) {
         ufo_warn ("llm: %s failed (%s); using %s", self->engines [0].name, why, self->engines [1].name);
+        free (req->primary_why);
+        req->primary_why = ufo_strdup (why);
         req->engine = 1;
         req->tries = 0;
         req->resp->used_backup = true;
         s_start (req);
         return;
     }
-    s_finish (req, code, "%s step %" PRId64 ": %s", *req->agent ? req->agent : "LLM", req->step, why);
+    if (req->primary_why)
+        s_finish (req, code, "%s step %" PRId64 ": %s: %s; before that %s: %s", *req->agent ? req->agent : "LLM",
+                  req->step, self->engines [1].name, why, self->engines [0].name, req->primary_why);
+    else
+        s_finish (req, code, "%s step %" PRId64 ": %s", *req->agent ? req->agent : "LLM", req->step, why);
 }
 
 static int64_t
@@ -258,9 +266,14 @@ s_retry (s_req_t *req, double retry_after_s, const char *why)
         s_engine_failed (req, strstr (why, "timed out") ? UFO_E_TIMEOUT : UFO_E_UNAVAILABLE, msg);
         return;
     }
-    int64_t delay = retry_after_s >= 0 ? (int64_t) (retry_after_s * 1000.0) : s_backoff_ms (self, cfg, req->tries);
-    if (delay > cfg->backoff_max_ms)
-        delay = cfg->backoff_max_ms;
+    int64_t delay;
+    if (retry_after_s < 0)
+        delay = s_backoff_ms (self, cfg, req->tries);
+    else
+    if (retry_after_s * 1000.0 >= cfg->backoff_max_ms)
+        delay = cfg->backoff_max_ms;        //  also guards the conversion of a huge value
+    else
+        delay = (int64_t) (retry_after_s * 1000.0);
     ufo_info ("llm: %s attempt %d failed (%s); retrying in %" PRId64 " ms", cfg->name, req->tries, why, delay);
     req->due_ms = ufo_http_now_ms () + delay;
 }

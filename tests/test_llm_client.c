@@ -339,6 +339,21 @@ UFO_TEST (test_backup_engine)
     CHECK_INT (s_logged ("[case:backup]", NULL, 0), 4);
     ufo_llm_response_destroy (&r);
     ufo_llm_destroy (&llm);
+    //  Both engines failing: the error tells both stories.
+    ufo_llm_config_t dead = backup;
+    snprintf (dead.api_base, sizeof dead.api_base, "http://127.0.0.1:1/v1");
+    dead.max_retry = 0;
+    llm = ufo_llm_new (&primary, &dead, &err);
+    r = s_ask (llm, "[case:backup]", UFO_SCHEMA_NONE);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_E_UNAVAILABLE);
+    CHECK_CONTAINS (r->error, "BACKUP_AGENT");
+    CHECK_CONTAINS (r->error, "http://127.0.0.1:1/v1/chat/completions");
+    CHECK_CONTAINS (r->error, "before that APP_AGENT");
+    CHECK_CONTAINS (r->error, "HTTP 500");
+    CHECK_INT (r->attempts, 4);
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&llm);
     //  Without a backup the same request ends in a clear error after MAX_RETRY.
     llm = ufo_llm_new (&primary, NULL, &err);
     r = s_ask (llm, "[case:backup]", UFO_SCHEMA_NONE);
