@@ -2,7 +2,7 @@
 #include "ufo_prelude.h"
 #include "ufo_llm_parse.h"
 
-#define S_MAX_TEXT    (4u * 1024 * 1024)   //  longer replies are refused
+#define S_MAX_TEXT    (1024u * 1024)       //  longer replies are refused (MAX_TOKENS is ~2000)
 #define S_MAX_STARTS  256                  //  '{' positions tried in one reply
 
 const char *
