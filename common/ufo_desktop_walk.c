@@ -371,13 +371,22 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
     bool detail = !node->detail_valid;
     bool ext_only = !detail && node->ext_stale;
     bool kids = !s_leaf (node->role) && !node->kids_valid;
-    //  where SHOWING is reliable (GTK3) the states alone decide: descend at once
-    if (st->uses_showing && node->kids && !s_leaf (node->role))
-        for (guint i = 0; i < node->kids->len; i++)
-            s_visit (op, g_ptr_array_index (node->kids, i));
     if (!detail && !kids && !ext_only) {
         s_expand (op, node);
         return;
+    }
+    //  extents are read for controls only (and for the full tree): containers are pruned by
+    //  their states, and a control's own extents decide whether it is on screen
+    bool control = ufo_desktop_control_type_ (op->desk, node) != NULL
+                || node->role == ATSPI_ROLE_PANEL || node->parent == NULL;
+    bool extents = control || st->want_tree;
+    if (ext_only && !extents) {
+        node->ext_stale = false;
+        ext_only = false;
+        if (!kids) {
+            s_expand (op, node);
+            return;
+        }
     }
     node->stage = 2;
     if (ext_only)
@@ -385,10 +394,10 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
                      g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
     if (detail) {
         node->extra_valid = false;
-        s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
-                     g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
-        bool control = ufo_desktop_control_type_ (op->desk, node) != NULL
-                    || node->role == ATSPI_ROLE_PANEL || node->parent == NULL;
+        node->ext [2] = -1;
+        if (extents)
+            s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
+                         g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
         //  interfaces are learnt from the calls that succeed (saves a call per control)
         node->ifaces = 0;
         if (control) {
@@ -407,6 +416,12 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
     if (kids)
         s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
                      "(a(so))");
+    if (node->busy == 0) {      //  nothing to read for this container
+        node->stage = 0;
+        node->detail_valid = true;
+        node->ext_stale = false;
+        s_expand (op, node);
+    }
 }
 
 static void
@@ -571,10 +586,8 @@ s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
     const char *acc = "org.a11y.atspi.Accessible";
     s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
     s_node_call (op, node, W_STATE, acc, "GetState", NULL, "(au)");
-    //  speculative where calls are cheap (GTK3): asking for the children now saves a round
-    //  trip per level; where they cost more (GTK4) leaves are not asked (stage two)
-    if (!node->kids_valid && st->uses_showing)
-        s_node_call (op, node, W_KIDS, acc, "GetChildren", NULL, "(a(so))");
+    //  (asking for the children here too, before knowing whether the node is shown, saves
+    //  a round trip per level but measured slower: hidden menus are large)
 }
 
 //  --- building the result ------------------------------------------------------------------
