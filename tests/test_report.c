@@ -16,7 +16,10 @@ s_put (const char *dir, const char *name, const char *text)
     char path [PATH_MAX];
     snprintf (path, sizeof path, "%s/%s", dir, name);
     FILE *file = fopen (path, "w");
-    assert (file);
+    if (!file) {
+        perror (path);
+        abort ();
+    }
     fputs (text, file);
     fclose (file);
 }
