@@ -255,6 +255,11 @@ s_validate_app (ufo_value_t *obj, ufo_error_t *err)
     if (s_string_list (obj, "Plan", false, err) || s_string (obj, "Comment", false, err)
     ||  s_string_list (obj, "Questions", false, err))
         return -1;
+    const char *status = ufo_value_map_str (obj, "Status", "");
+    if (!strcmp (status, "PENDING") && ufo_value_size (ufo_value_map_get (obj, "Questions")) == 0)
+        return ufo_error_set (err, UFO_E_MISSING, "Status PENDING needs at least one question in \"Questions\"");
+    if (!strcmp (status, "CONFIRM") && !*function)
+        return ufo_error_set (err, UFO_E_MISSING, "Status CONFIRM needs the action to confirm in \"Function\"");
     ufo_value_t *save = ufo_value_map_get (obj, "SaveScreenshot");
     if (!save || ufo_value_type (save) == UFO_TNULL) {
         save = ufo_value_new_map ();
@@ -288,6 +293,8 @@ s_validate_host (ufo_value_t *obj, ufo_error_t *err)
         if (!*ufo_value_map_str (obj, "CurrentSubtask", ""))
             return ufo_error_set (err, UFO_E_MISSING, "Status ASSIGN needs a non-empty \"CurrentSubtask\"");
     }
+    if (!strcmp (status, "PENDING") && ufo_value_size (ufo_value_map_get (obj, "Questions")) == 0)
+        return ufo_error_set (err, UFO_E_MISSING, "Status PENDING needs at least one question in \"Questions\"");
     if (*ufo_value_map_str (obj, "Bash", "") && strcmp (status, "CONTINUE"))
         return ufo_error_set (err, UFO_E_INVALID, "\"Bash\" may only be used with Status CONTINUE");
     return 0;

@@ -151,6 +151,17 @@ static const s_case_t s_cases [] = {
     { "save screenshot wrong", UFO_SCHEMA_APP,
       "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"\", \"Status\": \"FINISH\", \"SaveScreenshot\": true}",
       UFO_E_TYPE, "SaveScreenshot", NULL },
+    { "app pending without questions", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"\", \"Status\": \"PENDING\", \"Questions\": []}",
+      UFO_E_MISSING, "Questions", NULL },
+    { "app pending with question", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"\", \"Status\": \"PENDING\", "
+      "\"Questions\": \"Which file name should I use?\"}", UFO_OK, "Status", "PENDING" },
+    { "app confirm without action", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"\", \"Status\": \"CONFIRM\"}",
+      UFO_E_MISSING, "CONFIRM", NULL },
+    { "host pending without questions", UFO_SCHEMA_HOST,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Status\": \"PENDING\"}", UFO_E_MISSING, "Questions", NULL },
     { "nested object only valid", UFO_SCHEMA_OBJECT, "noise {\"a\": {\"b\": \"}\"}} tail", UFO_OK, NULL, NULL },
 };
 
