@@ -183,6 +183,12 @@ static const ufo_config_key_t s_schema [] = {
       "allow-listed launchers for the HostAgent's Bash: name -> argv list (no shell)" },
     { "desktop.confirm_policy", "string", "\"ask\"", NULL, "ask|yes|no",
       "answer to CONFIRM when SAFE_GUARD is on: ask the user, or always yes / no" },
+    { "desktop.action_timeout_ms", "int", "3000", "100..600000", NULL,
+      "how long an action waits for its effect (events going quiet, expected text)" },
+    { "desktop.settle_ms", "int", "60", "0..5000", NULL,
+      "quiet time after the last AT-SPI event that ends an action's wait" },
+    { "desktop.text_excerpt", "int", "120", "0..100000", NULL,
+      "characters of a control's text shown in its description" },
 
     //  ====================================================================
     //  security: transport security
@@ -198,6 +204,7 @@ static const ufo_config_key_t s_schema [] = {
 //  Add yours here (one line) so ufo_config_apply_env does not warn about it.
 static const char *const s_env_ignored [] = {
     "UFO_CONFIG",           //  names the configuration file
+    "UFO_DESKTOP_SESSION",  //  set by scripts/desktop-session: the session directory
     "UFO_LOG_LEVEL",        //  read by ufo_log directly
     "UFO_LOG_JSON",         //  read by ufo_log directly
     "UFO_TEST_DATA",        //  test harness
