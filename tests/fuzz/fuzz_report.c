@@ -30,6 +30,21 @@ s_put (const char *name, const uint8_t *data, size_t size, bool present)
     fclose (file);
 }
 
+//  Removes the log directory when the fuzzer exits.
+static void
+s_cleanup (void)
+{
+    static const char *names [] = {
+        "response.log", "evaluation.log", "request.json", "session.json", "blackboard.json"
+    };
+    char path [128];
+    for (size_t f = 0; f < UFO_ARRAY_SIZE (names); f++) {
+        snprintf (path, sizeof path, "%s/%s", s_dir, names [f]);
+        unlink (path);
+    }
+    rmdir (s_dir);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -40,6 +55,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     if (!s_dir [0]) {
         snprintf (s_dir, sizeof s_dir, "/tmp/ufo-fuzz-report-XXXXXX");
         FUZZ_REQUIRE (mkdtemp (s_dir));
+        atexit (s_cleanup);
     }
     size_t start = 0;
     for (size_t f = 0; f < UFO_ARRAY_SIZE (names); f++) {
