@@ -687,13 +687,38 @@ UFO_TEST (test_ask_tool)
     CHECK_CONTAINS (text, "cost $0.003500");
     CHECK (!strstr (text, KEY));
     free (text);
+
+    //  --llm-mode record, then replay against a dead port: the same decision, no network.
+    char cassette [400], out2 [400];
+    snprintf (cassette, sizeof cassette, "%s/ask-cassette.jsonl", s_dir);
+    snprintf (out2, sizeof out2, "%s/ask2.out", s_dir);
+    const char *modes [2] = { "record", "replay" };
+    for (int i = 0; i < 2; i++) {
+        snprintf (cmd, sizeof cmd,
+                  "env UFO_CONFIG='%s/config/ufo.json' UFO_PROMPTS_DIR='%s/prompts' "
+                  "UFO_APP_AGENT__API_TYPE=openai_compatible UFO_APP_AGENT__API_BASE=http://127.0.0.1:%d/v1 "
+                  "UFO_APP_AGENT__API_MODEL=ufo-scripted UFO_APP_AGENT__API_KEY=" KEY " "
+                  "'%s/tests/ufo-llm-ask' --agent app --vars '%s' --text-only --llm-mode %s --llm-cassette '%s' "
+                  "> '%s' 2> '%s'",
+                  src, src, i == 0 ? s_port : 1, build, vars, modes [i], cassette, i == 0 ? out : out2, err_path);
+        CHECK_INT (system (cmd), 0);
+    }
+    char *a = s_read_file (out), *b = s_read_file (out2);
+    CHECK (strlen (a) > 0);
+    CHECK_STR (a, b);
+    free (a);
+    free (b);
+    text = s_read_file (err_path);
+    CHECK_CONTAINS (text, "replayed");
+    free (text);
 }
 
 //  Runs last: everything we wrote (our log, the cassette, responses) is free of the keys.
 UFO_TEST (test_keys_never_leak)
 {
     fflush (s_client_log_f);
-    const char *files [] = { s_client_log, "cassette.jsonl", "requests.jsonl", "ask.out", "ask.err" };
+    const char *files [] = { s_client_log, "cassette.jsonl", "requests.jsonl", "ask.out", "ask.err",
+                             "ask-cassette.jsonl" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (files); i++) {
         char path [400];
         if (files [i][0] == '/')
