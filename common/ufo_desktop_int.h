@@ -114,10 +114,19 @@ int ufo_desktop_x_trap_end_ (ufo_desktop_t *desk);
 ufo_dwin_t *ufo_desktop_win_ (ufo_desktop_t *desk, int64_t xid, bool create);
 void ufo_desktop_win_forget_ (ufo_desktop_t *desk, int64_t xid);
 
-//  ufo_desktop_walk.c
+//  ufo_desktop_node.c
 void ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node);
 ufo_dnode_t *ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *path,
                              ufo_dnode_t *parent);
+uint64_t ufo_dnode_serial_ (ufo_dnode_t *node);
+char *ufo_dnode_key_ (const char *bus, const char *path);      //  "bus path", g_free
+bool ufo_dnode_leaf_ (uint32_t role);
+bool ufo_dnode_label_role_ (uint32_t role);
+bool ufo_dnode_text_role_ (uint32_t role);
+bool ufo_dnode_value_role_ (uint32_t role);
+ufo_value_t *ufo_dnode_states_value_ (const ufo_dnode_t *node);    //  ["focused", ...]
+ufo_value_t *ufo_dnode_excerpt_ (const char *text, int max);       //  UTF-8-safe, "..." if cut
+ufo_value_t *ufo_dnode_clean_name_ (const char *name);             //  "2 2" -> "2" (GTK4)
 void ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
                               const char *member, const char *detail);
 const char *ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node);

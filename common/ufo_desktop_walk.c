@@ -11,7 +11,6 @@
 #include "ufo_desktop_int.h"
 #include <atspi/atspi.h>
 
-static uint64_t s_serial = 0;           //  distinguishes a node from a later one with its key
 
 typedef struct {
     char *key;
@@ -39,226 +38,6 @@ typedef struct {
     int64_t calls0;             //  desk->calls when the snapshot started
 } s_snap_t;
 
-//  --- nodes -------------------------------------------------------------------------------
-
-typedef struct { ufo_dnode_t node; uint64_t serial; } s_node_box_t;
-
-ufo_dnode_t *
-ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *path, ufo_dnode_t *parent)
-{
-    s_node_box_t *box = ufo_calloc (1, sizeof (*box));
-    box->serial = ++s_serial;
-    ufo_dnode_t *node = &box->node;
-    size_t blen = strlen (bus), plen = strlen (path);
-    node->key = ufo_malloc (blen + plen + 2);
-    memcpy (node->key, bus, blen);
-    node->key [blen] = ' ';
-    memcpy (node->key + blen + 1, path, plen + 1);
-    node->key [blen] = '\0';
-    node->bus = node->key;
-    node->path = node->key + blen + 1;
-    //  the key is "bus path"; the bus part is NUL-separated for use as a C string,
-    //  so keep a separate joined copy for hashing
-    char *joined = ufo_malloc (blen + plen + 2);
-    memcpy (joined, bus, blen);
-    joined [blen] = ' ';
-    memcpy (joined + blen + 1, path, plen + 1);
-    node->name = NULL;
-    node->parent = parent;
-    node->ext [2] = -1;
-    g_hash_table_replace (desk->nodes, joined, node);
-    return node;
-}
-
-static uint64_t
-s_serial_of (ufo_dnode_t *node)
-{
-    return ((s_node_box_t *) node)->serial;
-}
-
-static char *
-s_key (const char *bus, const char *path)
-{
-    return g_strdup_printf ("%s %s", bus, path);
-}
-
-void
-ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node)
-{
-    if (!node)
-        return;
-    if (node->kids) {
-        for (guint i = 0; i < node->kids->len; i++)
-            ufo_dnode_free_ (desk, g_ptr_array_index (node->kids, i));
-        g_ptr_array_unref (node->kids);
-    }
-    char *key = s_key (node->bus, node->path);
-    gpointer orig_key = NULL, value = NULL;
-    if (g_hash_table_lookup_extended (desk->nodes, key, &orig_key, &value) && value == node) {
-        g_hash_table_steal (desk->nodes, key);
-        free (orig_key);
-    }
-    g_free (key);
-    free (node->key);
-    free (node->name);
-    free (node->text);
-    g_strfreev (node->actions);
-    free ((s_node_box_t *) node);
-}
-
-bool
-ufo_dnode_has_state_ (const ufo_dnode_t *node, AtspiStateType state)
-{
-    return (node->states >> (unsigned) state) & 1u;
-}
-
-bool
-ufo_dnode_hidden_ (const ufo_dnode_t *node, bool uses_showing)
-{
-    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE))
-        return true;
-    if (uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
-        return true;
-    if (node->ext [2] >= 0 && (node->ext [2] == 0 || node->ext [3] <= 0)) {
-        ufo_trace ("desktop: hidden by extents: %s role %u", node->path, node->role);
-        return true;
-    }
-    //  GTK3 menu items never opened report a 1x1 box far off screen
-    if (node->ext [2] >= 0 && (node->ext [0] < -10000 || node->ext [1] < -10000))
-        return true;
-    return false;
-}
-
-void
-ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
-                         const char *member, const char *detail)
-{
-    char *key = s_key (bus, path);
-    ufo_dnode_t *node = g_hash_table_lookup (desk->nodes, key);
-    g_free (key);
-    if (!node)
-        return;
-    if (streq (member, "ChildrenChanged"))
-        node->kids_valid = false;
-    else if (streq (member, "TextChanged"))
-        node->extra_valid = false;
-    else if (streq (member, "PropertyChange")) {
-        if (streq (detail, "accessible-value") || strstr (detail, "text"))
-            node->extra_valid = false;
-        else {
-            node->detail_valid = false;
-            node->extra_valid = false;
-        }
-    }
-    else if (streq (member, "StateChanged")) {
-        node->valid = false;
-        node->detail_valid = false;
-        node->extra_valid = false;
-    }
-    else if (streq (member, "BoundsChanged") || streq (member, "VisibleDataChanged"))
-        node->detail_valid = false;
-}
-
-//  --- control types (docs/DESKTOP.md has the table) -------------------------------------------
-
-const char *
-ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
-{
-    UFO_UNUSED (desk);
-    bool editable = ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE);
-    switch (node->role) {
-        case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: 
-            return "Button";
-        case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
-            return "Edit";
-        case ATSPI_ROLE_TEXT:
-            return editable ? "Edit" : "Text";
-        case ATSPI_ROLE_PAGE_TAB:
-            return "TabItem";
-        case ATSPI_ROLE_DOCUMENT_FRAME: case ATSPI_ROLE_DOCUMENT_TEXT: case ATSPI_ROLE_DOCUMENT_WEB:
-        case ATSPI_ROLE_DOCUMENT_EMAIL: case ATSPI_ROLE_DOCUMENT_SPREADSHEET:
-        case ATSPI_ROLE_DOCUMENT_PRESENTATION:
-            return "Document";
-        case ATSPI_ROLE_LIST_ITEM:
-            return "ListItem";
-        case ATSPI_ROLE_MENU_ITEM: case ATSPI_ROLE_CHECK_MENU_ITEM: case ATSPI_ROLE_RADIO_MENU_ITEM:
-        case ATSPI_ROLE_MENU: case ATSPI_ROLE_TEAROFF_MENU_ITEM:
-            return "MenuItem";
-        case ATSPI_ROLE_SCROLL_BAR:
-            return "ScrollBar";
-        case ATSPI_ROLE_TREE_ITEM:
-            return "TreeItem";
-        case ATSPI_ROLE_LINK:
-            return "Hyperlink";
-        case ATSPI_ROLE_COMBO_BOX:
-            return "ComboBox";
-        case ATSPI_ROLE_RADIO_BUTTON:
-            return "RadioButton";
-        case ATSPI_ROLE_SPIN_BUTTON: case ATSPI_ROLE_SLIDER:
-            return "Spinner";
-        case ATSPI_ROLE_CHECK_BOX:
-            return "CheckBox";
-        case ATSPI_ROLE_GROUPING:
-            return "Group";
-        case ATSPI_ROLE_PANEL:
-            return (node->name && *node->name) ? "Group" : NULL;
-        case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC: case ATSPI_ROLE_CAPTION:
-        case ATSPI_ROLE_HEADING:
-            return "Text";
-        case ATSPI_ROLE_TABLE_CELL:
-            return "ListItem";
-        default:
-            return NULL;
-    }
-}
-
-//  Controls whose inside is not offered: the walk does not enter them (a button's label
-//  is the button's name). Containers such as menus, lists, trees and documents are entered.
-static bool
-s_leaf (uint32_t role)
-{
-    switch (role) {
-        case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
-        case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
-        case ATSPI_ROLE_TEXT: case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC:
-        case ATSPI_ROLE_CAPTION: case ATSPI_ROLE_SPIN_BUTTON: case ATSPI_ROLE_SLIDER:
-        case ATSPI_ROLE_SCROLL_BAR: case ATSPI_ROLE_LINK: case ATSPI_ROLE_PROGRESS_BAR:
-        case ATSPI_ROLE_SEPARATOR: case ATSPI_ROLE_ICON: case ATSPI_ROLE_IMAGE:
-            return true;
-        default:
-            return false;
-    }
-}
-
-//  Roles whose text is their name (no Text call needed, no useful actions).
-static bool
-s_label_role (uint32_t role)
-{
-    return role == ATSPI_ROLE_LABEL || role == ATSPI_ROLE_STATIC || role == ATSPI_ROLE_CAPTION
-        || role == ATSPI_ROLE_HEADING;
-}
-
-static bool
-s_text_role (uint32_t role)
-{
-    switch (role) {
-        case ATSPI_ROLE_TEXT: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
-        case ATSPI_ROLE_DOCUMENT_FRAME: case ATSPI_ROLE_DOCUMENT_TEXT: case ATSPI_ROLE_DOCUMENT_WEB:
-        case ATSPI_ROLE_DOCUMENT_EMAIL: case ATSPI_ROLE_TERMINAL: case ATSPI_ROLE_PARAGRAPH:
-        case ATSPI_ROLE_COMBO_BOX:
-            return true;
-        default:
-            return false;
-    }
-}
-
-static bool
-s_value_role (uint32_t role)
-{
-    return role == ATSPI_ROLE_SPIN_BUTTON || role == ATSPI_ROLE_SLIDER
-        || role == ATSPI_ROLE_SCROLL_BAR || role == ATSPI_ROLE_PROGRESS_BAR;
-}
-
 static bool
 s_offered (const s_snap_t *st, const char *type)
 {
@@ -285,7 +64,7 @@ s_ref_node (ufo_desktop_t *desk, s_ref_t *ref)
 {
     char *key = ref->key;
     ufo_dnode_t *node = g_hash_table_lookup (desk->nodes, key);
-    return (node && s_serial_of (node) == ref->serial) ? node : NULL;
+    return (node && ufo_dnode_serial_ (node) == ref->serial) ? node : NULL;
 }
 
 static void
@@ -334,7 +113,7 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
         node->actions = NULL;
         free (node->text);
         node->text = NULL;
-        if (s_label_role (node->role))
+        if (ufo_dnode_label_role_ (node->role))
             node->text = ufo_strdup (node->name ? node->name : "");
         else {
             //  where the interfaces are known (GTK3) only the offered ones are called;
@@ -343,8 +122,8 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
             if (!known || (node->ifaces & S_IF_ACTION))
                 s_node_call (op, node, W_ACTIONS, "org.a11y.atspi.Action", "GetActions", NULL,
                              "(a(sss))");
-            bool text = known ? (node->ifaces & S_IF_TEXT) != 0 : s_text_role (node->role);
-            bool value = known ? (node->ifaces & S_IF_VALUE) != 0 : s_value_role (node->role);
+            bool text = known ? (node->ifaces & S_IF_TEXT) != 0 : ufo_dnode_text_role_ (node->role);
+            bool value = known ? (node->ifaces & S_IF_VALUE) != 0 : ufo_dnode_value_role_ (node->role);
             if (text)
                 s_node_call (op, node, W_TEXT, "org.a11y.atspi.Text", "GetText",
                              g_variant_new ("(ii)", 0, op->desk->text_excerpt + 1), "(s)");
@@ -354,7 +133,7 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
                              "(v)");
         }
     }
-    if (node->kids && !s_leaf (node->role))
+    if (node->kids && !ufo_dnode_leaf_ (node->role))
         for (guint i = 0; i < node->kids->len; i++)
             s_visit (op, g_ptr_array_index (node->kids, i));
 }
@@ -370,7 +149,7 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
         return;
     bool detail = !node->detail_valid;
     bool ext_only = !detail && node->ext_stale;
-    bool kids = !s_leaf (node->role) && !node->kids_valid;
+    bool kids = !ufo_dnode_leaf_ (node->role) && !node->kids_valid;
     if (!detail && !kids && !ext_only) {
         s_expand (op, node);
         return;
@@ -559,8 +338,8 @@ s_node_call (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, const char *ifac
              const char *method, GVariant *params, const char *reply_type)
 {
     s_ref_t *ref = ufo_calloc (1, sizeof (*ref));
-    ref->key = s_key (node->bus, node->path);
-    ref->serial = s_serial_of (node);
+    ref->key = ufo_dnode_key_ (node->bus, node->path);
+    ref->serial = ufo_dnode_serial_ (node);
     ref->what = what;
     if (what <= W_KIDS)
         node->busy++;
@@ -592,26 +371,6 @@ s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
 
 //  --- building the result ------------------------------------------------------------------
 
-static const struct { AtspiStateType state; const char *name; } s_state_names [] = {
-    { ATSPI_STATE_FOCUSED, "focused" }, { ATSPI_STATE_CHECKED, "checked" },
-    { ATSPI_STATE_SELECTED, "selected" }, { ATSPI_STATE_PRESSED, "pressed" },
-    { ATSPI_STATE_EXPANDED, "expanded" }, { ATSPI_STATE_EDITABLE, "editable" },
-    { ATSPI_STATE_FOCUSABLE, "focusable" }, { ATSPI_STATE_ACTIVE, "active" },
-    { ATSPI_STATE_MULTI_LINE, "multi_line" }, { ATSPI_STATE_INDETERMINATE, "indeterminate" },
-};
-
-static ufo_value_t *
-s_states (const ufo_dnode_t *node)
-{
-    ufo_value_t *list = ufo_value_new_list ();
-    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_SENSITIVE))
-        ufo_value_list_push_str (list, "disabled");
-    for (size_t i = 0; i < UFO_ARRAY_SIZE (s_state_names); i++)
-        if (ufo_dnode_has_state_ (node, s_state_names [i].state))
-            ufo_value_list_push_str (list, s_state_names [i].name);
-    return list;
-}
-
 static ufo_value_t *
 s_rect (const s_snap_t *st, const ufo_dnode_t *node)
 {
@@ -623,34 +382,6 @@ s_rect (const s_snap_t *st, const ufo_dnode_t *node)
     ufo_value_list_push_int (rect, x + w);
     ufo_value_list_push_int (rect, y + h);
     return rect;
-}
-
-//  UTF-8-safe excerpt of at most max bytes, with "..." when cut.
-static ufo_value_t *
-s_excerpt (const char *text, int max)
-{
-    if (!text)
-        return ufo_value_new_string ("");
-    size_t len = strlen (text);
-    if (len <= (size_t) max)
-        return ufo_value_new_string (text);
-    size_t cut = (size_t) max;
-    while (cut > 0 && ((unsigned char) text [cut] & 0xC0) == 0x80)
-        cut--;
-    return ufo_value_new_stringf ("%.*s...", (int) cut, text);
-}
-
-//  GTK4 doubles some button names ("2 2"): keep one half.
-static ufo_value_t *
-s_clean_name (const char *name)
-{
-    if (!name)
-        return ufo_value_new_string ("");
-    size_t len = strlen (name);
-    if (len >= 3 && len % 2 == 1 && name [len / 2] == ' '
-    &&  memcmp (name, name + len / 2 + 1, len / 2) == 0)
-        return ufo_value_new_stringn (name, len / 2);
-    return ufo_value_new_string (name);
 }
 
 static void
@@ -672,7 +403,7 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
         ufo_value_map_set_str (tree_node, "name", node->name ? node->name : "");
         ufo_value_t *rect = s_rect (st, node);
         ufo_value_map_set (tree_node, "rect", &rect);
-        ufo_value_t *states = s_states (node);
+        ufo_value_t *states = ufo_dnode_states_value_ (node);
         ufo_value_map_set (tree_node, "states", &states);
     }
     int x = st->wx + node->ext [0], y = st->wy + node->ext [1];
@@ -695,7 +426,7 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
             ufo_value_map_set_copy (tree_node, "label", label);
         ufo_value_map_set (c, "label", &label);
         ufo_value_map_set_str (c, "control_type", type);
-        ufo_value_t *text = s_clean_name (node->name);
+        ufo_value_t *text = ufo_dnode_clean_name_ (node->name);
         ufo_value_map_set (c, "control_text", &text);
         ufo_value_t *rect = s_rect (st, node);
         ufo_value_map_set (c, "control_rect", &rect);
@@ -703,15 +434,15 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
         for (int i = 0; node->actions && node->actions [i]; i++)
             ufo_value_list_push_str (actions, node->actions [i]);
         ufo_value_map_set (c, "actions", &actions);
-        ufo_value_t *value = s_excerpt (node->text, op->desk->text_excerpt);
+        ufo_value_t *value = ufo_dnode_excerpt_ (node->text, op->desk->text_excerpt);
         ufo_value_map_set (c, "value", &value);
-        ufo_value_t *states = s_states (node);
+        ufo_value_t *states = ufo_dnode_states_value_ (node);
         ufo_value_map_set (c, "states", &states);
         ufo_value_list_push (controls, &c);
-        g_ptr_array_add (win->labels, s_key (node->bus, node->path));
+        g_ptr_array_add (win->labels, ufo_dnode_key_ (node->bus, node->path));
     }
     ufo_value_t *kids = tree_node ? ufo_value_new_list () : NULL;
-    for (guint i = 0; node->kids && !s_leaf (node->role) && i < node->kids->len; i++)
+    for (guint i = 0; node->kids && !ufo_dnode_leaf_ (node->role) && i < node->kids->len; i++)
         s_collect (op, g_ptr_array_index (node->kids, i), win, controls, kids, nodes);
     if (tree_node) {
         ufo_value_map_set (tree_node, "children", &kids);
@@ -735,7 +466,7 @@ s_stale (const s_snap_t *st, const ufo_dnode_t *node)
                    node->busy, node->stage);
         return true;
     }
-    if (ufo_dnode_hidden_ (node, st->uses_showing) || s_leaf (node->role))
+    if (ufo_dnode_hidden_ (node, st->uses_showing) || ufo_dnode_leaf_ (node->role))
         return false;
     if (!node->kids_valid)
         return true;
@@ -872,7 +603,7 @@ s_on_frames (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *dat
     const char *bus, *path;
     g_variant_iter_init (&iter, arr);
     while (g_variant_iter_next (&iter, "(&s&o)", &bus, &path) && st->frames->len < 256) {
-        g_ptr_array_add (st->frames, s_key (bus, path));
+        g_ptr_array_add (st->frames, ufo_dnode_key_ (bus, path));
         g_ptr_array_add (st->frame_names, NULL);
     }
     g_variant_unref (arr);
