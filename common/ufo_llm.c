@@ -280,7 +280,8 @@ s_retry (s_req_t *req, double retry_after_s, const char *why)
 
 //  A reply text arrived (network or cassette).
 static void
-s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double latency_s, bool replayed)
+s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double latency_s, bool replayed,
+            bool cut_off)
 {
     ufo_llm_t *self = req->owner;
     const ufo_llm_config_t *cfg = &self->engines [req->engine];
@@ -313,6 +314,10 @@ s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double la
     if (r->decision) {
         s_finish (req, UFO_OK, NULL);
         return;
+    }
+    if (cut_off) {
+        size_t n = strlen (perr.message);
+        snprintf (perr.message + n, sizeof perr.message - n, "; the reply hit the token limit, answer more briefly");
     }
     if (r->asks > req->json_retry) {
         s_finish (req, perr.code ? perr.code : UFO_E_SYNTAX,
@@ -390,8 +395,13 @@ s_on_http (const ufo_http_result_t *res, void *arg)
         int64_t pt = ufo_value_int (ufo_value_path (body, "usage.prompt_tokens"));
         int64_t ct = ufo_value_int (ufo_value_path (body, "usage.completion_tokens"));
         char *text = ufo_strdup (ufo_value_str (content));
+        const char *finish_reason = ufo_value_str (ufo_value_path (body, "choices.0.finish_reason"));
+        char finish [32] = "";
+        if (finish_reason)
+            snprintf (finish, sizeof finish, "%s", finish_reason);
         ufo_value_destroy (&body);
-        s_on_reply (req, text, pt < 0 ? 0 : pt, ct < 0 ? 0 : ct, res->elapsed_s, false);
+        bool cut_off = !strcmp (finish, "length");
+        s_on_reply (req, text, pt < 0 ? 0 : pt, ct < 0 ? 0 : ct, res->elapsed_s, false, cut_off);
         free (text);
         return;
     }
@@ -420,7 +430,7 @@ s_start (s_req_t *req)
         double latency = 0;
         if (ufo_cassette_lookup (self->cassette, req->agent, req->step, self->models [0], req->messages,
                                  &content, &pt, &ct, &latency, &why) == 0) {
-            s_on_reply (req, content, pt, ct, latency, true);
+            s_on_reply (req, content, pt, ct, latency, true, false);
             free (content);
         }
         else {

@@ -58,6 +58,8 @@ static const char *s_script =
 "  \"content\": \"Sorry. ```json\\n" APP_JSON ("CONTINUE", "set_edit_text", "{\\\"text\\\": \\\"hi\\\"}") "\\n```\"},\n"
 " {\"match\": {\"contains\": \"[case:reask]\"}, \"times\": 0,\n"
 "  \"content\": \"" APP_JSON ("DONE", "", "{}") "\"},\n"
+" {\"match\": {\"contains\": \"[case:cutoff]\"}, \"times\": 0, \"finish_reason\": \"length\",\n"
+"  \"content\": \"{\\\"Observation\\\": \\\"a very long observation that goes on and\"},\n"
 " {\"match\": {\"contains\": \"[case:hopeless]\"}, \"times\": 0, \"content\": \"I would rather chat.\"},\n"
 " {\"match\": {\"path\": \"/openai/deployments/dep-1/\"}, \"times\": 0, \"content\": \"azure ok\"},\n"
 " {\"match\": {\"agent\": \"AppAgent\", \"contains\": \"[case:tool]\"}, \"times\": 0,\n"
@@ -463,6 +465,13 @@ UFO_TEST (test_reask)
     CHECK_INT (ufo_value_size (r->messages), 4);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (r->messages, 2), "role", ""), "assistant");
     CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (r->messages, 3), "content", ""), "DONE");
+    ufo_llm_response_destroy (&r);
+    //  A reply cut at MAX_TOKENS: the corrective message says so.
+    r = s_ask (llm, "[case:cutoff]", UFO_SCHEMA_APP);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_E_TRUNCATED);
+    CHECK_CONTAINS (r->error, "token limit");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (r->messages, 3), "content", ""), "answer more briefly");
     ufo_llm_response_destroy (&r);
     //  A model that never answers in JSON: JSON_PARSING_RETRY (2) re-asks, then an error.
     r = s_ask (llm, "[case:hopeless]", UFO_SCHEMA_APP);

@@ -259,7 +259,7 @@ s_ok_reply (s_client_t *c, const ufo_value_t *entry, const ufo_value_t *body, co
     free (final);
     free (reply);
     ufo_value_map_set (choice, "message", &msg);
-    ufo_value_map_set_str (choice, "finish_reason", "stop");
+    ufo_value_map_set_str (choice, "finish_reason", ufo_value_map_str (entry, "finish_reason", "stop"));
     ufo_value_list_push (choices, &choice);
     ufo_value_map_set (resp, "choices", &choices);
     ufo_value_t *usage = ufo_value_new_map ();
