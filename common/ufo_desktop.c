@@ -626,7 +626,8 @@ ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
     }
     else if (XQueryTree (self->dpy, self->root_win, &root, &parent, &kids, &n)) {
         wins = ufo_calloc (n ? n : 1, sizeof (Window));
-        memcpy (wins, kids, n * sizeof (Window));
+        if (n && kids)
+            memcpy (wins, kids, n * sizeof (Window));
     }
     if (data)
         XFree (data);

@@ -102,6 +102,35 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     CHECK_STR (text, "Replaced\nLine 2!");
     free (text);
 
+    //  the full tree on request (SAVE_UI_TREE)
+    ufo_value_t *topts = ufo_json_parse_str ("{\"tree\": true}", NULL);
+    ufo_desktop_op_t *top = ufo_desktop_controls_begin (desk, xid, topts);
+    ufo_value_destroy (&topts);
+    ufo_value_t *tsnap = ufo_desktop_op_run (desk, &top);
+    const ufo_value_t *tree = ufo_value_map_get (tsnap, "tree");
+    CHECK_STR (ufo_value_map_str (tree, "role", ""), "frame");
+    CHECK (ufo_value_size (ufo_value_map_get (tree, "children")) >= 1);
+    char *tree_text = ufo_json_dump (tree, 0, NULL);
+    CHECK_CONTAINS (tree_text, "\"control_type\":\"Edit\"");
+    free (tree_text);
+    ufo_value_destroy (&tsnap);
+
+    //  wheel and drag (XTest); a drag takes its duration without blocking the caller
+    r = dfx_act (desk, xid, label, "wheel_mouse_input", "{\"wheel_dist\": -3}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, label, "wheel_mouse_input", "{\"wheel_dist\": \"far\"}");
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    ufo_value_destroy (&r);
+    ufo_value_t *dargs = ufo_json_parse_str ("{\"start_x\": 0.2, \"start_y\": 0.5, \"end_x\": 0.6,"
+                                             " \"end_y\": 0.5, \"duration\": 0.3}", NULL);
+    ufo_desktop_op_t *dop = ufo_desktop_act_begin (desk, xid, NULL, "drag_on_coordinates", dargs);
+    ufo_value_destroy (&dargs);
+    CHECK (!ufo_desktop_op_done (dop));
+    r = ufo_desktop_op_run (desk, &dop);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+
     //  bad labels and arguments are errors, not crashes
     r = dfx_act (desk, xid, "999", "click_input", NULL);
     CHECK (!ufo_value_map_bool (r, "success", true));
@@ -193,6 +222,33 @@ UFO_TEST (test_calculator_two_plus_three)
         char *text = s_wait_text (desk, xid, display, "5", false);
         CHECK_STR (text, "5");
         free (text);
+        //  synthetic input (XTest) at the centre of "1", given as fractions of the window
+        char *disp = strdup (display);
+        const ufo_value_t *wr = ufo_value_map_get (ufo_value_map_get (snap, "window"), "rect");
+        const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+        const ufo_value_t *one = NULL;
+        for (size_t i = 0; i < ufo_value_size (controls); i++)
+            if (strcmp (ufo_value_map_str (ufo_value_list_at (controls, i), "control_text", ""), "1") == 0)
+                one = ufo_value_list_at (controls, i);
+        CHECK (one);
+        if (one) {
+            const ufo_value_t *r1 = ufo_value_map_get (one, "control_rect");
+            double wx = (double) ufo_value_int (ufo_value_list_at (wr, 0));
+            double wy = (double) ufo_value_int (ufo_value_list_at (wr, 1));
+            double ww = (double) ufo_value_int (ufo_value_list_at (wr, 2)) - wx;
+            double wh = (double) ufo_value_int (ufo_value_list_at (wr, 3)) - wy;
+            double cx = (ufo_value_int (ufo_value_list_at (r1, 0)) + ufo_value_int (ufo_value_list_at (r1, 2))) / 2.0;
+            double cy = (ufo_value_int (ufo_value_list_at (r1, 1)) + ufo_value_int (ufo_value_list_at (r1, 3))) / 2.0;
+            char args [128];
+            snprintf (args, sizeof (args), "{\"x\": %.4f, \"y\": %.4f}", (cx - wx) / ww, (cy - wy) / wh);
+            ufo_value_t *r = dfx_act (desk, xid, NULL, "click_on_coordinates", args);
+            CHECK (ufo_value_map_bool (r, "success", false));
+            ufo_value_destroy (&r);
+            text = s_wait_text (desk, xid, disp, "1", false);
+            CHECK_STR (text, "1");
+            free (text);
+        }
+        free (disp);
     }
     ufo_value_destroy (&snap);
     ufo_desktop_destroy (&desk);

@@ -131,6 +131,13 @@ UFO_TEST (test_screenshots_annotation_and_covered_window)
 
     //  covered window: put the calculator on top of mousepad, capture mousepad anyway
     REQUIRE (ufo_desktop_focus (desk, cxid, &err) == 0);
+    ufo_value_t *wins = ufo_desktop_windows (desk, &err);
+    for (size_t i = 0; i < ufo_value_size (wins); i++) {
+        const ufo_value_t *w = ufo_value_list_at (wins, i);
+        CHECK (ufo_value_map_bool (w, "active", false) == (ufo_value_map_int (w, "xid", 0) == cxid));
+    }
+    CHECK_INT (ufo_value_size (wins), 2);
+    ufo_value_destroy (&wins);
     ufo_image_t *mp = ufo_desktop_capture_window (desk, mxid, &err);
     REQUIRE (mp);
     int ow = ufo_image_width (calc) < ufo_image_width (mp) ? ufo_image_width (calc) : ufo_image_width (mp);
