@@ -59,6 +59,7 @@ struct _bb_server_t {
     uint64_t rate_items, rate_mark_ms;
     double write_rate;
     ufo_buf_t scratch;
+    char id_prefix [33];            //  random, drawn at start-up: event ids are prefix + seq
 };
 
 //  --- Output queue ------------------------------------------------------------
@@ -165,11 +166,14 @@ s_emit_change (bb_server_t *self, const char *board, int memory, ufo_buf_t *buf)
 }
 
 static void
-s_event_head (ufo_buf_t *buf, const char *type, const char *board, int memory, uint64_t seq,
-              uint64_t last, uint64_t prev, bool with_items)
+s_event_head (bb_server_t *self, ufo_buf_t *buf, const char *type, const char *board, int memory,
+              uint64_t seq, uint64_t last, uint64_t prev, bool with_items)
 {
     ufo_buf_reset (buf);
-    ufo_bb_envelope_head (buf, type, NULL);
+    //  Event ids: a random prefix drawn at start-up, then the sequence number.
+    char id [33];
+    snprintf (id, sizeof id, "%.16s%016" PRIx64, self->id_prefix, seq);
+    ufo_bb_envelope_head (buf, type, id, "ufo-broker");
     ufo_bb_mp_map (buf, with_items ? 6 : 5);
     ufo_bb_mp_str (buf, "board");
     ufo_bb_mp_str (buf, board);
@@ -220,14 +224,13 @@ s_handle_add (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
     uint64_t seq = bb_store_seq (self->store) + 1, last = seq + n - 1;
     uint64_t prev = board ? bb_board_last (board) : 0;
     ufo_buf_t *buf = &self->scratch;
-    s_event_head (buf, UFO_BB_EV_ADDED, req->board, req->memory, seq, last, prev, true);
+    s_event_head (self, buf, UFO_BB_EV_ADDED, req->board, req->memory, seq, last, prev, true);
     ufo_bb_mp_str (buf, "items");
     ufo_bb_mp_array (buf, (uint32_t) n);
-    for (size_t i = 0; i < n; i++)
-        ufo_msgpack_append (buf, ufo_value_list_at (req->items, i));
+    ufo_buf_append (buf, req->items_mp.data, req->items_mp.len);   //  encoded once, by the decoder
     s_emit_change (self, req->board, req->memory, buf);
-    const ufo_value_t *list = req->items;
-    bb_store_add (self->store, req->board, req->memory, &req->items, list, seq);
+    bb_store_add (self->store, req->board, req->memory, &req->holder, req->items, seq);
+    req->items = NULL;
     self->writes++;
     self->items_added += n;
     ufo_value_t *body = ufo_value_new_map ();
@@ -249,7 +252,7 @@ s_handle_clear_delete (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req
     bool del = req->type == UFO_BB_REQ_DELETE;
     int memory = del ? UFO_BB_MEMORY_ALL : req->memory;
     uint64_t seq = bb_store_seq (self->store) + 1;
-    s_event_head (&self->scratch, del ? UFO_BB_EV_DELETED : UFO_BB_EV_CLEARED, req->board, memory,
+    s_event_head (self, &self->scratch, del ? UFO_BB_EV_DELETED : UFO_BB_EV_CLEARED, req->board, memory,
                   seq, seq, bb_board_last (board), false);
     s_emit_change (self, req->board, memory, &self->scratch);
     if (del)
@@ -268,7 +271,7 @@ s_handle_snapshot (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
 {
     ufo_buf_t *buf = &self->scratch;
     ufo_buf_reset (buf);
-    ufo_bb_envelope_head (buf, "ok", req->id);
+    ufo_bb_envelope_head (buf, "ok", req->id, "ufo-broker");
     bb_store_encode_snapshot (self->store, req->board, req->memory, req->after, buf);
     zmsg_t *reply = s_reply_msg (routing, buf);
     s_out_push (self, &reply, false, 0, true, NULL);
@@ -685,6 +688,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     if (self->cfg.snapshot_every == 0)
         self->cfg.snapshot_every = 10000;
     self->store = bb_store_new ();
+    ufo_msg_new_id (self->id_prefix);
     char path [PATH_MAX];
     if (mkdir (self->data_dir, 0755) != 0 && errno != EEXIST) {
         ufo_error_set (err, UFO_E_IO, "cannot create data directory %s: %s", self->data_dir, strerror (errno));

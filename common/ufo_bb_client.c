@@ -23,6 +23,9 @@ struct _ufo_bb_client_t {
     s_replica_t *replicas;
     ufo_bb_client_stats_t stats;
     uint64_t drop_every, drop_count;
+    char id_prefix [33];            //  request ids: a random prefix + a counter
+    uint64_t counter;
+    ufo_buf_t scratch;
 };
 
 ufo_bb_client_t *
@@ -31,6 +34,7 @@ ufo_bb_client_new (const char *cmd_endpoint, const char *bus_endpoint, ufo_error
     ufo_bb_client_t *self = ufo_calloc (1, sizeof *self);
     self->timeout_ms = 10000;
     snprintf (self->sender, sizeof self->sender, "ufo-bb-client");
+    ufo_msg_new_id (self->id_prefix);
     self->dealer = zsock_new (ZMQ_DEALER);
     if (!self->dealer || zsock_connect (self->dealer, "%s", cmd_endpoint) != 0) {
         ufo_error_set (err, UFO_E_INVALID, "cannot connect to command endpoint '%s'", cmd_endpoint);
@@ -66,6 +70,7 @@ ufo_bb_client_destroy (ufo_bb_client_t **self_p)
         ufo_value_destroy (&r->data);
         free (r);
     }
+    ufo_buf_free (&self->scratch);
     free (self);
     *self_p = NULL;
 }
@@ -79,7 +84,11 @@ ufo_bb_client_set_timeout (ufo_bb_client_t *self, int timeout_ms)
 void
 ufo_bb_client_set_sender (ufo_bb_client_t *self, const char *sender)
 {
-    snprintf (self->sender, sizeof self->sender, "%s", sender ? sender : "");
+    //  the envelope's rules: at most 128 bytes of UTF-8 without NUL; keep printable ASCII
+    size_t n = 0;
+    for (const char *p = sender ? sender : ""; *p && n < sizeof self->sender - 1; p++)
+        self->sender [n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+    self->sender [n] = 0;
 }
 
 void *ufo_bb_client_cmd_socket (ufo_bb_client_t *self) { return self->dealer; }
@@ -89,20 +98,29 @@ int
 ufo_bb_client_send (ufo_bb_client_t *self, const char *type, ufo_value_t **body_p, const void *frame,
                     size_t frame_len, char id_out [65], ufo_error_t *err)
 {
-    ufo_msg_t *msg = ufo_msg_new (type);
-    ufo_msg_set_sender (msg, self->sender);
-    ufo_value_t *body = body_p && *body_p ? *body_p : ufo_value_new_map ();
-    if (body_p)
-        *body_p = NULL;
-    ufo_msg_set_body (msg, &body);
+    size_t type_len = type ? strlen (type) : 0;
+    bool type_ok = type_len > 0 && type_len <= UFO_MSG_TYPE_MAX;
+    for (size_t i = 0; type_ok && i < type_len; i++)
+        type_ok = type [i] > 0x20 && type [i] < 0x7f;
+    if (!type_ok) {
+        ufo_value_destroy (body_p);
+        return ufo_error_set (err, UFO_E_INVALID, "request type must be 1..64 printable ASCII bytes");
+    }
+    char id [33];
+    snprintf (id, sizeof id, "%.16s%016" PRIx64, self->id_prefix, ++self->counter);
     if (id_out)
-        snprintf (id_out, 65, "%s", ufo_msg_id (msg));
-    ufo_buf_t buf = { 0 };
-    ufo_msg_encode (msg, &buf);
-    ufo_msg_destroy (&msg);
+        snprintf (id_out, 65, "%s", id);
+    ufo_buf_t *buf = &self->scratch;
+    ufo_buf_reset (buf);
+    ufo_bb_envelope_head (buf, type, id, self->sender);
+    if (body_p && *body_p) {
+        ufo_msgpack_append (buf, *body_p);
+        ufo_value_destroy (body_p);
+    }
+    else
+        ufo_bb_mp_map (buf, 0);
     zmsg_t *zmsg = zmsg_new ();
-    zmsg_addmem (zmsg, buf.data, buf.len);
-    ufo_buf_free (&buf);
+    zmsg_addmem (zmsg, buf->data, buf->len);
     if (frame)
         zmsg_addmem (zmsg, frame, frame_len);
     if (zmsg_send (&zmsg, self->dealer) != 0) {

@@ -74,7 +74,8 @@ ufo_bb_request_init (ufo_bb_request_t *req)
 void
 ufo_bb_request_reset (ufo_bb_request_t *req)
 {
-    ufo_value_destroy (&req->items);
+    ufo_value_destroy (&req->holder);
+    ufo_buf_free (&req->items_mp);
     ufo_bb_request_init (req);
 }
 
@@ -128,9 +129,10 @@ s_get_memory (const ufo_value_t *body, ufo_bb_request_t *req, bool required, ufo
 }
 
 static int
-s_decode_items (const ufo_value_t *body, ufo_bb_request_t *req, const ufo_bb_limits_t *limits,
+s_decode_items (ufo_value_t **body_p, ufo_bb_request_t *req, const ufo_bb_limits_t *limits,
                 ufo_error_t *err)
 {
+    const ufo_value_t *body = *body_p;
     const ufo_value_t *list = ufo_value_map_get (body, "items");
     const ufo_value_t *single = ufo_value_map_get (body, "item");
     if (list && single)
@@ -138,6 +140,7 @@ s_decode_items (const ufo_value_t *body, ufo_bb_request_t *req, const ufo_bb_lim
     if (!list && !single)
         return ufo_error_set (err, UFO_E_MISSING, "field 'items' (or 'item') is required");
     size_t count = 1;
+    bool all_maps = list != NULL;
     if (list) {
         if (ufo_value_type (list) != UFO_TLIST)
             return ufo_error_set (err, UFO_E_TYPE, "field 'items' must be a list, not %s",
@@ -148,39 +151,47 @@ s_decode_items (const ufo_value_t *body, ufo_bb_request_t *req, const ufo_bb_lim
         if (count > limits->max_batch_items)
             return ufo_error_set (err, UFO_E_TOO_LARGE, "%zu items in one request; the limit is %zu",
                                   count, limits->max_batch_items);
+        for (size_t i = 0; i < count && all_maps; i++)
+            all_maps = ufo_value_type (ufo_value_list_at (list, i)) == UFO_TMAP;
     }
-    req->items = ufo_value_new_list ();
-    ufo_buf_t scratch = { 0 };
-    int rc = 0;
-    for (size_t i = 0; i < count && rc == 0; i++) {
-        const ufo_value_t *v = list ? ufo_value_list_at (list, i) : single;
-        ufo_value_t *item = NULL;
-        if (ufo_value_type (v) == UFO_TSTRING) {
-            item = ufo_value_new_map ();
-            ufo_value_map_set_copy (item, "text", v);
+    if (all_maps) {
+        //  Common case: adopt the request body as it is, no copy.
+        req->holder = *body_p;
+        *body_p = NULL;
+        req->items = ufo_value_map_get (req->holder, "items");
+    }
+    else {
+        req->holder = ufo_value_new_list ();
+        req->items = req->holder;
+        for (size_t i = 0; i < count; i++) {
+            const ufo_value_t *v = list ? ufo_value_list_at (list, i) : single;
+            ufo_value_t *item = NULL;
+            if (ufo_value_type (v) == UFO_TSTRING) {
+                item = ufo_value_new_map ();
+                ufo_value_map_set_copy (item, "text", v);
+            }
+            else
+            if (ufo_value_type (v) == UFO_TMAP)
+                item = ufo_value_dup (v);
+            else
+                return ufo_error_set (err, UFO_E_TYPE, "item %zu must be a map or a string, not %s", i,
+                                      ufo_value_type_name (ufo_value_type (v)));
+            ufo_value_list_push (req->items, &item);
         }
-        else
-        if (ufo_value_type (v) == UFO_TMAP)
-            item = ufo_value_dup (v);
-        else {
-            rc = ufo_error_set (err, UFO_E_TYPE, "item %zu must be a map or a string, not %s", i,
-                                ufo_value_type_name (ufo_value_type (v)));
-            break;
-        }
-        ufo_buf_reset (&scratch);
-        ufo_msgpack_append (&scratch, item);
-        if (scratch.len > limits->max_item_bytes)
-            rc = ufo_error_set (err, UFO_E_TOO_LARGE, "item %zu is %zu bytes; max_item_bytes is %zu",
-                                i, scratch.len, limits->max_item_bytes);
+    }
+    for (size_t i = 0; i < count; i++) {
+        const ufo_value_t *item = ufo_value_list_at (req->items, i);
+        size_t before = req->items_mp.len;
+        ufo_msgpack_append (&req->items_mp, item);
+        if (req->items_mp.len - before > limits->max_item_bytes)
+            return ufo_error_set (err, UFO_E_TOO_LARGE, "item %zu is %zu bytes; max_item_bytes is %zu",
+                                  i, req->items_mp.len - before, limits->max_item_bytes);
         const ufo_value_t *blob = ufo_value_map_get (item, "blob");
-        if (rc == 0 && blob && ufo_value_type (blob) != UFO_TNULL
-        &&  !ufo_sha256_hex_valid (ufo_value_str (blob)))
-            rc = ufo_error_set (err, UFO_E_INVALID,
-                                "item %zu: 'blob' must be a blob reference (64 lowercase hex digits)", i);
-        ufo_value_list_push (req->items, &item);
+        if (blob && ufo_value_type (blob) != UFO_TNULL && !ufo_sha256_hex_valid (ufo_value_str (blob)))
+            return ufo_error_set (err, UFO_E_INVALID,
+                                  "item %zu: 'blob' must be a blob reference (64 lowercase hex digits)", i);
     }
-    ufo_buf_free (&scratch);
-    return rc;
+    return 0;
 }
 
 //  Best effort: reads the id (third field) of an envelope that is too large or malformed to
@@ -251,7 +262,8 @@ ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const s
     snprintf (req->type_name, sizeof req->type_name, "%s", ufo_msg_type (msg));
     int rc = 0;
     int type = ufo_bb_req_parse (ufo_msg_type (msg));
-    const ufo_value_t *body = ufo_msg_body (msg);
+    ufo_value_t *owned = ufo_msg_take_body (msg);
+    const ufo_value_t *body = owned;
     size_t want = type == UFO_BB_REQ_BLOB_PUT ? 2 : 1;
     if (type < 0)
         rc = ufo_error_set (err, UFO_E_INVALID, "unknown request type '%s'", ufo_msg_type (msg));
@@ -268,7 +280,7 @@ ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const s
         switch (type) {
             case UFO_BB_REQ_ADD:
                 if (s_get_board (body, req, err) || s_get_memory (body, req, true, err)
-                ||  s_decode_items (body, req, limits, err))
+                ||  s_decode_items (&owned, req, limits, err))
                     rc = -1;
                 break;
             case UFO_BB_REQ_SNAPSHOT: {
@@ -317,9 +329,12 @@ ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const s
                 break;          //  list, stats, ping: no fields
         }
     }
+    ufo_value_destroy (&owned);
     ufo_msg_destroy (&msg);
     if (rc != 0) {
-        ufo_value_destroy (&req->items);
+        ufo_value_destroy (&req->holder);
+        ufo_buf_free (&req->items_mp);
+        req->items = NULL;
         req->type = -1;
     }
     return rc;
@@ -328,29 +343,24 @@ ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const s
 void
 ufo_bb_encode_ok (ufo_buf_t *buf, const char *id, ufo_value_t **body_p)
 {
-    ufo_msg_t *msg = ufo_msg_new ("ok");
-    ufo_msg_set_id (msg, id ? id : "");
-    ufo_msg_set_sender (msg, "ufo-broker");
-    ufo_value_t *body = body_p && *body_p ? *body_p : ufo_value_new_map ();
-    if (body_p)
-        *body_p = NULL;
-    ufo_msg_set_body (msg, &body);
-    ufo_msg_encode (msg, buf);
-    ufo_msg_destroy (&msg);
+    ufo_bb_envelope_head (buf, "ok", id, "ufo-broker");
+    if (body_p && *body_p) {
+        ufo_msgpack_append (buf, *body_p);
+        ufo_value_destroy (body_p);
+    }
+    else
+        ufo_bb_mp_map (buf, 0);
 }
 
 void
 ufo_bb_encode_error (ufo_buf_t *buf, const char *id, int code, const char *message)
 {
-    ufo_msg_t *msg = ufo_msg_new ("error");
-    ufo_msg_set_id (msg, id ? id : "");
-    ufo_msg_set_sender (msg, "ufo-broker");
+    ufo_bb_envelope_head (buf, "error", id, "ufo-broker");
     ufo_value_t *body = ufo_value_new_map ();
     ufo_value_map_set_str (body, "code", ufo_errcode_name (code));
     ufo_value_map_set_str (body, "message", message ? message : "");
-    ufo_msg_set_body (msg, &body);
-    ufo_msg_encode (msg, buf);
-    ufo_msg_destroy (&msg);
+    ufo_msgpack_append (buf, body);
+    ufo_value_destroy (&body);
 }
 
 size_t
@@ -449,19 +459,16 @@ ufo_bb_mp_bool (ufo_buf_t *buf, bool v)
 }
 
 void
-ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id)
+ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id, const char *sender)
 {
-    ufo_msg_t *msg = ufo_msg_new (type);
-    if (id)
-        ufo_msg_set_id (msg, id);
-    ufo_msg_set_sender (msg, "ufo-broker");
-    size_t start = buf->len;
-    ufo_msg_encode (msg, buf);
-    ufo_msg_destroy (&msg);
-    //  The envelope is an array whose last element is the body; a null body is the single
-    //  byte 0xc0, which we drop so the caller can append the real body.
-    assert (buf->len > start && (uint8_t) buf->data [buf->len - 1] == 0xc0);
-    UFO_UNUSED (start);
-    buf->len--;
-    buf->data [buf->len] = 0;
+    //  Written by hand (same bytes as ufo_msg_encode, section 1.2 of docs/PROTOCOL.md) so
+    //  that the hot path needs no allocation and no random id per message.
+    ufo_buf_putc (buf, (char) 0x97);
+    ufo_buf_putc (buf, (char) UFO_MSG_VERSION);
+    ufo_bb_mp_str (buf, type);
+    ufo_bb_mp_str (buf, id ? id : "");
+    ufo_bb_mp_str (buf, sender ? sender : "");
+    ufo_bb_mp_str (buf, "");
+    int64_t now = ufo_time_now_us ();
+    ufo_bb_mp_uint (buf, now > 0 ? (uint64_t) now : 0);
 }

@@ -47,7 +47,10 @@ typedef struct {
     char board [UFO_BB_BOARD_MAX + 1];
     int memory;                         //  ufo_mem_kind_t, or UFO_BB_MEMORY_ALL
     uint64_t after;                     //  bb.snapshot: only items with seq > after (0: all)
-    ufo_value_t *items;                 //  bb.add: list of maps (strings already wrapped)
+    ufo_value_t *items;                 //  bb.add: list of maps (strings already wrapped),
+                                        //  borrowed from holder
+    ufo_value_t *holder;                //  owns items (the request body, or a new list)
+    ufo_buf_t items_mp;                 //  bb.add: msgpack of each item, concatenated
     char blob [65];                     //  blob.get: reference
     const void *blob_data;              //  blob.put: the bytes frame (borrowed)
     size_t blob_len;
@@ -107,8 +110,10 @@ void ufo_bb_mp_uint (ufo_buf_t *buf, uint64_t v);
 void ufo_bb_mp_nil (ufo_buf_t *buf);
 void ufo_bb_mp_bool (ufo_buf_t *buf, bool v);
 
-//  Appends an envelope of the given type (sender "ufo-broker", id or a fresh one when NULL)
-//  WITHOUT its body: the caller must append exactly one msgpack value (the body) next.
-void ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id);
+//  Appends the first six fields of an envelope (version 1, type, id, sender, empty session,
+//  the current time) WITHOUT the body: the caller must append exactly one msgpack value (the
+//  body) next. type, id (NULL: "") and sender must be within the limits of section 1 (the
+//  caller's job: they are not checked here).
+void ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id, const char *sender);
 
 #endif
