@@ -22,10 +22,24 @@
 #define S_MAX_KEYS 64
 
 
-//  Every scanner takes the position of its first byte and the end of the text, and returns
+//  Every scanner takes the scan context and the position of its first byte, and returns
 //  the position just past what it recognised, or NULL when the text is not canonical.
-static const char *s_value (const char *p, const char *end, int depth);
+//
+//  Strings are found with a bit mask per 64-byte block of the input (bytes that end or
+//  interrupt a plain run: '"', '\\', controls, DEL, non-ASCII), computed once per block and
+//  shared by all the short strings in it, so finding the end of a string is a shift and a
+//  count of trailing zeros.
+typedef struct {
+    const char *text;           //  start of the input: blocks are 64-byte steps from here
+    const char *end;
+    const char *block;          //  block whose mask is cached, or NULL
+    uint64_t special;           //  bit i: block [i] is special (or past the end)
+    uint64_t quotes;            //  bit i: block [i] is '"'
+} s_ctx_t;
 
+static const char *s_value (s_ctx_t *c, const char *p, int depth);
+
+#if !defined(__SSE2__)
 //  1 for bytes that stand for themselves inside a canonical string
 static const unsigned char s_plain [256] = {
     ['\x20'] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
@@ -41,6 +55,7 @@ static const unsigned char s_plain [256] = {
     ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
     ['y'] = 1, ['z'] = 1, ['{'] = 1, ['|'] = 1, ['}'] = 1, ['~'] = 1,
 };
+#endif
 
 //  Lower-case hex only (the canonical form); -1 otherwise.
 static inline int
@@ -61,50 +76,91 @@ s_hex4 (const char *p)
     return v;
 }
 
+//  Masks of the special bytes and of the quotes of 64 readable bytes at b.
+static inline uint64_t
+s_mask64 (const char *b, uint64_t *quotes_p)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8 ('"');
+    const __m128i bslash = _mm_set1_epi8 ('\\');
+    const __m128i space = _mm_set1_epi8 (0x20);
+    const __m128i del = _mm_set1_epi8 (0x7f);
+    uint64_t mask = 0, quotes = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128 ((const __m128i *) (const void *) (b + 16 * k));
+        __m128i q = _mm_cmpeq_epi8 (v, quote);
+        //  signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too
+        __m128i m = _mm_or_si128 (_mm_or_si128 (q, _mm_cmpeq_epi8 (v, bslash)),
+                                  _mm_or_si128 (_mm_cmplt_epi8 (v, space),
+                                                _mm_cmpeq_epi8 (v, del)));
+        mask |= (uint64_t) (unsigned) _mm_movemask_epi8 (m) << (16 * k);
+        quotes |= (uint64_t) (unsigned) _mm_movemask_epi8 (q) << (16 * k);
+    }
+    *quotes_p = quotes;
+    return mask;
+#else
+    uint64_t mask = 0, quotes = 0;
+    for (int i = 0; i < 64; i++) {
+        if (!s_plain [(unsigned char) b [i]])
+            mask |= (uint64_t) 1 << i;
+        if (b [i] == '"')
+            quotes |= (uint64_t) 1 << i;
+    }
+    *quotes_p = quotes;
+    return mask;
+#endif
+}
+
+//  Caches the masks of the block holding p (p < c->end).
+static inline void
+s_load_block (s_ctx_t *c, const char *p)
+{
+    const char *b = c->text + (((size_t) (p - c->text)) & ~(size_t) 63);
+    c->block = b;
+    size_t left = (size_t) (c->end - b);
+    if (left >= 64)
+        c->special = s_mask64 (b, &c->quotes);
+    else {
+        //  the tail: bytes past the end count as special, so no string runs past it
+        char tmp [64];
+        memcpy (tmp, b, left);
+        memset (tmp + left, 0, 64 - left);
+        c->special = s_mask64 (tmp, &c->quotes);
+    }
+}
+
 //  At the opening quote.
 static inline __attribute__ ((always_inline)) const char *
-s_string (const char *p, const char *end)
+s_string (s_ctx_t *c, const char *p)
 {
+    const char *end = c->end;
     p++;
     for (;;) {
-#if defined(__SSE2__)
-        const __m128i quote = _mm_set1_epi8 ('"');
-        const __m128i bslash = _mm_set1_epi8 ('\\');
-        const __m128i space = _mm_set1_epi8 (0x20);
-        const __m128i del = _mm_set1_epi8 (0x7f);
-        while (end - p >= 16) {
-            __m128i v = _mm_loadu_si128 ((const __m128i *) (const void *) p);
-            //  signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too
-            __m128i m = _mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (v, quote),
-                                                    _mm_cmpeq_epi8 (v, bslash)),
-                                      _mm_or_si128 (_mm_cmplt_epi8 (v, space),
-                                                    _mm_cmpeq_epi8 (v, del)));
-            int mask = _mm_movemask_epi8 (m);
-            if (mask) {
-                p += __builtin_ctz ((unsigned) mask);
-                goto special;
-            }
-            p += 16;
-        }
-#endif
-        while (p < end && s_plain [(unsigned char) *p])
-            p++;
         if (p >= end)
             return NULL;
-#if defined(__SSE2__)
-    special:;
-#endif
-        char c = *p;
-        if (c == '"')
-            return p + 1;
-        if (c != '\\' || end - p < 2)
+        if (p < c->block || p >= c->block + 64)
+            s_load_block (c, p);
+        unsigned shift = (unsigned) (p - c->block);
+        uint64_t m = c->special >> shift;
+        if (!m) {
+            p = c->block + 64;
+            continue;
+        }
+        //  the closing quote is known from the masks, without reading the byte
+        if ((c->quotes >> shift) & m & -m)
+            return p + __builtin_ctzll (m) + 1;
+        p += __builtin_ctzll (m);
+        if (p >= end)
+            return NULL;
+        char ch = *p;
+        if (ch != '\\' || end - p < 2)
             return NULL;                //  raw control, DEL or non-ASCII byte
-        c = p [1];
-        if (c == '"' || c == '\\' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
+        ch = p [1];
+        if (ch == '"' || ch == '\\' || ch == 'b' || ch == 'f' || ch == 'n' || ch == 'r' || ch == 't') {
             p += 2;
             continue;
         }
-        if (c != 'u' || end - p < 6)
+        if (ch != 'u' || end - p < 6)
             return NULL;
         int cp = s_hex4 (p + 2);
         if (cp < 0)
@@ -254,28 +310,30 @@ s_word (const char *p, const char *end, const char *word, size_t n)
 //  A value inside a container: strings, numbers and literals are handled here without a
 //  call; only nested containers recurse.
 static inline __attribute__ ((always_inline)) const char *
-s_element (const char *p, const char *end, int depth)
+s_element (s_ctx_t *c, const char *p, int depth)
 {
+    const char *end = c->end;
     switch (*p) {
-        case '"': return s_string (p, end);
+        case '"': return s_string (c, p);
         case 't': return s_word (p, end, "true", 4);
         case 'f': return s_word (p, end, "false", 5);
         case 'n': return s_word (p, end, "null", 4);
         case '-': case '0': case '1': case '2': case '3': case '4':
         case '5': case '6': case '7': case '8': case '9':
             return s_number (p, end);
-        default:  return s_value (p, end, depth);
+        default:  return s_value (c, p, depth);
     }
 }
 
 static const char *
-s_list (const char *p, const char *end, int depth)
+s_list (s_ctx_t *c, const char *p, int depth)
 {
+    const char *end = c->end;
     p++;
     if (p < end && *p == ']')
         return p + 1;
     for (;;) {
-        if (p >= end || !(p = s_element (p, end, depth + 1)) || p >= end)
+        if (p >= end || !(p = s_element (c, p, depth + 1)) || p >= end)
             return NULL;
         if (*p == ']')
             return p + 1;
@@ -286,8 +344,9 @@ s_list (const char *p, const char *end, int depth)
 }
 
 static const char *
-s_map (const char *p, const char *end, int depth)
+s_map (s_ctx_t *c, const char *p, int depth)
 {
+    const char *end = c->end;
     const char *key_at [S_MAX_KEYS];
     size_t key_len [S_MAX_KEYS];
     size_t nkeys = 0;
@@ -299,7 +358,7 @@ s_map (const char *p, const char *end, int depth)
         if (p >= end || *p != '"' || nkeys == S_MAX_KEYS)
             return NULL;
         const char *k = p;
-        if (!(p = s_string (p, end)))
+        if (!(p = s_string (c, p)))
             return NULL;
         size_t klen = (size_t) (p - k);
         //  Duplicate keys: the last would win on load, so this text is not canonical.
@@ -320,7 +379,7 @@ s_map (const char *p, const char *end, int depth)
         if (end - p < 3 || p [0] != ':' || p [1] != ' ')
             return NULL;
         p += 2;
-        if (!(p = s_element (p, end, depth + 1)) || p >= end)
+        if (!(p = s_element (c, p, depth + 1)) || p >= end)
             return NULL;
         if (*p == '}')
             return p + 1;
@@ -331,14 +390,15 @@ s_map (const char *p, const char *end, int depth)
 }
 
 static const char *
-s_value (const char *p, const char *end, int depth)
+s_value (s_ctx_t *c, const char *p, int depth)
 {
+    const char *end = c->end;
     if (p >= end || depth > S_MAX_DEPTH)
         return NULL;
     switch (*p) {
-        case '"': return s_string (p, end);
-        case '{': return s_map (p, end, depth);
-        case '[': return s_list (p, end, depth);
+        case '"': return s_string (c, p);
+        case '{': return s_map (c, p, depth);
+        case '[': return s_list (c, p, depth);
         case 't': return s_word (p, end, "true", 4);
         case 'f': return s_word (p, end, "false", 5);
         case 'n': return s_word (p, end, "null", 4);
@@ -353,6 +413,7 @@ ufo_canon_value (const char *text, size_t len)
 {
     if (!text || len == 0)
         return 0;
-    const char *p = s_value (text, text + len, 0);
+    s_ctx_t c = { text, text + len, NULL, 0, 0 };
+    const char *p = s_value (&c, text, 0);
     return p ? (size_t) (p - text) : 0;
 }

@@ -414,6 +414,8 @@ s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
     span_t *spans = NULL;
     size_t count = 0, alloc = 0, total = 0;
     const char *stop = NULL;
+    const char *first = p;
+    bool tight = true;              //  items separated by exactly ", " (json.dumps)
     for (;;) {
         if (p >= end || *p != '{')
             break;
@@ -428,16 +430,19 @@ s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
         spans [count].len = n;
         count++;
         total += n + 2;
-        p = s_ws (p + n, end);
+        const char *after = p + n;
+        p = s_ws (after, end);
         if (p >= end)
             break;
         if (*p == ']') {
             stop = p + 1;
+            tight = tight && p == after;
             break;
         }
         if (*p != ',')
             break;
         p = s_ws (p + 1, end);
+        tight = tight && p == after + 2 && after [1] == ' ';
     }
     if (stop) {
         //  one buffer of the exact size: the text is copied once and never moved
@@ -447,6 +452,21 @@ s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
         ufo_memory__reserve (fresh, count, 0);
         ufo_item_slab_t *slab = ufo_item__slab_new (count);
         char *o = buf->data;
+        if (tight) {
+            //  the list's inner text is already the joined form: one copy
+            size_t len = (size_t) (spans [count - 1].p + spans [count - 1].len - first);
+            memcpy (o, first, len);
+            for (size_t i = 0; i < count; i++) {
+                ufo_item_t *item = ufo_item__slab_take (slab);
+                item->owner = fresh;
+                item->in_owner = true;
+                item->owner_off = (size_t) (spans [i].p - first);
+                item->text_len = spans [i].len;
+                fresh->items [i] = item;
+            }
+            o += len;
+        }
+        else
         for (size_t i = 0; i < count; i++) {
             if (i) {
                 *o++ = ',';
