@@ -402,7 +402,13 @@ s_step (s_report_t *self, const ufo_value_t *step, size_t index)
     }
     ufo_buf_free (&control_text);
     s_results (out, step);
-    s_kv (out, "Result", ufo_value_map_get (step, "Results"));
+    //  "Results" usually repeats the one action's result: shown once.
+    const ufo_value_t *results = ufo_value_map_get (step, "Results");
+    const ufo_value_t *outcomes = ufo_value_map_get (step, "ActionSuccess");
+    const char *first = ufo_value_str (ufo_value_map_get (ufo_value_list_at (outcomes, 0), "result"));
+    if (!(ufo_value_size (outcomes) == 1 && first && ufo_value_str (results)
+          && strcmp (first, ufo_value_str (results)) == 0))
+        s_kv (out, "Result", results);
     const char *error = ufo_value_map_str (step, "error", "");
     if (*error) {
         ufo_buf_puts (out, "<dt>Error</dt><dd class=\"err\">");

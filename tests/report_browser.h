@@ -191,6 +191,21 @@ s_remove_tree (const char *path)
     s_run (argv, NULL, NULL, 60);
 }
 
+//  Keeps the browser's HOME and XDG directories inside the test's temporary directory,
+//  and away from any display or session bus (it runs headless).
+static inline void
+s_browser_env (void)
+{
+    setenv ("HOME", s_tmp, 1);
+    char xdg [1100];
+    snprintf (xdg, sizeof xdg, "%s/.config", s_tmp);
+    setenv ("XDG_CONFIG_HOME", xdg, 1);
+    snprintf (xdg, sizeof xdg, "%s/.cache", s_tmp);
+    setenv ("XDG_CACHE_HOME", xdg, 1);
+    unsetenv ("DISPLAY");
+    unsetenv ("DBUS_SESSION_BUS_ADDRESS");
+}
+
 //  Makes the test's temporary directory (prefix names it), finds the ufo binary
 //  ($UFO_BUILD_DIR/cli/ufo) and the browser ($UFO_CHROMIUM, else chromium), and keeps the
 //  browser's HOME and XDG directories inside the temporary directory. Returns 0 or -1.
@@ -211,12 +226,7 @@ s_browser_setup (const char *prefix)
         fprintf (stderr, "no ufo binary at %s (UFO_BUILD_DIR)\n", s_ufo_bin);
         return -1;
     }
-    setenv ("HOME", s_tmp, 1);
-    char xdg [1100];
-    snprintf (xdg, sizeof xdg, "%s/.config", s_tmp);
-    setenv ("XDG_CONFIG_HOME", xdg, 1);
-    snprintf (xdg, sizeof xdg, "%s/.cache", s_tmp);
-    setenv ("XDG_CACHE_HOME", xdg, 1);
+    s_browser_env ();
     return 0;
 }
 
