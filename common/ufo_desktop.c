@@ -563,6 +563,7 @@ ufo_desktop_call_ (ufo_desktop_op_t *op, const char *bus, const char *path, cons
     op->refs++;
     op->pending++;
     op->desk->calls++;
+    ufo_trace ("desktop: call %s %s", method, path);
     g_main_context_push_thread_default (op->desk->ctx);
     g_dbus_connection_call (op->desk->bus, bus, path, iface, method, params,
                             reply_type ? G_VARIANT_TYPE (reply_type) : NULL,

@@ -109,6 +109,9 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
         return;
     if (!node->extra_valid && s_offered (st, ufo_desktop_control_type_ (op->desk, node))) {
         node->extra_valid = true;
+        if (node->ext [2] < 0)      //  a named panel (Group): its extents now
+            s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
+                         g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
         g_strfreev (node->actions);
         node->actions = NULL;
         free (node->text);
@@ -156,9 +159,11 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
     }
     //  extents are read for controls only (and for the full tree): containers are pruned by
     //  their states, and a control's own extents decide whether it is on screen
+    //  a panel is a Group only when named: its name is read, its extents only if named
     bool control = ufo_desktop_control_type_ (op->desk, node) != NULL
                 || node->role == ATSPI_ROLE_PANEL || node->parent == NULL;
-    bool extents = control || st->want_tree;
+    bool extents = (control && (node->role != ATSPI_ROLE_PANEL || (node->name && *node->name)))
+                || st->want_tree;
     if (ext_only && !extents) {
         node->ext_stale = false;
         ext_only = false;
