@@ -172,7 +172,11 @@ s_event_head (bb_server_t *self, ufo_buf_t *buf, const char *type, const char *b
     ufo_buf_reset (buf);
     //  Event ids: a random prefix drawn at start-up, then the sequence number.
     char id [33];
-    snprintf (id, sizeof id, "%.16s%016" PRIx64, self->id_prefix, seq);
+    memcpy (id, self->id_prefix, 16);
+    static const char digits [] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++)
+        id [16 + i] = digits [(seq >> (60 - 4 * i)) & 15];
+    id [32] = 0;
     ufo_bb_envelope_head (buf, type, id, "ufo-broker");
     ufo_bb_mp_map (buf, with_items ? 6 : 5);
     ufo_bb_mp_str (buf, "board");
@@ -233,10 +237,16 @@ s_handle_add (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
     req->items = NULL;
     self->writes++;
     self->items_added += n;
-    ufo_value_t *body = ufo_value_new_map ();
-    ufo_value_map_set_int (body, "seq", (int64_t) seq);
-    ufo_value_map_set_int (body, "last", (int64_t) last);
-    s_reply_ok (self, routing, req->id, &body);
+    //  {"seq": seq, "last": last}, written directly (the hot path)
+    ufo_buf_reset (buf);
+    ufo_bb_envelope_head (buf, "ok", req->id, "ufo-broker");
+    ufo_bb_mp_map (buf, 2);
+    ufo_bb_mp_str (buf, "seq");
+    ufo_bb_mp_uint (buf, seq);
+    ufo_bb_mp_str (buf, "last");
+    ufo_bb_mp_uint (buf, last);
+    zmsg_t *reply = s_reply_msg (routing, buf);
+    s_out_push (self, &reply, false, 0, true, NULL);
 }
 
 static void

@@ -5,6 +5,7 @@
 #include "ufo_bb_proto.h"
 #include "ufo_bb_client.h"
 #include <czmq.h>
+#include <pthread.h>
 
 typedef struct s_replica_t {
     char board [UFO_BB_BOARD_MAX + 1];
@@ -28,9 +29,20 @@ struct _ufo_bb_client_t {
     ufo_buf_t scratch;
 };
 
+//  czmq's global set-up is not safe to race: clients created on several threads at once
+//  would each try it. Do it once, here.
+static pthread_once_t s_zsys_once = PTHREAD_ONCE_INIT;
+
+static void
+s_zsys_init (void)
+{
+    zsys_init ();
+}
+
 ufo_bb_client_t *
 ufo_bb_client_new (const char *cmd_endpoint, const char *bus_endpoint, ufo_error_t *err)
 {
+    pthread_once (&s_zsys_once, s_zsys_init);
     ufo_bb_client_t *self = ufo_calloc (1, sizeof *self);
     self->timeout_ms = 10000;
     snprintf (self->sender, sizeof self->sender, "ufo-bb-client");
