@@ -21,7 +21,7 @@ ufo_report_esc (ufo_buf_t *out, const char *text, size_t len)
             case '"': rep = "&quot;"; break;
             case '\'': rep = "&#39;"; break;
             default:
-                if (c < 0x20 && c != '\n' && c != '\t')
+                if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
                     rep = "\xEF\xBF\xBD";
                 else
                 if (c == 0x7F)

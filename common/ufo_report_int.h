@@ -28,7 +28,7 @@ void ufo_report_note (s_report_t *self, const char *format, ...)
 
 //  --- ufo_report_html.c ---
 //  Appends text escaped for HTML content and attributes (& < > " '); invalid UTF-8,
-//  NUL and other control characters (except tab and newline) become U+FFFD.
+//  NUL, DEL and other control characters (except tab, CR and LF) become U+FFFD.
 void ufo_report_esc (ufo_buf_t *out, const char *text, size_t len);
 void ufo_report_escs (ufo_buf_t *out, const char *text);
 //  Appends a value as text: strings as they are, anything else as compact JSON;
@@ -51,6 +51,8 @@ extern const char *ufo_report_css;
 extern const char *ufo_report_js;
 
 //  --- ufo_report_steps.c ---
+//  Each appends one part of the page body to self->out: the timeline table; the rounds
+//  with their steps, snapshots and round evaluations; the blackboard; the evaluations.
 void ufo_report_timeline (s_report_t *self);
 void ufo_report_rounds (s_report_t *self);
 void ufo_report_blackboard (s_report_t *self);
