@@ -19,6 +19,7 @@ extern "C" {
 #include "ufo_value.h"
 #include "ufo_json.h"
 #include "ufo_msgpack.h"
+#include "ufo_tasklog.h"
 #include "ufo_modules.h"
 
 #ifdef __cplusplus
