@@ -253,7 +253,7 @@ ufo_report_image_data_url (s_report_t *self, const char *url, const char *captio
 
 //  One style sheet for the whole page; system fonts only (no network at view time).
 const char *ufo_report_css =
-":root{--bg:#f6f7f9;--fg:#1d2430;--muted:#6a7380;--card:#fff;--line:#dde1e7;--accent:#2f6fdb;"
+":root{color-scheme:light dark;--bg:#f6f7f9;--fg:#1d2430;--muted:#6a7380;--card:#fff;--line:#dde1e7;--accent:#2f6fdb;"
 "--ok:#1f8a4c;--bad:#c93434;--warn:#b7791f;--info:#2f6fdb;--code:#f0f2f5}"
 "@media (prefers-color-scheme:dark){:root{--bg:#15181d;--fg:#e4e7ec;--muted:#98a1ad;"
 "--card:#1e2228;--line:#313741;--accent:#6ea2ff;--code:#262b33}}"

@@ -183,6 +183,32 @@ UFO_TEST (test_step_numbers)
     free (dir);
 }
 
+//  A long session: steps start closed, rounds open, every step still has its anchor.
+UFO_TEST (test_long_session)
+{
+    char *dir = s_dir ();
+    char path [2048];
+    snprintf (path, sizeof path, "%s/response.log", dir);
+    FILE *file = fopen (path, "w");
+    REQUIRE (file);
+    for (int i = 0; i < 45; i++)
+        fprintf (file, "{\"Step\": %d, \"Round\": %d, \"Agent\": \"AppAgent\", \"Status\": "
+                 "\"CONTINUE\"}\n", i, i / 20);
+    fclose (file);
+    ufo_report_stats_t stats;
+    char *html = s_render (dir, NULL, &stats);
+    REQUIRE (html);
+    CHECK_INT (stats.steps, 45);
+    CHECK_INT (stats.rounds, 3);
+    CHECK_INT (s_count (html, "<details class=\"step "), 45);
+    CHECK_INT (s_count (html, "data-status=\"CONTINUE\" open>"), 0);
+    CHECK_INT (s_count (html, "<details class=\"round\" id=\"round-"), 3);
+    CHECK_INT (s_count (html, "\" open><summary>Round "), 3);
+    CHECK_CONTAINS (html, "id=\"step-44\"");
+    free (html);
+    free (dir);
+}
+
 UFO_TEST (test_escaping)
 {
     char *dir = s_dir ();
@@ -355,6 +381,7 @@ main (void)
     UFO_RUN (test_empty_directory);
     UFO_RUN (test_broken_lines);
     UFO_RUN (test_step_numbers);
+    UFO_RUN (test_long_session);
     UFO_RUN (test_escaping);
     UFO_RUN (test_images);
     UFO_RUN (test_session_evaluation_and_totals);
