@@ -177,30 +177,44 @@ s_number_steps (s_report_t *self)
     free (used);
 }
 
-//  Collects the round numbers: from the steps, the requests and the round evaluations.
+static int
+s_int64_cmp (const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return (x > y) - (x < y);
+}
+
+//  Collects the round numbers, ascending, each once: every round that has a request
+//  (at most S_MAX_REQUESTS), a step or a round evaluation. Any integer is a round number;
+//  a missing or non-integer "Round" counts as round 0.
+#define S_MAX_REQUESTS 100000
+
 static void
 s_collect_rounds (s_report_t *self)
 {
-    bool seen [4096] = {false};
     size_t n_requests = ufo_value_size (ufo_value_map_get (self->request, "requests"));
-    for (size_t r = 0; r < n_requests && r < UFO_ARRAY_SIZE (seen); r++)
-        seen [r] = true;
-    for (size_t i = 0; i < ufo_value_size (self->steps); i++) {
-        int64_t r = ufo_value_map_int (ufo_value_list_at (self->steps, i), "Round", 0);
-        if (r >= 0 && r < (int64_t) UFO_ARRAY_SIZE (seen))
-            seen [r] = true;
+    if (n_requests > S_MAX_REQUESTS) {
+        ufo_report_note (self, "request.json lists %zu requests; only the first %d are shown",
+                         n_requests, S_MAX_REQUESTS);
+        n_requests = S_MAX_REQUESTS;
     }
+    size_t cap = n_requests + ufo_value_size (self->steps) + ufo_value_size (self->evals);
+    int64_t *all = ufo_malloc ((cap ? cap : 1) * sizeof (int64_t));
+    size_t n = 0;
+    for (size_t r = 0; r < n_requests; r++)
+        all [n++] = (int64_t) r;
+    for (size_t i = 0; i < ufo_value_size (self->steps); i++)
+        all [n++] = ufo_value_map_int (ufo_value_list_at (self->steps, i), "Round", 0);
     for (size_t i = 0; i < ufo_value_size (self->evals); i++) {
         ufo_value_t *eval = ufo_value_list_at (self->evals, i);
-        if (strcmp (ufo_value_map_str (eval, "level", ""), "round") != 0)
-            continue;
-        int64_t r = ufo_value_map_int (eval, "Round", -1);
-        if (r >= 0 && r < (int64_t) UFO_ARRAY_SIZE (seen))
-            seen [r] = true;
+        if (strcmp (ufo_value_map_str (eval, "level", ""), "round") == 0)
+            all [n++] = ufo_value_map_int (eval, "Round", 0);
     }
-    for (size_t r = 0; r < UFO_ARRAY_SIZE (seen); r++)
-        if (seen [r])
-            ufo_value_list_push_int (self->rounds, (int64_t) r);
+    qsort (all, n, sizeof (int64_t), s_int64_cmp);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || all [i] != all [i - 1])
+            ufo_value_list_push_int (self->rounds, all [i]);
+    free (all);
     self->stats.rounds = ufo_value_size (self->rounds);
 }
 

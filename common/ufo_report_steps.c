@@ -592,7 +592,7 @@ ufo_report_rounds (s_report_t *self)
         for (size_t i = 0; i < ufo_value_size (self->evals); i++) {
             const ufo_value_t *eval = ufo_value_list_at (self->evals, i);
             if (strcmp (ufo_value_map_str (eval, "level", ""), "round") == 0
-            &&  ufo_value_map_int (eval, "Round", -1) == round) {
+            &&  ufo_value_map_int (eval, "Round", 0) == round) {
                 ufo_buf_printf (out, "<h3>Evaluation of round %" PRId64 "</h3>", round);
                 s_eval (out, eval);
             }

@@ -180,6 +180,20 @@ UFO_TEST (test_step_numbers)
     CHECK_CONTAINS (html, "4 step(s) in response.log have no usable or a repeated &quot;Step&quot; "
                     "number; they are numbered from 6");
     free (html);
+    //  Any integer is a round number; each round shows its steps.
+    s_put (dir, "response.log",
+           "{\"Step\": 0, \"Round\": 5000, \"Thought\": \"far round\"}\n"
+           "{\"Step\": 1, \"Round\": -2, \"Thought\": \"negative round\"}\n"
+           "{\"Step\": 2, \"Round\": \"x\", \"Thought\": \"no round\"}\n");
+    ufo_report_stats_t stats;
+    html = s_render (dir, NULL, &stats);
+    REQUIRE (html);
+    CHECK_INT (stats.rounds, 3);
+    CHECK_CONTAINS (html, "id=\"round-5000\"");
+    CHECK_CONTAINS (html, "id=\"round--2\"");
+    CHECK_CONTAINS (html, "id=\"round-0\"");
+    CHECK_INT (s_count (html, "<details class=\"step "), 3);
+    free (html);
     free (dir);
 }
 
