@@ -534,6 +534,20 @@ main (int argc, char **argv)
         printf ("%-34s %6zu %11s %11s %8s %6s  %s\n", r->op, r->n, ct, ptxt, ratio,
                 pt > 0 ? (pt / r->c >= S_TARGET ? "yes" : "NO") : "-", r->note);
     }
+    //  the per-step prompt cost against a rebuild from scratch, per size
+    for (size_t i = 0; i < s_nrows; i++) {
+        if (strcmp (s_rows [i].op, "add 1 item + prompt") != 0)
+            continue;
+        for (size_t k = 0; k < s_nrows; k++)
+            if (s_rows [k].n == s_rows [i].n && strcmp (s_rows [k].op, "to prompt, cold") == 0) {
+                char a [32], b [32];
+                s_fmt_time (a, sizeof (a), s_rows [i].c);
+                s_fmt_time (b, sizeof (b), s_rows [k].c);
+                printf ("\nboard of %zu: add 1 item + prompt %s, prompt from scratch %s: %.0fx cheaper",
+                        s_rows [i].n, a, b, s_rows [k].c / s_rows [i].c);
+            }
+    }
+    printf ("\n");
     ufo_value_destroy (&py);
     if (!keep)
         s_cleanup ();

@@ -138,7 +138,7 @@ s_string (s_ctx_t *c, const char *p)
     for (;;) {
         if (p >= end)
             return NULL;
-        if (p < c->block || p >= c->block + 64)
+        if (!c->block || p < c->block || p - c->block >= 64)
             s_load_block (c, p);
         unsigned shift = (unsigned) (p - c->block);
         uint64_t m = c->special >> shift;
