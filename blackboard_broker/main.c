@@ -17,8 +17,10 @@ s_usage (FILE *out)
         "Defaults come from the configuration block \"broker\" (config/ufo.json, $UFO_CONFIG).\n"
         "\n"
         "  --data-dir DIR     durable log, snapshots and blobs (broker.data_dir)\n"
-        "  --cmd ENDPOINT     command endpoint, e.g. ipc:///run/ufo/cmd or tcp://127.0.0.1:5570\n"
-        "  --bus ENDPOINT     bus endpoint (broker.bus_endpoint)\n"
+        "  --cmd ENDPOINT     command endpoint (broker.cmd_endpoint), e.g. tcp://127.0.0.1:5570;\n"
+        "                     default ipc://RUN_DIR/broker-cmd, RUN_DIR = $UFO_RUN_DIR, else\n"
+        "                     $XDG_RUNTIME_DIR/ufobus, else /tmp/ufobus-<uid>\n"
+        "  --bus ENDPOINT     bus endpoint (broker.bus_endpoint), default ipc://RUN_DIR/broker-bus\n"
         "  --config FILE      configuration file\n"
         "  --fsync POLICY     always: acknowledge after fdatasync (group commit); everysec; no\n"
         "  --repair           truncate a log that is corrupt in the middle instead of refusing\n"
@@ -107,8 +109,8 @@ main (int argc, char **argv)
     }
     bb_server_config_t cfg = {
         .data_dir = data_dir ? data_dir : ufo_config_str (config, "broker.data_dir", "run/broker"),
-        .cmd_endpoint = cmd ? cmd : ufo_config_str (config, "broker.cmd_endpoint", "tcp://127.0.0.1:5570"),
-        .bus_endpoint = bus ? bus : ufo_config_str (config, "broker.bus_endpoint", "tcp://127.0.0.1:5571"),
+        .cmd_endpoint = cmd ? cmd : ufo_config_str (config, "broker.cmd_endpoint", ""),
+        .bus_endpoint = bus ? bus : ufo_config_str (config, "broker.bus_endpoint", ""),
         .repair = repair,
         .max_message_bytes = (size_t) ufo_config_int (config, "broker.max_message_bytes", 16 << 20),
         .max_item_bytes = (size_t) ufo_config_int (config, "broker.max_item_bytes", 1 << 20),
@@ -118,6 +120,15 @@ main (int argc, char **argv)
         .stats_interval_ms = ufo_config_int (config, "broker.stats_interval_ms", 5000),
         .bus_hwm = 100000,
     };
+    char cmd_ep [512], bus_ep [512];
+    if (ufo_bb_endpoint (cfg.cmd_endpoint, "cmd", cmd_ep, sizeof cmd_ep, &err) != 0
+    ||  ufo_bb_endpoint (cfg.bus_endpoint, "bus", bus_ep, sizeof bus_ep, &err) != 0) {
+        fprintf (stderr, "ufo-broker: %s\n", err.message);
+        ufo_config_destroy (&config);
+        return 2;
+    }
+    cfg.cmd_endpoint = cmd_ep;
+    cfg.bus_endpoint = bus_ep;
     int rc = 2;
     int fsync_policy = s_parse_fsync (fsync_text ? fsync_text : ufo_config_str (config, "broker.fsync", "always"));
     int64_t value;

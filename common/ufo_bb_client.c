@@ -47,6 +47,18 @@ ufo_bb_client_new (const char *cmd_endpoint, const char *bus_endpoint, ufo_error
     self->timeout_ms = 10000;
     snprintf (self->sender, sizeof self->sender, "ufo-bb-client");
     ufo_msg_new_id (self->id_prefix);
+    char cmd [512], bus [512];
+    if (ufo_bb_endpoint (cmd_endpoint, "cmd", cmd, sizeof cmd, err) != 0) {
+        ufo_bb_client_destroy (&self);
+        return NULL;
+    }
+    cmd_endpoint = cmd;
+    if (bus_endpoint && ufo_bb_endpoint (bus_endpoint, "bus", bus, sizeof bus, err) != 0) {
+        ufo_bb_client_destroy (&self);
+        return NULL;
+    }
+    if (bus_endpoint)
+        bus_endpoint = bus;
     self->dealer = zsock_new (ZMQ_DEALER);
     if (!self->dealer || zsock_connect (self->dealer, "%s", cmd_endpoint) != 0) {
         ufo_error_set (err, UFO_E_INVALID, "cannot connect to command endpoint '%s'", cmd_endpoint);

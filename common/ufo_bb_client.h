@@ -18,8 +18,9 @@
 
 typedef struct _ufo_bb_client_t ufo_bb_client_t;
 
-//  Connects to the broker. bus_endpoint may be NULL (no replicas). Returns NULL with err on
-//  a malformed endpoint. Connection itself is asynchronous (ZeroMQ reconnects by itself).
+//  Connects to the broker. bus_endpoint may be NULL (no replicas); an empty endpoint means the
+//  default ipc endpoint in the run directory (ufo_bb_endpoint). Returns NULL with err on a
+//  malformed endpoint. Connection itself is asynchronous (ZeroMQ reconnects by itself).
 ufo_bb_client_t *ufo_bb_client_new (const char *cmd_endpoint, const char *bus_endpoint, ufo_error_t *err);
 
 //  Closes the sockets and frees the replicas. Safe with NULL.

@@ -472,3 +472,34 @@ ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id, const ch
     int64_t now = ufo_time_now_us ();
     ufo_bb_mp_uint (buf, now > 0 ? (uint64_t) now : 0);
 }
+
+int
+ufo_bb_endpoint (const char *configured, const char *which, char *out, size_t size, ufo_error_t *err)
+{
+    if (configured && *configured) {
+        if (strlen (configured) >= size)
+            return ufo_error_set (err, UFO_E_TOO_LARGE, "endpoint '%s' is too long", configured);
+        memcpy (out, configured, strlen (configured) + 1);
+        return 0;
+    }
+    char dir [256];
+    const char *run = getenv ("UFO_RUN_DIR");
+    const char *xdg = getenv ("XDG_RUNTIME_DIR");
+    int n;
+    if (run && *run)
+        n = snprintf (dir, sizeof dir, "%s", run);
+    else
+    if (xdg && *xdg)
+        n = snprintf (dir, sizeof dir, "%s/ufobus", xdg);
+    else
+        n = snprintf (dir, sizeof dir, "/tmp/ufobus-%u", (unsigned) getuid ());
+    //  an ipc path must fit in sun_path (108 bytes with its NUL)
+    if (n < 0 || (size_t) n >= sizeof dir || (size_t) n + strlen ("/broker-") + strlen (which) >= 108)
+        return ufo_error_set (err, UFO_E_TOO_LARGE, "run directory '%s' is too long for an ipc endpoint", dir);
+    if (mkdir (dir, 0700) != 0 && errno != EEXIST)
+        return ufo_error_set (err, UFO_E_IO, "cannot create run directory %s: %s", dir, strerror (errno));
+    n = snprintf (out, size, "ipc://%s/broker-%s", dir, which);
+    if (n < 0 || (size_t) n >= size)
+        return ufo_error_set (err, UFO_E_TOO_LARGE, "endpoint buffer too small");
+    return 0;
+}

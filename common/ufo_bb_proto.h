@@ -99,6 +99,13 @@ size_t ufo_bb_topic (char *out, size_t size, const char *board, int memory);
 //  Writes the subscription prefix for every event of a board ("bb/<board>/").
 size_t ufo_bb_topic_prefix (char *out, size_t size, const char *board);
 
+//  Resolves a configured broker endpoint: a non-empty value is returned as it is; an empty
+//  one (or NULL) becomes "ipc://RUN_DIR/broker-<which>" ("cmd" or "bus"), RUN_DIR being
+//  $UFO_RUN_DIR, else $XDG_RUNTIME_DIR/ufobus, else /tmp/ufobus-<uid>, created (mode 0700)
+//  if missing. Writes into out[size]. Returns 0, or -1 with err (the directory cannot be
+//  created, or the path is too long for an ipc endpoint).
+int ufo_bb_endpoint (const char *configured, const char *which, char *out, size_t size, ufo_error_t *err);
+
 //  Raw msgpack writers for bodies assembled piece by piece (the broker's snapshot replies
 //  and events, which must not copy every item into a new tree). Integers are written
 //  unsigned (positive fixint or uint64).

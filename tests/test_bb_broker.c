@@ -335,6 +335,34 @@ UFO_TEST (test_operation)
     CHECK_INT (bb_test_wait_exit (&second, 10000), 1);
     ufo_bb_client_destroy (&c);
     CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+
+    //  no endpoints given: both sides meet on the default ipc endpoints in the run directory
+    char run_dir [400];
+    snprintf (run_dir, sizeof run_dir, "%s/run", B.dir);
+    setenv ("UFO_RUN_DIR", run_dir, 1);
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int null = open ("/dev/null", O_WRONLY);
+        dup2 (null, 2);
+        execl (bb_test_binary (), bb_test_binary (), "--data-dir", B.data_dir, "--stats-ms", "0", (char *) NULL);
+        _exit (127);
+    }
+    B.pid = pid;
+    ufo_error_t err;
+    c = ufo_bb_client_new ("", "", &err);
+    REQUIRE (c);
+    ufo_bb_client_set_timeout (c, 250);
+    ufo_value_t *pong = NULL;
+    for (int i = 0; i < 80 && !pong; i++)
+        pong = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
+    CHECK (pong);
+    ufo_value_destroy (&pong);
+    char path [600];
+    snprintf (path, sizeof path, "%s/broker-cmd", run_dir);
+    CHECK (access (path, F_OK) == 0);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+    unsetenv ("UFO_RUN_DIR");
 }
 
 int
