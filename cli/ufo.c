@@ -7,6 +7,8 @@
 static const ufo_cli_command_t s_commands [] = {
     { "report", "LOGDIR [--out FILE] [--link-images]",
       "write the HTML report of a session from its log directory", ufo_cmd_report },
+    { "keygen", "NAME --role agent|client|monitor|broker [--dir DIR]",
+      "write a CURVE certificate pair (private key mode 0600)", ufo_cmd_keygen },
 };
 
 static const ufo_cli_command_t *

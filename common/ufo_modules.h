@@ -19,6 +19,9 @@
 #include "ufo_bb_proto.h"
 #include "ufo_bb_client.h"
 
+//  security: CURVE certificates with roles, ZAP
+#include "ufo_cert.h"
+
 //  llm: HTTP client, LLM client, response parsing, cost, cassettes, templates, prompts
 #include "ufo_http.h"
 #include "ufo_llm.h"

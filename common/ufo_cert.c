@@ -1,0 +1,237 @@
+/*  ufo_cert.c - CURVE certificates with roles, over czmq's zcert and zauth. */
+#include "ufo_prelude.h"
+#include <czmq.h>
+
+struct _ufo_cert_t {
+    zcert_t *cert;
+    bool secret;
+};
+
+struct _ufo_auth_t {
+    zactor_t *actor;
+    char *dir;
+};
+
+bool
+ufo_cert_role_valid (const char *role)
+{
+    return role && (streq (role, "agent") || streq (role, "client") || streq (role, "monitor")
+                || streq (role, "broker"));
+}
+
+static bool
+s_name_valid (const char *name)
+{
+    if (!name || !*name || strlen (name) > 64)
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!isalnum ((unsigned char) *p) && *p != '-' && *p != '_' && *p != '.')
+            return false;
+    return name [0] != '.';
+}
+
+int
+ufo_cert_generate (const char *dir, const char *name, const char *role, ufo_error_t *err)
+{
+    if (!s_name_valid (name))
+        return ufo_error_set (err, UFO_E_INVALID,
+                              "certificate name \"%s\" must be 1-64 letters, digits, '-', '_' or '.'",
+                              name ? name : "");
+    if (!ufo_cert_role_valid (role))
+        return ufo_error_set (err, UFO_E_INVALID,
+                              "role \"%s\" is not one of agent, client, monitor, broker", role ? role : "");
+    if (!dir || !*dir)
+        return ufo_error_set (err, UFO_E_INVALID, "no directory given");
+    if (mkdir (dir, 0700) != 0 && errno != EEXIST)
+        return ufo_error_set (err, UFO_E_IO, "cannot create %s: %s", dir, strerror (errno));
+    char pub [4096], sec [4200];
+    snprintf (pub, sizeof (pub), "%s/%s.cert", dir, name);
+    snprintf (sec, sizeof (sec), "%s_secret", pub);
+    if (access (pub, F_OK) == 0 || access (sec, F_OK) == 0)
+        return ufo_error_set (err, UFO_E_CONFLICT, "%s already exists; refusing to overwrite it", pub);
+    zcert_t *cert = zcert_new ();
+    if (!cert)
+        return ufo_error_set (err, UFO_E_INTERNAL, "cannot create a CURVE key pair (libzmq without CURVE?)");
+    zcert_set_meta (cert, "name", "%s", name);
+    zcert_set_meta (cert, "role", "%s", role);
+    //  Both files are born private; only the public one is opened up afterwards.
+    mode_t old = umask (077);
+    int rc = zcert_save (cert, pub);
+    umask (old);
+    zcert_destroy (&cert);
+    if (rc != 0)
+        return ufo_error_set (err, UFO_E_IO, "cannot save %s: %s", pub, strerror (errno));
+    if (chmod (pub, 0644) != 0 || chmod (sec, 0600) != 0)
+        return ufo_error_set (err, UFO_E_IO, "cannot set the modes of %s: %s", pub, strerror (errno));
+    return 0;
+}
+
+ufo_cert_t *
+ufo_cert_load (const char *path, ufo_error_t *err)
+{
+    if (!path || !*path) {
+        ufo_error_set (err, UFO_E_INVALID, "no certificate path given");
+        return NULL;
+    }
+    struct stat st;
+    if (stat (path, &st) != 0) {
+        ufo_error_set (err, UFO_E_IO, "cannot read certificate %s: %s", path, strerror (errno));
+        return NULL;
+    }
+    size_t len = strlen (path);
+    bool secret = len > 7 && streq (path + len - 7, "_secret");
+    if (secret && (st.st_mode & 077)) {
+        ufo_error_set (err, UFO_E_DENIED,
+                       "refusing private key %s: mode %03o lets group or others read it (chmod 600 %s)",
+                       path, (unsigned) (st.st_mode & 0777), path);
+        return NULL;
+    }
+    //  zcert_load reads "<path>_secret" when it exists, else <path>; we name the exact file.
+    zcert_t *cert = NULL;
+    if (secret) {
+        char pub [4096];
+        snprintf (pub, sizeof (pub), "%.*s", (int) (len - 7), path);
+        cert = zcert_load (pub);
+    }
+    else {
+        //  Load only the public part, even if a secret file sits beside it.
+        zconfig_t *root = zconfig_load (path);
+        if (root) {
+            const char *key = zconfig_get (root, "/curve/public-key", NULL);
+            if (key && strlen (key) == 40) {
+                uint8_t bin [32];
+                if (zmq_z85_decode (bin, key)) {
+                    cert = zcert_new_from (bin, bin);   //  secret unused: public only
+                    zconfig_t *meta = zconfig_locate (root, "/metadata");
+                    for (zconfig_t *item = meta ? zconfig_child (meta) : NULL; item; item = zconfig_next (item))
+                        zcert_set_meta (cert, zconfig_name (item), "%s", zconfig_value (item));
+                }
+            }
+            zconfig_destroy (&root);
+        }
+    }
+    if (!cert || (secret && streq (zcert_secret_txt (cert), "0000000000000000000000000000000000000000"))) {
+        zcert_destroy (&cert);
+        ufo_error_set (err, UFO_E_SYNTAX, "%s is not a CURVE certificate", path);
+        return NULL;
+    }
+    ufo_cert_t *self = (ufo_cert_t *) ufo_calloc (1, sizeof (ufo_cert_t));
+    self->cert = cert;
+    self->secret = secret;
+    return self;
+}
+
+void
+ufo_cert_destroy (ufo_cert_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    zcert_destroy (&(*self_p)->cert);
+    free (*self_p);
+    *self_p = NULL;
+}
+
+const char *
+ufo_cert_public_key (const ufo_cert_t *self)
+{
+    assert (self);
+    return zcert_public_txt (self->cert);
+}
+
+const char *
+ufo_cert_name (const ufo_cert_t *self)
+{
+    assert (self);
+    const char *name = zcert_meta (self->cert, "name");
+    return name ? name : "";
+}
+
+const char *
+ufo_cert_role (const ufo_cert_t *self)
+{
+    assert (self);
+    const char *role = zcert_meta (self->cert, "role");
+    return role ? role : "";
+}
+
+bool
+ufo_cert_has_secret (const ufo_cert_t *self)
+{
+    assert (self);
+    return self->secret;
+}
+
+int
+ufo_cert_apply_client (const ufo_cert_t *self, void *zsock, const char *server_public_key)
+{
+    assert (self && zsock);
+    if (!self->secret || !server_public_key || strlen (server_public_key) != 40)
+        return -1;
+    zcert_apply (self->cert, zsock);
+    zsock_set_curve_serverkey ((zsock_t *) zsock, server_public_key);
+    return 0;
+}
+
+int
+ufo_cert_apply_server (const ufo_cert_t *self, void *zsock)
+{
+    assert (self && zsock);
+    if (!self->secret)
+        return -1;
+    zcert_apply (self->cert, zsock);
+    zsock_set_curve_server ((zsock_t *) zsock, 1);
+    return 0;
+}
+
+ufo_auth_t *
+ufo_auth_new (const char *allowed_dir, ufo_error_t *err)
+{
+    struct stat st;
+    if (!allowed_dir || stat (allowed_dir, &st) != 0 || !S_ISDIR (st.st_mode)) {
+        ufo_error_set (err, UFO_E_IO, "allowed certificate directory %s does not exist",
+                       allowed_dir ? allowed_dir : "(none)");
+        return NULL;
+    }
+    ufo_auth_t *self = (ufo_auth_t *) ufo_calloc (1, sizeof (ufo_auth_t));
+    self->dir = ufo_strdup (allowed_dir);
+    self->actor = zactor_new (zauth, NULL);
+    if (!self->actor) {
+        ufo_error_set (err, UFO_E_INTERNAL, "cannot start the ZAP handler");
+        ufo_auth_destroy (&self);
+        return NULL;
+    }
+    if (getenv ("UFO_AUTH_VERBOSE")) {
+        zstr_sendx (self->actor, "VERBOSE", NULL);
+        zsock_wait (self->actor);
+    }
+    ufo_auth_reload (self);
+    return self;
+}
+
+int
+ufo_auth_reload (ufo_auth_t *self)
+{
+    assert (self);
+    zstr_sendx (self->actor, "CURVE", self->dir, NULL);
+    return zsock_wait (self->actor) == 0 ? 0 : -1;
+}
+
+void
+ufo_auth_destroy (ufo_auth_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    ufo_auth_t *self = *self_p;
+    zactor_destroy (&self->actor);
+    free (self->dir);
+    free (self);
+    *self_p = NULL;
+}
+
+const char *
+ufo_auth_frame_role (void *zframe)
+{
+    if (!zframe)
+        return NULL;
+    return zframe_meta ((zframe_t *) zframe, "role");
+}
