@@ -15,13 +15,30 @@
 
 #define BURST_MAX 1024              //  requests handled before the log is written
 
+//  One queued outgoing message: [head] [empty delimiter]? data [extra]?
+//  head is the peer identity (replies) or the topic (events). Buffers are malloc'd and
+//  handed to libzmq without copying.
 typedef struct {
     uint64_t ticket;                //  0: ready; else wait until this sync job is done
     bool burst;                     //  ticket not known yet: set when the burst is committed
     bool to_bus;
-    zmsg_t *msg;
-    zmsg_t *fail;                   //  sent instead of msg if the job fails (blob puts)
+    bool delim;
+    uint8_t head_len;
+    uint8_t head [255];
+    char *data;
+    size_t len;
+    char *extra;                    //  blob.get: the bytes frame
+    size_t extra_len;
+    char *fail;                     //  sent instead of data if the job fails (blob puts)
+    size_t fail_len;
 } s_out_t;
+
+//  Where a reply goes: the ROUTER identity of the request, and whether it had a delimiter.
+typedef struct {
+    const uint8_t *id;
+    size_t id_len;
+    bool delim;
+} s_route_t;
 
 typedef struct {
     uint64_t ticket;
@@ -64,8 +81,8 @@ struct _bb_server_t {
 
 //  --- Output queue ------------------------------------------------------------
 
-static void
-s_out_push (bb_server_t *self, zmsg_t **msg_p, bool to_bus, uint64_t ticket, bool burst, zmsg_t **fail_p)
+static s_out_t *
+s_out_new (bb_server_t *self, bool to_bus, uint64_t ticket, bool burst)
 {
     if (self->out_tail == self->out_cap) {
         if (self->out_head > 0) {
@@ -80,14 +97,50 @@ s_out_push (bb_server_t *self, zmsg_t **msg_p, bool to_bus, uint64_t ticket, boo
         }
     }
     s_out_t *o = &self->out [self->out_tail++];
+    memset (o, 0, offsetof (s_out_t, head));
     o->ticket = ticket;
     o->burst = burst;
     o->to_bus = to_bus;
-    o->msg = *msg_p;
-    *msg_p = NULL;
-    o->fail = fail_p ? *fail_p : NULL;
-    if (fail_p)
-        *fail_p = NULL;
+    o->data = o->extra = o->fail = NULL;
+    o->len = o->extra_len = o->fail_len = 0;
+    return o;
+}
+
+static char *
+s_copy (const void *data, size_t len)
+{
+    char *copy = ufo_malloc (len ? len : 1);
+    memcpy (copy, data, len);
+    return copy;
+}
+
+static void
+s_free_data (void *data, void *hint)
+{
+    UFO_UNUSED (hint);
+    free (data);
+}
+
+//  Sends one frame, handing buf to libzmq (it frees it). more: more frames follow.
+static void
+s_send_owned (void *sock, char *buf, size_t len, bool more)
+{
+    zmq_msg_t msg;
+    if (zmq_msg_init_data (&msg, buf, len, s_free_data, NULL) != 0) {
+        free (buf);
+        return;
+    }
+    if (zmq_msg_send (&msg, sock, more ? ZMQ_SNDMORE : 0) < 0)
+        zmq_msg_close (&msg);
+}
+
+static void
+s_out_release (s_out_t *o)
+{
+    free (o->data);
+    free (o->extra);
+    free (o->fail);
+    o->data = o->extra = o->fail = NULL;
 }
 
 //  Sends queued messages whose durability job is done, in order. failed_ticket: a job that
@@ -95,19 +148,30 @@ s_out_push (bb_server_t *self, zmsg_t **msg_p, bool to_bus, uint64_t ticket, boo
 static void
 s_out_flush (bb_server_t *self, uint64_t failed_ticket)
 {
+    void *router = zsock_resolve (self->router);
+    void *xpub = zsock_resolve (self->xpub);
     while (self->out_head < self->out_tail) {
         s_out_t *o = &self->out [self->out_head];
         if (o->burst || o->ticket > self->done_ticket)
             break;
-        zmsg_t *send = o->msg;
+        void *sock = o->to_bus ? xpub : router;
         if (o->fail && o->ticket == failed_ticket) {
-            send = o->fail;
-            zmsg_destroy (&o->msg);
+            free (o->data);
+            free (o->extra);
+            o->data = o->fail;
+            o->len = o->fail_len;
+            o->extra = NULL;
         }
         else
-            zmsg_destroy (&o->fail);
-        zmsg_send (&send, o->to_bus ? self->xpub : self->router);
-        zmsg_destroy (&send);
+            free (o->fail);
+        o->fail = NULL;
+        zmq_send (sock, o->head, o->head_len, ZMQ_SNDMORE);
+        if (o->delim)
+            zmq_send (sock, "", 0, ZMQ_SNDMORE);
+        s_send_owned (sock, o->data, o->len, o->extra != NULL);
+        if (o->extra)
+            s_send_owned (sock, o->extra, o->extra_len, false);
+        o->data = o->extra = NULL;
         self->out_head++;
     }
     if (self->out_head == self->out_tail)
@@ -116,17 +180,21 @@ s_out_flush (bb_server_t *self, uint64_t failed_ticket)
 
 //  --- Replies -------------------------------------------------------------------
 
-//  A reply message: the routing frames of the request, then the envelope in buf.
-static zmsg_t *
-s_reply_msg (zmsg_t *routing, ufo_buf_t *buf)
+//  Queues a reply: the request's route, then the envelope in buf (copied).
+static s_out_t *
+s_reply_push (bb_server_t *self, const s_route_t *route, ufo_buf_t *buf, uint64_t ticket, bool burst)
 {
-    zmsg_t *reply = zmsg_dup (routing);
-    zmsg_addmem (reply, buf->data, buf->len);
-    return reply;
+    s_out_t *o = s_out_new (self, false, ticket, burst);
+    o->head_len = (uint8_t) route->id_len;
+    memcpy (o->head, route->id, route->id_len);
+    o->delim = route->delim;
+    o->data = s_copy (buf->data, buf->len);
+    o->len = buf->len;
+    return o;
 }
 
 static void
-s_reply_error (bb_server_t *self, zmsg_t *routing, const char *id, const char *what, int code,
+s_reply_error (bb_server_t *self, const s_route_t *route, const char *id, const char *what, int code,
                const char *message)
 {
     self->errors++;
@@ -134,18 +202,16 @@ s_reply_error (bb_server_t *self, zmsg_t *routing, const char *id, const char *w
               id && *id ? id : "", ufo_errcode_name (code), message);
     ufo_buf_reset (&self->scratch);
     ufo_bb_encode_error (&self->scratch, id, code, message);
-    zmsg_t *reply = s_reply_msg (routing, &self->scratch);
     //  Errors queue like everything else, so replies keep their order.
-    s_out_push (self, &reply, false, 0, true, NULL);
+    s_reply_push (self, route, &self->scratch, 0, true);
 }
 
 static void
-s_reply_ok (bb_server_t *self, zmsg_t *routing, const char *id, ufo_value_t **body_p)
+s_reply_ok (bb_server_t *self, const s_route_t *route, const char *id, ufo_value_t **body_p)
 {
     ufo_buf_reset (&self->scratch);
     ufo_bb_encode_ok (&self->scratch, id, body_p);
-    zmsg_t *reply = s_reply_msg (routing, &self->scratch);
-    s_out_push (self, &reply, false, 0, true, NULL);
+    s_reply_push (self, route, &self->scratch, 0, true);
 }
 
 //  --- Changes -------------------------------------------------------------------
@@ -157,12 +223,12 @@ s_emit_change (bb_server_t *self, const char *board, int memory, ufo_buf_t *buf)
     ufo_wal_append (self->wal, buf->data, buf->len);
     self->burst_wrote = true;
     self->records_since_snap++;
+    s_out_t *o = s_out_new (self, true, 0, true);
     char topic [UFO_BB_BOARD_MAX + 32];
-    ufo_bb_topic (topic, sizeof topic, board, memory);
-    zmsg_t *event = zmsg_new ();
-    zmsg_addstr (event, topic);
-    zmsg_addmem (event, buf->data, buf->len);
-    s_out_push (self, &event, true, 0, true, NULL);
+    o->head_len = (uint8_t) ufo_bb_topic (topic, sizeof topic, board, memory);
+    memcpy (o->head, topic, o->head_len);
+    o->data = s_copy (buf->data, buf->len);
+    o->len = buf->len;
 }
 
 static void
@@ -204,7 +270,7 @@ s_blob_known (bb_server_t *self, const char *hex)
 }
 
 static void
-s_handle_add (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+s_handle_add (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
 {
     size_t n = ufo_value_size (req->items);
     bb_board_t *board = bb_store_board (self->store, req->board);
@@ -213,7 +279,7 @@ s_handle_add (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
         char message [256];
         snprintf (message, sizeof message, "board '%s' holds %zu items; adding %zu exceeds max_items_per_board %zu",
                   req->board, have, n, self->cfg.max_items_per_board);
-        s_reply_error (self, routing, req->id, req->type_name, UFO_E_TOO_LARGE, message);
+        s_reply_error (self, route, req->id, req->type_name, UFO_E_TOO_LARGE, message);
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -221,7 +287,7 @@ s_handle_add (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
         if (blob && !s_blob_known (self, blob)) {
             char message [256];
             snprintf (message, sizeof message, "item %zu refers to blob %s, which the store does not hold", i, blob);
-            s_reply_error (self, routing, req->id, req->type_name, UFO_E_NOT_FOUND, message);
+            s_reply_error (self, route, req->id, req->type_name, UFO_E_NOT_FOUND, message);
             return;
         }
     }
@@ -245,18 +311,17 @@ s_handle_add (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
     ufo_bb_mp_uint (buf, seq);
     ufo_bb_mp_str (buf, "last");
     ufo_bb_mp_uint (buf, last);
-    zmsg_t *reply = s_reply_msg (routing, buf);
-    s_out_push (self, &reply, false, 0, true, NULL);
+    s_reply_push (self, route, buf, 0, true);
 }
 
 static void
-s_handle_clear_delete (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+s_handle_clear_delete (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
 {
     bb_board_t *board = bb_store_board (self->store, req->board);
     if (!board) {
         char message [200];
         snprintf (message, sizeof message, "no board named '%s'", req->board);
-        s_reply_error (self, routing, req->id, req->type_name, UFO_E_NOT_FOUND, message);
+        s_reply_error (self, route, req->id, req->type_name, UFO_E_NOT_FOUND, message);
         return;
     }
     bool del = req->type == UFO_BB_REQ_DELETE;
@@ -273,28 +338,27 @@ s_handle_clear_delete (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req
     ufo_value_t *body = ufo_value_new_map ();
     ufo_value_map_set_int (body, "seq", (int64_t) seq);
     ufo_value_map_set_int (body, "last", (int64_t) seq);
-    s_reply_ok (self, routing, req->id, &body);
+    s_reply_ok (self, route, req->id, &body);
 }
 
 static void
-s_handle_snapshot (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+s_handle_snapshot (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
 {
     ufo_buf_t *buf = &self->scratch;
     ufo_buf_reset (buf);
     ufo_bb_envelope_head (buf, "ok", req->id, "ufo-broker");
     bb_store_encode_snapshot (self->store, req->board, req->memory, req->after, buf);
-    zmsg_t *reply = s_reply_msg (routing, buf);
-    s_out_push (self, &reply, false, 0, true, NULL);
+    s_reply_push (self, route, buf, 0, true);
 }
 
 static void
-s_handle_blob_put (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+s_handle_blob_put (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
 {
     ufo_blob_stage_t *stage = ufo_calloc (1, sizeof *stage);
     ufo_error_t err;
     if (ufo_blob_stage (self->blobs, req->blob_data, req->blob_len, stage, &err) != 0) {
         free (stage);
-        s_reply_error (self, routing, req->id, req->type_name, err.code, err.message);
+        s_reply_error (self, route, req->id, req->type_name, err.code, err.message);
         return;
     }
     self->blob_puts++;
@@ -310,10 +374,10 @@ s_handle_blob_put (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
         free (stage);
         if (rc != 0) {
             ufo_value_destroy (&body);
-            s_reply_error (self, routing, req->id, req->type_name, err.code, err.message);
+            s_reply_error (self, route, req->id, req->type_name, err.code, err.message);
             return;
         }
-        s_reply_ok (self, routing, req->id, &body);
+        s_reply_ok (self, route, req->id, &body);
         return;
     }
     uint64_t ticket = bb_sync_blob (self->sync, &stage, true);
@@ -325,21 +389,21 @@ s_handle_blob_put (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
     memcpy (self->pblobs [self->npblobs++].hex, hex, sizeof hex);
     ufo_buf_reset (&self->scratch);
     ufo_bb_encode_ok (&self->scratch, req->id, &body);
-    zmsg_t *reply = s_reply_msg (routing, &self->scratch);
+    s_out_t *o = s_reply_push (self, route, &self->scratch, ticket, false);
     ufo_buf_reset (&self->scratch);
     ufo_bb_encode_error (&self->scratch, req->id, UFO_E_IO, "the blob could not be stored durably");
-    zmsg_t *fail = s_reply_msg (routing, &self->scratch);
-    s_out_push (self, &reply, false, ticket, false, &fail);
+    o->fail = s_copy (self->scratch.data, self->scratch.len);
+    o->fail_len = self->scratch.len;
 }
 
 static void
-s_handle_blob_get (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
+s_handle_blob_get (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
 {
     char *data;
     size_t len;
     ufo_error_t err;
     if (ufo_blob_get (self->blobs, req->blob, &data, &len, &err) != 0) {
-        s_reply_error (self, routing, req->id, req->type_name, err.code, err.message);
+        s_reply_error (self, route, req->id, req->type_name, err.code, err.message);
         return;
     }
     self->blob_gets++;
@@ -348,10 +412,9 @@ s_handle_blob_get (bb_server_t *self, zmsg_t *routing, ufo_bb_request_t *req)
     ufo_value_map_set_int (body, "size", (int64_t) len);
     ufo_buf_reset (&self->scratch);
     ufo_bb_encode_ok (&self->scratch, req->id, &body);
-    zmsg_t *reply = s_reply_msg (routing, &self->scratch);
-    zmsg_addmem (reply, data, len);
-    free (data);
-    s_out_push (self, &reply, false, 0, true, NULL);
+    s_out_t *o = s_reply_push (self, route, &self->scratch, 0, true);
+    o->extra = data;                        //  handed over: freed by libzmq after sending
+    o->extra_len = len;
 }
 
 static ufo_value_t *
@@ -380,68 +443,71 @@ s_stats (bb_server_t *self)
     return s;
 }
 
-//  Handles one request message (routing frames + request frames); never fails.
+#define PARTS_MAX 6                 //  frames of one request kept (identity, delimiter, 2 + spare)
+
+//  Handles one request message: parts[0..nparts) of its `total` frames (routing frames +
+//  request frames; frames beyond PARTS_MAX were dropped). Never fails.
 static void
-s_handle (bb_server_t *self, zmsg_t *msg)
+s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
 {
     self->requests++;
-    zmsg_t *routing = zmsg_new ();
     //  ROUTER prepends the peer identity; a REQ peer adds an empty delimiter after it.
-    zframe_t *identity = zmsg_pop (msg);
-    zmsg_append (routing, &identity);
-    zframe_t *first = zmsg_first (msg);
-    if (first && zframe_size (first) == 0) {
-        zframe_t *delim = zmsg_pop (msg);
-        zmsg_append (routing, &delim);
+    s_route_t route_data = { zmq_msg_data (&parts [0]), zmq_msg_size (&parts [0]), false };
+    const s_route_t *route = &route_data;
+    size_t first = 1;
+    if (nparts > 1 && zmq_msg_size (&parts [1]) == 0) {
+        route_data.delim = true;
+        first = 2;
     }
-    size_t nframes = zmsg_size (msg);
-    const void *frames [4];
-    size_t sizes [4];
-    size_t i = 0;
-    for (zframe_t *f = zmsg_first (msg); f && i < 4; f = zmsg_next (msg), i++) {
-        frames [i] = zframe_data (f);
-        sizes [i] = zframe_size (f);
+    if (route_data.id_len > 255)
+        return;                     //  not a libzmq identity: nowhere to reply
+    size_t nframes = total - first;
+    const void *frames [PARTS_MAX];
+    size_t sizes [PARTS_MAX];
+    for (size_t i = first; i < nparts; i++) {
+        frames [i - first] = zmq_msg_data (&parts [i]);
+        sizes [i - first] = zmq_msg_size (&parts [i]);
     }
     ufo_bb_request_t req;
     ufo_bb_request_init (&req);
     ufo_error_t err;
     ufo_error_clear (&err);
     int rc;
-    if (nframes > 4)
+    if (nframes > 2)
         rc = ufo_error_set (&err, UFO_E_INVALID, "request has %zu frames after routing; at most 2 are allowed", nframes);
     else
         rc = ufo_bb_request_decode (&req, frames, sizes, nframes, &self->limits, &err);
     if (rc != 0)
-        s_reply_error (self, routing, req.id, req.type_name, err.code, err.message);
+        s_reply_error (self, route, req.id, req.type_name, err.code, err.message);
     else
     switch (req.type) {
         case UFO_BB_REQ_ADD:
-            s_handle_add (self, routing, &req);
+            s_handle_add (self, route, &req);
             break;
         case UFO_BB_REQ_CLEAR:
         case UFO_BB_REQ_DELETE:
-            s_handle_clear_delete (self, routing, &req);
+            s_handle_clear_delete (self, route, &req);
             break;
         case UFO_BB_REQ_SNAPSHOT:
-            s_handle_snapshot (self, routing, &req);
+            s_handle_snapshot (self, route, &req);
             break;
         case UFO_BB_REQ_LIST: {
             ufo_value_t *body = ufo_value_new_map ();
             ufo_value_t *boards = bb_store_list (self->store);
             ufo_value_map_set (body, "boards", &boards);
             ufo_value_map_set_int (body, "seq", (int64_t) bb_store_seq (self->store));
-            s_reply_ok (self, routing, req.id, &body);
+            s_reply_ok (self, route, req.id, &body);
             break;
         }
         case UFO_BB_REQ_BLOB_PUT:
-            s_handle_blob_put (self, routing, &req);
+            s_handle_blob_put (self, route, &req);
             break;
         case UFO_BB_REQ_BLOB_GET:
-            s_handle_blob_get (self, routing, &req);
+            s_handle_blob_get (self, route, &req);
             break;
         case UFO_BB_REQ_STATS: {
             ufo_value_t *body = s_stats (self);
-            s_reply_ok (self, routing, req.id, &body);
+            s_reply_ok (self, route, req.id, &body);
             break;
         }
         case UFO_BB_REQ_PING: {
@@ -449,14 +515,13 @@ s_handle (bb_server_t *self, zmsg_t *msg)
             ufo_value_map_set_bool (body, "pong", true);
             ufo_value_map_set_int (body, "seq", (int64_t) bb_store_seq (self->store));
             ufo_value_map_set_str (body, "version", UFO_VERSION);
-            s_reply_ok (self, routing, req.id, &body);
+            s_reply_ok (self, route, req.id, &body);
             break;
         }
         default:
-            s_reply_error (self, routing, req.id, req.type_name, UFO_E_INTERNAL, "unhandled request");
+            s_reply_error (self, route, req.id, req.type_name, UFO_E_INTERNAL, "unhandled request");
     }
     ufo_bb_request_reset (&req);
-    zmsg_destroy (&routing);
 }
 
 //  --- Durability pipeline -----------------------------------------------------
@@ -593,12 +658,33 @@ s_on_request (zloop_t *loop, zsock_t *sock, void *arg)
 {
     UFO_UNUSED (loop);
     bb_server_t *self = (bb_server_t *) arg;
+    void *handle = zsock_resolve (sock);
+    zmq_msg_t parts [PARTS_MAX];
     for (int i = 0; i < BURST_MAX; i++) {
-        zmsg_t *msg = zmsg_recv_nowait (sock);
-        if (!msg)
+        zmq_msg_init (&parts [0]);
+        if (zmq_msg_recv (&parts [0], handle, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close (&parts [0]);
             break;
-        s_handle (self, msg);
-        zmsg_destroy (&msg);
+        }
+        size_t nparts = 1, total = 1;
+        bool more = zmq_msg_more (&parts [0]);
+        while (more) {
+            zmq_msg_t extra, *part = nparts < PARTS_MAX ? &parts [nparts] : &extra;
+            zmq_msg_init (part);
+            if (zmq_msg_recv (part, handle, 0) < 0) {
+                zmq_msg_close (part);
+                break;
+            }
+            more = zmq_msg_more (part);
+            total++;
+            if (part == &extra)
+                zmq_msg_close (&extra);
+            else
+                nparts++;
+        }
+        s_handle (self, parts, nparts, total);
+        for (size_t k = 0; k < nparts; k++)
+            zmq_msg_close (&parts [k]);
     }
     s_commit_burst (self);
     return self->fatal ? -1 : 0;
@@ -609,12 +695,12 @@ s_on_subscription (zloop_t *loop, zsock_t *sock, void *arg)
 {
     UFO_UNUSED (loop);
     bb_server_t *self = (bb_server_t *) arg;
-    zframe_t *frame;
-    while ((frame = zframe_recv_nowait (sock))) {
-        if (zframe_size (frame) > 0)
-            self->subscribers += zframe_data (frame) [0] == 1 ? 1 : -1;
-        zframe_destroy (&frame);
-    }
+    void *handle = zsock_resolve (sock);
+    uint8_t data [300];
+    int n;
+    while ((n = zmq_recv (handle, data, sizeof data, ZMQ_DONTWAIT)) >= 0)
+        if (n > 0)
+            self->subscribers += data [0] == 1 ? 1 : -1;
     return 0;
 }
 
@@ -657,15 +743,13 @@ s_on_stats (zloop_t *loop, int timer_id, void *arg)
     ufo_msg_set_body (msg, &stats);
     ufo_msg_encode (msg, &buf);
     ufo_msg_destroy (&msg);
-    zmsg_t *event = zmsg_new ();
-    zmsg_addstr (event, UFO_BB_TOPIC_STATS);
-    zmsg_addmem (event, buf.data, buf.len);
-    ufo_buf_free (&buf);
     //  Stats carry no sequence number and need no durability, but must not overtake
     //  queued events (a subscriber reading "seq" would see it ahead of the events).
-    s_out_push (self, &event, true, bb_sync_issued (self->sync), false, NULL);
-    if (self->cfg.fsync != BB_FSYNC_ALWAYS)
-        self->out [self->out_tail - 1].ticket = 0;
+    s_out_t *o = s_out_new (self, true, self->cfg.fsync == BB_FSYNC_ALWAYS ? bb_sync_issued (self->sync) : 0,
+                            false);
+    o->head_len = (uint8_t) strlen (UFO_BB_TOPIC_STATS);
+    memcpy (o->head, UFO_BB_TOPIC_STATS, o->head_len);
+    o->data = ufo_buf_detach (&buf, &o->len);
     s_out_flush (self, 0);
     ufo_info ("stats: boards=%zu items=%" PRIu64 " seq=%" PRIu64 " write_rate=%.1f/s log=%" PRIu64
               "B subscribers=%" PRId64 " requests=%" PRIu64 " errors=%" PRIu64,
@@ -810,8 +894,7 @@ bb_server_destroy (bb_server_t **self_p)
     }
     s_snapshot_reap (self, true);
     for (size_t i = self->out_head; i < self->out_tail; i++) {
-        zmsg_destroy (&self->out [i].msg);
-        zmsg_destroy (&self->out [i].fail);
+        s_out_release (&self->out [i]);
     }
     free (self->out);
     free (self->pblobs);
