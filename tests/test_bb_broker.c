@@ -304,6 +304,16 @@ UFO_TEST (test_blobs_and_prompt)
     const char *url = ufo_value_str (ufo_value_path (board, "screenshots.0.image_str"));
     CHECK (url && strncmp (url, "data:image/png;base64,", 22) == 0);
     CHECK_INT (strlen (url), 22 + 400);
+    //  the original's prompt: the screenshot's metadata, then its image as a data URL
+    ufo_board_t *bb = ufo_board_new ();
+    CHECK_INT (ufo_board_from_map (bb, board, &err), 0);
+    ufo_value_t *prompt = ufo_board_to_prompt (bb);
+    size_t parts = ufo_value_size (prompt);
+    CHECK_INT (parts, 6);
+    CHECK_STR (ufo_value_str (ufo_value_path (prompt, "5.type")), "image_url");
+    CHECK_STR (ufo_value_str (ufo_value_path (prompt, "5.image_url.url")), url);
+    ufo_value_destroy (&prompt);
+    ufo_board_destroy (&bb);
     ufo_value_destroy (&board);
     ufo_value_destroy (&snap);
     //  a missing blob
