@@ -1,0 +1,185 @@
+/*  app_board.c - blackboard access of the AppAgent: broker or in-process boards. */
+#include "ufo_prelude.h"
+#include "app_board.h"
+
+#define S_CALL_TIMEOUT_MS  5000
+#define S_LOCAL_BOARDS     64
+
+struct _app_board_t {
+    ufo_bb_client_t *client;            //  remote, or NULL
+    struct {
+        char *name;
+        ufo_board_t *board;
+    } local [S_LOCAL_BOARDS];
+};
+
+app_board_t *
+app_board_new (const char *endpoint, ufo_error_t *err)
+{
+    app_board_t *self = ufo_malloc (sizeof *self);
+    memset (self, 0, sizeof *self);
+    if (endpoint) {
+        self->client = ufo_bb_client_new (endpoint, NULL, err);
+        if (!self->client) {
+            free (self);
+            return NULL;
+        }
+        ufo_bb_client_set_timeout (self->client, S_CALL_TIMEOUT_MS);
+        ufo_bb_client_set_sender (self->client, "ufo-app");
+    }
+    return self;
+}
+
+void
+app_board_destroy (app_board_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    app_board_t *self = *self_p;
+    ufo_bb_client_destroy (&self->client);
+    for (size_t i = 0; i < S_LOCAL_BOARDS; i++) {
+        free (self->local [i].name);
+        ufo_board_destroy (&self->local [i].board);
+    }
+    free (self);
+    *self_p = NULL;
+}
+
+bool
+app_board_remote (const app_board_t *self)
+{
+    return self->client != NULL;
+}
+
+//  The in-process board of a session (created on first use; the oldest is recycled when
+//  all slots are taken).
+static ufo_board_t *
+s_local (app_board_t *self, const char *name)
+{
+    size_t free_slot = S_LOCAL_BOARDS;
+    for (size_t i = 0; i < S_LOCAL_BOARDS; i++) {
+        if (self->local [i].name && strcmp (self->local [i].name, name) == 0)
+            return self->local [i].board;
+        if (!self->local [i].name && free_slot == S_LOCAL_BOARDS)
+            free_slot = i;
+    }
+    if (free_slot == S_LOCAL_BOARDS) {
+        free_slot = 0;
+        free (self->local [0].name);
+        ufo_board_destroy (&self->local [0].board);
+    }
+    self->local [free_slot].name = ufo_strdup (name);
+    self->local [free_slot].board = ufo_board_new ();
+    return self->local [free_slot].board;
+}
+
+ufo_value_t *
+app_board_snapshot (app_board_t *self, const char *board, ufo_error_t *err)
+{
+    if (!self->client)
+        return ufo_board_to_map (s_local (self, board));
+    ufo_value_t *reply = ufo_bb_client_snapshot (self->client, board, NULL, 0, err);
+    if (!reply)
+        return NULL;
+    ufo_value_t *map = ufo_value_map_get (reply, "board");
+    if (ufo_value_type (map) != UFO_TMAP) {
+        ufo_value_destroy (&reply);
+        ufo_error_set (err, UFO_E_SYNTAX, "blackboard snapshot of '%s' has no board map", board);
+        return NULL;
+    }
+    ufo_value_t *copy = ufo_value_dup (map);
+    ufo_value_destroy (&reply);
+    return copy;
+}
+
+ufo_value_t *
+app_board_prompt (app_board_t *self, const char *board, ufo_error_t *err)
+{
+    if (!self->client)
+        return ufo_board_to_prompt (s_local (self, board));
+    ufo_value_t *map = app_board_snapshot (self, board, err);
+    if (!map)
+        return NULL;
+    ufo_error_t local;
+    if (ufo_bb_client_fill_images (self->client, map, &local) < 0)
+        ufo_warn ("blackboard '%s': a screenshot could not be fetched: %s", board, local.message);
+    ufo_board_t *tmp = ufo_board_new ();
+    ufo_value_t *parts = NULL;
+    if (ufo_board_from_map (tmp, map, err) == 0)
+        parts = ufo_board_to_prompt (tmp);
+    ufo_board_destroy (&tmp);
+    ufo_value_destroy (&map);
+    return parts;
+}
+
+int
+app_board_add (app_board_t *self, const char *board, const char *memory, ufo_value_t **item_p,
+               ufo_error_t *err)
+{
+    if (!self->client) {
+        int which = ufo_board_memory_parse (memory);
+        if (which < 0) {
+            ufo_value_destroy (item_p);
+            return ufo_error_set (err, UFO_E_INVALID, "no blackboard memory '%s'", memory);
+        }
+        return ufo_board_add_data_take (s_local (self, board), which, item_p, err);
+    }
+    return ufo_bb_client_add (self->client, board, memory, item_p, NULL, NULL, err);
+}
+
+static const char s_b64 [] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *
+app_data_url (const char *mime, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    ufo_buf_t buf;
+    ufo_buf_init (&buf);
+    ufo_buf_printf (&buf, "data:%s;base64,", mime);
+    ufo_buf_reserve (&buf, (len + 2) / 3 * 4 + 1);
+    size_t i = 0;
+    char quad [4];
+    for (; i + 3 <= len; i += 3) {
+        uint32_t v = (uint32_t) p [i] << 16 | (uint32_t) p [i + 1] << 8 | p [i + 2];
+        quad [0] = s_b64 [v >> 18 & 63];
+        quad [1] = s_b64 [v >> 12 & 63];
+        quad [2] = s_b64 [v >> 6 & 63];
+        quad [3] = s_b64 [v & 63];
+        ufo_buf_append (&buf, quad, 4);
+    }
+    if (i < len) {
+        uint32_t v = (uint32_t) p [i] << 16 | (i + 1 < len ? (uint32_t) p [i + 1] << 8 : 0);
+        quad [0] = s_b64 [v >> 18 & 63];
+        quad [1] = s_b64 [v >> 12 & 63];
+        quad [2] = i + 1 < len ? s_b64 [v >> 6 & 63] : '=';
+        quad [3] = '=';
+        ufo_buf_append (&buf, quad, 4);
+    }
+    return ufo_buf_detach (&buf, NULL);
+}
+
+int
+app_board_add_screenshot (app_board_t *self, const char *board, const char *image_path,
+                          const void *png, size_t len, const ufo_value_t *metadata,
+                          ufo_error_t *err)
+{
+    ufo_value_t *item = ufo_value_new_map ();
+    ufo_value_map_set (item, "metadata", &(ufo_value_t *) {
+        metadata ? ufo_value_dup (metadata) : ufo_value_new_null () });
+    ufo_value_map_set_str (item, "image_path", image_path);
+    if (self->client) {
+        char hex [65];
+        if (ufo_bb_client_blob_put (self->client, png, len, hex, err) < 0) {
+            ufo_value_destroy (&item);
+            return -1;
+        }
+        ufo_value_map_set_str (item, "blob", hex);
+        ufo_value_map_set_str (item, "mime", "image/png");
+    }
+    else {
+        char *url = app_data_url ("image/png", png, len);
+        ufo_value_map_set_str (item, "image_str", url);
+        free (url);
+    }
+    return app_board_add (self, board, "screenshots", &item, err);
+}

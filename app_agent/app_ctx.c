@@ -1,0 +1,180 @@
+/*  app_ctx.c - the resources a ufo-app process shares between its subtasks. */
+#include "ufo_prelude.h"
+#include "app_ctx.h"
+#include <fnmatch.h>
+#include <poll.h>
+
+static void
+s_copy (char *dst, size_t size, const char *src)
+{
+    snprintf (dst, size, "%s", src ? src : "");
+}
+
+//  The desktop options from the desktop.* keys of the configuration.
+static ufo_value_t *
+s_desktop_options (const ufo_config_t *config)
+{
+    ufo_value_t *opts = ufo_value_new_map ();
+    const ufo_value_t *v = ufo_config_get (config, "desktop.launchers");
+    if (v)
+        ufo_value_map_set_copy (opts, "launchers", v);
+    ufo_value_map_set_int (opts, "action_timeout_ms",
+                           ufo_config_int (config, "desktop.action_timeout_ms", 3000));
+    ufo_value_map_set_int (opts, "settle_ms", ufo_config_int (config, "desktop.settle_ms", 60));
+    ufo_value_map_set_int (opts, "text_excerpt",
+                           ufo_config_int (config, "desktop.text_excerpt", 120));
+    v = ufo_config_get (config, "CONTROL_LIST");
+    if (v)
+        ufo_value_map_set_copy (opts, "control_list", v);
+    return opts;
+}
+
+int
+app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err)
+{
+    memset (ctx, 0, sizeof *ctx);
+    ctx->app = options->app ? options->app : "*";
+    ctx->device = options->device ? options->device : "";
+    ctx->config = ufo_config_load (options->config_path, err);
+    if (!ctx->config)
+        return -1;
+    ufo_config_apply_log (ctx->config);
+    const ufo_config_t *c = ctx->config;
+
+    ufo_llm_config_t llm_cfg;
+    ufo_llm_config_defaults (&llm_cfg);
+    if (ufo_llm_config_from (c, "APP_AGENT", &llm_cfg, err) < 0)
+        goto fail;
+    ctx->visual = llm_cfg.visual_mode;
+    s_copy (ctx->api_key, sizeof ctx->api_key, llm_cfg.api_key);
+    ufo_llm_config_model_name (&llm_cfg, ctx->model, sizeof ctx->model);
+    ctx->llm = ufo_llm_new_from_config (c, "APP_AGENT", options->llm_mode, options->llm_cassette, err);
+    if (!ctx->llm)
+        goto fail;
+    ctx->prompts = ufo_prompts_new (NULL, err);
+    if (!ctx->prompts)
+        goto fail;
+    ufo_value_t *dopts = s_desktop_options (c);
+    ctx->desktop = ufo_desktop_new (dopts, err);
+    ufo_value_destroy (&dopts);
+    if (!ctx->desktop)
+        goto fail;
+    const char *endpoint = NULL;
+    if (!options->local_board) {
+        endpoint = options->broker && *options->broker ? options->broker
+                 : ufo_config_str (c, "broker.cmd_endpoint", "");
+        if (!endpoint || !*endpoint) {
+            ufo_error_set (err, UFO_E_INVALID, "no broker endpoint (--broker or broker.cmd_endpoint)");
+            goto fail;
+        }
+    }
+    ctx->board = app_board_new (endpoint, err);
+    if (!ctx->board)
+        goto fail;
+
+    ctx->json_retry = (int) ufo_config_int (c, "JSON_PARSING_RETRY", 3);
+    ctx->safe_guard = ufo_config_bool (c, "SAFE_GUARD", true);
+    ctx->ask_question = ufo_config_bool (c, "ASK_QUESTION", false);
+    ctx->include_last_screenshot = ufo_config_bool (c, "INCLUDE_LAST_SCREENSHOT", true);
+    ctx->concat_screenshot = ufo_config_bool (c, "CONCAT_SCREENSHOT", false);
+    ctx->save_ui_tree = ufo_config_bool (c, "SAVE_UI_TREE", false);
+    ctx->screenshot_to_memory = ufo_config_bool (c, "SCREENSHOT_TO_MEMORY", true);
+    ctx->sleep_time = ufo_config_float (c, "SLEEP_TIME", 1.0);
+    ctx->png_level = (int) ufo_config_int (c, "desktop.png_compression", 1);
+    s_copy (ctx->confirm_policy, sizeof ctx->confirm_policy,
+            ufo_config_str (c, "desktop.confirm_policy", "ask"));
+    ctx->confirm_controls = ufo_config_get (c, "desktop.confirm_controls");
+    ctx->confirm_actions = ufo_config_get (c, "desktop.confirm_actions");
+    ctx->history_keys = ufo_config_get (c, "HISTORY_KEYS");
+    ctx->control_list = ufo_config_get (c, "CONTROL_LIST");
+    ctx->memory_steps = 20;
+    return 0;
+fail:
+    app_ctx_close (ctx);
+    return -1;
+}
+
+void
+app_ctx_close (app_ctx_t *ctx)
+{
+    app_board_destroy (&ctx->board);
+    ufo_desktop_destroy (&ctx->desktop);
+    ufo_prompts_destroy (&ctx->prompts);
+    ufo_llm_destroy (&ctx->llm);
+    ufo_config_destroy (&ctx->config);
+}
+
+//  First pattern of list (strings) matching text, case-insensitively, or NULL.
+static const char *
+s_match (const ufo_value_t *list, const char *text)
+{
+    for (size_t i = 0; i < ufo_value_size (list); i++) {
+        const ufo_value_t *p = ufo_value_list_at (list, i);
+        if (ufo_value_type (p) != UFO_TSTRING || !*ufo_value_str (p))
+            continue;
+        if (fnmatch (ufo_value_str (p), text, FNM_CASEFOLD) == 0)
+            return ufo_value_str (p);
+    }
+    return NULL;
+}
+
+bool
+app_ctx_policy_requires (const app_ctx_t *ctx, const char *function, const char *control_name,
+                         char *why, size_t size)
+{
+    if (!function || !*function)
+        return false;
+    const char *hit = s_match (ctx->confirm_actions, function);
+    if (hit) {
+        snprintf (why, size, "the action %s matches the confirmation policy '%s'", function, hit);
+        return true;
+    }
+    //  reading and answering change nothing: no confirmation for them
+    static const char *const harmless [] = { "texts", "summary", "annotation", "wait" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (harmless); i++)
+        if (strcmp (function, harmless [i]) == 0)
+            return false;
+    if (control_name && *control_name) {
+        hit = s_match (ctx->confirm_controls, control_name);
+        if (hit) {
+            snprintf (why, size, "the control '%s' matches the confirmation policy '%s'",
+                      control_name, hit);
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
+{
+    struct pollfd fds [33];
+    ufo_llm_fd_t lfds [32];
+    size_t n = ufo_llm_fds (ctx->llm, lfds, 32);
+    if (n > 32)
+        n = 32;
+    int llm_timeout = ufo_llm_timeout (ctx->llm);
+    if (llm_timeout >= 0 && llm_timeout < timeout_ms)
+        timeout_ms = llm_timeout;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++, k++) {
+        fds [k].fd = lfds [i].fd;
+        fds [k].events = (short) ((lfds [i].events & UFO_LLM_IN ? POLLIN : 0)
+                                | (lfds [i].events & UFO_LLM_OUT ? POLLOUT : 0));
+        fds [k].revents = 0;
+    }
+    if (extra_fd >= 0) {
+        fds [k].fd = extra_fd;
+        fds [k].events = POLLIN;
+        fds [k].revents = 0;
+        k++;
+    }
+    if (poll (fds, (nfds_t) k, timeout_ms < 0 ? 0 : timeout_ms) < 0 && errno != EINTR)
+        ufo_warn ("poll: %s", strerror (errno));
+    for (size_t i = 0; i < n; i++)
+        lfds [i].revents = (fds [i].revents & POLLIN ? UFO_LLM_IN : 0)
+                         | (fds [i].revents & POLLOUT ? UFO_LLM_OUT : 0)
+                         | (fds [i].revents & (POLLERR | POLLHUP) ? UFO_LLM_ERR : 0);
+    ufo_llm_process (ctx->llm, lfds, n);
+    ufo_desktop_pump (ctx->desktop);
+}

@@ -1,0 +1,70 @@
+/*  app_ctx.h - what one ufo-app process shares between the subtasks it runs: the
+    configuration, the desktop, the LLM client, the prompt templates and the blackboard
+    access, plus the settings read once from the configuration.
+
+    A plain struct (private to the ufo-app process): app_main.c fills it with
+    app_ctx_open and frees it with app_ctx_close; the agent modules borrow it. */
+#ifndef APP_CTX_H_INCLUDED
+#define APP_CTX_H_INCLUDED
+
+#include "app_board.h"
+
+typedef struct {
+    ufo_config_t *config;           //  owned
+    ufo_desktop_t *desktop;         //  owned
+    ufo_llm_t *llm;                 //  owned
+    ufo_prompts_t *prompts;         //  owned
+    app_board_t *board;             //  owned: broker or in-process board
+    char api_key [512];             //  APP_AGENT key, registered as a secret in every log
+    char model [192];               //  "provider/model" of APP_AGENT, for request.log
+    const char *app;                //  --app NAME ("*": any application)
+    const char *device;             //  --device ID
+    //  settings (configuration keys of the original, read once)
+    bool visual;                    //  APP_AGENT.VISUAL_MODE
+    int json_retry;                 //  JSON_PARSING_RETRY
+    bool safe_guard;                //  SAFE_GUARD
+    bool ask_question;              //  ASK_QUESTION
+    bool include_last_screenshot;   //  INCLUDE_LAST_SCREENSHOT
+    bool concat_screenshot;         //  CONCAT_SCREENSHOT
+    bool save_ui_tree;              //  SAVE_UI_TREE
+    bool screenshot_to_memory;      //  SCREENSHOT_TO_MEMORY
+    double sleep_time;              //  SLEEP_TIME (seconds after an action)
+    int png_level;                  //  desktop.png_compression
+    char confirm_policy [8];        //  desktop.confirm_policy: ask | yes | no
+    const ufo_value_t *confirm_controls;    //  desktop.confirm_controls (borrowed from config)
+    const ufo_value_t *confirm_actions;     //  desktop.confirm_actions
+    const ufo_value_t *history_keys;        //  HISTORY_KEYS
+    const ufo_value_t *control_list;        //  CONTROL_LIST
+    int memory_steps;               //  steps of this subtask shown as memory (20)
+} app_ctx_t;
+
+//  Options of the process that shape the context.
+typedef struct {
+    const char *config_path;        //  --config (NULL: the usual search)
+    const char *broker;             //  --broker (NULL: broker.cmd_endpoint; "" : local board)
+    const char *llm_mode;           //  --llm-mode
+    const char *llm_cassette;       //  --llm-cassette
+    const char *app;                //  --app
+    const char *device;             //  --device
+    bool local_board;               //  no broker: an in-process board
+} app_ctx_options_t;
+
+//  Loads the configuration and opens the desktop, the LLM client, the prompts and the
+//  board. Returns 0, or -1 with err (everything opened so far is closed again).
+int app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err);
+
+//  Closes everything app_ctx_open opened. Safe twice.
+void app_ctx_close (app_ctx_t *ctx);
+
+//  True when the confirmation policy requires asking before `function` acts on a control
+//  named control_name (the name read from the desktop, not the model's ControlText).
+//  Writes the rule that matched into why[size].
+bool app_ctx_policy_requires (const app_ctx_t *ctx, const char *function,
+                              const char *control_name, char *why, size_t size);
+
+//  One turn of the process's loop: polls the LLM client's sockets and extra_fd (-1: none)
+//  for at most timeout_ms, lets the LLM client process what is ready (completion callbacks
+//  run here) and pumps the desktop.
+void app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms);
+
+#endif

@@ -1,0 +1,237 @@
+/*  app_main.c - ufo-app: the AppAgent process.
+
+    ufo-app --app NAME --device ID [--broker EP] [--config FILE] [--llm-mode MODE]
+            [--llm-cassette FILE] [--log-level LEVEL]
+        A worker of service app:NAME (or app:* with --app '*') on device ID: runs the
+        subtasks the HostAgent dispatches (docs/PROTOCOL.md section 4), one at a time.
+
+    ufo-app --subtask FILE.json [--log-root DIR] [--broker EP] [...]
+        Runs one subtask body from a file through the same code path, without the
+        dispatch layer (tests, debugging). The file is the body itself, or
+        {"body": {...}, "task_id": id, "attempt": n, "answers": [...]}: questions and
+        confirmations are answered, in order, from "answers" (a list of strings or a
+        string for a question, a bool for a confirmation); when they run out questions get
+        the placeholder answer and confirmations are refused. Progress and the result are
+        printed on stdout as JSON lines ({"kind": ..., ...}, the last one {"kind":
+        "result", "body": {...}}). The board is the broker's with --broker, else an
+        in-process one. Exit status: 0 FINISH, 1 FAIL or ERROR, 2 bad usage or set-up.
+
+    SIGTERM / SIGINT stop cleanly: a dispatched subtask in progress is released (the
+    broker requeues it), a file subtask ends as ERROR. */
+#include "ufo_prelude.h"
+#include "app_agent.h"
+#include "app_main.h"
+
+static volatile sig_atomic_t s_stop = 0;
+
+static void
+s_on_signal (int sig)
+{
+    UFO_UNUSED (sig);
+    s_stop = 1;
+}
+
+bool
+app_stopping (void)
+{
+    return s_stop != 0;
+}
+
+static void
+s_usage (FILE *out)
+{
+    fprintf (out,
+        "usage: ufo-app --app NAME --device ID [--broker EP] [--config FILE]\n"
+        "               [--llm-mode live|record|replay] [--llm-cassette FILE] [--log-level L]\n"
+        "       ufo-app --subtask FILE.json [--log-root DIR] [--broker EP] [same options]\n"
+        "Runs the AppAgent: a worker of service app:NAME (NAME '*' for any application),\n"
+        "or one subtask from a file (see the header of app_agent/app_main.c).\n");
+}
+
+//  --- file mode -------------------------------------------------------------------
+
+typedef struct {
+    const ufo_value_t *answers;     //  from the file
+    size_t next;                    //  next answer to use
+    ufo_value_t *pending;           //  input to deliver on the next turn
+} s_file_io_t;
+
+static void
+s_print (const ufo_value_t *v)
+{
+    char *json = ufo_json_dump (v, UFO_JSON_COMPACT, NULL);
+    printf ("%s\n", json);
+    fflush (stdout);
+    free (json);
+}
+
+static void
+s_file_emit (void *arg, ufo_value_t **body_p)
+{
+    s_file_io_t *io = arg;
+    ufo_value_t *body = *body_p;
+    s_print (body);
+    const char *kind = ufo_value_map_str (body, "kind", "");
+    bool question = strcmp (kind, "question") == 0;
+    if (!question && strcmp (kind, "confirm") != 0)
+        return;
+    const ufo_value_t *a = ufo_value_list_at (io->answers, io->next);
+    ufo_value_t *input = ufo_value_new_map ();
+    ufo_value_map_set_str (input, "qid", ufo_value_map_str (body, "qid", ""));
+    if (question) {
+        ufo_value_t *list = ufo_value_new_list ();
+        if (ufo_value_type (a) == UFO_TLIST || ufo_value_type (a) == UFO_TSTRING)
+            io->next++;
+        if (ufo_value_type (a) == UFO_TLIST)
+            for (size_t i = 0; i < ufo_value_size (a); i++)
+                ufo_value_list_push_str (list, ufo_value_str (ufo_value_list_at (a, i)) ?: "");
+        else
+        if (ufo_value_type (a) == UFO_TSTRING)
+            ufo_value_list_push_str (list, ufo_value_str (a));
+        else
+            ufo_value_list_push_str (list, "no answer available, proceed");
+        ufo_value_map_set (input, "answers", &list);
+    }
+    else {
+        bool yes = ufo_value_type (a) == UFO_TBOOL && ufo_value_bool (a);
+        if (ufo_value_type (a) == UFO_TBOOL)
+            io->next++;
+        ufo_value_map_set_bool (input, "confirm", yes);
+    }
+    ufo_value_destroy (&io->pending);
+    io->pending = input;
+}
+
+static int
+s_run_file (app_ctx_t *ctx, const char *path, const char *log_root)
+{
+    ufo_error_t err;
+    ufo_value_t *file = ufo_json_parse_file (path, NULL, &err);
+    if (!file || ufo_value_type (file) != UFO_TMAP) {
+        ufo_error ("%s: %s", path, file ? "not a JSON object" : err.message);
+        ufo_value_destroy (&file);
+        return 2;
+    }
+    const ufo_value_t *b = ufo_value_map_get (file, "body");
+    ufo_value_t *body = ufo_value_dup (ufo_value_type (b) == UFO_TMAP ? b : file);
+    if (log_root)
+        ufo_value_map_set_str (body, "log_root", log_root);
+    s_file_io_t io = { .answers = ufo_value_map_get (file, "answers") };
+    int attempt = (int) ufo_value_map_int (file, "attempt", 1);
+    const char *task_id = ufo_value_map_str (file, "task_id", "local");
+    app_agent_t *agent = app_agent_new (ctx, task_id, body, attempt, s_file_emit, &io, &err);
+    ufo_value_destroy (&body);
+    if (!agent) {
+        ufo_error ("%s: %s", path, err.message);
+        ufo_value_t *r = ufo_value_new_map ();
+        ufo_value_map_set_str (r, "kind", "result");
+        ufo_value_t *rb = ufo_value_new_map ();
+        ufo_value_map_set_str (rb, "status", "ERROR");
+        ufo_value_map_set_str (rb, "error", err.message);
+        ufo_value_map_set (r, "body", &rb);
+        s_print (r);
+        ufo_value_destroy (&r);
+        ufo_value_destroy (&file);
+        return 2;
+    }
+    while (!app_agent_advance (agent)) {
+        if (s_stop) {
+            app_agent_abort (agent, "ufo-app was stopped");
+            break;
+        }
+        if (io.pending) {
+            ufo_value_t *input = io.pending;
+            io.pending = NULL;
+            if (app_agent_input (agent, input) < 0)
+                ufo_warn ("input not accepted");
+            ufo_value_destroy (&input);
+            continue;
+        }
+        app_ctx_wait (ctx, -1, app_agent_timeout (agent));
+    }
+    ufo_value_t *result = app_agent_take_result (agent);
+    const char *status = ufo_value_map_str (result, "status", "ERROR");
+    int rc = strcmp (status, "FINISH") == 0 ? 0 : 1;
+    ufo_value_t *r = ufo_value_new_map ();
+    ufo_value_map_set_str (r, "kind", "result");
+    ufo_value_map_set (r, "body", &result);
+    s_print (r);
+    ufo_value_destroy (&r);
+    ufo_value_destroy (&io.pending);
+    app_agent_destroy (&agent);
+    ufo_value_destroy (&file);
+    return rc;
+}
+
+//  --- main ----------------------------------------------------------------------------
+
+int
+main (int argc, char **argv)
+{
+    ufo_log_set_name ("ufo-app");
+    app_ctx_options_t opts = { 0 };
+    const char *subtask = NULL, *log_root = NULL, *log_level = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv [i];
+        const char *v = i + 1 < argc ? argv [i + 1] : NULL;
+        if (!strcmp (a, "--help") || !strcmp (a, "-h")) {
+            s_usage (stdout);
+            return 0;
+        }
+        if (!strcmp (a, "--version")) {
+            printf ("ufo-app %s\n", UFO_VERSION);
+            return 0;
+        }
+        const char **slot = !strcmp (a, "--app") ? &opts.app
+                          : !strcmp (a, "--device") ? &opts.device
+                          : !strcmp (a, "--broker") ? &opts.broker
+                          : !strcmp (a, "--config") ? &opts.config_path
+                          : !strcmp (a, "--llm-mode") ? &opts.llm_mode
+                          : !strcmp (a, "--llm-cassette") ? &opts.llm_cassette
+                          : !strcmp (a, "--subtask") ? &subtask
+                          : !strcmp (a, "--log-root") ? &log_root
+                          : !strcmp (a, "--log-level") ? &log_level : NULL;
+        if (!slot || !v) {
+            fprintf (stderr, "ufo-app: %s %s\n", slot ? "missing value for" : "unknown option", a);
+            s_usage (stderr);
+            return 2;
+        }
+        *slot = v;
+        i++;
+    }
+    if (log_level) {
+        int level = ufo_log_level_parse (log_level);
+        if (level < 0) {
+            fprintf (stderr, "ufo-app: bad --log-level %s\n", log_level);
+            return 2;
+        }
+        setenv ("UFO_LOG_LEVEL", log_level, 1);
+        ufo_log_set_level ((ufo_log_level_t) level);
+    }
+    if (!subtask && (!opts.app || !*opts.app || !opts.device || !*opts.device)) {
+        fprintf (stderr, "ufo-app: --app NAME and --device ID are required (or --subtask FILE)\n");
+        s_usage (stderr);
+        return 2;
+    }
+    opts.local_board = subtask && !opts.broker;
+    struct sigaction sa = { 0 };
+    sa.sa_handler = s_on_signal;
+    sigaction (SIGTERM, &sa, NULL);
+    sigaction (SIGINT, &sa, NULL);
+    signal (SIGPIPE, SIG_IGN);
+
+    app_ctx_t ctx;
+    ufo_error_t err;
+    if (app_ctx_open (&ctx, &opts, &err) < 0) {
+        ufo_error ("cannot start: %s", err.message);
+        return 2;
+    }
+    int rc;
+    if (subtask)
+        rc = s_run_file (&ctx, subtask, log_root);
+    else
+        rc = app_worker_run (&ctx, opts.broker && *opts.broker ? opts.broker
+                                   : ufo_config_str (ctx.config, "broker.cmd_endpoint", ""));
+    app_ctx_close (&ctx);
+    return rc;
+}

@@ -1,0 +1,590 @@
+/*  app_step.c - one ReAct step of the AppAgent (see app_step.h). */
+#include "ufo_prelude.h"
+#include "app_int.h"
+
+#define S_NAME 96
+
+struct _app_step_t {
+    app_agent_t *agent;             //  owner
+    app_step_phase_t phase;
+    int64_t step, agent_step;
+    int64_t t0, t_mark;             //  ms: step start, start of the current phase
+    ufo_value_t *time_cost;         //  seconds per phase (map)
+    ufo_image_t *shot;              //  clean screenshot
+    char shot_name [S_NAME], annotated_name [S_NAME], concat_name [S_NAME], selected_name [S_NAME];
+    ufo_desktop_op_t *op;           //  snapshot or action in flight
+    ufo_value_t *snapshot;          //  the control snapshot result
+    int64_t llm_id;                 //  request in flight (0 none)
+    ufo_llm_response_t *response;   //  the model's answer
+    const ufo_value_t *decision;    //  in response
+    const ufo_value_t *control;     //  selected control (in snapshot)
+    ufo_value_t *action;            //  as executed
+    ufo_value_t *action_result;     //  desktop result
+    char status [16];
+    char user_confirm [4];
+    char *error;
+    char *shot_url;                 //  data URL of the image to show next step
+};
+
+int64_t
+app_now_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+s_phase_time (app_step_t *self, const char *name)
+{
+    int64_t now = app_now_ms ();
+    ufo_value_map_set_float (self->time_cost, name, (double) (now - self->t_mark) / 1000.0);
+    self->t_mark = now;
+}
+
+//  Ends the step in ERROR with a reason (the agent records it).
+static void
+s_fail (app_step_t *self, const char *format, ...) __attribute__ ((format (printf, 2, 3)));
+
+static void
+s_fail (app_step_t *self, const char *format, ...)
+{
+    char text [1024];
+    va_list ap;
+    va_start (ap, format);
+    vsnprintf (text, sizeof text, format, ap);
+    va_end (ap);
+    free (self->error);
+    self->error = ufo_strdup (text);
+    snprintf (self->status, sizeof self->status, "ERROR");
+    ufo_desktop_op_destroy (&self->op);
+    self->phase = APP_STEP_ACTED;
+    ufo_warn ("%s step %" PRId64 ": %s", self->agent->agent_name, self->step, text);
+}
+
+app_step_t *
+app_step_new (app_agent_t *agent)
+{
+    app_step_t *self = ufo_malloc (sizeof *self);
+    memset (self, 0, sizeof *self);
+    self->agent = agent;
+    self->agent_step = agent->agent_step;
+    self->step = agent->step_base + agent->agent_step;
+    self->time_cost = ufo_value_new_map ();
+    self->phase = APP_STEP_OBSERVE;
+    return self;
+}
+
+void
+app_step_destroy (app_step_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    app_step_t *self = *self_p;
+    if (self->llm_id > 0)
+        ufo_llm_cancel (self->agent->ctx->llm, self->llm_id);
+    ufo_desktop_op_destroy (&self->op);
+    ufo_image_destroy (&self->shot);
+    ufo_value_destroy (&self->snapshot);
+    ufo_llm_response_destroy (&self->response);
+    ufo_value_destroy (&self->action);
+    ufo_value_destroy (&self->action_result);
+    ufo_value_destroy (&self->time_cost);
+    free (self->error);
+    free (self->shot_url);
+    free (self);
+    *self_p = NULL;
+}
+
+app_step_phase_t
+app_step_phase (const app_step_t *self)
+{
+    return self->phase;
+}
+
+const ufo_value_t *
+app_step_decision (const app_step_t *self)
+{
+    return self->decision;
+}
+
+const char *
+app_step_status (const app_step_t *self)
+{
+    return self->status;
+}
+
+const char *
+app_step_error (const app_step_t *self)
+{
+    return self->error;
+}
+
+const ufo_value_t *
+app_step_control (const app_step_t *self)
+{
+    return self->control;
+}
+
+int64_t
+app_step_number (const app_step_t *self)
+{
+    return self->step;
+}
+
+int64_t
+app_step_deadline (const app_step_t *self)
+{
+    return self->op ? ufo_desktop_op_deadline (self->op) : 0;
+}
+
+//  True when window xid is still on the desktop.
+static bool
+s_window_alive (app_ctx_t *ctx, int64_t xid)
+{
+    ufo_error_t err;
+    ufo_value_t *wins = ufo_desktop_windows (ctx->desktop, &err);
+    if (!wins)
+        return true;            //  cannot tell: the capture will say
+    bool alive = false;
+    for (size_t i = 0; i < ufo_value_size (wins) && !alive; i++)
+        alive = ufo_value_map_int (ufo_value_list_at (wins, i), "xid", 0) == xid;
+    ufo_value_destroy (&wins);
+    return alive;
+}
+
+//  Saves img as name in the log directory. Returns 0 or -1 (logged).
+static int
+s_save (app_step_t *self, const ufo_image_t *img, const char *name)
+{
+    app_agent_t *a = self->agent;
+    char path [1024];
+    ufo_tasklog_path (a->log, name, path, sizeof path);
+    ufo_error_t err;
+    if (ufo_image_save_png (img, path, a->ctx->png_level, &err) < 0) {
+        ufo_warn ("%s: cannot save %s: %s", a->agent_name, name, err.message);
+        return -1;
+    }
+    return 0;
+}
+
+//  A data URL of img (PNG), or NULL (logged).
+static char *
+s_url (app_step_t *self, const ufo_image_t *img)
+{
+    void *png = NULL;
+    size_t len = 0;
+    ufo_error_t err;
+    if (ufo_image_encode_png (img, self->agent->ctx->png_level, &png, &len, &err) < 0) {
+        ufo_warn ("%s: cannot encode a screenshot: %s", self->agent->agent_name, err.message);
+        return NULL;
+    }
+    char *url = app_data_url ("image/png", png, len);
+    free (png);
+    return url;
+}
+
+static void
+s_observe (app_step_t *self)
+{
+    app_agent_t *a = self->agent;
+    app_ctx_t *ctx = a->ctx;
+    self->t0 = self->t_mark = app_now_ms ();
+    if (!s_window_alive (ctx, a->xid)) {
+        self->phase = APP_STEP_CLOSED;
+        return;
+    }
+    ufo_error_t err;
+    self->shot = ufo_desktop_capture_window (ctx->desktop, a->xid, &err);
+    if (!self->shot) {
+        if (!s_window_alive (ctx, a->xid))
+            self->phase = APP_STEP_CLOSED;
+        else
+            s_fail (self, "screenshot of the window failed: %s", err.message);
+        return;
+    }
+    snprintf (self->shot_name, S_NAME, "action_step%" PRId64 ".png", self->step);
+    s_save (self, self->shot, self->shot_name);
+    s_phase_time (self, "screenshot");
+    ufo_value_t *opts = ufo_value_new_map ();
+    if (ctx->save_ui_tree)
+        ufo_value_map_set_bool (opts, "tree", true);
+    self->op = ufo_desktop_controls_begin (ctx->desktop, a->xid, opts);
+    ufo_value_destroy (&opts);
+    self->phase = APP_STEP_CONTROLS;
+}
+
+//  The controls to annotate: all, or (after SCREENSHOT) those the model named.
+static ufo_value_t *
+s_annotated_controls (app_step_t *self, const ufo_value_t *controls)
+{
+    const ufo_value_t *only = self->agent->annotate_labels;
+    ufo_value_t *list = ufo_value_new_list ();
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        bool take = !only || ufo_value_size (only) == 0;
+        for (size_t k = 0; !take && k < ufo_value_size (only); k++)
+            take = strcmp (ufo_value_str (ufo_value_list_at (only, k)) ?: "",
+                           ufo_value_map_str (c, "label", "")) == 0;
+        if (take)
+            ufo_value_list_push (list, &(ufo_value_t *) { ufo_value_dup (c) });
+    }
+    return list;
+}
+
+//  The template variables of the AppAgent prompt.
+static ufo_value_t *
+s_vars (app_step_t *self, const ufo_value_t *controls)
+{
+    app_agent_t *a = self->agent;
+    ufo_value_t *vars = ufo_value_new_map ();
+    ufo_value_map_set_str (vars, "application", a->application);
+    ufo_value_map_set_str (vars, "request", a->request);
+    ufo_value_map_set_str (vars, "subtask", a->subtask);
+    ufo_value_t *tips = ufo_value_new_list ();
+    for (size_t i = 0; i < ufo_value_size (a->tips); i++) {
+        const ufo_value_t *t = ufo_value_list_at (a->tips, i);
+        if (ufo_value_type (t) == UFO_TSTRING)
+            ufo_value_list_push_str (tips, ufo_value_str (t));
+    }
+    ufo_value_map_set (vars, "host_message", &tips);
+    ufo_value_t *list = ufo_value_new_list ();
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        ufo_value_t *e = ufo_value_new_map ();
+        ufo_value_map_set_str (e, "label", ufo_value_map_str (c, "label", ""));
+        ufo_value_map_set_str (e, "type", ufo_value_map_str (c, "control_type", ""));
+        ufo_value_map_set_str (e, "name", ufo_value_map_str (c, "control_text", ""));
+        ufo_value_list_push (list, &e);
+    }
+    ufo_value_map_set (vars, "controls", &list);
+    ufo_value_t *prev = ufo_value_new_list ();
+    for (size_t i = 0; i < ufo_value_size (a->previous_subtasks); i++) {
+        const ufo_value_t *p = ufo_value_list_at (a->previous_subtasks, i);
+        if (ufo_value_type (p) == UFO_TMAP)
+            ufo_value_list_push (prev, &(ufo_value_t *) { ufo_value_dup (p) });
+    }
+    ufo_value_map_set (vars, "previous_subtasks", &prev);
+    ufo_value_map_set_copy (vars, "plan", a->plan);
+    ufo_value_map_set_str (vars, "last_result", a->last_result ? a->last_result : "");
+    ufo_value_map_set_copy (vars, "user_answers", a->user_answers);
+    ufo_value_map_set_str (vars, "tips", "");
+    return vars;
+}
+
+static void s_on_llm (ufo_llm_response_t **response_p, void *arg);
+
+static void
+s_controls_done (app_step_t *self)
+{
+    app_agent_t *a = self->agent;
+    app_ctx_t *ctx = a->ctx;
+    self->snapshot = ufo_desktop_op_take_result (self->op);
+    ufo_desktop_op_destroy (&self->op);
+    const ufo_value_t *controls = ufo_value_map_get (self->snapshot, "controls");
+    if (ufo_value_type (controls) != UFO_TLIST) {
+        if (!s_window_alive (ctx, a->xid)) {
+            self->phase = APP_STEP_CLOSED;
+            return;
+        }
+        s_fail (self, "control snapshot failed: %s",
+                ufo_value_map_str (self->snapshot, "error", "no control list"));
+        return;
+    }
+    s_phase_time (self, "control_info");
+    //  annotated (and concatenated) screenshots
+    ufo_value_t *marked = s_annotated_controls (self, controls);
+    ufo_value_destroy (&a->annotate_labels);
+    ufo_image_t *annotated = ufo_image_annotate (self->shot, marked, NULL);
+    ufo_value_destroy (&marked);
+    snprintf (self->annotated_name, S_NAME, "action_step%" PRId64 "_annotated.png", self->step);
+    s_save (self, annotated, self->annotated_name);
+    ufo_image_t *concat = NULL;
+    if (ctx->concat_screenshot) {
+        concat = ufo_image_concat (self->shot, annotated);
+        snprintf (self->concat_name, S_NAME, "action_step%" PRId64 "_concat.png", self->step);
+        s_save (self, concat, self->concat_name);
+    }
+    if (ctx->save_ui_tree) {
+        char name [S_NAME];
+        snprintf (name, S_NAME, "ui_trees/ui_tree_step%" PRId64 ".json", self->step);
+        const ufo_value_t *tree = ufo_value_map_get (self->snapshot, "tree");
+        ufo_error_t err;
+        if (tree && ufo_tasklog_write_json (a->log, name, tree, &err) < 0)
+            ufo_warn ("%s: %s", a->agent_name, err.message);
+    }
+    //  images for the model, in the original's order
+    ufo_value_t *images = ufo_value_new_list ();
+    const char *urls [4] = { 0 }, *names [4] = { 0 };
+    char *owned [3] = { 0 };
+    size_t n = 0;
+    if (ctx->visual) {
+        if (ctx->include_last_screenshot && a->last_shot_url) {
+            urls [n] = a->last_shot_url;
+            names [n++] = "previous step screenshot";
+        }
+        if (concat) {
+            owned [0] = s_url (self, concat);
+            urls [n] = owned [0];
+            names [n++] = self->concat_name;
+        }
+        else {
+            owned [0] = s_url (self, self->shot);
+            urls [n] = owned [0];
+            names [n++] = self->shot_name;
+            owned [1] = s_url (self, annotated);
+            urls [n] = owned [1];
+            names [n++] = self->annotated_name;
+        }
+        static const char *const labels_concat [] = {
+            "Screenshot of the previous step:",
+            "Current screenshot (left) and the same with the controls annotated (right):" };
+        static const char *const labels_plain [] = {
+            "Screenshot of the previous step:", "Current screenshot:",
+            "Current screenshot with the controls annotated:" };
+        size_t first = ctx->include_last_screenshot && a->last_shot_url ? 0 : 1;
+        for (size_t i = 0; i < n; i++) {
+            if (!urls [i])
+                continue;
+            ufo_value_t *img = ufo_value_new_map ();
+            ufo_value_map_set_str (img, "label", concat ? labels_concat [i + first]
+                                                        : labels_plain [i + first]);
+            ufo_value_map_set_str (img, "url", urls [i]);
+            ufo_value_list_push (images, &img);
+        }
+    }
+    ufo_image_destroy (&concat);
+    ufo_image_destroy (&annotated);
+    //  the blackboard and the agent's own memory
+    ufo_error_t err;
+    ufo_value_t *board = app_board_prompt (ctx->board, a->session, &err);
+    if (!board)
+        ufo_warn ("%s: blackboard unavailable for the prompt: %s", a->agent_name, err.message);
+    ufo_value_t *memory = ufo_value_new_list ();
+    size_t total = ufo_value_size (a->memory);
+    size_t from = total > (size_t) ctx->memory_steps ? total - (size_t) ctx->memory_steps : 0;
+    for (size_t i = from; i < total; i++)
+        ufo_value_list_push (memory, &(ufo_value_t *) { ufo_value_dup (ufo_value_list_at (a->memory, i)) });
+    ufo_value_t *vars = s_vars (self, controls);
+    ufo_prompt_input_t in = {
+        .schema = UFO_SCHEMA_APP, .visual = ctx->visual, .vars = vars, .images = images,
+        .blackboard = board, .memory = memory
+    };
+    ufo_value_t *messages = ufo_prompt_messages (ctx->prompts, &in, &err);
+    ufo_value_destroy (&vars);
+    ufo_value_destroy (&memory);
+    ufo_value_destroy (&board);
+    ufo_value_destroy (&images);
+    if (messages)
+        app_record_request (a, self->step, messages, urls, names, n);
+    free (owned [0]);
+    free (owned [1]);
+    if (!messages) {
+        s_fail (self, "prompt: %s", err.message);
+        return;
+    }
+    s_phase_time (self, "prompt");
+    ufo_llm_opts_t opts = {
+        .agent = "AppAgent", .step = self->step, .schema = UFO_SCHEMA_APP,
+        .json_retry = ctx->json_retry
+    };
+    int64_t id = ufo_llm_submit (ctx->llm, messages, &opts, s_on_llm, self, &err);
+    ufo_value_destroy (&messages);
+    if (id < 0) {
+        s_fail (self, "LLM request rejected: %s", err.message);
+        return;
+    }
+    self->llm_id = id;
+    self->phase = APP_STEP_LLM;
+}
+
+//  The control of the snapshot with this label, or NULL.
+static const ufo_value_t *
+s_find_control (const ufo_value_t *snapshot, const char *label)
+{
+    if (!label || !*label)
+        return NULL;
+    const ufo_value_t *controls = ufo_value_map_get (snapshot, "controls");
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (strcmp (ufo_value_map_str (c, "label", ""), label) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static void
+s_on_llm (ufo_llm_response_t **response_p, void *arg)
+{
+    app_step_t *self = arg;
+    app_agent_t *a = self->agent;
+    self->llm_id = 0;
+    self->response = *response_p;
+    *response_p = NULL;
+    ufo_llm_response_t *r = self->response;
+    s_phase_time (self, "llm");
+    ufo_cost_add (&a->cost, r->cost, r->prompt_tokens, r->completion_tokens);
+    if (r->code != UFO_OK || !r->decision) {
+        s_fail (self, "LLM: %s", r->error ? r->error : ufo_errcode_name (r->code));
+        return;
+    }
+    self->decision = r->decision;
+    snprintf (self->status, sizeof self->status, "%s",
+              ufo_value_map_str (r->decision, "Status", "ERROR"));
+    const char *label = ufo_value_map_str (r->decision, "ControlLabel", "");
+    self->control = s_find_control (self->snapshot, label);
+    if (self->control) {
+        ufo_image_t *sel = ufo_image_highlight (self->shot, self->control);
+        snprintf (self->selected_name, S_NAME, "action_step%" PRId64 "_selected_controls.png",
+                  self->step);
+        s_save (self, sel, self->selected_name);
+        if (a->ctx->visual && a->ctx->include_last_screenshot)
+            self->shot_url = s_url (self, sel);
+        ufo_image_destroy (&sel);
+    }
+    else
+    if (a->ctx->visual && a->ctx->include_last_screenshot)
+        self->shot_url = s_url (self, self->shot);
+    const ufo_value_t *plan = ufo_value_map_get (r->decision, "Plan");
+    if (ufo_value_type (plan) == UFO_TLIST) {
+        ufo_value_destroy (&a->plan);
+        a->plan = ufo_value_dup (plan);
+    }
+    s_phase_time (self, "parse");
+    self->phase = APP_STEP_DECIDED;
+}
+
+//  "UIControl" for actions done through the control's accessibility interface, "Input"
+//  for synthetic input, "" when nothing runs.
+static const char *
+s_action_type (const char *function)
+{
+    static const char *const input [] = {
+        "click_on_coordinates", "drag_on_coordinates", "keyboard_input", "wheel_mouse_input" };
+    if (!function || !*function)
+        return "";
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (input); i++)
+        if (strcmp (function, input [i]) == 0)
+            return "Input";
+    return "UIControl";
+}
+
+void
+app_step_act (app_step_t *self, const char *confirmed)
+{
+    assert (self->phase == APP_STEP_DECIDED);
+    app_agent_t *a = self->agent;
+    snprintf (self->user_confirm, sizeof self->user_confirm, "%s", confirmed ? confirmed : "");
+    const char *function = ufo_value_map_str (self->decision, "Function", "");
+    const ufo_value_t *args = ufo_value_map_get (self->decision, "Args");
+    const char *label = ufo_value_map_str (self->decision, "ControlLabel", "");
+    self->action = ufo_value_new_map ();
+    ufo_value_map_set_str (self->action, "function", function);
+    ufo_value_map_set_copy (self->action, "args", args);
+    ufo_value_map_set_str (self->action, "control_label", label);
+    ufo_value_map_set_str (self->action, "control_text", self->control
+                           ? ufo_value_map_str (self->control, "control_text", "")
+                           : ufo_value_map_str (self->decision, "ControlText", ""));
+    ufo_value_map_set_str (self->action, "control_type", self->control
+                           ? ufo_value_map_str (self->control, "control_type", "") : "");
+    if (strcmp (self->status, "CONFIRM") == 0)
+        snprintf (self->status, sizeof self->status, "CONTINUE");
+    if (confirmed && strcmp (confirmed, "no") == 0) {
+        snprintf (self->status, sizeof self->status, "FINISH");
+        self->phase = APP_STEP_ACTED;
+        return;
+    }
+    if (!*function) {
+        self->phase = APP_STEP_ACTED;
+        return;
+    }
+    self->t_mark = app_now_ms ();
+    self->op = ufo_desktop_act_begin (a->ctx->desktop, a->xid, *label ? label : NULL,
+                                      function, args);
+    self->phase = APP_STEP_ACT;
+}
+
+app_step_phase_t
+app_step_advance (app_step_t *self)
+{
+    switch (self->phase) {
+        case APP_STEP_OBSERVE:
+            s_observe (self);
+            if (self->phase == APP_STEP_CONTROLS && ufo_desktop_op_done (self->op))
+                s_controls_done (self);
+            break;
+        case APP_STEP_CONTROLS:
+            if (ufo_desktop_op_done (self->op))
+                s_controls_done (self);
+            break;
+        case APP_STEP_ACT:
+            if (ufo_desktop_op_done (self->op)) {
+                self->action_result = ufo_desktop_op_take_result (self->op);
+                ufo_desktop_op_destroy (&self->op);
+                s_phase_time (self, "action");
+                self->phase = APP_STEP_ACTED;
+            }
+            break;
+        default:
+            break;
+    }
+    return self->phase;
+}
+
+void
+app_step_finish (app_step_t *self, const ufo_value_t *answers)
+{
+    assert (self->phase == APP_STEP_ACTED);
+    app_agent_t *a = self->agent;
+    if (!ufo_value_map_has (self->time_cost, "action"))
+        ufo_value_map_set_float (self->time_cost, "action", 0.0);
+    ufo_value_map_set_float (self->time_cost, "total", (double) (app_now_ms () - self->t0) / 1000.0);
+    const char *function = ufo_value_map_str (self->action, "function", "");
+    const char *text = NULL;
+    if (self->action_result) {
+        bool ok = ufo_value_map_bool (self->action_result, "success", false);
+        text = ok ? ufo_value_map_str (self->action_result, "text", "")
+                  : ufo_value_map_str (self->action_result, "error", "failed");
+        free (a->last_result);
+        if (ok)
+            a->last_result = ufo_strdup (text);
+        else {
+            char buf [1200];
+            snprintf (buf, sizeof buf, "The action %s failed: %s", function, text);
+            a->last_result = ufo_strdup (buf);
+        }
+        if (ok && (!strcmp (function, "texts") || !strcmp (function, "summary")))
+            ufo_value_list_push_str (a->results, text);
+        if (ok && !strcmp (function, "annotation")) {
+            const ufo_value_t *labels = ufo_value_map_get (self->action_result, "control_labels");
+            ufo_value_destroy (&a->annotate_labels);
+            a->annotate_labels = labels ? ufo_value_dup (labels) : NULL;
+        }
+    }
+    else {
+        free (a->last_result);
+        a->last_result = NULL;
+    }
+    const ufo_llm_response_t *r = self->response;
+    app_record_t rec = {
+        .decision = self->decision, .status = self->status, .error = self->error,
+        .step = self->step, .agent_step = self->agent_step,
+        .action = self->action, .action_result = self->action_result,
+        .action_type = s_action_type (self->action_result ? function : ""),
+        .control = self->control, .user_confirm = self->user_confirm,
+        .questions = self->decision ? ufo_value_map_get (self->decision, "Questions") : NULL,
+        .answers = answers,
+        .shot = self->shot_name, .annotated = self->annotated_name,
+        .selected = self->selected_name, .time_cost = self->time_cost,
+        .cost = r ? r->cost : 0, .prompt_tokens = r ? r->prompt_tokens : 0,
+        .completion_tokens = r ? r->completion_tokens : 0,
+        .results = self->action_result && text ? text : ""
+    };
+    app_record_step (a, &rec);
+    if (self->shot_url) {
+        free (a->last_shot_url);
+        a->last_shot_url = self->shot_url;
+        self->shot_url = NULL;
+    }
+    self->phase = APP_STEP_DONE;
+}

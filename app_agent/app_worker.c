@@ -1,0 +1,128 @@
+/*  app_worker.c - the dispatched path of ufo-app: a worker of service app:<NAME> (common/
+    ufo_worker.h) that turns each delivered task into an app_agent_t run, relays its
+    progress to the submitter, delivers inputs, and completes the task with the result. */
+#include "ufo_prelude.h"
+#include "app_agent.h"
+#include "app_main.h"
+
+#ifdef UFO_APP_HAVE_WORKER
+
+typedef struct {
+    ufo_worker_t *worker;
+    char task_id [80];
+} s_run_t;
+
+static void
+s_emit (void *arg, ufo_value_t **body_p)
+{
+    s_run_t *run = arg;
+    if (ufo_worker_progress (run->worker, run->task_id, body_p) < 0)
+        ufo_warn ("progress for task %s not sent (task not running here)", run->task_id);
+    ufo_value_destroy (body_p);
+}
+
+static void
+s_complete_error (ufo_worker_t *worker, const char *task_id, const char *status, const char *error)
+{
+    ufo_value_t *r = ufo_value_new_map ();
+    ufo_value_map_set_str (r, "status", "ERROR");
+    ufo_value_map_set_int (r, "steps", 0);
+    ufo_value_map_set (r, "results", &(ufo_value_t *) { ufo_value_new_list () });
+    ufo_value_map_set_str (r, "comment", "");
+    ufo_value_map_set_str (r, "error", error);
+    ufo_worker_complete (worker, task_id, status, &r);
+}
+
+int
+app_worker_run (app_ctx_t *ctx, const char *endpoint)
+{
+    if (!endpoint || !*endpoint) {
+        ufo_error ("no broker endpoint (--broker or broker.cmd_endpoint)");
+        return 2;
+    }
+    char service [200];
+    snprintf (service, sizeof service, "app:%s", ctx->app);
+    ufo_worker_config_t wc = {
+        .endpoint = endpoint, .service = service, .device = ctx->device,
+        .heartbeat_ivl_ms = (int) ufo_config_int (ctx->config, "dispatch.heartbeat_ivl_ms", 0),
+        .heartbeat_liveness = (int) ufo_config_int (ctx->config, "dispatch.heartbeat_liveness", 0),
+        .capacity = 1
+    };
+    ufo_error_t err;
+    ufo_worker_t *worker = ufo_worker_new (&wc, &err);
+    if (!worker) {
+        ufo_error ("worker of %s: %s", service, err.message);
+        return 2;
+    }
+    ufo_info ("serving %s on device %s via %s", service, ctx->device, endpoint);
+    s_run_t run = { .worker = worker };
+    app_agent_t *agent = NULL;
+    while (!app_stopping ()) {
+        ufo_value_t *ev;
+        while ((ev = ufo_worker_next (worker, 0))) {
+            const char *kind = ufo_value_map_str (ev, "kind", "");
+            const char *task = ufo_value_map_str (ev, "task", "");
+            if (!strcmp (kind, "task")) {
+                if (agent) {
+                    //  capacity 1: the broker should not do this; refuse rather than mix
+                    s_complete_error (worker, task, "failed", "this AppAgent is busy");
+                }
+                else {
+                    snprintf (run.task_id, sizeof run.task_id, "%s", task);
+                    int attempt = (int) ufo_value_map_int (ev, "attempt", 1);
+                    agent = app_agent_new (ctx, task, ufo_value_map_get (ev, "body"), attempt,
+                                           s_emit, &run, &err);
+                    if (!agent) {
+                        ufo_warn ("task %s refused: %s", task, err.message);
+                        s_complete_error (worker, task, "failed", err.message);
+                    }
+                }
+            }
+            else
+            if (!strcmp (kind, "input")) {
+                if (!agent || strcmp (task, run.task_id) != 0
+                ||  app_agent_input (agent, ufo_value_map_get (ev, "body")) < 0)
+                    ufo_warn ("input for task %s ignored (nothing waits for it)", task);
+            }
+            else
+            if (!strcmp (kind, "cancel")) {
+                if (agent && !strcmp (task, run.task_id)) {
+                    app_agent_abort (agent, "cancelled");
+                    ufo_value_t *r = app_agent_take_result (agent);
+                    ufo_worker_complete (worker, run.task_id, "cancelled", &r);
+                    app_agent_destroy (&agent);
+                }
+            }
+            else
+                ufo_debug ("worker event %s", kind);
+            ufo_value_destroy (&ev);
+        }
+        if (agent && app_agent_advance (agent)) {
+            ufo_value_t *r = app_agent_take_result (agent);
+            ufo_worker_complete (worker, run.task_id, "done", &r);
+            app_agent_destroy (&agent);
+            continue;
+        }
+        app_ctx_wait (ctx, ufo_worker_fd (worker), agent ? app_agent_timeout (agent) : 50);
+    }
+    //  stopping: an unfinished subtask is released (the broker requeues it)
+    if (agent)
+        ufo_info ("stopping with task %s unfinished: released to the broker", run.task_id);
+    app_agent_destroy (&agent);
+    ufo_worker_destroy (&worker);
+    return 0;
+}
+
+#else
+
+int
+app_worker_run (app_ctx_t *ctx, const char *endpoint)
+{
+    UFO_UNUSED (ctx);
+    UFO_UNUSED (endpoint);
+    ufo_error ("this ufo-app was built without the dispatch layer (common/ufo_worker.c); "
+               "use --subtask FILE");
+    return 2;
+}
+
+#endif
