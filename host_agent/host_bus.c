@@ -1,0 +1,577 @@
+/*  host_bus.c - ufo-host's connections and its loop (see host_bus.h).
+
+    One loop: s_pump polls the worker, the submitter and the LLM client's sockets for at
+    most 50 ms, then drains whatever is ready and pumps the desktop. Every ops call of the
+    session (an LLM call, a subtask, a question) waits by calling s_pump until its event
+    has come, so inputs, cancellations and relays keep flowing during a session. */
+#include "ufo_prelude.h"
+#include <poll.h>
+#include "host_bus.h"
+#include "ufo_worker.h"
+#include "ufo_tasks.h"
+#include "host_int.h"
+
+#define S_PUMP_MS 50
+#define S_MAX_REQUESTS 1000
+#define S_MAX_TEXT (64 * 1024)
+
+struct _host_bus_t {
+    const ufo_config_t *config;
+    char *device;
+    char endpoint [512];
+    ufo_worker_t *worker;
+    ufo_tasks_t *tasks;
+    ufo_bb_client_t *bb;
+    ufo_desktop_t *desktop;
+    ufo_llm_t *llm;
+    ufo_prompts_t *prompts;
+    int png_level;
+    volatile sig_atomic_t *stop;
+    //  the running session
+    char task_id [80];
+    char board [UFO_BB_BOARD_MAX + 1];
+    bool busy;
+    bool cancelled;
+    ufo_value_t *inputs;        //  inputs for the session task not yet taken
+    ufo_value_t *relays;        //  qid -> subtask id whose question is with the user
+    ufo_value_t *events;        //  submitter events not yet taken
+    ufo_value_t *queued;        //  session tasks delivered while busy
+    //  the LLM call in flight
+    ufo_llm_response_t *resp;
+    bool resp_done;
+};
+
+static void
+s_on_worker_event (host_bus_t *self, ufo_value_t **event_p)
+{
+    ufo_value_t *event = *event_p;
+    const char *kind = ufo_value_map_str (event, "kind", "");
+    const char *task = ufo_value_map_str (event, "task", "");
+    if (strcmp (kind, "task") == 0) {
+        ufo_value_list_push (self->queued, event_p);
+        return;
+    }
+    if (strcmp (kind, "input") == 0 && self->busy && strcmp (task, self->task_id) == 0) {
+        ufo_value_t *body = ufo_value_map_get (event, "body");
+        const char *qid = ufo_value_map_str (body, "qid", NULL);
+        const char *sub = qid ? ufo_value_map_str (self->relays, qid, NULL) : NULL;
+        if (sub) {
+            //  the answer to an AppAgent's question or confirmation: relay it back
+            ufo_value_t *copy = ufo_value_dup (body);
+            if (ufo_tasks_input (self->tasks, sub, &copy) != 0)
+                ufo_warn ("host: answer %s: subtask %s is gone", qid, sub);
+            ufo_value_destroy (&copy);
+            ufo_value_map_remove (self->relays, qid);
+        }
+        else if (body)
+            ufo_value_list_push (self->inputs, &(ufo_value_t *) { ufo_value_dup (body) });
+    }
+    else if (strcmp (kind, "cancel") == 0 && self->busy && strcmp (task, self->task_id) == 0) {
+        ufo_info ("host: session task %s cancelled by its submitter", task);
+        self->cancelled = true;
+    }
+    else if (strcmp (kind, "connected") == 0 || strcmp (kind, "disconnected") == 0)
+        ufo_info ("host: worker %s", kind);
+    ufo_value_destroy (event_p);
+}
+
+static void
+s_pump (host_bus_t *self, int timeout_ms)
+{
+    struct pollfd fds [40];
+    ufo_llm_fd_t lfds [36];
+    size_t n = 0;
+    fds [n++] = (struct pollfd) { .fd = ufo_worker_fd (self->worker), .events = POLLIN };
+    fds [n++] = (struct pollfd) { .fd = ufo_tasks_fd (self->tasks), .events = POLLIN };
+    size_t nl = ufo_llm_fds (self->llm, lfds, UFO_ARRAY_SIZE (lfds));
+    if (nl > UFO_ARRAY_SIZE (lfds))
+        nl = UFO_ARRAY_SIZE (lfds);
+    for (size_t i = 0; i < nl; i++)
+        fds [n++] = (struct pollfd) { .fd = lfds [i].fd,
+            .events = (short) ((lfds [i].events & UFO_LLM_IN ? POLLIN : 0) | (lfds [i].events & UFO_LLM_OUT ? POLLOUT : 0)) };
+    int lt = ufo_llm_timeout (self->llm);
+    if (lt >= 0 && lt < timeout_ms)
+        timeout_ms = lt;
+    if (timeout_ms > S_PUMP_MS)
+        timeout_ms = S_PUMP_MS;
+    if (poll (fds, n, timeout_ms) < 0 && errno != EINTR)
+        ufo_warn ("host: poll: %s", strerror (errno));
+    for (size_t i = 0; i < nl; i++) {
+        short re = fds [2 + i].revents;
+        lfds [i].revents = (re & POLLIN ? UFO_LLM_IN : 0) | (re & POLLOUT ? UFO_LLM_OUT : 0)
+                         | (re & (POLLERR | POLLHUP) ? UFO_LLM_ERR : 0);
+    }
+    ufo_llm_process (self->llm, lfds, nl);
+    ufo_value_t *event;
+    while ((event = ufo_worker_next (self->worker, 0)))
+        s_on_worker_event (self, &event);
+    while ((event = ufo_tasks_next (self->tasks, 0)))
+        ufo_value_list_push (self->events, &event);
+    if (self->desktop)
+        ufo_desktop_pump (self->desktop);
+}
+
+static bool
+s_cancelled (void *arg)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    return self->cancelled || (self->stop && *self->stop);
+}
+
+//  --- ops: desktop -------------------------------------------------------------------------
+
+static ufo_value_t *
+s_windows (void *arg, const char *shot_path, char **url_p, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    if (!self->desktop) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "no desktop (DISPLAY not reachable)");
+        return NULL;
+    }
+    ufo_desktop_pump (self->desktop);
+    ufo_value_t *windows = ufo_desktop_windows (self->desktop, err);
+    if (!windows)
+        return NULL;
+    if (shot_path) {
+        ufo_error_t ierr = { 0 };
+        ufo_image_t *image = ufo_desktop_capture_screen (self->desktop, &ierr);
+        if (!image || ufo_image_save_png (image, shot_path, self->png_level, &ierr) != 0)
+            ufo_warn ("host: desktop screenshot: %s", ierr.message);
+        else if (url_p)
+            *url_p = host_data_url (shot_path);
+        ufo_image_destroy (&image);
+    }
+    return windows;
+}
+
+static int
+s_launch (void *arg, const char *name, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    if (!self->desktop)
+        return ufo_error_set (err, UFO_E_UNAVAILABLE, "no desktop");
+    ufo_value_t *before = ufo_desktop_windows (self->desktop, NULL);
+    size_t count = ufo_value_size (before);
+    ufo_value_destroy (&before);
+    int pid = ufo_desktop_launch (self->desktop, name, err);
+    if (pid <= 0)
+        return -1;
+    //  wait (bounded, serving the bus) until the new window shows, as the original sleeps
+    for (int i = 0; i < 200 && !s_cancelled (self); i++) {
+        s_pump (self, S_PUMP_MS);
+        ufo_value_t *now = ufo_desktop_windows (self->desktop, NULL);
+        bool shown = false;
+        for (size_t k = 0; now && k < ufo_value_size (now); k++)
+            if (ufo_value_map_int (ufo_value_list_at (now, k), "pid", 0) == pid
+            ||  ufo_value_size (now) > count)
+                shown = true;
+        ufo_value_destroy (&now);
+        if (shown)
+            break;
+    }
+    return pid;
+}
+
+static int
+s_snapshot (void *arg, int64_t xid, const char *path, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    if (!self->desktop)
+        return ufo_error_set (err, UFO_E_UNAVAILABLE, "no desktop");
+    ufo_image_t *image = xid ? ufo_desktop_capture_window (self->desktop, xid, err)
+                             : ufo_desktop_capture_screen (self->desktop, err);
+    if (!image)
+        return -1;
+    int rc = ufo_image_save_png (image, path, self->png_level, err);
+    ufo_image_destroy (&image);
+    return rc;
+}
+
+//  --- ops: LLM -------------------------------------------------------------------------------
+
+static void
+s_llm_done (ufo_llm_response_t **response_p, void *arg)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    self->resp = *response_p;
+    *response_p = NULL;
+    self->resp_done = true;
+}
+
+static ufo_llm_response_t *
+s_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    self->resp = NULL;
+    self->resp_done = false;
+    int64_t id = ufo_llm_submit (self->llm, messages, opts, s_llm_done, self, err);
+    if (id < 0)
+        return NULL;
+    while (!self->resp_done) {
+        if (s_cancelled (self)) {
+            ufo_llm_cancel (self->llm, id);
+            ufo_error_set (err, UFO_E_CANCELLED, "session cancelled during the LLM call");
+            return NULL;
+        }
+        s_pump (self, S_PUMP_MS);
+    }
+    ufo_llm_response_t *resp = self->resp;
+    self->resp = NULL;
+    return resp;
+}
+
+//  --- ops: blackboard --------------------------------------------------------------------
+
+static ufo_value_t *
+s_board_get (void *arg, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    ufo_value_t *reply = ufo_bb_client_snapshot (self->bb, self->board, NULL, 0, err);
+    if (!reply)
+        return NULL;
+    ufo_value_t *board = ufo_value_dup (ufo_value_map_get (reply, "board"));
+    ufo_value_destroy (&reply);
+    if (ufo_value_type (board) != UFO_TMAP) {
+        ufo_value_destroy (&board);
+        board = ufo_value_new_map ();
+    }
+    ufo_error_t ierr = { 0 };
+    if (ufo_bb_client_fill_images (self->bb, board, &ierr) < 0)
+        ufo_warn ("host: blackboard images: %s", ierr.message);
+    return board;
+}
+
+static int
+s_board_add (void *arg, const char *memory, ufo_value_t **item_p, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    return ufo_bb_client_add (self->bb, self->board, memory, item_p, NULL, NULL, err);
+}
+
+//  --- ops: tasks and the user ---------------------------------------------------------------
+
+static void
+s_progress (void *arg, ufo_value_t **event_p)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    if (ufo_worker_progress (self->worker, self->task_id, event_p) != 0)
+        ufo_value_destroy (event_p);
+}
+
+//  Takes the first queued submitter event of task id, or NULL.
+static ufo_value_t *
+s_take_event (host_bus_t *self, const char *id)
+{
+    for (size_t i = 0; i < ufo_value_size (self->events); i++) {
+        ufo_value_t *e = ufo_value_list_at (self->events, i);
+        if (strcmp (ufo_value_map_str (e, "task", ""), id) == 0) {
+            ufo_value_t *copy = ufo_value_dup (e);
+            ufo_value_list_remove (self->events, i);
+            return copy;
+        }
+    }
+    return NULL;
+}
+
+static ufo_value_t *
+s_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_fn *on_progress,
+            void *progress_arg, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    ufo_value_t *spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", service);
+    if (strncmp (service, "app:", 4) == 0)
+        ufo_value_map_set_str (spec, "device", self->device);
+    ufo_value_map_set_str (spec, "session", self->board);
+    ufo_value_map_set (spec, "body", body_p);
+    char id [33];
+    if (ufo_tasks_submit (self->tasks, &spec, id, err) != 0) {
+        ufo_value_destroy (&spec);
+        return NULL;
+    }
+    ufo_info ("host: task %s submitted to %s", id, service);
+    ufo_value_t *result = NULL;
+    while (!result) {
+        if (s_cancelled (self)) {
+            ufo_tasks_cancel (self->tasks, id);
+            ufo_error_set (err, UFO_E_CANCELLED, "session cancelled while %s ran", service);
+            return NULL;
+        }
+        ufo_value_t *event = s_take_event (self, id);
+        if (!event) {
+            s_pump (self, S_PUMP_MS);
+            continue;
+        }
+        const char *kind = ufo_value_map_str (event, "kind", "");
+        if (strcmp (kind, "progress") == 0) {
+            ufo_value_t *body = ufo_value_map_get (event, "body");
+            const char *pk = ufo_value_map_str (body, "kind", "");
+            if (strcmp (pk, "question") == 0 || strcmp (pk, "confirm") == 0) {
+                const char *qid = ufo_value_map_str (body, "qid", NULL);
+                if (qid)
+                    ufo_value_map_set_str (self->relays, qid, id);
+                ufo_value_t *copy = ufo_value_dup (body);
+                s_progress (self, &copy);
+            }
+            else if (strcmp (pk, "cost") == 0) {
+                if (on_progress)
+                    on_progress (body, progress_arg);
+            }
+            else if (ufo_value_type (body) == UFO_TMAP) {
+                ufo_value_t *copy = ufo_value_dup (body);
+                s_progress (self, &copy);
+            }
+        }
+        else if (strcmp (kind, "result") == 0) {
+            const char *status = ufo_value_map_str (event, "status", "failed");
+            if (strcmp (status, "done") == 0 && ufo_value_type (ufo_value_map_get (event, "body")) == UFO_TMAP)
+                result = ufo_value_dup (ufo_value_map_get (event, "body"));
+            else {
+                ufo_error_set (err, UFO_E_UNAVAILABLE, "task %s on %s %s after %" PRId64 " attempt(s): %s", id,
+                               service, status, ufo_value_map_int (event, "attempts", 0),
+                               ufo_value_map_str (event, "reason", "no reason given"));
+                ufo_value_destroy (&event);
+                return NULL;
+            }
+        }
+        ufo_value_destroy (&event);
+    }
+    return result;
+}
+
+static ufo_value_t *
+s_ask_user (void *arg, ufo_value_t **event_p)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    char qid [256];
+    snprintf (qid, sizeof qid, "%s", ufo_value_map_str (*event_p, "qid", ""));
+    s_progress (self, event_p);
+    while (!s_cancelled (self)) {
+        for (size_t i = 0; i < ufo_value_size (self->inputs); i++) {
+            ufo_value_t *in = ufo_value_list_at (self->inputs, i);
+            if (strcmp (ufo_value_map_str (in, "qid", ""), qid) == 0) {
+                ufo_value_t *copy = ufo_value_dup (in);
+                ufo_value_list_remove (self->inputs, i);
+                return copy;
+            }
+        }
+        s_pump (self, S_PUMP_MS);
+    }
+    return NULL;
+}
+
+//  --- sessions --------------------------------------------------------------------------------
+
+//  A task name or session id usable as a path component and board name.
+static bool
+s_safe_name (const char *s)
+{
+    if (!s || !*s || strlen (s) > UFO_BB_BOARD_MAX || strcmp (s, ".") == 0 || strcmp (s, "..") == 0)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum ((unsigned char) *p) || strchr ("-_.:@+", *p)))
+            return false;
+    return true;
+}
+
+static bool
+s_text_list (const ufo_value_t *list, size_t max)
+{
+    if (ufo_value_type (list) != UFO_TLIST || ufo_value_size (list) > max)
+        return false;
+    for (size_t i = 0; i < ufo_value_size (list); i++)
+        if (ufo_value_type (ufo_value_list_at (list, i)) != UFO_TSTRING
+        ||  ufo_value_strlen (ufo_value_list_at (list, i)) > S_MAX_TEXT)
+            return false;
+    return true;
+}
+
+static ufo_value_t *
+s_error_result (const char *error)
+{
+    ufo_value_t *result = ufo_value_new_map ();
+    ufo_value_map_set_str (result, "status", "ERROR");
+    ufo_value_map_set_int (result, "rounds", 0);
+    ufo_value_map_set_int (result, "steps", 0);
+    ufo_value_map_set_str (result, "error", error);
+    ufo_value_map_set_null (result, "evaluation");
+    ufo_value_map_set_str (result, "logdir", "");
+    return result;
+}
+
+static void
+s_run_session (host_bus_t *self, const ufo_value_t *task)
+{
+    const ufo_config_t *config = self->config;
+    const ufo_value_t *body = ufo_value_map_get (task, "body");
+    snprintf (self->task_id, sizeof self->task_id, "%s", ufo_value_map_str (task, "task", ""));
+    const char *session = ufo_value_map_str (body, "session", "");
+    const char *name = ufo_value_map_str (body, "task", session);
+    const ufo_value_t *requests = ufo_value_map_get (body, "requests");
+    const ufo_value_t *plan = ufo_value_map_get (body, "plan");
+    const char *error = NULL;
+    if (ufo_value_type (body) != UFO_TMAP)
+        error = "session body must be a map";
+    else if (!s_safe_name (session))
+        error = "\"session\" must be a non-empty name of letters, digits and -_.:@+";
+    else if (!s_safe_name (name))
+        error = "\"task\" must be a non-empty name of letters, digits and -_.:@+";
+    else if (!s_text_list (requests, S_MAX_REQUESTS) || ufo_value_size (requests) == 0)
+        error = "\"requests\" must be a non-empty list of texts";
+    else if (plan && ufo_value_type (plan) != UFO_TNULL && !s_text_list (plan, S_MAX_REQUESTS))
+        error = "\"plan\" must be a list of texts";
+    if (error) {
+        ufo_warn ("host: refusing session task %s: %s", self->task_id, error);
+        ufo_value_t *result = s_error_result (error);
+        ufo_worker_complete (self->worker, self->task_id, "failed", &result);
+        ufo_value_destroy (&result);
+        return;
+    }
+    if (ufo_value_type (plan) != UFO_TLIST || strcmp (ufo_value_map_str (body, "mode", "normal"), "follower"))
+        plan = NULL;
+    snprintf (self->board, sizeof self->board, "%s", session);
+    self->busy = true;
+    self->cancelled = false;
+    ufo_value_clear (self->inputs);
+    ufo_value_clear (self->relays);
+
+    ufo_value_t *launchers = ufo_value_new_list ();
+    const ufo_value_t *lmap = ufo_config_get (config, "desktop.launchers");
+    for (size_t i = 0; i < ufo_value_size (lmap) && ufo_value_type (lmap) == UFO_TMAP; i++)
+        ufo_value_list_push_str (launchers, ufo_value_map_key_at (lmap, i));
+    const char *key = ufo_value_str (ufo_config_agent (config, "HOST_AGENT", "API_KEY"));
+    const char *secrets [] = { key, getenv ("OPENAI_API_KEY"), getenv ("AZURE_OPENAI_API_KEY"), NULL };
+    const char *const *sp = secrets;
+    if (!secrets [0])
+        sp = secrets + 1;
+    const char *log_root = ufo_value_map_str (body, "log_root", NULL);
+    if (!log_root || !*log_root)
+        log_root = ufo_config_str (config, "log.dir", "logs");
+    host_session_config_t cfg = {
+        .session = session, .task = name, .log_root = log_root, .device = self->device,
+        .requests = requests, .plan = plan,
+        .interactive = ufo_value_map_bool (body, "interactive", false),
+        .auto_confirm = ufo_value_map_bool (body, "auto_confirm", false),
+        .max_step = ufo_config_int (config, "MAX_STEP", 50),
+        .max_round = ufo_config_int (config, "MAX_ROUND", 1),
+        .eva_round = ufo_config_bool (config, "EVA_ROUND", false),
+        .eva_session = ufo_config_bool (config, "EVA_SESSION", true),
+        .eva_all_screenshots = ufo_config_bool (config, "EVA_ALL_SCREENSHOTS", true),
+        .visual = ufo_value_bool (ufo_config_agent (config, "HOST_AGENT", "VISUAL_MODE")),
+        .log_to_markdown = ufo_config_bool (config, "LOG_TO_MARKDOWN", true),
+        .write_report = true,
+        .json_retry = (int) ufo_config_int (config, "JSON_PARSING_RETRY", 3),
+        .launchers = launchers,
+        .llm_mode = ufo_config_str (config, "llm.mode", "live"),
+        .llm_endpoint = ufo_value_str (ufo_config_agent (config, "HOST_AGENT", "API_BASE")),
+        .prompts = self->prompts,
+        .secrets = sp,
+    };
+    host_ops_t ops = {
+        .arg = self, .windows = s_windows, .launch = s_launch, .snapshot = s_snapshot, .ask = s_ask,
+        .board_get = s_board_get, .board_add = s_board_add, .run_task = s_run_task,
+        .ask_user = s_ask_user, .progress = s_progress, .cancelled = s_cancelled,
+    };
+    ufo_info ("host: session %s (task %s, %zu request(s)%s) started", session, name,
+              ufo_value_size (requests), plan ? ", follower" : "");
+    ufo_value_t *result = host_session_run (&cfg, &ops);
+    ufo_info ("host: session %s ended: %s", session, ufo_value_map_str (result, "status", "?"));
+    if (!(self->stop && *self->stop)) {
+        //  a process that is stopping leaves the task unfinished: the broker requeues it
+        const char *status = self->cancelled ? "cancelled" : "done";
+        ufo_worker_complete (self->worker, self->task_id, status, &result);
+    }
+    ufo_value_destroy (&result);
+    ufo_value_destroy (&launchers);
+    self->busy = false;
+    self->task_id [0] = 0;
+}
+
+int
+host_bus_serve (host_bus_t *self, volatile sig_atomic_t *stop)
+{
+    self->stop = stop;
+    while (!*stop) {
+        if (ufo_value_size (self->queued) > 0) {
+            ufo_value_t *task = ufo_value_dup (ufo_value_list_at (self->queued, 0));
+            ufo_value_list_remove (self->queued, 0);
+            s_run_session (self, task);
+            ufo_value_destroy (&task);
+            continue;
+        }
+        s_pump (self, S_PUMP_MS);
+        //  drop submitter events of tasks nobody waits for any more
+        ufo_value_clear (self->events);
+    }
+    return 0;
+}
+
+host_bus_t *
+host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) ufo_calloc (1, sizeof *self);
+    self->config = config;
+    self->device = ufo_strdup (options->device);
+    self->inputs = ufo_value_new_list ();
+    self->relays = ufo_value_new_map ();
+    self->events = ufo_value_new_list ();
+    self->queued = ufo_value_new_list ();
+    self->png_level = (int) ufo_config_int (config, "desktop.png_compression", 1);
+    if (ufo_bb_endpoint (options->endpoint, "cmd", self->endpoint, sizeof self->endpoint, err) != 0)
+        goto fail;
+    self->prompts = ufo_prompts_new (options->prompts_dir, err);
+    if (!self->prompts)
+        goto fail;
+    self->llm = ufo_llm_new_from_config (config, "HOST_AGENT", options->llm_mode, options->llm_cassette, err);
+    if (!self->llm)
+        goto fail;
+    ufo_value_t *dopts = ufo_value_new_map ();
+    const ufo_value_t *launchers = ufo_config_get (config, "desktop.launchers");
+    if (launchers)
+        ufo_value_map_set_copy (dopts, "launchers", launchers);
+    ufo_error_t derr = { 0 };
+    self->desktop = ufo_desktop_new (dopts, &derr);
+    ufo_value_destroy (&dopts);
+    if (!self->desktop)
+        ufo_warn ("host: no desktop (%s); every session will end in ERROR until it is there", derr.message);
+    self->bb = ufo_bb_client_new (self->endpoint, NULL, err);
+    if (!self->bb)
+        goto fail;
+    ufo_bb_client_set_sender (self->bb, "ufo-host");
+    char name [256];
+    snprintf (name, sizeof name, "host@%s:%d", self->device, (int) getpid ());
+    self->tasks = ufo_tasks_new (self->endpoint, name, NULL, NULL, err);
+    if (!self->tasks)
+        goto fail;
+    ufo_worker_config_t wc = { .endpoint = self->endpoint, .service = "host", .device = self->device,
+                               .name = options->name ? options->name : name, .capacity = 1 };
+    self->worker = ufo_worker_new (&wc, err);
+    if (!self->worker)
+        goto fail;
+    return self;
+fail:
+    host_bus_destroy (&self);
+    return NULL;
+}
+
+void
+host_bus_destroy (host_bus_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    host_bus_t *self = *self_p;
+    ufo_worker_destroy (&self->worker);
+    ufo_tasks_destroy (&self->tasks);
+    ufo_bb_client_destroy (&self->bb);
+    ufo_llm_response_destroy (&self->resp);
+    ufo_llm_destroy (&self->llm);
+    ufo_desktop_destroy (&self->desktop);
+    ufo_prompts_destroy (&self->prompts);
+    ufo_value_destroy (&self->inputs);
+    ufo_value_destroy (&self->relays);
+    ufo_value_destroy (&self->events);
+    ufo_value_destroy (&self->queued);
+    free (self->device);
+    free (self);
+    *self_p = NULL;
+}

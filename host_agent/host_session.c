@@ -1,0 +1,383 @@
+/*  host_session.c - a session: rounds, the HostAgent state machine, subtasks handed to
+    the AppAgents, questions, evaluations, and the session-end files.
+
+    Round loop (the original's): the HostAgent starts each round in CONTINUE;
+      CONTINUE  one HostAgent step (host_step.c)          -> the state its Status names
+      ASSIGN    the subtask runs on app:<application>     -> CONTINUE (FINISH), FAIL, ERROR
+      PENDING   the Questions go to the user              -> CONTINUE
+      FINISH, FAIL, ERROR                                  -> the round ends
+    MAX_STEP bounds the steps of the whole session (HostAgent and AppAgent steps); a round
+    cut by it ends in FAIL. An ERROR round ends the session. */
+#include "ufo_prelude.h"
+#include "host_int.h"
+
+#define S_PLACEHOLDER "no answer available, proceed"
+
+static void
+s_emit_cost (host_t *self)
+{
+    ufo_value_t *event = ufo_value_new_map ();
+    ufo_value_map_set_str (event, "kind", "cost");
+    ufo_value_map_set_float (event, "step", self->cost.step);
+    ufo_value_map_set_float (event, "round", self->cost.round);
+    ufo_value_map_set_float (event, "session", self->cost.session);
+    ufo_value_t *tokens = ufo_value_new_map ();
+    ufo_value_map_set_int (tokens, "prompt", self->cost.session_prompt_tokens);
+    ufo_value_map_set_int (tokens, "completion", self->cost.session_completion_tokens);
+    ufo_value_map_set (event, "tokens", &tokens);
+    self->ops->progress (self->ops->arg, &event);
+}
+
+//  Cost seen from a running task (its "cost" progress events are cumulative per task).
+typedef struct {
+    host_t *host;
+    double dollars;
+    int64_t prompt, completion;
+} s_task_cost_t;
+
+static void
+s_task_cost_update (s_task_cost_t *tc, double dollars, int64_t prompt, int64_t completion)
+{
+    if (dollars < tc->dollars)
+        dollars = tc->dollars;
+    if (prompt < tc->prompt)
+        prompt = tc->prompt;
+    if (completion < tc->completion)
+        completion = tc->completion;
+    if (dollars == tc->dollars && prompt == tc->prompt && completion == tc->completion)
+        return;
+    ufo_cost_add (&tc->host->cost, dollars - tc->dollars, prompt - tc->prompt, completion - tc->completion);
+    tc->dollars = dollars;
+    tc->prompt = prompt;
+    tc->completion = completion;
+    s_emit_cost (tc->host);
+}
+
+static void
+s_on_progress (const ufo_value_t *event, void *arg)
+{
+    s_task_cost_t *tc = (s_task_cost_t *) arg;
+    if (strcmp (ufo_value_map_str (event, "kind", ""), "cost") != 0)
+        return;
+    const ufo_value_t *tokens = ufo_value_map_get (event, "tokens");
+    s_task_cost_update (tc, ufo_value_map_float (event, "session", 0),
+                        ufo_value_map_int (tokens, "prompt", 0), ufo_value_map_int (tokens, "completion", 0));
+}
+
+//  A task result's "cost" ({"total" | "session", "prompt_tokens", "completion_tokens"}).
+static void
+s_task_cost_final (s_task_cost_t *tc, const ufo_value_t *result)
+{
+    const ufo_value_t *cost = ufo_value_map_get (result, "cost");
+    double dollars = ufo_value_map_float (cost, "total", ufo_value_map_float (cost, "session", 0));
+    s_task_cost_update (tc, dollars, ufo_value_map_int (cost, "prompt_tokens", 0),
+                        ufo_value_map_int (cost, "completion_tokens", 0));
+}
+
+static ufo_value_t *
+s_str_list (const ufo_value_t *list)
+{
+    ufo_value_t *out = ufo_value_new_list ();
+    for (size_t i = 0; i < ufo_value_size (list); i++)
+        if (ufo_value_str (ufo_value_list_at (list, i)))
+            ufo_value_list_push_str (out, ufo_value_str (ufo_value_list_at (list, i)));
+    return out;
+}
+
+//  ASSIGN: the subtask goes to app:<application> on this device.
+static host_state_t
+s_assign (host_t *self)
+{
+    const host_session_config_t *cfg = self->cfg;
+    self->subtask_index++;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "session", cfg->session);
+    ufo_value_map_set_str (body, "task", cfg->task);
+    ufo_value_map_set_str (body, "log_root", cfg->log_root);
+    ufo_value_map_set_int (body, "round", self->round);
+    ufo_value_map_set_int (body, "subtask_index", self->subtask_index);
+    ufo_value_map_set_str (body, "subtask", self->subtask);
+    ufo_value_map_set_str (body, "request", self->request);
+    ufo_value_map_set (body, "tips", &(ufo_value_t *) { s_str_list (self->messages) });
+    ufo_value_map_set_copy (body, "previous_subtasks", self->previous);
+    ufo_value_map_set_str (body, "application", self->application);
+    ufo_value_map_set_copy (body, "window", self->window);
+    ufo_value_map_set_int (body, "step_base", self->step);
+    ufo_value_map_set_int (body, "max_steps", cfg->max_step - self->step);
+    ufo_value_map_set_bool (body, "interactive", cfg->interactive);
+    ufo_value_map_set_bool (body, "auto_confirm", cfg->auto_confirm);
+    char service [256];
+    snprintf (service, sizeof service, "app:%s", self->application);
+    self->last_xid = ufo_value_map_int (self->window, "xid", 0);
+
+    s_task_cost_t tc = { .host = self };
+    ufo_error_t err = { 0 };
+    ufo_value_t *result = self->ops->run_task (self->ops->arg, service, &body, s_on_progress, &tc, &err);
+    const char *status = "ERROR";
+    char reason [800] = "";
+    if (!result)
+        snprintf (reason, sizeof reason, "subtask on %s: %s", service, err.message);
+    else {
+        s_task_cost_final (&tc, result);
+        status = ufo_value_map_str (result, "status", "ERROR");
+        if (strcmp (status, "FINISH") && strcmp (status, "FAIL") && strcmp (status, "ERROR"))
+            status = "ERROR";
+        int64_t steps = ufo_value_map_int (result, "steps", 0);
+        if (steps < 0 || steps > cfg->max_step)
+            steps = 0;
+        self->step += steps;
+        self->round_step += steps;
+        if (strcmp (status, "ERROR") == 0)
+            snprintf (reason, sizeof reason, "AppAgent (%s): %s", self->application,
+                      ufo_value_map_str (result, "error", "error"));
+    }
+    ufo_value_t *prev = ufo_value_new_map ();
+    ufo_value_map_set_str (prev, "subtask", self->subtask);
+    ufo_value_map_set_str (prev, "status", status);
+    ufo_value_list_push (self->previous, &prev);
+
+    //  the outcome goes into the HostAgent's memory and its next prompt
+    ufo_value_t *item = ufo_value_new_map ();
+    ufo_value_map_set_int (item, "Round", self->round);
+    ufo_value_map_set_str (item, "Subtask", self->subtask);
+    ufo_value_map_set_str (item, "Application", self->application);
+    ufo_value_map_set_str (item, "SubtaskStatus", status);
+    if (result) {
+        ufo_value_map_set (item, "Results", &(ufo_value_t *) { s_str_list (ufo_value_map_get (result, "results")) });
+        ufo_value_map_set_str (item, "Comment", ufo_value_map_str (result, "comment", ""));
+    }
+    if (*reason)
+        ufo_value_map_set_str (item, "error", reason);
+    ufo_value_list_push (self->memory, &item);
+    ufo_value_list_push (self->tips, &(ufo_value_t *) {
+        ufo_value_new_stringf ("The AppAgent of %s ended the subtask \"%s\" with %s%s%s.", self->application,
+                               self->subtask, status, result ? ": " : "",
+                               result ? ufo_value_map_str (result, "comment", "") : "") });
+    ufo_value_destroy (&result);
+
+    if (strcmp (status, "FINISH") == 0) {
+        if (cfg->plan && self->round == 0 && ufo_value_size (cfg->plan) > 0) {
+            self->follow_index++;
+            if (self->follow_index >= (int64_t) ufo_value_size (cfg->plan))
+                return HOST_FINISH;         //  follower: the whole plan is done
+        }
+        return HOST_CONTINUE;
+    }
+    if (strcmp (status, "FAIL") == 0)
+        return HOST_FAIL;
+    snprintf (self->error, sizeof self->error, "%s", reason);
+    return HOST_ERROR;
+}
+
+//  PENDING: the HostAgent's Questions go to the user (or get the placeholder answer).
+static host_state_t
+s_pending (host_t *self)
+{
+    const ufo_value_t *questions = ufo_value_map_get (self->decision, "Questions");
+    ufo_value_t *answers = NULL;
+    if (self->cfg->interactive && ufo_value_size (questions) > 0) {
+        ufo_value_t *event = ufo_value_new_map ();
+        ufo_value_map_set_str (event, "kind", "question");
+        ufo_value_map_set (event, "qid", &(ufo_value_t *) {
+            ufo_value_new_stringf ("%s-host-%" PRId64, self->cfg->session, self->step) });
+        ufo_value_map_set_str (event, "from", "HostAgent");
+        ufo_value_map_set (event, "questions", &(ufo_value_t *) { s_str_list (questions) });
+        ufo_value_t *reply = self->ops->ask_user (self->ops->arg, &event);
+        if (reply)
+            answers = s_str_list (ufo_value_map_get (reply, "answers"));
+        ufo_value_destroy (&reply);
+    }
+    for (size_t i = 0; i < ufo_value_size (questions); i++) {
+        const char *q = ufo_value_str (ufo_value_list_at (questions, i));
+        if (!q)
+            continue;
+        const char *a = ufo_value_str (ufo_value_list_at (answers, i));
+        if (!a || !*a)
+            a = S_PLACEHOLDER;
+        ufo_value_t *qa = ufo_value_new_map ();
+        ufo_value_map_set_str (qa, "question", q);
+        ufo_value_map_set_str (qa, "answer", a);
+        ufo_error_t err = { 0 };
+        if (self->ops->board_add (self->ops->arg, "questions", &qa, &err) != 0)
+            ufo_warn ("host: question not on the blackboard: %s", err.message);
+        ufo_value_list_push (self->tips, &(ufo_value_t *) {
+            ufo_value_new_stringf ("You asked the user: \"%s\" The answer: \"%s\"", q, a) });
+    }
+    ufo_value_destroy (&answers);
+    return HOST_CONTINUE;
+}
+
+//  Asks the EvaluationAgent; returns its result (caller owns) or NULL.
+static ufo_value_t *
+s_evaluate (host_t *self, const char *level)
+{
+    const host_session_config_t *cfg = self->cfg;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "session", cfg->session);
+    ufo_value_map_set_str (body, "task", cfg->task);
+    ufo_value_map_set_str (body, "log_root", cfg->log_root);
+    ufo_value_map_set_str (body, "level", level);
+    bool round = strcmp (level, "round") == 0;
+    if (round)
+        ufo_value_map_set_int (body, "round", self->round);
+    ufo_value_t *requests = ufo_value_new_list ();
+    for (int64_t r = round ? self->round : 0; r <= self->round; r++)
+        ufo_value_list_push_str (requests, ufo_value_str (ufo_value_list_at (cfg->requests, (size_t) r)));
+    ufo_value_map_set (body, "requests", &requests);
+    ufo_value_map_set_bool (body, "all_screenshots", cfg->eva_all_screenshots);
+    s_task_cost_t tc = { .host = self };
+    ufo_error_t err = { 0 };
+    ufo_value_t *result = self->ops->run_task (self->ops->arg, "eval", &body, s_on_progress, &tc, &err);
+    if (!result) {
+        ufo_warn ("host: %s evaluation failed: %s", level, err.message);
+        return NULL;
+    }
+    s_task_cost_final (&tc, result);
+    ufo_value_t *event = ufo_value_new_map ();
+    ufo_value_map_set_str (event, "kind", "evaluation");
+    ufo_value_map_set_str (event, "level", level);
+    ufo_value_map_set_int (event, "round", self->round);
+    ufo_value_map_set_copy (event, "result", result);
+    self->ops->progress (self->ops->arg, &event);
+    return result;
+}
+
+static void
+s_round_end (host_t *self, host_state_t state)
+{
+    char key [48];
+    snprintf (key, sizeof key, "request_%" PRId64, self->round);
+    ufo_value_t *item = ufo_value_new_map ();
+    ufo_value_map_set_str (item, key, self->request);
+    ufo_error_t err = { 0 };
+    if (self->ops->board_add (self->ops->arg, "requests", &item, &err) != 0)
+        ufo_warn ("host: %s not on the blackboard: %s", key, err.message);
+    char name [64], path [4096];
+    snprintf (name, sizeof name, "action_round_%" PRId64 "_final.png", self->round);
+    ufo_tasklog_path (self->log, name, path, sizeof path);
+    if (self->ops->snapshot (self->ops->arg, self->last_xid, path, &err) != 0
+    &&  (self->last_xid == 0 || self->ops->snapshot (self->ops->arg, 0, path, &err) != 0))
+        ufo_warn ("host: %s: %s", name, err.message);
+    ufo_info ("host: session %s round %" PRId64 " ended in %s after %" PRId64 " steps", self->cfg->session,
+              self->round, host_state_name (state), self->round_step);
+    if (self->cfg->eva_round && !self->ops->cancelled (self->ops->arg)) {
+        ufo_value_t *eval = s_evaluate (self, "round");
+        ufo_value_destroy (&eval);
+    }
+}
+
+static void
+s_host_free (host_t *self)
+{
+    ufo_value_destroy (&self->memory);
+    ufo_value_destroy (&self->previous);
+    ufo_value_destroy (&self->plan);
+    ufo_value_destroy (&self->tips);
+    ufo_value_destroy (&self->windows);
+    ufo_value_destroy (&self->decision);
+    ufo_value_destroy (&self->window);
+    ufo_value_destroy (&self->messages);
+    ufo_value_destroy (&self->evaluation);
+    free (self->subtask);
+    free (self->application);
+    ufo_tasklog_destroy (&self->log);
+}
+
+static ufo_value_t *
+s_result (host_t *self, const char *status, int64_t rounds)
+{
+    ufo_value_t *result = ufo_value_new_map ();
+    ufo_value_map_set_str (result, "status", status);
+    ufo_value_map_set_int (result, "rounds", rounds);
+    ufo_value_map_set_int (result, "steps", self->step);
+    ufo_value_map_set_str (result, "error", self->error);
+    ufo_value_t *cost = ufo_value_map_set (result, "cost", &(ufo_value_t *) { ufo_value_new_map () });
+    ufo_value_map_set_float (cost, "total", self->cost.session);
+    ufo_value_map_set_int (cost, "prompt_tokens", self->cost.session_prompt_tokens);
+    ufo_value_map_set_int (cost, "completion_tokens", self->cost.session_completion_tokens);
+    if (self->evaluation)
+        ufo_value_map_set_copy (result, "evaluation", self->evaluation);
+    else
+        ufo_value_map_set_null (result, "evaluation");
+    ufo_value_map_set_str (result, "logdir", self->log ? ufo_tasklog_dir (self->log) : "");
+    return result;
+}
+
+ufo_value_t *
+host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
+{
+    host_t self = { .cfg = cfg, .ops = ops };
+    self.started_us = host_now_us ();
+    host_now_iso (self.started);
+    self.memory = ufo_value_new_list ();
+    self.previous = ufo_value_new_list ();
+    self.plan = ufo_value_new_list ();
+    self.tips = ufo_value_new_list ();
+    ufo_error_t err = { 0 };
+    self.log = ufo_tasklog_open (cfg->log_root, cfg->task, &err);
+    if (!self.log) {
+        snprintf (self.error, sizeof self.error, "logs: %s", err.message);
+        ufo_value_t *result = s_result (&self, "ERROR", 0);
+        s_host_free (&self);
+        return result;
+    }
+    for (size_t i = 0; cfg->secrets && cfg->secrets [i]; i++)
+        ufo_tasklog_add_secret (self.log, cfg->secrets [i]);
+    host_logs_request (&self);
+
+    size_t nreq = ufo_value_size (cfg->requests);
+    if (cfg->max_round > 0 && nreq > (size_t) cfg->max_round) {
+        ufo_warn ("host: session %s has %zu requests, MAX_ROUND is %" PRId64 "; the rest are not run",
+                  cfg->session, nreq, cfg->max_round);
+        nreq = (size_t) cfg->max_round;
+    }
+    bool any_fail = false, any_error = false;
+    int64_t rounds = 0;
+    for (size_t r = 0; r < nreq && !any_error && (r == 0 || self.step < cfg->max_step); r++) {
+        self.round = (int64_t) r;
+        self.request = ufo_value_str (ufo_value_list_at (cfg->requests, r));
+        if (!self.request)
+            self.request = "";
+        ufo_cost_next_round (&self.cost);
+        self.round_step = self.agent_step = 0;
+        self.subtask_index = -1;
+        self.follow_index = 0;
+        self.last_xid = 0;
+        ufo_value_clear (self.previous);
+        ufo_value_clear (self.plan);
+        host_state_t state = HOST_CONTINUE;
+        rounds++;
+        while (state != HOST_FINISH && state != HOST_FAIL && state != HOST_ERROR) {
+            if (ops->cancelled (ops->arg)) {
+                snprintf (self.error, sizeof self.error, "session cancelled");
+                state = HOST_ERROR;
+                break;
+            }
+            if (self.step >= cfg->max_step) {
+                snprintf (self.error, sizeof self.error, "MAX_STEP (%" PRId64 ") reached in round %zu",
+                          cfg->max_step, r);
+                ufo_info ("host: %s", self.error);
+                state = HOST_FAIL;
+                break;
+            }
+            switch (state) {
+                case HOST_CONTINUE: state = host_step_run (&self); break;
+                case HOST_ASSIGN:   state = s_assign (&self); break;
+                case HOST_PENDING:  state = s_pending (&self); break;
+                default:            break;
+            }
+        }
+        any_fail |= state == HOST_FAIL;
+        any_error |= state == HOST_ERROR;
+        s_round_end (&self, state);
+    }
+    const char *status = any_error ? "ERROR" : any_fail ? "FAIL" : "FINISH";
+    if (cfg->eva_session && !any_error && !ops->cancelled (ops->arg))
+        self.evaluation = s_evaluate (&self, "session");
+    ufo_value_t *board = ops->board_get (ops->arg, &err);
+    host_logs_session_end (&self, status, board);
+    ufo_value_destroy (&board);
+    ufo_value_t *result = s_result (&self, status, rounds);
+    s_host_free (&self);
+    return result;
+}

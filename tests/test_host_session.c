@@ -1,0 +1,546 @@
+/*  test_host_session.c - the HostAgent state machine (host_agent/host_session.c) driven
+    in-process with fake operations: a scripted model (replies parsed by the real parser),
+    an in-memory blackboard, fake windows and a fake subtask executor. The real prompts
+    from prompts/ and the real log writer are used. The system tests (test_host_system.c)
+    run the same through the real processes. */
+#include "ufo_prelude.h"
+#include "ufo_test.h"
+#include "host_session.h"
+
+typedef struct {
+    const char **replies;           //  model replies in order ("" = garbage)
+    size_t nreplies, asked;
+    const char *repeat;             //  reply once the list is used up (NULL: garbage)
+    ufo_value_t *prompts;           //  text of every prompt sent (list of strings)
+    ufo_board_t *board;
+    bool launched;                  //  mousepad launched: its window is listed
+    ufo_value_t *tasks;             //  bodies of tasks run: [{"service", "body"}]
+    const char *app_status;         //  status returned by the fake AppAgent
+    int64_t app_steps;
+    ufo_value_t *questions;         //  question events sent to the user
+    const char *answer;             //  answer the user gives (NULL: none)
+    ufo_value_t *events;            //  every progress event
+    int launch_denied;
+} fake_t;
+
+static ufo_value_t *
+f_windows (void *arg, const char *shot_path, char **url_p, ufo_error_t *err)
+{
+    UFO_UNUSED (err);
+    fake_t *f = (fake_t *) arg;
+    ufo_value_t *list = ufo_value_new_list ();
+    if (f->launched) {
+        ufo_value_t *w = ufo_value_new_map ();
+        ufo_value_map_set_str (w, "label", "1");
+        ufo_value_map_set_str (w, "name", "mousepad");
+        ufo_value_map_set_int (w, "pid", 4242);
+        ufo_value_map_set_int (w, "xid", 77);
+        ufo_value_map_set_str (w, "title", "Untitled 1 - Mousepad");
+        ufo_value_list_push (list, &w);
+    }
+    if (shot_path) {
+        FILE *out = fopen (shot_path, "wb");
+        if (out) {
+            fputs ("not really a png", out);
+            fclose (out);
+        }
+    }
+    if (url_p)
+        *url_p = ufo_strdup ("data:image/png;base64,AAAA");
+    return list;
+}
+
+static int
+f_launch (void *arg, const char *name, ufo_error_t *err)
+{
+    fake_t *f = (fake_t *) arg;
+    if (strcmp (name, "mousepad") != 0) {
+        f->launch_denied++;
+        return ufo_error_set (err, UFO_E_DENIED, "\"%s\" is not an allowed launcher", name);
+    }
+    f->launched = true;
+    return 4242;
+}
+
+static int
+f_snapshot (void *arg, int64_t xid, const char *path, ufo_error_t *err)
+{
+    UFO_UNUSED (arg); UFO_UNUSED (xid); UFO_UNUSED (err);
+    FILE *out = fopen (path, "wb");
+    if (out)
+        fclose (out);
+    return 0;
+}
+
+static ufo_llm_response_t *
+f_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts, ufo_error_t *err)
+{
+    UFO_UNUSED (err);
+    fake_t *f = (fake_t *) arg;
+    char *text = ufo_json_dump (messages, UFO_JSON_COMPACT, NULL);
+    ufo_value_list_push_str (f->prompts, text);
+    free (text);
+    ufo_llm_response_t *r = (ufo_llm_response_t *) ufo_calloc (1, sizeof *r);
+    const char *reply = f->asked < f->nreplies ? f->replies [f->asked] : f->repeat;
+    f->asked++;
+    r->prompt_tokens = 100;
+    r->completion_tokens = 10;
+    r->cost = 0.01;
+    snprintf (r->model, sizeof r->model, "fake/model");
+    ufo_error_t perr = { 0 };
+    r->decision = reply ? ufo_llm_extract_json (reply, strlen (reply), (ufo_schema_t) opts->schema, &perr) : NULL;
+    if (!r->decision) {
+        r->code = UFO_E_SYNTAX;
+        r->error = ufo_strdup (reply ? perr.message : "the model replied garbage 4 times");
+    }
+    return r;
+}
+
+static ufo_value_t *
+f_board_get (void *arg, ufo_error_t *err)
+{
+    UFO_UNUSED (err);
+    return ufo_board_to_map (((fake_t *) arg)->board);
+}
+
+static int
+f_board_add (void *arg, const char *memory, ufo_value_t **item_p, ufo_error_t *err)
+{
+    fake_t *f = (fake_t *) arg;
+    return ufo_board_add_data_take (f->board, ufo_board_memory_parse (memory), item_p, err);
+}
+
+static ufo_value_t *
+f_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_fn *on_progress,
+            void *progress_arg, ufo_error_t *err)
+{
+    UFO_UNUSED (err);
+    fake_t *f = (fake_t *) arg;
+    ufo_value_t *rec = ufo_value_new_map ();
+    ufo_value_map_set_str (rec, "service", service);
+    ufo_value_t *body = ufo_value_map_set (rec, "body", body_p);
+    ufo_value_list_push (f->tasks, &rec);
+    ufo_value_t *result = ufo_value_new_map ();
+    ufo_value_t *cost = ufo_value_new_map ();
+    ufo_value_map_set_float (cost, "total", 0.5);
+    ufo_value_map_set_int (cost, "prompt_tokens", 1000);
+    ufo_value_map_set_int (cost, "completion_tokens", 100);
+    if (strcmp (service, "eval") == 0) {
+        ufo_value_map_set_str (result, "reason", "looks done");
+        ufo_value_map_set (result, "sub_scores", &(ufo_value_t *) { ufo_json_parse_str ("{\"typed\": \"yes\"}", NULL) });
+        ufo_value_map_set_str (result, "complete", "yes");
+        ufo_value_map_set (result, "cost", &cost);
+        return result;
+    }
+    //  an AppAgent: one cost event on the way, then its result
+    ufo_value_t *event = ufo_json_parse_str ("{\"kind\": \"cost\", \"step\": 0.2, \"round\": 0.2, \"session\": 0.2, "
+                                             "\"tokens\": {\"prompt\": 400, \"completion\": 40}}", NULL);
+    on_progress (event, progress_arg);
+    ufo_value_destroy (&event);
+    ufo_value_map_set_str (result, "status", f->app_status ? f->app_status : "FINISH");
+    ufo_value_map_set_int (result, "steps", f->app_steps);
+    ufo_value_map_set (result, "results", &(ufo_value_t *) { ufo_json_parse_str ("[\"typed it\"]", NULL) });
+    ufo_value_map_set_str (result, "comment", "done in the app");
+    ufo_value_map_set_str (result, "error", f->app_status && !strcmp (f->app_status, "ERROR") ? "window vanished" : "");
+    ufo_value_map_set (result, "cost", &cost);
+    //  the trajectory the AppAgent would have written
+    ufo_value_t *traj = ufo_value_new_map ();
+    ufo_value_map_set_int (traj, "Step", ufo_value_map_int (body, "step_base", 0));
+    ufo_value_map_set_str (traj, "Subtask", ufo_value_map_str (body, "subtask", ""));
+    ufo_value_map_set_int (traj, "Round", ufo_value_map_int (body, "round", 0));
+    ufo_board_add_data_take (f->board, UFO_MEM_TRAJECTORIES, &traj, NULL);
+    return result;
+}
+
+static ufo_value_t *
+f_ask_user (void *arg, ufo_value_t **event_p)
+{
+    fake_t *f = (fake_t *) arg;
+    ufo_value_t *reply = NULL;
+    if (f->answer) {
+        reply = ufo_value_new_map ();
+        ufo_value_map_set_str (reply, "qid", ufo_value_map_str (*event_p, "qid", ""));
+        ufo_value_map_set (reply, "answers", &(ufo_value_t *) { ufo_value_new_list () });
+        ufo_value_list_push_str (ufo_value_map_get (reply, "answers"), f->answer);
+    }
+    ufo_value_list_push (f->questions, event_p);
+    return reply;
+}
+
+static void
+f_progress (void *arg, ufo_value_t **event_p)
+{
+    ufo_value_list_push (((fake_t *) arg)->events, event_p);
+}
+
+static bool
+f_cancelled (void *arg)
+{
+    UFO_UNUSED (arg);
+    return false;
+}
+
+static char s_root [256];
+static ufo_prompts_t *s_prompts;
+
+static void
+s_fake_init (fake_t *f, const char **replies, size_t n)
+{
+    memset (f, 0, sizeof *f);
+    f->replies = replies;
+    f->nreplies = n;
+    f->prompts = ufo_value_new_list ();
+    f->board = ufo_board_new ();
+    f->tasks = ufo_value_new_list ();
+    f->questions = ufo_value_new_list ();
+    f->events = ufo_value_new_list ();
+    f->app_steps = 2;
+}
+
+static void
+s_fake_free (fake_t *f)
+{
+    ufo_value_destroy (&f->prompts);
+    ufo_board_destroy (&f->board);
+    ufo_value_destroy (&f->tasks);
+    ufo_value_destroy (&f->questions);
+    ufo_value_destroy (&f->events);
+}
+
+static ufo_value_t *
+s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_json, int64_t max_step,
+       int64_t max_round, bool interactive)
+{
+    host_ops_t ops = { .arg = f, .windows = f_windows, .launch = f_launch, .snapshot = f_snapshot,
+                       .ask = f_ask, .board_get = f_board_get, .board_add = f_board_add,
+                       .run_task = f_run_task, .ask_user = f_ask_user, .progress = f_progress,
+                       .cancelled = f_cancelled };
+    ufo_value_t *requests = ufo_json_parse_str (requests_json, NULL);
+    ufo_value_t *plan = plan_json ? ufo_json_parse_str (plan_json, NULL) : NULL;
+    ufo_value_t *launchers = ufo_json_parse_str ("[\"mousepad\"]", NULL);
+    const char *secrets [] = { "sk-secret-key-123", NULL };
+    host_session_config_t cfg = {
+        .session = task, .task = task, .log_root = s_root, .device = "d0", .requests = requests,
+        .plan = plan, .interactive = interactive, .max_step = max_step, .max_round = max_round,
+        .eva_session = true, .eva_all_screenshots = true, .visual = true, .log_to_markdown = true,
+        .json_retry = 3, .launchers = launchers, .prompts = s_prompts, .secrets = secrets,
+    };
+    ufo_value_t *result = host_session_run (&cfg, &ops);
+    ufo_value_destroy (&requests);
+    ufo_value_destroy (&plan);
+    ufo_value_destroy (&launchers);
+    return result;
+}
+
+static ufo_value_t *
+s_read_lines (const char *task, const char *name)
+{
+    ufo_tasklog_t *log = ufo_tasklog_open (s_root, task, NULL);
+    ufo_value_t *lines = ufo_tasklog_read_lines (log, name);
+    ufo_tasklog_destroy (&log);
+    return lines;
+}
+
+static bool
+s_exists (const char *task, const char *name)
+{
+    char path [512];
+    snprintf (path, sizeof path, "%s/%s/%s", s_root, task, name);
+    return access (path, F_OK) == 0;
+}
+
+#define LAUNCH "{\"Observation\": \"no editor\", \"Thought\": \"launch\", \"CurrentSubtask\": \"Open Mousepad\", " \
+    "\"Message\": [], \"ControlLabel\": \"\", \"ControlText\": \"\", \"Status\": \"CONTINUE\", \"Plan\": [], " \
+    "\"Bash\": \"mousepad\", \"Questions\": [], \"Comment\": \"\"}"
+#define ASSIGN "```json\n{\"Observation\": \"mousepad is open\", \"Thought\": \"assign\", \"CurrentSubtask\": " \
+    "\"Type hello into the document\", \"Message\": [\"type it as is\"], \"ControlLabel\": \"1\", \"ControlText\": " \
+    "\"Untitled 1 - Mousepad\", \"Status\": \"ASSIGN\", \"Plan\": [], \"Bash\": \"\", \"Questions\": [], \"Comment\": \"\"}\n```"
+#define FINISH "{\"Observation\": \"done\", \"Thought\": \"all done\", \"CurrentSubtask\": \"\", \"Message\": [], " \
+    "\"ControlLabel\": \"\", \"ControlText\": \"\", \"Status\": \"FINISH\", \"Plan\": [], \"Bash\": \"\", " \
+    "\"Questions\": [], \"Comment\": \"finished\"}"
+#define PENDING "{\"Observation\": \"unclear\", \"Thought\": \"ask\", \"CurrentSubtask\": \"\", \"Message\": [], " \
+    "\"ControlLabel\": \"\", \"ControlText\": \"\", \"Status\": \"PENDING\", \"Plan\": [], \"Bash\": \"\", " \
+    "\"Questions\": [\"Which text should I write?\"], \"Comment\": \"\"}"
+#define CONTINUE "{\"Observation\": \"o\", \"Thought\": \"t\", \"CurrentSubtask\": \"\", \"Message\": [], " \
+    "\"ControlLabel\": \"\", \"ControlText\": \"\", \"Status\": \"CONTINUE\", \"Plan\": [], \"Bash\": \"\", " \
+    "\"Questions\": [], \"Comment\": \"\"}"
+
+UFO_TEST (test_one_round)
+{
+    const char *replies [] = { LAUNCH, ASSIGN, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 3);
+    ufo_value_t *result = s_run (&f, "one", "[\"Write hello in a note\"]", NULL, 50, 1, false);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (result, "steps", -1), 5);     //  3 HostAgent + 2 AppAgent steps
+    CHECK_INT (ufo_value_map_int (result, "rounds", -1), 1);
+    CHECK_STR (ufo_value_path (result, "evaluation.complete") ? ufo_value_str (ufo_value_path (result, "evaluation.complete")) : "", "yes");
+    //  cost: 3 host calls at 0.01, the app's 0.5 (its 0.2 event, then the rest at the end), eval 0.5
+    CHECK (fabs (ufo_value_map_float (ufo_value_map_get (result, "cost"), "total", 0) - 1.03) < 1e-9);
+    CHECK_INT (ufo_value_map_int (ufo_value_map_get (result, "cost"), "prompt_tokens", 0), 2300);
+    //  the subtask body
+    REQUIRE (ufo_value_size (f.tasks) == 2);
+    const ufo_value_t *sub = ufo_value_list_at (f.tasks, 0);
+    CHECK_STR (ufo_value_map_str (sub, "service", ""), "app:mousepad");
+    const ufo_value_t *body = ufo_value_map_get (sub, "body");
+    CHECK_STR (ufo_value_map_str (body, "subtask", ""), "Type hello into the document");
+    CHECK_STR (ufo_value_map_str (body, "request", ""), "Write hello in a note");
+    CHECK_STR (ufo_value_map_str (body, "application", ""), "mousepad");
+    CHECK_INT (ufo_value_map_int (ufo_value_map_get (body, "window"), "xid", 0), 77);
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "tips.0")), "type it as is");
+    CHECK_INT (ufo_value_map_int (body, "step_base", -1), 2);
+    CHECK_INT (ufo_value_map_int (body, "max_steps", -1), 48);
+    CHECK_INT (ufo_value_map_int (body, "round", -1), 0);
+    CHECK_INT (ufo_value_map_int (body, "subtask_index", -1), 0);
+    CHECK (ufo_value_map_bool (body, "interactive", true) == false);
+    const ufo_value_t *eval = ufo_value_map_get (ufo_value_list_at (f.tasks, 1), "body");
+    CHECK_STR (ufo_value_str (ufo_value_path (ufo_value_list_at (f.tasks, 1), "service")), "eval");
+    CHECK_STR (ufo_value_map_str (eval, "level", ""), "session");
+    //  the blackboard: request_0 at round end
+    ufo_value_t *board = ufo_board_to_map (f.board);
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.0.request_0")), "Write hello in a note");
+    ufo_value_destroy (&board);
+    //  the logs
+    ufo_value_t *lines = s_read_lines ("one", "response.log");
+    CHECK_INT (ufo_value_size (lines), 3);
+    const ufo_value_t *l1 = ufo_value_list_at (lines, 1);
+    static const char *fields [] = { "Observation", "Thought", "CurrentSubtask", "Message", "ControlLabel",
+        "ControlText", "Status", "Plan", "Bash", "Questions", "Comment", "Step", "RoundStep", "AgentStep",
+        "Round", "Subtask", "SubtaskIndex", "FunctionCall", "Action", "ActionSuccess", "ActionType", "Request",
+        "Agent", "AgentName", "Application", "Cost", "Tokens", "Results", "error", "time_cost", "ControlLog",
+        "UserConfirm", "ScreenshotPath", "Timestamp" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (fields); i++)
+        if (!ufo_value_map_has (l1, fields [i]))
+            UFO_FAIL_ ("response.log line lacks %s", fields [i]);
+    CHECK_STR (ufo_value_map_str (l1, "Status", ""), "ASSIGN");
+    CHECK_STR (ufo_value_map_str (l1, "Application", ""), "mousepad");
+    CHECK_STR (ufo_value_map_str (l1, "ScreenshotPath", ""), "desktop_step1.png");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (lines, 0), "ActionType", ""), "Bash");
+    CHECK (ufo_value_path (ufo_value_list_at (lines, 0), "ActionSuccess.0.success")
+           && ufo_value_bool (ufo_value_path (ufo_value_list_at (lines, 0), "ActionSuccess.0.success")));
+    CHECK_INT (ufo_value_map_int (ufo_value_list_at (lines, 2), "Step", -1), 4);
+    ufo_value_destroy (&lines);
+    lines = s_read_lines ("one", "request.log");
+    CHECK_INT (ufo_value_size (lines), 3);
+    char *text = ufo_json_dump (lines, UFO_JSON_COMPACT, NULL);
+    CHECK_CONTAINS (text, "desktop_step0.png");
+    CHECK (strstr (text, "base64,AAAA") == NULL);
+    free (text);
+    ufo_value_destroy (&lines);
+    CHECK (s_exists ("one", "request.json"));
+    CHECK (s_exists ("one", "session.json"));
+    CHECK (s_exists ("one", "blackboard.json"));
+    CHECK (s_exists ("one", "output.md"));
+    CHECK (s_exists ("one", "action_round_0_final.png"));
+    //  progress: a step event per HostAgent step, cost events, the evaluation
+    size_t steps = 0, evals = 0, costs = 0;
+    for (size_t i = 0; i < ufo_value_size (f.events); i++) {
+        const char *kind = ufo_value_map_str (ufo_value_list_at (f.events, i), "kind", "");
+        steps += !strcmp (kind, "step");
+        evals += !strcmp (kind, "evaluation");
+        costs += !strcmp (kind, "cost");
+    }
+    CHECK_INT (steps, 3);
+    CHECK_INT (evals, 1);
+    CHECK (costs >= 4);
+    //  the prompt held the window list with its label, and the launcher
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 1)), "label \\\"1\\\": Untitled 1 - Mousepad");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 0)), "- mousepad");
+    //  and the AppAgent's outcome reached the third prompt
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 2)), "ended the subtask");
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+UFO_TEST (test_two_rounds_history)
+{
+    const char *replies [] = { LAUNCH, ASSIGN, FINISH, ASSIGN, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 5);
+    ufo_value_t *result = s_run (&f, "two", "[\"Write hello\", \"Now add a second line\"]", NULL, 50, 5, false);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (result, "rounds", -1), 2);
+    REQUIRE (ufo_value_size (f.prompts) == 5);
+    const char *round2 = ufo_value_str (ufo_value_list_at (f.prompts, 3));
+    CHECK_CONTAINS (round2, "Now add a second line");
+    CHECK_CONTAINS (round2, "[Request History:]");
+    CHECK_CONTAINS (round2, "request_0");
+    CHECK_CONTAINS (round2, "Write hello");
+    CHECK_CONTAINS (round2, "Step Trajectories Completed Previously");
+    CHECK_CONTAINS (round2, "Type hello into the document");
+    ufo_value_t *board = ufo_board_to_map (f.board);
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.1.request_1")), "Now add a second line");
+    ufo_value_destroy (&board);
+    //  round 2's subtask starts after round 1's steps
+    const ufo_value_t *body = ufo_value_map_get (ufo_value_list_at (f.tasks, 1), "body");
+    CHECK_INT (ufo_value_map_int (body, "round", -1), 1);
+    CHECK_INT (ufo_value_map_int (body, "step_base", -1), 6);
+    CHECK (s_exists ("two", "action_round_1_final.png"));
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+UFO_TEST (test_pending_answered)
+{
+    const char *replies [] = { PENDING, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 2);
+    f.answer = "Write 'dear diary'";
+    ufo_value_t *result = s_run (&f, "pending", "[\"Write something\"]", NULL, 50, 1, true);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    REQUIRE (ufo_value_size (f.questions) == 1);
+    const ufo_value_t *q = ufo_value_list_at (f.questions, 0);
+    CHECK_STR (ufo_value_map_str (q, "kind", ""), "question");
+    CHECK_STR (ufo_value_map_str (q, "from", ""), "HostAgent");
+    CHECK_STR (ufo_value_str (ufo_value_path (q, "questions.0")), "Which text should I write?");
+    CHECK (ufo_value_map_str (q, "qid", NULL) != NULL);
+    ufo_value_t *board = ufo_board_to_map (f.board);
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.answer")), "Write 'dear diary'");
+    ufo_value_destroy (&board);
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 1)), "dear diary");
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+
+    //  without a user: the placeholder, and nobody is asked
+    s_fake_init (&f, replies, 2);
+    result = s_run (&f, "pending2", "[\"Write something\"]", NULL, 50, 1, false);
+    CHECK_INT (ufo_value_size (f.questions), 0);
+    board = ufo_board_to_map (f.board);
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.answer")), "no answer available, proceed");
+    ufo_value_destroy (&board);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+UFO_TEST (test_garbage_error)
+{
+    fake_t f;
+    s_fake_init (&f, NULL, 0);
+    ufo_value_t *result = s_run (&f, "garbage", "[\"Do it\", \"and more\"]", NULL, 50, 2, false);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "garbage");
+    CHECK_INT (ufo_value_map_int (result, "rounds", -1), 1);       //  an ERROR round ends the session
+    CHECK_INT (ufo_value_size (f.tasks), 0);                       //  no evaluation after ERROR
+    CHECK (ufo_value_type (ufo_value_map_get (result, "evaluation")) == UFO_TNULL);
+    ufo_value_t *lines = s_read_lines ("garbage", "response.log");
+    REQUIRE (ufo_value_size (lines) == 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (lines, 0), "Status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (lines, 0), "error", ""), "garbage");
+    ufo_value_destroy (&lines);
+    ufo_value_t *session = ufo_json_parse_file ("/dev/null", NULL, NULL);
+    ufo_value_destroy (&session);
+    char path [512];
+    snprintf (path, sizeof path, "%s/garbage/session.json", s_root);
+    session = ufo_json_parse_file (path, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (session, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (session, "error", ""), "garbage");
+    ufo_value_destroy (&session);
+    ufo_value_t *board = ufo_board_to_map (f.board);
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.0.request_0")), "Do it");
+    ufo_value_destroy (&board);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+UFO_TEST (test_max_step_and_round)
+{
+    fake_t f;
+    s_fake_init (&f, NULL, 0);
+    f.repeat = CONTINUE;
+    ufo_value_t *result = s_run (&f, "maxstep", "[\"loop\", \"again\"]", NULL, 4, 2, false);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FAIL");
+    CHECK_INT (ufo_value_map_int (result, "steps", -1), 4);
+    CHECK_INT (f.asked, 4);
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "MAX_STEP");
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+
+    //  an AppAgent subtask counts against MAX_STEP too
+    const char *replies [] = { LAUNCH, ASSIGN };
+    s_fake_init (&f, replies, 2);
+    f.repeat = CONTINUE;
+    f.app_steps = 5;
+    result = s_run (&f, "maxstep2", "[\"x\"]", NULL, 6, 1, false);
+    CHECK_INT (ufo_value_map_int (result, "steps", -1), 7);
+    CHECK_INT (f.asked, 2);
+    CHECK_INT (ufo_value_map_int (ufo_value_map_get (ufo_value_list_at (f.tasks, 0), "body"), "max_steps", -1), 4);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+
+    const char *finish [] = { FINISH, FINISH, FINISH };
+    s_fake_init (&f, finish, 3);
+    result = s_run (&f, "maxround", "[\"a\", \"b\", \"c\"]", NULL, 50, 2, false);
+    CHECK_INT (ufo_value_map_int (result, "rounds", -1), 2);
+    CHECK_INT (f.asked, 2);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+UFO_TEST (test_follower)
+{
+    const char *replies [] = { LAUNCH, ASSIGN, ASSIGN };
+    fake_t f;
+    s_fake_init (&f, replies, 3);
+    ufo_value_t *result = s_run (&f, "follow", "[\"Write two lines\"]", "[\"Type line one\", \"Type line two\"]",
+                                 50, 1, false);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (f.asked, 3);                     //  no FINISH asked for: the plan ended the round
+    REQUIRE (ufo_value_size (f.tasks) == 3);
+    CHECK_STR (ufo_value_str (ufo_value_path (ufo_value_list_at (f.tasks, 0), "body.subtask")), "Type line one");
+    CHECK_STR (ufo_value_str (ufo_value_path (ufo_value_list_at (f.tasks, 1), "body.subtask")), "Type line two");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 2)), "The current subtask is: \\\"Type line two\\\"");
+    CHECK_STR (ufo_value_str (ufo_value_path (ufo_value_list_at (f.tasks, 1), "body.previous_subtasks.0.status")),
+               "FINISH");
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+UFO_TEST (test_app_error_and_bad_choices)
+{
+    const char *bad = "{\"Observation\": \"o\", \"Thought\": \"t\", \"CurrentSubtask\": \"x\", \"Message\": [], "
+        "\"ControlLabel\": \"9\", \"ControlText\": \"nope\", \"Status\": \"ASSIGN\", \"Plan\": [], \"Bash\": \"\", "
+        "\"Questions\": [], \"Comment\": \"\"}";
+    const char *rm = "{\"Observation\": \"o\", \"Thought\": \"t\", \"CurrentSubtask\": \"\", \"Message\": [], "
+        "\"ControlLabel\": \"\", \"ControlText\": \"\", \"Status\": \"CONTINUE\", \"Plan\": [], \"Bash\": \"rm -rf /\", "
+        "\"Questions\": [], \"Comment\": \"\"}";
+    const char *replies [] = { rm, bad, LAUNCH, ASSIGN };
+    fake_t f;
+    s_fake_init (&f, replies, 4);
+    f.app_status = "ERROR";
+    ufo_value_t *result = s_run (&f, "apperr", "[\"x\"]", NULL, 50, 1, false);
+    CHECK_INT (f.launch_denied, 1);
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 1)), "was refused");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 2)), "is not in the window list");
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "window vanished");
+    CHECK_INT (ufo_value_size (f.tasks), 1);    //  the subtask, no evaluation
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+int
+main (void)
+{
+    snprintf (s_root, sizeof s_root, "/tmp/test_host_session.%d", (int) getpid ());
+    char prompts [512];
+    const char *src = getenv ("UFO_SOURCE_DIR");
+    snprintf (prompts, sizeof prompts, "%s/prompts", src ? src : UFO_SOURCE_DIR);
+    s_prompts = ufo_prompts_new (prompts, NULL);
+    if (!s_prompts) {
+        fprintf (stderr, "no prompts at %s\n", prompts);
+        return 1;
+    }
+    UFO_RUN (test_one_round);
+    UFO_RUN (test_two_rounds_history);
+    UFO_RUN (test_pending_answered);
+    UFO_RUN (test_garbage_error);
+    UFO_RUN (test_max_step_and_round);
+    UFO_RUN (test_follower);
+    UFO_RUN (test_app_error_and_bad_choices);
+    ufo_prompts_destroy (&s_prompts);
+    char cmd [600];
+    snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_root);
+    if (system (cmd) != 0)
+        fprintf (stderr, "could not remove %s\n", s_root);
+    return UFO_TEST_END ();
+}
