@@ -7,6 +7,8 @@
 static const ufo_cli_command_t s_commands [] = {
     { "report", "LOGDIR [--out FILE] [--link-images]",
       "write the HTML report of a session from its log directory", ufo_cmd_report },
+    { "eval", "LOGDIR [--level session|round] [--round R] [--config FILE] [--llm-mode MODE]",
+      "re-evaluate a finished session from its log directory (offline, no broker)", ufo_cmd_eval },
     { "keygen", "NAME --role agent|client|monitor|broker [--dir DIR]",
       "write a CURVE certificate pair (private key mode 0600)", ufo_cmd_keygen },
 };

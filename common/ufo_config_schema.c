@@ -195,6 +195,13 @@ static const ufo_config_key_t s_schema [] = {
       "characters of a control's text shown in its description" },
 
     //  ====================================================================
+    //  eval: the EvaluationAgent
+    //  ====================================================================
+    { "eval", "map", "{}", NULL, NULL, "the EvaluationAgent" },
+    { "eval.max_image_bytes", "int", "8388608", "0..1073741824", NULL,
+      "screenshot bytes (before base64) one evaluation may send; above it only the first and the last are sent (0: no limit)" },
+
+    //  ====================================================================
     //  security: transport security
     //  ====================================================================
     { "security", "map", "{}", NULL, NULL, "transport security" },

@@ -37,4 +37,7 @@
 //  report: the session report
 #include "ufo_report.h"
 
+//  eval: the EvaluationAgent
+#include "ufo_eval.h"
+
 #endif
