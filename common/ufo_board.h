@@ -49,8 +49,10 @@ void ufo_board_add_text (ufo_board_t *self, int which, const char *text);
 
 //  add_image: adds to screenshots an item {"metadata": <copy of metadata, null if NULL>,
 //  "image_path": path, "image_str": "data:<mime>;base64,<file bytes>"}. The mime type comes
-//  from the extension (png, jpg/jpeg, gif, bmp, webp; otherwise image/png). A missing or
-//  unreadable file logs "Screenshot path <path> does not exist." and stores image_str "".
+//  from the extension (png, jpg/jpeg, gif, bmp, webp, any case; otherwise image/png). A
+//  missing file logs the warning "Screenshot path <path> does not exist." (an unreadable one
+//  "Screenshot path <path> cannot be read: <reason>") and stores image_str "". Files over
+//  256 MB count as unreadable.
 void ufo_board_add_image (ufo_board_t *self, const char *path, const ufo_value_t *metadata);
 
 //  Returns {"questions": [...], ...} as a new map owned by the caller (blackboard_to_dict).
@@ -84,8 +86,10 @@ ufo_value_t *ufo_board_to_prompt (ufo_board_t *self);
 //  whitespace and parsed as JSON: an object is added as an item, a string s as {"text": s},
 //  other values are ignored (as the original's add_data). A line that does not parse is
 //  skipped with the warning "Unable to parse line as JSON: <line>". A missing file adds
-//  nothing. Returns the number of items added, or -1 with err (UFO_E_IO) if the file exists
-//  but cannot be read.
+//  nothing. Lines end at \n, \r\n or \r; stripping removes what Python's str.strip()
+//  does (including Unicode spaces). Canonical (json.dumps) lines are kept as text without
+//  building maps. Returns the number of items added, or -1 with err (UFO_E_IO; UFO_E_TOO_LARGE
+//  over 256 MB) if the file exists but cannot be read.
 int ufo_board_load_questions (ufo_board_t *self, const char *path, int64_t last_k, ufo_error_t *err);
 
 //  Same as ufo_board_load_questions on the bytes text[0..len) instead of a file.

@@ -6,7 +6,8 @@
     the next serialisation. to_json and the blackboard prompt then cost about a memcpy.
 
     Optional cap: with a cap N > 0, adding an item to a full memory drops the oldest.
-    Not thread-safe. */
+    Items created by one bulk load (from_json, load_questions) share one allocation, which is
+    released with the last of them. Not thread-safe. */
 #ifndef UFO_MEMORY_H_INCLUDED
 #define UFO_MEMORY_H_INCLUDED
 
@@ -24,7 +25,8 @@ void ufo_memory_destroy (ufo_memory_t **self_p);
 ufo_item_t *ufo_memory_add (ufo_memory_t *self, ufo_item_t **item_p);
 
 //  Removes and destroys every item whose step (see ufo_item.h) equals step
-//  (delete_memory_item). Returns how many were removed.
+//  (delete_memory_item). Returns how many were removed. Builds the field maps of lazily
+//  loaded items to read their step.
 size_t ufo_memory_delete_step (ufo_memory_t *self, int64_t step);
 
 //  Returns a new list (caller owns) with, for every item, a map of its fields whose key is
