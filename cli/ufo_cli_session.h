@@ -1,0 +1,41 @@
+/*  ufo_cli_session.h - private to the `ufo` tool: what `ufo run` and `ufo batch` share
+    (finding the broker, building a session task, printing progress and results). */
+#ifndef UFO_CLI_SESSION_H_INCLUDED
+#define UFO_CLI_SESSION_H_INCLUDED
+
+//  The run directory (as the broker resolves it: $UFO_RUN_DIR, $XDG_RUNTIME_DIR/ufobus,
+//  /tmp/ufobus-<uid>) into out. Returns 0 or -1 with err.
+int ufo_cli_run_dir (char *out, size_t size, ufo_error_t *err);
+
+//  Resolves the broker command endpoint and the log root for a client: flag (--broker) if
+//  given, else the state file `ufo up` wrote in the run directory, else the configuration
+//  (broker.cmd_endpoint; empty = the default ipc endpoint). The log root is the state
+//  file's "log_root", else an absolute ./logs. Returns 0 or -1 with err.
+int ufo_cli_broker (const char *flag, const ufo_config_t *config, char *endpoint, size_t size,
+                    char *log_root, size_t lsize, ufo_error_t *err);
+
+//  A new id "<prefix>-YYYYmmdd-HHMMSS-<8 hex>" into out.
+void ufo_cli_new_id (char *out, size_t size, const char *prefix);
+
+//  The task spec of a session for service "host" (caller owns). plan may be NULL.
+ufo_value_t *ufo_cli_session_spec (const char *session, const char *task, const char *log_root,
+                                   const ufo_value_t *requests, const ufo_value_t *plan,
+                                   const char *device, bool interactive, bool auto_confirm);
+
+//  Reads a plan file: a JSON list of texts, a JSON object with "plan", or one subtask per
+//  non-empty line. Returns a list (caller owns) or NULL with err.
+ufo_value_t *ufo_cli_load_plan (const char *path, ufo_error_t *err);
+
+//  Prints one progress line for a step record (prefix may be NULL).
+void ufo_cli_print_step (FILE *out, const char *prefix, const ufo_value_t *record, double session_cost);
+
+//  Prints an evaluation result with ✅ / ❌ / ❓ per sub-score.
+void ufo_cli_print_evaluation (FILE *out, const char *title, const ufo_value_t *result);
+
+//  ✅ for "yes", ❌ for "no", ❓ otherwise.
+const char *ufo_cli_mark (const char *answer);
+
+//  0 when the session completed (status FINISH and the evaluation is not "no"), else 1.
+int ufo_cli_exit_code (const ufo_value_t *result);
+
+#endif

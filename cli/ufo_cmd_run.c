@@ -1,0 +1,342 @@
+/*  ufo_cmd_run.c - `ufo run "REQUEST" [--request R2 ...] [--device ID] [--task NAME] [--yes]
+    [--json] [--plan FILE] [--broker EP] [--config FILE] [--timeout S]`: submits a session to
+    service "host", shows its progress, answers its questions and confirmations from the
+    terminal, prints the evaluation and the cost, and points to the report.
+    Exit code 0 only when the request completed (FINISH, evaluation not "no"). */
+#include "ufo_prelude.h"
+#include "ufo_cli.h"
+#include "ufo_cli_session.h"
+#include "ufo_tasks.h"
+
+#define S_ACCEPT_TIMEOUT_S 15
+
+static volatile sig_atomic_t s_interrupted = 0;
+
+static void
+s_on_signal (int sig)
+{
+    UFO_UNUSED (sig);
+    s_interrupted++;
+}
+
+static void
+s_help (void)
+{
+    ufo_cli_usage (stdout, "run");
+    printf ("\nOptions:\n"
+            "  --request TEXT   the request of the next round (repeatable; MAX_ROUND bounds them)\n"
+            "  --device ID      run on this device (default: any free one)\n"
+            "  --task NAME      log directory name under the log root (default: a timestamped name)\n"
+            "  --plan FILE      follower mode: follow these subtasks (JSON list, {\"plan\": [...]}, or lines)\n"
+            "  --yes            confirm sensitive actions without asking; never ask questions\n"
+            "  --json           print every event and the result as JSON lines\n"
+            "  --broker EP      broker command endpoint (default: the one `ufo up` started, else config)\n"
+            "  --config FILE    configuration file\n"
+            "  --timeout S      give up after S seconds (default 3600)\n"
+            "Without a terminal and without --yes, confirmations are refused and questions get\n"
+            "\"no answer available, proceed\". Exit status: 0 when the request was completed.\n");
+}
+
+//  Reads one line from the terminal into out (without the newline). false on EOF.
+static bool
+s_read_line (char *out, size_t size)
+{
+    if (!fgets (out, (int) size, stdin))
+        return false;
+    out [strcspn (out, "\r\n")] = 0;
+    return true;
+}
+
+static void
+s_answer_question (ufo_tasks_t *tasks, const char *id, const ufo_value_t *q, bool interactive)
+{
+    ufo_value_t *answers = ufo_value_new_list ();
+    const ufo_value_t *questions = ufo_value_map_get (q, "questions");
+    fprintf (stderr, "\n❔ %s asks:\n", ufo_value_map_str (q, "from", "the agent"));
+    for (size_t i = 0; i < ufo_value_size (questions); i++) {
+        const char *text = ufo_value_str (ufo_value_list_at (questions, i));
+        fprintf (stderr, "   %s\n   > ", text ? text : "?");
+        char line [4096] = "";
+        if (!interactive || !s_read_line (line, sizeof line) || !*line)
+            snprintf (line, sizeof line, "no answer available, proceed");
+        if (!interactive)
+            fprintf (stderr, "%s\n", line);
+        ufo_value_list_push_str (answers, line);
+    }
+    ufo_value_t *input = ufo_value_new_map ();
+    ufo_value_map_set_str (input, "qid", ufo_value_map_str (q, "qid", ""));
+    ufo_value_map_set (input, "answers", &answers);
+    if (ufo_tasks_input (tasks, id, &input) != 0)
+        fprintf (stderr, "ufo run: the answer could not be sent\n");
+    ufo_value_destroy (&input);
+}
+
+static void
+s_answer_confirm (ufo_tasks_t *tasks, const char *id, const ufo_value_t *c, bool interactive, bool yes)
+{
+    char *args = ufo_json_dump (ufo_value_map_get (c, "args"), UFO_JSON_COMPACT, NULL);
+    const ufo_value_t *control = ufo_value_map_get (c, "control");
+    fprintf (stderr, "\n⚠️  %s wants to run %s%s on [%s] %s \"%s\"\n   reason: %s\n",
+             ufo_value_map_str (c, "from", "the agent"), ufo_value_map_str (c, "function", "?"),
+             args ? args : "", ufo_value_map_str (control, "label", ""), ufo_value_map_str (control, "type", ""),
+             ufo_value_map_str (control, "name", ""), ufo_value_map_str (c, "reason", ""));
+    free (args);
+    bool ok = yes;
+    if (yes)
+        fprintf (stderr, "   allowed (--yes)\n");
+    else if (!interactive)
+        fprintf (stderr, "   refused (no terminal; use --yes to allow)\n");
+    else {
+        fprintf (stderr, "   allow? [y/N] ");
+        char line [64] = "";
+        ok = s_read_line (line, sizeof line) && (line [0] == 'y' || line [0] == 'Y');
+    }
+    ufo_value_t *input = ufo_value_new_map ();
+    ufo_value_map_set_str (input, "qid", ufo_value_map_str (c, "qid", ""));
+    ufo_value_map_set_bool (input, "confirm", ok);
+    if (ufo_tasks_input (tasks, id, &input) != 0)
+        fprintf (stderr, "ufo run: the confirmation could not be sent\n");
+    ufo_value_destroy (&input);
+}
+
+//  The summary after the result; returns the exit code.
+static int
+s_summary (const ufo_value_t *result, bool json)
+{
+    const ufo_value_t *cost = ufo_value_map_get (result, "cost");
+    const char *logdir = ufo_value_map_str (result, "logdir", "");
+    char report [PATH_MAX] = "";
+    if (*logdir) {
+        snprintf (report, sizeof report, "%s/report.html", logdir);
+        if (access (report, R_OK) != 0 && access (logdir, R_OK) == 0
+        &&  ufo_report_write (logdir, report, NULL, NULL) != 0)
+            report [0] = 0;
+    }
+    int code = ufo_cli_exit_code (result);
+    if (json)
+        return code;
+    const char *status = ufo_value_map_str (result, "status", "?");
+    printf ("\n%s session %s: %" PRId64 " round(s), %" PRId64 " step(s)\n",
+            strcmp (status, "FINISH") == 0 ? "✅" : "❌", status, ufo_value_map_int (result, "rounds", 0),
+            ufo_value_map_int (result, "steps", 0));
+    const char *error = ufo_value_map_str (result, "error", "");
+    if (*error)
+        printf ("   error: %s\n", error);
+    ufo_cli_print_evaluation (stdout, "evaluation", ufo_value_map_get (result, "evaluation"));
+    printf ("cost: $%.4f (%" PRId64 " prompt + %" PRId64 " completion tokens)\n",
+            ufo_value_map_float (cost, "total", 0), ufo_value_map_int (cost, "prompt_tokens", 0),
+            ufo_value_map_int (cost, "completion_tokens", 0));
+    if (*logdir)
+        printf ("logs:   %s\n", logdir);
+    if (*report)
+        printf ("report: %s\n", report);
+    printf ("%s\n", code == 0 ? "the request was completed" : "the request was NOT completed");
+    return code;
+}
+
+int
+ufo_cmd_run (int argc, char **argv)
+{
+    const char *device = NULL, *task = NULL, *plan_path = NULL, *broker = NULL, *config_path = NULL;
+    bool yes = false, json = false;
+    double timeout_s = 3600;
+    ufo_value_t *requests = ufo_value_new_list ();
+    int code = UFO_CLI_USAGE;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv [i];
+        const char **slot = NULL;
+        if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
+            s_help ();
+            ufo_value_destroy (&requests);
+            return UFO_CLI_OK;
+        }
+        if (strcmp (arg, "--yes") == 0 || strcmp (arg, "-y") == 0) { yes = true; continue; }
+        if (strcmp (arg, "--json") == 0) { json = true; continue; }
+        if (strcmp (arg, "--device") == 0) slot = &device;
+        else if (strcmp (arg, "--task") == 0) slot = &task;
+        else if (strcmp (arg, "--plan") == 0) slot = &plan_path;
+        else if (strcmp (arg, "--broker") == 0) slot = &broker;
+        else if (strcmp (arg, "--config") == 0) slot = &config_path;
+        else if (strcmp (arg, "--request") == 0 || strcmp (arg, "--timeout") == 0) {
+            if (i + 1 >= argc) {
+                fprintf (stderr, "ufo run: %s needs a value\n", arg);
+                goto done;
+            }
+            if (strcmp (arg, "--request") == 0)
+                ufo_value_list_push_str (requests, argv [++i]);
+            else if ((timeout_s = atof (argv [++i])) <= 0) {
+                fprintf (stderr, "ufo run: --timeout needs a positive number of seconds\n");
+                goto done;
+            }
+            continue;
+        }
+        else if (arg [0] == '-' && arg [1]) {
+            fprintf (stderr, "ufo run: unknown option %s\n", arg);
+            ufo_cli_usage (stderr, "run");
+            goto done;
+        }
+        else {
+            //  the first request goes first, whatever the order of the options
+            ufo_value_t *first = ufo_value_new_list ();
+            ufo_value_list_push_str (first, arg);
+            for (size_t k = 0; k < ufo_value_size (requests); k++)
+                ufo_value_list_push_str (first, ufo_value_str (ufo_value_list_at (requests, k)));
+            ufo_value_destroy (&requests);
+            requests = first;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf (stderr, "ufo run: %s needs a value\n", arg);
+            goto done;
+        }
+        *slot = argv [++i];
+    }
+    if (ufo_value_size (requests) == 0) {
+        fprintf (stderr, "ufo run: what should be done? ufo run \"REQUEST\"\n");
+        ufo_cli_usage (stderr, "run");
+        goto done;
+    }
+    code = UFO_CLI_FAIL;
+    ufo_error_t err = { 0 };
+    ufo_value_t *plan = NULL;
+    if (plan_path && !(plan = ufo_cli_load_plan (plan_path, &err))) {
+        fprintf (stderr, "ufo run: %s\n", err.message);
+        goto done;
+    }
+    ufo_config_t *config = ufo_config_load (config_path, &err);
+    if (!config) {
+        fprintf (stderr, "ufo run: configuration: %s\n", err.message);
+        ufo_value_destroy (&plan);
+        goto done;
+    }
+    char endpoint [512], log_root [PATH_MAX];
+    if (ufo_cli_broker (broker, config, endpoint, sizeof endpoint, log_root, sizeof log_root, &err) != 0) {
+        fprintf (stderr, "ufo run: broker: %s\n", err.message);
+        ufo_config_destroy (&config);
+        ufo_value_destroy (&plan);
+        goto done;
+    }
+    ufo_config_destroy (&config);
+    char session [128], task_name [160];
+    ufo_cli_new_id (session, sizeof session, "s");
+    if (task)
+        snprintf (task_name, sizeof task_name, "%s", task);
+    else
+        ufo_cli_new_id (task_name, sizeof task_name, "run");
+    bool interactive = !yes && isatty (STDIN_FILENO);
+    char name [128], host [64] = "";
+    gethostname (host, sizeof host - 1);
+    snprintf (name, sizeof name, "ufo-run@%s:%d", host, (int) getpid ());
+    ufo_tasks_t *tasks = ufo_tasks_new (endpoint, name, NULL, NULL, &err);
+    if (!tasks) {
+        fprintf (stderr, "ufo run: %s\n", err.message);
+        ufo_value_destroy (&plan);
+        goto done;
+    }
+    ufo_value_t *spec = ufo_cli_session_spec (session, task_name, log_root, requests, plan, device,
+                                              interactive, yes);
+    ufo_value_destroy (&plan);
+    char id [33];
+    if (ufo_tasks_submit (tasks, &spec, id, &err) != 0) {
+        fprintf (stderr, "ufo run: %s\n", err.message);
+        ufo_value_destroy (&spec);
+        ufo_tasks_destroy (&tasks);
+        goto done;
+    }
+    if (!json)
+        fprintf (stderr, "session %s, task %s (%zu round(s)%s) -> %s\nlogs: %s/%s\n", session, task_name,
+                 ufo_value_size (requests), plan_path ? ", following the plan" : "", endpoint, log_root, task_name);
+    struct sigaction sa = { .sa_handler = s_on_signal }, old_int, old_term;
+    sigaction (SIGINT, &sa, &old_int);
+    sigaction (SIGTERM, &sa, &old_term);
+    struct timespec t0;
+    clock_gettime (CLOCK_MONOTONIC, &t0);
+    bool accepted = false, cancelling = false;
+    double cost = 0, cancel_at = 0;
+    ufo_value_t *result = NULL;
+    while (!result) {
+        struct timespec now;
+        clock_gettime (CLOCK_MONOTONIC, &now);
+        double elapsed = (double) (now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
+        if (s_interrupted && !cancelling) {
+            fprintf (stderr, "\nufo run: cancelling the session (Ctrl-C again to leave at once)\n");
+            ufo_tasks_cancel (tasks, id);
+            cancelling = true;
+            cancel_at = elapsed;
+        }
+        if (s_interrupted > 1 || (cancelling && elapsed - cancel_at > 20)) {
+            fprintf (stderr, "ufo run: left without the result\n");
+            break;
+        }
+        if (!accepted && elapsed > S_ACCEPT_TIMEOUT_S) {
+            fprintf (stderr, "ufo run: no broker answered at %s within %d s (is `ufo up` running?)\n",
+                     endpoint, S_ACCEPT_TIMEOUT_S);
+            break;
+        }
+        if (elapsed > timeout_s && !cancelling) {
+            fprintf (stderr, "ufo run: --timeout %.0f s reached\n", timeout_s);
+            s_interrupted = 1;
+            continue;
+        }
+        ufo_value_t *event = ufo_tasks_next (tasks, 200);
+        if (!event)
+            continue;
+        const char *kind = ufo_value_map_str (event, "kind", "");
+        if (json) {
+            char *text = ufo_json_dump (event, UFO_JSON_COMPACT, NULL);
+            printf ("%s\n", text);
+            fflush (stdout);
+            free (text);
+        }
+        if (strcmp (kind, "accepted") == 0) {
+            accepted = true;
+            if (!json)
+                fprintf (stderr, "accepted; waiting for a HostAgent%s%s\n", device ? " on device " : "",
+                         device ? device : "");
+        }
+        else if (strcmp (kind, "progress") == 0) {
+            accepted = true;
+            const ufo_value_t *body = ufo_value_map_get (event, "body");
+            const char *pk = ufo_value_map_str (body, "kind", "");
+            if (strcmp (pk, "cost") == 0)
+                cost = ufo_value_map_float (body, "session", cost);
+            else if (strcmp (pk, "step") == 0 && !json)
+                ufo_cli_print_step (stdout, NULL, ufo_value_map_get (body, "record"), cost);
+            else if (strcmp (pk, "question") == 0)
+                s_answer_question (tasks, id, body, interactive);
+            else if (strcmp (pk, "confirm") == 0)
+                s_answer_confirm (tasks, id, body, interactive, yes);
+            else if (strcmp (pk, "evaluation") == 0 && !json) {
+                char title [64];
+                snprintf (title, sizeof title, "%s evaluation%s", ufo_value_map_str (body, "level", ""), "");
+                if (strcmp (ufo_value_map_str (body, "level", ""), "round") == 0)
+                    snprintf (title, sizeof title, "round %" PRId64 " evaluation", ufo_value_map_int (body, "round", 0));
+                ufo_cli_print_evaluation (stdout, title, ufo_value_map_get (body, "result"));
+            }
+        }
+        else if (strcmp (kind, "result") == 0) {
+            accepted = true;
+            const char *status = ufo_value_map_str (event, "status", "");
+            const ufo_value_t *body = ufo_value_map_get (event, "body");
+            if (ufo_value_type (body) == UFO_TMAP && ufo_value_map_has (body, "status"))
+                result = ufo_value_dup (body);
+            else {
+                fprintf (stderr, "ufo run: the session %s: %s\n", status,
+                         ufo_value_map_str (event, "reason", "no reason given"));
+                ufo_value_destroy (&event);
+                break;
+            }
+        }
+        else if (strcmp (kind, "disconnected") == 0 && !json)
+            fprintf (stderr, "ufo run: lost the broker; reconnecting...\n");
+        ufo_value_destroy (&event);
+    }
+    sigaction (SIGINT, &old_int, NULL);
+    sigaction (SIGTERM, &old_term, NULL);
+    code = result ? s_summary (result, json) : UFO_CLI_FAIL;
+    ufo_value_destroy (&result);
+    ufo_tasks_destroy (&tasks);
+done:
+    ufo_value_destroy (&requests);
+    return code;
+}
