@@ -35,6 +35,7 @@ typedef struct {
     bool uses_showing;
     bool walking;
     int rewalks;
+    bool retry;                 //  waiting for another walk's replies
     int64_t calls0;             //  desk->calls when the snapshot started
 } s_snap_t;
 
@@ -481,6 +482,17 @@ s_stale (const s_snap_t *st, const ufo_dnode_t *node)
     return false;
 }
 
+static bool
+s_busy (const ufo_dnode_t *node)
+{
+    if (node->busy > 0)
+        return true;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        if (s_busy (g_ptr_array_index (node->kids, i)))
+            return true;
+    return false;
+}
+
 static void
 s_maybe_finish (ufo_desktop_op_t *op)
 {
@@ -494,10 +506,19 @@ s_maybe_finish (ufo_desktop_op_t *op)
     }
     //  events that arrived during the walk may have made parts stale again: walk again
     //  (only those parts are read); bounded, a window that never settles is taken as is
-    if (s_stale (st, win->root) && st->rewalks < 8) {
-        st->rewalks++;
-        s_walk_start (op, win);
-        return;
+    if (s_stale (st, win->root)) {
+        if (s_busy (win->root)) {
+            //  a cancelled snapshot is still reading parts of this window: try again once
+            //  its replies have been pumped (s_snap_poll); bounded by the deadline
+            ufo_trace ("desktop: snapshot waits for a cancelled walk's replies");
+            st->retry = true;
+            return;
+        }
+        if (st->rewalks < 8) {
+            st->rewalks++;
+            s_walk_start (op, win);
+            return;
+        }
     }
     g_ptr_array_set_size (win->labels, 0);
     win->snap_ms = ufo_desktop_now_ms_ ();
@@ -751,6 +772,21 @@ s_invalidate_tree (ufo_dnode_t *node)
         s_invalidate_tree (g_ptr_array_index (node->kids, i));
 }
 
+static bool
+s_snap_poll (ufo_desktop_op_t *op)
+{
+    s_snap_t *st = op->state;
+    if (st->retry && !op->done && op->pending == 0) {
+        st->retry = false;
+        ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
+        if (win && win->root)
+            s_walk_start (op, win);
+        else
+            s_maybe_finish (op);
+    }
+    return op->done;
+}
+
 ufo_desktop_op_t *
 ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t *options)
 {
@@ -759,6 +795,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
     s_snap_t *st = ufo_calloc (1, sizeof (*st));
     op->state = st;
     op->free_state = s_snap_free;
+    op->poll = s_snap_poll;
     st->xid = xid;
     st->frames = g_ptr_array_new_with_free_func (g_free);
     st->frame_names = g_ptr_array_new ();

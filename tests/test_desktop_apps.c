@@ -102,6 +102,40 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     CHECK_STR (text, "Replaced\nLine 2!");
     free (text);
 
+    //  a snapshot cancelled half-way does not spoil the next one
+    size_t expected = ufo_value_size (ufo_value_map_get (snap, "controls"));
+    ufo_desktop_cache_clear (desk);
+    for (int round = 0; round < 4; round++) {
+        if (round > 0) {
+            //  a new size makes every cached node re-read its extents
+            int w = round % 2 ? 700 : 640;
+            CHECK (ufo_desktop_move_resize (desk, xid, 0, 0, w, 480, NULL) == 0);
+            int64_t end = dfx_now_ms () + WAIT_MS / 4;
+            bool sized = false;
+            while (!sized && dfx_now_ms () < end) {
+                ufo_value_t *wins = ufo_desktop_windows (desk, NULL);
+                for (size_t i = 0; i < ufo_value_size (wins); i++) {
+                    const ufo_value_t *wr = ufo_value_map_get (ufo_value_list_at (wins, i), "rect");
+                    sized |= ufo_value_map_int (ufo_value_list_at (wins, i), "xid", 0) == xid
+                          && ufo_value_int (ufo_value_list_at (wr, 2)) == w;
+                }
+                ufo_value_destroy (&wins);
+                if (!sized)
+                    ufo_desktop_iterate (desk, 20);
+            }
+            CHECK (sized);
+        }
+        ufo_desktop_op_t *half = ufo_desktop_controls_begin (desk, xid, NULL);
+        for (int i = 0; i < 2 + round * 3; i++)
+            ufo_desktop_iterate (desk, 2);
+        ufo_desktop_op_destroy (&half);
+        half = ufo_desktop_controls_begin (desk, xid, NULL);
+        r = ufo_desktop_op_run (desk, &half);
+        CHECK (ufo_value_map_bool (r, "success", false));
+        CHECK_INT (ufo_value_size (ufo_value_map_get (r, "controls")), expected);
+        ufo_value_destroy (&r);
+    }
+
     //  the full tree on request (SAVE_UI_TREE)
     ufo_value_t *topts = ufo_json_parse_str ("{\"tree\": true}", NULL);
     ufo_desktop_op_t *top = ufo_desktop_controls_begin (desk, xid, topts);
@@ -176,9 +210,21 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     CHECK (!ufo_value_map_bool (r, "success", true));
     ufo_value_destroy (&r);
 
+    //  closing the desktop ends its operations; their handles stay usable
+    args = ufo_json_parse_str ("{\"seconds\": 5}", NULL);
+    op = ufo_desktop_act_begin (desk, xid, NULL, "wait", args);
+    ufo_value_destroy (&args);
+    ufo_desktop_destroy (&desk);
+    CHECK (ufo_desktop_op_done (op));
+    r = ufo_desktop_op_take_result (op);
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "closed");
+    ufo_value_destroy (&r);
+    ufo_desktop_op_destroy (&op);
+    ufo_desktop_op_destroy (&op);
+
     free (label);
     ufo_value_destroy (&snap);
-    ufo_desktop_destroy (&desk);
     dfx_session_stop ();
 }
 
