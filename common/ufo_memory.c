@@ -25,7 +25,10 @@ ufo_memory_clear (ufo_memory_t *self)
     for (size_t i = 0; i < self->count; i++)
         s_drop_item (self->items [i]);
     self->count = 0;
-    ufo_buf_reset (&self->joined);
+    if (self->joined.cap > ((size_t) 1 << 20))
+        ufo_buf_free (&self->joined);       //  give big texts back; keep small buffers
+    else
+        ufo_buf_reset (&self->joined);
     self->start = 0;
     self->synced = 0;
     self->dirty = false;
