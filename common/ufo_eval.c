@@ -498,7 +498,17 @@ s_prepare (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
         ufo_value_list_push (all, &(ufo_value_t *) { ufo_value_dup (rec) });
     }
     ufo_value_destroy (&lines);
-    ufo_value_t *requests = ufo_eval_load_requests (dir, req->requests, all);
+    //  At round level a one-element list is that round's request (what the HostAgent
+    //  sends); otherwise the list is indexed by round.
+    ufo_value_t *given = NULL;
+    if (round_level && req->round > 0 && ufo_value_size (req->requests) == 1) {
+        given = ufo_value_new_list ();
+        for (int64_t r = 0; r < req->round; r++)
+            ufo_value_list_push_str (given, "");
+        ufo_value_list_push (given, &(ufo_value_t *) { ufo_value_dup (ufo_value_list_at (req->requests, 0)) });
+    }
+    ufo_value_t *requests = ufo_eval_load_requests (dir, given ? given : req->requests, all);
+    ufo_value_destroy (&given);
     if ((int64_t) ufo_value_size (requests) - 1 > max_round)
         max_round = (int64_t) ufo_value_size (requests) - 1;
     char *request = s_request_text (requests, round_level, req->round);

@@ -36,8 +36,10 @@ typedef struct {
     const char *task;               //  task name: the log directory is log_root/task
     const char *level;              //  "session" or "round"
     int64_t round;                  //  round number (round level only)
-    const ufo_value_t *requests;    //  list of request texts by round, or NULL: from
-                                    //  request.json, else the Request fields of response.log
+    const ufo_value_t *requests;    //  list of request texts by round (at round level a
+                                    //  one-element list is that round's request), or NULL /
+                                    //  empty: from request.json, else the Request fields of
+                                    //  response.log
     int all_screenshots;            //  1 all, 0 first and last, -1 the EVA_ALL_SCREENSHOTS key
 } ufo_eval_request_t;
 

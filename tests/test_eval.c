@@ -478,6 +478,16 @@ UFO_TEST (test_two_rounds)
     CHECK (ufo_value_map_get (item, "evaluation_round_1") != NULL);
     ufo_value_destroy (&item);
     ufo_value_destroy (&r);
+    //  The HostAgent sends only the round's own request at round level.
+    ufo_value_t *one = ufo_value_new_list ();
+    ufo_value_list_push_str (one, "[case:tworounds] round 1 as the HostAgent sends it");
+    ufo_eval_request_t req = { .log_root = s_logs, .task = "tworounds", .level = "round", .round = 1,
+                               .requests = one, .all_screenshots = 1 };
+    r = ufo_eval_run (env.eval, &req);
+    CHECK_STR (ufo_value_map_str (r, "request", ""), "[case:tworounds] round 1 as the HostAgent sends it");
+    CHECK_STR (ufo_value_map_str (r, "reason", ""), "round 1 only");
+    ufo_value_destroy (&r);
+    ufo_value_destroy (&one);
     //  Round 0 sees round 0 only; the session sees both requests.
     r = s_eval_session (&env, "tworounds", "round", 0, 1);
     CHECK_STR (ufo_value_map_str (r, "reason", ""), "saw round 0");

@@ -1,0 +1,271 @@
+/*  eval_worker.c - see eval_worker.h. */
+#include "ufo_prelude.h"
+#include "eval_worker.h"
+#include <poll.h>
+
+#define S_MAX_LLM_FDS   64
+#define S_BOARD_TIMEOUT 2000        //  ms a blackboard write may take
+
+typedef struct _s_running_t s_running_t;
+struct _s_running_t {
+    char task [64];                 //  dispatch task id
+    char session [256];             //  board name ("" = none)
+    int64_t eval_id;                //  0 once finished
+    eval_worker_t *owner;
+    s_running_t *next;
+};
+
+struct _eval_worker_t {
+    const ufo_config_t *config;
+    ufo_llm_t *llm;
+    ufo_prompts_t *prompts;
+    ufo_eval_t *eval;
+    ufo_bb_client_t *bb;
+    ufo_worker_t *worker;
+    char log_root [PATH_MAX];
+    s_running_t *running;
+};
+
+eval_worker_t *
+eval_worker_new (const ufo_config_t *config, const eval_worker_options_t *options, ufo_error_t *err)
+{
+    eval_worker_t *self = ufo_calloc (1, sizeof *self);
+    self->config = config;
+    snprintf (self->log_root, sizeof self->log_root, "%s", ufo_config_str (config, "log.dir", "logs"));
+    self->llm = ufo_llm_new_from_config (config, "EVALUATION_AGENT", options->llm_mode,
+                                         options->llm_cassette, err);
+    if (self->llm)
+        self->prompts = ufo_prompts_new (options->prompts_dir, err);
+    if (self->prompts)
+        self->eval = ufo_eval_new (config, self->llm, self->prompts, err);
+    if (self->eval) {
+        self->bb = ufo_bb_client_new (options->endpoint, NULL, err);
+        if (self->bb) {
+            ufo_bb_client_set_timeout (self->bb, S_BOARD_TIMEOUT);
+            ufo_bb_client_set_sender (self->bb, "ufo-eval");
+        }
+    }
+    if (self->bb) {
+        ufo_worker_config_t wc = { .endpoint = options->endpoint, .service = "eval",
+                                   .device = options->device, .name = options->name,
+                                   .capacity = options->capacity,
+                                   .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 0),
+                                   .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 0) };
+        self->worker = ufo_worker_new (&wc, err);
+    }
+    if (!self->worker) {
+        eval_worker_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+eval_worker_destroy (eval_worker_t **self_p)
+{
+    eval_worker_t *self = *self_p;
+    if (!self)
+        return;
+    //  The worker goes first: its unfinished tasks are requeued by the broker.
+    ufo_worker_destroy (&self->worker);
+    while (self->running) {
+        s_running_t *r = self->running;
+        self->running = r->next;
+        if (r->eval_id > 0 && self->eval)
+            ufo_eval_cancel (self->eval, r->eval_id);
+        free (r);
+    }
+    ufo_eval_destroy (&self->eval);
+    ufo_bb_client_destroy (&self->bb);
+    ufo_prompts_destroy (&self->prompts);
+    ufo_llm_destroy (&self->llm);
+    free (self);
+    *self_p = NULL;
+}
+
+int
+eval_worker_parse_body (const ufo_value_t *body, const char *default_root, ufo_eval_request_t *req,
+                        ufo_error_t *err)
+{
+    memset (req, 0, sizeof *req);
+    if (ufo_value_type (body) != UFO_TMAP)
+        return ufo_error_set (err, UFO_E_TYPE, "the task body must be a map");
+    const ufo_value_t *v = ufo_value_map_get (body, "task");
+    if (ufo_value_type (v) != UFO_TSTRING || ufo_value_strlen (v) == 0)
+        return ufo_error_set (err, UFO_E_MISSING, "\"task\" (the log task name) must be a non-empty string");
+    req->task = ufo_value_str (v);
+    v = ufo_value_map_get (body, "log_root");
+    if (v && ufo_value_type (v) != UFO_TNULL && ufo_value_type (v) != UFO_TSTRING)
+        return ufo_error_set (err, UFO_E_TYPE, "\"log_root\" must be a string");
+    req->log_root = ufo_value_strlen (v) ? ufo_value_str (v) : default_root;
+    v = ufo_value_map_get (body, "level");
+    if (v && ufo_value_type (v) != UFO_TSTRING)
+        return ufo_error_set (err, UFO_E_TYPE, "\"level\" must be \"session\" or \"round\"");
+    req->level = v ? ufo_value_str (v) : "session";
+    if (strcmp (req->level, "session") != 0 && strcmp (req->level, "round") != 0)
+        return ufo_error_set (err, UFO_E_RANGE, "\"level\" must be \"session\" or \"round\"");
+    v = ufo_value_map_get (body, "round");
+    if (v && ufo_value_type (v) != UFO_TNULL
+    &&  (ufo_value_type (v) != UFO_TINT || ufo_value_int (v) < 0 || ufo_value_int (v) > 100000))
+        return ufo_error_set (err, UFO_E_RANGE, "\"round\" must be an integer 0..100000");
+    req->round = ufo_value_type (v) == UFO_TINT ? ufo_value_int (v) : 0;
+    if (strcmp (req->level, "round") == 0 && ufo_value_type (v) != UFO_TINT)
+        return ufo_error_set (err, UFO_E_MISSING, "\"round\" is required at round level");
+    v = ufo_value_map_get (body, "requests");
+    if (v && ufo_value_type (v) != UFO_TNULL) {
+        if (ufo_value_type (v) != UFO_TLIST)
+            return ufo_error_set (err, UFO_E_TYPE, "\"requests\" must be a list of strings");
+        for (size_t i = 0; i < ufo_value_size (v); i++)
+            if (ufo_value_type (ufo_value_list_at (v, i)) != UFO_TSTRING)
+                return ufo_error_set (err, UFO_E_TYPE, "\"requests\" [%zu] must be a string", i);
+        req->requests = v;
+    }
+    v = ufo_value_map_get (body, "all_screenshots");
+    if (v && ufo_value_type (v) != UFO_TNULL && ufo_value_type (v) != UFO_TBOOL)
+        return ufo_error_set (err, UFO_E_TYPE, "\"all_screenshots\" must be a boolean");
+    req->all_screenshots = ufo_value_type (v) == UFO_TBOOL ? (ufo_value_bool (v) ? 1 : 0) : -1;
+    v = ufo_value_map_get (body, "session");
+    if (v && ufo_value_type (v) != UFO_TNULL && ufo_value_type (v) != UFO_TSTRING)
+        return ufo_error_set (err, UFO_E_TYPE, "\"session\" must be a string");
+    return 0;
+}
+
+static void
+s_unlink (eval_worker_t *self, s_running_t *r)
+{
+    for (s_running_t **p = &self->running; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            return;
+        }
+}
+
+//  An evaluation finished: board, then the task result.
+static void
+s_on_result (ufo_value_t **result_p, void *arg)
+{
+    s_running_t *r = arg;
+    eval_worker_t *self = r->owner;
+    r->eval_id = 0;
+    ufo_value_t *result = *result_p;
+    *result_p = NULL;
+    if (*r->session && self->bb) {
+        ufo_value_t *item = ufo_eval_board_item (result);
+        ufo_error_t err;
+        if (ufo_bb_client_add (self->bb, r->session, "requests", &item, NULL, NULL, &err) != 0)
+            ufo_warn ("eval: task %s: cannot store the verdict on board %s: %s", r->task, r->session,
+                      err.message);
+        ufo_value_destroy (&item);
+    }
+    if (ufo_worker_complete (self->worker, r->task, "done", &result) != 0)
+        ufo_warn ("eval: task %s is no longer running here; its result is dropped", r->task);
+    ufo_value_destroy (&result);
+    s_unlink (self, r);
+    free (r);
+}
+
+static void
+s_on_task (eval_worker_t *self, const ufo_value_t *event)
+{
+    const char *task = ufo_value_map_str (event, "task", NULL);
+    if (!task || strlen (task) >= sizeof ((s_running_t *) 0)->task) {
+        ufo_warn ("eval: a task event without a usable id was ignored");
+        return;
+    }
+    const ufo_value_t *body = ufo_value_map_get (event, "body");
+    ufo_eval_request_t req;
+    ufo_error_t err;
+    if (eval_worker_parse_body (body, self->log_root, &req, &err) != 0) {
+        ufo_warn ("eval: task %s refused: %s", task, err.message);
+        ufo_value_t *result = ufo_value_new_map ();
+        ufo_value_map_set_str (result, "error", err.message);
+        ufo_worker_complete (self->worker, task, "failed", &result);
+        ufo_value_destroy (&result);
+        return;
+    }
+    s_running_t *r = ufo_calloc (1, sizeof *r);
+    snprintf (r->task, sizeof r->task, "%s", task);
+    snprintf (r->session, sizeof r->session, "%s", ufo_value_map_str (body, "session", ""));
+    r->owner = self;
+    r->next = self->running;
+    self->running = r;
+    ufo_info ("eval: task %s: %s evaluation of %s/%s (attempt %" PRId64 ")", task, req.level,
+              req.log_root, req.task, ufo_value_map_int (event, "attempt", 1));
+    //  s_on_result may run (and free r) inside this call when the inputs are unusable.
+    int64_t id = ufo_eval_start (self->eval, &req, s_on_result, r);
+    if (id > 0)
+        r->eval_id = id;
+}
+
+static void
+s_on_cancel (eval_worker_t *self, const char *task)
+{
+    for (s_running_t *r = self->running; r; r = r->next)
+        if (task && strcmp (r->task, task) == 0) {
+            if (r->eval_id > 0)
+                ufo_eval_cancel (self->eval, r->eval_id);
+            ufo_value_t *result = ufo_value_new_map ();
+            ufo_value_map_set_str (result, "error", "cancelled");
+            ufo_worker_complete (self->worker, r->task, "cancelled", &result);
+            ufo_value_destroy (&result);
+            ufo_info ("eval: task %s cancelled", r->task);
+            s_unlink (self, r);
+            free (r);
+            return;
+        }
+}
+
+static void
+s_drain (eval_worker_t *self)
+{
+    //  Bounded: at most 64 events per turn, so the LLM sockets are served too.
+    for (int i = 0; i < 64; i++) {
+        ufo_value_t *event = ufo_worker_next (self->worker, 0);
+        if (!event)
+            return;
+        const char *kind = ufo_value_map_str (event, "kind", "");
+        if (strcmp (kind, "task") == 0)
+            s_on_task (self, event);
+        else
+        if (strcmp (kind, "cancel") == 0)
+            s_on_cancel (self, ufo_value_map_str (event, "task", NULL));
+        else
+        if (strcmp (kind, "connected") == 0 || strcmp (kind, "disconnected") == 0)
+            ufo_info ("eval: %s", kind);
+        //  "input" has no meaning for an evaluation: ignored.
+        ufo_value_destroy (&event);
+    }
+}
+
+void
+eval_worker_serve (eval_worker_t *self, volatile sig_atomic_t *stop)
+{
+    while (!*stop) {
+        s_drain (self);
+        struct pollfd fds [1 + S_MAX_LLM_FDS];
+        ufo_llm_fd_t lf [S_MAX_LLM_FDS];
+        size_t nl = ufo_llm_fds (self->llm, lf, S_MAX_LLM_FDS);
+        if (nl > S_MAX_LLM_FDS)
+            nl = S_MAX_LLM_FDS;
+        fds [0] = (struct pollfd) { .fd = ufo_worker_fd (self->worker), .events = POLLIN };
+        for (size_t i = 0; i < nl; i++)
+            fds [1 + i] = (struct pollfd) { .fd = lf [i].fd,
+                .events = (short) ((lf [i].events & UFO_LLM_IN ? POLLIN : 0)
+                                 | (lf [i].events & UFO_LLM_OUT ? POLLOUT : 0)) };
+        int timeout = 50;
+        int llm_timeout = ufo_llm_timeout (self->llm);
+        if (llm_timeout >= 0 && llm_timeout < timeout)
+            timeout = llm_timeout;
+        int n = poll (fds, 1 + nl, timeout);
+        if (n < 0 && errno != EINTR) {
+            ufo_error ("eval: poll: %s", strerror (errno));
+            break;
+        }
+        for (size_t i = 0; i < nl; i++) {
+            short re = n > 0 ? fds [1 + i].revents : 0;
+            lf [i].revents = (re & POLLIN ? UFO_LLM_IN : 0) | (re & POLLOUT ? UFO_LLM_OUT : 0)
+                           | (re & (POLLERR | POLLHUP) ? UFO_LLM_ERR : 0);
+        }
+        ufo_llm_process (self->llm, lf, nl);
+    }
+}
