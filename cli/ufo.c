@@ -7,8 +7,6 @@
 static const ufo_cli_command_t s_commands [] = {
     { "report", "LOGDIR [--out FILE] [--link-images]",
       "write the HTML report of a session from its log directory", ufo_cmd_report },
-    { "eval", "LOGDIR [--level session|round] [--round R] [--config FILE] [--llm-mode MODE]",
-      "re-evaluate a finished session from its log directory (offline, no broker)", ufo_cmd_eval },
 #ifdef UFO_CLI_HAVE_TASKS
     { "run", "\"REQUEST\" [--request R2 ...] [--device ID] [--task NAME] [--yes] [--json] [--plan FILE] [--broker EP]",
       "run a session: the agents carry out the request on a desktop", ufo_cmd_run },

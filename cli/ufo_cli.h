@@ -22,7 +22,6 @@ void ufo_cli_usage (FILE *stream, const char *name);
 
 //  The subcommands.
 int ufo_cmd_report (int argc, char **argv);
-int ufo_cmd_eval (int argc, char **argv);
 int ufo_cmd_run (int argc, char **argv);
 int ufo_cmd_batch (int argc, char **argv);
 int ufo_cmd_up (int argc, char **argv);
