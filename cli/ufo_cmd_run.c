@@ -30,6 +30,7 @@ s_help (void)
             "  --plan FILE      follower mode: follow these subtasks (JSON list, {\"plan\": [...]}, or lines)\n"
             "  --yes            confirm sensitive actions without asking; never ask questions\n"
             "  --json           print every event and the result as JSON lines\n"
+            "  --interactive    read answers from stdin even when it is not a terminal\n"
             "  --broker EP      broker command endpoint (default: the one `ufo up` started, else config)\n"
             "  --config FILE    configuration file\n"
             "  --timeout S      give up after S seconds (default 3600)\n"
@@ -138,7 +139,7 @@ int
 ufo_cmd_run (int argc, char **argv)
 {
     const char *device = NULL, *task = NULL, *plan_path = NULL, *broker = NULL, *config_path = NULL;
-    bool yes = false, json = false;
+    bool yes = false, json = false, force_interactive = false;
     double timeout_s = 3600;
     ufo_value_t *requests = ufo_value_new_list ();
     int code = UFO_CLI_USAGE;
@@ -152,6 +153,7 @@ ufo_cmd_run (int argc, char **argv)
         }
         if (strcmp (arg, "--yes") == 0 || strcmp (arg, "-y") == 0) { yes = true; continue; }
         if (strcmp (arg, "--json") == 0) { json = true; continue; }
+        if (strcmp (arg, "--interactive") == 0) { force_interactive = true; continue; }
         if (strcmp (arg, "--device") == 0) slot = &device;
         else if (strcmp (arg, "--task") == 0) slot = &task;
         else if (strcmp (arg, "--plan") == 0) slot = &plan_path;
@@ -223,7 +225,7 @@ ufo_cmd_run (int argc, char **argv)
         snprintf (task_name, sizeof task_name, "%s", task);
     else
         ufo_cli_new_id (task_name, sizeof task_name, "run");
-    bool interactive = !yes && isatty (STDIN_FILENO);
+    bool interactive = !yes && (force_interactive || isatty (STDIN_FILENO));
     char name [128], host [64] = "";
     gethostname (host, sizeof host - 1);
     snprintf (name, sizeof name, "ufo-run@%s:%d", host, (int) getpid ());
