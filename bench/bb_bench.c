@@ -15,8 +15,10 @@
       5. restart of a broker holding 1,000,000 items until it answers ping, from the log and
          from a snapshot, target <= 2 s.
 
-    Usage: bb_bench [--seconds S] [--quick] [--no-redis] [--dir DIR]
-    DIR (default /tmp) holds the data directories; put it on the file system to measure. */
+    Usage: bb_bench [--seconds S] [--rounds N] [--quick] [--no-redis] [--dir DIR] [--only 1..5]
+    DIR (default /tmp) holds the data directories; put it on the file system to measure.
+    The machine is shared: each comparison alternates its sides for N rounds (default 3) and
+    keeps each side's best, so a burst of outside load does not decide a ratio. */
 #include "ufo_prelude.h"
 #include "../tests/bb_test_util.h"
 #include <czmq.h>
@@ -29,7 +31,8 @@
 
 #define WINDOW 64               //  requests in flight per writer
 
-static double s_seconds = 3.0;
+static double s_seconds = 2.0;
+static int s_rounds = 3;           //  alternating rounds; the best of each side is kept
 static const char *s_base = "/tmp";
 static int s_failures = 0;
 static char s_item_pad [80];
@@ -808,8 +811,12 @@ main (int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp (argv [i], "--seconds") == 0 && i + 1 < argc)
             s_seconds = atof (argv [++i]);
-        else if (strcmp (argv [i], "--quick") == 0)
+        else if (strcmp (argv [i], "--quick") == 0) {
             quick = true;
+            s_rounds = 1;
+        }
+        else if (strcmp (argv [i], "--rounds") == 0 && i + 1 < argc)
+            s_rounds = atoi (argv [++i]) > 0 ? atoi (argv [i]) : 1;
         else if (strcmp (argv [i], "--only") == 0 && i + 1 < argc)
             only = atoi (argv [++i]);
         else if (strcmp (argv [i], "--no-redis") == 0)
@@ -842,7 +849,7 @@ main (int argc, char **argv)
             return 0;
         }
         else {
-            fprintf (stderr, "usage: bb_bench [--seconds S] [--quick] [--no-redis] [--dir DIR] [--only 1..5]\n");
+            fprintf (stderr, "usage: bb_bench [--seconds S] [--rounds N] [--quick] [--no-redis] [--dir DIR] [--only 1..5]\n");
             return 2;
         }
     }
@@ -864,22 +871,35 @@ main (int argc, char **argv)
     zsys_init ();
     ufo_log_set_level (UFO_LOG_ERROR);
     memset (s_item_pad, 'a', sizeof s_item_pad - 1);
-    printf ("bb_bench: data on %s, %.1f s per throughput run, window %d per writer\n\n", s_base, s_seconds, WINDOW);
+    printf ("bb_bench: data on %s, %.1f s per throughput run, window %d per writer, best of %d alternating rounds\n\n",
+            s_base, s_seconds, WINDOW, s_rounds);
 
     size_t record = s_record_size ();
     if (!only || only == 1) {
     printf ("1. acknowledged writes/s, fsync always (record %zu bytes)\n", record);
     for (int writers = 1; writers <= 8; writers += 7) {
-        double raw = s_raw_log (record, (size_t) writers * WINDOW);
-        double broker = s_broker_writes (writers);
+        //  the disk and the CPUs are shared: alternate the sides, keep each side's best
+        double raw = 0, broker = 0, rd = 0;
+        bool rd_ok = true;
+        for (int r = 0; r < s_rounds; r++) {
+            double v = s_raw_log (record, (size_t) writers * WINDOW);
+            raw = v > raw ? v : raw;
+            v = s_broker_writes (writers);
+            broker = v > broker ? v : broker;
+            if (redis) {
+                bool ok;
+                v = s_redis_writes (writers, &ok);
+                rd = v > rd ? v : rd;
+                rd_ok &= ok;
+            }
+        }
         printf ("  %d writer%s: broker %.0f/s, raw group-commit log %.0f/s: %.0f %% (target >= 40 %%)\n",
                 writers, writers > 1 ? "s" : " ", broker, raw, 100.0 * broker / raw);
         char what [80];
         snprintf (what, sizeof what, "writes, %d writer(s), vs raw log", writers);
         s_verdict (what, broker, raw, 0.40, true);
         if (redis) {
-            bool ok;
-            double rd = s_redis_writes (writers, &ok);
+            bool ok = rd_ok;
             printf ("  %d writer%s: Redis XADD appendfsync always, pipelined: %.0f/s%s: broker/Redis = %.2fx (target >= 2x)\n",
                     writers, writers > 1 ? "s" : " ", rd, ok ? "" : " (errors!)", rd > 0 ? broker / rd : 0);
             snprintf (what, sizeof what, "writes, %d writer(s), vs Redis", writers);
@@ -891,9 +911,15 @@ main (int argc, char **argv)
     if (!only || only == 2) {
     printf ("\n2. single writer, one request at a time, fsync always\n");
     size_t req_size = 0;
-    double lat = s_broker_latency_p50 (&req_size);
-    double rtt = s_raw_rtt_p50 (req_size);
-    double fs = s_fsync_p50 ();
+    double lat = 1e9, rtt = 1e9, fs = 1e9;
+    for (int r = 0; r < s_rounds; r++) {
+        double v = s_broker_latency_p50 (&req_size);
+        lat = v < lat ? v : lat;
+        v = s_raw_rtt_p50 (req_size);
+        rtt = v < rtt ? v : rtt;
+        v = s_fsync_p50 ();
+        fs = v < fs ? v : fs;
+    }
     double bound = rtt + fs + 50e-6;
     printf ("  broker p50 %.1f us; raw DEALER/ROUTER p50 %.1f us + fdatasync p50 %.1f us + 50 us = %.1f us\n",
             lat * 1e6, rtt * 1e6, fs * 1e6, bound * 1e6);
@@ -904,9 +930,16 @@ main (int argc, char **argv)
     printf ("\n3. fan-out with zero loss (broker fsync no)\n");
     long count = quick ? 20000 : 50000;
     for (int nsubs = 1; nsubs <= 8; nsubs += 7) {
-        double raw = s_raw_fanout (nsubs, count);
+        double raw = 0, broker = 0;
         bool lost = false;
-        double broker = s_broker_fanout (nsubs, count, &lost);
+        for (int r = 0; r < s_rounds; r++) {
+            double v = s_raw_fanout (nsubs, count);
+            raw = v > raw ? v : raw;
+            bool lost_now = false;
+            v = s_broker_fanout (nsubs, count, &lost_now);
+            broker = v > broker ? v : broker;
+            lost |= lost_now;
+        }
         printf ("  %d subscriber%s: broker %.0f events/s%s, raw PUB/SUB %.0f/s: %.0f %% (target >= 50 %%)\n",
                 nsubs, nsubs > 1 ? "s" : " ", broker, lost ? " (LOSS!)" : " (no loss)", raw, 100.0 * broker / raw);
         if (lost)
