@@ -1,0 +1,491 @@
+/*  test_host_system.c - whole sessions through the real processes: ufo-broker (with task
+    dispatch), ufo-host, ufo-app, ufo-eval and `ufo run` as the client, against real
+    mousepad on a private virtual desktop, with the scripted LLM server (scripts in
+    tests/data/host_agent/). The test checks the application through AT-SPI itself, the
+    blackboard through its own broker client, the logs, and the server's request log. */
+#include "ufo_prelude.h"
+#include <sys/wait.h>
+#include "app_fixture.h"
+
+#define S_RUN_MS 180000
+
+typedef struct {
+    pid_t host, eval, app [2];
+    char out [400];             //  stdout of the last `ufo run`
+    char cfg [400];
+    ufo_value_t *result;        //  the session result of the last run
+    char logdir [600];
+    char session [160];
+} s_sys_t;
+
+static s_sys_t s_;
+
+static pid_t
+s_spawn (const char *bin, const char *const *args, const char *log)
+{
+    const char *argv [32];
+    int n = 0;
+    argv [n++] = bin;
+    for (int i = 0; args [i] && n < 31; i++)
+        argv [n++] = args [i];
+    argv [n] = NULL;
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2 (fd, STDOUT_FILENO);
+        dup2 (fd, STDERR_FILENO);
+        execv (bin, (char *const *) argv);
+        _exit (127);
+    }
+    return pid;
+}
+
+static void
+s_kill (pid_t *pid)
+{
+    if (*pid > 0) {
+        kill (*pid, SIGTERM);
+        int64_t end = dfx_now_ms () + 10000;
+        while (waitpid (*pid, NULL, WNOHANG) == 0 && dfx_now_ms () < end)
+            usleep (20000);
+        if (kill (*pid, 0) == 0) {
+            kill (*pid, SIGKILL);
+            waitpid (*pid, NULL, 0);
+        }
+    }
+    *pid = 0;
+}
+
+static pid_t
+s_start_app (int k)
+{
+    char bin [600], log [400];
+    snprintf (bin, sizeof bin, "%s/app_agent/ufo-app", afx_build ());
+    snprintf (log, sizeof log, "%s/app-%d.log", afx_.broker.dir, k);
+    const char *args [] = { "--app", "mousepad", "--device", "t0", "--config", s_.cfg, "--broker", afx_.broker.cmd, NULL };
+    return s_spawn (bin, args, log);
+}
+
+//  Starts the scripted server with script and the agents (apps: AppAgent workers).
+static int
+s_start (const char *script, const char *extra, int apps)
+{
+    char path [300];
+    snprintf (path, sizeof path, "../host_agent/%s", script);
+    if (afx_llm_start (path) != 0)
+        return -1;
+    char more [2048];
+    snprintf (more, sizeof more,
+              "\"HOST_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
+              " \"API_KEY\": \"sk-afx-secret-0123456789\", \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false},"
+              " \"dispatch\": {\"heartbeat_ivl_ms\": 200, \"heartbeat_liveness\": 5}%s%s",
+              afx_.port, extra && *extra ? ", " : "", extra ? extra : "");
+    snprintf (s_.cfg, sizeof s_.cfg, "%s", afx_config (more));
+    char bin [600], log [400];
+    snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
+    snprintf (log, sizeof log, "%s/host.log", afx_.broker.dir);
+    const char *hargs [] = { "--device", "t0", "--config", s_.cfg, "--broker", afx_.broker.cmd, NULL };
+    s_.host = s_spawn (bin, hargs, log);
+    snprintf (bin, sizeof bin, "%s/eval_agent/ufo-eval", afx_build ());
+    snprintf (log, sizeof log, "%s/eval.log", afx_.broker.dir);
+    const char *eargs [] = { "--config", s_.cfg, "--broker", afx_.broker.cmd, NULL };
+    s_.eval = s_spawn (bin, eargs, log);
+    for (int k = 0; k < apps && k < 2; k++)
+        s_.app [k] = s_start_app (k);
+    return 0;
+}
+
+static void
+s_stop_all (void)
+{
+    s_kill (&s_.app [0]);
+    s_kill (&s_.app [1]);
+    s_kill (&s_.host);
+    s_kill (&s_.eval);
+    ufo_value_destroy (&s_.result);
+    //  close every mousepad the session opened
+    ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);
+    for (size_t i = 0; i < ufo_value_size (wins); i++) {
+        const ufo_value_t *w = ufo_value_list_at (wins, i);
+        if (strcmp (ufo_value_map_str (w, "name", ""), "mousepad") == 0)
+            afx_mousepad_kill ((int) ufo_value_map_int (w, "pid", 0), ufo_value_map_int (w, "xid", 0));
+    }
+    ufo_value_destroy (&wins);
+}
+
+//  Runs `ufo run` with args in the test directory (stdin from input, or /dev/null), bounded.
+//  Returns its exit status (-1 on timeout); s_.result gets the session result.
+static int
+s_run (const char *const *args, const char *input, void (*during) (void))
+{
+    char bin [600], in [400];
+    snprintf (bin, sizeof bin, "%s/cli/ufo", afx_build ());
+    snprintf (s_.out, sizeof s_.out, "%s/run-%d.out", afx_.broker.dir, ++afx_.runs);
+    snprintf (in, sizeof in, "%s/run-%d.in", afx_.broker.dir, afx_.runs);
+    afx_write (in, input ? input : "");
+    const char *argv [40];
+    int n = 0;
+    argv [n++] = bin;
+    argv [n++] = "run";
+    for (int i = 0; args [i] && n < 36; i++)
+        argv [n++] = args [i];
+    argv [n++] = "--broker";
+    argv [n++] = afx_.broker.cmd;
+    argv [n++] = "--json";
+    argv [n] = NULL;
+    pid_t pid = fork ();
+    if (pid == 0) {
+        if (chdir (afx_.broker.dir) != 0)
+            _exit (126);
+        int fi = open (in, O_RDONLY), fo = open (s_.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2 (fi, STDIN_FILENO);
+        dup2 (fo, STDOUT_FILENO);
+        setenv ("UFO_CONFIG", s_.cfg, 1);
+        execv (bin, (char *const *) argv);
+        _exit (127);
+    }
+    int status = 0, rc = -1;
+    int64_t end = dfx_now_ms () + S_RUN_MS;
+    while (dfx_now_ms () < end) {
+        if (waitpid (pid, &status, WNOHANG) == pid) {
+            rc = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+            break;
+        }
+        if (during)
+            during ();
+        ufo_desktop_iterate (afx_.desk, 20);
+    }
+    if (rc == -1) {
+        fprintf (stderr, "ufo run timed out\n");
+        kill (pid, SIGKILL);
+        waitpid (pid, NULL, 0);
+    }
+    ufo_value_destroy (&s_.result);
+    ufo_value_t *lines = afx_lines (s_.out);
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *e = ufo_value_list_at (lines, i);
+        if (strcmp (ufo_value_map_str (e, "kind", ""), "result") == 0)
+            s_.result = ufo_value_dup (ufo_value_map_get (e, "body"));
+    }
+    ufo_value_destroy (&lines);
+    snprintf (s_.logdir, sizeof s_.logdir, "%s", ufo_value_map_str (s_.result, "logdir", ""));
+    char path [700];
+    snprintf (path, sizeof path, "%s/request.json", s_.logdir);
+    ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
+    snprintf (s_.session, sizeof s_.session, "%s", ufo_value_map_str (req, "session", ""));
+    ufo_value_destroy (&req);
+    if (!s_.result) {
+        char *text = afx_read (s_.out);
+        fprintf (stderr, "ufo run (exit %d) printed:\n%s\n", rc, text ? text : "");
+        free (text);
+        snprintf (path, sizeof path, "%s/host.log", afx_.broker.dir);
+        text = afx_read (path);
+        fprintf (stderr, "ufo-host log:\n%s\n", text ? text : "");
+        free (text);
+    }
+    return rc;
+}
+
+static ufo_value_t *
+s_log (const char *name)
+{
+    char path [700];
+    snprintf (path, sizeof path, "%s/%s", s_.logdir, name);
+    return afx_lines (path);
+}
+
+static ufo_value_t *
+s_board (void)
+{
+    ufo_value_t *snap = ufo_bb_client_snapshot (afx_.bb, s_.session, NULL, 0, NULL);
+    ufo_value_t *board = ufo_value_dup (ufo_value_map_get (snap, "board"));
+    ufo_value_destroy (&snap);
+    return board;
+}
+
+static int64_t
+s_mousepad_xid (void)
+{
+    ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);
+    int64_t xid = 0;
+    for (size_t i = 0; i < ufo_value_size (wins); i++)
+        if (strcmp (ufo_value_map_str (ufo_value_list_at (wins, i), "name", ""), "mousepad") == 0)
+            xid = ufo_value_map_int (ufo_value_list_at (wins, i), "xid", 0);
+    ufo_value_destroy (&wins);
+    return xid;
+}
+
+//  Server log lines of an agent.
+static ufo_value_t *
+s_llm_lines (const char *agent)
+{
+    ufo_value_t *all = afx_lines (afx_.llm_log), *out = ufo_value_new_list ();
+    for (size_t i = 0; i < ufo_value_size (all); i++)
+        if (strcmp (ufo_value_map_str (ufo_value_list_at (all, i), "agent", ""), agent) == 0)
+            ufo_value_list_push (out, &(ufo_value_t *) { ufo_value_dup (ufo_value_list_at (all, i)) });
+    ufo_value_destroy (&all);
+    return out;
+}
+
+UFO_TEST (test_one_round_mousepad)
+{
+    REQUIRE (s_start ("one_round.json", "", 1) == 0);
+    const char *args [] = { "Write 'Hello from the HostAgent' in a new Mousepad note", "--device", "t0",
+                            "--task", "one-round", "--yes", NULL };
+    int rc = s_run (args, NULL, NULL);
+    CHECK_INT (rc, 0);
+    REQUIRE (s_.result);
+    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
+    CHECK_STR (ufo_value_str (ufo_value_path (s_.result, "evaluation.complete")), "yes");
+    CHECK (ufo_value_map_int (s_.result, "steps", 0) == 5);     //  3 HostAgent + 2 AppAgent
+    //  the application, read by the test through AT-SPI
+    int64_t xid = s_mousepad_xid ();
+    REQUIRE (xid);
+    char *text = afx_text (xid);
+    CHECK_STR (text, "Hello from the HostAgent");
+    free (text);
+    //  the blackboard
+    ufo_value_t *board = s_board ();
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.0.request_0")),
+               "Write 'Hello from the HostAgent' in a new Mousepad note");
+    const ufo_value_t *traj = ufo_value_map_get (board, "trajectories");
+    CHECK (ufo_value_size (traj) >= 2);
+    const ufo_value_t *t0 = ufo_value_list_at (traj, 0);
+    static const char *tkeys [] = { "Step", "Subtask", "Action", "UserConfirm", "Round", "SubtaskIndex", "Application",
+                                    "Status" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (tkeys); i++)
+        if (!ufo_value_map_has (t0, tkeys [i]))
+            UFO_FAIL_ ("trajectory item lacks %s", tkeys [i]);
+    ufo_value_destroy (&board);
+    //  response.log: HostAgent and AppAgent lines with their fields
+    ufo_value_t *lines = s_log ("response.log");
+    CHECK_INT (ufo_value_size (lines), 5);
+    static const char *fields [] = { "Step", "RoundStep", "AgentStep", "Round", "Subtask", "SubtaskIndex",
+        "FunctionCall", "Action", "ActionSuccess", "ActionType", "Request", "Agent", "AgentName", "Application",
+        "Cost", "Results", "error", "time_cost", "ControlLog", "UserConfirm", "Status", "Observation", "Thought" };
+    size_t host = 0, app = 0;
+    for (size_t k = 0; k < ufo_value_size (lines); k++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, k);
+        for (size_t i = 0; i < UFO_ARRAY_SIZE (fields); i++)
+            if (!ufo_value_map_has (l, fields [i]))
+                UFO_FAIL_ ("response.log line %zu lacks %s", k, fields [i]);
+        host += !strcmp (ufo_value_map_str (l, "Agent", ""), "HostAgent");
+        app += !strcmp (ufo_value_map_str (l, "Agent", ""), "AppAgent");
+    }
+    CHECK_INT (host, 3);
+    CHECK_INT (app, 2);
+    ufo_value_destroy (&lines);
+    char path [700];
+    const char *files [] = { "session.json", "blackboard.json", "output.md", "report.html", "desktop_step0.png",
+                             "action_round_0_final.png", "evaluation.log", "request.log" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (files); i++) {
+        snprintf (path, sizeof path, "%s/%s", s_.logdir, files [i]);
+        if (access (path, R_OK) != 0)
+            UFO_FAIL_ ("%s is missing", files [i]);
+    }
+    //  no API key in any log
+    snprintf (path, sizeof path, "grep -rq 'sk-afx-secret' '%s'", s_.logdir);
+    CHECK (system (path) != 0);
+    s_stop_all ();
+}
+
+UFO_TEST (test_two_rounds_history)
+{
+    REQUIRE (s_start ("two_rounds.json", "\"MAX_ROUND\": 3", 1) == 0);
+    const char *args [] = { "Write 'Hello from the HostAgent' in a new Mousepad note", "--request",
+                            "Add a second line 'Round two' to the note", "--device", "t0", "--task", "two-rounds",
+                            "--yes", NULL };
+    int rc = s_run (args, NULL, NULL);
+    CHECK_INT (rc, 0);
+    REQUIRE (s_.result);
+    CHECK_INT (ufo_value_map_int (s_.result, "rounds", 0), 2);
+    //  round 1's history in round 2's first HostAgent prompt (the server's log of it)
+    ufo_value_t *host = s_llm_lines ("HostAgent");
+    const char *round2 = NULL;
+    for (size_t i = 0; i < ufo_value_size (host) && !round2; i++) {
+        const char *last = ufo_value_map_str (ufo_value_list_at (host, i), "last", "");
+        if (strstr (last, "Add a second line"))
+            round2 = last;
+    }
+    REQUIRE (round2);
+    CHECK_CONTAINS (round2, "[Request History:]");
+    CHECK_CONTAINS (round2, "request_0");
+    CHECK_CONTAINS (round2, "Write 'Hello from the HostAgent' in a new Mousepad note");
+    CHECK_CONTAINS (round2, "Step Trajectories Completed Previously");
+    CHECK_CONTAINS (round2, "set_edit_text");
+    ufo_value_destroy (&host);
+    int64_t xid = s_mousepad_xid ();
+    char *text = xid ? afx_text (xid) : NULL;
+    CHECK_CONTAINS (text, "Hello from the HostAgent");
+    CHECK_CONTAINS (text, "Round two");
+    free (text);
+    ufo_value_t *board = s_board ();
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.1.request_1")), "Add a second line 'Round two' to the note");
+    ufo_value_destroy (&board);
+    s_stop_all ();
+}
+
+UFO_TEST (test_pending_answered_through_client)
+{
+    REQUIRE (s_start ("pending.json", "", 0) == 0);
+    const char *args [] = { "Write a note", "--device", "t0", "--task", "pending", "--interactive", NULL };
+    int rc = s_run (args, "my answer is 42\n", NULL);
+    CHECK_INT (rc, 0);
+    REQUIRE (s_.result);
+    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
+    char *out = afx_read (s_.out);
+    CHECK_CONTAINS (out, "What should the note say?");
+    free (out);
+    ufo_value_t *board = s_board ();
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.question")), "What should the note say?");
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.answer")), "my answer is 42");
+    ufo_value_destroy (&board);
+    s_stop_all ();
+}
+
+UFO_TEST (test_confirm_refused)
+{
+    REQUIRE (s_start ("confirm.json", "", 1) == 0);
+    //  no terminal, no --yes: the confirmation is refused
+    const char *args [] = { "Replace the note's text", "--device", "t0", "--task", "confirm", NULL };
+    s_run (args, NULL, NULL);
+    REQUIRE (s_.result);
+    int64_t xid = s_mousepad_xid ();
+    REQUIRE (xid);
+    char *text = afx_text (xid);
+    CHECK_STR (text, "");                       //  unchanged: nothing was overwritten
+    free (text);
+    char *out = afx_read (s_.out);
+    CHECK_CONTAINS (out, "\"kind\":\"confirm\"");
+    free (out);
+    ufo_value_t *lines = s_log ("response.log");
+    bool refused = false;
+    for (size_t i = 0; i < ufo_value_size (lines); i++)
+        refused |= !strcmp (ufo_value_map_str (ufo_value_list_at (lines, i), "UserConfirm", ""), "no");
+    CHECK (refused);
+    ufo_value_destroy (&lines);
+    s_stop_all ();
+}
+
+UFO_TEST (test_garbage_ends_in_error)
+{
+    REQUIRE (s_start ("garbage.json", "", 0) == 0);
+    const char *args [] = { "Do something", "--device", "t0", "--task", "garbage", "--yes", NULL };
+    int rc = s_run (args, NULL, NULL);
+    CHECK_INT (rc, 1);
+    REQUIRE (s_.result);
+    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "ERROR");
+    CHECK (strlen (ufo_value_map_str (s_.result, "error", "")) > 0);
+    ufo_value_t *lines = s_log ("response.log");
+    REQUIRE (ufo_value_size (lines) == 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (lines, 0), "Status", ""), "ERROR");
+    CHECK (strlen (ufo_value_map_str (ufo_value_list_at (lines, 0), "error", "")) > 0);
+    ufo_value_destroy (&lines);
+    char path [700];
+    snprintf (path, sizeof path, "%s/session.json", s_.logdir);
+    ufo_value_t *session = ufo_json_parse_file (path, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (session, "status", ""), "ERROR");
+    CHECK (strlen (ufo_value_map_str (session, "error", "")) > 0);
+    ufo_value_destroy (&session);
+    ufo_value_t *eval = s_llm_lines ("EvaluationAgent");
+    CHECK_INT (ufo_value_size (eval), 0);       //  no evaluation after ERROR
+    ufo_value_destroy (&eval);
+    //  the HostAgent is still serving: a second session is accepted and ends the same way
+    const char *again [] = { "Again", "--device", "t0", "--task", "garbage2", "--yes", NULL };
+    s_run (again, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "ERROR");
+    s_stop_all ();
+}
+
+UFO_TEST (test_max_step_and_round)
+{
+    REQUIRE (s_start ("loop.json", "\"MAX_STEP\": 3", 0) == 0);
+    const char *args [] = { "Look forever", "--device", "t0", "--task", "maxstep", "--yes", NULL };
+    int rc = s_run (args, NULL, NULL);
+    CHECK_INT (rc, 1);
+    REQUIRE (s_.result);
+    CHECK_INT (ufo_value_map_int (s_.result, "steps", 0), 3);
+    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FAIL");
+    ufo_value_t *host = s_llm_lines ("HostAgent");
+    CHECK_INT (ufo_value_size (host), 3);
+    ufo_value_destroy (&host);
+    s_stop_all ();
+
+    REQUIRE (s_start ("finish.json", "\"MAX_ROUND\": 2", 0) == 0);
+    const char *three [] = { "one", "--request", "two", "--request", "three", "--device", "t0", "--task", "maxround",
+                             "--yes", NULL };
+    rc = s_run (three, NULL, NULL);
+    CHECK_INT (rc, 0);
+    CHECK_INT (ufo_value_map_int (s_.result, "rounds", 0), 2);
+    ufo_value_t *board = s_board ();
+    CHECK_INT (ufo_value_size (ufo_value_map_get (board, "requests")), 2);
+    ufo_value_destroy (&board);
+    s_stop_all ();
+}
+
+//  Kills the first AppAgent worker once it waits for its second (slow) model reply, and
+//  starts a second worker that gets the retried subtask.
+static void
+s_kill_first_app (void)
+{
+    if (s_.app [0] <= 0)
+        return;
+    ufo_value_t *app = s_llm_lines ("AppAgent");
+    bool second_call = ufo_value_size (app) >= 2;
+    ufo_value_destroy (&app);
+    if (!second_call)
+        return;
+    kill (s_.app [0], SIGKILL);
+    waitpid (s_.app [0], NULL, 0);
+    s_.app [0] = 0;
+    s_.app [1] = s_start_app (1);
+}
+
+UFO_TEST (test_app_worker_killed_resumes)
+{
+    REQUIRE (s_start ("resume.json", "", 1) == 0);
+    const char *args [] = { "Write 'Typed once' in a new Mousepad note", "--device", "t0", "--task", "resume",
+                            "--yes", NULL };
+    int rc = s_run (args, NULL, s_kill_first_app);
+    CHECK_INT (rc, 0);
+    REQUIRE (s_.result);
+    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
+    CHECK (s_.app [0] == 0);                    //  the first worker was killed mid-subtask
+    int64_t xid = s_mousepad_xid ();
+    char *text = xid ? afx_text (xid) : NULL;
+    CHECK_STR (text, "Typed once");             //  typed once: the retry did not repeat the step
+    free (text);
+    ufo_value_t *app = s_llm_lines ("AppAgent");
+    CHECK_INT (ufo_value_size (app), 3);        //  type, slow call (lost), finish after resuming
+    ufo_value_destroy (&app);
+    //  the retried worker's step numbers follow the recorded ones
+    ufo_value_t *lines = s_log ("response.log");
+    int64_t last = -1;
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        int64_t step = ufo_value_map_int (ufo_value_list_at (lines, i), "Step", -1);
+        CHECK (step > last);
+        last = step;
+    }
+    ufo_value_destroy (&lines);
+    s_stop_all ();
+}
+
+int
+main (void)
+{
+    if (afx_setup ("test_host_system") != 0) {
+        fprintf (stderr, "no desktop / broker\n");
+        afx_teardown ();
+        return 1;
+    }
+    UFO_RUN (test_one_round_mousepad);
+    UFO_RUN (test_two_rounds_history);
+    UFO_RUN (test_pending_answered_through_client);
+    UFO_RUN (test_confirm_refused);
+    UFO_RUN (test_garbage_ends_in_error);
+    UFO_RUN (test_max_step_and_round);
+    UFO_RUN (test_app_worker_killed_resumes);
+    s_stop_all ();
+    afx_teardown ();
+    return UFO_TEST_END ();
+}
