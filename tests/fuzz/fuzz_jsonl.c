@@ -7,6 +7,14 @@
     number of questions and loads back to the same text. */
 #include "ufo_prelude.h"
 
+//  The oracles must hold in every build, NDEBUG or not.
+#define S_CHECK(cond) do { \
+    if (!(cond)) { \
+        fprintf (stderr, "fuzz_jsonl: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        abort (); \
+    } \
+} while (0)
+
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 //  Every item's cached text equals a fresh json.dumps of its fields.
@@ -20,7 +28,7 @@ s_check_items (ufo_board_t *board)
             size_t len, len2;
             char *cached = ufo_item_to_json (item, UFO_JSON_PY, &len);
             char *fresh = ufo_json_dump (ufo_item_fields (item), UFO_JSON_PY, &len2);
-            assert (len == len2 && memcmp (cached, fresh, len) == 0);
+            S_CHECK (len == len2 && memcmp (cached, fresh, len) == 0);
             free (cached);
             free (fresh);
         }
@@ -37,12 +45,12 @@ s_snapshot (const uint8_t *data, size_t size)
         char *before = ufo_board_to_json (board, &len);
         s_check_items (board);
         char *after = ufo_board_to_json (board, NULL);
-        assert (strcmp (before, after) == 0);
+        S_CHECK (strcmp (before, after) == 0);
         free (before);
         free (after);
     }
     else
-        assert (err.code != UFO_OK);
+        S_CHECK (err.code != UFO_OK);
     ufo_board_destroy (&board);
 }
 
@@ -58,9 +66,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     ufo_board_t *board = ufo_board_new ();
     size_t added = ufo_board_load_questions_text (board, (const char *) data + 1, size - 1, last_k);
     ufo_memory_t *questions = ufo_board_memory (board, UFO_MEM_QUESTIONS);
-    assert (ufo_memory_length (questions) == added);
+    S_CHECK (ufo_memory_length (questions) == added);
     if (last_k > 0)
-        assert (added <= (size_t) last_k);
+        S_CHECK (added <= (size_t) last_k);
 
     s_check_items (board);
     size_t len;
@@ -68,15 +76,15 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     ufo_error_t err;
     ufo_json_limits_t limits = { .max_depth = 256, .allow_nan = true };
     ufo_value_t *back = ufo_json_parse (snapshot, len, &limits, &err);
-    assert (back);
-    assert (ufo_value_size (ufo_value_map_get (back, "questions")) == added);
+    S_CHECK (back);
+    S_CHECK (ufo_value_size (ufo_value_map_get (back, "questions")) == added);
     //  and the snapshot loads back into a board with the same text
     ufo_board_t *again = ufo_board_new ();
     int rc = ufo_board_from_json (again, snapshot, len, &err);
-    assert (rc == 0);
+    S_CHECK (rc == 0);
     size_t len2;
     char *snapshot2 = ufo_board_to_json (again, &len2);
-    assert (len == len2 && memcmp (snapshot, snapshot2, len) == 0);
+    S_CHECK (len == len2 && memcmp (snapshot, snapshot2, len) == 0);
     free (snapshot2);
     ufo_board_destroy (&again);
     ufo_value_destroy (&back);
