@@ -264,6 +264,37 @@ UFO_TEST (test_restart_and_compaction)
     bb_test_rmtree (B.data_dir);
 }
 
+UFO_TEST (test_everysec_and_no)
+{
+    //  the other fsync policies acknowledge at once and keep everything across a clean stop
+    const char *policies [] = { "everysec", "no" };
+    for (int p = 0; p < 2; p++) {
+        const char *extra [] = { "--fsync", policies [p], "--stats-ms", "0", NULL };
+        bb_test_start (&B, extra);
+        ufo_bb_client_t *c = s_connect ();
+        REQUIRE (c);
+        ufo_error_t err;
+        for (int i = 0; i < 50; i++) {
+            ufo_value_t *item = s_item ("n", i);
+            CHECK_INT (ufo_bb_client_add (c, "pol", "requests", &item, NULL, NULL, &err), 0);
+        }
+        ufo_value_t *stats = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
+        CHECK_STR (ufo_value_map_str (stats, "fsync", ""), policies [p]);
+        ufo_value_destroy (&stats);
+        ufo_bb_client_destroy (&c);
+        CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+        bb_test_start (&B, extra);
+        c = s_connect ();
+        REQUIRE (c);
+        ufo_value_t *snap = ufo_bb_client_snapshot (c, "pol", NULL, 0, &err);
+        CHECK_INT (ufo_value_size (ufo_value_path (snap, "board.requests")), 50);
+        ufo_value_destroy (&snap);
+        ufo_bb_client_destroy (&c);
+        CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+        bb_test_rmtree (B.data_dir);
+    }
+}
+
 UFO_TEST (test_blobs_and_prompt)
 {
     const char *extra [] = { "--stats-ms", "0", NULL };
@@ -382,6 +413,7 @@ main (void)
     UFO_RUN (test_requests);
     UFO_RUN (test_limits);
     UFO_RUN (test_restart_and_compaction);
+    UFO_RUN (test_everysec_and_no);
     UFO_RUN (test_blobs_and_prompt);
     UFO_RUN (test_operation);
     bb_test_cleanup (&B);
