@@ -104,11 +104,7 @@ main (int argc, char **argv)
     }
     if (!broker)
         broker = ufo_config_str (config, "broker.cmd_endpoint", "");
-    struct sigaction sa = { .sa_handler = s_on_signal };
-    sigaction (SIGTERM, &sa, NULL);
-    sigaction (SIGINT, &sa, NULL);
     signal (SIGPIPE, SIG_IGN);
-
     eval_worker_options_t options = { .endpoint = broker, .device = device, .name = name,
                                       .capacity = cap, .llm_mode = llm_mode,
                                       .llm_cassette = cassette, .prompts_dir = prompts };
@@ -118,6 +114,11 @@ main (int argc, char **argv)
         ufo_config_destroy (&config);
         return 1;
     }
+    //  After the worker exists: czmq installs its own SIGINT / SIGTERM handlers when its
+    //  first socket is created, and they would hide the signal from this loop.
+    struct sigaction sa = { .sa_handler = s_on_signal };
+    sigaction (SIGTERM, &sa, NULL);
+    sigaction (SIGINT, &sa, NULL);
     ufo_info ("eval: serving evaluations (capacity %d)", cap);
     eval_worker_serve (worker, &s_stop);
     ufo_info ("eval: stopping");

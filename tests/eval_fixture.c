@@ -2,6 +2,7 @@
 #include "ufo_prelude.h"
 #include "eval_fixture.h"
 #include <cairo.h>
+#include <sys/wait.h>
 
 static uint32_t s_seed = 12345;
 
@@ -254,4 +255,53 @@ eval_fixture_make (const char *root, const char *task, const char *tag,
     if (fclose (f) != 0)
         rc = -1;
     return rc;
+}
+
+int
+eval_fixture_server_start (const char *dir, const char *script, char *log_path, size_t size,
+                           pid_t *pid_p)
+{
+    char script_path [PATH_MAX], port_file [PATH_MAX], server [PATH_MAX];
+    snprintf (script_path, sizeof script_path, "%s/script.json", dir);
+    snprintf (port_file, sizeof port_file, "%s/port", dir);
+    snprintf (log_path, size, "%s/requests.jsonl", dir);
+    snprintf (server, sizeof server, "%s/tests/ufo-llm-server",
+              getenv ("UFO_BUILD_DIR") ? getenv ("UFO_BUILD_DIR") : ".");
+    FILE *f = fopen (script_path, "w");
+    if (!f)
+        return -1;
+    fputs (script, f);
+    fclose (f);
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int devnull = open ("/dev/null", O_WRONLY);
+        dup2 (devnull, STDOUT_FILENO);
+        execl (server, server, "--script", script_path, "--port-file", port_file, "--log", log_path,
+               "--max-seconds", "300", (char *) NULL);
+        _exit (127);
+    }
+    *pid_p = pid;
+    for (int i = 0; i < 500; i++) {
+        f = fopen (port_file, "r");
+        int port = 0;
+        if (f) {
+            if (fscanf (f, "%d", &port) != 1)
+                port = 0;
+            fclose (f);
+        }
+        if (port > 0)
+            return port;
+        usleep (10000);
+    }
+    return -1;
+}
+
+void
+eval_fixture_server_stop (pid_t *pid_p)
+{
+    if (*pid_p > 0) {
+        kill (*pid_p, SIGTERM);
+        waitpid (*pid_p, NULL, 0);
+        *pid_p = -1;
+    }
 }

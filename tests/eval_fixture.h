@@ -27,4 +27,12 @@ typedef struct {
 int eval_fixture_make (const char *root, const char *task, const char *tag,
                        const eval_fixture_opts_t *opts, eval_fixture_t *info);
 
+//  Starts tests/ufo-llm-server (from $UFO_BUILD_DIR) with script text, its request log at
+//  dir/requests.jsonl (copied into log_path). Returns the port, or -1; *pid_p gets the child.
+int eval_fixture_server_start (const char *dir, const char *script, char *log_path, size_t size,
+                               pid_t *pid_p);
+
+//  Stops the server (SIGTERM, wait). Safe with *pid_p <= 0.
+void eval_fixture_server_stop (pid_t *pid_p);
+
 #endif

@@ -1,0 +1,293 @@
+/*  test_eval_worker.c - ufo-eval on the bus: a real ufo-broker, the scripted LLM server and
+    ufo-eval processes; evaluation tasks submitted through ufo_tasks as the HostAgent does.
+    Checks the result body, evaluation.log, the verdict on the session board, a malformed
+    body (failed, with the reason), cancellation of an evaluation in flight, redelivery to a
+    new ufo-eval after the first one is killed mid-evaluation, and a clean SIGTERM exit that
+    hands the evaluation in flight back to the broker. */
+#include "ufo_prelude.h"
+#include "ufo_test.h"
+#include "bb_test_util.h"
+#include "eval_fixture.h"
+
+static bb_test_broker_t s_broker;
+static char s_logs [400];
+static char s_config [400];
+static char s_server_log [400];
+static pid_t s_server = -1;
+static int s_port = 0;
+
+static const char *s_script =
+"{\"entries\": [\n"
+" {\"match\": {\"agent\": \"EvaluationAgent\", \"contains\": \"[case:bus]\"}, \"times\": 0,\n"
+"  \"content_json\": {\"reason\": \"Step 2 saved notes.txt.\", \"sub_scores\": {\"text typed\": \"yes\", "
+"\"file saved\": \"yes\"}, \"complete\": \"yes\"}, \"usage\": {\"prompt_tokens\": 2000, \"completion_tokens\": 50}},\n"
+" {\"match\": {\"agent\": \"EvaluationAgent\", \"contains\": \"[case:rounds] round 1\", \"not_contains\": \"[step-of-round-0]\"},\n"
+"  \"times\": 0, \"content_json\": {\"reason\": \"round 1 only\", \"sub_scores\": {\"second line\": \"yes\"}, \"complete\": \"yes\"}},\n"
+" {\"match\": {\"agent\": \"EvaluationAgent\", \"contains\": \"[case:slow]\"}, \"times\": 0, \"latency_ms\": 30000,\n"
+"  \"content_json\": {\"reason\": \"too late\", \"sub_scores\": {}, \"complete\": \"yes\"}},\n"
+" {\"match\": {\"agent\": \"EvaluationAgent\", \"contains\": \"[case:requeue]\"}, \"times\": 1, \"latency_ms\": 30000,\n"
+"  \"content_json\": {\"reason\": \"first worker\", \"sub_scores\": {}, \"complete\": \"yes\"}},\n"
+" {\"match\": {\"agent\": \"EvaluationAgent\", \"contains\": \"[case:requeue]\"}, \"times\": 0,\n"
+"  \"content_json\": {\"reason\": \"second worker\", \"sub_scores\": {\"done\": \"no\"}, \"complete\": \"no\"}},\n"
+" {\"match\": {\"agent\": \"EvaluationAgent\", \"contains\": \"[case:term]\"}, \"times\": 1, \"latency_ms\": 30000,\n"
+"  \"content_json\": {\"reason\": \"stopped worker\", \"sub_scores\": {}, \"complete\": \"yes\"}},\n"
+" {\"match\": {\"agent\": \"EvaluationAgent\", \"contains\": \"[case:term]\"}, \"times\": 0,\n"
+"  \"content_json\": {\"reason\": \"after SIGTERM\", \"sub_scores\": {}, \"complete\": \"unsure\"}}\n"
+"]}\n";
+
+static pid_t
+s_eval_start (int n)
+{
+    char bin [PATH_MAX], prompts [PATH_MAX], log [PATH_MAX];
+    snprintf (bin, sizeof bin, "%s/eval_agent/ufo-eval", getenv ("UFO_BUILD_DIR"));
+    snprintf (prompts, sizeof prompts, "%s/prompts", getenv ("UFO_SOURCE_DIR"));
+    snprintf (log, sizeof log, "%s/eval-%d.log", s_broker.dir, n);
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0)
+            dup2 (fd, STDERR_FILENO);
+        execl (bin, bin, "--config", s_config, "--broker", s_broker.cmd, "--prompts", prompts,
+               "--capacity", "2", "--name", n == 1 ? "eval-one" : n == 2 ? "eval-two" : "eval-three", (char *) NULL);
+        _exit (127);
+    }
+    return pid;
+}
+
+//  Waits (bounded) for a child to exit; returns its exit code, 128+signal, or -1.
+static int
+s_wait_exit (pid_t pid, int timeout_ms)
+{
+    for (int i = 0; i < timeout_ms / 10; i++) {
+        int status;
+        if (waitpid (pid, &status, WNOHANG) == pid)
+            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+        usleep (10000);
+    }
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+    return -1;
+}
+
+//  Submits an evaluation task; returns its id in id_out.
+static int
+s_submit (ufo_tasks_t *tasks, const char *session, ufo_value_t **body_p, char id_out [33])
+{
+    ufo_value_t *spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", "eval");
+    ufo_value_map_set_str (spec, "session", session);
+    ufo_value_map_set (spec, "body", body_p);
+    ufo_error_t err;
+    int rc = ufo_tasks_submit (tasks, &spec, id_out, &err);
+    if (rc != 0)
+        fprintf (stderr, "submit: %s\n", err.message);
+    return rc;
+}
+
+static ufo_value_t *
+s_body (const char *session, const char *task, const char *level, int64_t round, const char *request)
+{
+    ufo_value_t *b = ufo_value_new_map ();
+    ufo_value_map_set_str (b, "session", session);
+    ufo_value_map_set_str (b, "task", task);
+    ufo_value_map_set_str (b, "log_root", s_logs);
+    ufo_value_map_set_str (b, "level", level);
+    if (round >= 0)
+        ufo_value_map_set_int (b, "round", round);
+    ufo_value_t *requests = ufo_value_new_list ();
+    if (request)
+        ufo_value_list_push_str (requests, request);
+    ufo_value_map_set (b, "requests", &requests);
+    ufo_value_map_set_bool (b, "all_screenshots", true);
+    return b;
+}
+
+//  The result event of task id (caller owns), waiting at most timeout_ms.
+static ufo_value_t *
+s_result (ufo_tasks_t *tasks, const char *id, int timeout_ms)
+{
+    for (int waited = 0; waited < timeout_ms; waited += 100) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        if (!ev)
+            continue;
+        if (strcmp (ufo_value_map_str (ev, "kind", ""), "result") == 0
+        &&  strcmp (ufo_value_map_str (ev, "task", ""), id) == 0)
+            return ev;
+        ufo_value_destroy (&ev);
+    }
+    return NULL;
+}
+
+//  True once the LLM server has logged a request whose last message contains tag.
+static bool
+s_server_saw (const char *tag, int timeout_ms)
+{
+    for (int waited = 0; waited < timeout_ms; waited += 50) {
+        FILE *f = fopen (s_server_log, "r");
+        bool seen = false;
+        char line [65536];
+        while (f && !seen && fgets (line, sizeof line, f))
+            seen = strstr (line, tag) != NULL;
+        if (f)
+            fclose (f);
+        if (seen)
+            return true;
+        usleep (50000);
+    }
+    return false;
+}
+
+UFO_TEST (test_on_the_bus)
+{
+    eval_fixture_opts_t o = { .rounds = 1, .screenshots = true };
+    eval_fixture_t info;
+    REQUIRE (eval_fixture_make (s_logs, "bus", "[case:bus]", &o, &info) == 0);
+    eval_fixture_opts_t o2 = { .rounds = 2, .screenshots = true };
+    REQUIRE (eval_fixture_make (s_logs, "rounds", "[case:rounds]", &o2, &info) == 0);
+    eval_fixture_opts_t o3 = { .rounds = 1 };
+    REQUIRE (eval_fixture_make (s_logs, "slow", "[case:slow]", &o3, &info) == 0);
+    REQUIRE (eval_fixture_make (s_logs, "requeue", "[case:requeue]", &o3, &info) == 0);
+    REQUIRE (eval_fixture_make (s_logs, "term", "[case:term]", &o3, &info) == 0);
+
+    pid_t eval1 = s_eval_start (1);
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (s_broker.cmd, "test-eval-worker", NULL, NULL, &err);
+    REQUIRE (tasks);
+
+    //  1. A session evaluation: result, evaluation.log, board.
+    char id [33];
+    ufo_value_t *body = s_body ("sess-bus", "bus", "session", -1, NULL);
+    REQUIRE (s_submit (tasks, "sess-bus", &body, id) == 0);
+    ufo_value_t *ev = s_result (tasks, id, 30000);
+    REQUIRE (ev);
+    CHECK_STR (ufo_value_map_str (ev, "status", ""), "done");
+    const ufo_value_t *res = ufo_value_map_get (ev, "body");
+    CHECK_STR (ufo_value_map_str (res, "complete", ""), "yes");
+    CHECK_STR (ufo_value_map_str (res, "screenshots", ""), "all");
+    CHECK_INT (ufo_value_map_int (res, "images", 0), 6);
+    CHECK_INT (ufo_value_map_int (ufo_value_map_get (res, "cost"), "prompt_tokens", 0), 2000);
+    CHECK_STR (ufo_value_map_str (ufo_value_map_get (res, "sub_scores"), "file saved", ""), "yes");
+    ufo_value_destroy (&ev);
+    char path [PATH_MAX];
+    snprintf (path, sizeof path, "%s/bus/evaluation.log", s_logs);
+    CHECK (access (path, R_OK) == 0);
+    ufo_bb_client_t *bb = ufo_bb_client_new (s_broker.cmd, NULL, &err);
+    REQUIRE (bb);
+    ufo_value_t *snap = ufo_bb_client_snapshot (bb, "sess-bus", "requests", 0, &err);
+    REQUIRE (snap);
+    char *text = ufo_json_dump (snap, UFO_JSON_COMPACT, NULL);
+    CHECK_CONTAINS (text, "\"evaluation_session\":{\"level\":\"session\",\"complete\":\"yes\"");
+    free (text);
+    ufo_value_destroy (&snap);
+
+    //  2. Round level with the HostAgent's one-element requests list.
+    body = s_body ("sess-rounds", "rounds", "round", 1, "[case:rounds] round 1: add a second line");
+    REQUIRE (s_submit (tasks, "sess-rounds", &body, id) == 0);
+    ev = s_result (tasks, id, 30000);
+    REQUIRE (ev);
+    res = ufo_value_map_get (ev, "body");
+    CHECK_STR (ufo_value_map_str (res, "reason", ""), "round 1 only");
+    CHECK_STR (ufo_value_map_str (res, "level", ""), "round");
+    CHECK_INT (ufo_value_map_int (res, "round", -1), 1);
+    ufo_value_destroy (&ev);
+    snap = ufo_bb_client_snapshot (bb, "sess-rounds", "requests", 0, &err);
+    text = ufo_json_dump (snap, UFO_JSON_COMPACT, NULL);
+    CHECK_CONTAINS (text, "evaluation_round_1");
+    free (text);
+    ufo_value_destroy (&snap);
+
+    //  3. A malformed body: failed, with the reason; the worker keeps serving.
+    ufo_value_t *bad = ufo_value_new_map ();
+    ufo_value_map_set_int (bad, "task", 5);
+    REQUIRE (s_submit (tasks, "sess-bad", &bad, id) == 0);
+    ev = s_result (tasks, id, 30000);
+    REQUIRE (ev);
+    CHECK_STR (ufo_value_map_str (ev, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_map_str (ev, "reason", ""), "\"task\"");
+    ufo_value_destroy (&ev);
+    bad = ufo_value_new_string ("not even a map");
+    REQUIRE (s_submit (tasks, "sess-bad", &bad, id) == 0);
+    ev = s_result (tasks, id, 30000);
+    REQUIRE (ev);
+    CHECK_STR (ufo_value_map_str (ev, "status", ""), "failed");
+    ufo_value_destroy (&ev);
+
+    //  4. Cancelling an evaluation in flight (its LLM reply would take 30 s).
+    body = s_body ("sess-slow", "slow", "session", -1, NULL);
+    REQUIRE (s_submit (tasks, "sess-slow", &body, id) == 0);
+    CHECK (s_server_saw ("[case:slow]", 20000));
+    CHECK_INT (ufo_tasks_cancel (tasks, id), 0);
+    ev = s_result (tasks, id, 10000);
+    REQUIRE (ev);
+    CHECK_STR (ufo_value_map_str (ev, "status", ""), "cancelled");
+    ufo_value_destroy (&ev);
+
+    //  5. The worker dies mid-evaluation: the task is redelivered to a new ufo-eval.
+    body = s_body ("sess-requeue", "requeue", "session", -1, NULL);
+    REQUIRE (s_submit (tasks, "sess-requeue", &body, id) == 0);
+    CHECK (s_server_saw ("[case:requeue]", 20000));
+    kill (eval1, SIGKILL);
+    waitpid (eval1, NULL, 0);
+    pid_t eval2 = s_eval_start (2);
+    ev = s_result (tasks, id, 40000);
+    REQUIRE (ev);
+    CHECK_STR (ufo_value_map_str (ev, "status", ""), "done");
+    CHECK (ufo_value_map_int (ev, "attempts", 0) >= 2);
+    CHECK_STR (ufo_value_map_str (ufo_value_map_get (ev, "body"), "reason", ""), "second worker");
+    ufo_value_destroy (&ev);
+
+    //  6. SIGTERM with an evaluation in flight: a clean exit, and the task is handed back
+    //  to the broker at once and completed by the next ufo-eval.
+    body = s_body ("sess-term", "term", "session", -1, NULL);
+    REQUIRE (s_submit (tasks, "sess-term", &body, id) == 0);
+    CHECK (s_server_saw ("[case:term]", 20000));
+    kill (eval2, SIGTERM);
+    CHECK_INT (s_wait_exit (eval2, 10000), 0);
+    pid_t eval3 = s_eval_start (3);
+    ev = s_result (tasks, id, 40000);
+    REQUIRE (ev);
+    CHECK_STR (ufo_value_map_str (ev, "status", ""), "done");
+    CHECK_STR (ufo_value_map_str (ufo_value_map_get (ev, "body"), "reason", ""), "after SIGTERM");
+    ufo_value_destroy (&ev);
+    kill (eval3, SIGTERM);
+    CHECK_INT (s_wait_exit (eval3, 10000), 0);
+    ufo_bb_client_destroy (&bb);
+    ufo_tasks_destroy (&tasks);
+}
+
+int
+main (void)
+{
+    if (!getenv ("UFO_BUILD_DIR") || !getenv ("UFO_SOURCE_DIR")) {
+        fprintf (stderr, "UFO_BUILD_DIR and UFO_SOURCE_DIR are required\n");
+        return 1;
+    }
+    bb_test_init (&s_broker, "test-eval-worker");
+    snprintf (s_logs, sizeof s_logs, "%s/logs", s_broker.dir);
+    mkdir (s_logs, 0755);
+    s_port = eval_fixture_server_start (s_broker.dir, s_script, s_server_log, sizeof s_server_log, &s_server);
+    if (s_port <= 0) {
+        fprintf (stderr, "cannot start ufo-llm-server\n");
+        return 1;
+    }
+    snprintf (s_config, sizeof s_config, "%s/ufo.json", s_broker.dir);
+    FILE *f = fopen (s_config, "w");
+    if (!f)
+        return 1;
+    fprintf (f, "{\"EVALUATION_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": "
+             "\"http://127.0.0.1:%d/v1\", \"API_MODEL\": \"scripted\", \"MAX_RETRY\": 0, \"TIMEOUT\": 60},\n"
+             " \"dispatch\": {\"heartbeat_ivl_ms\": 100, \"heartbeat_liveness\": 5},\n"
+             " \"broker\": {\"fsync\": \"no\"}, \"llm\": {\"prices_file\": \"config/prices.json\"}}\n", s_port);
+    fclose (f);
+    const char *extra [] = { "--config", s_config, NULL };
+    bb_test_start (&s_broker, extra);
+    UFO_RUN (test_on_the_bus);
+    bb_test_stop (&s_broker, SIGTERM);
+    eval_fixture_server_stop (&s_server);
+    int rc = UFO_TEST_END ();
+    if (rc == 0)
+        bb_test_rmtree (s_broker.dir);
+    else
+        fprintf (stderr, "logs kept in %s\n", s_broker.dir);
+    return rc;
+}
