@@ -86,11 +86,6 @@ main (int argc, char **argv)
     }
     if (!broker)
         broker = ufo_config_str (config, "broker.cmd_endpoint", "");
-    struct sigaction sa = { .sa_handler = s_on_signal };
-    sigaction (SIGTERM, &sa, NULL);
-    sigaction (SIGINT, &sa, NULL);
-    signal (SIGPIPE, SIG_IGN);
-
     host_bus_options_t options = { .endpoint = broker, .device = device, .name = name,
                                    .llm_mode = llm_mode, .llm_cassette = cassette, .prompts_dir = prompts };
     host_bus_t *bus = host_bus_new (config, &options, &err);
@@ -99,6 +94,11 @@ main (int argc, char **argv)
         ufo_config_destroy (&config);
         return 1;
     }
+    //  after the bus is up: czmq installs its own handlers when it starts
+    struct sigaction sa = { .sa_handler = s_on_signal };
+    sigaction (SIGTERM, &sa, NULL);
+    sigaction (SIGINT, &sa, NULL);
+    signal (SIGPIPE, SIG_IGN);
     ufo_info ("host: serving sessions for device %s", device);
     host_bus_serve (bus, &s_stop);
     ufo_info ("host: stopping");
