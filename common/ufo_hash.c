@@ -26,8 +26,57 @@ s_crc_init (void)
     }
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+//  SSE 4.2 has an instruction for exactly this polynomial: 8 bytes per step.
+__attribute__ ((target ("sse4.2")))
+static uint32_t
+s_crc32c_hw (uint32_t crc, const uint8_t *p, size_t len)
+{
+    uint64_t c = ~crc;
+    while (len && ((uintptr_t) p & 7)) {
+        c = __builtin_ia32_crc32qi ((uint32_t) c, *p++);
+        len--;
+    }
+    while (len >= 8) {
+        uint64_t word;
+        memcpy (&word, p, 8);
+        c = __builtin_ia32_crc32di (c, word);
+        p += 8;
+        len -= 8;
+    }
+    while (len--)
+        c = __builtin_ia32_crc32qi ((uint32_t) c, *p++);
+    return ~(uint32_t) c;
+}
+
+static int s_hw = -1;               //  -1: not checked yet
+
+static void
+s_hw_check (void)
+{
+    __builtin_cpu_init ();
+    //  UFO_CRC32C_SOFTWARE=1 forces the table version (to compare the two)
+    s_hw = __builtin_cpu_supports ("sse4.2") && !getenv ("UFO_CRC32C_SOFTWARE") ? 1 : 0;
+}
+static pthread_once_t s_hw_once = PTHREAD_ONCE_INIT;
+#endif
+
+//  The portable table version (also the reference the unit test compares against).
+static uint32_t s_crc32c_sw (uint32_t crc, const void *data, size_t len);
+
 uint32_t
 ufo_crc32c (uint32_t crc, const void *data, size_t len)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    pthread_once (&s_hw_once, s_hw_check);
+    if (s_hw == 1)
+        return s_crc32c_hw (crc, (const uint8_t *) data, len);
+#endif
+    return s_crc32c_sw (crc, data, len);
+}
+
+static uint32_t
+s_crc32c_sw (uint32_t crc, const void *data, size_t len)
 {
     pthread_once (&s_crc_once, s_crc_init);
     const uint8_t *p = (const uint8_t *) data;
