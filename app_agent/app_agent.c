@@ -195,6 +195,9 @@ app_agent_new (app_ctx_t *ctx, const char *task_id, const ufo_value_t *body, int
         app_agent_destroy (&self);
         return NULL;
     }
+    //  A fresh view of the desktop for every subtask: X window ids are reused by later
+    //  clients, and the desktop layer's cache is keyed by them.
+    ufo_desktop_cache_clear (ctx->desktop);
     if (attempt > 1)
         s_resume (self);
     self->state = APP_CONTINUE;
@@ -478,17 +481,15 @@ app_agent_advance (app_agent_t *self)
             s_acted (self);
         phase = app_step_phase (self->step);
         if (phase == APP_STEP_DONE) {
-            const char *status = app_step_status (self->step);
             const char *error = app_step_error (self->step);
-            app_state_t next = error ? APP_ERROR : s_state_of (status);
-            bool acted = ufo_value_map_get (app_step_decision (self->step), "Function")
-                      && *ufo_value_map_str (app_step_decision (self->step), "Function", "");
+            app_state_t next = error ? APP_ERROR : s_state_of (app_step_status (self->step));
+            char text [1100];
+            snprintf (text, sizeof text, "%s", error ? error : "the model's Status is not valid");
+            bool acted = *ufo_value_map_str (app_step_decision (self->step), "Function", "");
             app_step_destroy (&self->step);
             self->agent_step++;
             self->steps_run++;
             if (next == APP_ERROR) {
-                char text [1100];
-                snprintf (text, sizeof text, "%s", error ? error : "the model's Status is not valid");
                 s_end (self, APP_ERROR, text, NULL);
                 break;
             }

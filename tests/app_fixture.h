@@ -9,7 +9,13 @@
 #include "desktop_fixture.h"
 #include "ufo_test.h"
 
-#define AFX_WAIT_MS 60000       //  generous: 2 shared cores under load
+#define AFX_WAIT_MS 60000
+
+//  Runs a case unless AFX_ONLY names another one (for debugging a single case).
+#define AFX_RUN(name) do { \
+    const char *only_ = getenv ("AFX_ONLY"); \
+    if (!only_ || strstr (#name, only_)) UFO_RUN (name); \
+} while (0)       //  generous: 2 shared cores under load
 
 typedef struct {
     bb_test_broker_t broker;    //  its dir is the test's temporary directory
@@ -172,20 +178,29 @@ afx_llm_requests (void)
 //  Writes a configuration for ufo-app (extra: more top-level JSON members, or "").
 //  Returns the path (static buffer).
 static inline const char *
-afx_config (const char *extra)
+afx_config_ex (bool visual, const char *desktop_extra, const char *extra)
 {
     static char path [400];
     snprintf (path, sizeof path, "%s/config-%d.json", afx_.broker.dir, afx_.runs);
     char text [4096];
     snprintf (text, sizeof text,
         "{\"APP_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
-        " \"API_KEY\": \"sk-afx-secret-0123456789\", \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false},"
-        " \"SLEEP_TIME\": 0, \"ASK_QUESTION\": true, \"MAX_RETRY\": 1, \"TIMEOUT\": 30,"
+        " \"API_KEY\": \"sk-afx-secret-0123456789\", \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": %s},"
+        " %s\"ASK_QUESTION\": true, \"MAX_RETRY\": 1, \"TIMEOUT\": 30,"
         " \"JSON_PARSING_RETRY\": 2, \"log\": {\"level\": \"info\"},"
-        " \"desktop\": {\"action_timeout_ms\": 8000, \"launchers\": {\"mousepad\": [\"mousepad\"]}}%s%s}",
-        afx_.port, extra && *extra ? ", " : "", extra ? extra : "");
+        " \"desktop\": {\"action_timeout_ms\": 8000, \"launchers\": {\"mousepad\": [\"mousepad\"]}%s%s}%s%s}",
+        afx_.port, visual ? "true" : "false",
+        extra && strstr (extra, "SLEEP_TIME") ? "" : "\"SLEEP_TIME\": 0, ",
+        desktop_extra && *desktop_extra ? ", " : "", desktop_extra ? desktop_extra : "",
+        extra && *extra ? ", " : "", extra ? extra : "");
     afx_write (path, text);
     return path;
+}
+
+static inline const char *
+afx_config (const char *extra)
+{
+    return afx_config_ex (false, "", extra);
 }
 
 //  Launches mousepad and waits for its document control. *label_p gets the label of the
@@ -198,6 +213,7 @@ afx_mousepad (int *pid_p, const char **label_p)
     if (pid < 0)
         return 0;
     *pid_p = pid;
+    ufo_desktop_cache_clear (afx_.desk);
     int64_t xid = dfx_wait_window (afx_.desk, pid, "Mousepad", AFX_WAIT_MS);
     if (!xid)
         return 0;
@@ -234,16 +250,28 @@ afx_mousepad_kill (int pid, int64_t xid)
 static inline char *
 afx_text (int64_t xid)
 {
-    ufo_value_t *snap = dfx_wait_control (afx_.desk, xid, "Edit", NULL, AFX_WAIT_MS);
+    //  A desktop of its own per read: the shared handle's cache keeps nodes of killed
+    //  applications whose X window ids were reused (reported to the desktop area).
+    ufo_value_t *opts = ufo_json_parse_str ("{\"action_timeout_ms\": 8000}", NULL);
+    ufo_desktop_t *desk = ufo_desktop_new (opts, NULL);
+    ufo_value_destroy (&opts);
+    if (!desk)
+        return NULL;
+    ufo_value_t *snap = dfx_wait_control (desk, xid, "Edit", NULL, AFX_WAIT_MS);
     const char *label = snap ? dfx_find (snap, "Edit", NULL) : NULL;
     char *text = NULL;
     if (label) {
-        ufo_value_t *r = dfx_act (afx_.desk, xid, label, "texts", NULL);
+        ufo_value_t *r = dfx_act (desk, xid, label, "texts", NULL);
         if (ufo_value_map_bool (r, "success", false))
             text = strdup (ufo_value_map_str (r, "text", ""));
+        else
+            fprintf (stderr, "afx_text: texts failed: %s\n", ufo_value_map_str (r, "error", "?"));
         ufo_value_destroy (&r);
     }
+    else
+        fprintf (stderr, "afx_text: no Edit control in window %" PRId64 "\n", xid);
     ufo_value_destroy (&snap);
+    ufo_desktop_destroy (&desk);
     return text;
 }
 

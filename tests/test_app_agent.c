@@ -128,6 +128,306 @@ UFO_TEST (test_type_text)
     afx_mousepad_kill (pid, xid);
 }
 
+//  Response.log of a task and the one line expected in it for a one-step run.
+static const ufo_value_t *
+s_only_record (ufo_value_t *resp)
+{
+    CHECK_INT (ufo_value_size (resp), 1);
+    return ufo_value_list_at (resp, 0);
+}
+
+UFO_TEST (test_confirm_refused)
+{
+    //  The model asks for CONFIRM; the user refuses: the action is not run, FINISH.
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("confirm.json") == 0);
+    const char *config = afx_config ("");
+    const char *file = afx_subtask ("s-confirm", "Replace the text", xid, "\"interactive\": true",
+                                    "\"answers\": [false]");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (config, file, &lines), 0);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (result, "steps", -1), 1);
+    CHECK_CONTAINS (ufo_value_map_str (result, "comment", ""), "did not confirm");
+    CHECK_INT (afx_count (lines, "confirm"), 1);
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, i);
+        if (strcmp (ufo_value_map_str (l, "kind", ""), "confirm"))
+            continue;
+        CHECK_STR (ufo_value_map_str (l, "function", ""), "set_edit_text");
+        CHECK_STR (ufo_value_map_str (l, "from", ""), "AppAgent/mousepad");
+        CHECK_STR (ufo_value_map_str (ufo_value_map_get (l, "control"), "type", ""), "Edit");
+        CHECK (*ufo_value_map_str (l, "qid", ""));
+    }
+    char *text = afx_text (xid);
+    CHECK_STR (text, "");
+    free (text);
+    ufo_value_t *resp = s_log ("s-confirm", "response.log");
+    const ufo_value_t *r = s_only_record (resp);
+    CHECK_STR (ufo_value_map_str (r, "UserConfirm", ""), "no");
+    CHECK_STR (ufo_value_map_str (r, "Status", ""), "FINISH");
+    CHECK_STR (ufo_value_map_str (r, "FunctionCall", "x"), "");
+    CHECK_INT (ufo_value_size (ufo_value_map_get (r, "ActionSuccess")), 0);
+    ufo_value_destroy (&resp);
+    ufo_value_destroy (&lines);
+    afx_mousepad_kill (pid, xid);
+}
+
+UFO_TEST (test_confirm_policy)
+{
+    //  The model says CONTINUE, but the policy names the action: confirmation is required.
+    //  Non-interactive without auto_confirm: refused without asking; interactive yes: runs.
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("policy.json") == 0);
+    const char *config = afx_config_ex (false, "\"confirm_actions\": [\"set_*\"]", "");
+    const char *file = afx_subtask ("s-policy1", "Type a text", xid, "", "");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (config, file, &lines), 0);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (afx_count (lines, "confirm"), 0);
+    ufo_value_destroy (&lines);
+    char *text = afx_text (xid);
+    CHECK_STR (text, "");
+    free (text);
+    ufo_value_t *resp = s_log ("s-policy1", "response.log");
+    CHECK_STR (ufo_value_map_str (s_only_record (resp), "UserConfirm", ""), "no");
+    ufo_value_destroy (&resp);
+
+    file = afx_subtask ("s-policy2", "Type a text", xid, "\"interactive\": true", "\"answers\": [true]");
+    CHECK_INT (s_run (config, file, &lines), 0);
+    result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_STR (ufo_value_map_str (result, "comment", ""), "Typed after confirmation.");
+    CHECK_INT (afx_count (lines, "confirm"), 1);
+    for (size_t i = 0; i < ufo_value_size (lines); i++)
+        if (!strcmp (ufo_value_map_str (ufo_value_list_at (lines, i), "kind", ""), "confirm"))
+            CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (lines, i), "reason", ""), "policy");
+    ufo_value_destroy (&lines);
+    text = afx_text (xid);
+    CHECK_STR (text, "Policy text");
+    free (text);
+    afx_mousepad_kill (pid, xid);
+}
+
+UFO_TEST (test_garbage_error)
+{
+    //  The model never answers with usable JSON: re-asked JSON_PARSING_RETRY (2) times,
+    //  then the step and the subtask end in ERROR with the reason in response.log.
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("garbage.json") == 0);
+    const char *config = afx_config ("");
+    const char *file = afx_subtask ("s-garbage", "Type something", xid, "", "");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (config, file, &lines), 1);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "LLM");
+    CHECK_INT (afx_llm_requests (), 3);
+    ufo_value_t *resp = s_log ("s-garbage", "response.log");
+    const ufo_value_t *r = s_only_record (resp);
+    CHECK_STR (ufo_value_map_str (r, "Status", ""), "ERROR");
+    CHECK (strlen (ufo_value_map_str (r, "error", "")) > 10);
+    CHECK_STR (ufo_value_map_str (r, "Observation", "x"), "");
+    ufo_value_destroy (&resp);
+    ufo_value_t *board = afx_board ("s-garbage");
+    const ufo_value_t *traj = ufo_value_map_get (board, "trajectories");
+    CHECK_INT (ufo_value_size (traj), 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (traj, 0), "Status", ""), "ERROR");
+    ufo_value_destroy (&board);
+    char *text = afx_text (xid);
+    CHECK_STR (text, "");
+    free (text);
+    ufo_value_destroy (&lines);
+    afx_mousepad_kill (pid, xid);
+}
+
+UFO_TEST (test_pending_answer)
+{
+    //  PENDING: the question goes out as progress, the answer comes back as input and
+    //  reaches the model; the Q&A is on the board. Visual mode: screenshots are sent.
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("pending.json") == 0);
+    const char *config = afx_config_ex (true, "", "");
+    const char *file = afx_subtask ("s-pending", "Type what the user wants", xid,
+                                    "\"interactive\": true",
+                                    "\"answers\": [[\"words: purple elephant\"]]");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (config, file, &lines), 0);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (result, "steps", -1), 3);
+    CHECK_INT (afx_count (lines, "question"), 1);
+    char *text = afx_text (xid);
+    CHECK_STR (text, "purple elephant");
+    free (text);
+    ufo_value_t *board = afx_board ("s-pending");
+    const ufo_value_t *qs = ufo_value_map_get (board, "questions");
+    CHECK_INT (ufo_value_size (qs), 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (qs, 0), "question", ""), "Which words should I type?");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (qs, 0), "answer", ""), "words: purple elephant");
+    ufo_value_destroy (&board);
+    ufo_value_t *resp = s_log ("s-pending", "response.log");
+    const ufo_value_t *r0 = ufo_value_list_at (resp, 0);
+    CHECK_STR (ufo_value_map_str (r0, "Status", ""), "PENDING");
+    CHECK_STR (ufo_value_str (ufo_value_list_at (ufo_value_map_get (r0, "Answers"), 0)),
+               "words: purple elephant");
+    ufo_value_destroy (&resp);
+    //  visual mode: the first request had the clean and annotated screenshots, later
+    //  ones the previous step's too
+    ufo_value_t *reqs = afx_lines (afx_.llm_log);
+    CHECK_INT (ufo_value_map_int (ufo_value_list_at (reqs, 0), "images", -1), 2);
+    CHECK_INT (ufo_value_map_int (ufo_value_list_at (reqs, 1), "images", -1), 3);
+    ufo_value_destroy (&reqs);
+    char path [600];
+    char *req = afx_read (afx_log_path ("s-pending", "request.log", path, sizeof path));
+    CHECK_CONTAINS (req, "action_step0_annotated.png");
+    CHECK (req && !strstr (req, "base64"));
+    free (req);
+    ufo_value_destroy (&lines);
+
+    //  Non-interactive: no question goes out, the placeholder answer is recorded.
+    REQUIRE (afx_llm_start ("pending.json") == 0);
+    config = afx_config ("");
+    file = afx_subtask ("s-pending2", "Type what the user wants", xid, "", "");
+    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_count (lines, "question"), 0);
+    board = afx_board ("s-pending2");
+    qs = ufo_value_map_get (board, "questions");
+    CHECK_INT (ufo_value_size (qs), 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (qs, 0), "answer", ""), "no answer available, proceed");
+    ufo_value_destroy (&board);
+    ufo_value_destroy (&lines);
+    afx_mousepad_kill (pid, xid);
+}
+
+UFO_TEST (test_max_steps)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("loop.json") == 0);
+    const char *config = afx_config ("");
+    const char *file = afx_subtask ("s-max", "Look forever", xid, "\"max_steps\": 3, \"step_base\": 4", "");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (config, file, &lines), 1);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FAIL");
+    CHECK_INT (ufo_value_map_int (result, "steps", -1), 3);
+    CHECK_CONTAINS (ufo_value_map_str (result, "comment", ""), "step limit");
+    CHECK_INT (afx_llm_requests (), 3);
+    ufo_value_t *resp = s_log ("s-max", "response.log");
+    CHECK_INT (ufo_value_size (resp), 3);
+    CHECK_INT (ufo_value_map_int (ufo_value_list_at (resp, 2), "Step", -1), 6);
+    CHECK_INT (ufo_value_map_int (ufo_value_list_at (resp, 2), "AgentStep", -1), 2);
+    ufo_value_destroy (&resp);
+    ufo_value_destroy (&lines);
+    afx_mousepad_kill (pid, xid);
+}
+
+UFO_TEST (test_window_closed)
+{
+    //  The action closes the application: the next step finds no window: FINISH.
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("closed.json") == 0);
+    const char *config = afx_config ("\"SLEEP_TIME\": 1.0");
+    const char *file = afx_subtask ("s-closed", "Quit Mousepad", xid, "", "");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (config, file, &lines), 0);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_CONTAINS (ufo_value_map_str (result, "comment", ""), "closed");
+    CHECK_INT (afx_llm_requests (), 1);
+    ufo_value_destroy (&lines);
+    afx_mousepad_kill (pid, xid);
+}
+
+UFO_TEST (test_resume)
+{
+    //  A second delivery (attempt 2) reads the steps already on the board for its Round and
+    //  SubtaskIndex, shows them to the model and numbers its steps after them.
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    ufo_value_t *items = ufo_json_parse_str (
+        "[{\"Step\": 5, \"Subtask\": \"Resume me\", \"Action\": {\"function\": \"summary\", \"args\": {\"text\": \"seeded-step-5\"}},"
+        "  \"UserConfirm\": \"\", \"Round\": 0, \"SubtaskIndex\": 0, \"Application\": \"mousepad\", \"Status\": \"CONTINUE\"},"
+        " {\"Step\": 6, \"Subtask\": \"Resume me\", \"Action\": {\"function\": \"summary\", \"args\": {\"text\": \"seeded-step-6\"}},"
+        "  \"UserConfirm\": \"\", \"Round\": 0, \"SubtaskIndex\": 0, \"Application\": \"mousepad\", \"Status\": \"CONTINUE\"},"
+        " {\"Step\": 9, \"Subtask\": \"Other\", \"Action\": {}, \"UserConfirm\": \"\", \"Round\": 0,"
+        "  \"SubtaskIndex\": 1, \"Application\": \"mousepad\", \"Status\": \"FINISH\"}]", NULL);
+    REQUIRE (items);
+    CHECK_INT (ufo_bb_client_add (afx_.bb, "s-resume", "trajectories", &items, NULL, NULL, NULL), 0);
+    REQUIRE (afx_llm_start ("resume.json") == 0);
+    const char *config = afx_config ("");
+    const char *file = afx_subtask ("s-resume", "Resume me", xid, "\"step_base\": 5, \"max_steps\": 4",
+                                    "\"attempt\": 2, \"task_id\": \"t-resume\"");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (config, file, &lines), 0);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (result, "steps", -1), 3);
+    CHECK_INT (ufo_value_map_int (result, "resumed_steps", -1), 2);
+    ufo_value_t *resp = s_log ("s-resume", "response.log");
+    const ufo_value_t *r = s_only_record (resp);
+    CHECK_INT (ufo_value_map_int (r, "Step", -1), 7);
+    CHECK_INT (ufo_value_map_int (r, "AgentStep", -1), 2);
+    ufo_value_destroy (&resp);
+    char path [600];
+    char *req = afx_read (afx_log_path ("s-resume", "request.log", path, sizeof path));
+    CHECK_CONTAINS (req, "seeded-step-5");
+    free (req);
+    ufo_value_destroy (&lines);
+    afx_mousepad_kill (pid, xid);
+}
+
+UFO_TEST (test_bad_input)
+{
+    //  Unusable subtask files end with a clear error, never a crash.
+    const char *config = afx_config ("");
+    char path [400];
+    snprintf (path, sizeof path, "%s/bad.json", afx_.broker.dir);
+    static const char *const bad [] = {
+        "not json", "[1, 2]", "{\"session\": 5}",
+        "{\"session\": \"s\", \"task\": \"../escape\", \"subtask\": \"x\"}",
+        "{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"x\", \"window\": {\"xid\": 12345}}",
+        "{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"x\", \"max_steps\": \"many\"}"
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (bad); i++) {
+        afx_write (path, bad [i]);
+        const char *args [] = { "--subtask", path, "--config", config, NULL };
+        int rc = afx_run_app (args, 60000, NULL);
+        if (rc != 2)
+            UFO_FAIL_ ("bad file %zu: exit %d, wanted 2", i, rc);
+    }
+}
+
 int
 main (void)
 {
@@ -136,7 +436,15 @@ main (void)
         afx_teardown ();
         return 1;
     }
-    UFO_RUN (test_type_text);
+    AFX_RUN (test_type_text);
+    AFX_RUN (test_confirm_refused);
+    AFX_RUN (test_confirm_policy);
+    AFX_RUN (test_garbage_error);
+    AFX_RUN (test_pending_answer);
+    AFX_RUN (test_max_steps);
+    AFX_RUN (test_window_closed);
+    AFX_RUN (test_resume);
+    AFX_RUN (test_bad_input);
     afx_teardown ();
     return UFO_TEST_END ();
 }
