@@ -13,6 +13,7 @@ struct _s_job_t {
     void *arg;
     ufo_value_t *result;            //  filled as the inputs are read
     ufo_tasklog_t *log;             //  NULL when the directory could not be opened
+    ufo_value_t *prompt;            //  the messages sent, image URLs replaced by file names
     s_job_t *next;
 };
 
@@ -68,6 +69,7 @@ s_job_free (s_job_t **job_p)
     if (!job)
         return;
     ufo_value_destroy (&job->result);
+    ufo_value_destroy (&job->prompt);
     ufo_tasklog_destroy (&job->log);
     free (job);
     *job_p = NULL;
@@ -218,6 +220,21 @@ s_on_reply (ufo_llm_response_t **response_p, void *arg)
     ufo_value_map_set_int (cost, "completion_tokens", r->completion_tokens);
     ufo_value_map_set (job->result, "cost", &cost);
     ufo_value_map_set_str (job->result, "engine", r->engine);
+    if (job->log && job->prompt) {
+        ufo_value_t *rec = ufo_value_new_map ();
+        ufo_value_map_set_int (rec, "Step", -1);
+        ufo_value_map_set_str (rec, "Agent", "EvaluationAgent");
+        ufo_value_map_set_str (rec, "AgentName", "EvaluationAgent");
+        ufo_value_map_set_int (rec, "Round", ufo_value_map_int (job->result, "round", -1));
+        ufo_value_map_set_str (rec, "level", ufo_value_map_str (job->result, "level", ""));
+        ufo_value_map_set (rec, "prompt", &job->prompt);
+        ufo_value_map_set_str (rec, "model", r->model);
+        ufo_value_map_set_int (rec, "asks", r->asks);
+        ufo_error_t err;
+        if (ufo_tasklog_append (job->log, "request.log", rec, &err) != 0)
+            ufo_warn ("evaluation: cannot write request.log: %s", err.message);
+        ufo_value_destroy (&rec);
+    }
     if (r->code == UFO_OK && ufo_value_type (r->decision) == UFO_TMAP) {
         //  The schema validated these: reason string, complete and each sub-score in
         //  yes / no / unsure (canonical case).
@@ -443,6 +460,7 @@ s_select_images (ufo_eval_t *self, s_job_t *job, const char *dir, const ufo_valu
         }
         ufo_value_t *img = ufo_value_new_map ();
         ufo_value_map_set_str (img, "label", ufo_value_map_str (shot, "label", ""));
+        ufo_value_map_set_str (img, "file", ufo_value_map_str (shot, "file", ""));
         ufo_value_map_set (img, "url", &(ufo_value_t *) { ufo_value_new_string (url) });
         free (url);
         ufo_value_list_push (images, &img);
@@ -451,6 +469,24 @@ s_select_images (ufo_eval_t *self, s_job_t *job, const char *dir, const ufo_valu
     if (ufo_value_size (images) == 0)
         ufo_value_map_set_str (job->result, "screenshots", "none");
     return images;
+}
+
+//  A copy of the messages for request.log: the n-th image URL becomes the n-th file name.
+static ufo_value_t *
+s_elide_images (const ufo_value_t *messages, const ufo_value_t *images)
+{
+    ufo_value_t *copy = ufo_value_dup (messages);
+    size_t n = 0;
+    for (size_t i = 0; i < ufo_value_size (copy); i++) {
+        ufo_value_t *content = ufo_value_map_get (ufo_value_list_at (copy, i), "content");
+        for (size_t k = 0; ufo_value_type (content) == UFO_TLIST && k < ufo_value_size (content); k++) {
+            ufo_value_t *image = ufo_value_map_get (ufo_value_list_at (content, k), "image_url");
+            if (ufo_value_type (image) == UFO_TMAP)
+                ufo_value_map_set_str (image, "url", ufo_value_map_str (ufo_value_list_at (images, n++),
+                                                                        "file", "(image)"));
+        }
+    }
+    return copy;
 }
 
 static bool
@@ -555,6 +591,8 @@ s_prepare (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
                                  .vars = vars, .images = images };
     ufo_value_t *messages = ufo_prompt_messages (self->prompts, &input, &err);
     ufo_value_destroy (&vars);
+    if (messages)
+        job->prompt = s_elide_images (messages, images);
     ufo_value_destroy (&images);
     if (!messages) {
         s_fail (job, "cannot build the prompt: %s", err.message);

@@ -281,6 +281,16 @@ UFO_TEST (test_complete_all_screenshots)
     CHECK (ufo_value_map_get (line, "Cost") != NULL);
     CHECK_INT (ufo_value_size (ufo_value_map_get (line, "sub_scores")), 2);
     ufo_value_destroy (&line);
+    //  request.log: the prompt as sent, image data replaced by the file names.
+    char path [PATH_MAX];
+    snprintf (path, sizeof path, "%s/complete/request.log", s_logs);
+    char *reqlog = s_read_file (path);
+    CHECK_CONTAINS (reqlog, "\"Agent\":\"EvaluationAgent\"");
+    CHECK_CONTAINS (reqlog, "\"url\":\"action_step1.png\"");
+    CHECK_CONTAINS (reqlog, "\"url\":\"action_round_0_final.png\"");
+    CHECK (!strstr (reqlog, "base64"));
+    CHECK (!strstr (reqlog, "sk-eval-SECRET"));
+    free (reqlog);
     //  The blackboard item.
     ufo_value_t *item = ufo_eval_board_item (r);
     const ufo_value_t *inner = ufo_value_map_get (item, "evaluation_session");
