@@ -39,6 +39,27 @@ s_x_error_handler (Display *dpy, XErrorEvent *ev)
     return 0;
 }
 
+//  Called by Xlib when the connection to the X server is lost. Returning (instead of the
+//  default exit) leaves the display unusable but the process alive; we stop using it.
+static void
+s_x_io_exit (Display *dpy, void *data)
+{
+    UFO_UNUSED (dpy);
+    ufo_desktop_t *desk = data;
+    if (!desk->x_dead)
+        ufo_error ("desktop: lost the connection to the X display");
+    desk->x_dead = true;
+}
+
+//  Xlib's default I/O error handler exits the process; this one returns, and the exit
+//  handler above marks the desktop so that nothing uses the display again.
+static int
+s_x_io_handler (Display *dpy)
+{
+    UFO_UNUSED (dpy);
+    return 0;
+}
+
 int
 ufo_desktop_x_trap_begin_ (ufo_desktop_t *desk)
 {
@@ -51,7 +72,7 @@ int
 ufo_desktop_x_trap_end_ (ufo_desktop_t *desk)
 {
     XSync (desk->dpy, False);
-    int code = s_x_error_code;
+    int code = desk->x_dead ? BadImplementation : s_x_error_code;
     s_x_error_code = 0;
     return code;
 }
@@ -95,7 +116,7 @@ bool
 ufo_desktop_x_window_info_ (ufo_desktop_t *desk, int64_t xid, int *x, int *y, int *w, int *h,
                             char **title, int *pid)
 {
-    if (xid <= 0 || xid > (int64_t) UINT32_MAX)
+    if (xid <= 0 || xid > (int64_t) UINT32_MAX || desk->x_dead)
         return false;
     Window win = (Window) xid;
     XWindowAttributes attr;
@@ -203,6 +224,7 @@ ufo_desktop_new (const ufo_value_t *options, ufo_error_t *err)
 {
     const char *display = ufo_value_map_str (options, "display", NULL);
     XSetErrorHandler (s_x_error_handler);
+    XSetIOErrorHandler (s_x_io_handler);
     Display *dpy = XOpenDisplay (display);
     if (!dpy) {
         ufo_error_set (err, UFO_E_UNAVAILABLE, "cannot open X display %s",
@@ -211,6 +233,7 @@ ufo_desktop_new (const ufo_value_t *options, ufo_error_t *err)
     }
     ufo_desktop_t *self = ufo_calloc (1, sizeof (*self));
     self->dpy = dpy;
+    XSetIOErrorExitHandler (dpy, s_x_io_exit, self);
     self->root_win = DefaultRootWindow (dpy);
     self->screen_w = DisplayWidth (dpy, DefaultScreen (dpy));
     self->screen_h = DisplayHeight (dpy, DefaultScreen (dpy));
@@ -357,7 +380,7 @@ ufo_desktop_destroy (ufo_desktop_t **self_p)
         g_ptr_array_unref (self->ops);
     ufo_value_destroy (&self->launchers);
     ufo_value_destroy (&self->control_list);
-    if (self->dpy)
+    if (self->dpy && !self->x_dead)
         XCloseDisplay (self->dpy);
     free (self);
     *self_p = NULL;

@@ -210,6 +210,10 @@ ufo_image_t *
 ufo_desktop_capture_screen (ufo_desktop_t *self, ufo_error_t *err)
 {
     assert (self);
+    if (self->x_dead) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "the X display is gone");
+        return NULL;
+    }
     return s_capture (self, self->root_win, self->screen_w, self->screen_h, 0, 0, err);
 }
 

@@ -58,6 +58,7 @@ struct _ufo_dwin_t {
 
 struct _ufo_desktop_t {
     Display *dpy;
+    bool x_dead;                //  the X connection was lost: every X call is skipped
     Window root_win;
     int screen_w, screen_h;
     bool composite;

@@ -43,6 +43,10 @@ ufo_value_t *
 ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
 {
     assert (self);
+    if (self->x_dead) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "the X display is gone");
+        return NULL;
+    }
     ufo_desktop_x_trap_begin_ (self);
     Window root, parent, *kids = NULL;
     unsigned int n = 0;

@@ -352,10 +352,29 @@ UFO_TEST (test_zenity_entry)
         fclose (f);
     }
     CHECK_STR (line, "Ada Lovelace\n");
+
+    //  the whole session goes away under the desktop: errors, no crash, no exit
+    dfx_session_stop ();
+    ufo_error_t err = { 0 };
+    int64_t end2 = dfx_now_ms () + WAIT_MS;
+    ufo_value_t *wins = NULL;
+    while (dfx_now_ms () < end2 && (wins = ufo_desktop_windows (desk, &err)) != NULL) {
+        ufo_value_destroy (&wins);
+        ufo_desktop_iterate (desk, 20);
+    }
+    CHECK (wins == NULL);
+    CHECK (ufo_desktop_capture_screen (desk, &err) == NULL);
+    CHECK (ufo_desktop_focus (desk, xid, &err) == -1);
+    ufo_desktop_op_t *op = ufo_desktop_controls_begin (desk, xid, NULL);
+    r = ufo_desktop_op_run (desk, &op);
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, ok_label, "click_input", NULL);
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    ufo_value_destroy (&r);
     free (ok_label);
     ufo_value_destroy (&snap);
     ufo_desktop_destroy (&desk);
-    dfx_session_stop ();
 }
 
 int
