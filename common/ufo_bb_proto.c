@@ -186,6 +186,10 @@ s_decode_items (ufo_value_t **body_p, ufo_bb_request_t *req, const ufo_bb_limits
         if (req->items_mp.len - before > limits->max_item_bytes)
             return ufo_error_set (err, UFO_E_TOO_LARGE, "item %zu is %zu bytes; max_item_bytes is %zu",
                                   i, req->items_mp.len - before, limits->max_item_bytes);
+        //  one add is one log record (ufo_wal.h): keep room for the event's other fields
+        if (req->items_mp.len > UFO_WAL_MAX_RECORD - 65536)
+            return ufo_error_set (err, UFO_E_TOO_LARGE, "items of one bb.add exceed %u bytes (one log record)",
+                                  (unsigned) (UFO_WAL_MAX_RECORD - 65536));
         const ufo_value_t *blob = ufo_value_map_get (item, "blob");
         if (blob && ufo_value_type (blob) != UFO_TNULL && !ufo_sha256_hex_valid (ufo_value_str (blob)))
             return ufo_error_set (err, UFO_E_INVALID,
