@@ -357,6 +357,7 @@ s_raw_rtt_p50 (size_t size)
     free (payload);
     zsock_destroy (&dealer);
     zsock_destroy (&router);
+    unlink (ep + strlen ("ipc://"));
     return s_p50 (v + 200, 1800);
 }
 
@@ -651,6 +652,7 @@ s_raw_fanout (int nsubs, long count)
     }
     ufo_buf_free (&buf);
     zsock_destroy (&pub);
+    unlink (ep + strlen ("ipc://"));
     if (getenv ("BB_BENCH_DEBUG"))
         for (int i = 0; i < nsubs; i++)
             fprintf (stderr, "  raw sub %d: %ld received, done after %.3f s\n", i, subs [i].received,
