@@ -31,6 +31,17 @@ s_on_signal (int sig)
     s_stop = 1;
 }
 
+void
+app_signals_install (void)
+{
+    struct sigaction sa = { 0 };
+    sa.sa_handler = s_on_signal;
+    sigemptyset (&sa.sa_mask);
+    sigaction (SIGTERM, &sa, NULL);
+    sigaction (SIGINT, &sa, NULL);
+    signal (SIGPIPE, SIG_IGN);
+}
+
 bool
 app_stopping (void)
 {
@@ -214,18 +225,14 @@ main (int argc, char **argv)
         return 2;
     }
     opts.local_board = subtask && !opts.broker;
-    struct sigaction sa = { 0 };
-    sa.sa_handler = s_on_signal;
-    sigaction (SIGTERM, &sa, NULL);
-    sigaction (SIGINT, &sa, NULL);
-    signal (SIGPIPE, SIG_IGN);
-
+    app_signals_install ();
     app_ctx_t ctx;
     ufo_error_t err;
     if (app_ctx_open (&ctx, &opts, &err) < 0) {
         ufo_error ("cannot start: %s", err.message);
         return 2;
     }
+    app_signals_install ();         //  again: czmq installs its own when it starts
     int rc;
     if (subtask)
         rc = s_run_file (&ctx, subtask, log_root);

@@ -5,6 +5,9 @@
 
 #include "app_ctx.h"
 
+//  Installs the SIGTERM / SIGINT handlers (again after czmq has installed its own).
+void app_signals_install (void);
+
 //  True once SIGTERM or SIGINT arrived.
 bool app_stopping (void);
 

@@ -141,10 +141,14 @@ static inline int
 afx_llm_start (const char *script)
 {
     afx_llm_stop ();
+    static int starts = 0;
+    starts++;
     char path [600], port_file [400];
     snprintf (path, sizeof path, "%s/data/app_agent/%s", getenv ("UFO_TEST_DATA"), script);
-    snprintf (port_file, sizeof port_file, "%s/llm-port-%d", afx_.broker.dir, afx_.runs);
-    snprintf (afx_.llm_log, sizeof afx_.llm_log, "%s/llm-%d.jsonl", afx_.broker.dir, afx_.runs);
+    snprintf (port_file, sizeof port_file, "%s/llm-port-%d", afx_.broker.dir, starts);
+    snprintf (afx_.llm_log, sizeof afx_.llm_log, "%s/llm-%d.jsonl", afx_.broker.dir, starts);
+    unlink (port_file);
+    unlink (afx_.llm_log);
     char server [600];
     snprintf (server, sizeof server, "%s/tests/ufo-llm-server", afx_build ());
     afx_.llm = fork ();

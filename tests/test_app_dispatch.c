@@ -1,0 +1,269 @@
+/*  test_app_dispatch.c - ufo-app as a dispatched worker of app:mousepad: subtasks submitted
+    through a real ufo-broker with common/ufo_tasks.h, progress and the result coming back,
+    a question answered through the submitter's input, and an AppAgent SIGKILLed mid-subtask:
+    the subtask is re-delivered to a second ufo-app, which resumes after the steps already
+    recorded on the blackboard instead of repeating them. */
+#include "app_fixture.h"
+
+#define RUN_MS 180000
+
+static pid_t s_apps [2];
+
+static pid_t
+s_start_app (const char *config, int k)
+{
+    char bin [600], log [400];
+    snprintf (bin, sizeof bin, "%s/app_agent/ufo-app", afx_build ());
+    static int starts = 0;
+    snprintf (log, sizeof log, "%s/worker-%d-%d.log", afx_.broker.dir, ++starts, k);
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2 (fd, STDOUT_FILENO);
+        dup2 (fd, STDERR_FILENO);
+        execl (bin, bin, "--app", "mousepad", "--device", "t0", "--config", config,
+               "--broker", afx_.broker.cmd, (char *) NULL);
+        _exit (127);
+    }
+    return pid;
+}
+
+static void
+s_stop_app (pid_t *pid)
+{
+    if (*pid <= 0)
+        return;
+    kill (*pid, SIGTERM);
+    int64_t end = dfx_now_ms () + 10000;
+    while (waitpid (*pid, NULL, WNOHANG) == 0 && dfx_now_ms () < end)
+        usleep (20000);
+    if (kill (*pid, 0) == 0) {
+        kill (*pid, SIGKILL);
+        waitpid (*pid, NULL, 0);
+    }
+    *pid = 0;
+}
+
+static const char *
+s_config (void)
+{
+    return afx_config ("\"dispatch\": {\"heartbeat_ivl_ms\": 200, \"heartbeat_liveness\": 5}");
+}
+
+//  The body of a subtask file written by afx_subtask (caller owns).
+static ufo_value_t *
+s_body (const char *file)
+{
+    ufo_value_t *f = ufo_json_parse_file (file, NULL, NULL);
+    ufo_value_t *b = ufo_value_dup (ufo_value_map_get (f, "body"));
+    ufo_value_destroy (&f);
+    return b;
+}
+
+static int
+s_submit (ufo_tasks_t *tasks, ufo_value_t **body_p, char id [33])
+{
+    ufo_value_t *spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", "app:mousepad");
+    ufo_value_map_set_str (spec, "device", "t0");
+    ufo_value_map_set_int (spec, "max_attempts", 3);
+    ufo_value_map_set (spec, "body", body_p);
+    ufo_error_t err;
+    int rc = ufo_tasks_submit (tasks, &spec, id, &err);
+    if (rc < 0)
+        fprintf (stderr, "submit: %s\n", err.message);
+    return rc;
+}
+
+//  Events of the task until its result (bounded). on_progress may send inputs.
+//  Returns the result event (caller owns) or NULL.
+static ufo_value_t *
+s_follow (ufo_tasks_t *tasks, const char *id, void (*on_progress) (ufo_tasks_t *, const char *,
+                                                                   const ufo_value_t *),
+          int *steps_p)
+{
+    int64_t end = dfx_now_ms () + RUN_MS;
+    while (dfx_now_ms () < end) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        if (!ev)
+            continue;
+        const char *kind = ufo_value_map_str (ev, "kind", "");
+        if (!strcmp (ufo_value_map_str (ev, "task", ""), id)) {
+            if (!strcmp (kind, "result"))
+                return ev;
+            if (!strcmp (kind, "progress")) {
+                const ufo_value_t *body = ufo_value_map_get (ev, "body");
+                if (steps_p && !strcmp (ufo_value_map_str (body, "kind", ""), "step"))
+                    (*steps_p)++;
+                if (on_progress)
+                    on_progress (tasks, id, body);
+            }
+        }
+        ufo_value_destroy (&ev);
+    }
+    return NULL;
+}
+
+UFO_TEST (test_dispatched_subtask)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("type_text.json") == 0);
+    const char *config = s_config ();
+    s_apps [0] = s_start_app (config, 0);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *body = s_body (afx_subtask ("d-type", "Type 'Hello from ufo-app'", xid, "", ""));
+    char id [33];
+    REQUIRE (s_submit (tasks, &body, id) == 0);
+    int steps = 0;
+    ufo_value_t *result = s_follow (tasks, id, NULL, &steps);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "done");
+    const ufo_value_t *rb = ufo_value_map_get (result, "body");
+    CHECK_STR (ufo_value_map_str (rb, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (rb, "steps", -1), 3);
+    CHECK_STR (ufo_value_str (ufo_value_list_at (ufo_value_map_get (rb, "results"), 0)),
+               "Hello from ufo-app");
+    CHECK_INT (steps, 3);
+    ufo_value_destroy (&result);
+    char *text = afx_text (xid);
+    CHECK_STR (text, "Hello from ufo-app");
+    free (text);
+    //  a body the agent cannot use fails the task with the reason; the worker goes on
+    ufo_value_t *bad = ufo_json_parse_str ("{\"session\": 7}", NULL);
+    REQUIRE (s_submit (tasks, &bad, id) == 0);
+    result = s_follow (tasks, id, NULL, NULL);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_map_get (result, "body"), "error", ""), "session");
+    ufo_value_destroy (&result);
+    ufo_tasks_destroy (&tasks);
+    s_stop_app (&s_apps [0]);
+    afx_mousepad_kill (pid, xid);
+}
+
+static void
+s_answer (ufo_tasks_t *tasks, const char *id, const ufo_value_t *progress)
+{
+    if (strcmp (ufo_value_map_str (progress, "kind", ""), "question"))
+        return;
+    ufo_value_t *input = ufo_value_new_map ();
+    ufo_value_map_set_str (input, "qid", ufo_value_map_str (progress, "qid", ""));
+    ufo_value_t *answers = ufo_value_new_list ();
+    ufo_value_list_push_str (answers, "words: over the bus");
+    ufo_value_map_set (input, "answers", &answers);
+    ufo_tasks_input (tasks, id, &input);
+}
+
+UFO_TEST (test_dispatched_question)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("pending.json") == 0);
+    const char *config = s_config ();
+    s_apps [0] = s_start_app (config, 0);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *body = s_body (afx_subtask ("d-question", "Type what the user wants", xid,
+                                             "\"interactive\": true", ""));
+    char id [33];
+    REQUIRE (s_submit (tasks, &body, id) == 0);
+    ufo_value_t *result = s_follow (tasks, id, s_answer, NULL);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (ufo_value_map_get (result, "body"), "status", ""), "FINISH");
+    ufo_value_destroy (&result);
+    char *text = afx_text (xid);
+    CHECK_STR (text, "over the bus");
+    free (text);
+    ufo_tasks_destroy (&tasks);
+    s_stop_app (&s_apps [0]);
+    afx_mousepad_kill (pid, xid);
+}
+
+//  Trajectories of a session on the board.
+static size_t
+s_trajectories (const char *session)
+{
+    ufo_value_t *board = afx_board (session);
+    size_t n = ufo_value_size (ufo_value_map_get (board, "trajectories"));
+    ufo_value_destroy (&board);
+    return n;
+}
+
+UFO_TEST (test_killed_worker_resumes)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("resume_kill.json") == 0);
+    const char *config = s_config ();
+    s_apps [0] = s_start_app (config, 0);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *body = s_body (afx_subtask ("d-kill", "Type 'Hello resume'", xid, "", ""));
+    char id [33];
+    REQUIRE (s_submit (tasks, &body, id) == 0);
+    //  the first step is recorded; the second is waiting for the (slow) model: kill it
+    int64_t end = dfx_now_ms () + RUN_MS;
+    while (s_trajectories ("d-kill") < 1 && dfx_now_ms () < end) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        ufo_value_destroy (&ev);
+    }
+    REQUIRE (s_trajectories ("d-kill") == 1);
+    kill (s_apps [0], SIGKILL);
+    waitpid (s_apps [0], NULL, 0);
+    s_apps [0] = 0;
+    s_apps [1] = s_start_app (config, 1);
+    ufo_value_t *result = s_follow (tasks, id, NULL, NULL);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "done");
+    CHECK (ufo_value_map_int (result, "attempts", 0) >= 2);
+    const ufo_value_t *rb = ufo_value_map_get (result, "body");
+    CHECK_STR (ufo_value_map_str (rb, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (rb, "resumed_steps", -1), 1);
+    CHECK_INT (ufo_value_map_int (rb, "steps", -1), 2);
+    ufo_value_destroy (&result);
+    //  step 0 was not repeated: one set_edit_text request, the second worker's step is Step 1
+    char path [600];
+    ufo_value_t *resp = afx_lines (afx_log_path ("d-kill", "response.log", path, sizeof path));
+    CHECK_INT (ufo_value_size (resp), 2);
+    CHECK_INT (ufo_value_map_int (ufo_value_list_at (resp, 1), "Step", -1), 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 1), "Status", ""), "FINISH");
+    ufo_value_destroy (&resp);
+    CHECK_INT (s_trajectories ("d-kill"), 2);
+    ufo_value_t *reqs = afx_lines (afx_.llm_log);
+    int typing = 0;
+    for (size_t i = 0; i < ufo_value_size (reqs); i++)
+        typing += ufo_value_map_int (ufo_value_list_at (reqs, i), "entry", -1) == 0;
+    CHECK_INT (typing, 1);
+    ufo_value_destroy (&reqs);
+    char *text = afx_text (xid);
+    CHECK_STR (text, "Hello resume");
+    free (text);
+    ufo_tasks_destroy (&tasks);
+    s_stop_app (&s_apps [1]);
+    afx_mousepad_kill (pid, xid);
+}
+
+int
+main (void)
+{
+    if (afx_setup ("appd") < 0) {
+        fprintf (stderr, "set-up failed\n");
+        afx_teardown ();
+        return 1;
+    }
+    AFX_RUN (test_dispatched_subtask);
+    AFX_RUN (test_dispatched_question);
+    AFX_RUN (test_killed_worker_resumes);
+    s_stop_app (&s_apps [0]);
+    s_stop_app (&s_apps [1]);
+    afx_teardown ();
+    return UFO_TEST_END ();
+}
