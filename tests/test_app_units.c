@@ -1,0 +1,126 @@
+/*  test_app_units.c - pieces of ufo-app that need no desktop: the confirmation policy,
+    data URLs, and the in-process blackboard (board items, screenshots, prompt parts).
+    The app_agent sources are compiled in, so this also runs in the sanitizer tree. */
+#include "ufo_prelude.h"
+#include "ufo_test.h"
+#include "app_ctx.h"
+
+UFO_TEST (test_policy)
+{
+    app_ctx_t ctx;
+    memset (&ctx, 0, sizeof ctx);
+    ctx.config = ufo_config_new ();
+    ufo_error_t err;
+    REQUIRE (ufo_config_load_text (ctx.config, "{}", 2, &err) == 0);
+    ctx.confirm_controls = ufo_config_get (ctx.config, "desktop.confirm_controls");
+    ctx.confirm_actions = ufo_config_get (ctx.config, "desktop.confirm_actions");
+    char why [256];
+    //  the defaults: Delete*, Send*, Remove* on any acting function, any case
+    CHECK (app_ctx_policy_requires (&ctx, "click_input", "Delete", why, sizeof why));
+    CHECK_CONTAINS (why, "Delete*");
+    CHECK (app_ctx_policy_requires (&ctx, "click_input", "delete all", why, sizeof why));
+    CHECK (app_ctx_policy_requires (&ctx, "keyboard_input", "Send now", why, sizeof why));
+    CHECK (app_ctx_policy_requires (&ctx, "click_input", "REMOVE", why, sizeof why));
+    CHECK (!app_ctx_policy_requires (&ctx, "click_input", "Save", why, sizeof why));
+    CHECK (!app_ctx_policy_requires (&ctx, "click_input", "Undelete", why, sizeof why));
+    CHECK (!app_ctx_policy_requires (&ctx, "click_input", "", why, sizeof why));
+    CHECK (!app_ctx_policy_requires (&ctx, "click_input", NULL, why, sizeof why));
+    //  reading never needs a confirmation; no action neither
+    CHECK (!app_ctx_policy_requires (&ctx, "texts", "Delete", why, sizeof why));
+    CHECK (!app_ctx_policy_requires (&ctx, "summary", "Send", why, sizeof why));
+    CHECK (!app_ctx_policy_requires (&ctx, "", "Delete", why, sizeof why));
+    //  configured lists
+    ufo_config_destroy (&ctx.config);
+    ctx.config = ufo_config_new ();
+    const char *text = "{\"desktop\": {\"confirm_actions\": [\"drag_*\"], \"confirm_controls\": [\"Format Disk\"]}}";
+    REQUIRE (ufo_config_load_text (ctx.config, text, strlen (text), &err) == 0);
+    ctx.confirm_controls = ufo_config_get (ctx.config, "desktop.confirm_controls");
+    ctx.confirm_actions = ufo_config_get (ctx.config, "desktop.confirm_actions");
+    CHECK (app_ctx_policy_requires (&ctx, "drag_on_coordinates", NULL, why, sizeof why));
+    CHECK_CONTAINS (why, "drag_on_coordinates");
+    CHECK (app_ctx_policy_requires (&ctx, "click_input", "format disk", why, sizeof why));
+    CHECK (!app_ctx_policy_requires (&ctx, "click_input", "Delete", why, sizeof why));
+    //  a wrongly typed list is refused by the configuration, not by the policy
+    text = "{\"desktop\": {\"confirm_actions\": \"drag\"}}";
+    CHECK (ufo_config_load_text (ctx.config, text, strlen (text), &err) < 0);
+    ufo_config_destroy (&ctx.config);
+}
+
+UFO_TEST (test_data_url)
+{
+    static const char *const vectors [][2] = {
+        { "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" }, { "foob", "Zm9vYg==" },
+        { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" }
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (vectors); i++) {
+        char *url = app_data_url ("image/png", vectors [i][0], strlen (vectors [i][0]));
+        char want [64];
+        snprintf (want, sizeof want, "data:image/png;base64,%s", vectors [i][1]);
+        CHECK_STR (url, want);
+        free (url);
+    }
+    unsigned char bytes [256];
+    for (int i = 0; i < 256; i++)
+        bytes [i] = (unsigned char) i;
+    char *url = app_data_url ("image/png", bytes, sizeof bytes);
+    CHECK_INT (strlen (url), strlen ("data:image/png;base64,") + 344);
+    CHECK_CONTAINS (url, "AAECAwQFBgc");
+    CHECK_CONTAINS (url, "+/w==");
+    free (url);
+}
+
+UFO_TEST (test_local_board)
+{
+    ufo_error_t err;
+    app_board_t *board = app_board_new (NULL, &err);
+    REQUIRE (board);
+    CHECK (!app_board_remote (board));
+    ufo_value_t *item = ufo_json_parse_str ("{\"Step\": 3, \"Round\": 0, \"SubtaskIndex\": 1,"
+                                            " \"Action\": {\"function\": \"texts\"}}", NULL);
+    CHECK_INT (app_board_add (board, "s1", "trajectories", &item, &err), 0);
+    CHECK (item == NULL);
+    item = ufo_json_parse_str ("{\"x\": 1}", NULL);
+    CHECK_INT (app_board_add (board, "s1", "nonsense", &item, &err), -1);
+    CHECK (item == NULL);
+    ufo_value_t *meta = ufo_json_parse_str ("{\"step\": 3}", NULL);
+    CHECK_INT (app_board_add_screenshot (board, "s1", "action_step3.png", "PNG", 3, meta, &err), 0);
+    ufo_value_destroy (&meta);
+    ufo_value_t *snap = app_board_snapshot (board, "s1", &err);
+    REQUIRE (snap);
+    CHECK_INT (ufo_value_size (ufo_value_map_get (snap, "trajectories")), 1);
+    const ufo_value_t *shot = ufo_value_list_at (ufo_value_map_get (snap, "screenshots"), 0);
+    CHECK_STR (ufo_value_map_str (shot, "image_str", ""), "data:image/png;base64,UE5H");
+    CHECK_STR (ufo_value_map_str (shot, "image_path", ""), "action_step3.png");
+    ufo_value_destroy (&snap);
+    //  another session's board is separate
+    snap = app_board_snapshot (board, "s2", &err);
+    CHECK_INT (ufo_value_size (ufo_value_map_get (snap, "trajectories")), 0);
+    ufo_value_destroy (&snap);
+    //  the prompt parts: blackboard header, memories, the screenshot's metadata and image
+    ufo_value_t *parts = app_board_prompt (board, "s1", &err);
+    REQUIRE (parts);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (parts, 0), "text", ""), "[Blackboard:]");
+    char *json = ufo_json_dump (parts, UFO_JSON_COMPACT, NULL);
+    CHECK_CONTAINS (json, "[Step Trajectories Completed Previously:]");
+    CHECK_CONTAINS (json, "\"url\":\"data:image/png;base64,UE5H\"");
+    free (json);
+    ufo_value_destroy (&parts);
+    //  many sessions: the oldest boards are recycled, never a crash
+    for (int i = 0; i < 200; i++) {
+        char name [32];
+        snprintf (name, sizeof name, "many-%d", i);
+        item = ufo_json_parse_str ("{\"Step\": 0}", NULL);
+        CHECK_INT (app_board_add (board, name, "questions", &item, &err), 0);
+    }
+    app_board_destroy (&board);
+    app_board_destroy (&board);
+}
+
+int
+main (void)
+{
+    UFO_RUN (test_policy);
+    UFO_RUN (test_data_url);
+    UFO_RUN (test_local_board);
+    return UFO_TEST_END ();
+}
