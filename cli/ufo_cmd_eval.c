@@ -1,5 +1,5 @@
 /*  ufo_cmd_eval.c - `ufo eval LOGDIR [--level session|round] [--round R] [--config F]
-    [--llm-mode M] [--llm-cassette F] [--all-screenshots | --first-last] [--json]`:
+    [--llm-mode M] [--llm-cassette F] [--all-screenshots | --first-last] [--json] [--dry-run]`:
     re-evaluates a finished session from its log directory, offline from the bus (no broker
     needed): the EvaluationAgent's prompt is built from the logs, the EVALUATION_AGENT model
     judges, the result is appended to LOGDIR/evaluation.log and printed with ✅ / ❌ / ❓ per
@@ -20,7 +20,33 @@ s_help (void)
             "  --all-screenshots   send every screenshot (within eval.max_image_bytes)\n"
             "  --first-last        send the first and the last screenshot only\n"
             "  --json              print the result as JSON instead of text\n"
+            "  --dry-run           print the prompt that would be sent, without asking the model\n"
             "Exit status: 0 judged (whatever the verdict), 1 the evaluation failed, 2 bad usage.\n");
+}
+
+//  The prompt as text: each message under its role, images as a placeholder with their size.
+static void
+s_print_prompt (const ufo_value_t *messages)
+{
+    for (size_t i = 0; i < ufo_value_size (messages); i++) {
+        const ufo_value_t *m = ufo_value_list_at (messages, i);
+        printf ("===== %s =====\n", ufo_value_map_str (m, "role", "?"));
+        const ufo_value_t *content = ufo_value_map_get (m, "content");
+        if (ufo_value_type (content) == UFO_TSTRING) {
+            printf ("%s\n", ufo_value_str (content));
+            continue;
+        }
+        for (size_t k = 0; k < ufo_value_size (content); k++) {
+            const ufo_value_t *part = ufo_value_list_at (content, k);
+            const char *text = ufo_value_map_str (part, "text", NULL);
+            const char *url = ufo_value_map_str (ufo_value_map_get (part, "image_url"), "url", NULL);
+            if (text)
+                printf ("%s\n", text);
+            else
+            if (url)
+                printf ("[image: %zu bytes of data URL]\n", strlen (url));
+        }
+    }
 }
 
 int
@@ -29,7 +55,7 @@ ufo_cmd_eval (int argc, char **argv)
     const char *logdir = NULL, *level = "session", *config_path = NULL, *mode = NULL, *cassette = NULL;
     int64_t round = 0;
     int all = -1;
-    bool json = false;
+    bool json = false, dry_run = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv [i];
         if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
@@ -44,6 +70,9 @@ ufo_cmd_eval (int argc, char **argv)
         else
         if (strcmp (arg, "--json") == 0)
             json = true;
+        else
+        if (strcmp (arg, "--dry-run") == 0)
+            dry_run = true;
         else
         if (strcmp (arg, "--level") == 0 || strcmp (arg, "--round") == 0
         ||  strcmp (arg, "--config") == 0 || strcmp (arg, "--llm-mode") == 0
@@ -136,6 +165,19 @@ ufo_cmd_eval (int argc, char **argv)
     int rc = UFO_CLI_FAIL;
     if (!eval)
         fprintf (stderr, "ufo eval: %s\n", err.message);
+    else
+    if (dry_run) {
+        ufo_eval_request_t req = { .log_root = root, .task = task, .level = level, .round = round,
+                                   .all_screenshots = all };
+        ufo_value_t *messages = ufo_eval_prompt (eval, &req, NULL, &err);
+        if (messages) {
+            s_print_prompt (messages);
+            rc = UFO_CLI_OK;
+        }
+        else
+            fprintf (stderr, "ufo eval: %s\n", err.message);
+        ufo_value_destroy (&messages);
+    }
     else {
         ufo_eval_request_t req = { .log_root = root, .task = task, .level = level, .round = round,
                                    .all_screenshots = all };

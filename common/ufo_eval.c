@@ -495,27 +495,36 @@ s_safe_task (const char *task)
     return task && *task && !strchr (task, '/') && strcmp (task, ".") && strcmp (task, "..");
 }
 
-//  Reads the inputs and submits the prompt. Returns 0, or -1 after s_fail.
-static int
-s_prepare (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
+//  Reads the inputs and builds the prompt. Returns the messages, or NULL after s_fail.
+static ufo_value_t *
+s_build (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
 {
-    bool round_level = strcmp (req->level, "round") == 0;
+    const char *level = req->level ? req->level : "session";
+    if (strcmp (level, "session") != 0 && strcmp (level, "round") != 0) {
+        s_fail (job, "level must be \"session\" or \"round\" (got \"%s\")", level);
+        return NULL;
+    }
+    bool round_level = strcmp (level, "round") == 0;
+    if (round_level && (req->round < 0 || req->round > 100000)) {
+        s_fail (job, "round %" PRId64 " is out of range", req->round);
+        return NULL;
+    }
     if (!s_safe_task (req->task) || !req->log_root) {
         s_fail (job, "the task name must be one path component, and a log root is required");
-        return -1;
+        return NULL;
     }
     char dir [PATH_MAX];
     snprintf (dir, sizeof dir, "%s/%s", req->log_root, req->task);
     struct stat st;
     if (stat (dir, &st) != 0 || !S_ISDIR (st.st_mode)) {
         s_fail (job, "log directory %s does not exist", dir);
-        return -1;
+        return NULL;
     }
     ufo_error_t err;
     job->log = ufo_tasklog_open (req->log_root, req->task, &err);
     if (!job->log) {
         s_fail (job, "cannot open log directory %s: %s", dir, err.message);
-        return -1;
+        return NULL;
     }
     for (int i = 0; i < 2; i++)
         ufo_tasklog_add_secret (job->log, self->secrets [i]);
@@ -555,7 +564,7 @@ s_prepare (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
             s_fail (job, "no request is recorded for round %" PRId64 " in %s", req->round, dir);
         else
             s_fail (job, "no request is recorded in %s", dir);
-        return -1;
+        return NULL;
     }
     ufo_value_map_set_str (job->result, "request", request);
     //  The records judged.
@@ -594,53 +603,66 @@ s_prepare (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
     if (messages)
         job->prompt = s_elide_images (messages, images);
     ufo_value_destroy (&images);
-    if (!messages) {
+    if (!messages)
         s_fail (job, "cannot build the prompt: %s", err.message);
-        return -1;
-    }
-    ufo_llm_opts_t opts = { .agent = "EvaluationAgent", .step = round_level ? req->round : 0,
-                            .schema = UFO_SCHEMA_EVAL, .json_retry = self->json_retry };
-    int64_t id = ufo_llm_submit (self->llm, messages, &opts, s_on_reply, job, &err);
-    ufo_value_destroy (&messages);
-    if (id < 0) {
-        s_fail (job, "cannot ask the model: %s", err.message);
-        return -1;
-    }
-    job->llm_id = id;
-    return 0;
+    return messages;
+}
+
+static s_job_t *
+s_job_new (ufo_eval_t *self, const ufo_eval_request_t *req)
+{
+    const char *level = req->level ? req->level : "session";
+    s_job_t *job = ufo_calloc (1, sizeof *job);
+    job->id = self->next_id++;
+    job->owner = self;
+    job->result = s_result_new (strcmp (level, "round") == 0 ? "round" : "session", req->round);
+    return job;
 }
 
 int64_t
 ufo_eval_start (ufo_eval_t *self, const ufo_eval_request_t *req, ufo_eval_done_fn *done, void *arg)
 {
     assert (self && req);
-    const char *level = req->level ? req->level : "session";
-    bool valid_level = strcmp (level, "session") == 0 || strcmp (level, "round") == 0;
-    s_job_t *job = ufo_calloc (1, sizeof *job);
-    job->id = self->next_id++;
-    job->owner = self;
+    s_job_t *job = s_job_new (self, req);
     job->done = done;
     job->arg = arg;
-    job->result = s_result_new (valid_level ? level : "session", req->round);
     //  Linked before submitting: the reply callback never runs inside ufo_llm_submit.
     job->next = self->jobs;
     self->jobs = job;
-    int rc;
-    if (!valid_level)
-        rc = -1, s_fail (job, "level must be \"session\" or \"round\" (got \"%s\")", level);
-    else
-    if (strcmp (level, "round") == 0 && (req->round < 0 || req->round > 100000))
-        rc = -1, s_fail (job, "round %" PRId64 " is out of range", req->round);
-    else {
-        ufo_eval_request_t copy = *req;
-        copy.level = level;
-        rc = s_prepare (self, job, &copy);
+    ufo_value_t *messages = s_build (self, job, req);
+    if (messages) {
+        bool round_level = strcmp (ufo_value_map_str (job->result, "level", ""), "round") == 0;
+        ufo_llm_opts_t opts = { .agent = "EvaluationAgent", .step = round_level ? req->round : 0,
+                                .schema = UFO_SCHEMA_EVAL, .json_retry = self->json_retry };
+        ufo_error_t err;
+        int64_t id = ufo_llm_submit (self->llm, messages, &opts, s_on_reply, job, &err);
+        ufo_value_destroy (&messages);
+        if (id > 0) {
+            job->llm_id = id;
+            return job->id;
+        }
+        s_fail (job, "cannot ask the model: %s", err.message);
     }
-    if (rc == 0)
-        return job->id;
     s_unlink (self, job);
     s_deliver (job);
     return 0;
+}
+
+ufo_value_t *
+ufo_eval_prompt (ufo_eval_t *self, const ufo_eval_request_t *req, ufo_value_t **result_p,
+                 ufo_error_t *err)
+{
+    assert (self && req);
+    s_job_t *job = s_job_new (self, req);
+    ufo_value_t *messages = s_build (self, job, req);
+    if (!messages)
+        ufo_error_set (err, UFO_E_INVALID, "%s", ufo_value_map_str (job->result, "error", "?"));
+    if (result_p) {
+        *result_p = job->result;
+        job->result = NULL;
+    }
+    s_job_free (&job);
+    return messages;
 }
 
 int
@@ -679,77 +701,11 @@ ufo_eval_run (ufo_eval_t *self, const ufo_eval_request_t *req)
     }
     if (!result) {
         ufo_eval_cancel (self, id);
-        result = s_result_new (req->level ? req->level : "session", req->round);
+        result = s_result_new (req->level && strcmp (req->level, "round") == 0 ? "round" : "session",
+                               req->round);
         ufo_value_map_set_str (result, "error", "the LLM client ended without an answer");
         ufo_value_map_set_str (result, "reason", "The evaluation could not be made: the LLM "
                                "client ended without an answer");
     }
     return result;
-}
-
-ufo_value_t *
-ufo_eval_board_item (const ufo_value_t *result)
-{
-    ufo_value_t *inner = ufo_value_new_map ();
-    const char *level = ufo_value_map_str (result, "level", "session");
-    int64_t round = ufo_value_map_int (result, "round", -1);
-    ufo_value_map_set_str (inner, "level", level);
-    if (strcmp (level, "round") == 0)
-        ufo_value_map_set_int (inner, "round", round);
-    const char *keys [] = { "complete", "sub_scores", "reason", "screenshots", "error" };
-    for (size_t i = 0; i < UFO_ARRAY_SIZE (keys); i++) {
-        const ufo_value_t *v = ufo_value_map_get (result, keys [i]);
-        if (v)
-            ufo_value_map_set_copy (inner, keys [i], v);
-    }
-    char key [64];
-    if (strcmp (level, "round") == 0)
-        snprintf (key, sizeof key, "evaluation_round_%" PRId64, round);
-    else
-        snprintf (key, sizeof key, "evaluation_session");
-    ufo_value_t *item = ufo_value_new_map ();
-    ufo_value_map_set (item, key, &inner);
-    return item;
-}
-
-const char *
-ufo_eval_icon (const char *judgement)
-{
-    if (judgement && strcmp (judgement, "yes") == 0)
-        return "\xE2\x9C\x85";
-    if (judgement && strcmp (judgement, "no") == 0)
-        return "\xE2\x9D\x8C";
-    return "\xE2\x9D\x93";
-}
-
-void
-ufo_eval_print (FILE *stream, const ufo_value_t *result)
-{
-    const char *level = ufo_value_map_str (result, "level", "session");
-    const char *complete = ufo_value_map_str (result, "complete", "unsure");
-    if (strcmp (level, "round") == 0)
-        fprintf (stream, "Evaluation of round %" PRId64, ufo_value_map_int (result, "round", 0));
-    else
-        fprintf (stream, "Evaluation of the session");
-    fprintf (stream, ": %s complete: %s\n", ufo_eval_icon (complete), complete);
-    const ufo_value_t *scores = ufo_value_map_get (result, "sub_scores");
-    for (size_t i = 0; i < ufo_value_size (scores); i++) {
-        const char *score = ufo_value_str (ufo_value_map_value_at (scores, i));
-        fprintf (stream, "  %s %s: %s\n", ufo_eval_icon (score), ufo_value_map_key_at (scores, i),
-                 score ? score : "unsure");
-    }
-    const char *reason = ufo_value_map_str (result, "reason", "");
-    if (*reason)
-        fprintf (stream, "Reason: %s\n", reason);
-    const char *note = ufo_value_map_str (result, "screenshot_note", "");
-    fprintf (stream, "Screenshots: %s (%" PRId64 " sent)%s%s\n",
-             ufo_value_map_str (result, "screenshots", "none"),
-             ufo_value_map_int (result, "images", 0), *note ? "; " : "", note);
-    const ufo_value_t *cost = ufo_value_map_get (result, "cost");
-    fprintf (stream, "Cost: $%.4f (%" PRId64 " prompt + %" PRId64 " completion tokens)\n",
-             ufo_value_map_float (cost, "total", 0), ufo_value_map_int (cost, "prompt_tokens", 0),
-             ufo_value_map_int (cost, "completion_tokens", 0));
-    const char *error = ufo_value_map_str (result, "error", "");
-    if (*error)
-        fprintf (stream, "Error: %s\n", error);
 }

@@ -82,6 +82,14 @@ size_t ufo_eval_pending (const ufo_eval_t *self);
 //  result is in. Returns the result map (caller owns), never NULL.
 ufo_value_t *ufo_eval_run (ufo_eval_t *self, const ufo_eval_request_t *request);
 
+//  Builds the evaluation prompt without asking the model (`ufo eval --dry-run`, tests,
+//  fuzzing): reads the logs and returns the chat messages (caller owns), or NULL with err
+//  when the inputs are unusable. *result_p (optional) receives the result as far as it is
+//  known without the model (level, request, screenshots, images, screenshot_note, steps,
+//  or error); caller owns. Nothing is logged.
+ufo_value_t *ufo_eval_prompt (ufo_eval_t *self, const ufo_eval_request_t *request,
+                              ufo_value_t **result_p, ufo_error_t *err);
+
 //  The blackboard item that records a result in the session board's `requests` memory,
 //  next to the request it judges: {"evaluation_session": {...}} or
 //  {"evaluation_round_<r>": {...}}, the inner map holding level, round, complete,

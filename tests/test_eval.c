@@ -649,6 +649,19 @@ UFO_TEST (test_cli)
     CHECK_INT (WEXITSTATUS (rc), 0);
     CHECK_CONTAINS (output, "Evaluation of round 0: \xE2\x9D\x93 complete: unsure");
     free (output);
+    //  --dry-run prints the prompt and asks nothing.
+    int before = s_log_lines ();
+    snprintf (cmd, sizeof cmd, "UFO_PROMPTS_DIR=%s/prompts %s/cli/ufo eval %s/complete --dry-run --all-screenshots "
+              "--config %s > %s 2>&1", getenv ("UFO_SOURCE_DIR"), build, s_logs, cfg, out);
+    rc = system (cmd);
+    output = s_read_file (out);
+    CHECK_INT (WEXITSTATUS (rc), 0);
+    CHECK_CONTAINS (output, "===== system =====");
+    CHECK_CONTAINS (output, "You are the EvaluationAgent");
+    CHECK_CONTAINS (output, "[Actions Used:]");
+    CHECK_CONTAINS (output, "Final screenshot of round 0:\n[image: ");
+    CHECK_INT (s_log_lines (), before);
+    free (output);
     //  A failed evaluation exits 1 and says why; bad usage exits 2.
     snprintf (cmd, sizeof cmd, "%s/cli/ufo eval %s/garbage --config %s > %s 2>&1", build, s_logs, cfg, out);
     rc = system (cmd);
