@@ -155,17 +155,18 @@ s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
-    if (!reply) {
+    gboolean ok = reply != NULL;
+    if (reply && g_variant_is_of_type (reply, G_VARIANT_TYPE ("(b)")))
+        g_variant_get (reply, "(b)", &ok);
+    if (!ok && st->keys)            //  the control would not take the focus: the window has
+        ufo_debug ("desktop: %s failed; typing into the focused window", what);   //  it
+    else if (!reply) {
         ufo_desktop_op_finish_ (op, false, NULL, "%s failed: %s", what, error);
         return;
     }
-    if (g_variant_is_of_type (reply, G_VARIANT_TYPE ("(b)"))) {
-        gboolean ok = FALSE;
-        g_variant_get (reply, "(b)", &ok);
-        if (!ok) {
-            ufo_desktop_op_finish_ (op, false, NULL, "%s was refused by the application", what);
-            return;
-        }
+    else if (!ok) {
+        ufo_desktop_op_finish_ (op, false, NULL, "%s was refused by the application", what);
+        return;
     }
     if (st->keys) {                 //  focus granted: now type
         ufo_error_t err = { 0 };
@@ -267,6 +268,29 @@ s_fraction (ufo_desktop_op_t *op, const ufo_value_t *args, const char *key, doub
         return false;
     }
     return true;
+}
+
+//  Key events that type `text` literally (the syntax characters escaped), after Ctrl+A and
+//  Delete when `clear`. NULL with err if the text is not valid UTF-8 or too long.
+static ufo_value_t *
+s_literal_keys (const char *text, bool clear, ufo_error_t *err)
+{
+    ufo_buf_t buf = { 0 };
+    if (clear)
+        ufo_buf_puts (&buf, "^a{DELETE}");
+    for (const char *p = text; *p; p++) {
+        if (strchr ("+^%~(){}#", *p)) {
+            ufo_buf_putc (&buf, '{');
+            ufo_buf_putc (&buf, *p);
+            ufo_buf_putc (&buf, '}');
+        }
+        else
+            ufo_buf_putc (&buf, *p);
+    }
+    char *keys = ufo_buf_detach (&buf, NULL);
+    ufo_value_t *events = ufo_desktop_keys_parse (keys, err);
+    free (keys);
+    return events;
 }
 
 static const char *s_click_actions [] = { "click", "press", "activate", "jump", "toggle", "select",
@@ -434,12 +458,21 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
             ufo_desktop_op_finish_ (op, false, NULL, "set_edit_text needs a string 'text'");
             return op;
         }
+        st->expect = ufo_strdup (ufo_value_str (text_v));
         if (!(node->ifaces & S_IF_EDITABLE)) {
-            ufo_desktop_op_finish_ (op, false, NULL, "control '%s' is not an editable text",
-                                    label);
+            //  no EditableText: type the text (literally) into the focused control
+            ufo_error_t err = { 0 };
+            bool clear = ufo_value_map_bool (args, "clear_current_text", false);
+            st->keys = s_literal_keys (st->expect, clear, &err);
+            if (!st->keys || ufo_desktop_focus (self, xid, &err) != 0) {
+                ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+                return op;
+            }
+            st->wait = (node->ifaces & S_IF_TEXT) ? A_TEXT_CONTAINS : A_EFFECT;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
+                               NULL, "(b)", s_on_done_call, "focusing the control");
             return op;
         }
-        st->expect = ufo_strdup (ufo_value_str (text_v));
         if (ufo_value_map_bool (args, "clear_current_text", false)) {
             st->wait = A_TEXT_EQUALS;
             ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.EditableText",
