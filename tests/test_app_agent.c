@@ -45,7 +45,12 @@ UFO_TEST (test_type_text)
     int64_t xid = afx_mousepad (&pid, &label);
     REQUIRE (xid);
     REQUIRE (afx_llm_start ("type_text.json") == 0);
-    const char *config = afx_config ("\"CONCAT_SCREENSHOT\": true, \"SAVE_UI_TREE\": true");
+    char prices [600], extra [900];
+    snprintf (prices, sizeof prices, "%s/prices.json", afx_.broker.dir);
+    afx_write (prices, "{\"openai_compatible/scripted\": {\"input\": 0.01, \"output\": 0.03}}");
+    snprintf (extra, sizeof extra, "\"CONCAT_SCREENSHOT\": true, \"SAVE_UI_TREE\": true,"
+              " \"llm\": {\"prices_file\": \"%s\"}", prices);
+    const char *config = afx_config (extra);
     const char *file = afx_subtask ("s-type", "Type 'Hello from ufo-app' into the document", xid, "", "");
     ufo_value_t *lines = NULL;
     int rc = s_run (config, file, &lines);
@@ -58,6 +63,8 @@ UFO_TEST (test_type_text)
                "Hello from ufo-app");
     CHECK_STR (ufo_value_map_str (result, "comment", ""), "The note is written.");
     CHECK_INT (ufo_value_map_int (ufo_value_map_get (result, "cost"), "prompt_tokens", 0), 3300);
+    //  cost: (3300 * 0.01 + 240 * 0.03) / 1000
+    CHECK (fabs (ufo_value_map_float (ufo_value_map_get (result, "cost"), "total", 0) - 0.0402) < 1e-9);
     CHECK_STR (ufo_value_map_str (result, "final_screenshot", ""),
                "action_round_0_sub_round_0_final.png");
     CHECK_INT (afx_count (lines, "step"), 3);
@@ -86,7 +93,7 @@ UFO_TEST (test_type_text)
     CHECK (ufo_value_map_bool (ufo_value_list_at (ufo_value_map_get (r0, "ActionSuccess"), 0),
                                "success", false));
     CHECK_STR (ufo_value_map_str (r0, "ScreenshotPath", ""), "action_step0.png");
-    CHECK (ufo_value_map_float (r0, "Cost", -1) >= 0);
+    CHECK (fabs (ufo_value_map_float (r0, "Cost", -1) - 0.013) < 1e-9);
     CHECK (ufo_value_map_has (ufo_value_map_get (r0, "time_cost"), "llm"));
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 1), "Results", ""), "Hello from ufo-app");
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 2), "Status", ""), "FINISH");
@@ -407,6 +414,43 @@ UFO_TEST (test_resume)
     afx_mousepad_kill (pid, xid);
 }
 
+UFO_TEST (test_screenshot_annotation)
+{
+    //  SCREENSHOT with the annotation action: the next step is taken with only the named
+    //  controls annotated, then the subtask goes on.
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("annotation.json") == 0);
+    const char *config = afx_config ("");
+    const char *file = afx_subtask ("s-annot", "Look closely", xid, "", "");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (config, file, &lines), 0);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (result, "steps", -1), 2);
+    ufo_value_t *resp = s_log ("s-annot", "response.log");
+    const ufo_value_t *r0 = ufo_value_list_at (resp, 0);
+    CHECK_STR (ufo_value_map_str (r0, "Status", ""), "SCREENSHOT");
+    CHECK_STR (ufo_value_map_str (r0, "FunctionCall", ""), "annotation");
+    CHECK (ufo_value_map_bool (ufo_value_list_at (ufo_value_map_get (r0, "ActionSuccess"), 0),
+                               "success", false));
+    ufo_value_destroy (&resp);
+    //  fewer boxes: the re-annotated screenshot differs from the fully annotated one
+    char a [600], b [600];
+    char *full = afx_read (afx_log_path ("s-annot", "action_step0_annotated.png", a, sizeof a));
+    char *some = afx_read (afx_log_path ("s-annot", "action_step1_annotated.png", b, sizeof b));
+    CHECK (full && some);
+    struct stat sa, sb;
+    CHECK (stat (a, &sa) == 0 && stat (b, &sb) == 0 && sa.st_size != sb.st_size);
+    free (full);
+    free (some);
+    ufo_value_destroy (&lines);
+    afx_mousepad_kill (pid, xid);
+}
+
 UFO_TEST (test_bad_input)
 {
     //  Unusable subtask files end with a clear error, never a crash.
@@ -444,6 +488,7 @@ main (void)
     AFX_RUN (test_max_steps);
     AFX_RUN (test_window_closed);
     AFX_RUN (test_resume);
+    AFX_RUN (test_screenshot_annotation);
     AFX_RUN (test_bad_input);
     afx_teardown ();
     return UFO_TEST_END ();
