@@ -42,6 +42,13 @@ s_zsys_init (void)
 ufo_bb_client_t *
 ufo_bb_client_new (const char *cmd_endpoint, const char *bus_endpoint, ufo_error_t *err)
 {
+    return ufo_bb_client_new_curve (cmd_endpoint, bus_endpoint, NULL, NULL, err);
+}
+
+ufo_bb_client_t *
+ufo_bb_client_new_curve (const char *cmd_endpoint, const char *bus_endpoint, const char *server_key,
+                         const char *cert_path, ufo_error_t *err)
+{
     pthread_once (&s_zsys_once, s_zsys_init);
     ufo_bb_client_t *self = ufo_calloc (1, sizeof *self);
     self->timeout_ms = 10000;
@@ -60,6 +67,10 @@ ufo_bb_client_new (const char *cmd_endpoint, const char *bus_endpoint, ufo_error
     if (bus_endpoint)
         bus_endpoint = bus;
     self->dealer = zsock_new (ZMQ_DEALER);
+    if (self->dealer && ufo_security_apply_client (self->dealer, server_key, cert_path, err) != 0) {
+        ufo_bb_client_destroy (&self);
+        return NULL;
+    }
     if (!self->dealer || zsock_connect (self->dealer, "%s", cmd_endpoint) != 0) {
         ufo_error_set (err, UFO_E_INVALID, "cannot connect to command endpoint '%s'", cmd_endpoint);
         ufo_bb_client_destroy (&self);
@@ -70,7 +81,12 @@ ufo_bb_client_new (const char *cmd_endpoint, const char *bus_endpoint, ufo_error
     zsock_set_rcvhwm (self->dealer, 100000);
     if (bus_endpoint) {
         self->sub = zsock_new (ZMQ_SUB);
-        zsock_set_rcvhwm (self->sub, 100000);
+        if (self->sub && ufo_security_apply_client (self->sub, server_key, cert_path, err) != 0) {
+            ufo_bb_client_destroy (&self);
+            return NULL;
+        }
+        if (self->sub)
+            zsock_set_rcvhwm (self->sub, 100000);
         if (!self->sub || zsock_connect (self->sub, "%s", bus_endpoint) != 0) {
             ufo_error_set (err, UFO_E_INVALID, "cannot connect to bus endpoint '%s'", bus_endpoint);
             ufo_bb_client_destroy (&self);

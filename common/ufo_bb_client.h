@@ -23,6 +23,13 @@ typedef struct _ufo_bb_client_t ufo_bb_client_t;
 //  malformed endpoint. Connection itself is asynchronous (ZeroMQ reconnects by itself).
 ufo_bb_client_t *ufo_bb_client_new (const char *cmd_endpoint, const char *bus_endpoint, ufo_error_t *err);
 
+//  The same with CURVE on both sockets (ufo_cert.h, ufo_security_apply_client): server_key
+//  (Z85) and cert_path (this process's *.cert_secret) explicit, NULL for the process default
+//  (ufo_security_init), "" for none. ufo_bb_client_new uses the process default. NULL with
+//  err when the certificate cannot be used.
+ufo_bb_client_t *ufo_bb_client_new_curve (const char *cmd_endpoint, const char *bus_endpoint,
+                                          const char *server_key, const char *cert_path, ufo_error_t *err);
+
 //  Closes the sockets and frees the replicas. Safe with NULL.
 void ufo_bb_client_destroy (ufo_bb_client_t **self_p);
 

@@ -1,6 +1,7 @@
 /*  ufo_cert.c - CURVE certificates with roles, over czmq's zcert and zauth. */
 #include "ufo_prelude.h"
 #include <czmq.h>
+#include <pthread.h>
 
 struct _ufo_cert_t {
     zcert_t *cert;
@@ -234,4 +235,131 @@ ufo_auth_frame_role (void *zframe)
     if (!zframe)
         return NULL;
     return zframe_meta ((zframe_t *) zframe, "role");
+}
+
+//  --- Every process: CURVE from the configuration ------------------------------------
+
+static pthread_mutex_t s_default_lock = PTHREAD_MUTEX_INITIALIZER;
+static ufo_cert_t *s_default_cert;
+static char s_default_key [41];
+
+static int
+s_path_join (char *out, size_t size, const char *dir, const char *name, ufo_error_t *err)
+{
+    if (!dir || !*dir)
+        return ufo_error_set (err, UFO_E_INVALID,
+                              "security.curve is on but security.cert_dir is not set (nor the file for %s)", name);
+    if ((size_t) snprintf (out, size, "%s/%s", dir, name) >= size)
+        return ufo_error_set (err, UFO_E_RANGE, "certificate path %s/%s is too long", dir, name);
+    return 0;
+}
+
+int
+ufo_security_client_setup (const ufo_config_t *cfg, const char *default_name, char server_key [41],
+                           char cert_path [4096], ufo_error_t *err)
+{
+    assert (cfg && server_key && cert_path);
+    server_key [0] = 0;
+    cert_path [0] = 0;
+    if (!ufo_config_bool (cfg, "security.curve", false))
+        return 0;
+    const char *dir = ufo_config_str (cfg, "security.cert_dir", "");
+    const char *cert = ufo_config_str (cfg, "security.cert", "");
+    const char *broker = ufo_config_str (cfg, "security.broker_cert", "");
+    char name [200], broker_path [4096];
+    if (*cert) {
+        if (strlen (cert) >= 4096)
+            return ufo_error_set (err, UFO_E_RANGE, "security.cert is too long");
+        snprintf (cert_path, 4096, "%s", cert);
+    }
+    else {
+        snprintf (name, sizeof name, "%s.cert_secret", default_name && *default_name ? default_name : "client");
+        if (s_path_join (cert_path, 4096, dir, name, err) != 0)
+            return -1;
+    }
+    if (*broker)
+        snprintf (broker_path, sizeof broker_path, "%s", broker);
+    else
+    if (s_path_join (broker_path, sizeof broker_path, dir, "broker.cert", err) != 0)
+        return -1;
+    size_t len = strlen (cert_path);
+    if (len < 7 || strcmp (cert_path + len - 7, "_secret") != 0)
+        return ufo_error_set (err, UFO_E_INVALID,
+                              "security.cert must name a private certificate (*.cert_secret), not %s", cert_path);
+    ufo_cert_t *mine = ufo_cert_load (cert_path, err);
+    if (!mine)
+        return -1;
+    ufo_cert_destroy (&mine);
+    ufo_cert_t *server = ufo_cert_load (broker_path, err);
+    if (!server)
+        return -1;
+    snprintf (server_key, 41, "%s", ufo_cert_public_key (server));
+    ufo_cert_destroy (&server);
+    return 1;
+}
+
+int
+ufo_security_set_default (const char *server_key, const char *cert_path, ufo_error_t *err)
+{
+    ufo_cert_t *cert = NULL;
+    if (server_key && *server_key && cert_path && *cert_path) {
+        if (strlen (server_key) != 40)
+            return ufo_error_set (err, UFO_E_INVALID, "the broker's public key must be 40 Z85 characters");
+        cert = ufo_cert_load (cert_path, err);
+        if (!cert)
+            return -1;
+        if (!ufo_cert_has_secret (cert)) {
+            ufo_cert_destroy (&cert);
+            return ufo_error_set (err, UFO_E_INVALID, "%s holds no secret key", cert_path);
+        }
+    }
+    pthread_mutex_lock (&s_default_lock);
+    ufo_cert_destroy (&s_default_cert);
+    s_default_cert = cert;
+    snprintf (s_default_key, sizeof s_default_key, "%s", cert ? server_key : "");
+    pthread_mutex_unlock (&s_default_lock);
+    return 0;
+}
+
+int
+ufo_security_init (const ufo_config_t *cfg, const char *default_name, ufo_error_t *err)
+{
+    char key [41], path [4096];
+    int on = ufo_security_client_setup (cfg, default_name, key, path, err);
+    if (on < 0)
+        return -1;
+    if (ufo_security_set_default (on ? key : NULL, on ? path : NULL, err) != 0)
+        return -1;
+    if (on)
+        ufo_info ("CURVE on: certificate %s, broker key %.8s...", path, key);
+    return on;
+}
+
+int
+ufo_security_apply_client (void *zsock, const char *server_key, const char *cert_path, ufo_error_t *err)
+{
+    assert (zsock);
+    zsock_set_reconnect_ivl ((zsock_t *) zsock, 100);
+    zsock_set_reconnect_ivl_max ((zsock_t *) zsock, 5000);
+    if ((server_key && !*server_key) || (cert_path && !*cert_path))
+        return 0;                           //  explicitly plain
+    if (server_key || cert_path) {
+        if (!server_key || !cert_path)
+            return ufo_error_set (err, UFO_E_INVALID, "CURVE needs both the broker's key and a certificate");
+        ufo_cert_t *cert = ufo_cert_load (cert_path, err);
+        if (!cert)
+            return -1;
+        int rc = ufo_cert_apply_client (cert, zsock, server_key);
+        ufo_cert_destroy (&cert);
+        if (rc != 0)
+            return ufo_error_set (err, UFO_E_INVALID, "cannot use %s as a CURVE client certificate "
+                                  "(no secret key, or a bad broker key)", cert_path);
+        return 0;
+    }
+    pthread_mutex_lock (&s_default_lock);
+    int rc = s_default_cert ? ufo_cert_apply_client (s_default_cert, zsock, s_default_key) : 0;
+    pthread_mutex_unlock (&s_default_lock);
+    if (rc != 0)
+        return ufo_error_set (err, UFO_E_INTERNAL, "cannot apply the process certificate");
+    return 0;
 }

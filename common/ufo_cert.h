@@ -64,4 +64,36 @@ void ufo_auth_destroy (ufo_auth_t **self_p);
 //  Returned string is valid while the frame lives.
 const char *ufo_auth_frame_role (void *zframe);
 
+//  --- Every process: CURVE from the configuration --------------------------------------
+//
+//  Keys (config block "security", env UFO_SECURITY__*):
+//    curve        on/off
+//    cert_dir     directory of certificates
+//    cert         this process's private certificate; "" = CERT_DIR/<default_name>.cert_secret
+//    broker_cert  the broker's public certificate; "" = CERT_DIR/broker.cert
+//    allowed_dir  (broker) the allowed public certificates; "" = CERT_DIR/allowed
+
+//  Reads the configuration. With security.curve off: returns 0, server_key and cert_path "".
+//  On: checks both files (the private key must load and be mode 0600 or stricter), fills
+//  server_key with the broker's public key (Z85) and cert_path with this process's private
+//  certificate, returns 1. default_name names the certificate when security.cert is empty
+//  ("agent", "client", "monitor", "broker"). -1 with err naming the file on any problem.
+int ufo_security_client_setup (const ufo_config_t *cfg, const char *default_name, char server_key [41],
+                               char cert_path [4096], ufo_error_t *err);
+
+//  ufo_security_client_setup, then makes the result the process default: every socket that
+//  ufo_bb_client, ufo_tasks and ufo_worker create without explicit keys uses it. Call once at
+//  start-up, before creating clients. Returns 0 (off), 1 (on) or -1 with err.
+int ufo_security_init (const ufo_config_t *cfg, const char *default_name, ufo_error_t *err);
+
+//  Sets (or with NULLs clears) the process default directly. Returns 0, or -1 with err when
+//  the certificate cannot be used.
+int ufo_security_set_default (const char *server_key, const char *cert_path, ufo_error_t *err);
+
+//  Prepares a czmq client socket (zsock_t *) before it connects: reconnect with exponential
+//  backoff (100 ms doubling up to 5 s), and CURVE when keys are given: server_key and
+//  cert_path explicit, or NULL for the process default; "" means no CURVE for this socket.
+//  Returns 0, or -1 with err when the certificate cannot be used (the socket is unchanged).
+int ufo_security_apply_client (void *zsock, const char *server_key, const char *cert_path, ufo_error_t *err);
+
 #endif

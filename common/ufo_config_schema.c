@@ -209,6 +209,12 @@ static const ufo_config_key_t s_schema [] = {
       "encrypt and authenticate bus connections with CURVE" },
     { "security.cert_dir", "string", "\"\"", NULL, NULL,
       "directory of CURVE certificates (required when curve is on)" },
+    { "security.cert", "string", "\"\"", NULL, NULL,
+      "this process's private certificate (*.cert_secret); empty: CERT_DIR/<role>.cert_secret" },
+    { "security.broker_cert", "string", "\"\"", NULL, NULL,
+      "the broker's public certificate; empty: CERT_DIR/broker.cert" },
+    { "security.allowed_dir", "string", "\"\"", NULL, NULL,
+      "broker: directory of allowed public certificates, re-read on SIGHUP; empty: CERT_DIR/allowed" },
 };
 
 //  Environment variables starting with UFO_ that are not configuration keys.
