@@ -596,7 +596,9 @@ s_build (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
     ufo_value_map_set_str (vars, "screenshot_note", note);
     ufo_value_map_set_str (vars, "level", round_level ? "round" : "session");
     ufo_value_destroy (&records);
-    ufo_prompt_input_t input = { .schema = UFO_SCHEMA_EVAL, .visual = self->visual,
+    //  Without any screenshot the prompt reads as a text-only one (no "screenshots above").
+    ufo_prompt_input_t input = { .schema = UFO_SCHEMA_EVAL,
+                                 .visual = self->visual && ufo_value_size (images) > 0,
                                  .vars = vars, .images = images };
     ufo_value_t *messages = ufo_prompt_messages (self->prompts, &input, &err);
     ufo_value_destroy (&vars);

@@ -340,8 +340,11 @@ UFO_TEST (test_unsure_and_text_only)
     CHECK_STR (ufo_value_map_str (ufo_value_map_get (r, "sub_scores"), "file saved", ""), "unsure");
     CHECK_STR (ufo_value_map_str (r, "screenshots", ""), "none");
     int64_t images = -1;
-    CHECK_INT (s_logged ("[case:unsure]", &images, NULL), 1);
+    char *last = NULL;
+    CHECK_INT (s_logged ("[case:unsure]", &images, &last), 1);
     CHECK_INT (images, 0);
+    CHECK (!strstr (last, "screenshots above"));
+    free (last);
     ufo_value_destroy (&r);
     s_env_free (&env);
 }
