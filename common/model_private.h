@@ -81,9 +81,10 @@ ufo_item_t *ufo_memory__add_text (ufo_memory_t *self, const char *text, size_t l
 void ufo_memory__reserve (ufo_memory_t *self, size_t n, size_t bytes);
 //  Exchanges the content (items and texts) of two memories; caps stay. Then applies caps.
 void ufo_memory__swap (ufo_memory_t *a, ufo_memory_t *b);
-//  Fast path of the JSON loaders: loads a list of canonical objects ("[" at p, any JSON
-//  whitespace between elements) into fresh. Returns the end of the list, or NULL when the
-//  text is not of that kind (fresh is then partly filled: discard it).
+//  List loader of the JSON loaders: loads a list of objects ("[" at p, any JSON whitespace
+//  between elements) into fresh (empty); canonical objects stay text (lazy items), others
+//  are parsed one by one. Returns the end of the list, or NULL when the text is not a list
+//  of valid objects (fresh is then untouched; the caller runs the full parser).
 const char *ufo_memory__load_list (ufo_memory_t *fresh, const char *p, const char *end);
 //  Called by an item held by this memory when it changes.
 void ufo_memory__invalidate (ufo_memory_t *self);

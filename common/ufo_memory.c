@@ -2,6 +2,9 @@
     See ufo_memory.h for the contract and model_private.h for the cache design. */
 #include "ufo_prelude.h"
 #include "model_private.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 ufo_memory_t *
 ufo_memory_new (void)
@@ -400,12 +403,88 @@ s_ws (const char *p, const char *end)
     return p;
 }
 
-//  Fast path: a list of objects each in canonical form, any JSON whitespace between them.
-//  Validates first (recording each item's span), then copies the texts into one buffer of
-//  the exact size and creates the items. Loads into fresh (empty) and returns the end of the
-//  list, or NULL if the text is not of that kind.
+//  Next byte at or after p that is '"' or '\\' (in_string) or '"', '{', '}', '[', ']'
+//  (outside strings; may also stop at 'Y', '_', 'y', DEL), or end.
+static inline const char *
+s_next_special (const char *p, const char *end, bool in_string)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8 ('"');
+    const __m128i bslash = _mm_set1_epi8 ('\\');
+    //  '[' 0x5b, ']' 0x5d, '{' 0x7b, '}' 0x7d all become 0x59 once bits 1, 2 and 5 are
+    //  cleared (so do 'Y', '_', 'y' and DEL: the caller looks at the byte again)
+    const __m128i fold = _mm_set1_epi8 ((char) ~0x26);
+    const __m128i open = _mm_set1_epi8 (0x59);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128 ((const __m128i *) (const void *) p);
+        __m128i m = _mm_cmpeq_epi8 (v, quote);
+        if (in_string)
+            m = _mm_or_si128 (m, _mm_cmpeq_epi8 (v, bslash));
+        else
+            m = _mm_or_si128 (m, _mm_cmpeq_epi8 (_mm_and_si128 (v, fold), open));
+        int mask = _mm_movemask_epi8 (m);
+        if (mask)
+            return p + __builtin_ctz ((unsigned) mask);
+        p += 16;
+    }
+#endif
+    for (; p < end; p++) {
+        char ch = *p;
+        if (ch == '"' || (in_string ? ch == '\\'
+                                    : (ch == '{' || ch == '}' || ch == '[' || ch == ']')))
+            break;
+    }
+    return p;
+}
+
+//  End of the JSON object starting at p ('{'), found by matching brackets outside strings;
+//  NULL if the text ends first. Does not validate: the caller parses the span.
 static const char *
-s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
+s_skip_object (const char *p, const char *end)
+{
+    size_t depth = 0;
+    while ((p = s_next_special (p, end, false)) < end) {
+        char ch = *p;
+        if (ch == '"') {
+            p++;
+            for (;;) {
+                p = s_next_special (p, end, true);
+                if (p >= end)
+                    return NULL;
+                if (*p == '"')
+                    break;
+                p += 2;                 //  a backslash and the byte it escapes
+            }
+        }
+        else
+        if (ch == '{' || ch == '[')
+            depth++;
+        else
+        if (ch == '}' || ch == ']') {
+            if (depth == 0)
+                return NULL;
+            if (--depth == 0)
+                return p + 1;
+        }
+        p++;
+    }
+    return NULL;
+}
+
+typedef struct {
+    const char *p;              //  the object's text in the input
+    size_t len;
+    ufo_value_t *map;           //  parsed map when the text is not canonical, else NULL
+} s_span_t;
+
+//  Loader of a list of objects, any JSON whitespace between them. An object already in
+//  canonical form is kept as text (a lazy item); any other is parsed alone into its item's
+//  map (no tree of the whole list, no second copy). When every object is canonical, their
+//  texts go into one buffer of the exact size and the memory is in sync at once.
+//  Loads into fresh (empty) and returns the end of the list, or NULL when the text is not a
+//  list of valid objects (the caller then runs the full parser, which names the error).
+static const char *
+s_load_list (ufo_memory_t *fresh, const char *p, const char *end)
 {
     assert (fresh->count == 0 && fresh->joined.len == 0);
     if (p >= end || *p != '[')
@@ -413,24 +492,34 @@ s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
     p = s_ws (p + 1, end);
     if (p < end && *p == ']')
         return p + 1;
-    typedef struct { const char *p; size_t len; } span_t;
-    span_t *spans = NULL;
-    size_t count = 0, alloc = 0, total = 0;
+    s_span_t *spans = NULL;
+    size_t count = 0, alloc = 0, total = 0, parsed = 0;
     const char *stop = NULL;
     const char *first = p;
     bool tight = true;              //  items separated by exactly ", " (json.dumps)
     for (;;) {
         if (p >= end || *p != '{')
             break;
+        ufo_value_t *map = NULL;
         size_t n = ufo_canon_value (p, (size_t) (end - p));
-        if (!n)
-            break;
+        if (!n) {
+            const char *stop_at = s_skip_object (p, end);
+            if (!stop_at)
+                break;
+            n = (size_t) (stop_at - p);
+            ufo_error_t err;
+            map = ufo_json_parse (p, n, &ufo_model_limits, &err);
+            if (!map)
+                break;
+            parsed++;
+        }
         if (count == alloc) {
             alloc = alloc ? alloc * 2 : 64;
-            spans = (span_t *) ufo_realloc (spans, alloc * sizeof (span_t));
+            spans = (s_span_t *) ufo_realloc (spans, alloc * sizeof (s_span_t));
         }
         spans [count].p = p;
         spans [count].len = n;
+        spans [count].map = map;
         count++;
         total += n + 2;
         const char *after = p + n;
@@ -447,13 +536,38 @@ s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
         p = s_ws (p + 1, end);
         tight = tight && p == after + 2 && after [1] == ' ';
     }
-    if (stop) {
+    if (!stop) {
+        for (size_t i = 0; i < count; i++)
+            ufo_value_destroy (&spans [i].map);
+        free (spans);
+        return NULL;
+    }
+    ufo_memory__reserve (fresh, count, 0);
+    ufo_item_slab_t *slab = ufo_item__slab_new (count);
+    if (parsed) {
+        //  mixed: lazy items own their text, parsed ones their map; the memory's text is
+        //  put together on its first serialisation
+        for (size_t i = 0; i < count; i++) {
+            ufo_item_t *item = ufo_item__slab_take (slab);
+            if (spans [i].map) {
+                item->fields = spans [i].map;
+                spans [i].map = NULL;
+            }
+            else {
+                item->text = ufo_strndup (spans [i].p, spans [i].len);
+                item->text_len = spans [i].len;
+            }
+            item->owner = fresh;
+            fresh->items [i] = item;
+        }
+        fresh->count = count;
+        fresh->synced = 0;
+    }
+    else {
         //  one buffer of the exact size: the text is copied once and never moved
         ufo_buf_t *buf = &fresh->joined;
         buf->data = (char *) ufo_malloc (total + 1);
         buf->cap = total + 1;
-        ufo_memory__reserve (fresh, count, 0);
-        ufo_item_slab_t *slab = ufo_item__slab_new (count);
         char *o = buf->data;
         if (tight) {
             //  the list's inner text is already the joined form: one copy
@@ -484,11 +598,11 @@ s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
             o += spans [i].len;
             fresh->items [i] = item;
         }
-        ufo_item__slab_done (&slab);
         *o = 0;
         buf->len = (size_t) (o - buf->data);
         fresh->count = fresh->synced = count;
     }
+    ufo_item__slab_done (&slab);
     free (spans);
     return stop;
 }
@@ -496,7 +610,7 @@ s_fast_list (ufo_memory_t *fresh, const char *p, const char *end)
 const char *
 ufo_memory__load_list (ufo_memory_t *fresh, const char *p, const char *end)
 {
-    return s_fast_list (fresh, p, end);
+    return s_load_list (fresh, p, end);
 }
 
 int
@@ -507,7 +621,7 @@ ufo_memory_from_json (ufo_memory_t *self, const char *text, size_t len, ufo_erro
         return ufo_error_set (err, UFO_E_INVALID, "memory: no JSON text");
     const char *end = text + len;
     ufo_memory_t *fresh = ufo_memory_new ();
-    const char *p = s_fast_list (fresh, s_ws (text, end), end);
+    const char *p = s_load_list (fresh, s_ws (text, end), end);
     if (p && s_ws (p, end) == end) {
         ufo_memory__swap (self, fresh);
         ufo_memory_destroy (&fresh);

@@ -2,6 +2,7 @@
     and the incremental JSON text staying equal to a from-scratch serialisation. */
 #include "ufo.h"
 #include "ufo_test.h"
+#include "model_private.h"         //  white-box checks of the load paths
 
 //  The memory's JSON must always equal json.dumps(list of dicts) written from scratch.
 static bool
@@ -167,6 +168,28 @@ UFO_TEST (test_json_forms)
     free (text);
     ufo_memory_destroy (&mem2);
 
+    //  a mix: canonical objects stay text, the others are parsed alone; one text in the end
+    const char *mixed = "[{\"a\": 1}, {\"b\":[1,2]}, {\"c\": \"\\u00e9\"},\n{\"d\":\"\xC3\xA9\"}, {}]";
+    ufo_memory_t *mem3 = ufo_memory_new ();
+    CHECK_INT (ufo_memory_from_json (mem3, mixed, strlen (mixed), &err), 0);
+    CHECK_INT (ufo_memory_length (mem3), 5);
+    text = ufo_memory_to_json (mem3, NULL);
+    CHECK_STR (text, "[{\"a\": 1}, {\"b\": [1, 2]}, {\"c\": \"\\u00e9\"}, {\"d\": \"\\u00e9\"}, {}]");
+    free (text);
+    CHECK (s_consistent (mem3));
+    CHECK_STR (ufo_item_get_str (ufo_memory_at (mem3, 3), "d", NULL), "\xC3\xA9");
+    ufo_item_set_int (ufo_memory_at (mem3, 0), "a", 2);
+    s_add (mem3, 7, "x");
+    CHECK (s_consistent (mem3));
+    //  a bad object after good ones: an error, and the memory keeps its content
+    const char *bad_late = "[{\"a\": 1}, {\"b\":2}, {\"c\": tru}]";
+    CHECK_INT (ufo_memory_from_json (mem3, bad_late, strlen (bad_late), &err), -1);
+    CHECK_INT (ufo_memory_length (mem3), 6);
+    const char *bad_brackets = "[{\"a\": [1}, {\"b\": \"}\"}]";
+    CHECK_INT (ufo_memory_from_json (mem3, bad_brackets, strlen (bad_brackets), &err), -1);
+    CHECK_INT (ufo_memory_length (mem3), 6);
+    ufo_memory_destroy (&mem3);
+
     //  errors leave the memory unchanged
     const char *bads [] = { "", "[", "[{\"a\": 1},]", "{\"a\": 1}", "[1, 2]", "[{\"a\": 1}] x",
                             "[{\"a\": \"\xff\"}]", "[[{}]]", "nul" };
@@ -326,6 +349,36 @@ UFO_TEST (test_canonical_edges)
     ufo_memory_destroy (&mem);
 }
 
+//  Which path each loaded object took: canonical text stays text (lazy item), anything else
+//  is parsed alone into its map; a list that is not one of objects goes to the full parser.
+UFO_TEST (test_load_paths)
+{
+    ufo_error_t err;
+    ufo_memory_t *mem = ufo_memory_new ();
+    const char *canon = "[{\"a\": 1}, {\"b\": [2]}]";
+    CHECK_INT (ufo_memory_from_json (mem, canon, strlen (canon), &err), 0);
+    for (size_t i = 0; i < 2; i++) {
+        CHECK (ufo_memory_at (mem, i)->fields == NULL);
+        CHECK (ufo_memory_at (mem, i)->in_owner);
+    }
+    CHECK (ufo_memory_at (mem, 0)->slab != NULL);
+    CHECK (ufo_memory_at (mem, 0)->slab == ufo_memory_at (mem, 1)->slab);
+
+    const char *mixed = "[{\"a\":1}, {\"b\": [2]}, {\"s\":\"}]{[\\\"\"}]";
+    CHECK_INT (ufo_memory_from_json (mem, mixed, strlen (mixed), &err), 0);
+    REQUIRE (ufo_memory_length (mem) == 3);
+    CHECK (ufo_memory_at (mem, 0)->fields != NULL);                 //  parsed alone
+    CHECK (ufo_memory_at (mem, 1)->fields == NULL);                 //  kept as text
+    CHECK (ufo_memory_at (mem, 1)->text != NULL);
+    CHECK (ufo_memory_at (mem, 2)->fields != NULL);
+    CHECK_STR (ufo_item_get_str (ufo_memory_at (mem, 2), "s", NULL), "}]{[\"");
+    char *text = ufo_memory_to_json (mem, NULL);
+    CHECK_STR (text, "[{\"a\": 1}, {\"b\": [2]}, {\"s\": \"}]{[\\\"\"}]");
+    free (text);
+    CHECK (s_consistent (mem));
+    ufo_memory_destroy (&mem);
+}
+
 int
 main (void)
 {
@@ -336,5 +389,6 @@ main (void)
     UFO_RUN (test_cache_follows_changes);
     UFO_RUN (test_cap);
     UFO_RUN (test_canonical_edges);
+    UFO_RUN (test_load_paths);
     return UFO_TEST_END ();
 }
