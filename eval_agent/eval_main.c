@@ -104,6 +104,12 @@ main (int argc, char **argv)
     }
     if (!broker)
         broker = ufo_config_str (config, "broker.cmd_endpoint", "");
+    //  CURVE (security.*): the default of every bus socket this process creates.
+    if (ufo_security_init (config, "agent", &err) < 0) {
+        fprintf (stderr, "ufo-eval: security: %s\n", err.message);
+        ufo_config_destroy (&config);
+        return 1;
+    }
     signal (SIGPIPE, SIG_IGN);
     eval_worker_options_t options = { .endpoint = broker, .device = device, .name = name,
                                       .capacity = cap, .llm_mode = llm_mode,
