@@ -185,7 +185,10 @@ s_on_task (eval_worker_t *self, const ufo_value_t *event)
     }
     s_running_t *r = ufo_calloc (1, sizeof *r);
     snprintf (r->task, sizeof r->task, "%s", task);
-    snprintf (r->session, sizeof r->session, "%s", ufo_value_map_str (body, "session", ""));
+    //  The board: the body's session, else the task spec's.
+    const char *session = ufo_value_map_str (body, "session", "");
+    snprintf (r->session, sizeof r->session, "%s",
+              *session ? session : ufo_value_map_str (event, "session", ""));
     r->owner = self;
     r->next = self->running;
     self->running = r;
