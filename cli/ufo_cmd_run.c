@@ -218,6 +218,10 @@ ufo_cmd_run (int argc, char **argv)
         ufo_value_destroy (&plan);
         goto done;
     }
+    int64_t max_round = ufo_config_int (config, "MAX_ROUND", 1);
+    if ((int64_t) ufo_value_size (requests) > max_round && !json)
+        fprintf (stderr, "ufo run: note: %zu requests but MAX_ROUND is %" PRId64 " here; the HostAgent runs at "
+                 "most its own MAX_ROUND rounds\n", ufo_value_size (requests), max_round);
     ufo_config_destroy (&config);
     char session [128], task_name [160];
     ufo_cli_new_id (session, sizeof session, "s");
@@ -308,7 +312,8 @@ ufo_cmd_run (int argc, char **argv)
                 s_answer_question (tasks, id, body, interactive);
             else if (strcmp (pk, "confirm") == 0)
                 s_answer_confirm (tasks, id, body, interactive, yes);
-            else if (strcmp (pk, "evaluation") == 0 && !json) {
+            else if (strcmp (pk, "evaluation") == 0 && !json
+                     && strcmp (ufo_value_map_str (body, "level", ""), "session") != 0) {
                 char title [64];
                 snprintf (title, sizeof title, "%s evaluation%s", ufo_value_map_str (body, "level", ""), "");
                 if (strcmp (ufo_value_map_str (body, "level", ""), "round") == 0)

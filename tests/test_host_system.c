@@ -174,7 +174,7 @@ s_run (const char *const *args, const char *input, void (*during) (void))
     ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
     snprintf (s_.session, sizeof s_.session, "%s", ufo_value_map_str (req, "session", ""));
     ufo_value_destroy (&req);
-    if (!s_.result || getenv ("UFO_TEST_VERBOSE")) {
+    if (!s_.result || getenv ("HOST_TEST_VERBOSE")) {
         char *text = afx_read (s_.out);
         fprintf (stderr, "ufo run (exit %d) printed:\n%s\n", rc, text ? text : "");
         free (text);
@@ -515,8 +515,8 @@ main (void)
         afx_teardown ();
         return 1;
     }
-    //  UFO_TEST_ONLY=name runs one case (debugging)
-    const char *only = getenv ("UFO_TEST_ONLY");
+    //  HOST_TEST_ONLY=name runs one case (debugging)
+    const char *only = getenv ("HOST_TEST_ONLY");
 #define S_CASE(name) if (!only || strstr (#name, only)) UFO_RUN (name)
     S_CASE (test_one_round_mousepad);
     S_CASE (test_two_rounds_history);
