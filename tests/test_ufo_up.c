@@ -1,0 +1,253 @@
+/*  test_ufo_up.c - `ufo up` as a real process: it starts the broker, a HostAgent, AppAgent
+    workers and the evaluator on a virtual desktop it starts itself (no DISPLAY), writes
+    up.json, restarts a child that was killed, answers `ufo batch` (a folder of task files,
+    scripted LLM server), and on SIGTERM stops every child and its desktop and removes up.json. */
+#include "ufo_prelude.h"
+#include <sys/wait.h>
+#include <dirent.h>
+#include "ufo_test.h"
+
+static char s_dir [256];
+
+static int64_t
+s_now_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static ufo_value_t *
+s_state (void)
+{
+    char path [400];
+    snprintf (path, sizeof path, "%s/run/up.json", s_dir);
+    return access (path, R_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
+}
+
+static int64_t
+s_child_pid (const ufo_value_t *state, const char *name)
+{
+    const ufo_value_t *kids = ufo_value_map_get (state, "children");
+    for (size_t i = 0; i < ufo_value_size (kids); i++)
+        if (strcmp (ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), name) == 0)
+            return ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
+    return 0;
+}
+
+static bool
+s_alive (int64_t pid)
+{
+    if (pid <= 0 || kill ((pid_t) pid, 0) != 0)
+        return false;
+    //  a zombie (not yet reaped by its parent) counts as gone
+    char path [64], buf [512];
+    snprintf (path, sizeof path, "/proc/%" PRId64 "/stat", pid);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return false;
+    size_t n = fread (buf, 1, sizeof buf - 1, f);
+    fclose (f);
+    buf [n] = 0;
+    const char *close = strrchr (buf, ')');
+    return !(close && close [1] == ' ' && close [2] == 'Z');
+}
+
+static int
+s_run (const char *const *argv, const char *out, int timeout_ms)
+{
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int fd = open (out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2 (fd, STDOUT_FILENO);
+        dup2 (fd, STDERR_FILENO);
+        execv (argv [0], (char *const *) argv);
+        _exit (127);
+    }
+    int64_t end = s_now_ms () + timeout_ms;
+    int status;
+    while (s_now_ms () < end) {
+        if (waitpid (pid, &status, WNOHANG) == pid)
+            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+        usleep (50000);
+    }
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+    return -1;
+}
+
+static char *
+s_read (const char *path)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return NULL;
+    ufo_buf_t b = { 0 };
+    char chunk [4096];
+    size_t n;
+    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
+        ufo_buf_append (&b, chunk, n);
+    fclose (f);
+    ufo_buf_putc (&b, 0);
+    return ufo_buf_detach (&b, NULL);
+}
+
+UFO_TEST (test_up_restart_batch_stop)
+{
+    const char *build = getenv ("UFO_BUILD_DIR");
+    const char *data = getenv ("UFO_TEST_DATA");
+    REQUIRE (build && data);
+    char ufo [400], server [400], out [400], cfg [400], port_file [400], script [400], llm_log [400];
+    snprintf (ufo, sizeof ufo, "%s/cli/ufo", build);
+    snprintf (server, sizeof server, "%s/tests/ufo-llm-server", build);
+    //  the scripted model: every HostAgent step finishes, the evaluator says yes
+    snprintf (script, sizeof script, "%s/data/host_agent/finish.json", data);
+    snprintf (port_file, sizeof port_file, "%s/llm.port", s_dir);
+    snprintf (llm_log, sizeof llm_log, "%s/llm.jsonl", s_dir);
+    pid_t llm = fork ();
+    if (llm == 0) {
+        int fd = open ("/dev/null", O_WRONLY);
+        dup2 (fd, STDOUT_FILENO);
+        execl (server, server, "--script", script, "--port-file", port_file, "--log", llm_log,
+               "--max-seconds", "300", (char *) NULL);
+        _exit (127);
+    }
+    int port = 0;
+    for (int i = 0; i < 500 && !port; i++) {
+        char *t = s_read (port_file);
+        port = t ? atoi (t) : 0;
+        free (t);
+        if (!port)
+            usleep (10000);
+    }
+    REQUIRE (port);
+    snprintf (cfg, sizeof cfg, "%s/ufo.json", s_dir);
+    FILE *f = fopen (cfg, "w");
+    REQUIRE (f);
+    fprintf (f, "{\"HOST_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
+             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false},"
+             " \"APP_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
+             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false}, \"SLEEP_TIME\": 0}\n", port, port);
+    fclose (f);
+    char run_dir [300], data_dir [300];
+    snprintf (run_dir, sizeof run_dir, "%s/run", s_dir);
+    snprintf (data_dir, sizeof data_dir, "%s/data", s_dir);
+    setenv ("UFO_RUN_DIR", run_dir, 1);
+    unsetenv ("DISPLAY");                   //  ufo up starts its own virtual desktop
+
+    snprintf (out, sizeof out, "%s/up.out", s_dir);
+    pid_t up = fork ();
+    if (up == 0) {
+        int fd = open (out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2 (fd, STDOUT_FILENO);
+        dup2 (fd, STDERR_FILENO);
+        execl (ufo, ufo, "up", "--config", cfg, "--data-dir", data_dir, "--apps", "mousepad", (char *) NULL);
+        _exit (127);
+    }
+    ufo_value_t *state = NULL;
+    for (int i = 0; i < 400 && !state; i++) {
+        state = s_state ();
+        if (!state)
+            usleep (50000);
+    }
+    REQUIRE (state);
+    CHECK_CONTAINS (ufo_value_map_str (state, "cmd_endpoint", ""), "ipc://");
+    CHECK_CONTAINS (ufo_value_map_str (state, "cmd_endpoint", ""), run_dir);
+    const char *desk = ufo_value_str (ufo_value_path (state, "devices.0.desktop_session"));
+    CHECK (desk && *desk);                  //  a virtual desktop was started
+    char desk_dir [400];
+    snprintf (desk_dir, sizeof desk_dir, "%s", desk ? desk : "");
+    int64_t host = s_child_pid (state, "host-d0");
+    int64_t broker = s_child_pid (state, "broker");
+    CHECK (s_alive (host));
+    CHECK (s_alive (broker));
+    CHECK (s_alive (s_child_pid (state, "app-d0-mousepad-1")));
+    CHECK (s_alive (s_child_pid (state, "eval")));
+    ufo_value_destroy (&state);
+
+    //  a crashed child is restarted
+    kill ((pid_t) host, SIGKILL);
+    int64_t again = 0;
+    for (int i = 0; i < 200 && (again == 0 || again == host); i++) {
+        usleep (50000);
+        state = s_state ();
+        again = s_child_pid (state, "host-d0");
+        ufo_value_destroy (&state);
+    }
+    CHECK (again != host && s_alive (again));
+
+    //  ufo batch finds the broker through up.json and runs two task files
+    char tasks [400], path [500];
+    snprintf (tasks, sizeof tasks, "%s/tasks", s_dir);
+    mkdir (tasks, 0755);
+    snprintf (path, sizeof path, "%s/a.json", tasks);
+    f = fopen (path, "w");
+    fputs ("{\"task\": \"batch-a\", \"request\": \"Nothing to do\"}", f);
+    fclose (f);
+    snprintf (path, sizeof path, "%s/b.json", tasks);
+    f = fopen (path, "w");
+    fputs ("{\"requests\": [\"Also nothing\"]}", f);
+    fclose (f);
+    snprintf (path, sizeof path, "%s/c.json", tasks);
+    f = fopen (path, "w");
+    fputs ("{\"task\": \"bad\"}", f);       //  no request: reported, not run
+    fclose (f);
+    char bout [400];
+    snprintf (bout, sizeof bout, "%s/batch.out", s_dir);
+    const char *bargs [] = { ufo, "batch", tasks, "--config", cfg, NULL };
+    int rc = s_run (bargs, bout, 120000);
+    char *text = s_read (bout);
+    CHECK_INT (rc, 1);                      //  c.json was not run
+    CHECK_CONTAINS (text, "batch-a");
+    CHECK_CONTAINS (text, "\nb ");          //  named after its file
+    CHECK_CONTAINS (text, "2 of 3 task(s) completed");
+    CHECK_CONTAINS (text, "not run");
+    if (rc != 1)
+        fprintf (stderr, "%s\n", text ? text : "");
+    free (text);
+    snprintf (path, sizeof path, "%s/logs/batch-a/session.json", data_dir);
+    CHECK (access (path, R_OK) == 0);       //  logs under ufo up's data directory
+
+    //  SIGTERM stops everything, desktop included
+    state = s_state ();
+    kill (up, SIGTERM);
+    int status = 0;
+    int64_t end = s_now_ms () + 30000;
+    bool exited = false;
+    while (s_now_ms () < end && !exited) {
+        exited = waitpid (up, &status, WNOHANG) == up;
+        if (!exited)
+            usleep (50000);
+    }
+    CHECK (exited);
+    if (!exited) {
+        kill (up, SIGKILL);
+        waitpid (up, NULL, 0);
+    }
+    const ufo_value_t *kids = ufo_value_map_get (state, "children");
+    for (size_t i = 0; i < ufo_value_size (kids); i++) {
+        int64_t pid = ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
+        if (s_alive (pid))
+            UFO_FAIL_ ("child %s (pid %" PRId64 ") survived", ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), pid);
+    }
+    ufo_value_destroy (&state);
+    CHECK (access (desk_dir, F_OK) != 0);   //  the desktop session is gone
+    state = s_state ();
+    CHECK (state == NULL);                  //  up.json removed
+    ufo_value_destroy (&state);
+    kill (llm, SIGTERM);
+    waitpid (llm, NULL, 0);
+}
+
+int
+main (void)
+{
+    snprintf (s_dir, sizeof s_dir, "/tmp/ufo-test-up.%d", (int) getpid ());
+    mkdir (s_dir, 0700);
+    UFO_RUN (test_up_restart_batch_stop);
+    char cmd [300];
+    snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_dir);
+    if (system (cmd) != 0)
+        fprintf (stderr, "could not remove %s\n", s_dir);
+    return UFO_TEST_END ();
+}
