@@ -6,6 +6,7 @@
 #include "ufo_prelude.h"
 #include <sys/wait.h>
 #include "app_fixture.h"
+#include "ufo_tasks.h"
 
 #define S_RUN_MS 180000
 
@@ -407,6 +408,51 @@ UFO_TEST (test_garbage_ends_in_error)
     s_stop_all ();
 }
 
+//  Session bodies that cannot be used end the task "failed" with the reason; the HostAgent
+//  keeps serving (the next session completes).
+UFO_TEST (test_bad_session_bodies)
+{
+    REQUIRE (s_start ("finish.json", "", 0) == 0);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test-client", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    static const char *bodies [] = {
+        "\"not a map\"",
+        "{\"session\": \"../escape\", \"task\": \"t\", \"requests\": [\"x\"]}",
+        "{\"session\": \"s1\", \"task\": \"a/b\", \"requests\": [\"x\"]}",
+        "{\"session\": \"s2\", \"task\": \"t2\", \"requests\": []}",
+        "{\"session\": \"s3\", \"task\": \"t3\", \"requests\": [1, 2]}",
+        "{\"session\": \"s4\", \"task\": \"t4\", \"requests\": [\"x\"], \"mode\": \"follower\", \"plan\": 7}",
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (bodies); i++) {
+        ufo_value_t *spec = ufo_value_new_map ();
+        ufo_value_map_set_str (spec, "service", "host");
+        ufo_value_map_set_str (spec, "device", "t0");
+        ufo_value_map_set_int (spec, "max_attempts", 1);
+        ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_json_parse_str (bodies [i], NULL) });
+        char id [33];
+        REQUIRE (ufo_tasks_submit (tasks, &spec, id, NULL) == 0);
+        ufo_value_t *result = NULL;
+        int64_t end = dfx_now_ms () + 30000;
+        while (!result && dfx_now_ms () < end) {
+            ufo_value_t *e = ufo_tasks_next (tasks, 100);
+            if (e && !strcmp (ufo_value_map_str (e, "kind", ""), "result") && !strcmp (ufo_value_map_str (e, "task", ""), id))
+                result = e;
+            else
+                ufo_value_destroy (&e);
+        }
+        REQUIRE (result);
+        CHECK_STR (ufo_value_map_str (result, "status", ""), "failed");
+        const char *error = ufo_value_str (ufo_value_path (result, "body.error"));
+        CHECK (error && *error);
+        ufo_value_destroy (&result);
+    }
+    ufo_tasks_destroy (&tasks);
+    const char *args [] = { "Still serving?", "--device", "t0", "--task", "after-bad", "--yes", NULL };
+    CHECK_INT (s_run (args, NULL, NULL), 0);
+    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
+    s_stop_all ();
+}
+
 UFO_TEST (test_max_step_and_round)
 {
     REQUIRE (s_start ("loop.json", "\"MAX_STEP\": 3", 0) == 0);
@@ -523,6 +569,7 @@ main (void)
     S_CASE (test_pending_answered_through_client);
     S_CASE (test_confirm_refused);
     S_CASE (test_garbage_ends_in_error);
+    S_CASE (test_bad_session_bodies);
     S_CASE (test_max_step_and_round);
     S_CASE (test_app_worker_killed_resumes);
     s_stop_all ();
