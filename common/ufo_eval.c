@@ -4,6 +4,8 @@
 #include "ufo_eval.h"
 #include "ufo_eval_int.h"
 
+#define S_MAX_ROUND 100000                //  larger round numbers in the logs are not believed
+
 typedef struct _s_job_t s_job_t;
 struct _s_job_t {
     int64_t id;
@@ -378,44 +380,60 @@ s_subtasks (const ufo_value_t *records)
     return list;
 }
 
-//  The screenshot files of the rounds judged, in the order they were taken.
+static void
+s_add_finals (ufo_value_t *shots, const char *dir, int64_t round, int64_t subtask)
+{
+    char name [96], label [256];
+    if (subtask >= 0) {
+        snprintf (name, sizeof name, "action_round_%" PRId64 "_sub_round_%" PRId64 "_final.png",
+                  round, subtask);
+        snprintf (label, sizeof label, "The window when subtask %" PRId64 " of round %" PRId64
+                  " ended:", subtask, round);
+        ufo_eval_add_shot (shots, dir, name, label);
+    }
+}
+
+//  The screenshot files of the rounds judged, in the order they were taken: one pass over
+//  the records (chronological), each step's own screenshot, the subtask's final window when
+//  its subtask changes, the round's final screenshot when its round changes; then the
+//  final screenshots of rounds that logged no step (rounds < rounds).
 static ufo_value_t *
-s_screenshots (const char *dir, const ufo_value_t *records, int64_t first_round, int64_t last_round)
+s_screenshots (const char *dir, const ufo_value_t *records, int64_t only_round, int64_t rounds)
 {
     ufo_value_t *shots = ufo_value_new_list ();
     char name [96], label [256];
-    for (int64_t round = first_round; round <= last_round; round++) {
-        int64_t subtask = -1;
-        for (size_t i = 0; i < ufo_value_size (records); i++) {
-            const ufo_value_t *rec = ufo_value_list_at (records, i);
-            if (ufo_value_map_int (rec, "Round", 0) != round)
-                continue;
-            int64_t index = ufo_value_map_int (rec, "SubtaskIndex", -1);
-            if (subtask >= 0 && index != subtask) {
-                snprintf (name, sizeof name, "action_round_%" PRId64 "_sub_round_%" PRId64 "_final.png",
-                          round, subtask);
-                snprintf (label, sizeof label, "The window when subtask %" PRId64 " of round %"
-                          PRId64 " ended:", subtask, round);
-                ufo_eval_add_shot (shots, dir, name, label);
-            }
-            subtask = index;
-            const char *file = ufo_value_map_str (rec, "ScreenshotPath", NULL);
-            snprintf (label, sizeof label, "Screenshot of step %" PRId64 " (%s), before its action:",
-                      ufo_value_map_int (rec, "Step", 0),
-                      ufo_value_map_str (rec, "AgentName", ufo_value_map_str (rec, "Agent", "agent")));
-            ufo_eval_add_shot (shots, dir, file, label);
-        }
-        if (subtask >= 0) {
-            snprintf (name, sizeof name, "action_round_%" PRId64 "_sub_round_%" PRId64 "_final.png",
-                      round, subtask);
-            snprintf (label, sizeof label, "The window when subtask %" PRId64 " of round %" PRId64
-                      " ended:", subtask, round);
+    int64_t round = -1, subtask = -1;
+    uint8_t *seen = ufo_calloc (S_MAX_ROUND + 1, 1);
+    for (size_t i = 0; i <= ufo_value_size (records); i++) {
+        const ufo_value_t *rec = ufo_value_list_at (records, i);       //  NULL: the end
+        int64_t r = rec ? ufo_value_map_int (rec, "Round", 0) : -2;
+        int64_t index = rec ? ufo_value_map_int (rec, "SubtaskIndex", -1) : -1;
+        if (round >= 0 && (r != round || index != subtask))
+            s_add_finals (shots, dir, round, subtask);
+        if (round >= 0 && r != round) {
+            snprintf (name, sizeof name, "action_round_%" PRId64 "_final.png", round);
+            snprintf (label, sizeof label, "Final screenshot of round %" PRId64 ":", round);
             ufo_eval_add_shot (shots, dir, name, label);
         }
-        snprintf (name, sizeof name, "action_round_%" PRId64 "_final.png", round);
-        snprintf (label, sizeof label, "Final screenshot of round %" PRId64 ":", round);
+        if (!rec)
+            break;
+        round = r;
+        subtask = index;
+        seen [r] = 1;           //  the records were filtered to 0..S_MAX_ROUND
+        snprintf (label, sizeof label, "Screenshot of step %" PRId64 " (%s), before its action:",
+                  ufo_value_map_int (rec, "Step", 0),
+                  ufo_value_map_str (rec, "AgentName", ufo_value_map_str (rec, "Agent", "agent")));
+        ufo_eval_add_shot (shots, dir, ufo_value_map_str (rec, "ScreenshotPath", NULL), label);
+    }
+    for (int64_t r = only_round >= 0 ? only_round : 0;
+         r <= (only_round >= 0 ? only_round : rounds - 1) && r <= S_MAX_ROUND; r++) {
+        if (seen [r])
+            continue;
+        snprintf (name, sizeof name, "action_round_%" PRId64 "_final.png", r);
+        snprintf (label, sizeof label, "Final screenshot of round %" PRId64 ":", r);
         ufo_eval_add_shot (shots, dir, name, label);
     }
+    free (seen);
     return shots;
 }
 
@@ -505,7 +523,7 @@ s_build (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
         return NULL;
     }
     bool round_level = strcmp (level, "round") == 0;
-    if (round_level && (req->round < 0 || req->round > 100000)) {
+    if (round_level && (req->round < 0 || req->round > S_MAX_ROUND)) {
         s_fail (job, "round %" PRId64 " is out of range", req->round);
         return NULL;
     }
@@ -536,7 +554,7 @@ s_build (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
         if (ufo_value_type (rec) != UFO_TMAP)
             continue;
         int64_t round = ufo_value_map_int (rec, "Round", 0);
-        if (round < 0 || round > 100000)
+        if (round < 0 || round > S_MAX_ROUND)
             continue;
         if (round > max_round)
             max_round = round;
@@ -580,8 +598,7 @@ s_build (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
     for (size_t i = 0; i < ufo_value_size (records); i++)
         ufo_value_list_push (trajectory, &(ufo_value_t *) {
             ufo_eval_step_item (ufo_value_list_at (records, i)) });
-    ufo_value_t *shots = s_screenshots (dir, records, round_level ? req->round : 0,
-                                        round_level ? req->round : max_round);
+    ufo_value_t *shots = s_screenshots (dir, records, round_level ? req->round : -1, max_round + 1);
     bool want_all = req->all_screenshots < 0 ? self->all_screenshots : req->all_screenshots > 0;
     char note [512];
     ufo_value_t *images = s_select_images (self, job, dir, shots, want_all, note, sizeof note);

@@ -8,6 +8,7 @@
 #define S_MAX_TEXT        4000              //  bytes kept of one string field of a step
 #define S_MAX_IMAGE_FILE  (32 * 1024 * 1024) //  a larger screenshot file is skipped
 #define S_MAX_ROUNDS      10000
+#define S_MAX_SHOTS       2000              //  screenshots considered; beyond, the latest replaces the last
 
 //  Copies at most max bytes of s, cut on a UTF-8 character boundary, with a marker.
 static ufo_value_t *
@@ -224,6 +225,7 @@ s_mime (const char *name)
 }
 
 //  Adds {"file", "label", "bytes"} when the file exists, is an image and was not added yet.
+//  At most S_MAX_SHOTS are kept: a later one replaces the last, so the last stays the latest.
 void
 ufo_eval_add_shot (ufo_value_t *shots, const char *dir, const char *name, const char *label)
 {
@@ -241,6 +243,8 @@ ufo_eval_add_shot (ufo_value_t *shots, const char *dir, const char *name, const 
         ufo_warn ("evaluation: screenshot %s skipped (%lld bytes)", path, (long long) st.st_size);
         return;
     }
+    if (ufo_value_size (shots) >= S_MAX_SHOTS)
+        ufo_value_list_remove (shots, ufo_value_size (shots) - 1);
     ufo_value_t *s = ufo_value_new_map ();
     ufo_value_map_set_str (s, "file", name);
     ufo_value_map_set_str (s, "label", label);

@@ -587,6 +587,58 @@ UFO_TEST (test_bad_inputs)
     s_env_free (&env);
 }
 
+//  A long log with interleaved rounds and more screenshots than are ever considered: the
+//  prompt is still built, at most 2,000 screenshots are kept and the last one stays the latest.
+UFO_TEST (test_big_log)
+{
+    s_env_t env;
+    REQUIRE (s_env (&env, "\"eval\": {\"max_image_bytes\": 0}") == 0);
+    char dir [PATH_MAX], path [PATH_MAX + 32];
+    snprintf (dir, sizeof dir, "%s/biglog", s_logs);
+    mkdir (dir, 0755);
+    snprintf (path, sizeof path, "%s/response.log", dir);
+    FILE *f = fopen (path, "w");
+    REQUIRE (f);
+    for (int i = 0; i < 2500; i++) {
+        fprintf (f, "{\"Step\": %d, \"Round\": %d, \"SubtaskIndex\": %d, \"Agent\": \"AppAgent\", "
+                 "\"Request\": \"[case:complete] big log\", \"ScreenshotPath\": \"s%d.png\", "
+                 "\"FunctionCall\": \"wait\", \"Observation\": \"step %d\"}\n", i, i % 3, i % 7, i, i);
+        char shot [PATH_MAX + 32];
+        snprintf (shot, sizeof shot, "%s/s%d.png", dir, i);
+        FILE *png = fopen (shot, "wb");
+        REQUIRE (png);
+        fwrite ("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 1, 16, png);
+        fclose (png);
+    }
+    fclose (f);
+    ufo_eval_request_t req = { .log_root = s_logs, .task = "biglog", .level = "session", .all_screenshots = 1 };
+    ufo_value_t *result = NULL;
+    ufo_error_t err;
+    ufo_value_t *messages = ufo_eval_prompt (env.eval, &req, &result, &err);
+    REQUIRE (messages);
+    CHECK_INT (ufo_value_map_int (result, "steps", 0), 2500);
+    CHECK_INT (ufo_value_map_int (result, "images", 0), 2000);
+    CHECK_STR (ufo_value_map_str (result, "screenshots", ""), "all");
+    //  The last image part is the latest step's screenshot (label before it).
+    const ufo_value_t *parts = ufo_value_map_get (ufo_value_list_at (messages, 1), "content");
+    size_t n = ufo_value_size (parts);
+    REQUIRE (n >= 3);
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (parts, n - 3), "text", ""), "step 2499");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (parts, n - 1), "text", ""), "\"Observation\": \"step 2499\"");
+    //  Round 1 alone: a third of the steps.
+    req.level = "round";
+    req.round = 1;
+    ufo_value_destroy (&messages);
+    ufo_value_destroy (&result);
+    messages = ufo_eval_prompt (env.eval, &req, &result, &err);
+    REQUIRE (messages);
+    CHECK_INT (ufo_value_map_int (result, "steps", 0), 833);
+    CHECK_INT (ufo_value_map_int (result, "images", 0), 833);
+    ufo_value_destroy (&messages);
+    ufo_value_destroy (&result);
+    s_env_free (&env);
+}
+
 //  Asynchronous use, as the worker does: two evaluations in flight, one cancelled.
 static void
 s_collect (ufo_value_t **result_p, void *arg)
@@ -701,6 +753,7 @@ main (void)
     UFO_RUN (test_two_rounds);
     UFO_RUN (test_backup_engine);
     UFO_RUN (test_bad_inputs);
+    UFO_RUN (test_big_log);
     UFO_RUN (test_async_and_cancel);
     UFO_RUN (test_cli);
     s_server_stop ();
