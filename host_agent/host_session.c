@@ -113,15 +113,16 @@ s_assign (host_t *self)
     s_task_cost_t tc = { .host = self };
     ufo_error_t err = { 0 };
     ufo_value_t *result = self->ops->run_task (self->ops->arg, service, &body, s_on_progress, &tc, &err);
-    const char *status = "ERROR";
+    //  a copy: result is destroyed before the status is used
+    char status [8] = "ERROR";
     char reason [800] = "";
     if (!result)
         snprintf (reason, sizeof reason, "subtask on %s: %s", service, err.message);
     else {
         s_task_cost_final (&tc, result);
-        status = ufo_value_map_str (result, "status", "ERROR");
-        if (strcmp (status, "FINISH") && strcmp (status, "FAIL") && strcmp (status, "ERROR"))
-            status = "ERROR";
+        const char *st = ufo_value_map_str (result, "status", "ERROR");
+        if (!strcmp (st, "FINISH") || !strcmp (st, "FAIL"))
+            snprintf (status, sizeof status, "%s", st);
         int64_t steps = ufo_value_map_int (result, "steps", 0);
         if (steps < 0 || steps > cfg->max_step)
             steps = 0;
