@@ -408,6 +408,46 @@ UFO_TEST (test_garbage_ends_in_error)
     s_stop_all ();
 }
 
+//  Follower mode: the subtasks come from the plan file, in order; the model only picks the
+//  window, and the round ends when the plan is done (no FINISH asked of the model).
+UFO_TEST (test_follower_plan)
+{
+    REQUIRE (s_start ("follower.json", "", 1) == 0);
+    char plan [400];
+    snprintf (plan, sizeof plan, "%s/plan.txt", afx_.broker.dir);
+    afx_write (plan, "Type the word First into the document\nType the word Second after it\n");
+    const char *args [] = { "Write two words in Mousepad", "--plan", plan, "--device", "t0", "--task", "follower",
+                            "--yes", NULL };
+    int rc = s_run (args, NULL, NULL);
+    CHECK_INT (rc, 0);
+    REQUIRE (s_.result);
+    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
+    ufo_value_t *host = s_llm_lines ("HostAgent");
+    CHECK_INT (ufo_value_size (host), 3);       //  launch, window for subtask 1, window for subtask 2
+    ufo_value_destroy (&host);
+    ufo_value_t *lines = s_log ("response.log");
+    size_t n = 0;
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, i);
+        if (!strcmp (ufo_value_map_str (l, "Agent", ""), "AppAgent") && !strcmp (ufo_value_map_str (l, "Status", ""), "FINISH"))
+            CHECK_STR (ufo_value_map_str (l, "Subtask", ""), n++ == 0 ? "Type the word First into the document"
+                                                                      : "Type the word Second after it");
+    }
+    CHECK_INT (n, 2);
+    ufo_value_destroy (&lines);
+    char path [700];
+    snprintf (path, sizeof path, "%s/request.json", s_.logdir);
+    ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (req, "mode", ""), "follower");
+    ufo_value_destroy (&req);
+    int64_t xid = s_mousepad_xid ();
+    char *text = xid ? afx_text (xid) : NULL;
+    CHECK_CONTAINS (text, "First");
+    CHECK_CONTAINS (text, "Second");
+    free (text);
+    s_stop_all ();
+}
+
 //  Session bodies that cannot be used end the task "failed" with the reason; the HostAgent
 //  keeps serving (the next session completes).
 UFO_TEST (test_bad_session_bodies)
@@ -569,6 +609,7 @@ main (void)
     S_CASE (test_pending_answered_through_client);
     S_CASE (test_confirm_refused);
     S_CASE (test_garbage_ends_in_error);
+    S_CASE (test_follower_plan);
     S_CASE (test_bad_session_bodies);
     S_CASE (test_max_step_and_round);
     S_CASE (test_app_worker_killed_resumes);
