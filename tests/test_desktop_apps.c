@@ -102,6 +102,46 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     CHECK_STR (text, "Replaced\nLine 2!");
     free (text);
 
+    //  events keep the cache exact: after a text change only that control's text is re-read,
+    //  and an unchanged window costs no D-Bus call at all
+    r = dfx_act (desk, xid, label, "set_edit_text",
+                 "{\"text\": \"Cache check\", \"clear_current_text\": true}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    ufo_value_t *after = NULL;
+    int64_t until = dfx_now_ms () + WAIT_MS / 2;
+    bool seen = false;
+    while (!seen && dfx_now_ms () < until) {
+        ufo_desktop_op_t *sop = ufo_desktop_controls_begin (desk, xid, NULL);
+        ufo_value_destroy (&after);
+        after = ufo_desktop_op_run (desk, &sop);
+        const ufo_value_t *controls = ufo_value_map_get (after, "controls");
+        for (size_t i = 0; i < ufo_value_size (controls); i++)
+            seen |= strcmp (ufo_value_map_str (ufo_value_list_at (controls, i), "value", ""),
+                            "Cache check") == 0;
+        if (!seen)
+            ufo_desktop_iterate (desk, 20);
+    }
+    CHECK (seen);
+    int64_t calls_after_change = ufo_value_map_int (after, "calls", -1);
+    ufo_value_destroy (&after);
+    ufo_desktop_op_t *sop = ufo_desktop_controls_begin (desk, xid, NULL);
+    after = ufo_desktop_op_run (desk, &sop);
+    CHECK_INT (ufo_value_map_int (after, "calls", -1), 0);
+    CHECK_INT (ufo_value_map_int (after, "fetched", -1), 0);
+    ufo_value_destroy (&after);
+    ufo_desktop_cache_clear (desk);
+    sop = ufo_desktop_controls_begin (desk, xid, NULL);
+    after = ufo_desktop_op_run (desk, &sop);
+    int64_t calls_cold = ufo_value_map_int (after, "calls", -1);
+    ufo_value_destroy (&after);
+    //  mousepad answers a text change with a few dozen events (sensitivity of menu items,
+    //  the title...): only those nodes are read again, far fewer calls than a cold walk
+    CHECK (calls_after_change > 0 && calls_after_change * 3 < calls_cold);
+    if (!(calls_after_change * 3 < calls_cold))
+        fprintf (stderr, "calls after a change %" PRId64 ", cold %" PRId64 "\n",
+                 calls_after_change, calls_cold);
+
     //  a snapshot cancelled half-way does not spoil the next one
     size_t expected = ufo_value_size (ufo_value_map_get (snap, "controls"));
     ufo_desktop_cache_clear (desk);
