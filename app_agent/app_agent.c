@@ -321,6 +321,9 @@ s_confirmed (app_agent_t *self, const char *answer)
     app_step_act (self->step, answer);
 }
 
+static ufo_value_t *s_confirm_event (app_agent_t *self, const ufo_value_t *d, const char *function,
+                                     const ufo_value_t *control, const char *why);
+
 //  The step decided: ask for a confirmation when needed, else act.
 static void
 s_decided (app_agent_t *self)
@@ -351,15 +354,32 @@ s_decided (app_agent_t *self)
     else
     if (!self->interactive)
         answer = self->auto_confirm ? "yes" : "no";
+    snprintf (self->qid, sizeof self->qid, "%s-c%" PRId64, self->task_id, app_step_number (self->step));
     if (answer) {
         ufo_info ("%s: confirmation of %s answered '%s' without asking (%s)", self->agent_name,
                   function, answer, why);
+        if (!self->interactive) {
+            //  no user to ask: the client is told what was decided (nothing to answer)
+            ufo_value_t *ev = s_confirm_event (self, d, function, control, why);
+            ufo_value_map_set_str (ev, "answered", answer);
+            ufo_value_map_set_str (ev, "by", strcmp (ctx->confirm_policy, "ask") ? "confirm_policy"
+                                             : self->auto_confirm ? "auto_confirm" : "no user");
+            app_agent_emit (self, &ev);
+        }
         s_confirmed (self, answer);
         return;
     }
-    snprintf (self->qid, sizeof self->qid, "%s-c%" PRId64, self->task_id, app_step_number (self->step));
     self->waiting = APP_CONFIRM;
     self->state = APP_CONFIRM;
+    ufo_value_t *ev = s_confirm_event (self, d, function, control, why);
+    app_agent_emit (self, &ev);
+}
+
+//  A "confirm" progress body for the held action.
+static ufo_value_t *
+s_confirm_event (app_agent_t *self, const ufo_value_t *d, const char *function,
+                 const ufo_value_t *control, const char *why)
+{
     ufo_value_t *ev = ufo_value_new_map ();
     ufo_value_map_set_str (ev, "kind", "confirm");
     ufo_value_map_set_str (ev, "qid", self->qid);
@@ -368,7 +388,7 @@ s_decided (app_agent_t *self)
     ufo_value_map_set_copy (ev, "args", ufo_value_map_get (d, "Args"));
     ufo_value_map_set (ev, "control", &(ufo_value_t *) { s_control_info (control) });
     ufo_value_map_set_str (ev, "reason", why);
-    app_agent_emit (self, &ev);
+    return ev;
 }
 
 //  The step acted: ask its questions (PENDING) or record it.

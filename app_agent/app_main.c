@@ -84,8 +84,8 @@ s_file_emit (void *arg, ufo_value_t **body_p)
     s_print (body);
     const char *kind = ufo_value_map_str (body, "kind", "");
     bool question = strcmp (kind, "question") == 0;
-    if (!question && strcmp (kind, "confirm") != 0)
-        return;
+    if ((!question && strcmp (kind, "confirm") != 0) || ufo_value_map_has (body, "answered"))
+        return;             //  nothing to answer (an "answered" confirm only reports a decision)
     const ufo_value_t *a = ufo_value_list_at (io->answers, io->next);
     ufo_value_t *input = ufo_value_new_map ();
     ufo_value_map_set_str (input, "qid", ufo_value_map_str (body, "qid", ""));

@@ -8,7 +8,7 @@ struct _app_step_t {
     app_agent_t *agent;             //  owner
     app_step_phase_t phase;
     int64_t step, agent_step;
-    int64_t t0, t_mark;             //  ms: step start, start of the current phase
+    int64_t t0, t_mark;             //  us: step start, start of the current phase
     ufo_value_t *time_cost;         //  seconds per phase (map)
     ufo_image_t *shot;              //  clean screenshot
     char shot_name [S_NAME], annotated_name [S_NAME], concat_name [S_NAME], selected_name [S_NAME];
@@ -34,11 +34,19 @@ app_now_ms (void)
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int64_t
+s_now_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static void
 s_phase_time (app_step_t *self, const char *name)
 {
-    int64_t now = app_now_ms ();
-    ufo_value_map_set_float (self->time_cost, name, (double) (now - self->t_mark) / 1000.0);
+    int64_t now = s_now_us ();
+    ufo_value_map_set_float (self->time_cost, name, (double) (now - self->t_mark) / 1e6);
     self->t_mark = now;
 }
 
@@ -189,7 +197,7 @@ s_observe (app_step_t *self)
 {
     app_agent_t *a = self->agent;
     app_ctx_t *ctx = a->ctx;
-    self->t0 = self->t_mark = app_now_ms ();
+    self->t0 = self->t_mark = s_now_us ();
     if (!s_window_alive (ctx, a->xid)) {
         self->phase = APP_STEP_CLOSED;
         return;
@@ -498,7 +506,7 @@ app_step_act (app_step_t *self, const char *confirmed)
         self->phase = APP_STEP_ACTED;
         return;
     }
-    self->t_mark = app_now_ms ();
+    self->t_mark = s_now_us ();
     self->op = ufo_desktop_act_begin (a->ctx->desktop, a->xid, *label ? label : NULL,
                                       function, args);
     self->phase = APP_STEP_ACT;
@@ -538,7 +546,7 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
     app_agent_t *a = self->agent;
     if (!ufo_value_map_has (self->time_cost, "action"))
         ufo_value_map_set_float (self->time_cost, "action", 0.0);
-    ufo_value_map_set_float (self->time_cost, "total", (double) (app_now_ms () - self->t0) / 1000.0);
+    ufo_value_map_set_float (self->time_cost, "total", (double) (s_now_us () - self->t0) / 1e6);
     const char *function = ufo_value_map_str (self->action, "function", "");
     const char *text = NULL;
     if (self->action_result) {
