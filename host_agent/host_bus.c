@@ -14,6 +14,7 @@
 #define S_PUMP_MS 50
 #define S_MAX_REQUESTS 1000
 #define S_MAX_TEXT (64 * 1024)
+#define S_MAX_QUEUED 1000       //  inputs / submitter events kept while nobody takes them
 
 struct _host_bus_t {
     const ufo_config_t *config;
@@ -63,8 +64,11 @@ s_on_worker_event (host_bus_t *self, ufo_value_t **event_p)
             ufo_value_destroy (&copy);
             ufo_value_map_remove (self->relays, qid);
         }
-        else if (body)
+        else if (body) {
             ufo_value_list_push (self->inputs, &(ufo_value_t *) { ufo_value_dup (body) });
+            if (ufo_value_size (self->inputs) > S_MAX_QUEUED)
+                ufo_value_list_remove (self->inputs, 0);
+        }
     }
     else if (strcmp (kind, "cancel") == 0 && self->busy && strcmp (task, self->task_id) == 0) {
         ufo_info ("host: session task %s cancelled by its submitter", task);
@@ -105,8 +109,11 @@ s_pump (host_bus_t *self, int timeout_ms)
     ufo_value_t *event;
     while ((event = ufo_worker_next (self->worker, 0)))
         s_on_worker_event (self, &event);
-    while ((event = ufo_tasks_next (self->tasks, 0)))
+    while ((event = ufo_tasks_next (self->tasks, 0))) {
         ufo_value_list_push (self->events, &event);
+        if (ufo_value_size (self->events) > S_MAX_QUEUED)
+            ufo_value_list_remove (self->events, 0);    //  events of tasks nobody waits for
+    }
     if (self->desktop)
         ufo_desktop_pump (self->desktop);
 }
