@@ -181,6 +181,7 @@ f_cancelled (void *arg)
 }
 
 static char s_root [256];
+static bool s_eva_round = false;
 static ufo_prompts_t *s_prompts;
 
 static void
@@ -222,7 +223,7 @@ s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_
     host_session_config_t cfg = {
         .session = task, .task = task, .log_root = s_root, .device = "d0", .requests = requests,
         .plan = plan, .interactive = interactive, .max_step = max_step, .max_round = max_round,
-        .eva_session = true, .eva_all_screenshots = true, .visual = true, .log_to_markdown = true,
+        .eva_session = true, .eva_round = s_eva_round, .eva_all_screenshots = true, .visual = true, .log_to_markdown = true,
         .json_retry = 3, .launchers = launchers, .prompts = s_prompts, .secrets = secrets,
     };
     ufo_value_t *result = host_session_run (&cfg, &ops);
@@ -380,6 +381,34 @@ UFO_TEST (test_two_rounds_history)
     s_fake_free (&f);
 }
 
+UFO_TEST (test_round_evaluations)
+{
+    const char *finish [] = { FINISH, FINISH };
+    fake_t f;
+    s_fake_init (&f, finish, 2);
+    s_eva_round = true;
+    ufo_value_t *result = s_run (&f, "evaround", "[\"a\", \"b\"]", NULL, 50, 2, false);
+    s_eva_round = false;
+    REQUIRE (ufo_value_size (f.tasks) == 3);   //  round 0, round 1, session
+    static const char *levels [] = { "round", "round", "session" };
+    for (size_t i = 0; i < 3; i++) {
+        const ufo_value_t *t = ufo_value_list_at (f.tasks, i);
+        CHECK_STR (ufo_value_map_str (t, "service", ""), "eval");
+        CHECK_STR (ufo_value_str (ufo_value_path (t, "body.level")), levels [i]);
+    }
+    CHECK_INT (ufo_value_int (ufo_value_path (ufo_value_list_at (f.tasks, 1), "body.round")), 1);
+    CHECK_STR (ufo_value_str (ufo_value_path (ufo_value_list_at (f.tasks, 1), "body.requests.0")), "b");
+    CHECK_INT (ufo_value_size (ufo_value_path (ufo_value_list_at (f.tasks, 1), "body.requests")), 1);
+    CHECK_INT (ufo_value_size (ufo_value_path (ufo_value_list_at (f.tasks, 2), "body.requests")), 2);
+    CHECK (!ufo_value_map_has (ufo_value_map_get (ufo_value_list_at (f.tasks, 2), "body"), "round"));
+    size_t evals = 0;
+    for (size_t i = 0; i < ufo_value_size (f.events); i++)
+        evals += !strcmp (ufo_value_map_str (ufo_value_list_at (f.events, i), "kind", ""), "evaluation");
+    CHECK_INT (evals, 3);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
 UFO_TEST (test_pending_answered)
 {
     const char *replies [] = { PENDING, FINISH };
@@ -532,6 +561,7 @@ main (void)
     }
     UFO_RUN (test_one_round);
     UFO_RUN (test_two_rounds_history);
+    UFO_RUN (test_round_evaluations);
     UFO_RUN (test_pending_answered);
     UFO_RUN (test_garbage_error);
     UFO_RUN (test_max_step_and_round);
