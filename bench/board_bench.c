@@ -392,7 +392,7 @@ s_bench_size (size_t n, int reps)
         ufo_board_destroy (&b);
     }
     s_put ("load snapshot, compact text", "load_snapshot_compact", n, s_best (t, (size_t) reps),
-           "not canonical: full parse path");
+           "not canonical: parsed object by object");
     free (snap);
 
     //  load questions from a JSON-lines file (n lines)
@@ -417,7 +417,7 @@ s_bench_size (size_t n, int reps)
                    s_best (t, (size_t) reps), "canonical lines kept as text");
         else
             s_put ("load questions (compact lines)", "load_questions_compact", n,
-                   s_best (t, (size_t) reps), "not canonical: full parse path");
+                   s_best (t, (size_t) reps), "not canonical: parsed line by line");
     }
     free (touch);
     free (t);
