@@ -4,8 +4,10 @@ reading per node the fields a ufobus control snapshot reads (role, name, states,
 interfaces, extents in window coordinates, children) and, for nodes whose role is a
 control type of CONTROL_LIST, the actions and a text/value excerpt.
 
-usage: pyatspi_walk.py PID TITLE RUNS  -> one JSON line {"times_ms": [...], "nodes": N}
-Timing covers the walk only (not interpreter start-up)."""
+usage: pyatspi_walk.py PID TITLE RUNS
+  -> one JSON line {"times_ms": [...], "find_ms": F, "nodes": N}
+times_ms: each walk; find_ms: finding the application and window (once, before the first
+walk), as a ufobus first step also does. Interpreter start-up is not timed."""
 import json
 import sys
 import time
@@ -64,7 +66,9 @@ def find_window(pid, title):
 
 def main():
     pid, title, runs = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    t0 = time.perf_counter()
     win = find_window(pid, title)
+    find_ms = (time.perf_counter() - t0) * 1000.0
     if win is None:
         print(json.dumps({"error": "window not found"}))
         return 1
@@ -75,7 +79,7 @@ def main():
         walk(win, out)
         times.append((time.perf_counter() - t0) * 1000.0)
         nodes = len(out)
-    print(json.dumps({"times_ms": times, "nodes": nodes}))
+    print(json.dumps({"times_ms": times, "find_ms": find_ms, "nodes": nodes}))
     return 0
 
 
