@@ -78,6 +78,7 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     ctx->include_last_screenshot = ufo_config_bool (c, "INCLUDE_LAST_SCREENSHOT", true);
     ctx->concat_screenshot = ufo_config_bool (c, "CONCAT_SCREENSHOT", false);
     ctx->save_ui_tree = ufo_config_bool (c, "SAVE_UI_TREE", false);
+    ctx->save_full_screen = ufo_config_bool (c, "SAVE_FULL_SCREEN", false);
     ctx->screenshot_to_memory = ufo_config_bool (c, "SCREENSHOT_TO_MEMORY", true);
     ctx->sleep_time = ufo_config_float (c, "SLEEP_TIME", 1.0);
     ctx->png_level = (int) ufo_config_int (c, "desktop.png_compression", 1);

@@ -27,6 +27,7 @@ typedef struct {
     bool include_last_screenshot;   //  INCLUDE_LAST_SCREENSHOT
     bool concat_screenshot;         //  CONCAT_SCREENSHOT
     bool save_ui_tree;              //  SAVE_UI_TREE
+    bool save_full_screen;          //  SAVE_FULL_SCREEN
     bool screenshot_to_memory;      //  SCREENSHOT_TO_MEMORY
     double sleep_time;              //  SLEEP_TIME (seconds after an action)
     int png_level;                  //  desktop.png_compression

@@ -213,6 +213,16 @@ s_observe (app_step_t *self)
     }
     snprintf (self->shot_name, S_NAME, "action_step%" PRId64 ".png", self->step);
     s_save (self, self->shot, self->shot_name);
+    if (ctx->save_full_screen) {
+        ufo_image_t *screen = ufo_desktop_capture_screen (ctx->desktop, &err);
+        char name [S_NAME];
+        snprintf (name, S_NAME, "desktop_step%" PRId64 ".png", self->step);
+        if (screen)
+            s_save (self, screen, name);
+        else
+            ufo_warn ("%s: full-screen capture failed: %s", a->agent_name, err.message);
+        ufo_image_destroy (&screen);
+    }
     s_phase_time (self, "screenshot");
     ufo_value_t *opts = ufo_value_new_map ();
     if (ctx->save_ui_tree)

@@ -48,7 +48,7 @@ UFO_TEST (test_type_text)
     char prices [600], extra [900];
     snprintf (prices, sizeof prices, "%s/prices.json", afx_.broker.dir);
     afx_write (prices, "{\"openai_compatible/scripted\": {\"input\": 0.01, \"output\": 0.03}}");
-    snprintf (extra, sizeof extra, "\"CONCAT_SCREENSHOT\": true, \"SAVE_UI_TREE\": true,"
+    snprintf (extra, sizeof extra, "\"CONCAT_SCREENSHOT\": true, \"SAVE_UI_TREE\": true, \"SAVE_FULL_SCREEN\": true,"
               " \"llm\": {\"prices_file\": \"%s\"}", prices);
     const char *config = afx_config (extra);
     const char *file = afx_subtask ("s-type", "Type 'Hello from ufo-app' into the document", xid, "", "");
@@ -113,6 +113,7 @@ UFO_TEST (test_type_text)
     CHECK (s_exists ("s-type", "action_step0_selected_controls.png"));
     CHECK (s_exists ("s-type", "action_step2.png"));
     CHECK (s_exists ("s-type", "ui_trees/ui_tree_step0.json"));
+    CHECK (s_exists ("s-type", "desktop_step0.png"));
     CHECK (s_exists ("s-type", "action_round_0_sub_round_0_final.png"));
     //  the board: trajectories and the saved screenshot
     ufo_value_t *board = afx_board ("s-type");
