@@ -150,6 +150,17 @@ s_answer (ufo_tasks_t *tasks, const char *id, const ufo_value_t *progress)
 {
     if (strcmp (ufo_value_map_str (progress, "kind", ""), "question"))
         return;
+    //  inputs that answer nothing are ignored: the agent keeps waiting for the right one
+    static const char *const junk [] = {
+        "42", "{\"qid\": \"not-this-one\", \"answers\": [\"x\"]}", "{\"answers\": [\"x\"]}",
+        "{\"qid\": \"%s\", \"answers\": \"not a list\"}", "{\"qid\": \"%s\", \"confirm\": true}"
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (junk); i++) {
+        char text [256];
+        snprintf (text, sizeof text, junk [i], ufo_value_map_str (progress, "qid", ""));
+        ufo_value_t *bad = ufo_json_parse_str (text, NULL);
+        ufo_tasks_input (tasks, id, &bad);
+    }
     ufo_value_t *input = ufo_value_new_map ();
     ufo_value_map_set_str (input, "qid", ufo_value_map_str (progress, "qid", ""));
     ufo_value_t *answers = ufo_value_new_list ();
