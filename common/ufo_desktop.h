@@ -74,8 +74,9 @@ ufo_value_t *ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err);
 //  "tree", for SAVE_UI_TREE). The result has "controls": a list of maps {"label",
 //  "control_type", "control_text", "control_rect": [l, t, r, b], "actions": [..],
 //  "value": string, "states": [..]} numbered in tree order (depth first, as the toolkit lists
-//  them), plus "window" (xid, title, pid, rect), "nodes" (nodes in the visible tree), "fetched" (nodes whose role/states were re-read),
-//  "calls" (D-Bus calls made), "rewalks" (passes repeated because events arrived meanwhile).
+//  them), plus "window" (xid, title, pid, rect), "nodes" (nodes in the visible tree),
+//  "fetched" (nodes whose role/states were re-read), "calls" (D-Bus calls made), "rewalks"
+//  (passes repeated because events arrived meanwhile).
 //  Unchanged parts come from the cache kept up to date by AT-SPI events.
 //  The labels become the current labels of the window for ufo_desktop_act_begin.
 ufo_desktop_op_t *ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid,
