@@ -59,16 +59,17 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     ufo_value_destroy (&dopts);
     if (!ctx->desktop)
         goto fail;
-    const char *endpoint = NULL;
     if (!options->local_board) {
-        endpoint = options->broker && *options->broker ? options->broker
-                 : ufo_config_str (c, "broker.cmd_endpoint", "");
-        if (!endpoint || !*endpoint) {
-            ufo_error_set (err, UFO_E_INVALID, "no broker endpoint (--broker or broker.cmd_endpoint)");
+        //  CURVE (security.*): the default of every bus socket of this process
+        if (ufo_security_init (c, "agent", err) < 0)
             goto fail;
-        }
+        //  --broker, else broker.cmd_endpoint, else the default ipc endpoint of this machine
+        const char *configured = options->broker && *options->broker ? options->broker
+                               : ufo_config_str (c, "broker.cmd_endpoint", "");
+        if (ufo_bb_endpoint (configured, "cmd", ctx->endpoint, sizeof ctx->endpoint, err) < 0)
+            goto fail;
     }
-    ctx->board = app_board_new (endpoint, err);
+    ctx->board = app_board_new (options->local_board ? NULL : ctx->endpoint, err);
     if (!ctx->board)
         goto fail;
 

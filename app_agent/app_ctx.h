@@ -17,6 +17,7 @@ typedef struct {
     app_board_t *board;             //  owned: broker or in-process board
     char api_key [512];             //  APP_AGENT key, registered as a secret in every log
     char model [192];               //  "provider/model" of APP_AGENT, for request.log
+    char endpoint [1024];           //  the broker's command endpoint ("" with a local board)
     const char *app;                //  --app NAME ("*": any application)
     const char *device;             //  --device ID
     //  settings (configuration keys of the original, read once)

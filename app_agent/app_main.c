@@ -237,8 +237,7 @@ main (int argc, char **argv)
     if (subtask)
         rc = s_run_file (&ctx, subtask, log_root);
     else
-        rc = app_worker_run (&ctx, opts.broker && *opts.broker ? opts.broker
-                                   : ufo_config_str (ctx.config, "broker.cmd_endpoint", ""));
+        rc = app_worker_run (&ctx, ctx.endpoint);
     app_ctx_close (&ctx);
     return rc;
 }
