@@ -96,6 +96,23 @@ s_start (const char *script, const char *extra, int apps)
     return 0;
 }
 
+//  Fails the case when a process wrote a sanitizer report (sanitizer builds) into its log.
+static void
+s_check_sanitizers (void)
+{
+    static const char *logs [] = { "host.log", "eval.log", "app-0.log", "app-1.log" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (logs); i++) {
+        char path [400];
+        snprintf (path, sizeof path, "%s/%s", afx_.broker.dir, logs [i]);
+        char *text = afx_read (path);
+        if (text && (strstr (text, "ERROR: AddressSanitizer") || strstr (text, "ERROR: LeakSanitizer")
+                     || strstr (text, "runtime error:")))
+            UFO_FAIL_ ("sanitizer report in %s:\n%s", logs [i], text);
+        free (text);
+        unlink (path);                          //  the next case starts with fresh logs
+    }
+}
+
 static void
 s_stop_all (void)
 {
@@ -103,6 +120,7 @@ s_stop_all (void)
     s_kill (&s_.app [1]);
     s_kill (&s_.host);
     s_kill (&s_.eval);
+    s_check_sanitizers ();
     ufo_value_destroy (&s_.result);
     //  close every mousepad the session opened
     ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);
@@ -596,6 +614,11 @@ UFO_TEST (test_app_worker_killed_resumes)
 int
 main (void)
 {
+    //  sanitizer builds: fontconfig's process-lifetime caches are not reported as leaks
+    char supp [600];
+    snprintf (supp, sizeof supp, "suppressions=%s/data/host_agent/lsan.supp", getenv ("UFO_TEST_DATA"));
+    if (getenv ("UFO_TEST_DATA") && !getenv ("LSAN_OPTIONS"))
+        setenv ("LSAN_OPTIONS", supp, 1);
     if (afx_setup ("test_host_system") != 0) {
         fprintf (stderr, "no desktop / broker\n");
         afx_teardown ();
