@@ -372,6 +372,26 @@ UFO_TEST (test_pending_answered_through_client)
     s_stop_all ();
 }
 
+//  An AppAgent's question goes through the HostAgent to the client and the answer back.
+UFO_TEST (test_app_question_relayed)
+{
+    REQUIRE (s_start ("app_pending.json", "", 1) == 0);
+    const char *args [] = { "Type what I tell you in Mousepad", "--device", "t0", "--task", "app-question",
+                            "--interactive", NULL };
+    int rc = s_run (args, "words: relayed through the HostAgent\n", NULL);
+    CHECK_INT (rc, 0);
+    REQUIRE (s_.result);
+    char *out = afx_read (s_.out);
+    CHECK_CONTAINS (out, "Which words should I type?");
+    CHECK_CONTAINS (out, "\"from\":\"AppAgent/mousepad\"");
+    free (out);
+    int64_t xid = s_mousepad_xid ();
+    char *text = xid ? afx_text (xid) : NULL;
+    CHECK_STR (text, "relayed through the HostAgent");
+    free (text);
+    s_stop_all ();
+}
+
 UFO_TEST (test_confirm_refused)
 {
     REQUIRE (s_start ("confirm.json", "", 1) == 0);
@@ -630,6 +650,7 @@ main (void)
     S_CASE (test_one_round_mousepad);
     S_CASE (test_two_rounds_history);
     S_CASE (test_pending_answered_through_client);
+    S_CASE (test_app_question_relayed);
     S_CASE (test_confirm_refused);
     S_CASE (test_garbage_ends_in_error);
     S_CASE (test_follower_plan);
