@@ -8,6 +8,7 @@
 #include "bb_store.h"
 #include "bb_sync.h"
 #include "bb_server.h"
+#include "ufo_task_proto.h"
 #include <czmq.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
@@ -77,6 +78,10 @@ struct _bb_server_t {
     double write_rate;
     ufo_buf_t scratch;
     char id_prefix [33];            //  random, drawn at start-up: event ids are prefix + seq
+
+    bb_dispatch_t *dispatch;        //  task dispatch (bb_dispatch.h)
+    const s_route_t *cur_route;     //  route of the dispatch request being handled
+    uint64_t cp_ticket;             //  sync job that makes the last dispatch checkpoint durable
 };
 
 //  --- Output queue ------------------------------------------------------------
@@ -440,6 +445,7 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_int (s, "blob_gets", (int64_t) self->blob_gets);
     ufo_value_map_set_str (s, "fsync", self->cfg.fsync == BB_FSYNC_ALWAYS ? "always"
                            : self->cfg.fsync == BB_FSYNC_EVERYSEC ? "everysec" : "no");
+    bb_dispatch_stats (self->dispatch, s);
     return s;
 }
 
@@ -467,6 +473,12 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
     for (size_t i = first; i < nparts; i++) {
         frames [i - first] = zmq_msg_data (&parts [i]);
         sizes [i - first] = zmq_msg_size (&parts [i]);
+    }
+    if (nframes == 1 && nparts > first && ufo_task_proto_claims (frames [0], sizes [0])) {
+        self->cur_route = route;        //  task dispatch (docs/PROTOCOL.md section 3)
+        bb_dispatch_handle (self->dispatch, route->id, route->id_len, frames [0], sizes [0]);
+        self->cur_route = NULL;
+        return;
     }
     ufo_bb_request_t req;
     ufo_bb_request_init (&req);
@@ -608,6 +620,16 @@ s_snapshot_start (bb_server_t *self)
     uint64_t ticket = bb_sync_close (self->sync, old_fd);
     UFO_UNUSED (ticket);
     self->records_since_snap = 0;
+    //  Task state is not in the board snapshot: a checkpoint heads the new segment, and
+    //  older segments are removed only once it is durable (s_snapshot_reap).
+    ufo_buf_reset (&self->scratch);
+    bb_dispatch_checkpoint (self->dispatch, &self->scratch);
+    ufo_wal_append (self->wal, self->scratch.data, self->scratch.len);
+    if (ufo_wal_write (self->wal, &err) != 0) {
+        s_fatal (self, err.message);
+        return;
+    }
+    self->cp_ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
     pid_t parent = getpid ();
     pid_t pid = fork ();
     if (pid < 0) {
@@ -635,7 +657,7 @@ s_snapshot_start (bb_server_t *self)
 static void
 s_snapshot_reap (bb_server_t *self, bool wait)
 {
-    if (self->snap_pid == 0)
+    if (self->snap_pid == 0 || (!wait && self->cp_ticket > self->done_ticket))
         return;
     int status;
     pid_t rc = waitpid (self->snap_pid, &status, wait ? 0 : WNOHANG);
@@ -758,13 +780,92 @@ s_on_stats (zloop_t *loop, int timer_id, void *arg)
     return 0;
 }
 
+//  --- Dispatch glue: its replies, messages, events and records join the same queue ------
+
+static uint64_t
+s_dispatch_next_seq (void *arg)
+{
+    bb_server_t *self = (bb_server_t *) arg;
+    uint64_t seq = bb_store_seq (self->store) + 1;
+    bb_store_advance (self->store, seq);
+    return seq;
+}
+
+static uint64_t
+s_dispatch_seq (void *arg)
+{
+    return bb_store_seq (((bb_server_t *) arg)->store);
+}
+
+static void
+s_dispatch_log (void *arg, const void *data, size_t len)
+{
+    bb_server_t *self = (bb_server_t *) arg;
+    ufo_wal_append (self->wal, data, len);
+    self->burst_wrote = true;
+    self->records_since_snap++;
+}
+
+static void
+s_dispatch_out (bb_server_t *self, bool to_bus, const void *head, size_t head_len, bool delim,
+                const void *data, size_t len)
+{
+    s_out_t *o = s_out_new (self, to_bus, 0, true);
+    o->head_len = (uint8_t) (head_len > 255 ? 255 : head_len);
+    memcpy (o->head, head, o->head_len);
+    o->delim = delim;
+    o->data = s_copy (data, len);
+    o->len = len;
+}
+
+static void
+s_dispatch_reply (void *arg, const void *data, size_t len)
+{
+    bb_server_t *self = (bb_server_t *) arg;
+    if (self->cur_route)
+        s_dispatch_out (self, false, self->cur_route->id, self->cur_route->id_len,
+                        self->cur_route->delim, data, len);
+}
+
+static void
+s_dispatch_send (void *arg, const void *peer, size_t peer_len, const void *data, size_t len)
+{
+    s_dispatch_out ((bb_server_t *) arg, false, peer, peer_len, false, data, len);
+}
+
+static void
+s_dispatch_publish (void *arg, const char *topic, const void *data, size_t len)
+{
+    s_dispatch_out ((bb_server_t *) arg, true, topic, strlen (topic), false, data, len);
+}
+
+static int
+s_on_dispatch_tick (zloop_t *loop, int timer_id, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (timer_id);
+    bb_server_t *self = (bb_server_t *) arg;
+    bb_dispatch_tick (self->dispatch);
+    s_commit_burst (self);
+    return self->fatal ? -1 : 0;
+}
+
 //  --- Life cycle ------------------------------------------------------------------
 
 static int
 s_replay (void *arg, uint64_t segment, const void *payload, size_t len, ufo_error_t *err)
 {
     UFO_UNUSED (segment);
-    return bb_store_apply_record ((bb_store_t *) arg, payload, len, err);
+    bb_server_t *self = (bb_server_t *) arg;
+    if (ufo_task_proto_claims (payload, len)) {
+        uint64_t seq;
+        if (bb_dispatch_replay (self->dispatch, payload, len, &seq, err) != 0)
+            return -1;
+        if (seq > bb_store_seq (self->store))
+            bb_store_advance (self->store, seq);
+        return 0;
+    }
+    return bb_store_apply_record (self->store, payload, len, err);
 }
 
 bb_server_t *
@@ -782,6 +883,9 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     if (self->cfg.snapshot_every == 0)
         self->cfg.snapshot_every = 10000;
     self->store = bb_store_new ();
+    bb_dispatch_host_t host = { self, s_dispatch_next_seq, s_dispatch_seq, s_dispatch_log,
+                                s_dispatch_reply, s_dispatch_send, s_dispatch_publish };
+    self->dispatch = bb_dispatch_new (&config->dispatch, &host);
     ufo_msg_new_id (self->id_prefix);
     char path [PATH_MAX];
     if (mkdir (self->data_dir, 0755) != 0 && errno != EEXIST) {
@@ -805,7 +909,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
         goto fail;
     snprintf (path, sizeof path, "%s/log", self->data_dir);
     ufo_wal_open_info_t info;
-    self->wal = ufo_wal_open (path, segment, config->repair, s_replay, self->store, &info, err);
+    self->wal = ufo_wal_open (path, segment, config->repair, s_replay, self, &info, err);
     if (!self->wal)
         goto fail;
     ufo_info ("recovered %zu boards, %" PRIu64 " items, seq %" PRIu64 " (%" PRIu64 " log records) in %" PRId64 " ms",
@@ -852,6 +956,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     zmq_pollitem_t item = { NULL, bb_sync_fd (self->sync), ZMQ_POLLIN, 0 };
     zloop_poller (self->loop, &item, s_on_sync, self);
     zloop_timer (self->loop, 50, 0, s_on_housekeeping, self);
+    zloop_timer (self->loop, 50, 0, s_on_dispatch_tick, self);
     if (self->cfg.fsync == BB_FSYNC_EVERYSEC)
         zloop_timer (self->loop, 1000, 0, s_on_everysec, self);
     if (config->stats_interval_ms > 0)
@@ -905,6 +1010,7 @@ bb_server_destroy (bb_server_t **self_p)
     ufo_wal_destroy (&self->wal);
     ufo_blob_store_destroy (&self->blobs);
     bb_store_destroy (&self->store);
+    bb_dispatch_destroy (&self->dispatch);
     ufo_buf_free (&self->scratch);
     if (self->lock_fd >= 0)
         close (self->lock_fd);

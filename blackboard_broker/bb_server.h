@@ -17,6 +17,8 @@
 #ifndef BB_SERVER_H_INCLUDED
 #define BB_SERVER_H_INCLUDED
 
+#include "bb_dispatch.h"
+
 typedef enum { BB_FSYNC_ALWAYS = 0, BB_FSYNC_EVERYSEC = 1, BB_FSYNC_NO = 2 } bb_fsync_t;
 
 typedef struct {
@@ -32,6 +34,7 @@ typedef struct {
     uint64_t snapshot_every;        //  log records between snapshots
     int64_t stats_interval_ms;      //  0: no periodic stats
     int bus_hwm;                    //  send high-water mark of the bus socket
+    bb_dispatch_config_t dispatch;  //  task dispatch (zeros: defaults)
 } bb_server_config_t;
 
 typedef struct _bb_server_t bb_server_t;

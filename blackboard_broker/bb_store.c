@@ -193,6 +193,13 @@ bb_store_add (bb_store_t *self, const char *name, int memory, ufo_value_t **hold
     return prev;
 }
 
+void
+bb_store_advance (bb_store_t *self, uint64_t seq)
+{
+    assert (seq > self->seq);
+    self->seq = seq;
+}
+
 uint64_t
 bb_store_clear (bb_store_t *self, const char *name, int memory, uint64_t seq)
 {

@@ -33,6 +33,10 @@ uint64_t bb_board_last (const bb_board_t *board);
 uint64_t bb_store_add (bb_store_t *self, const char *name, int memory, ufo_value_t **holder_p,
                        const ufo_value_t *list, uint64_t seq);
 
+//  Takes sequence number seq (above the current one) for a change that is not a board
+//  change (a dispatch event, see bb_dispatch.h): the next board change gets seq + 1.
+void bb_store_advance (bb_store_t *self, uint64_t seq);
+
 //  Clears one memory (memory >= 0) or all four (UFO_BB_MEMORY_ALL) of a board, as change
 //  number seq. A missing board is created empty (so the change has a place in its chain).
 //  Returns the board's previous last seq.

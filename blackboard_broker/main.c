@@ -119,6 +119,13 @@ main (int argc, char **argv)
         .snapshot_every = (uint64_t) ufo_config_int (config, "broker.snapshot_every", 10000),
         .stats_interval_ms = ufo_config_int (config, "broker.stats_interval_ms", 5000),
         .bus_hwm = 100000,
+        .dispatch = {
+            .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 1000),
+            .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 3),
+            .default_max_attempts = (int) ufo_config_int (config, "dispatch.default_max_attempts", 3),
+            .default_deadline_ms = ufo_config_int (config, "dispatch.default_deadline_ms", 600000),
+            .max_message_bytes = (size_t) ufo_config_int (config, "broker.max_message_bytes", 16 << 20),
+        },
     };
     char cmd_ep [512], bus_ep [512];
     if (ufo_bb_endpoint (cfg.cmd_endpoint, "cmd", cmd_ep, sizeof cmd_ep, &err) != 0

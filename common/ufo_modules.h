@@ -19,6 +19,11 @@
 #include "ufo_bb_proto.h"
 #include "ufo_bb_client.h"
 
+//  dispatch: tasks to service workers (issue 4)
+#include "ufo_task_proto.h"
+#include "ufo_worker.h"
+#include "ufo_tasks.h"
+
 //  security: CURVE certificates with roles, ZAP
 #include "ufo_cert.h"
 

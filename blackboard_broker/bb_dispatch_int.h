@@ -1,0 +1,121 @@
+/*  bb_dispatch_int.h - private to the dispatcher (bb_dispatch.c: requests and state
+    machine; bb_dispatch_tasks.c: task table, records, replay, checkpoints). */
+#ifndef BB_DISPATCH_INT_H_INCLUDED
+#define BB_DISPATCH_INT_H_INCLUDED
+
+#include "ufo_task_proto.h"
+#include "bb_dispatch.h"
+
+enum { S_QUEUED = 0, S_RUNNING, S_DONE, S_FAILED, S_CANCELLED };
+
+typedef struct _s_task_t s_task_t;
+typedef struct _s_service_t s_service_t;
+typedef struct _s_worker_t s_worker_t;
+
+struct _s_task_t {
+    char id [UFO_TASK_ID_MAX + 1];
+    char service [UFO_TASK_NAME_MAX + 1];
+    char device [UFO_TASK_NAME_MAX + 1];
+    bool has_device;
+    char session [UFO_TASK_NAME_MAX + 1];
+    char submitter [UFO_TASK_NAME_MAX + 1];     //  the submitter's display name
+    char client [UFO_TASK_ID_MAX + 1];          //  the submitter's client id (routing)
+    char idem [UFO_TASK_NAME_MAX + 1];
+    bool has_idem;
+    int64_t max_attempts;
+    int64_t attempts;                           //  deliveries so far
+    int64_t deadline_us;                        //  wall clock, 0: none
+    int64_t submitted_us;
+    uint64_t order;                             //  submission order (queues are sorted by it)
+    int state;
+    char worker [UFO_TASK_ID_MAX + 1];          //  current (running) or last worker id
+    char worker_name [UFO_TASK_NAME_MAX + 1];
+    int64_t progress_n;                         //  highest progress number of this attempt
+    int64_t assigned_ms;                        //  monotonic time of the assignment
+    int missed;                                 //  heartbeats since then that did not list it
+    bool cancel_requested;
+    char reason [256];
+    ufo_value_t *body;                          //  freed when the task ends
+    ufo_value_t *result;
+    s_service_t *svc;                           //  queue it waits in (queued only)
+    s_task_t *qprev, *qnext;
+    s_task_t *fprev, *fnext;                    //  finished list (terminal only)
+    s_task_t *hnext, *inext;                    //  hash chains: by id, by idempotency key
+};
+
+struct _s_service_t {
+    char name [UFO_TASK_NAME_MAX + 1];
+    s_task_t *head, *tail;
+    size_t queued, running;
+};
+
+struct _s_worker_t {
+    char id [UFO_TASK_ID_MAX + 1];
+    char name [UFO_TASK_NAME_MAX + 1];
+    char service [UFO_TASK_NAME_MAX + 1];
+    char device [UFO_TASK_NAME_MAX + 1];
+    bool has_device;
+    uint8_t peer [256];
+    size_t peer_len;
+    int64_t capacity, ivl_ms, liveness;
+    s_task_t **tasks;                           //  assigned here (capacity slots)
+    size_t ntasks;
+    char (*stale) [UFO_TASK_ID_MAX + 1];        //  earlier attempts still running there
+    size_t nstale, cap_stale;
+    int64_t last_seen_ms;
+    uint64_t stamp;                             //  lower: free for longer
+};
+
+typedef struct {
+    char id [UFO_TASK_ID_MAX + 1];
+    char name [UFO_TASK_NAME_MAX + 1];
+    uint8_t peer [256];
+    size_t peer_len;
+    int64_t last_seen_ms, ivl_ms, liveness;
+} s_client_t;
+
+struct _bb_dispatch_t {
+    bb_dispatch_config_t cfg;
+    bb_dispatch_host_t host;
+    //  tasks
+    s_task_t **by_id, **by_idem;
+    size_t nbuckets, ntasks;
+    s_task_t *fin_head, *fin_tail;              //  finished tasks, oldest first
+    size_t nfinished;
+    uint64_t order;
+    //  services, workers, clients (few: linear arrays)
+    s_service_t **services;
+    size_t nservices, cap_services;
+    s_worker_t **workers;
+    size_t nworkers, cap_workers;
+    s_client_t **clients;
+    size_t nclients, cap_clients;
+    uint64_t stamp;
+    uint64_t last_seq;                          //  seq of the last dispatch event (the "prev" chain)
+    bool recovered;                             //  tasks running at the last stop were requeued
+    char id_prefix [33];
+    uint64_t msg_counter;
+    ufo_buf_t buf;
+    //  counters
+    uint64_t submitted, completed, failed, cancelled, requeued, discarded, errors;
+};
+
+//  bb_dispatch_tasks.c
+s_task_t *bbd_task_find (bb_dispatch_t *self, const char *id);
+s_task_t *bbd_task_find_idem (bb_dispatch_t *self, const char *key);
+s_task_t *bbd_task_add (bb_dispatch_t *self, const char *id);
+void bbd_index_idem (bb_dispatch_t *self, s_task_t *task);
+void bbd_task_free_all (bb_dispatch_t *self);
+s_service_t *bbd_service (bb_dispatch_t *self, const char *name, bool create);
+void bbd_enqueue (bb_dispatch_t *self, s_task_t *task);
+void bbd_dequeue (s_task_t *task);
+void bbd_finished_push (bb_dispatch_t *self, s_task_t *task);
+void bbd_evict (bb_dispatch_t *self);
+const char *bbd_state_name (int state);
+int bbd_state_parse (const char *name);
+//  Fills the fields of a task.submitted event / checkpoint entry into map.
+void bbd_task_record (const s_task_t *task, ufo_value_t *map, bool full);
+//  Iterates every task (order not specified).
+void bbd_task_each (bb_dispatch_t *self, void (*fn) (bb_dispatch_t *, s_task_t *, void *), void *arg);
+
+#endif

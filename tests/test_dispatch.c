@@ -1,0 +1,444 @@
+/*  test_dispatch.c - task dispatch with real processes: ufo-broker, ufo-test-worker
+    processes, a submitter (ufo_tasks) and a bus listener. */
+#include "ufo_prelude.h"
+#include "ufo_test.h"
+#include "dispatch_test_util.h"
+
+#define FAST "--hb-ms", "100", "--liveness", "3"
+
+//  Submits n tasks to service; ids go into ids[] (33 bytes each).
+static void
+s_submit_n (ufo_tasks_t *tasks, const char *service, int n, char (*ids) [33], int64_t deadline_ms,
+            int64_t max_attempts)
+{
+    for (int i = 0; i < n; i++) {
+        ufo_value_t *spec = dt_spec (service, i);
+        if (deadline_ms)
+            ufo_value_map_set_int (spec, "deadline_ms", deadline_ms);
+        if (max_attempts)
+            ufo_value_map_set_int (spec, "max_attempts", max_attempts);
+        ufo_error_t err;
+        if (ufo_tasks_submit (tasks, &spec, ids [i], &err) != 0)
+            fprintf (stderr, "submit: %s\n", err.message);
+    }
+}
+
+UFO_TEST (test_many_tasks_even_spread)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-many");
+    REQUIRE (dt_start_broker (&e));
+    dt_listen (&e);
+    for (int i = 0; i < 4; i++) {
+        char name [16];
+        snprintf (name, sizeof name, "w%d", i);
+        dt_start_worker (&e, "eval", (const char *const []) { "--name", name, "--mode", "block", "--ms", "5",
+                                                               FAST, NULL });
+    }
+    CHECK (dt_wait_workers (&e, 4, 10000));
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-many", NULL, NULL, &err);
+    REQUIRE (tasks);
+    static char ids [200][33];
+    s_submit_n (tasks, "eval", 200, ids, 0, 0);
+    ufo_value_t *results = ufo_value_new_map ();
+    int64_t t0 = ufo_time_mono_ms ();
+    int dups = dt_collect (tasks, results, 200, 60000, NULL);
+    fprintf (stderr, "  200 tasks in %" PRId64 " ms\n", ufo_time_mono_ms () - t0);
+    CHECK_INT (ufo_value_size (results), 200);
+    CHECK_INT (dups, 0);
+    int per [4] = { 0 };
+    int done = 0;
+    for (int i = 0; i < 200; i++) {
+        const ufo_value_t *r = ufo_value_map_get (results, ids [i]);
+        if (!r)
+            continue;
+        done += strcmp (ufo_value_map_str (r, "status", ""), "done") == 0;
+        CHECK_INT (ufo_value_map_int (r, "attempts", 0), 1);
+        const char *w = ufo_value_map_str (ufo_value_map_get (r, "body"), "worker", "");
+        if (w [0] == 'w' && w [1] >= '0' && w [1] <= '3')
+            per [w [1] - '0']++;
+        CHECK_INT (ufo_value_map_int (ufo_value_map_get (ufo_value_map_get (r, "body"), "echo"), "n", -1), i);
+    }
+    CHECK_INT (done, 200);
+    fprintf (stderr, "  spread: %d %d %d %d\n", per [0], per [1], per [2], per [3]);
+    for (int i = 0; i < 4; i++)
+        CHECK (per [i] >= 30 && per [i] <= 70);
+    //  The bus saw each task submitted, assigned and done exactly once.
+    usleep (200000);
+    CHECK_INT (dt_count (&e, "task.submitted", NULL), 200);
+    CHECK_INT (dt_count (&e, "task.assigned", NULL), 200);
+    CHECK_INT (dt_count (&e, "task.done", NULL), 200);
+    CHECK_INT (dt_count (&e, "worker.ready", NULL), 4);
+    //  Sequence numbers on the bus are strictly increasing, and "prev" chains them.
+    uint64_t last = 0;
+    bool chained = true;
+    for (size_t i = 0; i < ufo_value_size (e.events); i++) {
+        const ufo_value_t *ev = ufo_value_list_at (e.events, i);
+        uint64_t seq = (uint64_t) ufo_value_map_int (ev, "seq", 0);
+        if (last && (uint64_t) ufo_value_map_int (ev, "prev", 0) != last)
+            chained = false;
+        last = seq;
+    }
+    CHECK (chained);
+    ufo_value_t *st = dt_state (&e);
+    CHECK_INT (ufo_value_size (ufo_value_map_get (st, "tasks")), 0);
+    ufo_value_destroy (&st);
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
+//  Waits for the first progress event of task; returns the pid of the worker running it.
+static int
+s_wait_progress_pid (ufo_tasks_t *tasks, const char *task, int timeout_ms)
+{
+    int64_t until = ufo_time_mono_ms () + timeout_ms;
+    while (ufo_time_mono_ms () < until) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        if (!ev)
+            continue;
+        int pid = 0;
+        if (strcmp (ufo_value_map_str (ev, "kind", ""), "progress") == 0
+        &&  strcmp (ufo_value_map_str (ev, "task", ""), task) == 0)
+            pid = (int) ufo_value_map_int (ufo_value_map_get (ev, "body"), "pid", 0);
+        ufo_value_destroy (&ev);
+        if (pid)
+            return pid;
+    }
+    return 0;
+}
+
+UFO_TEST (test_worker_killed_mid_task)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-kill");
+    REQUIRE (dt_start_broker (&e));
+    dt_listen (&e);
+    for (int i = 0; i < 2; i++)
+        dt_start_worker (&e, "app:word", (const char *const []) { "--mode", "sleep", "--ms", "1500",
+                                                                   "--progress", "1", FAST, NULL });
+    CHECK (dt_wait_workers (&e, 2, 10000));
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-kill", NULL, NULL, &err);
+    char ids [1][33];
+    s_submit_n (tasks, "app:word", 1, ids, 0, 0);
+    int pid = s_wait_progress_pid (tasks, ids [0], 10000);
+    REQUIRE (pid > 0);
+    kill (pid, SIGKILL);
+    ufo_value_t *results = ufo_value_new_map ();
+    int dups = dt_collect (tasks, results, 1, 20000, NULL);
+    CHECK_INT (dups, 0);
+    const ufo_value_t *r = ufo_value_map_get (results, ids [0]);
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "done");
+    CHECK_INT (ufo_value_map_int (r, "attempts", 0), 2);
+    CHECK (ufo_value_map_int (ufo_value_map_get (r, "body"), "pid", 0) != pid);
+    usleep (300000);
+    CHECK_INT (dt_count (&e, "worker.lost", NULL), 1);
+    CHECK_INT (dt_count (&e, "task.requeued", ids [0]), 1);
+    CHECK_INT (dt_count (&e, "task.done", ids [0]), 1);
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
+UFO_TEST (test_broker_killed_with_queue)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-broker");
+    REQUIRE (dt_start_broker (&e));
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-restart", NULL, NULL, &err);
+    static char ids [50][33];
+    s_submit_n (tasks, "host", 50, ids, 0, 0);
+    //  every submission acknowledged (so durable) before the kill
+    int accepted = 0;
+    int64_t until = ufo_time_mono_ms () + 10000;
+    while (accepted < 50 && ufo_time_mono_ms () < until) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        accepted += ev && strcmp (ufo_value_map_str (ev, "kind", ""), "accepted") == 0;
+        ufo_value_destroy (&ev);
+    }
+    CHECK_INT (accepted, 50);
+    CHECK_INT (bb_test_stop (&e.b, SIGKILL), 128 + SIGKILL);
+    REQUIRE (dt_start_broker (&e));
+    ufo_value_t *st = dt_state (&e);
+    CHECK_INT (ufo_value_size (ufo_value_map_get (st, "tasks")), 50);
+    ufo_value_destroy (&st);
+    for (int i = 0; i < 2; i++)
+        dt_start_worker (&e, "host", (const char *const []) { FAST, NULL });
+    ufo_value_t *results = ufo_value_new_map ();
+    int dups = dt_collect (tasks, results, 50, 30000, NULL);
+    CHECK_INT (ufo_value_size (results), 50);
+    CHECK_INT (dups, 0);
+    for (int i = 0; i < 50; i++)
+        CHECK_STR (ufo_value_map_str (ufo_value_map_get (results, ids [i]), "status", ""), "done");
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
+UFO_TEST (test_broker_killed_with_task_running)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-inflight");
+    REQUIRE (dt_start_broker (&e));
+    dt_start_worker (&e, "eval", (const char *const []) { "--mode", "block", "--ms", "1500",
+                                                           "--progress", "1", FAST, NULL });
+    CHECK (dt_wait_workers (&e, 1, 10000));
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-inflight", NULL, NULL, &err);
+    char ids [1][33];
+    s_submit_n (tasks, "eval", 1, ids, 0, 0);
+    CHECK (s_wait_progress_pid (tasks, ids [0], 10000) > 0);
+    CHECK_INT (bb_test_stop (&e.b, SIGKILL), 128 + SIGKILL);
+    REQUIRE (dt_start_broker (&e));
+    //  The running task was requeued at start-up; the reconnected worker runs it again
+    //  (attempt 2) once its first attempt ends; that first result is discarded.
+    ufo_value_t *results = ufo_value_new_map ();
+    int dups = dt_collect (tasks, results, 1, 30000, NULL);
+    CHECK_INT (dups, 0);
+    const ufo_value_t *r = ufo_value_map_get (results, ids [0]);
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "done");
+    CHECK_INT (ufo_value_map_int (r, "attempts", 0), 2);
+    CHECK_INT (ufo_value_map_int (ufo_value_map_get (r, "body"), "attempt", 0), 2);
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
+UFO_TEST (test_worker_stopped_then_continued)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-stop");
+    REQUIRE (dt_start_broker (&e));
+    dt_listen (&e);
+    for (int i = 0; i < 2; i++)
+        dt_start_worker (&e, "app:*", (const char *const []) { "--mode", "block", "--ms", "1000",
+                                                                "--progress", "1", FAST, NULL });
+    CHECK (dt_wait_workers (&e, 2, 10000));
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-stop", NULL, NULL, &err);
+    char ids [1][33];
+    s_submit_n (tasks, "app:notepad", 1, ids, 0, 0);
+    int pid = s_wait_progress_pid (tasks, ids [0], 10000);
+    REQUIRE (pid > 0);
+    kill (pid, SIGSTOP);
+    ufo_value_t *results = ufo_value_new_map ();
+    dt_collect (tasks, results, 1, 20000, NULL);
+    const ufo_value_t *r = ufo_value_map_get (results, ids [0]);
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "done");
+    CHECK_INT (ufo_value_map_int (r, "attempts", 0), 2);
+    CHECK (ufo_value_map_int (ufo_value_map_get (r, "body"), "pid", 0) != pid);
+    CHECK_INT (dt_count (&e, "worker.lost", NULL), 1);
+    kill (pid, SIGCONT);
+    //  Its stale result is discarded and reported on the bus; the submitter sees one result.
+    int64_t until = ufo_time_mono_ms () + 10000;
+    while (dt_count (&e, "task.discarded", ids [0]) == 0 && ufo_time_mono_ms () < until)
+        usleep (50000);
+    CHECK_INT (dt_count (&e, "task.discarded", ids [0]), 1);
+    CHECK_INT (dt_count (&e, "task.done", ids [0]), 1);
+    int dups = dt_collect (tasks, results, 2, 500, NULL);
+    CHECK_INT (dups, 0);
+    CHECK_INT (ufo_value_size (results), 1);
+    //  and the continued worker registered again
+    CHECK (dt_wait_workers (&e, 2, 10000));
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
+UFO_TEST (test_worker_after_submission)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-late");
+    REQUIRE (dt_start_broker (&e));
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-late", NULL, NULL, &err);
+    char ids [1][33];
+    s_submit_n (tasks, "eval", 1, ids, 0, 0);
+    usleep (500000);
+    ufo_value_t *st = dt_state (&e);
+    const ufo_value_t *t0 = ufo_value_list_at (ufo_value_map_get (st, "tasks"), 0);
+    CHECK_STR (ufo_value_map_str (t0, "state", ""), "queued");
+    ufo_value_destroy (&st);
+    dt_start_worker (&e, "eval", (const char *const []) { FAST, NULL });
+    ufo_value_t *results = ufo_value_new_map ();
+    dt_collect (tasks, results, 1, 10000, NULL);
+    CHECK_STR (ufo_value_map_str (ufo_value_map_get (results, ids [0]), "status", ""), "done");
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
+UFO_TEST (test_blocked_worker_is_kept)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-block");
+    REQUIRE (dt_start_broker (&e));
+    dt_listen (&e);
+    //  default heartbeats: 1 s x 3; the worker's own thread blocks for 10 s
+    dt_start_worker (&e, "eval", (const char *const []) { "--mode", "block", "--ms", "10000", NULL });
+    CHECK (dt_wait_workers (&e, 1, 10000));
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-block", NULL, NULL, &err);
+    char ids [1][33];
+    s_submit_n (tasks, "eval", 1, ids, 0, 0);
+    ufo_value_t *results = ufo_value_new_map ();
+    dt_collect (tasks, results, 1, 30000, NULL);
+    const ufo_value_t *r = ufo_value_map_get (results, ids [0]);
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "done");
+    CHECK_INT (ufo_value_map_int (r, "attempts", 0), 1);
+    CHECK_INT (dt_count (&e, "worker.lost", NULL), 0);
+    CHECK_INT (dt_count (&e, "task.requeued", NULL), 0);
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
+UFO_TEST (test_cancel_input_deadline_attempts)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-misc");
+    REQUIRE (dt_start_broker (&e));
+    dt_start_worker (&e, "host", (const char *const []) { "--mode", "sleep", "--ms", "5000", "--device", "d1",
+                                                           "--progress", "1", FAST, NULL });
+    CHECK (dt_wait_workers (&e, 1, 10000));
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-misc", NULL, NULL, &err);
+    //  input reaches the worker (echoed back as progress), then cancel ends the task
+    char ids [1][33];
+    ufo_value_t *spec = dt_spec ("host", 7);
+    ufo_value_map_set_str (spec, "device", "d1");
+    REQUIRE (ufo_tasks_submit (tasks, &spec, ids [0], &err) == 0);
+    CHECK (s_wait_progress_pid (tasks, ids [0], 10000) > 0);
+    ufo_value_t *input = ufo_value_new_map ();
+    ufo_value_map_set_str (input, "qid", "q1");
+    ufo_value_map_set_bool (input, "confirm", true);
+    CHECK_INT (ufo_tasks_input (tasks, ids [0], &input), 0);
+    bool echoed = false;
+    int64_t until = ufo_time_mono_ms () + 5000;
+    while (!echoed && ufo_time_mono_ms () < until) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        const ufo_value_t *in = ufo_value_map_get (ufo_value_map_get (ev, "body"), "input");
+        echoed = in && strcmp (ufo_value_map_str (in, "qid", ""), "q1") == 0;
+        ufo_value_destroy (&ev);
+    }
+    CHECK (echoed);
+    CHECK_INT (ufo_tasks_cancel (tasks, ids [0]), 0);
+    ufo_value_t *results = ufo_value_new_map ();
+    dt_collect (tasks, results, 1, 10000, NULL);
+    CHECK_STR (ufo_value_map_str (ufo_value_map_get (results, ids [0]), "status", ""), "cancelled");
+    //  fetch by id (a submitter that went away would do this)
+    ufo_value_t *f = ufo_tasks_fetch (tasks, ids [0], 5000, &err);
+    REQUIRE (f);
+    CHECK_STR (ufo_value_map_str (f, "state", ""), "cancelled");
+    ufo_value_destroy (&f);
+    f = ufo_tasks_fetch (tasks, "0123456789abcdef0123456789abcdef", 5000, &err);
+    CHECK (!f && err.code == UFO_E_NOT_FOUND);
+    //  a task bound to a device nobody serves waits until its deadline, then fails
+    char late [1][33];
+    spec = dt_spec ("host", 8);
+    ufo_value_map_set_str (spec, "device", "d2");
+    ufo_value_map_set_int (spec, "deadline_ms", 400);
+    REQUIRE (ufo_tasks_submit (tasks, &spec, late [0], &err) == 0);
+    ufo_value_clear (results);
+    dt_collect (tasks, results, 1, 10000, NULL);
+    const ufo_value_t *r = ufo_value_map_get (results, late [0]);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_map_str (r, "reason", ""), "deadline");
+    //  max_attempts 1 and a worker that crashes: failed, with the reason
+    dt_kill_workers (&e, SIGTERM);
+    dt_start_worker (&e, "eval", (const char *const []) { "--crash-after", "1", FAST, NULL });
+    char crash [1][33];
+    s_submit_n (tasks, "eval", 1, crash, 0, 1);
+    ufo_value_clear (results);
+    dt_collect (tasks, results, 1, 10000, NULL);
+    r = ufo_value_map_get (results, crash [0]);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_map_str (r, "reason", ""), "gave up after 1 attempt");
+    //  invalid specs are refused locally
+    spec = dt_spec ("bad service!", 1);
+    char id [33];
+    CHECK_INT (ufo_tasks_submit (tasks, &spec, id, &err), -1);
+    CHECK_INT (err.code, UFO_E_INVALID);
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
+//  Raw frames at the dispatch decoder: every one gets an error reply, the broker keeps serving.
+UFO_TEST (test_bad_requests)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-bad");
+    REQUIRE (dt_start_broker (&e));
+    zsock_t *dealer = zsock_new_dealer (e.b.cmd);
+    zsock_set_rcvtimeo (dealer, 5000);
+    static const char *bodies [] = {
+        "{}", "{\"worker\": 5}", "{\"worker\": \"w\", \"service\": \"a b\"}",
+        "{\"worker\": \"w\", \"service\": \"eval\", \"capacity\": 0}",
+        "{\"worker\": \"w\", \"service\": \"eval\", \"running\": [1]}",
+        "{\"client\": \"c\", \"task\": \"t\", \"service\": \"x\", \"deadline_ms\": -1}",
+        "{\"client\": \"c\", \"task\": \"t/..\", \"service\": \"x\"}",
+        "{\"worker\": \"w\", \"task\": \"t\", \"attempt\": 1, \"status\": \"maybe\"}",
+        "[1, 2]", "null",
+    };
+    static const char *types [] = {
+        "worker.ready", "worker.ready", "worker.ready", "worker.ready", "worker.ready", "task.submit",
+        "task.submit", "task.complete", "task.fetch", "task.input",
+    };
+    int errors = 0;
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (bodies); i++) {
+        ufo_error_t err;
+        ufo_value_t *body = ufo_json_parse (bodies [i], strlen (bodies [i]), NULL, &err);
+        ufo_msg_t *msg = ufo_msg_new (types [i]);
+        ufo_msg_set_id (msg, "bad");
+        ufo_msg_set_body (msg, &body);
+        ufo_buf_t buf = { 0 };
+        ufo_msg_encode (msg, &buf);
+        ufo_msg_destroy (&msg);
+        zframe_t *frame = zframe_new (buf.data, buf.len);
+        ufo_buf_free (&buf);
+        zframe_send (&frame, dealer, 0);
+        zframe_t *reply = zframe_recv (dealer);
+        if (reply) {
+            ufo_msg_t *r = ufo_msg_decode (zframe_data (reply), zframe_size (reply), NULL, &err);
+            errors += r && strcmp (ufo_msg_type (r), "error") == 0 && strcmp (ufo_msg_id (r), "bad") == 0;
+            ufo_msg_destroy (&r);
+            zframe_destroy (&reply);
+        }
+    }
+    CHECK_INT (errors, (int) UFO_ARRAY_SIZE (bodies));
+    //  a truncated dispatch envelope and an unknown dispatch type
+    const uint8_t trunc [] = { 0x97, 0x01, 0xab, 't', 'a', 's', 'k', '.', 's', 'u', 'b', 'm', 'i', 't' };
+    zframe_t *frame = zframe_new (trunc, sizeof trunc);
+    zframe_send (&frame, dealer, 0);
+    zframe_t *reply = zframe_recv (dealer);
+    CHECK (reply != NULL);
+    zframe_destroy (&reply);
+    CHECK (dt_ping (&e, 2000));
+    zsock_destroy (&dealer);
+    dt_cleanup (&e);
+}
+
+int
+main (int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv [1] : NULL;
+#define RUN(t) do { if (!only || strstr (#t, only)) UFO_RUN (t); } while (0)
+    RUN (test_bad_requests);
+    RUN (test_worker_after_submission);
+    RUN (test_many_tasks_even_spread);
+    RUN (test_worker_killed_mid_task);
+    RUN (test_worker_stopped_then_continued);
+    RUN (test_broker_killed_with_queue);
+    RUN (test_broker_killed_with_task_running);
+    RUN (test_cancel_input_deadline_attempts);
+    RUN (test_blocked_worker_is_kept);
+    return UFO_TEST_END ();
+}
