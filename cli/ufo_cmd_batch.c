@@ -174,7 +174,8 @@ ufo_cmd_batch (int argc, char **argv)
     ufo_error_t err = { 0 };
     ufo_config_t *config = ufo_config_load (config_path, &err);
     char endpoint [512], log_root [PATH_MAX];
-    if (!config || ufo_cli_broker (broker, config, endpoint, sizeof endpoint, log_root, sizeof log_root, &err) != 0) {
+    if (!config || ufo_cli_broker (broker, config, endpoint, sizeof endpoint, log_root, sizeof log_root, &err) != 0
+    ||  ufo_security_init (config, "client", &err) < 0) {
         fprintf (stderr, "ufo batch: %s\n", err.message);
         ufo_config_destroy (&config);
         for (size_t i = 0; i < n; i++)

@@ -218,6 +218,12 @@ ufo_cmd_run (int argc, char **argv)
         ufo_value_destroy (&plan);
         goto done;
     }
+    if (ufo_security_init (config, "client", &err) < 0) {
+        fprintf (stderr, "ufo run: security: %s\n", err.message);
+        ufo_config_destroy (&config);
+        ufo_value_destroy (&plan);
+        goto done;
+    }
     int64_t max_round = ufo_config_int (config, "MAX_ROUND", 1);
     if ((int64_t) ufo_value_size (requests) > max_round && !json)
         fprintf (stderr, "ufo run: note: %zu requests but MAX_ROUND is %" PRId64 " here; the HostAgent runs at "

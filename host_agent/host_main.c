@@ -86,6 +86,12 @@ main (int argc, char **argv)
     }
     if (!broker)
         broker = ufo_config_str (config, "broker.cmd_endpoint", "");
+    //  CURVE (security.*): the default of every bus socket of this process
+    if (ufo_security_init (config, "agent", &err) < 0) {
+        fprintf (stderr, "ufo-host: security: %s\n", err.message);
+        ufo_config_destroy (&config);
+        return 1;
+    }
     host_bus_options_t options = { .endpoint = broker, .device = device, .name = name,
                                    .llm_mode = llm_mode, .llm_cassette = cassette, .prompts_dir = prompts };
     host_bus_t *bus = host_bus_new (config, &options, &err);
