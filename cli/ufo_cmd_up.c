@@ -213,7 +213,6 @@ s_spawn (s_child_t *c, s_device_t *devices, const char *logdir)
                 unsetenv (dev->unset [i]);
             for (int i = 0; i < dev->nenv; i++)
                 putenv (dev->env [i]);
-            setenv ("UFO_DEVICE", dev->id, 1);
         }
         signal (SIGINT, SIG_DFL);
         signal (SIGTERM, SIG_DFL);
