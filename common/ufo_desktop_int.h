@@ -21,8 +21,9 @@ enum {
 
 typedef struct _ufo_dnode_t ufo_dnode_t;
 struct _ufo_dnode_t {
-    char *key;                  //  "bus path", key of desk->nodes
-    char *bus, *path;           //  point into key
+    char *names;                //  "bus\0path": storage for bus and path
+    char *bus, *path;           //  point into names (desk->nodes is keyed by "bus path")
+    uint64_t serial;            //  tells this node from a later one with the same path
     ufo_dnode_t *parent;        //  weak
     GPtrArray *kids;            //  owned ufo_dnode_t*, NULL until read
     uint32_t role;
@@ -93,8 +94,27 @@ struct _ufo_desktop_op_t {
     ufo_op_poll_fn poll;
     ufo_op_free_fn free_state;
     void *state;
-    ufo_desktop_op_t *next_live; //  desk-independent list not needed; kept simple
 };
+
+//  State of one control snapshot (ufo_desktop_walk.c, ufo_desktop_find.c).
+typedef struct {
+    int64_t xid;
+    int wx, wy, ww, wh, pid;
+    char *title;
+    char *app_bus;
+    int frames_left;
+    GPtrArray *frames;          //  char* "bus path" keys of the app's windows
+    GPtrArray *frame_names;
+    bool want_tree;
+    ufo_value_t *types;         //  control types offered
+    int fetched;
+    unsigned gen;
+    bool uses_showing;
+    bool walking;
+    int rewalks;
+    bool retry;                 //  waiting for another walk's replies
+    int64_t calls0;             //  desk->calls when the snapshot started
+} ufo_dsnap_t;
 
 typedef void (*ufo_reply_fn) (ufo_desktop_op_t *op, GVariant *reply, const char *error,
                               void *data);
@@ -133,6 +153,11 @@ void ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *
 const char *ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node);
 bool ufo_dnode_hidden_ (const ufo_dnode_t *node, bool uses_showing);
 bool ufo_dnode_has_state_ (const ufo_dnode_t *node, AtspiStateType state);
+
+void ufo_desktop_walk_start_ (ufo_desktop_op_t *op, ufo_dwin_t *win);
+
+//  ufo_desktop_find.c
+void ufo_desktop_find_start_ (ufo_desktop_op_t *op);
 
 //  ufo_desktop_input.c (XTest and key syntax)
 int ufo_desktop_send_keys_ (ufo_desktop_t *desk, const ufo_value_t *events, ufo_error_t *err);

@@ -9,39 +9,34 @@ static uint64_t s_serial = 0;           //  distinguishes a node from a later on
 
 //  --- nodes -------------------------------------------------------------------------------
 
-typedef struct { ufo_dnode_t node; uint64_t serial; } s_node_box_t;
-
 ufo_dnode_t *
 ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *path, ufo_dnode_t *parent)
 {
-    s_node_box_t *box = ufo_calloc (1, sizeof (*box));
-    box->serial = ++s_serial;
-    ufo_dnode_t *node = &box->node;
+    ufo_dnode_t *node = ufo_calloc (1, sizeof (*node));
+    node->serial = ++s_serial;
     size_t blen = strlen (bus), plen = strlen (path);
-    node->key = ufo_malloc (blen + plen + 2);
-    memcpy (node->key, bus, blen);
-    node->key [blen] = ' ';
-    memcpy (node->key + blen + 1, path, plen + 1);
-    node->key [blen] = '\0';
-    node->bus = node->key;
-    node->path = node->key + blen + 1;
-    //  the key is "bus path"; the bus part is NUL-separated for use as a C string,
-    //  so keep a separate joined copy for hashing
-    char *joined = ufo_malloc (blen + plen + 2);
-    memcpy (joined, bus, blen);
-    joined [blen] = ' ';
-    memcpy (joined + blen + 1, path, plen + 1);
-    node->name = NULL;
+    node->names = ufo_malloc (blen + plen + 2);
+    memcpy (node->names, bus, blen + 1);
+    memcpy (node->names + blen + 1, path, plen + 1);
+    node->bus = node->names;
+    node->path = node->names + blen + 1;
     node->parent = parent;
     node->ext [2] = -1;
-    g_hash_table_replace (desk->nodes, joined, node);
+    char *key = ufo_dnode_key_ (bus, path);
+    gpointer old_key = NULL, old_node = NULL;
+    if (g_hash_table_lookup_extended (desk->nodes, key, &old_key, &old_node)) {
+        //  the path moved under another parent: the newest node answers for it
+        g_hash_table_steal (desk->nodes, key);
+        g_free (old_key);
+    }
+    g_hash_table_insert (desk->nodes, key, node);
     return node;
 }
 
 uint64_t
 ufo_dnode_serial_ (ufo_dnode_t *node)
 {
-    return ((s_node_box_t *) node)->serial;
+    return node->serial;
 }
 
 char *
@@ -64,14 +59,14 @@ ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node)
     gpointer orig_key = NULL, value = NULL;
     if (g_hash_table_lookup_extended (desk->nodes, key, &orig_key, &value) && value == node) {
         g_hash_table_steal (desk->nodes, key);
-        free (orig_key);
+        g_free (orig_key);
     }
     g_free (key);
-    free (node->key);
+    free (node->names);
     free (node->name);
     free (node->text);
     g_strfreev (node->actions);
-    free ((s_node_box_t *) node);
+    free (node);
 }
 
 bool

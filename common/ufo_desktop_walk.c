@@ -20,27 +20,9 @@ typedef struct {
 
 enum { W_ROLE, W_STATE, W_NAME, W_IFACES, W_EXTENTS, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE };
 
-typedef struct {
-    int64_t xid;
-    int wx, wy, ww, wh, pid;
-    char *title;
-    char *app_bus;
-    int frames_left;
-    GPtrArray *frames;          //  char* "bus path" keys of the app's windows
-    GPtrArray *frame_names;
-    bool want_tree;
-    ufo_value_t *types;         //  control types offered
-    int fetched;
-    unsigned gen;
-    bool uses_showing;
-    bool walking;
-    int rewalks;
-    bool retry;                 //  waiting for another walk's replies
-    int64_t calls0;             //  desk->calls when the snapshot started
-} s_snap_t;
 
 static bool
-s_offered (const s_snap_t *st, const char *type)
+s_offered (const ufo_dsnap_t *st, const char *type)
 {
     if (!type)
         return false;
@@ -105,7 +87,7 @@ s_set_kids (ufo_desktop_t *desk, ufo_dnode_t *node, GVariant *arr)
 static void
 s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
 {
-    s_snap_t *st = op->state;
+    ufo_dsnap_t *st = op->state;
     if (ufo_dnode_hidden_ (node, st->uses_showing))
         return;
     if (!node->extra_valid && s_offered (st, ufo_desktop_control_type_ (op->desk, node))) {
@@ -147,7 +129,7 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
 static void
 s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
 {
-    s_snap_t *st = op->state;
+    ufo_dsnap_t *st = op->state;
     if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
     ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING)))
         return;
@@ -356,7 +338,7 @@ s_node_call (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, const char *ifac
 static void
 s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
 {
-    s_snap_t *st = op->state;
+    ufo_dsnap_t *st = op->state;
     if (node->walk_gen == st->gen)
         return;
     node->walk_gen = st->gen;
@@ -378,7 +360,7 @@ s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
 //  --- building the result ------------------------------------------------------------------
 
 static ufo_value_t *
-s_rect (const s_snap_t *st, const ufo_dnode_t *node)
+s_rect (const ufo_dsnap_t *st, const ufo_dnode_t *node)
 {
     ufo_value_t *rect = ufo_value_new_list ();
     int x = st->wx + node->ext [0], y = st->wy + node->ext [1];
@@ -394,7 +376,7 @@ static void
 s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t *controls,
            ufo_value_t *tree_parent, int *nodes)
 {
-    s_snap_t *st = op->state;
+    ufo_dsnap_t *st = op->state;
     if (!node->valid || !node->detail_valid || ufo_dnode_hidden_ (node, st->uses_showing))
         return;
     (*nodes)++;
@@ -456,11 +438,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
     }
 }
 
-static void s_walk_start (ufo_desktop_op_t *op, ufo_dwin_t *win);
 
 //  True if a node that a snapshot would show (or whose inside it would show) is stale.
 static bool
-s_stale (const s_snap_t *st, const ufo_dnode_t *node)
+s_stale (const ufo_dsnap_t *st, const ufo_dnode_t *node)
 {
     if (!node->valid)
         return true;
@@ -496,7 +477,7 @@ s_busy (const ufo_dnode_t *node)
 static void
 s_maybe_finish (ufo_desktop_op_t *op)
 {
-    s_snap_t *st = op->state;
+    ufo_dsnap_t *st = op->state;
     if (op->done || op->cancelled || !st->walking || op->pending > 0)
         return;
     ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
@@ -516,7 +497,7 @@ s_maybe_finish (ufo_desktop_op_t *op)
         }
         if (st->rewalks < 8) {
             st->rewalks++;
-            s_walk_start (op, win);
+            ufo_desktop_walk_start_ (op, win);
             return;
         }
     }
@@ -555,12 +536,10 @@ s_maybe_finish (ufo_desktop_op_t *op)
     ufo_desktop_op_finish_ (op, true, "", NULL);
 }
 
-//  --- finding the accessible window of an X window -----------------------------------------
-
-static void
-s_walk_start (ufo_desktop_op_t *op, ufo_dwin_t *win)
+void
+ufo_desktop_walk_start_ (ufo_desktop_op_t *op, ufo_dwin_t *win)
 {
-    s_snap_t *st = op->state;
+    ufo_dsnap_t *st = op->state;
     st->walking = true;
     st->gen = ++op->desk->walk_gen;
     if (!st->gen)
@@ -570,179 +549,9 @@ s_walk_start (ufo_desktop_op_t *op, ufo_dwin_t *win)
 }
 
 static void
-s_on_frame_name (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
-{
-    size_t index = (size_t) (uintptr_t) data;
-    UFO_UNUSED (error);
-    if (!op)
-        return;
-    s_snap_t *st = op->state;
-    GVariant *v = NULL;
-    if (reply)
-        g_variant_get (reply, "(v)", &v);
-    g_ptr_array_index (st->frame_names, index) = g_strdup (
-        v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) ? g_variant_get_string (v, NULL) : "");
-    if (v)
-        g_variant_unref (v);
-    if (--st->frames_left > 0 || op->done || op->cancelled)
-        return;
-    //  the window whose accessible name is the X title; else the only one
-    int pick = -1;
-    for (guint i = 0; i < st->frames->len && pick < 0; i++)
-        if (streq (g_ptr_array_index (st->frame_names, i), st->title))
-            pick = (int) i;
-    if (pick < 0 && st->frames->len == 1)
-        pick = 0;
-    if (pick < 0) {
-        ufo_desktop_op_finish_ (op, false, NULL, "no accessible window titled '%s' in %s",
-                                st->title, st->app_bus);
-        return;
-    }
-    const char *key = g_ptr_array_index (st->frames, (guint) pick);
-    const char *space = strchr (key, ' ');
-    char *bus = g_strndup (key, (gsize) (space - key));
-    ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, true);
-    if (win->root)
-        ufo_dnode_free_ (op->desk, win->root);
-    win->root = ufo_dnode_new_ (op->desk, bus, space + 1, NULL);
-    win->width = st->ww;
-    win->height = st->wh;
-    win->uses_showing = st->uses_showing;
-    g_free (bus);
-    s_walk_start (op, win);
-}
-
-static void
-s_on_frames (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
-{
-    UFO_UNUSED (data);
-    if (!op || op->done || op->cancelled)
-        return;
-    s_snap_t *st = op->state;
-    if (!reply) {
-        ufo_desktop_op_finish_ (op, false, NULL, "cannot list windows of %s: %s", st->app_bus,
-                                error);
-        return;
-    }
-    GVariant *arr = g_variant_get_child_value (reply, 0);
-    GVariantIter iter;
-    const char *bus, *path;
-    g_variant_iter_init (&iter, arr);
-    while (g_variant_iter_next (&iter, "(&s&o)", &bus, &path) && st->frames->len < 256) {
-        g_ptr_array_add (st->frames, ufo_dnode_key_ (bus, path));
-        g_ptr_array_add (st->frame_names, NULL);
-    }
-    g_variant_unref (arr);
-    if (st->frames->len == 0) {
-        ufo_desktop_op_finish_ (op, false, NULL, "application %s has no accessible window",
-                                st->app_bus);
-        return;
-    }
-    st->frames_left = (int) st->frames->len;
-    for (guint i = 0; i < st->frames->len; i++) {
-        const char *key = g_ptr_array_index (st->frames, i);
-        const char *space = strchr (key, ' ');
-        char *fbus = g_strndup (key, (gsize) (space - key));
-        ufo_desktop_call_ (op, fbus, space + 1, "org.freedesktop.DBus.Properties", "Get",
-                           g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Name"), "(v)",
-                           s_on_frame_name, (void *) (uintptr_t) i);
-        g_free (fbus);
-    }
-}
-
-//  GTK4 never sets SHOWING below the window: there, visible + non-empty extents decide.
-static void
-s_on_version (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
-{
-    UFO_UNUSED (error);
-    UFO_UNUSED (data);
-    if (!op || !reply)
-        return;
-    GVariant *v = NULL;
-    g_variant_get (reply, "(v)", &v);
-    s_snap_t *st = op->state;
-    if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING)
-    &&  strncmp (g_variant_get_string (v, NULL), "4.", 2) == 0)
-        st->uses_showing = false;
-    if (v)
-        g_variant_unref (v);
-}
-
-static bool
-s_try_app (ufo_desktop_op_t *op)
-{
-    s_snap_t *st = op->state;
-    GHashTableIter iter;
-    gpointer key, value;
-    g_hash_table_iter_init (&iter, op->desk->bus_pid);
-    while (g_hash_table_iter_next (&iter, &key, &value))
-        if (GPOINTER_TO_INT (value) == st->pid) {
-            st->app_bus = ufo_strdup (key);
-            ufo_desktop_call_ (op, st->app_bus, "/org/a11y/atspi/accessible/root",
-                               "org.freedesktop.DBus.Properties", "Get",
-                               g_variant_new ("(ss)", "org.a11y.atspi.Application", "Version"),
-                               "(v)", s_on_version, NULL);
-            ufo_desktop_call_ (op, st->app_bus, "/org/a11y/atspi/accessible/root",
-                               "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))",
-                               s_on_frames, NULL);
-            return true;
-        }
-    return false;
-}
-
-static void
-s_on_pid (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
-{
-    char *bus = data;
-    UFO_UNUSED (error);
-    if (op && reply) {
-        guint32 pid = 0;
-        g_variant_get (reply, "(u)", &pid);
-        g_hash_table_replace (op->desk->bus_pid, g_strdup (bus), GINT_TO_POINTER ((int) pid));
-    }
-    g_free (bus);
-    if (!op || op->done || op->cancelled || op->pending > 0)
-        return;
-    s_snap_t *st = op->state;
-    if (!s_try_app (op))
-        ufo_desktop_op_finish_ (op, false, NULL,
-                                "no accessible application for window %" PRId64 " (pid %d)",
-                                st->xid, st->pid);
-}
-
-static void
-s_on_apps (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
-{
-    UFO_UNUSED (data);
-    if (!op || op->done || op->cancelled)
-        return;
-    if (!reply) {
-        ufo_desktop_op_finish_ (op, false, NULL, "cannot list accessible applications: %s",
-                                error);
-        return;
-    }
-    GVariant *arr = g_variant_get_child_value (reply, 0);
-    GVariantIter iter;
-    const char *bus, *path;
-    int asked = 0;
-    g_variant_iter_init (&iter, arr);
-    while (g_variant_iter_next (&iter, "(&s&o)", &bus, &path) && asked < 1000) {
-        if (g_hash_table_contains (op->desk->bus_pid, bus))
-            continue;
-        ufo_desktop_call_ (op, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                           "org.freedesktop.DBus", "GetConnectionUnixProcessID",
-                           g_variant_new ("(s)", bus), "(u)", s_on_pid, g_strdup (bus));
-        asked++;
-    }
-    g_variant_unref (arr);
-    if (asked == 0)
-        s_on_pid (op, NULL, NULL, g_strdup (""));
-}
-
-static void
 s_snap_free (ufo_desktop_op_t *op)
 {
-    s_snap_t *st = op->state;
+    ufo_dsnap_t *st = op->state;
     if (!st)
         return;
     free (st->title);
@@ -775,12 +584,12 @@ s_invalidate_tree (ufo_dnode_t *node)
 static bool
 s_snap_poll (ufo_desktop_op_t *op)
 {
-    s_snap_t *st = op->state;
+    ufo_dsnap_t *st = op->state;
     if (st->retry && !op->done && op->pending == 0) {
         st->retry = false;
         ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
         if (win && win->root)
-            s_walk_start (op, win);
+            ufo_desktop_walk_start_ (op, win);
         else
             s_maybe_finish (op);
     }
@@ -792,7 +601,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
 {
     assert (self);
     ufo_desktop_op_t *op = ufo_desktop_op_new_ (self, UFO_DESKTOP_SNAPSHOT_TIMEOUT_MS);
-    s_snap_t *st = ufo_calloc (1, sizeof (*st));
+    ufo_dsnap_t *st = ufo_calloc (1, sizeof (*st));
     op->state = st;
     op->free_state = s_snap_free;
     op->poll = s_snap_poll;
@@ -824,16 +633,13 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         gint64 *last = g_hash_table_lookup (self->bus_event_ms, win->root->bus);
         if (!win->uses_showing && last && *last >= win->snap_ms)
             s_stale_extents (win->root);
-        s_walk_start (op, win);
+        ufo_desktop_walk_start_ (op, win);
         return op;
     }
     if (st->pid <= 0) {
         ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " has no _NET_WM_PID", xid);
         return op;
     }
-    if (!s_try_app (op))
-        ufo_desktop_call_ (op, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
-                           "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))",
-                           s_on_apps, NULL);
+    ufo_desktop_find_start_ (op);
     return op;
 }
