@@ -30,8 +30,10 @@ typedef struct {
 } ufo_link_handler_t;
 
 //  Creates a link (no socket yet: the first ufo_link_service connects). routing_id is
-//  the fixed ZeroMQ routing id (1..255 bytes).
+//  the fixed ZeroMQ routing id (1..255 bytes). server_key / cert_path: CURVE as for
+//  ufo_security_apply_client (NULL: the process default, "": none).
 ufo_link_t *ufo_link_new (const char *endpoint, const char *routing_id, int ivl_ms, int liveness,
+                          const char *server_key, const char *cert_path,
                           const ufo_link_handler_t *handler);
 void ufo_link_destroy (ufo_link_t **self_p);
 

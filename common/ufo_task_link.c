@@ -1,6 +1,7 @@
 /*  ufo_task_link.c - the broker link of the worker and submitter actors (dispatch_private.h). */
 #include "ufo_prelude.h"
 #include "ufo_msg.h"
+#include "ufo_cert.h"
 #include "dispatch_private.h"
 #include <czmq.h>
 
@@ -20,6 +21,7 @@ typedef struct {
 
 struct _ufo_link_t {
     char *endpoint;
+    char *server_key, *cert_path;   //  NULL: the process default
     char routing_id [256];
     size_t rid_len;
     int ivl_ms, liveness;
@@ -42,10 +44,12 @@ s_now (void)
 
 ufo_link_t *
 ufo_link_new (const char *endpoint, const char *routing_id, int ivl_ms, int liveness,
-              const ufo_link_handler_t *handler)
+              const char *server_key, const char *cert_path, const ufo_link_handler_t *handler)
 {
     ufo_link_t *self = ufo_calloc (1, sizeof *self);
     self->endpoint = ufo_strdup (endpoint);
+    self->server_key = server_key ? ufo_strdup (server_key) : NULL;
+    self->cert_path = cert_path ? ufo_strdup (cert_path) : NULL;
     snprintf (self->routing_id, sizeof self->routing_id, "%s", routing_id);
     self->rid_len = strlen (self->routing_id);
     self->ivl_ms = ivl_ms > 0 ? ivl_ms : 1000;
@@ -70,6 +74,8 @@ ufo_link_destroy (ufo_link_t **self_p)
     }
     free (self->out);
     free (self->endpoint);
+    free (self->server_key);
+    free (self->cert_path);
     ufo_buf_free (&self->buf);
     free (self);
     *self_p = NULL;
@@ -100,6 +106,13 @@ s_connect (ufo_link_t *self)
     self->dealer = zsock_new (ZMQ_DEALER);
     if (!self->dealer) {
         self->reconnect_at = s_now () + self->backoff;
+        return;
+    }
+    ufo_error_t err;
+    if (ufo_security_apply_client (self->dealer, self->server_key, self->cert_path, &err) != 0) {
+        ufo_warn ("cannot secure the connection to %s: %s", self->endpoint, err.message);
+        zsock_destroy (&self->dealer);
+        self->reconnect_at = s_now () + BACKOFF_MAX_MS;
         return;
     }
     zsock_set_linger (self->dealer, 0);

@@ -16,6 +16,7 @@ typedef struct {
     zsock_t *pipe;
     ufo_link_t *link;
     char endpoint [512];
+    char *server_key, *cert_path;           //  CURVE (NULL: the process default)
     char cid [33];
     char name [UFO_TASK_NAME_MAX + 1];
     s_open_t *open;                         //  tasks without a result yet
@@ -269,7 +270,7 @@ s_actor (zsock_t *pipe, void *args)
                                    s_on_message, s_on_reply };
     char rid [64];
     snprintf (rid, sizeof rid, "c-%s", a->cid);
-    a->link = ufo_link_new (a->endpoint, rid, 1000, 3, &handler);
+    a->link = ufo_link_new (a->endpoint, rid, 1000, 3, a->server_key, a->cert_path, &handler);
     zsock_signal (pipe, 0);
     int wait = 0;
     while (!a->stop) {
@@ -308,13 +309,10 @@ ufo_tasks_t *
 ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_key,
                const char *curve_cert_path, ufo_error_t *err)
 {
-    UFO_UNUSED (curve_cert_path);
     if (!endpoint || !*endpoint || strlen (endpoint) >= 512) {
         ufo_error_set (err, UFO_E_INVALID, "tasks: a broker endpoint (under 512 bytes) is required");
         return NULL;
     }
-    if (curve_server_key)
-        ufo_warn ("tasks: CURVE is not supported by the dispatch link yet; connecting in plain text");
     ufo_tasks_t *self = ufo_calloc (1, sizeof *self);
     s_actor_t *a = &self->args;
     snprintf (a->endpoint, sizeof a->endpoint, "%s", endpoint);
@@ -323,9 +321,13 @@ ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_
         snprintf (a->name, sizeof a->name, "%s", name);
     else
         ufo_link_default_name (a->name, sizeof a->name, "client");
+    a->server_key = curve_server_key ? ufo_strdup (curve_server_key) : NULL;
+    a->cert_path = curve_cert_path ? ufo_strdup (curve_cert_path) : NULL;
     self->stash = ufo_value_new_list ();
     self->actor = zactor_new (s_actor, a);
     if (!self->actor) {
+        free (a->server_key);
+        free (a->cert_path);
         ufo_value_destroy (&self->stash);
         free (self);
         ufo_error_set (err, UFO_E_INTERNAL, "tasks: cannot start the actor thread");
@@ -341,6 +343,8 @@ ufo_tasks_destroy (ufo_tasks_t **self_p)
         return;
     ufo_tasks_t *self = *self_p;
     zactor_destroy (&self->actor);
+    free (self->args.server_key);
+    free (self->args.cert_path);
     for (size_t i = 0; i < self->nknown; i++)
         free (self->known [i]);
     free (self->known);

@@ -17,6 +17,7 @@ typedef struct {
     zsock_t *pipe;
     ufo_link_t *link;
     char endpoint [512];
+    char *server_key, *cert_path;   //  CURVE (NULL: the process default)
     char wid [33];
     char name [UFO_TASK_NAME_MAX + 1];
     char service [UFO_TASK_NAME_MAX + 1];
@@ -240,7 +241,7 @@ s_actor (zsock_t *pipe, void *args)
                                    s_on_message, s_on_reply };
     char rid [64];
     snprintf (rid, sizeof rid, "w-%s", a->wid);
-    a->link = ufo_link_new (a->endpoint, rid, a->ivl_ms, a->liveness, &handler);
+    a->link = ufo_link_new (a->endpoint, rid, a->ivl_ms, a->liveness, a->server_key, a->cert_path, &handler);
     zsock_signal (pipe, 0);
     int wait = 0;
     while (!a->stop) {
@@ -306,8 +307,6 @@ ufo_worker_new (const ufo_worker_config_t *config, ufo_error_t *err)
         ufo_error_set (err, UFO_E_RANGE, "worker: capacity must be 0..1024 and heartbeat settings >= 0");
         return NULL;
     }
-    if (config->curve_server_key)
-        ufo_warn ("worker: CURVE is not supported by the dispatch link yet; connecting in plain text");
     ufo_worker_t *self = ufo_calloc (1, sizeof *self);
     s_actor_t *a = &self->args;
     snprintf (a->endpoint, sizeof a->endpoint, "%s", config->endpoint);
@@ -323,8 +322,12 @@ ufo_worker_new (const ufo_worker_config_t *config, ufo_error_t *err)
     a->ivl_ms = config->heartbeat_ivl_ms > 0 ? config->heartbeat_ivl_ms : 1000;
     a->liveness = config->heartbeat_liveness > 0 ? config->heartbeat_liveness : 3;
     a->connected = &self->connected;
+    a->server_key = config->curve_server_key ? ufo_strdup (config->curve_server_key) : NULL;
+    a->cert_path = config->curve_cert_path ? ufo_strdup (config->curve_cert_path) : NULL;
     self->actor = zactor_new (s_actor, a);
     if (!self->actor) {
+        free (a->server_key);
+        free (a->cert_path);
         free (self);
         ufo_error_set (err, UFO_E_INTERNAL, "worker: cannot start the actor thread");
         return NULL;
@@ -339,6 +342,8 @@ ufo_worker_destroy (ufo_worker_t **self_p)
         return;
     ufo_worker_t *self = *self_p;
     zactor_destroy (&self->actor);
+    free (self->args.server_key);
+    free (self->args.cert_path);
     for (size_t i = 0; i < self->nrunning; i++)
         free (self->running [i]);
     free (self->running);

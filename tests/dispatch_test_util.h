@@ -41,6 +41,15 @@ dt_start_broker (dt_env_t *e)
     return dt_ping (e, 10000);
 }
 
+//  With a snapshot (and dispatch checkpoint) every n log records.
+static inline bool
+dt_start_broker_snap (dt_env_t *e, const char *n)
+{
+    bb_test_start (&e->b, (const char *const []) { "--fsync", "always", "--stats-ms", "0",
+                                                   "--snapshot-every", n, NULL });
+    return dt_ping (e, 10000);
+}
+
 static inline void
 dt_init (dt_env_t *e, const char *name)
 {

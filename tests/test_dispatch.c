@@ -179,6 +179,56 @@ UFO_TEST (test_broker_killed_with_queue)
     dt_cleanup (&e);
 }
 
+//  Compaction: task state lives in checkpoints at the head of new log segments, so old
+//  segments can go and a restart still knows every task.
+UFO_TEST (test_compaction_keeps_tasks)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-compact");
+    REQUIRE (dt_start_broker_snap (&e, "25"));
+    for (int i = 0; i < 2; i++)
+        dt_start_worker (&e, "eval", (const char *const []) { FAST, NULL });
+    CHECK (dt_wait_workers (&e, 2, 10000));
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-compact", NULL, NULL, &err);
+    static char done [60][33], waiting [10][33];
+    s_submit_n (tasks, "eval", 60, done, 0, 0);
+    ufo_value_t *results = ufo_value_new_map ();
+    dt_collect (tasks, results, 60, 30000, NULL);
+    CHECK_INT (ufo_value_size (results), 60);
+    s_submit_n (tasks, "nobody", 10, waiting, 0, 0);
+    usleep (1500000);               //  snapshots are written by a child; let them finish
+    char logdir [400];
+    snprintf (logdir, sizeof logdir, "%s/log", e.b.data_dir);
+    int segments = 0;
+    DIR *d = opendir (logdir);
+    for (struct dirent *de; d && (de = readdir (d));)
+        segments += strncmp (de->d_name, "wal-", 4) == 0;
+    if (d)
+        closedir (d);
+    CHECK (segments <= 3);          //  old segments were compacted away
+    CHECK_INT (bb_test_stop (&e.b, SIGKILL), 128 + SIGKILL);
+    REQUIRE (dt_start_broker_snap (&e, "25"));
+    ufo_value_t *st = dt_state (&e);
+    int queued = 0;
+    for (size_t i = 0; i < ufo_value_size (ufo_value_map_get (st, "tasks")); i++)
+        queued += strcmp (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (st, "tasks"), i), "state", ""),
+                          "queued") == 0;
+    CHECK_INT (queued, 10);
+    ufo_value_destroy (&st);
+    int found = 0;
+    for (int i = 0; i < 60; i++) {
+        ufo_value_t *f = ufo_tasks_fetch (tasks, done [i], 5000, &err);
+        found += f && strcmp (ufo_value_map_str (f, "state", ""), "done") == 0
+              && ufo_value_map_int (ufo_value_map_get (f, "result"), "attempt", 0) == 1;
+        ufo_value_destroy (&f);
+    }
+    CHECK_INT (found, 60);
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
 UFO_TEST (test_broker_killed_with_task_running)
 {
     dt_env_t e;
@@ -438,6 +488,7 @@ main (int argc, char **argv)
     RUN (test_worker_stopped_then_continued);
     RUN (test_broker_killed_with_queue);
     RUN (test_broker_killed_with_task_running);
+    RUN (test_compaction_keeps_tasks);
     RUN (test_cancel_input_deadline_attempts);
     RUN (test_blocked_worker_is_kept);
     return UFO_TEST_END ();
