@@ -127,6 +127,24 @@ s_cancelled (void *arg)
 
 //  --- ops: desktop -------------------------------------------------------------------------
 
+//  Opens the desktop if it is not open (at start-up, and again before a session when it
+//  was not reachable then, e.g. a virtual display that came up after us).
+static void
+s_open_desktop (host_bus_t *self)
+{
+    if (self->desktop)
+        return;
+    ufo_value_t *dopts = ufo_value_new_map ();
+    const ufo_value_t *launchers = ufo_config_get (self->config, "desktop.launchers");
+    if (launchers)
+        ufo_value_map_set_copy (dopts, "launchers", launchers);
+    ufo_error_t derr = { 0 };
+    self->desktop = ufo_desktop_new (dopts, &derr);
+    ufo_value_destroy (&dopts);
+    if (!self->desktop)
+        ufo_warn ("host: no desktop (%s); sessions end in ERROR until it is there", derr.message);
+}
+
 static ufo_value_t *
 s_windows (void *arg, const char *shot_path, char **url_p, ufo_error_t *err)
 {
@@ -437,6 +455,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     if (ufo_value_type (plan) != UFO_TLIST || strcmp (ufo_value_map_str (body, "mode", "normal"), "follower"))
         plan = NULL;
     snprintf (self->board, sizeof self->board, "%s", session);
+    s_open_desktop (self);
     self->busy = true;
     self->cancelled = false;
     ufo_value_clear (self->inputs);
@@ -457,6 +476,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     host_session_config_t cfg = {
         .session = session, .task = name, .log_root = log_root, .device = self->device,
         .requests = requests, .plan = plan,
+        .resume = ufo_value_map_int (task, "attempt", 1) > 1,
         .interactive = ufo_value_map_bool (body, "interactive", false),
         .auto_confirm = ufo_value_map_bool (body, "auto_confirm", false),
         .max_step = ufo_config_int (config, "MAX_STEP", 50),
@@ -532,15 +552,7 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
     self->llm = ufo_llm_new_from_config (config, "HOST_AGENT", options->llm_mode, options->llm_cassette, err);
     if (!self->llm)
         goto fail;
-    ufo_value_t *dopts = ufo_value_new_map ();
-    const ufo_value_t *launchers = ufo_config_get (config, "desktop.launchers");
-    if (launchers)
-        ufo_value_map_set_copy (dopts, "launchers", launchers);
-    ufo_error_t derr = { 0 };
-    self->desktop = ufo_desktop_new (dopts, &derr);
-    ufo_value_destroy (&dopts);
-    if (!self->desktop)
-        ufo_warn ("host: no desktop (%s); every session will end in ERROR until it is there", derr.message);
+    s_open_desktop (self);
     self->bb = ufo_bb_client_new (self->endpoint, NULL, err);
     if (!self->bb)
         goto fail;

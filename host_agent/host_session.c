@@ -304,6 +304,41 @@ s_result (host_t *self, const char *status, int64_t rounds)
     return result;
 }
 
+//  A re-delivered session: the first round whose request_<r> is not on the board yet, with
+//  the steps and cost already logged counted again (the earlier attempt's response.log).
+static size_t
+s_resume_point (host_t *self)
+{
+    ufo_error_t err = { 0 };
+    ufo_value_t *board = self->ops->board_get (self->ops->arg, &err);
+    const ufo_value_t *requests = ufo_value_map_get (board, "requests");
+    size_t first = 0;
+    for (bool found = true; found; ) {
+        char key [48];
+        snprintf (key, sizeof key, "request_%zu", first);
+        found = false;
+        for (size_t i = 0; i < ufo_value_size (requests) && !found; i++)
+            found = ufo_value_map_has (ufo_value_list_at (requests, i), key);
+        if (found)
+            first++;
+    }
+    ufo_value_destroy (&board);
+    ufo_value_t *lines = ufo_tasklog_read_lines (self->log, "response.log");
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, i);
+        int64_t step = ufo_value_map_int (l, "Step", -1);
+        if (step >= self->step)
+            self->step = step + 1;
+        const ufo_value_t *tokens = ufo_value_map_get (l, "Tokens");
+        ufo_cost_add (&self->cost, ufo_value_map_float (l, "Cost", 0), ufo_value_map_int (tokens, "prompt", 0),
+                      ufo_value_map_int (tokens, "completion", 0));
+    }
+    ufo_value_destroy (&lines);
+    ufo_info ("host: session %s delivered again: resuming at round %zu after %" PRId64 " steps", self->cfg->session,
+              first, self->step);
+    return first;
+}
+
 ufo_value_t *
 host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
 {
@@ -326,6 +361,7 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         ufo_tasklog_add_secret (self.log, cfg->secrets [i]);
     host_logs_request (&self);
 
+    size_t first = cfg->resume ? s_resume_point (&self) : 0;
     size_t nreq = ufo_value_size (cfg->requests);
     if (cfg->max_round > 0 && nreq > (size_t) cfg->max_round) {
         ufo_warn ("host: session %s has %zu requests, MAX_ROUND is %" PRId64 "; the rest are not run",
@@ -333,8 +369,10 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         nreq = (size_t) cfg->max_round;
     }
     bool any_fail = false, any_error = false;
-    int64_t rounds = 0;
-    for (size_t r = 0; r < nreq && !any_error && (r == 0 || self.step < cfg->max_step); r++) {
+    int64_t rounds = (int64_t) (first < nreq ? first : nreq);
+    if (rounds > 0)
+        self.round = rounds - 1;
+    for (size_t r = first; r < nreq && !any_error && (r == first || self.step < cfg->max_step); r++) {
         self.round = (int64_t) r;
         self.request = ufo_value_str (ufo_value_list_at (cfg->requests, r));
         if (!self.request)

@@ -59,6 +59,8 @@ typedef struct {
     const char *device;             //  device id (for logs), may be NULL
     const ufo_value_t *requests;    //  list of strings, one per round
     const ufo_value_t *plan;        //  follower mode: list of subtask texts; NULL otherwise
+    bool resume;                    //  a re-delivered session (attempt > 1): rounds whose
+                                    //  request_<r> is on the board are not run again
     bool interactive;               //  a user can answer questions / confirmations
     bool auto_confirm;              //  --yes
     int64_t max_step;               //  MAX_STEP

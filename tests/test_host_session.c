@@ -182,6 +182,7 @@ f_cancelled (void *arg)
 
 static char s_root [256];
 static bool s_eva_round = false;
+static bool s_resume = false;
 static ufo_prompts_t *s_prompts;
 
 static void
@@ -223,7 +224,7 @@ s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_
     host_session_config_t cfg = {
         .session = task, .task = task, .log_root = s_root, .device = "d0", .requests = requests,
         .plan = plan, .interactive = interactive, .max_step = max_step, .max_round = max_round,
-        .eva_session = true, .eva_round = s_eva_round, .eva_all_screenshots = true, .visual = true, .log_to_markdown = true,
+        .resume = s_resume, .eva_session = true, .eva_round = s_eva_round, .eva_all_screenshots = true, .visual = true, .log_to_markdown = true,
         .json_retry = 3, .launchers = launchers, .prompts = s_prompts, .secrets = secrets,
     };
     ufo_value_t *result = host_session_run (&cfg, &ops);
@@ -409,6 +410,43 @@ UFO_TEST (test_round_evaluations)
     s_fake_free (&f);
 }
 
+//  A session delivered again (its first HostAgent died): the rounds already on the board
+//  are not run again, the steps and cost already logged count.
+UFO_TEST (test_resume_redelivered)
+{
+    const char *finish [] = { FINISH };
+    fake_t f;
+    s_fake_init (&f, finish, 1);
+    ufo_value_t *r0 = ufo_json_parse_str ("{\"request_0\": \"a\"}", NULL);
+    ufo_board_add_data_take (f.board, UFO_MEM_REQUESTS, &r0, NULL);
+    ufo_tasklog_t *log = ufo_tasklog_open (s_root, "resume", NULL);
+    REQUIRE (log);
+    for (int i = 0; i < 3; i++) {
+        char line [200];
+        snprintf (line, sizeof line, "{\"Step\": %d, \"Round\": %d, \"Cost\": 0.25, \"Tokens\": {\"prompt\": 10, "
+                  "\"completion\": 1}}", i, i < 2 ? 0 : 1);
+        ufo_value_t *v = ufo_json_parse_str (line, NULL);
+        ufo_tasklog_append (log, "response.log", v, NULL);
+        ufo_value_destroy (&v);
+    }
+    ufo_tasklog_destroy (&log);
+    s_resume = true;
+    ufo_value_t *result = s_run (&f, "resume", "[\"a\", \"b\"]", NULL, 50, 5, false);
+    s_resume = false;
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (f.asked, 1);                         //  only round 1 ran
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 0)), "[User Request:]\\nb");
+    CHECK_INT (ufo_value_map_int (result, "rounds", 0), 2);
+    CHECK_INT (ufo_value_map_int (result, "steps", 0), 4);      //  3 logged + 1
+    CHECK (ufo_value_map_float (ufo_value_map_get (result, "cost"), "total", 0) > 0.75);
+    ufo_value_t *board = ufo_board_to_map (f.board);
+    CHECK_INT (ufo_value_size (ufo_value_map_get (board, "requests")), 2);
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.1.request_1")), "b");
+    ufo_value_destroy (&board);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
 UFO_TEST (test_pending_answered)
 {
     const char *replies [] = { PENDING, FINISH };
@@ -562,6 +600,7 @@ main (void)
     UFO_RUN (test_one_round);
     UFO_RUN (test_two_rounds_history);
     UFO_RUN (test_round_evaluations);
+    UFO_RUN (test_resume_redelivered);
     UFO_RUN (test_pending_answered);
     UFO_RUN (test_garbage_error);
     UFO_RUN (test_max_step_and_round);

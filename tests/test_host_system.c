@@ -11,7 +11,7 @@
 #define S_RUN_MS 180000
 
 typedef struct {
-    pid_t host, eval, app [2];
+    pid_t host, host2, eval, app [2];
     char out [400];             //  stdout of the last `ufo run`
     char cfg [400];
     ufo_value_t *result;        //  the session result of the last run
@@ -100,7 +100,7 @@ s_start (const char *script, const char *extra, int apps)
 static void
 s_check_sanitizers (void)
 {
-    static const char *logs [] = { "host.log", "eval.log", "app-0.log", "app-1.log" };
+    static const char *logs [] = { "host.log", "host2.log", "eval.log", "app-0.log", "app-1.log" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (logs); i++) {
         char path [400];
         snprintf (path, sizeof path, "%s/%s", afx_.broker.dir, logs [i]);
@@ -119,6 +119,7 @@ s_stop_all (void)
     s_kill (&s_.app [0]);
     s_kill (&s_.app [1]);
     s_kill (&s_.host);
+    s_kill (&s_.host2);
     s_kill (&s_.eval);
     s_check_sanitizers ();
     ufo_value_destroy (&s_.result);
@@ -486,6 +487,71 @@ UFO_TEST (test_follower_plan)
     s_stop_all ();
 }
 
+//  The HostAgent dies in round 1: the broker delivers the session again, to the second
+//  HostAgent of the device, which resumes at round 1 instead of redoing round 0.
+static void
+s_kill_first_host (void)
+{
+    static int64_t seen_at = 0, checked_at = 0;
+    if (s_.host <= 0 || s_.host2 > 0)
+        return;
+    int64_t now = dfx_now_ms ();
+    if (!seen_at && now - checked_at > 200) {
+        checked_at = now;
+        char path [600];
+        snprintf (path, sizeof path, "%s/logs/host-resume/request.json", afx_.broker.dir);
+        ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
+        snprintf (s_.session, sizeof s_.session, "%s", ufo_value_map_str (req, "session", ""));
+        ufo_value_destroy (&req);
+        ufo_value_t *board = s_.session [0] ? s_board () : NULL;
+        if (ufo_value_size (ufo_value_map_get (board, "requests")) >= 1)
+            seen_at = now;                  //  round 0 is over; round 1's first call is slow
+        ufo_value_destroy (&board);
+    }
+    if (!seen_at || now - seen_at < 1000)
+        return;
+    seen_at = 0;
+    kill (s_.host, SIGKILL);
+    waitpid (s_.host, NULL, 0);
+    s_.host = 0;
+    char bin [600], log [400];
+    snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
+    snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
+    const char *hargs [] = { "--device", "t0", "--config", s_.cfg, "--broker", afx_.broker.cmd, NULL };
+    s_.host2 = s_spawn (bin, hargs, log);
+}
+
+UFO_TEST (test_host_killed_session_resumes)
+{
+    REQUIRE (s_start ("host_resume.json", "\"MAX_ROUND\": 3", 0) == 0);
+    s_.session [0] = 0;
+    const char *args [] = { "Do the first request", "--request", "Do the second request", "--device", "t0",
+                            "--task", "host-resume", "--yes", NULL };
+    int rc = s_run (args, NULL, s_kill_first_host);
+    CHECK_INT (rc, 0);
+    REQUIRE (s_.result);
+    CHECK (s_.host2 > 0);                       //  the first HostAgent was killed
+    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (s_.result, "rounds", 0), 2);
+    ufo_value_t *host = s_llm_lines ("HostAgent");
+    size_t first = 0;
+    for (size_t i = 0; i < ufo_value_size (host); i++)
+        first += strstr (ufo_value_map_str (ufo_value_list_at (host, i), "last", ""), "[User Request:]\nDo the first request") != NULL;
+    CHECK_INT (first, 1);                       //  round 0 was not run again
+    ufo_value_destroy (&host);
+    ufo_value_t *board = s_board ();
+    const ufo_value_t *requests = ufo_value_map_get (board, "requests");
+    size_t r0 = 0, r1 = 0;
+    for (size_t i = 0; i < ufo_value_size (requests); i++) {
+        r0 += ufo_value_map_has (ufo_value_list_at (requests, i), "request_0");
+        r1 += ufo_value_map_has (ufo_value_list_at (requests, i), "request_1");
+    }
+    CHECK_INT (r0, 1);
+    CHECK_INT (r1, 1);
+    ufo_value_destroy (&board);
+    s_stop_all ();
+}
+
 //  Session bodies that cannot be used end the task "failed" with the reason; the HostAgent
 //  keeps serving (the next session completes).
 UFO_TEST (test_bad_session_bodies)
@@ -654,6 +720,7 @@ main (void)
     S_CASE (test_confirm_refused);
     S_CASE (test_garbage_ends_in_error);
     S_CASE (test_follower_plan);
+    S_CASE (test_host_killed_session_resumes);
     S_CASE (test_bad_session_bodies);
     S_CASE (test_max_step_and_round);
     S_CASE (test_app_worker_killed_resumes);
