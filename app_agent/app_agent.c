@@ -1,6 +1,7 @@
 /*  app_agent.c - the AppAgent state machine of one subtask (see app_agent.h). */
 #include "ufo_prelude.h"
 #include "app_int.h"
+#include "app_body.h"
 
 #define S_PLACEHOLDER "no answer available, proceed"
 
@@ -10,57 +11,6 @@ app_agent_emit (app_agent_t *self, ufo_value_t **body_p)
     if (self->emit)
         self->emit (self->emit_arg, body_p);
     ufo_value_destroy (body_p);
-}
-
-//  --- the body ----------------------------------------------------------------------
-
-static int
-s_str (const ufo_value_t *body, const char *key, bool required, const char **out, ufo_error_t *err)
-{
-    const ufo_value_t *v = ufo_value_map_get (body, key);
-    if (!v || ufo_value_type (v) == UFO_TNULL) {
-        *out = "";
-        return required ? ufo_error_set (err, UFO_E_MISSING, "subtask body: '%s' is missing", key) : 0;
-    }
-    if (ufo_value_type (v) != UFO_TSTRING)
-        return ufo_error_set (err, UFO_E_TYPE, "subtask body: '%s' must be a string", key);
-    *out = ufo_value_str (v);
-    return 0;
-}
-
-static int
-s_int (const ufo_value_t *body, const char *key, int64_t dflt, int64_t min, int64_t *out,
-       ufo_error_t *err)
-{
-    const ufo_value_t *v = ufo_value_map_get (body, key);
-    if (!v || ufo_value_type (v) == UFO_TNULL) {
-        *out = dflt;
-        return 0;
-    }
-    if (ufo_value_type (v) != UFO_TINT || ufo_value_int (v) < min)
-        return ufo_error_set (err, UFO_E_TYPE, "subtask body: '%s' must be an integer >= %" PRId64,
-                              key, min);
-    *out = ufo_value_int (v);
-    return 0;
-}
-
-static int
-s_list (const ufo_value_t *body, const char *key, const ufo_value_t **out, ufo_error_t *err)
-{
-    const ufo_value_t *v = ufo_value_map_get (body, key);
-    *out = NULL;
-    if (!v || ufo_value_type (v) == UFO_TNULL)
-        return 0;
-    if (ufo_value_type (v) != UFO_TLIST)
-        return ufo_error_set (err, UFO_E_TYPE, "subtask body: '%s' must be a list", key);
-    *out = v;
-    return 0;
-}
-
-static bool
-s_task_name_ok (const char *s)
-{
-    return *s && strcmp (s, ".") && strcmp (s, "..") && !strchr (s, '/');
 }
 
 //  Finds the window of the subtask: by xid, else by pid, else by title, else by the
@@ -100,33 +50,25 @@ s_find_window (app_ctx_t *ctx, const ufo_value_t *window, const char *applicatio
 static int
 s_parse_body (app_agent_t *self, ufo_error_t *err)
 {
-    const ufo_value_t *b = self->body;
-    if (ufo_value_type (b) != UFO_TMAP)
-        return ufo_error_set (err, UFO_E_TYPE, "subtask body must be a map");
-    const char *log_root;
-    if (s_str (b, "session", true, &self->session, err)
-    ||  s_str (b, "task", true, &self->task, err)
-    ||  s_str (b, "log_root", false, &log_root, err)
-    ||  s_str (b, "subtask", true, &self->subtask, err)
-    ||  s_str (b, "request", false, &self->request, err)
-    ||  s_str (b, "application", false, &self->application, err)
-    ||  s_int (b, "round", 0, 0, &self->round, err)
-    ||  s_int (b, "subtask_index", 0, 0, &self->subtask_index, err)
-    ||  s_int (b, "step_base", 0, 0, &self->step_base, err)
-    ||  s_int (b, "round_step_base", self->step_base, 0, &self->round_step_base, err)
-    ||  s_int (b, "max_steps", 50, 0, &self->max_steps, err)
-    ||  s_list (b, "tips", &self->tips, err)
-    ||  s_list (b, "previous_subtasks", &self->previous_subtasks, err))
+    app_body_t body;
+    if (app_body_parse (self->body, &body, err) < 0)
         return -1;
-    if (!*self->session)
-        return ufo_error_set (err, UFO_E_INVALID, "subtask body: 'session' is empty");
-    if (!s_task_name_ok (self->task))
-        return ufo_error_set (err, UFO_E_INVALID, "subtask body: 'task' must be one path component");
-    self->interactive = ufo_value_map_bool (b, "interactive", false);
-    self->auto_confirm = ufo_value_map_bool (b, "auto_confirm", false);
-    const ufo_value_t *window = ufo_value_map_get (b, "window");
-    if (window && ufo_value_type (window) != UFO_TMAP)
-        return ufo_error_set (err, UFO_E_TYPE, "subtask body: 'window' must be a map");
+    self->session = body.session;
+    self->task = body.task;
+    self->subtask = body.subtask;
+    self->request = body.request;
+    self->application = body.application;
+    self->round = body.round;
+    self->subtask_index = body.subtask_index;
+    self->step_base = body.step_base;
+    self->round_step_base = body.round_step_base;
+    self->max_steps = body.max_steps;
+    self->tips = body.tips;
+    self->previous_subtasks = body.previous_subtasks;
+    self->interactive = body.interactive;
+    self->auto_confirm = body.auto_confirm;
+    const char *log_root = body.log_root;
+    const ufo_value_t *window = body.window;
     if (!*self->application && strcmp (self->ctx->app, "*") != 0)
         self->application = self->ctx->app;
     self->xid = s_find_window (self->ctx, window, self->application);

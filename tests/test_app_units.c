@@ -1,9 +1,10 @@
 /*  test_app_units.c - pieces of ufo-app that need no desktop: the confirmation policy,
     data URLs, and the in-process blackboard (board items, screenshots, prompt parts).
-    The app_agent sources are compiled in, so this also runs in the sanitizer tree. */
+    the subtask body checks. The app_agent sources are compiled in, so this also runs in the sanitizer tree. */
 #include "ufo_prelude.h"
 #include "ufo_test.h"
 #include "app_ctx.h"
+#include "app_body.h"
 
 UFO_TEST (test_policy)
 {
@@ -116,10 +117,66 @@ UFO_TEST (test_local_board)
     app_board_destroy (&board);
 }
 
+UFO_TEST (test_body)
+{
+    app_body_t b;
+    ufo_error_t err;
+    ufo_value_t *v = ufo_json_parse_str (
+        "{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"type\", \"round\": 2,"
+        " \"subtask_index\": 1, \"step_base\": 7, \"max_steps\": 3, \"tips\": [\"a\"],"
+        " \"window\": {\"xid\": 5}, \"interactive\": true}", NULL);
+    REQUIRE (v);
+    CHECK_INT (app_body_parse (v, &b, &err), 0);
+    CHECK_STR (b.session, "s");
+    CHECK_STR (b.request, "");
+    CHECK_STR (b.log_root, "");
+    CHECK_INT (b.round, 2);
+    CHECK_INT (b.subtask_index, 1);
+    CHECK_INT (b.step_base, 7);
+    CHECK_INT (b.round_step_base, 7);
+    CHECK_INT (b.max_steps, 3);
+    CHECK (b.interactive && !b.auto_confirm);
+    CHECK_INT (ufo_value_size (b.tips), 1);
+    CHECK (b.previous_subtasks == NULL);
+    CHECK_INT (ufo_value_map_int (b.window, "xid", 0), 5);
+    ufo_value_destroy (&v);
+    v = ufo_json_parse_str ("{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"x\"}", NULL);
+    CHECK_INT (app_body_parse (v, &b, &err), 0);
+    CHECK_INT (b.max_steps, 50);
+    CHECK (b.window == NULL);
+    ufo_value_destroy (&v);
+    static const char *const bad [][2] = {
+        { "[]", "must be a map" },
+        { "{\"task\": \"t\", \"subtask\": \"x\"}", "'session' is missing" },
+        { "{\"session\": \"\", \"task\": \"t\", \"subtask\": \"x\"}", "'session' is empty" },
+        { "{\"session\": 1, \"task\": \"t\", \"subtask\": \"x\"}", "'session' must be a string" },
+        { "{\"session\": \"s\", \"task\": \"a/b\", \"subtask\": \"x\"}", "one path component" },
+        { "{\"session\": \"s\", \"task\": \"..\", \"subtask\": \"x\"}", "one path component" },
+        { "{\"session\": \"s\", \"task\": \"\", \"subtask\": \"x\"}", "one path component" },
+        { "{\"session\": \"s\", \"task\": \"t\"}", "'subtask' is missing" },
+        { "{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"x\", \"round\": -1}", "'round'" },
+        { "{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"x\", \"step_base\": 9223372036854775807}", "'step_base'" },
+        { "{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"x\", \"max_steps\": 1.5}", "'max_steps'" },
+        { "{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"x\", \"tips\": \"a\"}", "'tips' must be a list" },
+        { "{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"x\", \"window\": [1]}", "'window' must be a map" },
+        { "{\"session\": \"s\", \"task\": \"t\", \"subtask\": \"x\", \"interactive\": \"yes\"}", "'interactive'" }
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (bad); i++) {
+        v = ufo_json_parse_str (bad [i][0], NULL);
+        REQUIRE (v);
+        ufo_error_clear (&err);
+        CHECK_INT (app_body_parse (v, &b, &err), -1);
+        CHECK_CONTAINS (err.message, bad [i][1]);
+        ufo_value_destroy (&v);
+    }
+    CHECK_INT (app_body_parse (NULL, &b, &err), -1);
+}
+
 int
 main (void)
 {
     UFO_RUN (test_policy);
+    UFO_RUN (test_body);
     UFO_RUN (test_data_url);
     UFO_RUN (test_local_board);
     return UFO_TEST_END ();
