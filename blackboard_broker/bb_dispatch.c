@@ -224,6 +224,7 @@ s_finish (bb_dispatch_t *self, s_task_t *t, int state, const char *reason, ufo_v
     ufo_value_map_set_str (ev, "reason", t->reason);
     ufo_value_map_set_int (ev, "attempts", t->attempts);
     ufo_value_map_set_str (ev, "worker", t->worker);
+    ufo_value_map_set_str (ev, "worker_name", t->worker_name);
     ufo_value_map_set_copy (ev, "result", t->result);
     s_depths (self, ev, t->service);
     char type [32];
@@ -265,6 +266,7 @@ s_requeue (bb_dispatch_t *self, s_task_t *t, const char *reason)
     s_common (ev, t);
     ufo_value_map_set_int (ev, "attempt", t->attempts);
     ufo_value_map_set_str (ev, "worker", t->worker);
+    ufo_value_map_set_str (ev, "worker_name", t->worker_name);
     ufo_value_map_set_str (ev, "reason", reason);
     s_depths (self, ev, t->service);
     s_ev_emit (self, "task.requeued", "task", t->service, &ev);

@@ -21,6 +21,12 @@ typedef struct {
 void ufo_cli_usage (FILE *stream, const char *name);
 
 //  The subcommands.
+int ufo_cmd_monitor (int argc, char **argv);
+int ufo_cmd_status (int argc, char **argv);
+
+//  Prints a dispatch.state snapshot (workers, queues, tasks) for people (ufo_cmd_status.c).
+void ufo_cli_print_state (FILE *out, const ufo_value_t *state, bool color);
+
 int ufo_cmd_report (int argc, char **argv);
 int ufo_cmd_run (int argc, char **argv);
 int ufo_cmd_batch (int argc, char **argv);

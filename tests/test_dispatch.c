@@ -476,6 +476,153 @@ UFO_TEST (test_bad_requests)
     dt_cleanup (&e);
 }
 
+static const char *
+s_ufo_binary (void)
+{
+    static char path [1024];
+    const char *build = getenv ("UFO_BUILD_DIR");
+    snprintf (path, sizeof path, "%s/cli/ufo", build ? build : ".");
+    return path;
+}
+
+//  Starts `ufo ARGS...` with stdout into file; returns its pid.
+static pid_t
+s_start_ufo (const char *out, const char *const *args)
+{
+    const char *argv [32];
+    int n = 0;
+    argv [n++] = s_ufo_binary ();
+    for (int i = 0; args [i] && n < 31; i++)
+        argv [n++] = args [i];
+    argv [n] = NULL;
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int fd = open (out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2 (fd, 1);
+        int null = open ("/dev/null", O_WRONLY);
+        dup2 (null, 2);
+        execv (argv [0], (char *const *) argv);
+        _exit (127);
+    }
+    return pid;
+}
+
+static int
+s_wait_pid (pid_t pid, int timeout_ms)
+{
+    for (int i = 0; i < timeout_ms / 10; i++) {
+        int status;
+        if (waitpid (pid, &status, WNOHANG) == pid)
+            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+        usleep (10000);
+    }
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+    return -1;
+}
+
+//  JSON lines of a file as a list.
+static ufo_value_t *
+s_read_lines (const char *path)
+{
+    ufo_value_t *list = ufo_value_new_list ();
+    FILE *f = fopen (path, "r");
+    char line [65536];
+    while (f && fgets (line, sizeof line, f)) {
+        ufo_error_t err;
+        ufo_value_t *v = ufo_json_parse (line, strlen (line), NULL, &err);
+        if (v)
+            ufo_value_list_push (list, &v);
+    }
+    if (f)
+        fclose (f);
+    return list;
+}
+
+UFO_TEST (test_monitor_and_status)
+{
+    dt_env_t e;
+    dt_init (&e, "disp-monitor");
+    REQUIRE (dt_start_broker (&e));
+    dt_start_worker (&e, "eval", (const char *const []) { "--name", "mw", FAST, NULL });
+    CHECK (dt_wait_workers (&e, 1, 10000));
+    char all [400], filtered [400], status [400];
+    snprintf (all, sizeof all, "%s/monitor-all.jsonl", e.b.dir);
+    snprintf (filtered, sizeof filtered, "%s/monitor-filtered.jsonl", e.b.dir);
+    snprintf (status, sizeof status, "%s/status.json", e.b.dir);
+    //  one monitor that drops every 7th bus message (test hook) must report and recover gaps
+    pid_t m1 = s_start_ufo (all, (const char *const []) { "monitor", "--broker", e.b.cmd, "--bus", e.b.bus,
+                                                         "--json", "--test-drop", "7", "--timeout", "6", NULL });
+    pid_t m2 = s_start_ufo (filtered, (const char *const []) { "monitor", "--broker", e.b.cmd, "--bus", e.b.bus,
+                                                              "--json", "--filter", "service:eval", "--filter",
+                                                              "dispatch/task/", "--count", "30", "--timeout", "6", NULL });
+    usleep (700000);
+    ufo_error_t err;
+    ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-monitor", NULL, NULL, &err);
+    static char ids [20][33];
+    s_submit_n (tasks, "eval", 20, ids, 0, 0);
+    char other [1][33];
+    s_submit_n (tasks, "other", 1, other, 0, 0);
+    ufo_value_t *results = ufo_value_new_map ();
+    dt_collect (tasks, results, 20, 10000, NULL);
+    CHECK_INT (ufo_value_size (results), 20);
+    pid_t st = s_start_ufo (status, (const char *const []) { "status", "--broker", e.b.cmd, "--json", NULL });
+    CHECK_INT (s_wait_pid (st, 10000), 0);
+    CHECK_INT (s_wait_pid (m2, 15000), 0);
+    CHECK_INT (s_wait_pid (m1, 15000), 0);
+    //  status: one worker, the "other" task queued
+    ufo_value_t *lines = s_read_lines (status);
+    const ufo_value_t *state = ufo_value_list_at (lines, 0);
+    CHECK_INT (ufo_value_size (ufo_value_map_get (state, "workers")), 1);
+    CHECK_INT (ufo_value_size (ufo_value_map_get (state, "tasks")), 1);
+    ufo_value_destroy (&lines);
+    //  filtered: a snapshot, then 30 task events of service eval only (20 tasks x 3 > 30)
+    lines = s_read_lines (filtered);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (lines, 0), "kind", ""), "snapshot");
+    int events = 0, wrong = 0;
+    for (size_t i = 1; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, i);
+        events += strcmp (ufo_value_map_str (l, "kind", ""), "event") == 0;
+        wrong += strcmp (ufo_value_map_str (ufo_value_map_get (l, "body"), "service", ""), "eval") != 0
+              || strncmp (ufo_value_map_str (l, "topic", ""), "dispatch/task/", 14) != 0;
+    }
+    CHECK_INT (events, 30);
+    CHECK_INT (wrong, 0);
+    ufo_value_destroy (&lines);
+    //  dropping monitor: gaps reported, each followed by a recovery snapshot; sequence numbers
+    //  of the events it printed strictly increase
+    lines = s_read_lines (all);
+    int gaps = 0, recovered = 0, back = 0;
+    int64_t last = 0;
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, i);
+        const char *kind = ufo_value_map_str (l, "kind", "");
+        if (strcmp (kind, "gap") == 0)
+            gaps++;
+        else
+        if (strcmp (kind, "snapshot") == 0 && i > 0) {
+            recovered++;
+            last = ufo_value_map_int (ufo_value_map_get (l, "detail"), "seq", last);
+        }
+        else
+        if (strcmp (kind, "event") == 0) {
+            int64_t seq = ufo_value_map_int (ufo_value_map_get (l, "body"), "seq", 0);
+            if (strcmp (ufo_value_map_str (l, "type", ""), "broker.stats") != 0 && seq) {
+                back += seq <= last;
+                last = seq;
+            }
+        }
+    }
+    fprintf (stderr, "  monitor: %d gaps, %d recoveries\n", gaps, recovered);
+    CHECK (gaps >= 3);
+    CHECK_INT (recovered, gaps);
+    CHECK_INT (back, 0);
+    ufo_value_destroy (&lines);
+    ufo_value_destroy (&results);
+    ufo_tasks_destroy (&tasks);
+    dt_cleanup (&e);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -490,6 +637,7 @@ main (int argc, char **argv)
     RUN (test_broker_killed_with_task_running);
     RUN (test_compaction_keeps_tasks);
     RUN (test_cancel_input_deadline_attempts);
+    RUN (test_monitor_and_status);
     RUN (test_blocked_worker_is_kept);
     return UFO_TEST_END ();
 }
