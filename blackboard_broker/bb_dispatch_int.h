@@ -118,4 +118,27 @@ void bbd_task_record (const s_task_t *task, ufo_value_t *map, bool full);
 //  Iterates every task (order not specified).
 void bbd_task_each (bb_dispatch_t *self, void (*fn) (bb_dispatch_t *, s_task_t *, void *), void *arg);
 
+//  bb_dispatch.c: output, peers and the state machine (used by bb_dispatch_req.c)
+ufo_value_t *bbd_ev_new (bb_dispatch_t *self);
+void bbd_ev_emit (bb_dispatch_t *self, const char *type, const char *kind, const char *service, ufo_value_t **body_p);
+void bbd_reply_ok (bb_dispatch_t *self, const char *id, ufo_value_t **body_p);
+void bbd_reply_error (bb_dispatch_t *self, const ufo_task_request_t *req, int code, const char *message);
+void bbd_send (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, const char *type, ufo_value_t **body_p);
+s_worker_t *bbd_worker_find (bb_dispatch_t *self, const char *id);
+s_client_t *bbd_client_find (bb_dispatch_t *self, const char *id);
+s_client_t *bbd_client_touch (bb_dispatch_t *self, const char *id, const char *name, const void *peer, size_t peer_len, bool *known_p);
+void bbd_to_client (bb_dispatch_t *self, const char *client, const char *type, ufo_value_t **body_p);
+void bbd_stale_add (s_worker_t *w, const char *task);
+bool bbd_stale_remove (s_worker_t *w, const char *task);
+void bbd_worker_untask (s_worker_t *w, s_task_t *t);
+void bbd_common (ufo_value_t *body, const s_task_t *t);
+void bbd_finish (bb_dispatch_t *self, s_task_t *t, int state, const char *reason, ufo_value_t **result_p);
+void bbd_requeue (bb_dispatch_t *self, s_task_t *t, const char *reason);
+void bbd_pump (bb_dispatch_t *self);
+void bbd_worker_event (bb_dispatch_t *self, const char *type, s_worker_t *w, const char *reason, ufo_value_t **requeued_p);
+void bbd_worker_drop (bb_dispatch_t *self, s_worker_t *w, const char *type, const char *reason);
+void bbd_recover (bb_dispatch_t *self);
+void bbd_to_worker_input (bb_dispatch_t *self, s_task_t *t, const char *kind, ufo_value_t **body_p);
+void bbd_depths (bb_dispatch_t *self, ufo_value_t *body, const char *service);
+
 #endif
