@@ -20,6 +20,7 @@ typedef struct {
 } s_sys_t;
 
 static s_sys_t s_;
+static bool s_host_visual = false;     //  HOST_AGENT.VISUAL_MODE of the next s_start
 
 static pid_t
 s_spawn (const char *bin, const char *const *args, const char *log)
@@ -78,9 +79,9 @@ s_start (const char *script, const char *extra, int apps)
     char more [2048];
     snprintf (more, sizeof more,
               "\"HOST_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
-              " \"API_KEY\": \"sk-afx-secret-0123456789\", \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false},"
+              " \"API_KEY\": \"sk-afx-secret-0123456789\", \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": %s},"
               " \"dispatch\": {\"heartbeat_ivl_ms\": 200, \"heartbeat_liveness\": 5}%s%s",
-              afx_.port, extra && *extra ? ", " : "", extra ? extra : "");
+              afx_.port, s_host_visual ? "true" : "false", extra && *extra ? ", " : "", extra ? extra : "");
     snprintf (s_.cfg, sizeof s_.cfg, "%s", afx_config (more));
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
@@ -259,7 +260,9 @@ s_llm_lines (const char *agent)
 
 UFO_TEST (test_one_round_mousepad)
 {
+    s_host_visual = true;                       //  the HostAgent sends the desktop screenshot
     REQUIRE (s_start ("one_round.json", "", 1) == 0);
+    s_host_visual = false;
     const char *args [] = { "Write 'Hello from the HostAgent' in a new Mousepad note", "--device", "t0",
                             "--task", "one-round", "--yes", NULL };
     int rc = s_run (args, NULL, NULL);
@@ -313,6 +316,16 @@ UFO_TEST (test_one_round_mousepad)
         if (access (path, R_OK) != 0)
             UFO_FAIL_ ("%s is missing", files [i]);
     }
+    //  the HostAgent's prompts carried the desktop screenshot; request.log names its file instead
+    ufo_value_t *host_calls = s_llm_lines ("HostAgent");
+    for (size_t i = 0; i < ufo_value_size (host_calls); i++)
+        CHECK_INT (ufo_value_map_int (ufo_value_list_at (host_calls, i), "images", 0), 1);
+    ufo_value_destroy (&host_calls);
+    snprintf (path, sizeof path, "%s/request.log", s_.logdir);
+    char *reqlog = afx_read (path);
+    CHECK_CONTAINS (reqlog, "\"url\":\"desktop_step0.png\"");
+    CHECK (!strstr (reqlog, "data:image/png;base64"));
+    free (reqlog);
     //  no API key in any log
     snprintf (path, sizeof path, "grep -rq 'sk-afx-secret' '%s'", s_.logdir);
     CHECK (system (path) != 0);
