@@ -7,12 +7,10 @@
 static const ufo_cli_command_t s_commands [] = {
     { "report", "LOGDIR [--out FILE] [--link-images]",
       "write the HTML report of a session from its log directory", ufo_cmd_report },
-#ifdef UFO_CLI_HAVE_TASKS
     { "run", "\"REQUEST\" [--request R2 ...] [--device ID] [--task NAME] [--yes] [--json] [--plan FILE] [--broker EP]",
       "run a session: the agents carry out the request on a desktop", ufo_cmd_run },
     { "batch", "DIR [--yes] [--broker EP] [--timeout S]",
       "run every task file of DIR as a session, concurrently over the devices", ufo_cmd_batch },
-#endif
     { "up", "[--workers N] [--apps LIST] [--devices N] [--config FILE] [--data-dir DIR]",
       "start broker, HostAgent, AppAgents and evaluator on this machine", ufo_cmd_up },
     { "eval", "LOGDIR [--level session|round] [--round R] [--config FILE] [--llm-mode MODE]",
