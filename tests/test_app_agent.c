@@ -375,7 +375,8 @@ UFO_TEST (test_window_closed)
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
     CHECK_CONTAINS (ufo_value_map_str (result, "comment", ""), "closed");
-    CHECK_INT (afx_llm_requests (), 1);
+    //  one request for ^q, and (under load) maybe a few 1 s waits while Mousepad goes
+    CHECK (afx_llm_requests () >= 1 && afx_llm_requests () <= 5);
     ufo_value_destroy (&lines);
     afx_mousepad_kill (pid, xid);
 }
