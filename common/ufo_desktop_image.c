@@ -175,6 +175,68 @@ s_capture (ufo_desktop_t *desk, Drawable d, int width, int height, int ox, int o
     return self;
 }
 
+//  Popup menus, drop-downs and tooltips are override-redirect windows of their own: paste
+//  those stacked above the window and overlapping it, so the capture shows what the user sees
+//  of the application (but not the other applications' windows that may cover it).
+static void
+s_paste_popups (ufo_desktop_t *self, ufo_image_t *img, Window win)
+{
+    Window root, parent, *kids = NULL, top = win;
+    unsigned int n = 0;
+    ufo_desktop_x_trap_begin_ (self);
+    //  the window's ancestor among the root's children (a window manager frames windows)
+    for (int depth = 0; depth < 16; depth++) {
+        if (!XQueryTree (self->dpy, top, &root, &parent, &kids, &n))
+            break;
+        if (kids)
+            XFree (kids);
+        kids = NULL;
+        if (parent == root || parent == None)
+            break;
+        top = parent;
+    }
+    if (!XQueryTree (self->dpy, self->root_win, &root, &parent, &kids, &n))
+        n = 0;
+    ufo_desktop_x_trap_end_ (self);
+    bool above = false;
+    for (unsigned int i = 0; i < n; i++) {          //  bottom to top
+        if (kids [i] == top) {
+            above = true;
+            continue;
+        }
+        if (!above)
+            continue;
+        XWindowAttributes attr;
+        ufo_desktop_x_trap_begin_ (self);
+        Status ok = XGetWindowAttributes (self->dpy, kids [i], &attr);
+        if (ufo_desktop_x_trap_end_ (self) || !ok || attr.map_state != IsViewable
+        ||  !attr.override_redirect || attr.class != InputOutput)
+            continue;
+        int px = attr.x - img->ox, py = attr.y - img->oy;
+        if (px >= img->width || py >= img->height || px + attr.width <= 0
+        ||  py + attr.height <= 0)
+            continue;
+        ufo_image_t *pop = s_capture (self, kids [i], attr.width, attr.height, attr.x, attr.y,
+                                      NULL);
+        if (!pop)
+            continue;
+        for (int y = 0; y < pop->height; y++) {
+            int ty = py + y;
+            if (ty < 0 || ty >= img->height)
+                continue;
+            int x0 = px < 0 ? -px : 0;
+            int x1 = px + pop->width > img->width ? img->width - px : pop->width;
+            if (x1 > x0)
+                memcpy (img->px + (size_t) ty * (size_t) (img->stride / 4) + (size_t) (px + x0),
+                        pop->px + (size_t) y * (size_t) (pop->stride / 4) + (size_t) x0,
+                        (size_t) (x1 - x0) * 4);
+        }
+        ufo_image_destroy (&pop);
+    }
+    if (kids)
+        XFree (kids);
+}
+
 ufo_image_t *
 ufo_desktop_capture_window (ufo_desktop_t *self, int64_t xid, ufo_error_t *err)
 {
@@ -184,8 +246,12 @@ ufo_desktop_capture_window (ufo_desktop_t *self, int64_t xid, ufo_error_t *err)
         ufo_error_set (err, UFO_E_NOT_FOUND, "window %" PRId64 " does not exist", xid);
         return NULL;
     }
-    if (self->composite)            //  the window's own buffer, whatever covers it
-        return s_capture (self, (Drawable) xid, w, h, x, y, err);
+    if (self->composite) {          //  the window's own buffer, whatever covers it
+        ufo_image_t *img = s_capture (self, (Drawable) xid, w, h, x, y, err);
+        if (img)
+            s_paste_popups (self, img, (Window) xid);
+        return img;
+    }
     //  without Composite: what is on screen at the window's place
     int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
     int x1 = x + w > self->screen_w ? self->screen_w : x + w;

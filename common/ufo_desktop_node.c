@@ -265,9 +265,20 @@ ufo_dnode_clean_name_ (const char *name)
 {
     if (!name)
         return ufo_value_new_string ("");
+    //  GTK3 pads menu item names with spaces (room for the accelerator): trim
+    while (*name == ' ')
+        name++;
     size_t len = strlen (name);
+    while (len > 0 && name [len - 1] == ' ')
+        len--;
+    char *trimmed = ufo_strndup (name, len);
+    name = trimmed;
+    ufo_value_t *value;
     if (len >= 3 && len % 2 == 1 && name [len / 2] == ' '
     &&  memcmp (name, name + len / 2 + 1, len / 2) == 0)
-        return ufo_value_new_stringn (name, len / 2);
-    return ufo_value_new_string (name);
+        value = ufo_value_new_stringn (name, len / 2);
+    else
+        value = ufo_value_new_string (name);
+    free (trimmed);
+    return value;
 }

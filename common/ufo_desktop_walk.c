@@ -34,6 +34,25 @@ s_offered (const ufo_dsnap_t *st, const char *type)
 
 //  --- the walk ------------------------------------------------------------------------------
 
+//  Extents are asked in screen coordinates where the toolkit gives them right (GTK3: also
+//  for popup menus, which are windows of their own), else relative to the window (GTK4 gives
+//  window-relative extents whatever is asked), and the window's origin is added.
+static GVariant *
+s_coords (ufo_desktop_op_t *op)
+{
+    ufo_dsnap_t *st = op->state;
+    return g_variant_new ("(u)", (guint32) (st->uses_showing ? ATSPI_COORD_TYPE_SCREEN
+                                                             : ATSPI_COORD_TYPE_WINDOW));
+}
+
+//  The node's top-left corner on screen.
+static void
+s_origin (const ufo_dsnap_t *st, const ufo_dnode_t *node, int *x, int *y)
+{
+    *x = node->ext [0] + (st->uses_showing ? 0 : st->wx);
+    *y = node->ext [1] + (st->uses_showing ? 0 : st->wy);
+}
+
 static void s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node);
 static void s_details (ufo_desktop_op_t *op, ufo_dnode_t *node);
 static void s_maybe_finish (ufo_desktop_op_t *op);
@@ -94,7 +113,7 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
         node->extra_valid = true;
         if (node->ext [2] < 0)      //  a named panel (Group): its extents now
             s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
-                         g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
+                         s_coords (op), "((iiii))");
         g_strfreev (node->actions);
         node->actions = NULL;
         free (node->text);
@@ -158,13 +177,13 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
     node->stage = 2;
     if (ext_only)
         s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
-                     g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
+                     s_coords (op), "((iiii))");
     if (detail) {
         node->extra_valid = false;
         node->ext [2] = -1;
         if (extents)
             s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
-                         g_variant_new ("(u)", (guint32) ATSPI_COORD_TYPE_WINDOW), "((iiii))");
+                         s_coords (op), "((iiii))");
         //  interfaces are learnt from the calls that succeed (saves a call per control)
         node->ifaces = 0;
         if (control) {
@@ -363,7 +382,8 @@ static ufo_value_t *
 s_rect (const ufo_dsnap_t *st, const ufo_dnode_t *node)
 {
     ufo_value_t *rect = ufo_value_new_list ();
-    int x = st->wx + node->ext [0], y = st->wy + node->ext [1];
+    int x, y;
+    s_origin (st, node, &x, &y);
     int w = node->ext [2] > 0 ? node->ext [2] : 0, h = node->ext [3] > 0 ? node->ext [3] : 0;
     ufo_value_list_push_int (rect, x);
     ufo_value_list_push_int (rect, y);
@@ -394,10 +414,15 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
         ufo_value_t *states = ufo_dnode_states_value_ (node);
         ufo_value_map_set (tree_node, "states", &states);
     }
-    int x = st->wx + node->ext [0], y = st->wy + node->ext [1];
+    //  offered: inside the window; a menu item may also be in a popup outside it
+    int x, y;
+    s_origin (st, node, &x, &y);
+    bool menu = type && streq (type, "MenuItem");
+    int bx = menu ? 0 : st->wx, by = menu ? 0 : st->wy;
+    int bw = menu ? op->desk->screen_w : st->ww, bh = menu ? op->desk->screen_h : st->wh;
     bool on_screen = node->ext [2] > 0 && node->ext [3] > 0
-                  && x < st->wx + st->ww && y < st->wy + st->wh
-                  && x + node->ext [2] > st->wx && y + node->ext [3] > st->wy;
+                  && x < bx + bw && y < by + bh
+                  && x + node->ext [2] > bx && y + node->ext [3] > by;
     //  a label inside a button (GTK4 exposes both) is the button's text, not a control
     if (type && streq (type, "Text") && node->parent) {
         const ufo_dnode_t *up = node->parent;

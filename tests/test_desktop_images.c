@@ -171,6 +171,60 @@ UFO_TEST (test_screenshots_annotation_and_covered_window)
     if (same < 0.97)
         fprintf (stderr, "covered capture matches the raised window in only %.3f\n", same);
 
+    //  a popup menu: its items have screen rectangles below the menu bar, and the window
+    //  capture shows the popup (a window of its own) over the window
+    const char *file = NULL;
+    for (size_t i = 0; i < ufo_value_size (ufo_value_map_get (msnap, "controls")); i++) {
+        const ufo_value_t *c = ufo_value_list_at (ufo_value_map_get (msnap, "controls"), i);
+        if (strcmp (ufo_value_map_str (c, "control_text", ""), "File") == 0)
+            file = ufo_value_map_str (c, "label", NULL);
+    }
+    REQUIRE (file);
+    ufo_image_t *before = ufo_desktop_capture_window (desk, mxid, &err);
+    ufo_desktop_op_t *op = ufo_desktop_act_begin (desk, mxid, file, "click_input", NULL);
+    ufo_value_t *r = ufo_desktop_op_run (desk, &op);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    ufo_value_t *menu = dfx_wait_control (desk, mxid, "MenuItem", "Quit", WAIT_MS);
+    CHECK (menu);
+    const ufo_value_t *quit = NULL;
+    for (size_t i = 0; menu && i < ufo_value_size (ufo_value_map_get (menu, "controls")); i++) {
+        const ufo_value_t *c = ufo_value_list_at (ufo_value_map_get (menu, "controls"), i);
+        if (strcmp (ufo_value_map_str (c, "control_text", ""), "Quit") == 0)
+            quit = c;
+    }
+    CHECK (quit);
+    if (quit && before) {
+        const ufo_value_t *qr = ufo_value_map_get (quit, "control_rect");
+        CHECK (ufo_value_int (ufo_value_list_at (qr, 1)) > 20);     //  below the menu bar
+        //  the popup is drawn: the menu's rows differ from the bare window there
+        ufo_image_t *open = NULL;
+        long differ = 0;
+        int64_t until = dfx_now_ms () + WAIT_MS / 2;
+        while (differ < 50 && dfx_now_ms () < until) {
+            ufo_image_destroy (&open);
+            open = ufo_desktop_capture_window (desk, mxid, &err);
+            differ = 0;         //  over the item's rectangle: its text and the menu frame
+            for (int y = (int) ufo_value_int (ufo_value_list_at (qr, 1));
+                 y < (int) ufo_value_int (ufo_value_list_at (qr, 3)); y++)
+                for (int x = (int) ufo_value_int (ufo_value_list_at (qr, 0));
+                     x < (int) ufo_value_int (ufo_value_list_at (qr, 2)); x++)
+                    differ += ufo_image_pixel (open, x - ufo_image_origin_x (open),
+                                               y - ufo_image_origin_y (open))
+                           != ufo_image_pixel (before, x - ufo_image_origin_x (before),
+                                               y - ufo_image_origin_y (before));
+            if (differ < 50)
+                ufo_desktop_iterate (desk, 20);
+        }
+        CHECK (differ >= 50);
+        ufo_image_destroy (&open);
+    }
+    r = dfx_act (desk, mxid, NULL, "keyboard_input", "{\"keys\": \"{ESC}\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    ufo_value_destroy (&menu);
+    ufo_image_destroy (&before);
+
     ufo_image_destroy (&mp);
     ufo_image_destroy (&hl);
     ufo_image_destroy (&both);
