@@ -10,11 +10,16 @@
        "max_attempts": n (0 = default), "idempotency_key": k|null, "session": s|null,
        "body": any}
     Events delivered to the submitter (maps, caller owns):
-      {"kind": "accepted", "task": id}
+      {"kind": "accepted", "task": id, "duplicate": bool, "state": s, "broker_task"?: id}
+        (broker_task: the id of an existing task with the same idempotency key, which this
+        handle now follows; events keep using the caller's id)
       {"kind": "progress", "task": id, "seq": n, "body": any}
       {"kind": "result", "task": id, "status": "done"|"failed"|"cancelled", "reason": text,
        "attempts": n, "body": any}
-      {"kind": "connected" | "disconnected"} */
+      {"kind": "connected" | "disconnected"}
+      {"kind": "error", "task": id, "request": "task.input"|"task.cancel", "code", "message"}
+    A task the broker refuses (e.g. a limit) ends with a "result" event, status "failed".
+    Implementation: common/ufo_tasks.c; protocol: docs/PROTOCOL.md section 3. */
 #ifndef UFO_TASKS_H_INCLUDED
 #define UFO_TASKS_H_INCLUDED
 

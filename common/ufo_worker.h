@@ -12,7 +12,10 @@
       {"task": id, "service": s, "device": d|null, "attempt": n (1-based), "max_attempts": n,
        "deadline_us": wall-clock us|0, "session": s, "submitter": name, "body": any}
     Input for a running task (answers, confirmations, cancellation):
-      {"task": id, "kind": "input"|"cancel", "body": any} */
+      {"task": id, "kind": "input"|"cancel", "body": any}
+    Note: czmq installs SIGINT/SIGTERM handlers when the first actor starts; a process that
+    wants its own must install them after ufo_worker_new.
+    Implementation: common/ufo_worker.c; protocol: docs/PROTOCOL.md section 3. */
 #ifndef UFO_WORKER_H_INCLUDED
 #define UFO_WORKER_H_INCLUDED
 
