@@ -101,7 +101,8 @@ UFO_TEST (test_up_restart_batch_stop)
     snprintf (ufo, sizeof ufo, "%s/cli/ufo", build);
     snprintf (server, sizeof server, "%s/tests/ufo-llm-server", build);
     //  the scripted model: every HostAgent step finishes, the evaluator says yes
-    snprintf (script, sizeof script, "%s/data/host_agent/finish.json", data);
+    //  (each HostAgent reply takes 1.5 s, so two sessions submitted together overlap)
+    snprintf (script, sizeof script, "%s/data/host_agent/finish_slow.json", data);
     snprintf (port_file, sizeof port_file, "%s/llm.port", s_dir);
     snprintf (llm_log, sizeof llm_log, "%s/llm.jsonl", s_dir);
     pid_t llm = fork ();
@@ -141,7 +142,8 @@ UFO_TEST (test_up_restart_batch_stop)
         int fd = open (out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2 (fd, STDOUT_FILENO);
         dup2 (fd, STDERR_FILENO);
-        execl (ufo, ufo, "up", "--config", cfg, "--data-dir", data_dir, "--apps", "mousepad", (char *) NULL);
+        execl (ufo, ufo, "up", "--config", cfg, "--data-dir", data_dir, "--apps", "mousepad", "--devices", "2",
+               (char *) NULL);
         _exit (127);
     }
     ufo_value_t *state = NULL;
@@ -163,6 +165,12 @@ UFO_TEST (test_up_restart_batch_stop)
     CHECK (s_alive (broker));
     CHECK (s_alive (s_child_pid (state, "app-d0-mousepad-1")));
     CHECK (s_alive (s_child_pid (state, "eval")));
+    CHECK (s_alive (s_child_pid (state, "host-d1")));   //  the second device has its HostAgent
+    CHECK (s_alive (s_child_pid (state, "app-d1-mousepad-1")));
+    CHECK_INT (ufo_value_size (ufo_value_map_get (state, "devices")), 2);
+    const char *desk2 = ufo_value_str (ufo_value_path (state, "devices.1.desktop_session"));
+    char desk2_dir [400];
+    snprintf (desk2_dir, sizeof desk2_dir, "%s", desk2 ? desk2 : "");
     ufo_value_destroy (&state);
 
     //  a crashed child is restarted
@@ -207,6 +215,16 @@ UFO_TEST (test_up_restart_batch_stop)
     free (text);
     snprintf (path, sizeof path, "%s/logs/batch-a/session.json", data_dir);
     CHECK (access (path, R_OK) == 0);       //  logs under ufo up's data directory
+    //  the two sessions ran at the same time, one on each device
+    char devices [2][16] = { "", "" };
+    const char *names [] = { "batch-a", "b" };
+    for (int i = 0; i < 2; i++) {
+        snprintf (path, sizeof path, "%s/logs/%s/request.json", data_dir, names [i]);
+        ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
+        snprintf (devices [i], sizeof devices [i], "%s", ufo_value_map_str (req, "device", ""));
+        ufo_value_destroy (&req);
+    }
+    CHECK (*devices [0] && *devices [1] && strcmp (devices [0], devices [1]) != 0);
 
     //  SIGTERM stops everything, desktop included
     state = s_state ();
@@ -231,7 +249,8 @@ UFO_TEST (test_up_restart_batch_stop)
             UFO_FAIL_ ("child %s (pid %" PRId64 ") survived", ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), pid);
     }
     ufo_value_destroy (&state);
-    CHECK (access (desk_dir, F_OK) != 0);   //  the desktop session is gone
+    CHECK (access (desk_dir, F_OK) != 0);   //  the desktop sessions are gone
+    CHECK (access (desk2_dir, F_OK) != 0);
     state = s_state ();
     CHECK (state == NULL);                  //  up.json removed
     ufo_value_destroy (&state);
