@@ -136,6 +136,8 @@ s_stop_all (void)
 
 //  Runs `ufo run` with args in the test directory (stdin from input, or /dev/null), bounded.
 //  Returns its exit status (-1 on timeout); s_.result gets the session result.
+static pid_t s_run_pid;                 //  the running `ufo run`, for during () callbacks
+
 static int
 s_run (const char *const *args, const char *input, void (*during) (void))
 {
@@ -165,6 +167,7 @@ s_run (const char *const *args, const char *input, void (*during) (void))
         execv (bin, (char *const *) argv);
         _exit (127);
     }
+    s_run_pid = pid;
     int status = 0, rc = -1;
     int64_t end = dfx_now_ms () + S_RUN_MS;
     while (dfx_now_ms () < end) {
@@ -565,6 +568,48 @@ UFO_TEST (test_host_killed_session_resumes)
     s_stop_all ();
 }
 
+//  Ctrl-C on `ufo run` once two steps have shown: the session is cancelled.
+static void
+s_interrupt_after_two_steps (void)
+{
+    static int64_t sent = 0;
+    if (s_run_pid <= 0)
+        return;
+    char *out = afx_read (s_.out);
+    int steps = 0;
+    for (const char *p = out; p && (p = strstr (p, "\"kind\":\"step\"")); p++)
+        steps++;
+    free (out);
+    if (steps >= 2 && !sent) {
+        kill (s_run_pid, SIGINT);
+        sent = dfx_now_ms ();
+    }
+    if (steps < 2)
+        sent = 0;
+}
+
+UFO_TEST (test_cancel_from_client)
+{
+    REQUIRE (s_start ("loop_slow.json", "", 0) == 0);
+    const char *args [] = { "Look until I stop you", "--device", "t0", "--task", "cancel", "--yes", NULL };
+    int rc = s_run (args, NULL, s_interrupt_after_two_steps);
+    CHECK_INT (rc, 1);
+    char path [600];
+    snprintf (path, sizeof path, "%s/host.log", afx_.broker.dir);
+    char *log = afx_read (path);
+    CHECK_CONTAINS (log, "cancelled by its submitter");
+    free (log);
+    snprintf (path, sizeof path, "%s/logs/cancel/session.json", afx_.broker.dir);
+    ufo_value_t *session = ufo_json_parse_file (path, NULL, NULL);
+    CHECK_CONTAINS (ufo_value_map_str (session, "error", ""), "cancelled");
+    CHECK_STR (ufo_value_map_str (session, "status", ""), "ERROR");
+    ufo_value_destroy (&session);
+    ufo_value_t *host = s_llm_lines ("HostAgent");
+    CHECK (ufo_value_size (host) < 10);          //  it stopped asking (MAX_STEP is 50)
+    ufo_value_destroy (&host);
+    s_stop_all ();
+}
+
 //  Session bodies that cannot be used end the task "failed" with the reason; the HostAgent
 //  keeps serving (the next session completes).
 UFO_TEST (test_bad_session_bodies)
@@ -734,6 +779,7 @@ main (void)
     S_CASE (test_garbage_ends_in_error);
     S_CASE (test_follower_plan);
     S_CASE (test_host_killed_session_resumes);
+    S_CASE (test_cancel_from_client);
     S_CASE (test_bad_session_bodies);
     S_CASE (test_max_step_and_round);
     S_CASE (test_app_worker_killed_resumes);
