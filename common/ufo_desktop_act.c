@@ -12,9 +12,9 @@ typedef struct {
     int64_t xid;
     char *key;                  //  the control's node key ("bus path"), NULL if none
     char *bus, *path;
+    char *app_bus;              //  the application's bus name, if known (its events count)
     int cx, cy;                 //  control centre on screen
     s_wait_t wait;
-    uint64_t seq0;              //  event count when the action was sent
     int64_t sent_ms, effect_deadline;
     char *expect;               //  for text waits
     bool polling;               //  a GetText poll is in flight
@@ -33,15 +33,22 @@ s_act_free (ufo_desktop_op_t *op)
         return;
     free (st->key);
     free (st->bus);
+    free (st->app_bus);
     free (st->expect);
     ufo_value_destroy (&st->keys);
     free (st);
     op->state = NULL;
 }
 
+//  When the last AT-SPI event came from the application on `bus` (any application when
+//  bus is NULL); 0 if none yet.
 static int64_t
-s_last_event_ms (ufo_desktop_t *desk)
+s_last_event_ms (ufo_desktop_t *desk, const char *bus)
 {
+    if (bus) {
+        gint64 *when = g_hash_table_lookup (desk->bus_event_ms, bus);
+        return when ? *when : 0;
+    }
     GHashTableIter iter;
     gpointer key, value;
     int64_t last = 0;
@@ -79,7 +86,6 @@ s_act_poll (ufo_desktop_op_t *op)
             if (t >= 1) {
                 ufo_desktop_pointer_button_ (desk, st->button, false);
                 st->wait = A_EFFECT;
-                st->seq0 = desk->event_seq;
                 st->sent_ms = now;
                 st->effect_deadline = now + desk->action_timeout_ms;
                 op->deadline = st->effect_deadline + 1000;
@@ -95,15 +101,18 @@ s_act_poll (ufo_desktop_op_t *op)
                                         "the control's text did not become the expected text "
                                         "within %d ms", desk->action_timeout_ms);
             return op->done;
-        case A_EFFECT:
-            if (desk->event_seq > st->seq0) {
-                int64_t last = s_last_event_ms (desk);
-                if (now - last >= desk->settle_ms && now - st->sent_ms >= desk->settle_ms)
-                    ufo_desktop_op_finish_ (op, true, NULL, NULL);
-            }
+        case A_EFFECT: {
+            //  only the application's own events count: another busy application must not
+            //  keep the action waiting
+            int64_t last = s_last_event_ms (desk, st->app_bus);
+            bool changed = last >= st->sent_ms;
+            if (changed && now - last >= desk->settle_ms && now - st->sent_ms >= desk->settle_ms)
+                ufo_desktop_op_finish_ (op, true, NULL, NULL);
             else if (now > st->effect_deadline)
-                ufo_desktop_op_finish_ (op, true, "no UI change was observed", NULL);
+                ufo_desktop_op_finish_ (op, true, changed ? "the UI was still changing when the "
+                                        "wait ended" : "no UI change was observed", NULL);
             return op->done;
+        }
     }
     return op->done;
 }
@@ -141,7 +150,6 @@ static void
 s_start_effect_wait (ufo_desktop_op_t *op)
 {
     s_act_t *st = op->state;
-    st->seq0 = op->desk->event_seq;
     st->sent_ms = ufo_desktop_now_ms_ ();
     st->effect_deadline = st->sent_ms + op->desk->action_timeout_ms;
     op->deadline = st->effect_deadline + 1000;
@@ -353,6 +361,9 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
         ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " does not exist (closed?)", xid);
         return op;
     }
+    ufo_dwin_t *known = ufo_desktop_win_ (self, xid, false);
+    if (known && known->root)
+        st->app_bus = ufo_strdup (known->root->bus);
     //  the control, by label of the latest snapshot
     ufo_dnode_t *node = NULL;
     const ufo_value_t *control = NULL;
