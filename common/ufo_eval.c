@@ -143,7 +143,7 @@ s_log_record (const ufo_value_t *result)
     if (strcmp (level, "round") == 0)
         ufo_value_map_set_int (rec, "Round", ufo_value_map_int (result, "round", 0));
     const char *copied [] = { "request", "reason", "sub_scores", "complete", "screenshots",
-                              "images", "screenshot_note", "steps", "engine", "error" };
+                              "images", "screenshot_note", "steps", "engine", "source", "error" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (copied); i++) {
         const ufo_value_t *v = ufo_value_map_get (result, copied [i]);
         if (!v || (ufo_value_type (v) == UFO_TSTRING && ufo_value_strlen (v) == 0
@@ -278,6 +278,7 @@ s_result_new (const char *level, int64_t round)
     ufo_value_map_set_int (cost, "completion_tokens", 0);
     ufo_value_map_set (r, "cost", &cost);
     ufo_value_map_set_str (r, "engine", "");
+    ufo_value_map_set_str (r, "source", "");
     ufo_value_map_set_str (r, "error", "");
     return r;
 }
@@ -471,7 +472,9 @@ s_select_images (ufo_eval_t *self, s_job_t *job, const char *dir, const ufo_valu
             continue;
         const ufo_value_t *shot = ufo_value_list_at (shots, i);
         ufo_error_t err;
-        char *url = ufo_eval_data_url (dir, ufo_value_map_str (shot, "file", ""), &err);
+        const char *given_url = ufo_value_map_str (shot, "url", NULL);
+        char *url = given_url ? ufo_strdup (given_url)
+                              : ufo_eval_data_url (dir, ufo_value_map_str (shot, "file", ""), &err);
         if (!url) {
             ufo_warn ("evaluation: %s (left out)", err.message);
             continue;
@@ -534,19 +537,33 @@ s_build (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
     char dir [PATH_MAX];
     snprintf (dir, sizeof dir, "%s/%s", req->log_root, req->task);
     struct stat st;
-    if (stat (dir, &st) != 0 || !S_ISDIR (st.st_mode)) {
+    bool have_dir = stat (dir, &st) == 0 && S_ISDIR (st.st_mode);
+    const ufo_value_t *board = ufo_value_type (req->board) == UFO_TMAP ? req->board : NULL;
+    if (!have_dir && !board) {
         s_fail (job, "log directory %s does not exist", dir);
         return NULL;
     }
     ufo_error_t err;
-    job->log = ufo_tasklog_open (req->log_root, req->task, &err);
-    if (!job->log) {
-        s_fail (job, "cannot open log directory %s: %s", dir, err.message);
-        return NULL;
+    ufo_value_t *lines = NULL;
+    if (have_dir) {
+        job->log = ufo_tasklog_open (req->log_root, req->task, &err);
+        if (!job->log) {
+            s_fail (job, "cannot open log directory %s: %s", dir, err.message);
+            return NULL;
+        }
+        for (int i = 0; i < 2; i++)
+            ufo_tasklog_add_secret (job->log, self->secrets [i]);
+        lines = ufo_tasklog_read_lines (job->log, "response.log");
+        ufo_value_map_set_str (job->result, "source", "logs");
     }
-    for (int i = 0; i < 2; i++)
-        ufo_tasklog_add_secret (job->log, self->secrets [i]);
-    ufo_value_t *lines = ufo_tasklog_read_lines (job->log, "response.log");
+    else {
+        //  The logs are not reachable from here (another machine): the session's board
+        //  holds the trajectory items (HISTORY_KEYS + Round, SubtaskIndex, Status...).
+        ufo_warn ("evaluation: log directory %s is not reachable; judging from the session's "
+                  "blackboard", dir);
+        lines = ufo_value_dup (ufo_value_map_get (board, "trajectories"));
+        ufo_value_map_set_str (job->result, "source", "board");
+    }
     ufo_value_t *all = ufo_value_new_list ();
     int64_t max_round = -1;
     for (size_t i = 0; i < ufo_value_size (lines); i++) {
@@ -570,7 +587,8 @@ s_build (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
             ufo_value_list_push_str (given, "");
         ufo_value_list_push (given, &(ufo_value_t *) { ufo_value_dup (ufo_value_list_at (req->requests, 0)) });
     }
-    ufo_value_t *requests = ufo_eval_load_requests (dir, given ? given : req->requests, all);
+    ufo_value_t *requests = ufo_eval_load_requests (have_dir ? dir : NULL, given ? given : req->requests,
+                                                    all, board);
     ufo_value_destroy (&given);
     if ((int64_t) ufo_value_size (requests) - 1 > max_round)
         max_round = (int64_t) ufo_value_size (requests) - 1;
@@ -598,7 +616,10 @@ s_build (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
     for (size_t i = 0; i < ufo_value_size (records); i++)
         ufo_value_list_push (trajectory, &(ufo_value_t *) {
             ufo_eval_step_item (ufo_value_list_at (records, i)) });
-    ufo_value_t *shots = s_screenshots (dir, records, round_level ? req->round : -1, max_round + 1);
+    ufo_value_t *shots = have_dir ? s_screenshots (dir, records, round_level ? req->round : -1, max_round + 1)
+                                  : ufo_value_new_list ();
+    if (ufo_value_size (shots) == 0 && board)
+        ufo_eval_board_shots (shots, board, round_level ? req->round : -1);
     bool want_all = req->all_screenshots < 0 ? self->all_screenshots : req->all_screenshots > 0;
     char note [512];
     ufo_value_t *images = s_select_images (self, job, dir, shots, want_all, note, sizeof note);

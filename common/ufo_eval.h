@@ -18,7 +18,8 @@
        "screenshots": "all"|"first_last"|"none", "images": n sent, "screenshot_note": text
        ("" unless the evaluator fell back), "steps": n trajectory records,
        "cost": {"total": $, "prompt_tokens": n, "completion_tokens": n},
-       "engine": block that answered, "error": "" or the reason of the failure} */
+       "engine": block that answered, "source": "logs"|"board" (where the trajectory came
+       from), "error": "" or the reason of the failure} */
 #ifndef UFO_EVAL_H_INCLUDED
 #define UFO_EVAL_H_INCLUDED
 
@@ -41,6 +42,11 @@ typedef struct {
                                     //  empty: from request.json, else the Request fields of
                                     //  response.log
     int all_screenshots;            //  1 all, 0 first and last, -1 the EVA_ALL_SCREENSHOTS key
+    const ufo_value_t *board;       //  the session's board map ({"requests": [...],
+                                    //  "trajectories": [...], "screenshots": [...]} with
+                                    //  image_str filled), or NULL. Used when the log directory
+                                    //  is not reachable (trajectory, requests, screenshots),
+                                    //  and for screenshots when the directory has none.
 } ufo_eval_request_t;
 
 //  Completion callback: *result_p is the result map (see above); the callee may take it

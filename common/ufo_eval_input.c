@@ -123,13 +123,45 @@ ufo_eval_step_function (const ufo_value_t *record)
 
 //  --- Requests ---------------------------------------------------------------------
 
+//  The board's {"request_<r>": text} items as a list by round, or NULL when there are none.
+static ufo_value_t *
+s_board_requests (const ufo_value_t *board)
+{
+    const ufo_value_t *items = ufo_value_map_get (board, "requests");
+    const char *texts [64] = { NULL };
+    size_t rounds = 0;
+    for (size_t i = 0; i < ufo_value_size (items); i++) {
+        const ufo_value_t *item = ufo_value_list_at (items, i);
+        for (size_t k = 0; k < ufo_value_size (item); k++) {
+            const char *key = ufo_value_map_key_at (item, k);
+            const ufo_value_t *v = ufo_value_map_value_at (item, k);
+            char *end = NULL;
+            if (!key || strncmp (key, "request_", 8) != 0 || ufo_value_type (v) != UFO_TSTRING)
+                continue;
+            long r = strtol (key + 8, &end, 10);
+            if (end == key + 8 || *end || r < 0 || r >= (long) UFO_ARRAY_SIZE (texts))
+                continue;
+            texts [r] = ufo_value_str (v);
+            if ((size_t) r + 1 > rounds)
+                rounds = (size_t) r + 1;
+        }
+    }
+    if (rounds == 0)
+        return NULL;
+    ufo_value_t *out = ufo_value_new_list ();
+    for (size_t r = 0; r < rounds; r++)
+        ufo_value_list_push_str (out, texts [r] ? texts [r] : "");
+    return out;
+}
+
 ufo_value_t *
-ufo_eval_load_requests (const char *dir, const ufo_value_t *given, const ufo_value_t *records)
+ufo_eval_load_requests (const char *dir, const ufo_value_t *given, const ufo_value_t *records,
+                        const ufo_value_t *board)
 {
     ufo_value_t *out = ufo_value_new_list ();
     const ufo_value_t *from = given;
     ufo_value_t *doc = NULL;
-    if (ufo_value_type (from) != UFO_TLIST || ufo_value_size (from) == 0) {
+    if ((ufo_value_type (from) != UFO_TLIST || ufo_value_size (from) == 0) && dir) {
         char path [PATH_MAX];
         snprintf (path, sizeof path, "%s/request.json", dir);
         ufo_json_limits_t limits = { .max_depth = 64, .max_bytes = 16 * 1024 * 1024 };
@@ -141,6 +173,11 @@ ufo_eval_load_requests (const char *dir, const ufo_value_t *given, const ufo_val
                           path, err.message);
         }
         from = ufo_value_map_get (doc, "requests");
+    }
+    if (ufo_value_type (from) != UFO_TLIST || ufo_value_size (from) == 0) {
+        ufo_value_destroy (&doc);
+        doc = s_board_requests (board);
+        from = doc;
     }
     if (ufo_value_type (from) == UFO_TLIST && ufo_value_size (from) > 0) {
         for (size_t i = 0; i < ufo_value_size (from) && i < S_MAX_ROUNDS; i++) {
@@ -298,4 +335,37 @@ ufo_eval_data_url (const char *dir, const char *name, ufo_error_t *err)
     }
     ufo_buf_free (&raw);
     return ufo_buf_detach (&out, NULL);
+}
+
+void
+ufo_eval_board_shots (ufo_value_t *shots, const ufo_value_t *board, int64_t only_round)
+{
+    const ufo_value_t *items = ufo_value_map_get (board, "screenshots");
+    for (size_t i = 0; i < ufo_value_size (items); i++) {
+        const ufo_value_t *item = ufo_value_list_at (items, i);
+        const char *url = ufo_value_map_str (item, "image_str", "");
+        if (strncmp (url, "data:image/png;base64,", 22) != 0
+        &&  strncmp (url, "data:image/jpeg;base64,", 23) != 0)
+            continue;           //  no image fetched (or not an image we send)
+        size_t len = strlen (url);
+        if (len > S_MAX_IMAGE_FILE / 3 * 4 + 64)
+            continue;
+        const ufo_value_t *meta = ufo_value_map_get (item, "metadata");
+        if (only_round >= 0 && ufo_value_map_int (meta, "Round", only_round) != only_round)
+            continue;
+        if (ufo_value_size (shots) >= S_MAX_SHOTS)
+            ufo_value_list_remove (shots, ufo_value_size (shots) - 1);
+        const char *path = ufo_value_map_str (item, "image_path", "");
+        const char *base = strrchr (path, '/');
+        base = base ? base + 1 : path;
+        ufo_value_t *s = ufo_value_new_map ();
+        ufo_value_map_set_str (s, "file", *base ? base : "(board image)");
+        const char *reason = ufo_value_map_str (meta, "reason", ufo_value_map_str (meta, "Reason", ""));
+        ufo_value_t *label = ufo_value_new_stringf ("Screenshot saved on the blackboard%s%s%s:",
+                                                    *reason ? " (" : "", reason, *reason ? ")" : "");
+        ufo_value_map_set (s, "label", &label);
+        ufo_value_map_set_int (s, "bytes", (int64_t) (len / 4 * 3));
+        ufo_value_map_set_str (s, "url", url);
+        ufo_value_list_push (shots, &s);
+    }
 }

@@ -12,9 +12,16 @@ ufo_value_t *ufo_eval_step_item (const ufo_value_t *record);
 const char *ufo_eval_step_function (const ufo_value_t *record);
 
 //  The requests by round: given (a list of strings) when not empty, else request.json's
-//  "requests" in dir, else the Request fields of the records by Round. Caller owns.
+//  "requests" in dir (NULL: no directory), else the board's {"request_<r>": text} items in
+//  its requests memory (board may be NULL), else the Request fields of the records by
+//  Round. Caller owns.
 ufo_value_t *ufo_eval_load_requests (const char *dir, const ufo_value_t *given,
-                                     const ufo_value_t *records);
+                                     const ufo_value_t *records, const ufo_value_t *board);
+
+//  Appends the board's screenshots (items with an "image_str" data URL of a PNG / JPEG, of
+//  round only_round when >= 0, as told by metadata.Round) to shots as {"url", "label",
+//  "bytes", "file"}, within the same cap as ufo_eval_add_shot.
+void ufo_eval_board_shots (ufo_value_t *shots, const ufo_value_t *board, int64_t only_round);
 
 //  The AppAgent action catalogue (prompts_dir/app_agent/actions.tmpl) as a map
 //  name -> description. Missing file: empty map and a warning. Caller owns.

@@ -194,8 +194,27 @@ s_on_task (eval_worker_t *self, const ufo_value_t *event)
     self->running = r;
     ufo_info ("eval: task %s: %s evaluation of %s/%s (attempt %" PRId64 ")", task, req.level,
               req.log_root, req.task, ufo_value_map_int (event, "attempt", 1));
+    //  Logs on another machine: the session's board stands in for them (trajectory items,
+    //  requests, screenshot blobs). Read here, synchronously, at most S_BOARD_TIMEOUT each.
+    ufo_value_t *snap = NULL;
+    char path [PATH_MAX];
+    snprintf (path, sizeof path, "%s/%s/response.log", req.log_root, req.task);
+    if (*r->session && access (path, R_OK) != 0) {
+        snap = ufo_bb_client_snapshot (self->bb, r->session, NULL, 0, &err);
+        ufo_value_t *board = ufo_value_map_get (snap, "board");
+        if (!snap)
+            ufo_warn ("eval: task %s: no board snapshot of %s: %s", task, r->session, err.message);
+        else
+        if (ufo_value_map_bool (snap, "exists", false) && ufo_value_type (board) == UFO_TMAP) {
+            if (ufo_bb_client_fill_images (self->bb, board, &err) < 0)
+                ufo_warn ("eval: task %s: screenshots of board %s: %s", task, r->session, err.message);
+            req.board = board;
+        }
+    }
     //  s_on_result may run (and free r) inside this call when the inputs are unusable.
+    //  The board is read inside the call and not kept.
     int64_t id = ufo_eval_start (self->eval, &req, s_on_result, r);
+    ufo_value_destroy (&snap);
     if (id > 0)
         r->eval_id = id;
 }

@@ -200,6 +200,16 @@ s_logged (const char *tag, int64_t *images, char **last)
     return n;
 }
 
+static ufo_value_t *
+s_json_text (const char *text)
+{
+    ufo_error_t err;
+    ufo_value_t *v = ufo_json_parse_str (text, &err);
+    if (!v)
+        fprintf (stderr, "test JSON: %s\n", err.message);
+    return v ? v : ufo_value_new_map ();
+}
+
 //  Requests the server has logged so far.
 static int
 s_log_lines (void)
@@ -587,6 +597,84 @@ UFO_TEST (test_bad_inputs)
     s_env_free (&env);
 }
 
+//  The logs are on another machine: the session's board stands in for them.
+UFO_TEST (test_board_only)
+{
+    s_env_t env;
+    REQUIRE (s_env (&env, NULL) == 0);
+    //  A real PNG for the board's screenshot item (as the worker gets it: image_str filled).
+    eval_fixture_opts_t o = { .rounds = 1, .screenshots = true };
+    eval_fixture_t info;
+    REQUIRE (eval_fixture_make (s_logs, "pngsource", "[unused]", &o, &info) == 0);
+    ufo_error_t err;
+    char *url = NULL;
+    {
+        char path [PATH_MAX];
+        snprintf (path, sizeof path, "%s/pngsource/action_step1.png", s_logs);
+        ufo_board_t *b = ufo_board_new ();
+        ufo_value_t *meta = s_json_text ("{\"Round\": 1, \"Step\": 7, \"reason\": \"the saved file\"}");
+        ufo_board_add_image (b, path, meta);
+        ufo_value_destroy (&meta);
+        ufo_value_t *map = ufo_board_to_map (b);
+        url = ufo_strdup (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (map, "screenshots"), 0),
+                                             "image_str", ""));
+        ufo_value_destroy (&map);
+        ufo_board_destroy (&b);
+    }
+    REQUIRE (strncmp (url, "data:image/png;base64,", 22) == 0);
+    ufo_value_t *board = s_json_text (
+        "{\"questions\": [], \"requests\": [{\"request_0\": \"[case:complete] board round 0\"}, "
+        "{\"evaluation_round_0\": {\"complete\": \"yes\"}}, {\"request_1\": \"[case:complete] board round 1\"}], "
+        "\"trajectories\": [{\"Step\": 1, \"Subtask\": \"type\", \"Action\": {\"function\": \"set_edit_text\"}, "
+        "\"UserConfirm\": \"\", \"Round\": 0, \"SubtaskIndex\": 0, \"Application\": \"mousepad\", \"Status\": \"FINISH\"}, "
+        "{\"Step\": 6, \"Subtask\": \"save again [board-round-1]\", \"Action\": {\"function\": \"keyboard_input\"}, "
+        "\"UserConfirm\": \"\", \"Round\": 1, \"SubtaskIndex\": 0, \"Application\": \"mousepad\", \"Status\": \"FINISH\"}], "
+        "\"screenshots\": [{\"metadata\": {\"Round\": 0}, \"image_path\": \"x.png\", \"blob\": \"00\"}]}");
+    //  The screenshot item whose blob was fetched, then one that was not (no image_str).
+    ufo_value_t *shot = ufo_value_new_map ();
+    ufo_value_t *meta = s_json_text ("{\"Round\": 1, \"reason\": \"the saved file\"}");
+    ufo_value_map_set (shot, "metadata", &meta);
+    ufo_value_map_set_str (shot, "image_path", "/far/away/action_step6.png");
+    ufo_value_map_set_str (shot, "image_str", url);
+    ufo_value_list_push (ufo_value_map_get (board, "screenshots"), &shot);
+    free (url);
+    ufo_eval_request_t req = { .log_root = s_logs, .task = "on-another-machine", .level = "round",
+                               .round = 1, .all_screenshots = 1, .board = board };
+    ufo_value_t *result = NULL;
+    ufo_value_t *messages = ufo_eval_prompt (env.eval, &req, &result, &err);
+    REQUIRE (messages);
+    CHECK_STR (ufo_value_map_str (result, "source", ""), "board");
+    CHECK_STR (ufo_value_map_str (result, "request", ""), "[case:complete] board round 1");
+    CHECK_INT (ufo_value_map_int (result, "steps", 0), 1);
+    CHECK_INT (ufo_value_map_int (result, "images", 0), 1);
+    char *text = ufo_json_dump (messages, UFO_JSON_COMPACT, NULL);
+    CHECK_CONTAINS (text, "[board-round-1]");
+    CHECK (!strstr (text, "\"Step\\\": 1,"));
+    CHECK_CONTAINS (text, "Screenshot saved on the blackboard (the saved file):");
+    CHECK_CONTAINS (text, "- \\\"keyboard_input\\\":");
+    free (text);
+    ufo_value_destroy (&messages);
+    ufo_value_destroy (&result);
+    //  Evaluated for real: the verdict, and no evaluation.log created anywhere.
+    ufo_value_t *r = ufo_eval_run (env.eval, &req);
+    CHECK_STR (ufo_value_map_str (r, "error", "?"), "");
+    CHECK_STR (ufo_value_map_str (r, "complete", ""), "yes");
+    char path [PATH_MAX];
+    snprintf (path, sizeof path, "%s/on-another-machine", s_logs);
+    CHECK (access (path, F_OK) != 0);
+    ufo_value_destroy (&r);
+    //  Session level: both rounds' requests and steps.
+    req.level = "session";
+    messages = ufo_eval_prompt (env.eval, &req, &result, &err);
+    REQUIRE (messages);
+    CHECK_CONTAINS (ufo_value_map_str (result, "request", ""), "Round 0: [case:complete] board round 0");
+    CHECK_INT (ufo_value_map_int (result, "steps", 0), 2);
+    ufo_value_destroy (&messages);
+    ufo_value_destroy (&result);
+    ufo_value_destroy (&board);
+    s_env_free (&env);
+}
+
 //  A long log with interleaved rounds and more screenshots than are ever considered: the
 //  prompt is still built, at most 2,000 screenshots are kept and the last one stays the latest.
 UFO_TEST (test_big_log)
@@ -753,6 +841,7 @@ main (void)
     UFO_RUN (test_two_rounds);
     UFO_RUN (test_backup_engine);
     UFO_RUN (test_bad_inputs);
+    UFO_RUN (test_board_only);
     UFO_RUN (test_big_log);
     UFO_RUN (test_async_and_cancel);
     UFO_RUN (test_cli);

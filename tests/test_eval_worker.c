@@ -1,6 +1,7 @@
 /*  test_eval_worker.c - ufo-eval on the bus: a real ufo-broker, the scripted LLM server and
     ufo-eval processes; evaluation tasks submitted through ufo_tasks as the HostAgent does.
-    Checks the result body, evaluation.log, the verdict on the session board, a malformed
+    Checks the result body, evaluation.log, the verdict on the session board, an evaluation
+    from the board alone (logs on another machine: trajectory, request, screenshot blob), a malformed
     body (failed, with the reason), cancellation of an evaluation in flight, redelivery to a
     new ufo-eval after the first one is killed mid-evaluation, and a clean SIGTERM exit that
     hands the evaluation in flight back to the broker. */
@@ -221,6 +222,44 @@ UFO_TEST (test_on_the_bus)
     REQUIRE (ev);
     CHECK_STR (ufo_value_map_str (ev, "status", ""), "cancelled");
     ufo_value_destroy (&ev);
+
+    //  4b. Logs on another machine: the verdict comes from the session's board (trajectory
+    //  items, the round's request, a screenshot blob).
+    {
+        ufo_value_t *items = ufo_json_parse_str (
+            "[{\"Step\": 1, \"Subtask\": \"type the note [remote-step]\", \"Action\": {\"function\": "
+            "\"set_edit_text\"}, \"UserConfirm\": \"\", \"Round\": 0, \"SubtaskIndex\": 0, "
+            "\"Application\": \"mousepad\", \"Status\": \"FINISH\"}]", &err);
+        REQUIRE (ufo_bb_client_add (bb, "sess-remote", "trajectories", &items, NULL, NULL, &err) == 0);
+        items = ufo_json_parse_str ("{\"request_0\": \"[case:bus] remote session\"}", &err);
+        REQUIRE (ufo_bb_client_add (bb, "sess-remote", "requests", &items, NULL, NULL, &err) == 0);
+        snprintf (path, sizeof path, "%s/bus/action_step1.png", s_logs);
+        FILE *f = fopen (path, "rb");
+        REQUIRE (f);
+        char png [1 << 20];
+        size_t len = fread (png, 1, sizeof png, f);
+        fclose (f);
+        char hex [65];
+        REQUIRE (ufo_bb_client_blob_put (bb, png, len, hex, &err) == 0);
+        ufo_value_t *shot = ufo_json_parse_str ("{\"metadata\": {\"Round\": 0, \"reason\": \"typed\"}, "
+                                                "\"image_path\": \"action_step1.png\", \"mime\": \"image/png\"}", &err);
+        ufo_value_map_set_str (shot, "blob", hex);
+        REQUIRE (ufo_bb_client_add (bb, "sess-remote", "screenshots", &shot, NULL, NULL, &err) == 0);
+        ufo_value_t *remote = s_body ("sess-remote", "remote", "session", -1, NULL);
+        ufo_value_map_set_str (remote, "log_root", "/nonexistent/ufo-logs");
+        REQUIRE (s_submit (tasks, "sess-remote", &remote, id) == 0);
+        ev = s_result (tasks, id, 30000);
+        REQUIRE (ev);
+        res = ufo_value_map_get (ev, "body");
+        CHECK_STR (ufo_value_map_str (ev, "status", ""), "done");
+        CHECK_STR (ufo_value_map_str (res, "error", "?"), "");
+        CHECK_STR (ufo_value_map_str (res, "source", ""), "board");
+        CHECK_STR (ufo_value_map_str (res, "request", ""), "[case:bus] remote session");
+        CHECK_INT (ufo_value_map_int (res, "images", 0), 1);
+        CHECK_STR (ufo_value_map_str (res, "complete", ""), "yes");
+        ufo_value_destroy (&ev);
+        CHECK (s_server_saw ("[remote-step]", 1000));
+    }
 
     //  5. The worker dies mid-evaluation: the task is redelivered to a new ufo-eval.
     body = s_body ("sess-requeue", "requeue", "session", -1, NULL);
