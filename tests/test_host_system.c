@@ -4,284 +4,30 @@
     tests/data/host_agent/). The test checks the application through AT-SPI itself, the
     blackboard through its own broker client, the logs, and the server's request log. */
 #include "ufo_prelude.h"
-#include <sys/wait.h>
-#include "app_fixture.h"
+#include "host_fixture.h"
 #include "ufo_tasks.h"
-
-#define S_RUN_MS 180000
-
-typedef struct {
-    pid_t host, host2, eval, app [2];
-    char out [400];             //  stdout of the last `ufo run`
-    char cfg [400];
-    ufo_value_t *result;        //  the session result of the last run
-    char logdir [600];
-    char session [160];
-} s_sys_t;
-
-static s_sys_t s_;
-static bool s_host_visual = false;     //  HOST_AGENT.VISUAL_MODE of the next s_start
-
-static pid_t
-s_spawn (const char *bin, const char *const *args, const char *log)
-{
-    const char *argv [32];
-    int n = 0;
-    argv [n++] = bin;
-    for (int i = 0; args [i] && n < 31; i++)
-        argv [n++] = args [i];
-    argv [n] = NULL;
-    pid_t pid = fork ();
-    if (pid == 0) {
-        int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        dup2 (fd, STDOUT_FILENO);
-        dup2 (fd, STDERR_FILENO);
-        execv (bin, (char *const *) argv);
-        _exit (127);
-    }
-    return pid;
-}
-
-static void
-s_kill (pid_t *pid)
-{
-    if (*pid > 0) {
-        kill (*pid, SIGTERM);
-        int64_t end = dfx_now_ms () + 10000;
-        while (waitpid (*pid, NULL, WNOHANG) == 0 && dfx_now_ms () < end)
-            usleep (20000);
-        if (kill (*pid, 0) == 0) {
-            kill (*pid, SIGKILL);
-            waitpid (*pid, NULL, 0);
-        }
-    }
-    *pid = 0;
-}
-
-static pid_t
-s_start_app (int k)
-{
-    char bin [600], log [400];
-    snprintf (bin, sizeof bin, "%s/app_agent/ufo-app", afx_build ());
-    snprintf (log, sizeof log, "%s/app-%d.log", afx_.broker.dir, k);
-    const char *args [] = { "--app", "mousepad", "--device", "t0", "--config", s_.cfg, "--broker", afx_.broker.cmd, NULL };
-    return s_spawn (bin, args, log);
-}
-
-//  Starts the scripted server with script and the agents (apps: AppAgent workers).
-static int
-s_start (const char *script, const char *extra, int apps)
-{
-    char path [300];
-    snprintf (path, sizeof path, "../host_agent/%s", script);
-    if (afx_llm_start (path) != 0)
-        return -1;
-    char more [2048];
-    snprintf (more, sizeof more,
-              "\"HOST_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
-              " \"API_KEY\": \"sk-afx-secret-0123456789\", \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": %s},"
-              " \"dispatch\": {\"heartbeat_ivl_ms\": 200, \"heartbeat_liveness\": 5}%s%s",
-              afx_.port, s_host_visual ? "true" : "false", extra && *extra ? ", " : "", extra ? extra : "");
-    snprintf (s_.cfg, sizeof s_.cfg, "%s", afx_config (more));
-    char bin [600], log [400];
-    snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
-    snprintf (log, sizeof log, "%s/host.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t0", "--config", s_.cfg, "--broker", afx_.broker.cmd, NULL };
-    s_.host = s_spawn (bin, hargs, log);
-    snprintf (bin, sizeof bin, "%s/eval_agent/ufo-eval", afx_build ());
-    snprintf (log, sizeof log, "%s/eval.log", afx_.broker.dir);
-    const char *eargs [] = { "--config", s_.cfg, "--broker", afx_.broker.cmd, NULL };
-    s_.eval = s_spawn (bin, eargs, log);
-    for (int k = 0; k < apps && k < 2; k++)
-        s_.app [k] = s_start_app (k);
-    return 0;
-}
-
-//  Fails the case when a process wrote a sanitizer report (sanitizer builds) into its log.
-static void
-s_check_sanitizers (void)
-{
-    static const char *logs [] = { "host.log", "host2.log", "eval.log", "app-0.log", "app-1.log" };
-    for (size_t i = 0; i < UFO_ARRAY_SIZE (logs); i++) {
-        char path [400];
-        snprintf (path, sizeof path, "%s/%s", afx_.broker.dir, logs [i]);
-        char *text = afx_read (path);
-        if (text && (strstr (text, "ERROR: AddressSanitizer") || strstr (text, "ERROR: LeakSanitizer")
-                     || strstr (text, "runtime error:")))
-            UFO_FAIL_ ("sanitizer report in %s:\n%s", logs [i], text);
-        free (text);
-        unlink (path);                          //  the next case starts with fresh logs
-    }
-}
-
-static void
-s_stop_all (void)
-{
-    s_kill (&s_.app [0]);
-    s_kill (&s_.app [1]);
-    s_kill (&s_.host);
-    s_kill (&s_.host2);
-    s_kill (&s_.eval);
-    s_check_sanitizers ();
-    ufo_value_destroy (&s_.result);
-    //  close every mousepad the session opened
-    ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);
-    for (size_t i = 0; i < ufo_value_size (wins); i++) {
-        const ufo_value_t *w = ufo_value_list_at (wins, i);
-        if (strcmp (ufo_value_map_str (w, "name", ""), "mousepad") == 0)
-            afx_mousepad_kill ((int) ufo_value_map_int (w, "pid", 0), ufo_value_map_int (w, "xid", 0));
-    }
-    ufo_value_destroy (&wins);
-}
-
-//  Runs `ufo run` with args in the test directory (stdin from input, or /dev/null), bounded.
-//  Returns its exit status (-1 on timeout); s_.result gets the session result.
-static pid_t s_run_pid;                 //  the running `ufo run`, for during () callbacks
-
-static int
-s_run (const char *const *args, const char *input, void (*during) (void))
-{
-    char bin [600], in [400];
-    snprintf (bin, sizeof bin, "%s/cli/ufo", afx_build ());
-    snprintf (s_.out, sizeof s_.out, "%s/run-%d.out", afx_.broker.dir, ++afx_.runs);
-    snprintf (in, sizeof in, "%s/run-%d.in", afx_.broker.dir, afx_.runs);
-    afx_write (in, input ? input : "");
-    const char *argv [40];
-    int n = 0;
-    argv [n++] = bin;
-    argv [n++] = "run";
-    for (int i = 0; args [i] && n < 36; i++)
-        argv [n++] = args [i];
-    argv [n++] = "--broker";
-    argv [n++] = afx_.broker.cmd;
-    argv [n++] = "--json";
-    argv [n] = NULL;
-    pid_t pid = fork ();
-    if (pid == 0) {
-        if (chdir (afx_.broker.dir) != 0)
-            _exit (126);
-        int fi = open (in, O_RDONLY), fo = open (s_.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2 (fi, STDIN_FILENO);
-        dup2 (fo, STDOUT_FILENO);
-        setenv ("UFO_CONFIG", s_.cfg, 1);
-        execv (bin, (char *const *) argv);
-        _exit (127);
-    }
-    s_run_pid = pid;
-    int status = 0, rc = -1;
-    int64_t end = dfx_now_ms () + S_RUN_MS;
-    while (dfx_now_ms () < end) {
-        if (waitpid (pid, &status, WNOHANG) == pid) {
-            rc = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-            break;
-        }
-        if (during)
-            during ();
-        ufo_desktop_iterate (afx_.desk, 20);
-    }
-    if (rc == -1) {
-        fprintf (stderr, "ufo run timed out\n");
-        kill (pid, SIGKILL);
-        waitpid (pid, NULL, 0);
-    }
-    ufo_value_destroy (&s_.result);
-    ufo_value_t *lines = afx_lines (s_.out);
-    for (size_t i = 0; i < ufo_value_size (lines); i++) {
-        const ufo_value_t *e = ufo_value_list_at (lines, i);
-        if (strcmp (ufo_value_map_str (e, "kind", ""), "result") == 0)
-            s_.result = ufo_value_dup (ufo_value_map_get (e, "body"));
-    }
-    ufo_value_destroy (&lines);
-    snprintf (s_.logdir, sizeof s_.logdir, "%s", ufo_value_map_str (s_.result, "logdir", ""));
-    char path [700];
-    snprintf (path, sizeof path, "%s/request.json", s_.logdir);
-    ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
-    snprintf (s_.session, sizeof s_.session, "%s", ufo_value_map_str (req, "session", ""));
-    ufo_value_destroy (&req);
-    if (!s_.result || getenv ("HOST_TEST_VERBOSE")) {
-        char *text = afx_read (s_.out);
-        fprintf (stderr, "ufo run (exit %d) printed:\n%s\n", rc, text ? text : "");
-        free (text);
-        snprintf (path, sizeof path, "%s/host.log", afx_.broker.dir);
-        text = afx_read (path);
-        fprintf (stderr, "ufo-host log:\n%s\n", text ? text : "");
-        free (text);
-        text = afx_read (afx_.llm_log);
-        fprintf (stderr, "LLM server log:\n%s\n", text ? text : "");
-        free (text);
-        for (int k = 0; k < 2; k++) {
-            snprintf (path, sizeof path, "%s/app-%d.log", afx_.broker.dir, k);
-            text = afx_read (path);
-            if (text)
-                fprintf (stderr, "ufo-app %d log:\n%s\n", k, text);
-            free (text);
-        }
-    }
-    return rc;
-}
-
-static ufo_value_t *
-s_log (const char *name)
-{
-    char path [700];
-    snprintf (path, sizeof path, "%s/%s", s_.logdir, name);
-    return afx_lines (path);
-}
-
-static ufo_value_t *
-s_board (void)
-{
-    ufo_value_t *snap = ufo_bb_client_snapshot (afx_.bb, s_.session, NULL, 0, NULL);
-    ufo_value_t *board = ufo_value_dup (ufo_value_map_get (snap, "board"));
-    ufo_value_destroy (&snap);
-    return board;
-}
-
-static int64_t
-s_mousepad_xid (void)
-{
-    ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);
-    int64_t xid = 0;
-    for (size_t i = 0; i < ufo_value_size (wins); i++)
-        if (strcmp (ufo_value_map_str (ufo_value_list_at (wins, i), "name", ""), "mousepad") == 0)
-            xid = ufo_value_map_int (ufo_value_list_at (wins, i), "xid", 0);
-    ufo_value_destroy (&wins);
-    return xid;
-}
-
-//  Server log lines of an agent.
-static ufo_value_t *
-s_llm_lines (const char *agent)
-{
-    ufo_value_t *all = afx_lines (afx_.llm_log), *out = ufo_value_new_list ();
-    for (size_t i = 0; i < ufo_value_size (all); i++)
-        if (strcmp (ufo_value_map_str (ufo_value_list_at (all, i), "agent", ""), agent) == 0)
-            ufo_value_list_push (out, &(ufo_value_t *) { ufo_value_dup (ufo_value_list_at (all, i)) });
-    ufo_value_destroy (&all);
-    return out;
-}
 
 UFO_TEST (test_one_round_mousepad)
 {
-    s_host_visual = true;                       //  the HostAgent sends the desktop screenshot
-    REQUIRE (s_start ("one_round.json", "", 1) == 0);
-    s_host_visual = false;
+    hfx_host_visual = true;                       //  the HostAgent sends the desktop screenshot
+    REQUIRE (hfx_start ("one_round.json", "", 1) == 0);
+    hfx_host_visual = false;
     const char *args [] = { "Write 'Hello from the HostAgent' in a new Mousepad note", "--device", "t0",
                             "--task", "one-round", "--yes", NULL };
-    int rc = s_run (args, NULL, NULL);
+    int rc = hfx_run (args, NULL, NULL);
     CHECK_INT (rc, 0);
-    REQUIRE (s_.result);
-    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
-    CHECK_STR (ufo_value_str (ufo_value_path (s_.result, "evaluation.complete")), "yes");
-    CHECK (ufo_value_map_int (s_.result, "steps", 0) == 5);     //  3 HostAgent + 2 AppAgent
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    CHECK_STR (ufo_value_str (ufo_value_path (hfx_.result, "evaluation.complete")), "yes");
+    CHECK (ufo_value_map_int (hfx_.result, "steps", 0) == 5);     //  3 HostAgent + 2 AppAgent
     //  the application, read by the test through AT-SPI
-    int64_t xid = s_mousepad_xid ();
+    int64_t xid = hfx_mousepad_xid ();
     REQUIRE (xid);
     char *text = afx_text (xid);
     CHECK_STR (text, "Hello from the HostAgent");
     free (text);
     //  the blackboard
-    ufo_value_t *board = s_board ();
+    ufo_value_t *board = hfx_board ();
     CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.0.request_0")),
                "Write 'Hello from the HostAgent' in a new Mousepad note");
     const ufo_value_t *traj = ufo_value_map_get (board, "trajectories");
@@ -294,7 +40,7 @@ UFO_TEST (test_one_round_mousepad)
             UFO_FAIL_ ("trajectory item lacks %s", tkeys [i]);
     ufo_value_destroy (&board);
     //  response.log: HostAgent and AppAgent lines with their fields
-    ufo_value_t *lines = s_log ("response.log");
+    ufo_value_t *lines = hfx_log ("response.log");
     CHECK_INT (ufo_value_size (lines), 5);
     static const char *fields [] = { "Step", "RoundStep", "AgentStep", "Round", "Subtask", "SubtaskIndex",
         "FunctionCall", "Action", "ActionSuccess", "ActionType", "Request", "Agent", "AgentName", "Application",
@@ -315,38 +61,38 @@ UFO_TEST (test_one_round_mousepad)
     const char *files [] = { "session.json", "blackboard.json", "output.md", "report.html", "desktop_step0.png",
                              "action_round_0_final.png", "evaluation.log", "request.log" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (files); i++) {
-        snprintf (path, sizeof path, "%s/%s", s_.logdir, files [i]);
+        snprintf (path, sizeof path, "%s/%s", hfx_.logdir, files [i]);
         if (access (path, R_OK) != 0)
             UFO_FAIL_ ("%s is missing", files [i]);
     }
     //  the HostAgent's prompts carried the desktop screenshot; request.log names its file instead
-    ufo_value_t *host_calls = s_llm_lines ("HostAgent");
+    ufo_value_t *host_calls = hfx_llm_lines ("HostAgent");
     for (size_t i = 0; i < ufo_value_size (host_calls); i++)
         CHECK_INT (ufo_value_map_int (ufo_value_list_at (host_calls, i), "images", 0), 1);
     ufo_value_destroy (&host_calls);
-    snprintf (path, sizeof path, "%s/request.log", s_.logdir);
+    snprintf (path, sizeof path, "%s/request.log", hfx_.logdir);
     char *reqlog = afx_read (path);
     CHECK_CONTAINS (reqlog, "\"url\":\"desktop_step0.png\"");
     CHECK (!strstr (reqlog, "data:image/png;base64"));
     free (reqlog);
     //  no API key in any log
-    snprintf (path, sizeof path, "grep -rq 'sk-afx-secret' '%s'", s_.logdir);
+    snprintf (path, sizeof path, "grep -rq 'sk-afx-secret' '%s'", hfx_.logdir);
     CHECK (system (path) != 0);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 UFO_TEST (test_two_rounds_history)
 {
-    REQUIRE (s_start ("two_rounds.json", "\"MAX_ROUND\": 3", 1) == 0);
+    REQUIRE (hfx_start ("two_rounds.json", "\"MAX_ROUND\": 3", 1) == 0);
     const char *args [] = { "Write 'Hello from the HostAgent' in a new Mousepad note", "--request",
                             "Add a second line 'Round two' to the note", "--device", "t0", "--task", "two-rounds",
                             "--yes", NULL };
-    int rc = s_run (args, NULL, NULL);
+    int rc = hfx_run (args, NULL, NULL);
     CHECK_INT (rc, 0);
-    REQUIRE (s_.result);
-    CHECK_INT (ufo_value_map_int (s_.result, "rounds", 0), 2);
+    REQUIRE (hfx_.result);
+    CHECK_INT (ufo_value_map_int (hfx_.result, "rounds", 0), 2);
     //  round 1's history in round 2's first HostAgent prompt (the server's log of it)
-    ufo_value_t *host = s_llm_lines ("HostAgent");
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
     const char *round2 = NULL;
     for (size_t i = 0; i < ufo_value_size (host) && !round2; i++) {
         const char *last = ufo_value_map_str (ufo_value_list_at (host, i), "last", "");
@@ -360,127 +106,127 @@ UFO_TEST (test_two_rounds_history)
     CHECK_CONTAINS (round2, "Step Trajectories Completed Previously");
     CHECK_CONTAINS (round2, "set_edit_text");
     ufo_value_destroy (&host);
-    int64_t xid = s_mousepad_xid ();
+    int64_t xid = hfx_mousepad_xid ();
     char *text = xid ? afx_text (xid) : NULL;
     CHECK_CONTAINS (text, "Hello from the HostAgent");
     CHECK_CONTAINS (text, "Round two");
     free (text);
-    ufo_value_t *board = s_board ();
+    ufo_value_t *board = hfx_board ();
     CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.1.request_1")), "Add a second line 'Round two' to the note");
     ufo_value_destroy (&board);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 UFO_TEST (test_pending_answered_through_client)
 {
-    REQUIRE (s_start ("pending.json", "", 0) == 0);
+    REQUIRE (hfx_start ("pending.json", "", 0) == 0);
     const char *args [] = { "Write a note", "--device", "t0", "--task", "pending", "--interactive", NULL };
-    int rc = s_run (args, "my answer is 42\n", NULL);
+    int rc = hfx_run (args, "my answer is 42\n", NULL);
     CHECK_INT (rc, 0);
-    REQUIRE (s_.result);
-    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
-    char *out = afx_read (s_.out);
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    char *out = afx_read (hfx_.out);
     CHECK_CONTAINS (out, "What should the note say?");
     free (out);
-    ufo_value_t *board = s_board ();
+    ufo_value_t *board = hfx_board ();
     CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.question")), "What should the note say?");
     CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.answer")), "my answer is 42");
     ufo_value_destroy (&board);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 //  An AppAgent's question goes through the HostAgent to the client and the answer back.
 UFO_TEST (test_app_question_relayed)
 {
-    REQUIRE (s_start ("app_pending.json", "", 1) == 0);
+    REQUIRE (hfx_start ("app_pending.json", "", 1) == 0);
     const char *args [] = { "Type what I tell you in Mousepad", "--device", "t0", "--task", "app-question",
                             "--interactive", NULL };
-    int rc = s_run (args, "words: relayed through the HostAgent\n", NULL);
+    int rc = hfx_run (args, "words: relayed through the HostAgent\n", NULL);
     CHECK_INT (rc, 0);
-    REQUIRE (s_.result);
-    char *out = afx_read (s_.out);
+    REQUIRE (hfx_.result);
+    char *out = afx_read (hfx_.out);
     CHECK_CONTAINS (out, "Which words should I type?");
     CHECK_CONTAINS (out, "\"from\":\"AppAgent/mousepad\"");
     free (out);
-    int64_t xid = s_mousepad_xid ();
+    int64_t xid = hfx_mousepad_xid ();
     char *text = xid ? afx_text (xid) : NULL;
     CHECK_STR (text, "relayed through the HostAgent");
     free (text);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 UFO_TEST (test_confirm_refused)
 {
-    REQUIRE (s_start ("confirm.json", "", 1) == 0);
+    REQUIRE (hfx_start ("confirm.json", "", 1) == 0);
     //  the AppAgent's confirmation reaches the client, whose user says no
     const char *args [] = { "Replace the note's text", "--device", "t0", "--task", "confirm", "--interactive", NULL };
-    s_run (args, "n\n", NULL);
-    REQUIRE (s_.result);
-    int64_t xid = s_mousepad_xid ();
+    hfx_run (args, "n\n", NULL);
+    REQUIRE (hfx_.result);
+    int64_t xid = hfx_mousepad_xid ();
     REQUIRE (xid);
     char *text = afx_text (xid);
     CHECK_STR (text, "");                       //  unchanged: nothing was overwritten
     free (text);
-    char *out = afx_read (s_.out);
+    char *out = afx_read (hfx_.out);
     CHECK_CONTAINS (out, "\"kind\":\"confirm\"");
     free (out);
-    ufo_value_t *lines = s_log ("response.log");
+    ufo_value_t *lines = hfx_log ("response.log");
     bool refused = false;
     for (size_t i = 0; i < ufo_value_size (lines); i++)
         refused |= !strcmp (ufo_value_map_str (ufo_value_list_at (lines, i), "UserConfirm", ""), "no");
     CHECK (refused);
     ufo_value_destroy (&lines);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 UFO_TEST (test_garbage_ends_in_error)
 {
-    REQUIRE (s_start ("garbage.json", "", 0) == 0);
+    REQUIRE (hfx_start ("garbage.json", "", 0) == 0);
     const char *args [] = { "Do something", "--device", "t0", "--task", "garbage", "--yes", NULL };
-    int rc = s_run (args, NULL, NULL);
+    int rc = hfx_run (args, NULL, NULL);
     CHECK_INT (rc, 1);
-    REQUIRE (s_.result);
-    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "ERROR");
-    CHECK (strlen (ufo_value_map_str (s_.result, "error", "")) > 0);
-    ufo_value_t *lines = s_log ("response.log");
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "ERROR");
+    CHECK (strlen (ufo_value_map_str (hfx_.result, "error", "")) > 0);
+    ufo_value_t *lines = hfx_log ("response.log");
     REQUIRE (ufo_value_size (lines) == 1);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (lines, 0), "Status", ""), "ERROR");
     CHECK (strlen (ufo_value_map_str (ufo_value_list_at (lines, 0), "error", "")) > 0);
     ufo_value_destroy (&lines);
     char path [700];
-    snprintf (path, sizeof path, "%s/session.json", s_.logdir);
+    snprintf (path, sizeof path, "%s/session.json", hfx_.logdir);
     ufo_value_t *session = ufo_json_parse_file (path, NULL, NULL);
     CHECK_STR (ufo_value_map_str (session, "status", ""), "ERROR");
     CHECK (strlen (ufo_value_map_str (session, "error", "")) > 0);
     ufo_value_destroy (&session);
-    ufo_value_t *eval = s_llm_lines ("EvaluationAgent");
+    ufo_value_t *eval = hfx_llm_lines ("EvaluationAgent");
     CHECK_INT (ufo_value_size (eval), 0);       //  no evaluation after ERROR
     ufo_value_destroy (&eval);
     //  the HostAgent is still serving: a second session is accepted and ends the same way
     const char *again [] = { "Again", "--device", "t0", "--task", "garbage2", "--yes", NULL };
-    s_run (again, NULL, NULL);
-    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "ERROR");
-    s_stop_all ();
+    hfx_run (again, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "ERROR");
+    hfx_stop_all ();
 }
 
 //  Follower mode: the subtasks come from the plan file, in order; the model only picks the
 //  window, and the round ends when the plan is done (no FINISH asked of the model).
 UFO_TEST (test_follower_plan)
 {
-    REQUIRE (s_start ("follower.json", "", 1) == 0);
+    REQUIRE (hfx_start ("follower.json", "", 1) == 0);
     char plan [400];
     snprintf (plan, sizeof plan, "%s/plan.txt", afx_.broker.dir);
     afx_write (plan, "Type the word First into the document\nType the word Second after it\n");
     const char *args [] = { "Write two words in Mousepad", "--plan", plan, "--device", "t0", "--task", "follower",
                             "--yes", NULL };
-    int rc = s_run (args, NULL, NULL);
+    int rc = hfx_run (args, NULL, NULL);
     CHECK_INT (rc, 0);
-    REQUIRE (s_.result);
-    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
-    ufo_value_t *host = s_llm_lines ("HostAgent");
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
     CHECK_INT (ufo_value_size (host), 3);       //  launch, window for subtask 1, window for subtask 2
     ufo_value_destroy (&host);
-    ufo_value_t *lines = s_log ("response.log");
+    ufo_value_t *lines = hfx_log ("response.log");
     size_t n = 0;
     for (size_t i = 0; i < ufo_value_size (lines); i++) {
         const ufo_value_t *l = ufo_value_list_at (lines, i);
@@ -491,16 +237,16 @@ UFO_TEST (test_follower_plan)
     CHECK_INT (n, 2);
     ufo_value_destroy (&lines);
     char path [700];
-    snprintf (path, sizeof path, "%s/request.json", s_.logdir);
+    snprintf (path, sizeof path, "%s/request.json", hfx_.logdir);
     ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
     CHECK_STR (ufo_value_map_str (req, "mode", ""), "follower");
     ufo_value_destroy (&req);
-    int64_t xid = s_mousepad_xid ();
+    int64_t xid = hfx_mousepad_xid ();
     char *text = xid ? afx_text (xid) : NULL;
     CHECK_CONTAINS (text, "First");
     CHECK_CONTAINS (text, "Second");
     free (text);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 //  The HostAgent dies in round 1: the broker delivers the session again, to the second
@@ -509,7 +255,7 @@ static void
 s_kill_first_host (void)
 {
     static int64_t seen_at = 0, checked_at = 0;
-    if (s_.host <= 0 || s_.host2 > 0)
+    if (hfx_.host <= 0 || hfx_.host2 > 0)
         return;
     int64_t now = dfx_now_ms ();
     if (!seen_at && now - checked_at > 200) {
@@ -517,9 +263,9 @@ s_kill_first_host (void)
         char path [600];
         snprintf (path, sizeof path, "%s/logs/host-resume/request.json", afx_.broker.dir);
         ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
-        snprintf (s_.session, sizeof s_.session, "%s", ufo_value_map_str (req, "session", ""));
+        snprintf (hfx_.session, sizeof hfx_.session, "%s", ufo_value_map_str (req, "session", ""));
         ufo_value_destroy (&req);
-        ufo_value_t *board = s_.session [0] ? s_board () : NULL;
+        ufo_value_t *board = hfx_.session [0] ? hfx_board () : NULL;
         if (ufo_value_size (ufo_value_map_get (board, "requests")) >= 1)
             seen_at = now;                  //  round 0 is over; round 1's first call is slow
         ufo_value_destroy (&board);
@@ -527,35 +273,35 @@ s_kill_first_host (void)
     if (!seen_at || now - seen_at < 1000)
         return;
     seen_at = 0;
-    kill (s_.host, SIGKILL);
-    waitpid (s_.host, NULL, 0);
-    s_.host = 0;
+    kill (hfx_.host, SIGKILL);
+    waitpid (hfx_.host, NULL, 0);
+    hfx_.host = 0;
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t0", "--config", s_.cfg, "--broker", afx_.broker.cmd, NULL };
-    s_.host2 = s_spawn (bin, hargs, log);
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    hfx_.host2 = hfx_spawn (bin, hargs, log);
 }
 
 UFO_TEST (test_host_killed_session_resumes)
 {
-    REQUIRE (s_start ("host_resume.json", "\"MAX_ROUND\": 3", 0) == 0);
-    s_.session [0] = 0;
+    REQUIRE (hfx_start ("host_resume.json", "\"MAX_ROUND\": 3", 0) == 0);
+    hfx_.session [0] = 0;
     const char *args [] = { "Do the first request", "--request", "Do the second request", "--device", "t0",
                             "--task", "host-resume", "--yes", NULL };
-    int rc = s_run (args, NULL, s_kill_first_host);
+    int rc = hfx_run (args, NULL, s_kill_first_host);
     CHECK_INT (rc, 0);
-    REQUIRE (s_.result);
-    CHECK (s_.host2 > 0);                       //  the first HostAgent was killed
-    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
-    CHECK_INT (ufo_value_map_int (s_.result, "rounds", 0), 2);
-    ufo_value_t *host = s_llm_lines ("HostAgent");
+    REQUIRE (hfx_.result);
+    CHECK (hfx_.host2 > 0);                       //  the first HostAgent was killed
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (hfx_.result, "rounds", 0), 2);
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
     size_t first = 0;
     for (size_t i = 0; i < ufo_value_size (host); i++)
         first += strstr (ufo_value_map_str (ufo_value_list_at (host, i), "last", ""), "[User Request:]\nDo the first request") != NULL;
     CHECK_INT (first, 1);                       //  round 0 was not run again
     ufo_value_destroy (&host);
-    ufo_value_t *board = s_board ();
+    ufo_value_t *board = hfx_board ();
     const ufo_value_t *requests = ufo_value_map_get (board, "requests");
     size_t r0 = 0, r1 = 0;
     for (size_t i = 0; i < ufo_value_size (requests); i++) {
@@ -565,7 +311,7 @@ UFO_TEST (test_host_killed_session_resumes)
     CHECK_INT (r0, 1);
     CHECK_INT (r1, 1);
     ufo_value_destroy (&board);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 //  Ctrl-C on `ufo run` once two steps have shown: the session is cancelled.
@@ -573,15 +319,15 @@ static void
 s_interrupt_after_two_steps (void)
 {
     static int64_t sent = 0;
-    if (s_run_pid <= 0)
+    if (hfx_run_pid <= 0)
         return;
-    char *out = afx_read (s_.out);
+    char *out = afx_read (hfx_.out);
     int steps = 0;
     for (const char *p = out; p && (p = strstr (p, "\"kind\":\"step\"")); p++)
         steps++;
     free (out);
     if (steps >= 2 && !sent) {
-        kill (s_run_pid, SIGINT);
+        kill (hfx_run_pid, SIGINT);
         sent = dfx_now_ms ();
     }
     if (steps < 2)
@@ -590,9 +336,9 @@ s_interrupt_after_two_steps (void)
 
 UFO_TEST (test_cancel_from_client)
 {
-    REQUIRE (s_start ("loop_slow.json", "", 0) == 0);
+    REQUIRE (hfx_start ("loop_slow.json", "", 0) == 0);
     const char *args [] = { "Look until I stop you", "--device", "t0", "--task", "cancel", "--yes", NULL };
-    int rc = s_run (args, NULL, s_interrupt_after_two_steps);
+    int rc = hfx_run (args, NULL, s_interrupt_after_two_steps);
     CHECK_INT (rc, 1);
     char path [600];
     snprintf (path, sizeof path, "%s/host.log", afx_.broker.dir);
@@ -604,17 +350,17 @@ UFO_TEST (test_cancel_from_client)
     CHECK_CONTAINS (ufo_value_map_str (session, "error", ""), "cancelled");
     CHECK_STR (ufo_value_map_str (session, "status", ""), "ERROR");
     ufo_value_destroy (&session);
-    ufo_value_t *host = s_llm_lines ("HostAgent");
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
     CHECK (ufo_value_size (host) < 10);          //  it stopped asking (MAX_STEP is 50)
     ufo_value_destroy (&host);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 //  Session bodies that cannot be used end the task "failed" with the reason; the HostAgent
 //  keeps serving (the next session completes).
 UFO_TEST (test_bad_session_bodies)
 {
-    REQUIRE (s_start ("finish.json", "", 0) == 0);
+    REQUIRE (hfx_start ("finish.json", "", 0) == 0);
     ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test-client", NULL, NULL, NULL);
     REQUIRE (tasks);
     static const char *bodies [] = {
@@ -650,32 +396,32 @@ UFO_TEST (test_bad_session_bodies)
     }
     ufo_tasks_destroy (&tasks);
     const char *args [] = { "Still serving?", "--device", "t0", "--task", "after-bad", "--yes", NULL };
-    CHECK_INT (s_run (args, NULL, NULL), 0);
-    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
-    s_stop_all ();
+    CHECK_INT (hfx_run (args, NULL, NULL), 0);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    hfx_stop_all ();
 }
 
 UFO_TEST (test_max_step_and_round)
 {
-    REQUIRE (s_start ("loop.json", "\"MAX_STEP\": 3", 0) == 0);
+    REQUIRE (hfx_start ("loop.json", "\"MAX_STEP\": 3", 0) == 0);
     const char *args [] = { "Look forever", "--device", "t0", "--task", "maxstep", "--yes", NULL };
-    int rc = s_run (args, NULL, NULL);
+    int rc = hfx_run (args, NULL, NULL);
     CHECK_INT (rc, 1);
-    REQUIRE (s_.result);
-    CHECK_INT (ufo_value_map_int (s_.result, "steps", 0), 3);
-    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FAIL");
-    ufo_value_t *host = s_llm_lines ("HostAgent");
+    REQUIRE (hfx_.result);
+    CHECK_INT (ufo_value_map_int (hfx_.result, "steps", 0), 3);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FAIL");
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
     CHECK_INT (ufo_value_size (host), 3);
     ufo_value_destroy (&host);
-    s_stop_all ();
+    hfx_stop_all ();
 
-    REQUIRE (s_start ("finish.json", "\"MAX_ROUND\": 2", 0) == 0);
+    REQUIRE (hfx_start ("finish.json", "\"MAX_ROUND\": 2", 0) == 0);
     const char *three [] = { "one", "--request", "two", "--request", "three", "--device", "t0", "--task", "maxround",
                              "--yes", NULL };
-    rc = s_run (three, NULL, NULL);
+    rc = hfx_run (three, NULL, NULL);
     CHECK_INT (rc, 0);
-    CHECK_INT (ufo_value_map_int (s_.result, "rounds", 0), 2);
-    ufo_value_t *board = s_board ();
+    CHECK_INT (ufo_value_map_int (hfx_.result, "rounds", 0), 2);
+    ufo_value_t *board = hfx_board ();
     const ufo_value_t *requests = ufo_value_map_get (board, "requests");
     size_t rounds = 0;
     for (size_t i = 0; i < ufo_value_size (requests); i++)
@@ -686,7 +432,7 @@ UFO_TEST (test_max_step_and_round)
         }
     CHECK_INT (rounds, 2);                      //  request_0 and request_1, not request_2
     ufo_value_destroy (&board);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 //  Kills the first AppAgent worker once it waits for its second (slow) model reply, and
@@ -695,7 +441,7 @@ static void
 s_kill_first_app (void)
 {
     static int64_t typed_at = 0, checked_at = 0;
-    if (s_.app [0] <= 0) {
+    if (hfx_.app [0] <= 0) {
         typed_at = 0;
         return;
     }
@@ -703,48 +449,48 @@ s_kill_first_app (void)
     if (!typed_at && now - checked_at > 200) {
         //  the first step is on the board: the worker is now waiting for its slow second reply
         checked_at = now;
-        ufo_value_t *board = s_.session [0] ? s_board () : NULL;
+        ufo_value_t *board = hfx_.session [0] ? hfx_board () : NULL;
         if (ufo_value_size (ufo_value_map_get (board, "trajectories")) >= 1)
             typed_at = now;
         ufo_value_destroy (&board);
-        if (!s_.session [0]) {
+        if (!hfx_.session [0]) {
             //  the session id is in request.json once the HostAgent has started
             char cmd [700];
             snprintf (cmd, sizeof cmd, "%s/logs/resume/request.json", afx_.broker.dir);
             ufo_value_t *req = ufo_json_parse_file (cmd, NULL, NULL);
-            snprintf (s_.session, sizeof s_.session, "%s", ufo_value_map_str (req, "session", ""));
+            snprintf (hfx_.session, sizeof hfx_.session, "%s", ufo_value_map_str (req, "session", ""));
             ufo_value_destroy (&req);
         }
     }
     if (!typed_at || now - typed_at < 1500)
         return;
     typed_at = 0;
-    kill (s_.app [0], SIGKILL);
-    waitpid (s_.app [0], NULL, 0);
-    s_.app [0] = 0;
-    s_.app [1] = s_start_app (1);
+    kill (hfx_.app [0], SIGKILL);
+    waitpid (hfx_.app [0], NULL, 0);
+    hfx_.app [0] = 0;
+    hfx_.app [1] = hfx_start_app (1);
 }
 
 UFO_TEST (test_app_worker_killed_resumes)
 {
-    REQUIRE (s_start ("resume.json", "", 1) == 0);
-    s_.session [0] = 0;
+    REQUIRE (hfx_start ("resume.json", "", 1) == 0);
+    hfx_.session [0] = 0;
     const char *args [] = { "Write the resume note in a new Mousepad note", "--device", "t0", "--task", "resume",
                             "--yes", NULL };
-    int rc = s_run (args, NULL, s_kill_first_app);
+    int rc = hfx_run (args, NULL, s_kill_first_app);
     CHECK_INT (rc, 0);
-    REQUIRE (s_.result);
-    CHECK_STR (ufo_value_map_str (s_.result, "status", ""), "FINISH");
-    CHECK (s_.app [0] == 0);                    //  the first worker was killed mid-subtask
-    int64_t xid = s_mousepad_xid ();
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    CHECK (hfx_.app [0] == 0);                    //  the first worker was killed mid-subtask
+    int64_t xid = hfx_mousepad_xid ();
     char *text = xid ? afx_text (xid) : NULL;
     CHECK_STR (text, "Typed once");             //  typed once: the retry did not repeat the step
     free (text);
-    ufo_value_t *app = s_llm_lines ("AppAgent");
+    ufo_value_t *app = hfx_llm_lines ("AppAgent");
     CHECK_INT (ufo_value_size (app), 3);        //  type, slow call (lost), finish after resuming
     ufo_value_destroy (&app);
     //  the retried worker's step numbers follow the recorded ones
-    ufo_value_t *lines = s_log ("response.log");
+    ufo_value_t *lines = hfx_log ("response.log");
     int64_t last = -1;
     for (size_t i = 0; i < ufo_value_size (lines); i++) {
         int64_t step = ufo_value_map_int (ufo_value_list_at (lines, i), "Step", -1);
@@ -752,7 +498,7 @@ UFO_TEST (test_app_worker_killed_resumes)
         last = step;
     }
     ufo_value_destroy (&lines);
-    s_stop_all ();
+    hfx_stop_all ();
 }
 
 int
@@ -783,7 +529,7 @@ main (void)
     S_CASE (test_bad_session_bodies);
     S_CASE (test_max_step_and_round);
     S_CASE (test_app_worker_killed_resumes);
-    s_stop_all ();
+    hfx_stop_all ();
     afx_teardown ();
     return UFO_TEST_END ();
 }
