@@ -377,8 +377,13 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
         ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
         char *end = NULL;
         long n = label ? strtol (label, &end, 10) : 0;
-        if (!label || !*label || *end) {
+        if (!label || !*label) {
             ufo_desktop_op_finish_ (op, false, NULL, "%s needs a control label", function);
+            return op;
+        }
+        if (*end) {
+            ufo_desktop_op_finish_ (op, false, NULL, "control label '%.64s' is not a number",
+                                    label);
             return op;
         }
         if (!win || n < 1 || (size_t) n > win->labels->len) {

@@ -26,9 +26,11 @@ s_offered (const ufo_dsnap_t *st, const char *type)
 {
     if (!type)
         return false;
-    for (size_t i = 0; i < ufo_value_size (st->types); i++)
-        if (streq (ufo_value_str (ufo_value_list_at (st->types, i)), type))
+    for (size_t i = 0; i < ufo_value_size (st->types); i++) {
+        const char *name = ufo_value_str (ufo_value_list_at (st->types, i));
+        if (name && streq (name, type))     //  a non-string entry is ignored
             return true;
+    }
     return false;
 }
 
