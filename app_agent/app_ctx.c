@@ -76,6 +76,8 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     ctx->json_retry = (int) ufo_config_int (c, "JSON_PARSING_RETRY", 3);
     ctx->safe_guard = ufo_config_bool (c, "SAFE_GUARD", true);
     ctx->ask_question = ufo_config_bool (c, "ASK_QUESTION", false);
+    if (ufo_config_bool (c, "USE_CUSTOMIZATION", false))
+        ctx->qa_pair_file = ufo_config_str (c, "QA_PAIR_FILE", NULL);
     ctx->include_last_screenshot = ufo_config_bool (c, "INCLUDE_LAST_SCREENSHOT", true);
     ctx->concat_screenshot = ufo_config_bool (c, "CONCAT_SCREENSHOT", false);
     ctx->save_ui_tree = ufo_config_bool (c, "SAVE_UI_TREE", false);

@@ -25,6 +25,7 @@ typedef struct {
     int json_retry;                 //  JSON_PARSING_RETRY
     bool safe_guard;                //  SAFE_GUARD
     bool ask_question;              //  ASK_QUESTION
+    const char *qa_pair_file;       //  QA_PAIR_FILE when USE_CUSTOMIZATION, else NULL
     bool include_last_screenshot;   //  INCLUDE_LAST_SCREENSHOT
     bool concat_screenshot;         //  CONCAT_SCREENSHOT
     bool save_ui_tree;              //  SAVE_UI_TREE

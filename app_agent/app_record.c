@@ -125,6 +125,37 @@ s_trajectory (app_agent_t *a, const ufo_value_t *record)
     return t;
 }
 
+//  USE_CUSTOMIZATION: appends the question/answer pair to QA_PAIR_FILE as one JSON line
+//  (one write with O_APPEND, so concurrent agents do not interleave lines).
+static void
+s_save_qa (app_agent_t *a, const ufo_value_t *qa)
+{
+    const char *path = a->ctx->qa_pair_file;
+    char *dir = ufo_strdup (path);
+    char *slash = strrchr (dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        for (char *p = dir + 1; *p; p++)
+            if (*p == '/') {
+                *p = '\0';
+                mkdir (dir, 0755);
+                *p = '/';
+            }
+        mkdir (dir, 0755);
+    }
+    free (dir);
+    size_t len;
+    char *line = ufo_json_dump (qa, UFO_JSON_PY, &len);
+    line = ufo_realloc (line, len + 2);
+    line [len] = '\n';
+    int fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0 || write (fd, line, len + 1) != (ssize_t) (len + 1))
+        ufo_warn ("%s: %s: %s", a->agent_name, path, strerror (errno));
+    if (fd >= 0)
+        close (fd);
+    free (line);
+}
+
 void
 app_record_step (app_agent_t *a, const app_record_t *rec)
 {
@@ -149,6 +180,8 @@ app_record_step (app_agent_t *a, const app_record_t *rec)
             ufo_value_map_set_copy (qa, "answer", ans);
         else
             ufo_value_map_set_str (qa, "answer", "");
+        if (ctx->qa_pair_file && *ctx->qa_pair_file)
+            s_save_qa (a, qa);
         if (app_board_add (ctx->board, a->session, "questions", &qa, &err) < 0)
             ufo_warn ("%s: blackboard questions: %s", a->agent_name, err.message);
     }

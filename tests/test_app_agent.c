@@ -279,7 +279,10 @@ UFO_TEST (test_pending_answer)
     int64_t xid = afx_mousepad (&pid, &label);
     REQUIRE (xid);
     REQUIRE (afx_llm_start ("pending.json") == 0);
-    const char *config = afx_config_ex (true, "", "");
+    char qa [600], qa_extra [700];
+    snprintf (qa, sizeof qa, "%s/custom/qa.jsonl", afx_.broker.dir);
+    snprintf (qa_extra, sizeof qa_extra, "\"USE_CUSTOMIZATION\": true, \"QA_PAIR_FILE\": \"%s\"", qa);
+    const char *config = afx_config_ex (true, "", qa_extra);
     const char *file = afx_subtask ("s-pending", "Type what the user wants", xid,
                                     "\"interactive\": true",
                                     "\"answers\": [[\"words: purple elephant\"]]");
@@ -299,6 +302,11 @@ UFO_TEST (test_pending_answer)
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (qs, 0), "question", ""), "Which words should I type?");
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (qs, 0), "answer", ""), "words: purple elephant");
     ufo_value_destroy (&board);
+    //  USE_CUSTOMIZATION: the pair is also in the Q&A file
+    ufo_value_t *pairs = afx_lines (qa);
+    CHECK_INT (ufo_value_size (pairs), 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (pairs, 0), "answer", ""), "words: purple elephant");
+    ufo_value_destroy (&pairs);
     ufo_value_t *resp = s_log ("s-pending", "response.log");
     const ufo_value_t *r0 = ufo_value_list_at (resp, 0);
     CHECK_STR (ufo_value_map_str (r0, "Status", ""), "PENDING");
