@@ -71,7 +71,7 @@ ufo_cli_new_id (char *out, size_t size, const char *prefix)
 ufo_value_t *
 ufo_cli_session_spec (const char *session, const char *task, const char *log_root,
                       const ufo_value_t *requests, const ufo_value_t *plan, const char *device,
-                      bool interactive, bool auto_confirm)
+                      bool interactive, bool auto_confirm, int64_t deadline_ms)
 {
     ufo_value_t *body = ufo_value_new_map ();
     ufo_value_map_set_str (body, "session", session);
@@ -91,6 +91,8 @@ ufo_cli_session_spec (const char *session, const char *task, const char *log_roo
         ufo_value_map_set_null (spec, "device");
     ufo_value_map_set_str (spec, "session", session);
     ufo_value_map_set_str (spec, "idempotency_key", session);
+    if (deadline_ms > 0)
+        ufo_value_map_set_int (spec, "deadline_ms", deadline_ms);
     ufo_value_map_set (spec, "body", &body);
     return spec;
 }

@@ -18,9 +18,12 @@ int ufo_cli_broker (const char *flag, const ufo_config_t *config, char *endpoint
 void ufo_cli_new_id (char *out, size_t size, const char *prefix);
 
 //  The task spec of a session for service "host" (caller owns). plan may be NULL.
+//  deadline_ms bounds the whole session (the broker fails it after that; 0 = the broker's
+//  dispatch.default_deadline_ms, 10 minutes, too short for many real sessions).
 ufo_value_t *ufo_cli_session_spec (const char *session, const char *task, const char *log_root,
                                    const ufo_value_t *requests, const ufo_value_t *plan,
-                                   const char *device, bool interactive, bool auto_confirm);
+                                   const char *device, bool interactive, bool auto_confirm,
+                                   int64_t deadline_ms);
 
 //  Reads a plan file: a JSON list of texts, a JSON object with "plan", or one subtask per
 //  non-empty line. Returns a list (caller owns) or NULL with err.

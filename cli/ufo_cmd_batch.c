@@ -40,7 +40,7 @@ s_cmp (const void *a, const void *b)
 
 //  Loads one task file into the entry's spec. NULL with err.
 static ufo_value_t *
-s_load (const char *dir, s_entry_t *e, const char *log_root, bool yes, ufo_error_t *err)
+s_load (const char *dir, s_entry_t *e, const char *log_root, bool yes, int64_t deadline_ms, ufo_error_t *err)
 {
     char path [PATH_MAX];
     snprintf (path, sizeof path, "%s/%s", dir, e->file);
@@ -76,7 +76,8 @@ s_load (const char *dir, s_entry_t *e, const char *log_root, bool yes, ufo_error
     }
     ufo_cli_new_id (e->session, sizeof e->session, "s");
     ufo_value_t *spec = ufo_cli_session_spec (e->session, e->task, log_root, requests,
-                                              plan && ufo_value_size (plan) ? plan : NULL, NULL, false, yes);
+                                              plan && ufo_value_size (plan) ? plan : NULL, NULL, false, yes,
+                                              deadline_ms);
     ufo_value_destroy (&doc);
     ufo_value_destroy (&requests);
     return spec;
@@ -199,7 +200,7 @@ ufo_cmd_batch (int argc, char **argv)
         s_entry_t *e = &entries [i];
         snprintf (e->file, sizeof e->file, "%s", names [i]);
         ufo_error_clear (&err);
-        ufo_value_t *spec = s_load (dir, e, log_root, yes, &err);
+        ufo_value_t *spec = s_load (dir, e, log_root, yes, (int64_t) (timeout_s * 1000), &err);
         if (!spec || ufo_tasks_submit (tasks, &spec, e->id, &err) != 0) {
             snprintf (e->failure, sizeof e->failure, "not run: %s", err.message);
             if (!e->task [0])

@@ -246,7 +246,7 @@ ufo_cmd_run (int argc, char **argv)
         goto done;
     }
     ufo_value_t *spec = ufo_cli_session_spec (session, task_name, log_root, requests, plan, device,
-                                              interactive, yes);
+                                              interactive, yes, (int64_t) (timeout_s * 1000));
     ufo_value_destroy (&plan);
     char id [33];
     if (ufo_tasks_submit (tasks, &spec, id, &err) != 0) {

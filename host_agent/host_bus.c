@@ -30,6 +30,7 @@ struct _host_bus_t {
     volatile sig_atomic_t *stop;
     //  the running session
     char task_id [80];
+    int64_t deadline_us;        //  the session task's deadline (wall clock), 0 = none
     char board [UFO_BB_BOARD_MAX + 1];
     bool busy;
     bool cancelled;
@@ -308,6 +309,11 @@ s_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
     if (strncmp (service, "app:", 4) == 0)
         ufo_value_map_set_str (spec, "device", self->device);
     ufo_value_map_set_str (spec, "session", self->board);
+    if (self->deadline_us > 0) {
+        //  a subtask or evaluation may run as long as the session has left (at least 1 s)
+        int64_t left_ms = (self->deadline_us - host_now_us ()) / 1000;
+        ufo_value_map_set_int (spec, "deadline_ms", left_ms > 1000 ? left_ms : 1000);
+    }
     ufo_value_map_set (spec, "body", body_p);
     char id [33];
     if (ufo_tasks_submit (self->tasks, &spec, id, err) != 0) {
@@ -455,6 +461,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     if (ufo_value_type (plan) != UFO_TLIST || strcmp (ufo_value_map_str (body, "mode", "normal"), "follower"))
         plan = NULL;
     snprintf (self->board, sizeof self->board, "%s", session);
+    self->deadline_us = ufo_value_map_int (task, "deadline_us", 0);
     s_open_desktop (self);
     self->busy = true;
     self->cancelled = false;
