@@ -3,8 +3,6 @@
 #include "app_int.h"
 #include "app_body.h"
 
-#define S_PLACEHOLDER "no answer available, proceed"
-
 void
 app_agent_emit (app_agent_t *self, ufo_value_t **body_p)
 {
@@ -346,7 +344,7 @@ s_acted (app_agent_t *self)
     if (!self->interactive || !self->ctx->ask_question) {
         ufo_value_t *answers = ufo_value_new_list ();
         for (size_t i = 0; i < ufo_value_size (questions); i++)
-            ufo_value_list_push_str (answers, S_PLACEHOLDER);
+            ufo_value_list_push_str (answers, APP_PLACEHOLDER);
         ufo_value_destroy (&self->user_answers);
         self->user_answers = ufo_value_dup (answers);
         app_step_finish (self->step, answers);

@@ -6,6 +6,9 @@
 #include "app_agent.h"
 #include "app_step.h"
 
+//  The answer recorded for a question nobody could be asked (the original's ASK_QUESTION off).
+#define APP_PLACEHOLDER "no answer available, proceed"
+
 typedef enum {
     APP_CONTINUE = 0, APP_SCREENSHOT, APP_PENDING, APP_CONFIRM, APP_FINISH, APP_FAIL, APP_ERROR
 } app_state_t;

@@ -180,8 +180,9 @@ app_record_step (app_agent_t *a, const app_record_t *rec)
             ufo_value_map_set_copy (qa, "answer", ans);
         else
             ufo_value_map_set_str (qa, "answer", "");
-        if (ctx->qa_pair_file && *ctx->qa_pair_file)
-            s_save_qa (a, qa);
+        if (ctx->qa_pair_file && *ctx->qa_pair_file
+        &&  strcmp (ufo_value_map_str (qa, "answer", ""), APP_PLACEHOLDER) != 0)
+            s_save_qa (a, qa);         //  a placeholder is no knowledge worth keeping
         if (app_board_add (ctx->board, a->session, "questions", &qa, &err) < 0)
             ufo_warn ("%s: blackboard questions: %s", a->agent_name, err.message);
     }

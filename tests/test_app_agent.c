@@ -328,7 +328,7 @@ UFO_TEST (test_pending_answer)
 
     //  Non-interactive: no question goes out, the placeholder answer is recorded.
     REQUIRE (afx_llm_start ("pending.json") == 0);
-    config = afx_config ("");
+    config = afx_config (qa_extra);
     file = afx_subtask ("s-pending2", "Type what the user wants", xid, "", "");
     CHECK_INT (s_run (config, file, &lines), 0);
     CHECK_INT (afx_count (lines, "question"), 0);
@@ -337,6 +337,9 @@ UFO_TEST (test_pending_answer)
     CHECK_INT (ufo_value_size (qs), 1);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (qs, 0), "answer", ""), "no answer available, proceed");
     ufo_value_destroy (&board);
+    pairs = afx_lines (qa);
+    CHECK_INT (ufo_value_size (pairs), 1);      //  the placeholder is not kept
+    ufo_value_destroy (&pairs);
     ufo_value_destroy (&lines);
     afx_mousepad_kill (pid, xid);
 }
