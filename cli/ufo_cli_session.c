@@ -171,29 +171,53 @@ s_cut (char *out, size_t size, const char *text, size_t max)
     out [n] = 0;
 }
 
+//  Prints text and pads it with spaces to width characters (UTF-8 aware).
+static void
+s_pad (FILE *out, const char *text, size_t width)
+{
+    size_t chars = 0;
+    for (const char *p = text; *p; p++)
+        chars += ((unsigned char) *p & 0xC0) != 0x80;
+    fputs (text, out);
+    for (; chars < width; chars++)
+        fputc (' ', out);
+}
+
+void
+ufo_cli_print_step_header (FILE *out)
+{
+    fprintf (out, "%-8s  %-25s %-8s %-35s %-35s %-27s %s\n", "step", "agent", "status", "subtask", "action",
+             "control", "cost");
+}
+
 void
 ufo_cli_print_step (FILE *out, const char *prefix, const ufo_value_t *record, double session_cost)
 {
     char subtask [160], control [120], action [200];
     const ufo_value_t *act = ufo_value_map_get (record, "Action");
     s_cut (subtask, sizeof subtask, ufo_value_map_str (record, "Subtask",
-           ufo_value_map_str (record, "CurrentSubtask", "")), 48);
+           ufo_value_map_str (record, "CurrentSubtask", "")), 33);
     const char *fn = ufo_value_map_str (record, "FunctionCall", ufo_value_map_str (act, "function", ""));
     char *args = ufo_json_dump (ufo_value_map_get (act, "args"), UFO_JSON_COMPACT, NULL);
     char call [400];
     snprintf (call, sizeof call, "%s%s", fn, *fn && args && strcmp (args, "{}") ? args : "");
-    s_cut (action, sizeof action, call, 60);
+    s_cut (action, sizeof action, call, 33);
     free (args);
     const char *label = ufo_value_map_str (record, "ControlLabel", "");
     char ctl [200];
     snprintf (ctl, sizeof ctl, "%s%s%s", *label ? "[" : "", label, *label ? "] " : "");
     size_t l = strlen (ctl);
     s_cut (ctl + l, sizeof ctl - l, ufo_value_map_str (record, "ControlText", ""), 32);
-    s_cut (control, sizeof control, ctl, 40);
-    fprintf (out, "%s%sstep %3" PRId64 "  %-22s %-6s %-30s %-26s %-24s $%.4f\n",
-             prefix ? prefix : "", prefix ? " " : "", ufo_value_map_int (record, "Step", 0),
+    s_cut (control, sizeof control, ctl, 25);
+    //  widths in characters: pad by hand, "…" is one character but three bytes
+    fprintf (out, "%s%sstep %3" PRId64 "  %-25s %-8s ", prefix ? prefix : "", prefix ? " " : "",
+             ufo_value_map_int (record, "Step", 0),
              ufo_value_map_str (record, "AgentName", ufo_value_map_str (record, "Agent", "?")),
-             ufo_value_map_str (record, "Status", "?"), subtask, action, control, session_cost);
+             ufo_value_map_str (record, "Status", "?"));
+    s_pad (out, subtask, 35);
+    s_pad (out, action, 35);
+    s_pad (out, control, 27);
+    fprintf (out, "$%.4f\n", session_cost);
     const char *error = ufo_value_map_str (record, "error", "");
     if (*error)
         fprintf (out, "%s%s         error: %s\n", prefix ? prefix : "", prefix ? " " : "", error);

@@ -29,6 +29,9 @@ ufo_value_t *ufo_cli_session_spec (const char *session, const char *task, const 
 //  non-empty line. Returns a list (caller owns) or NULL with err.
 ufo_value_t *ufo_cli_load_plan (const char *path, ufo_error_t *err);
 
+//  Prints the column titles of the step lines.
+void ufo_cli_print_step_header (FILE *out);
+
 //  Prints one progress line for a step record (prefix may be NULL).
 void ufo_cli_print_step (FILE *out, const char *prefix, const ufo_value_t *record, double session_cost);
 

@@ -263,9 +263,9 @@ ufo_cmd_run (int argc, char **argv)
     sigaction (SIGTERM, &sa, &old_term);
     struct timespec t0;
     clock_gettime (CLOCK_MONOTONIC, &t0);
-    bool accepted = false, cancelling = false;
+    bool accepted = false, cancelling = false, header_done = false;
     double cost = 0, cancel_at = 0;
-    ufo_value_t *result = NULL;
+    ufo_value_t *result = NULL, *pending_step = NULL;
     while (!result) {
         struct timespec now;
         clock_gettime (CLOCK_MONOTONIC, &now);
@@ -294,6 +294,19 @@ ufo_cmd_run (int argc, char **argv)
         if (!event)
             continue;
         const char *kind = ufo_value_map_str (event, "kind", "");
+        //  a step line waits for the cost message that follows its step, so it shows the
+        //  cost including that step
+        bool is_cost = strcmp (kind, "progress") == 0
+                    && strcmp (ufo_value_map_str (ufo_value_map_get (event, "body"), "kind", ""), "cost") == 0;
+        if (pending_step && is_cost) {
+            cost = ufo_value_map_float (ufo_value_map_get (event, "body"), "session", cost);
+            ufo_cli_print_step (stdout, NULL, pending_step, cost);
+            ufo_value_destroy (&pending_step);
+        }
+        else if (pending_step) {
+            ufo_cli_print_step (stdout, NULL, pending_step, cost);
+            ufo_value_destroy (&pending_step);
+        }
         if (json) {
             char *text = ufo_json_dump (event, UFO_JSON_COMPACT, NULL);
             printf ("%s\n", text);
@@ -312,8 +325,12 @@ ufo_cmd_run (int argc, char **argv)
             const char *pk = ufo_value_map_str (body, "kind", "");
             if (strcmp (pk, "cost") == 0)
                 cost = ufo_value_map_float (body, "session", cost);
-            else if (strcmp (pk, "step") == 0 && !json)
-                ufo_cli_print_step (stdout, NULL, ufo_value_map_get (body, "record"), cost);
+            else if (strcmp (pk, "step") == 0 && !json) {
+                if (!header_done)
+                    ufo_cli_print_step_header (stdout);
+                header_done = true;
+                pending_step = ufo_value_dup (ufo_value_map_get (body, "record"));
+            }
             else if (strcmp (pk, "question") == 0)
                 s_answer_question (tasks, id, body, interactive);
             else if (strcmp (pk, "confirm") == 0)
@@ -344,6 +361,9 @@ ufo_cmd_run (int argc, char **argv)
             fprintf (stderr, "ufo run: lost the broker; reconnecting...\n");
         ufo_value_destroy (&event);
     }
+    if (pending_step)
+        ufo_cli_print_step (stdout, NULL, pending_step, cost);
+    ufo_value_destroy (&pending_step);
     sigaction (SIGINT, &old_int, NULL);
     sigaction (SIGTERM, &old_term, NULL);
     code = result ? s_summary (result, json) : UFO_CLI_FAIL;
