@@ -140,6 +140,13 @@ ufo_desktop_x_window_info_ (ufo_desktop_t *desk, int64_t xid, int *x, int *y, in
         ufo_desktop_x_trap_end_ (desk);
         if (!*title)
             *title = ufo_strdup ("");
+        else if (!g_utf8_validate (*title, -1, NULL)) {
+            //  WM_NAME may be Latin-1: keep what is valid
+            char *valid = g_utf8_make_valid (*title, -1);
+            free (*title);
+            *title = ufo_strdup (valid);
+            g_free (valid);
+        }
     }
     if (pid) {
         ufo_desktop_x_trap_begin_ (desk);

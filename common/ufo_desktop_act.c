@@ -470,8 +470,10 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
     }
     else if (streq (function, "set_edit_text")) {
         const ufo_value_t *text_v = ufo_value_map_get (args, "text");
-        if (ufo_value_type (text_v) != UFO_TSTRING) {
-            ufo_desktop_op_finish_ (op, false, NULL, "set_edit_text needs a string 'text'");
+        if (ufo_value_type (text_v) != UFO_TSTRING
+        ||  !g_utf8_validate (ufo_value_str (text_v), (gssize) ufo_value_strlen (text_v), NULL)) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "set_edit_text needs a string 'text' (UTF-8, no NUL)");
             return op;
         }
         st->expect = ufo_strdup (ufo_value_str (text_v));
