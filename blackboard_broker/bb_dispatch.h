@@ -32,7 +32,8 @@ typedef struct {
     void (*log) (void *arg, const void *data, size_t len);
     //  Replies to the request being handled (its routing frames + this envelope).
     void (*reply) (void *arg, const void *data, size_t len);
-    //  Sends one envelope to a peer by ROUTER identity.
+    //  Sends one envelope to a peer by ROUTER identity, at once (not held for durability:
+    //  assignments and inputs to workers).
     void (*send) (void *arg, const void *peer, size_t peer_len, const void *data, size_t len);
     //  Publishes an event (topic frame + envelope) on the bus.
     void (*publish) (void *arg, const char *topic, const void *data, size_t len);

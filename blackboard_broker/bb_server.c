@@ -830,7 +830,13 @@ s_dispatch_reply (void *arg, const void *data, size_t len)
 static void
 s_dispatch_send (void *arg, const void *peer, size_t peer_len, const void *data, size_t len)
 {
-    s_dispatch_out ((bb_server_t *) arg, false, peer, peer_len, false, data, len);
+    //  At once, not after the burst's fsync: an assignment that a crash takes back is
+    //  requeued at restart and its result discarded (completion stays exactly once).
+    bb_server_t *self = (bb_server_t *) arg;
+    void *router = self->router ? zsock_resolve (self->router) : NULL;
+    if (!router || zmq_send (router, peer, peer_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+        return;
+    zmq_send (router, data, len, ZMQ_DONTWAIT);
 }
 
 static void

@@ -183,14 +183,20 @@ static void
 s_on_reply (void *owner, const char *tag, const char *type, bool ok, const ufo_value_t *body)
 {
     s_actor_t *a = (s_actor_t *) owner;
-    if (strcmp (type, "task.complete") == 0 && tag) {
-        s_task_drop (a, tag);
+    //  tag: "<attempt>:<task id>"; a newer attempt of the same task may run here by now
+    int64_t attempt = tag ? strtoll (tag, NULL, 10) : 0;
+    const char *colon = tag ? strchr (tag, ':') : NULL;
+    const char *id = colon ? colon + 1 : "?";
+    if (strcmp (type, "task.complete") == 0 && colon) {
+        s_running_t *t = s_task_find (a, id);
+        if (t && t->attempt == attempt)
+            s_task_drop (a, id);
         if (ok && !ufo_value_map_bool (body, "accepted", true))
-            ufo_warn ("worker %s: the broker discarded the result of task %s: %s", a->name, tag,
-                      ufo_value_map_str (body, "reason", "?"));
+            ufo_warn ("worker %s: the broker discarded the result of task %s (attempt %" PRId64 "): %s",
+                      a->name, id, attempt, ufo_value_map_str (body, "reason", "?"));
     }
     if (!ok)
-        ufo_warn ("worker %s: %s for task %s refused: %s: %s", a->name, type, tag ? tag : "?",
+        ufo_warn ("worker %s: %s for task %s refused: %s: %s", a->name, type, id,
                   ufo_value_map_str (body, "code", "?"), ufo_value_map_str (body, "message", "?"));
 }
 
@@ -225,7 +231,9 @@ s_on_command (s_actor_t *a, zmsg_t *msg)
                 ufo_value_map_set_copy (body, progress ? "body" : "result", payload);
             else
                 ufo_value_map_set_null (body, progress ? "body" : "result");
-            ufo_link_queue (a->link, progress ? "task.progress" : "task.complete", &body, id);
+            char tag [UFO_TASK_ID_MAX + 32];
+            snprintf (tag, sizeof tag, "%" PRId64 ":%s", t->attempt, id);
+            ufo_link_queue (a->link, progress ? "task.progress" : "task.complete", &body, tag);
         }
     }
     ufo_value_destroy (&arg);
