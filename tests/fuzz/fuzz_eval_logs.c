@@ -1,10 +1,12 @@
 /*  fuzz_eval_logs.c - libFuzzer target for the EvaluationAgent's inputs (ufo_eval_prompt).
     The input is cut at 0x1E bytes into response.log and request.json of a log directory
-    (absent when the input has fewer parts). For each input the session prompt and the
-    prompts of rounds 0 and 1 are built (the model is never asked). Any input: no crash, no
-    leak; the outcome is either messages (a system and a user message, valid UTF-8 text) or
-    an error result saying why; the prompt never holds an image (no screenshot files exist)
-    and never reads outside the directory. */
+    and the JSON of a session board (absent when the input has fewer parts). For each input
+    the session prompt and the prompts of rounds 0 and 1 are built from the directory, and
+    the session prompt from the board alone (a directory that does not exist); the model is
+    never asked. Any input: no crash, no leak; the outcome is either messages (a system and
+    a user message, valid UTF-8) or an error result saying why. From the directory the
+    prompt never holds an image (no screenshot files exist, nothing outside it is read);
+    from the board, only PNG / JPEG data URLs. */
 #include "ufo_prelude.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -77,10 +79,10 @@ s_setup (void)
 }
 
 static void
-s_check (const char *level, int64_t round)
+s_check (const char *task, const char *level, int64_t round, const ufo_value_t *board)
 {
-    ufo_eval_request_t req = { .log_root = s_root, .task = "task", .level = level, .round = round,
-                               .all_screenshots = 1 };
+    ufo_eval_request_t req = { .log_root = s_root, .task = task, .level = level, .round = round,
+                               .all_screenshots = 1, .board = board };
     ufo_value_t *result = NULL;
     ufo_error_t err;
     ufo_value_t *messages = ufo_eval_prompt (s_eval, &req, &result, &err);
@@ -88,14 +90,19 @@ s_check (const char *level, int64_t round)
     if (messages) {
         FUZZ_REQUIRE (ufo_value_size (messages) == 2);
         FUZZ_REQUIRE (*ufo_value_map_str (result, "error", "x") == '\0');
-        FUZZ_REQUIRE (ufo_value_map_int (result, "images", -1) == 0);
+        FUZZ_REQUIRE (board || ufo_value_map_int (result, "images", -1) == 0);
         char *json = ufo_json_dump (messages, UFO_JSON_COMPACT, NULL);
         FUZZ_REQUIRE (json && ufo_utf8_valid (json, strlen (json)));
         free (json);
         const ufo_value_t *parts = ufo_value_map_get (ufo_value_list_at (messages, 1), "content");
-        for (size_t i = 0; i < ufo_value_size (parts); i++)
-            FUZZ_REQUIRE (strcmp (ufo_value_map_str (ufo_value_list_at (parts, i), "type", ""),
-                                  "text") == 0);
+        for (size_t i = 0; i < ufo_value_size (parts); i++) {
+            const ufo_value_t *part = ufo_value_list_at (parts, i);
+            if (strcmp (ufo_value_map_str (part, "type", ""), "text") == 0)
+                continue;
+            const char *url = ufo_value_map_str (ufo_value_map_get (part, "image_url"), "url", "");
+            FUZZ_REQUIRE (board && (strncmp (url, "data:image/png;base64,", 22) == 0
+                                 || strncmp (url, "data:image/jpeg;base64,", 23) == 0));
+        }
     }
     else
         FUZZ_REQUIRE (*ufo_value_map_str (result, "error", "") != '\0');
@@ -108,17 +115,27 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     if (!s_eval)
         s_setup ();
-    static const char *names [] = { "response.log", "request.json" };
+    static const char *names [] = { "response.log", "request.json", NULL };
     size_t start = 0;
+    ufo_value_t *board = NULL;
     for (size_t f = 0; f < UFO_ARRAY_SIZE (names); f++) {
         bool present = start <= size;
         const uint8_t *cut = present ? memchr (data + start, 0x1E, size - start) : NULL;
         size_t end = cut ? (size_t) (cut - data) : size;
-        s_put (names [f], data + start, present ? end - start : 0, present);
+        if (names [f])
+            s_put (names [f], data + start, present ? end - start : 0, present);
+        else
+        if (present)
+            board = ufo_json_parse ((const char *) data + start, end - start, NULL, NULL);
         start = cut ? end + 1 : size + 1;
     }
-    s_check ("session", 0);
-    s_check ("round", 0);
-    s_check ("round", 1);
+    s_check ("task", "session", 0, NULL);
+    s_check ("task", "round", 0, NULL);
+    s_check ("task", "round", 1, NULL);
+    if (board) {
+        s_check ("missing", "session", 0, board);
+        s_check ("missing", "round", 1, board);
+        ufo_value_destroy (&board);
+    }
     return 0;
 }
