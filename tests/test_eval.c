@@ -768,7 +768,7 @@ UFO_TEST (test_cli)
 {
     const char *build = getenv ("UFO_BUILD_DIR");
     REQUIRE (build);
-    char cfg [PATH_MAX], cmd [PATH_MAX * 3], out [PATH_MAX];
+    char cfg [PATH_MAX], cmd [PATH_MAX * 8], out [PATH_MAX];
     snprintf (cfg, sizeof cfg, "%s/eval-config.json", s_dir);
     char *text = s_config_text ("\"EVA_ALL_SCREENSHOTS\": false");
     s_write_file (cfg, text);
@@ -803,6 +803,27 @@ UFO_TEST (test_cli)
     CHECK_CONTAINS (output, "You are the EvaluationAgent");
     CHECK_CONTAINS (output, "[Actions Used:]");
     CHECK_CONTAINS (output, "Final screenshot of round 0:\n[image: ");
+    CHECK_INT (s_log_lines (), before);
+    free (output);
+    //  Record, then replay against a dead endpoint: the same verdict, no network.
+    char cassette [PATH_MAX], dead [PATH_MAX];
+    snprintf (cassette, sizeof cassette, "%s/eval-cassette.jsonl", s_dir);
+    snprintf (dead, sizeof dead, "%s/dead-config.json", s_dir);
+    s_write_file (dead, "{\"EVALUATION_AGENT\": {\"API_TYPE\": \"openai_compatible\", "
+                  "\"API_BASE\": \"http://127.0.0.1:9/v1\", \"API_MODEL\": \"primary\", \"MAX_RETRY\": 0}}");
+    snprintf (cmd, sizeof cmd, "UFO_PROMPTS_DIR=%s/prompts %s/cli/ufo eval %s/incomplete --config %s "
+              "--llm-mode record --llm-cassette %s > %s 2>&1", getenv ("UFO_SOURCE_DIR"), build, s_logs,
+              cfg, cassette, out);
+    rc = system (cmd);
+    CHECK_INT (WEXITSTATUS (rc), 0);
+    before = s_log_lines ();
+    snprintf (cmd, sizeof cmd, "UFO_PROMPTS_DIR=%s/prompts %s/cli/ufo eval %s/incomplete --config %s "
+              "--first-last --llm-mode replay --llm-cassette %s > %s 2>&1", getenv ("UFO_SOURCE_DIR"), build,
+              s_logs, dead, cassette, out);
+    rc = system (cmd);
+    output = s_read_file (out);
+    CHECK_INT (WEXITSTATUS (rc), 0);
+    CHECK_CONTAINS (output, "\xE2\x9D\x8C file saved: no");
     CHECK_INT (s_log_lines (), before);
     free (output);
     //  A failed evaluation exits 1 and says why; bad usage exits 2.
