@@ -33,6 +33,7 @@ struct _ufo_dnode_t {
     int32_t ext [4];            //  x, y, w, h relative to the window; w = -1 unknown
     char **actions;             //  NULL-terminated, NULL until read
     char *text;                 //  text / value excerpt
+    char *desc;                 //  description, read when the name is a widget class name
     bool valid;                 //  role and states fresh
     bool detail_valid;          //  extents, name, interfaces fresh
     bool ext_stale;             //  extents to re-read (layout may have changed)
@@ -148,6 +149,7 @@ bool ufo_dnode_value_role_ (uint32_t role);
 ufo_value_t *ufo_dnode_states_value_ (const ufo_dnode_t *node);    //  ["focused", ...]
 ufo_value_t *ufo_dnode_excerpt_ (const char *text, int max);       //  UTF-8-safe, "..." if cut
 ufo_value_t *ufo_dnode_clean_name_ (const char *name);             //  "2 2" -> "2" (GTK4)
+bool ufo_dnode_class_name_ (const char *name);      //  "GtkButton": unlabeled GTK4 widget
 void ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
                               const char *member, const char *detail);
 const char *ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node);

@@ -65,6 +65,7 @@ ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node)
     free (node->names);
     free (node->name);
     free (node->text);
+    free (node->desc);
     g_strfreev (node->actions);
     free (node);
 }
@@ -281,4 +282,15 @@ ufo_dnode_clean_name_ (const char *name)
         value = ufo_value_new_string (name);
     free (trimmed);
     return value;
+}
+
+bool
+ufo_dnode_class_name_ (const char *name)
+{
+    if (!name || strncmp (name, "Gtk", 3) != 0 || !isupper ((unsigned char) name [3]))
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!isalnum ((unsigned char) *p))
+            return false;
+    return true;
 }

@@ -18,7 +18,8 @@ typedef struct {
     int what;
 } s_ref_t;
 
-enum { W_ROLE, W_STATE, W_NAME, W_IFACES, W_EXTENTS, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE };
+enum { W_ROLE, W_STATE, W_NAME, W_IFACES, W_EXTENTS, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE,
+       W_DESC };
 
 
 static bool
@@ -113,6 +114,12 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
         return;
     if (!node->extra_valid && s_offered (st, ufo_desktop_control_type_ (op->desk, node))) {
         node->extra_valid = true;
+        free (node->desc);
+        node->desc = NULL;
+        if (ufo_dnode_class_name_ (node->name))  //  GTK4 names unlabeled widgets by class:
+            s_node_call (op, node, W_DESC, "org.freedesktop.DBus.Properties", "Get",  //  the
+                         g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Description"),
+                         "(v)");                 //  description (tooltip) says more
         if (node->ext [2] < 0)      //  a named panel (Group): its extents now
             s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
                          s_coords (op), "((iiii))");
@@ -298,6 +305,16 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                     node->ifaces |= S_IF_EDITABLE;
                 break;
             }
+            case W_DESC: {
+                GVariant *v = NULL;
+                g_variant_get (reply, "(v)", &v);
+                free (node->desc);
+                node->desc = ufo_strdup (v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING)
+                                         ? g_variant_get_string (v, NULL) : "");
+                if (v)
+                    g_variant_unref (v);
+                break;
+            }
             case W_VALUE: {
                 GVariant *v = NULL;
                 g_variant_get (reply, "(v)", &v);
@@ -441,7 +458,8 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
             ufo_value_map_set_copy (tree_node, "label", label);
         ufo_value_map_set (c, "label", &label);
         ufo_value_map_set_str (c, "control_type", type);
-        ufo_value_t *text = ufo_dnode_clean_name_ (node->name);
+        ufo_value_t *text = ufo_dnode_clean_name_ (node->desc && *node->desc ? node->desc
+                                                                               : node->name);
         ufo_value_map_set (c, "control_text", &text);
         ufo_value_t *rect = s_rect (st, node);
         ufo_value_map_set (c, "control_rect", &rect);
