@@ -238,6 +238,7 @@ UFO_TEST (test_up_restart_batch_stop)
             usleep (50000);
     }
     CHECK (exited);
+    CHECK (exited && WIFEXITED (status) && WEXITSTATUS (status) == 0);     //  (sanitizers: no leak)
     if (!exited) {
         kill (up, SIGKILL);
         waitpid (up, NULL, 0);
