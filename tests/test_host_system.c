@@ -370,6 +370,8 @@ UFO_TEST (test_bad_session_bodies)
         "{\"session\": \"s2\", \"task\": \"t2\", \"requests\": []}",
         "{\"session\": \"s3\", \"task\": \"t3\", \"requests\": [1, 2]}",
         "{\"session\": \"s4\", \"task\": \"t4\", \"requests\": [\"x\"], \"mode\": \"follower\", \"plan\": 7}",
+        "{\"session\": \"s5\", \"task\": \"t5\", \"requests\": [\"x\"], \"log_root\": \"/tmp/../etc\"}",
+        "{\"session\": \"s6\", \"task\": \"t6\", \"requests\": [\"x\"], \"log_root\": 42}",
     };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (bodies); i++) {
         ufo_value_t *spec = ufo_value_new_map ();
