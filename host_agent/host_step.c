@@ -324,7 +324,16 @@ host_step_run (host_t *self)
             subtask = ufo_value_str (ufo_value_list_at (cfg->plan, (size_t) self->follow_index));
         if (!*subtask)
             subtask = self->request;
-        if (!w) {
+        if (w && !*ufo_value_map_str (w, "name", "")) {
+            //  no application name (no WM_CLASS): no AppAgent service can be named for it
+            success = false;
+            snprintf (action_error, sizeof action_error, "window \"%s\" has no application name", label);
+            ufo_value_list_push (self->tips, &(ufo_value_t *) {
+                ufo_value_new_stringf ("The window with label \"%s\" belongs to no known application and cannot "
+                                       "be assigned; choose another window or launch the application.", label) });
+            next = HOST_CONTINUE;
+        }
+        else if (!w) {
             success = false;
             snprintf (action_error, sizeof action_error, "no window with label \"%s\" in the list", label);
             ufo_value_list_push (self->tips, &(ufo_value_t *) {
