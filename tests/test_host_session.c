@@ -21,6 +21,7 @@ typedef struct {
     const char *answer;             //  answer the user gives (NULL: none)
     ufo_value_t *events;            //  every progress event
     int launch_denied;
+    bool nameless;                  //  also list a window without an application name
 } fake_t;
 
 static ufo_value_t *
@@ -36,6 +37,14 @@ f_windows (void *arg, const char *shot_path, char **url_p, ufo_error_t *err)
         ufo_value_map_set_int (w, "pid", 4242);
         ufo_value_map_set_int (w, "xid", 77);
         ufo_value_map_set_str (w, "title", "Untitled 1 - Mousepad");
+        ufo_value_list_push (list, &w);
+    }
+    if (f->nameless) {
+        ufo_value_t *w = ufo_value_new_map ();
+        ufo_value_map_set_str (w, "label", "2");
+        ufo_value_map_set_str (w, "name", "");
+        ufo_value_map_set_int (w, "xid", 78);
+        ufo_value_map_set_str (w, "title", "Mystery");
         ufo_value_list_push (list, &w);
     }
     if (shot_path) {
@@ -570,14 +579,19 @@ UFO_TEST (test_app_error_and_bad_choices)
     const char *rm = "{\"Observation\": \"o\", \"Thought\": \"t\", \"CurrentSubtask\": \"\", \"Message\": [], "
         "\"ControlLabel\": \"\", \"ControlText\": \"\", \"Status\": \"CONTINUE\", \"Plan\": [], \"Bash\": \"rm -rf /\", "
         "\"Questions\": [], \"Comment\": \"\"}";
-    const char *replies [] = { rm, bad, LAUNCH, ASSIGN };
+    const char *nameless = "{\"Observation\": \"o\", \"Thought\": \"t\", \"CurrentSubtask\": \"x\", \"Message\": [], "
+        "\"ControlLabel\": \"2\", \"ControlText\": \"Mystery\", \"Status\": \"ASSIGN\", \"Plan\": [], \"Bash\": \"\", "
+        "\"Questions\": [], \"Comment\": \"\"}";
+    const char *replies [] = { rm, bad, nameless, LAUNCH, ASSIGN };
     fake_t f;
-    s_fake_init (&f, replies, 4);
+    s_fake_init (&f, replies, 5);
+    f.nameless = true;
     f.app_status = "ERROR";
     ufo_value_t *result = s_run (&f, "apperr", "[\"x\"]", NULL, 50, 1, false);
     CHECK_INT (f.launch_denied, 1);
     CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 1)), "was refused");
     CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 2)), "is not in the window list");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 3)), "belongs to no known application");
     CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
     CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "window vanished");
     CHECK_INT (ufo_value_size (f.tasks), 1);    //  the subtask, no evaluation
