@@ -1,5 +1,5 @@
 /*  ufo_eval_int.h - private to ufo_eval.c and ufo_eval_input.c: reading the evaluator's
-    inputs from a log directory. Not installed as API. */
+    inputs from a log directory. Not part of the API (no stability promise). */
 #ifndef UFO_EVAL_INT_H_INCLUDED
 #define UFO_EVAL_INT_H_INCLUDED
 
