@@ -8,6 +8,7 @@
 #include "bb_store.h"
 #include "bb_sync.h"
 #include "bb_server.h"
+#include "bb_security.h"
 #include "ufo_task_proto.h"
 #include <czmq.h>
 #include <sys/file.h>
@@ -451,6 +452,20 @@ s_stats (bb_server_t *self)
 
 #define PARTS_MAX 6                 //  frames of one request kept (identity, delimiter, 2 + spare)
 
+//  With CURVE on: may the peer that sent part (its certificate's role and key, from ZAP)
+//  send this request? If not, an error reply "denied" (and its warn line).
+static bool
+s_allowed (bb_server_t *self, const s_route_t *route, zmq_msg_t *part, const void *frame, size_t len)
+{
+    const char *role = zmq_msg_gets (part, "role");
+    const char *key = zmq_msg_gets (part, "User-Id");
+    char type [65], id [65], why [256];
+    if (bb_security_allow (self->cfg.security, role, key, frame, len, type, id, why, sizeof why))
+        return true;
+    s_reply_error (self, route, id, type, UFO_E_DENIED, why);
+    return false;
+}
+
 //  Handles one request message: parts[0..nparts) of its `total` frames (routing frames +
 //  request frames; frames beyond PARTS_MAX were dropped). Never fails.
 static void
@@ -474,6 +489,9 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
         frames [i - first] = zmq_msg_data (&parts [i]);
         sizes [i - first] = zmq_msg_size (&parts [i]);
     }
+    if (self->cfg.security && !s_allowed (self, route, &parts [nparts - 1], nparts > first ? frames [0] : NULL,
+                                          nparts > first ? sizes [0] : 0))
+        return;
     if (nframes == 1 && nparts > first && ufo_task_proto_claims (frames [0], sizes [0])) {
         self->cur_route = route;        //  task dispatch (docs/PROTOCOL.md section 3)
         bb_dispatch_handle (self->dispatch, route->id, route->id_len, frames [0], sizes [0]);
@@ -727,6 +745,15 @@ s_on_subscription (zloop_t *loop, zsock_t *sock, void *arg)
 }
 
 static int
+s_on_sighup (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (item);
+    bb_security_on_signal (((bb_server_t *) arg)->cfg.security);
+    return 0;
+}
+
+static int
 s_on_everysec (zloop_t *loop, int timer_id, void *arg)
 {
     UFO_UNUSED (loop);
@@ -909,6 +936,8 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
                        self->data_dir, strerror (errno));
         goto fail;
     }
+    if (self->cfg.security && bb_security_open (self->cfg.security, self->data_dir, err) != 0)
+        goto fail;
     int64_t start_ms = ufo_time_mono_ms ();
     uint64_t segment;
     if (bb_store_load_snapshot (self->store, self->data_dir, &segment, err) != 0)
@@ -946,6 +975,9 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     zsock_set_linger (self->router, 1000);
     zsock_set_linger (self->xpub, 1000);
     zsock_set_xpub_verbose (self->xpub, 1);
+    if (self->cfg.security && (bb_security_apply_server (self->cfg.security, self->router, err) != 0
+                           ||  bb_security_apply_server (self->cfg.security, self->xpub, err) != 0))
+        goto fail;
     if (zsock_bind (self->router, "%s", config->cmd_endpoint) < 0) {
         ufo_error_set (err, UFO_E_IO, "cannot bind command endpoint %s: %s", config->cmd_endpoint,
                        zmq_strerror (zmq_errno ()));
@@ -961,6 +993,10 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     zloop_reader (self->loop, self->xpub, s_on_subscription, self);
     zmq_pollitem_t item = { NULL, bb_sync_fd (self->sync), ZMQ_POLLIN, 0 };
     zloop_poller (self->loop, &item, s_on_sync, self);
+    if (self->cfg.security) {
+        zmq_pollitem_t hup = { NULL, bb_security_fd (self->cfg.security), ZMQ_POLLIN, 0 };
+        zloop_poller (self->loop, &hup, s_on_sighup, self);
+    }
     zloop_timer (self->loop, 50, 0, s_on_housekeeping, self);
     zloop_timer (self->loop, 50, 0, s_on_dispatch_tick, self);
     if (self->cfg.fsync == BB_FSYNC_EVERYSEC)

@@ -18,6 +18,7 @@
 #define BB_SERVER_H_INCLUDED
 
 #include "bb_dispatch.h"
+#include "bb_security.h"
 
 typedef enum { BB_FSYNC_ALWAYS = 0, BB_FSYNC_EVERYSEC = 1, BB_FSYNC_NO = 2 } bb_fsync_t;
 
@@ -35,6 +36,7 @@ typedef struct {
     int64_t stats_interval_ms;      //  0: no periodic stats
     int bus_hwm;                    //  send high-water mark of the bus socket
     bb_dispatch_config_t dispatch;  //  task dispatch (zeros: defaults)
+    bb_security_t *security;        //  CURVE, ZAP and roles (bb_security.h); NULL: off. Borrowed.
 } bb_server_config_t;
 
 typedef struct _bb_server_t bb_server_t;

@@ -2,6 +2,7 @@
 #include "ufo_prelude.h"
 #include "ufo_config.h"
 #include "bb_server.h"
+#include "bb_security.h"
 
 static void
 s_usage (FILE *out)
@@ -136,6 +137,14 @@ main (int argc, char **argv)
     }
     cfg.cmd_endpoint = cmd_ep;
     cfg.bus_endpoint = bus_ep;
+    //  CURVE (security.curve): before any thread starts (SIGHUP is read from a descriptor).
+    bb_security_t *security = bb_security_new (config, cfg.max_message_bytes, &err);
+    if (!security && err.code) {
+        fprintf (stderr, "ufo-broker: security: %s\n", err.message);
+        ufo_config_destroy (&config);
+        return 1;
+    }
+    cfg.security = security;
     int rc = 2;
     int fsync_policy = s_parse_fsync (fsync_text ? fsync_text : ufo_config_str (config, "broker.fsync", "always"));
     int64_t value;
@@ -175,6 +184,7 @@ main (int argc, char **argv)
         if (!server && rc == 2)
             rc = 1;
     }
+    bb_security_destroy (&security);
     ufo_config_destroy (&config);
     return rc;
 }

@@ -77,6 +77,7 @@ ufo_bb_client_new_curve (const char *cmd_endpoint, const char *bus_endpoint, con
         return NULL;
     }
     zsock_set_linger (self->dealer, 0);
+    zsock_set_sndtimeo (self->dealer, self->timeout_ms);
     zsock_set_sndhwm (self->dealer, 100000);
     zsock_set_rcvhwm (self->dealer, 100000);
     if (bus_endpoint) {
@@ -119,6 +120,9 @@ void
 ufo_bb_client_set_timeout (ufo_bb_client_t *self, int timeout_ms)
 {
     self->timeout_ms = timeout_ms;
+    //  A DEALER with no live connection (broker down, or CURVE refused) blocks on send.
+    if (self->dealer)
+        zsock_set_sndtimeo (self->dealer, timeout_ms);
 }
 
 void
@@ -165,7 +169,8 @@ ufo_bb_client_send (ufo_bb_client_t *self, const char *type, ufo_value_t **body_
         zmsg_addmem (zmsg, frame, frame_len);
     if (zmsg_send (&zmsg, self->dealer) != 0) {
         zmsg_destroy (&zmsg);
-        return ufo_error_set (err, UFO_E_UNAVAILABLE, "cannot send '%s' to the broker", type);
+        return ufo_error_set (err, UFO_E_UNAVAILABLE, "cannot send '%s' to the broker (no connection within %d ms)",
+                              type, self->timeout_ms);
     }
     return 0;
 }
