@@ -53,6 +53,11 @@ typedef struct {
 //  One HostAgent step in state CONTINUE: look, ask, act, log. Returns the next state.
 host_state_t host_step_run (host_t *self);
 
+//  PENDING: asks the user the questions (list of texts; without a user, the placeholder
+//  answer), records each pair on the blackboard and in the tips of the next prompt.
+//  Returns the answers given, one per question (caller owns).
+ufo_value_t *host_pending_ask (host_t *self, const ufo_value_t *questions);
+
 //  ISO-8601 UTC time now into out[40].
 void host_now_iso (char out [40]);
 //  Wall-clock microseconds.

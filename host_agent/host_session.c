@@ -170,12 +170,13 @@ s_assign (host_t *self)
     return HOST_ERROR;
 }
 
-//  PENDING: the HostAgent's Questions go to the user (or get the placeholder answer).
-static host_state_t
-s_pending (host_t *self)
+//  PENDING: the HostAgent's Questions go to the user (or get the placeholder answer); each
+//  pair goes to the blackboard and into the next prompt. Called by the step that said PENDING,
+//  so its response.log record carries the answers.
+ufo_value_t *
+host_pending_ask (host_t *self, const ufo_value_t *questions)
 {
-    const ufo_value_t *questions = ufo_value_map_get (self->decision, "Questions");
-    ufo_value_t *answers = NULL;
+    ufo_value_t *answers = NULL, *given = ufo_value_new_list ();
     if (self->cfg->interactive && ufo_value_size (questions) > 0) {
         ufo_value_t *event = ufo_value_new_map ();
         ufo_value_map_set_str (event, "kind", "question");
@@ -203,9 +204,10 @@ s_pending (host_t *self)
             ufo_warn ("host: question not on the blackboard: %s", err.message);
         ufo_value_list_push (self->tips, &(ufo_value_t *) {
             ufo_value_new_stringf ("You asked the user: \"%s\" The answer: \"%s\"", q, a) });
+        ufo_value_list_push_str (given, a);
     }
     ufo_value_destroy (&answers);
-    return HOST_CONTINUE;
+    return given;
 }
 
 //  Asks the EvaluationAgent; returns its result (caller owns) or NULL.
@@ -402,7 +404,7 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
             switch (state) {
                 case HOST_CONTINUE: state = host_step_run (&self); break;
                 case HOST_ASSIGN:   state = s_assign (&self); break;
-                case HOST_PENDING:  state = s_pending (&self); break;
+                case HOST_PENDING:  state = HOST_CONTINUE; break;      //  asked in the step
                 default:            break;
             }
         }

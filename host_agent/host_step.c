@@ -363,6 +363,11 @@ host_step_run (host_t *self)
             ufo_value_map_set_str (record, "CurrentSubtask", subtask);
         }
     }
+    else if (next == HOST_PENDING) {
+        function = "ask_user";
+        ufo_value_t *answers = host_pending_ask (self, ufo_value_map_get (decision, "Questions"));
+        ufo_value_map_set (record, "Answers", &answers);
+    }
     if (decision) {
         ufo_value_destroy (&self->plan);
         self->plan = ufo_value_dup (ufo_value_map_get (decision, "Plan"));

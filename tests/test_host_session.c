@@ -474,6 +474,10 @@ UFO_TEST (test_pending_answered)
     CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.answer")), "Write 'dear diary'");
     ufo_value_destroy (&board);
     CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 1)), "dear diary");
+    ufo_value_t *lines = s_read_lines ("pending", "response.log");
+    CHECK_STR (ufo_value_str (ufo_value_path (ufo_value_list_at (lines, 0), "Answers.0")), "Write 'dear diary'");
+    CHECK_STR (ufo_value_str (ufo_value_path (ufo_value_list_at (lines, 0), "Questions.0")), "Which text should I write?");
+    ufo_value_destroy (&lines);
     ufo_value_destroy (&result);
     s_fake_free (&f);
 

@@ -132,6 +132,9 @@ UFO_TEST (test_pending_answered_through_client)
     CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.question")), "What should the note say?");
     CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.answer")), "my answer is 42");
     ufo_value_destroy (&board);
+    ufo_value_t *lines = hfx_log ("response.log");
+    CHECK_STR (ufo_value_str (ufo_value_path (ufo_value_list_at (lines, 0), "Answers.0")), "my answer is 42");
+    ufo_value_destroy (&lines);
     hfx_stop_all ();
 }
 
