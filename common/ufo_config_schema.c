@@ -228,6 +228,9 @@ static const char *const s_env_ignored [] = {
     "UFO_SOURCE_DIR",       //  test harness
     "UFO_BUILD_DIR",        //  test harness
     "UFO_PROMPTS_DIR",      //  prompt templates directory (ufo_prompt)
+    "UFO_RUN_DIR",          //  run directory of ipc endpoints and state files (ufo_bb_endpoint)
+    "UFO_DEVICE",           //  device id of a container (docker/device-entrypoint)
+    "UFO_AUTH_VERBOSE",     //  logs every ZAP decision (ufo_auth)
     NULL
 };
 
