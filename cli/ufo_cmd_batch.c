@@ -30,6 +30,7 @@ typedef struct {
     double started, ended;      //  seconds since the batch started
     double cost;
     bool running;
+    ufo_value_t *pending_step;  //  a step line waits for the cost message that follows it
 } s_entry_t;
 
 static int
@@ -243,8 +244,12 @@ ufo_cmd_batch (int argc, char **argv)
             snprintf (prefix, sizeof prefix, "[%s]", e->task);
             if (strcmp (pk, "cost") == 0)
                 e->cost = ufo_value_map_float (body, "session", e->cost);
-            else if (strcmp (pk, "step") == 0)
-                ufo_cli_print_step (stdout, prefix, ufo_value_map_get (body, "record"), e->cost);
+            if (e->pending_step) {
+                ufo_cli_print_step (stdout, prefix, e->pending_step, e->cost);
+                ufo_value_destroy (&e->pending_step);
+            }
+            if (strcmp (pk, "step") == 0)
+                e->pending_step = ufo_value_dup (ufo_value_map_get (body, "record"));
             else if (strcmp (pk, "question") == 0 || strcmp (pk, "confirm") == 0) {
                 //  nobody to ask: the placeholder answer, or the --yes policy
                 ufo_value_t *input = ufo_value_new_map ();
@@ -262,6 +267,12 @@ ufo_cmd_batch (int argc, char **argv)
             }
         }
         else if (e && strcmp (kind, "result") == 0 && !e->result && !e->failure [0]) {
+            if (e->pending_step) {
+                char prefix [180];
+                snprintf (prefix, sizeof prefix, "[%s]", e->task);
+                ufo_cli_print_step (stdout, prefix, e->pending_step, e->cost);
+                ufo_value_destroy (&e->pending_step);
+            }
             e->ended = s_elapsed (&t0);
             if (!e->running)
                 e->started = e->ended;
@@ -285,6 +296,7 @@ done:
     ufo_tasks_destroy (&tasks);
     for (size_t i = 0; i < n; i++) {
         ufo_value_destroy (&entries [i].result);
+        ufo_value_destroy (&entries [i].pending_step);
         free (names [i]);
     }
     free (entries);
