@@ -11,6 +11,7 @@
     the build tree's sibling directories), then in PATH; a missing one is skipped with a
     warning. Children's output goes to RUN_DIR/logs/<child>.log. */
 #include "ufo_prelude.h"
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
@@ -196,6 +197,10 @@ s_spawn (s_child_t *c, s_device_t *devices, const char *logdir)
     }
     if (pid == 0) {
         setpgid (0, 0);
+        //  if ufo up itself is killed (SIGKILL, no clean stop), its children follow it
+        prctl (PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid () == 1)
+            _exit (0);
         int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0) {
             dup2 (fd, STDOUT_FILENO);
