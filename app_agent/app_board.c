@@ -7,6 +7,8 @@
 
 struct _app_board_t {
     ufo_bb_client_t *client;            //  remote, or NULL
+    ufo_bb_mirror_t *mirror;            //  remote: the session board, kept in step incrementally
+    char *mirror_name;
     struct {
         char *name;
         ufo_board_t *board;
@@ -36,6 +38,8 @@ app_board_destroy (app_board_t **self_p)
     if (!self_p || !*self_p)
         return;
     app_board_t *self = *self_p;
+    ufo_bb_mirror_destroy (&self->mirror);
+    free (self->mirror_name);
     ufo_bb_client_destroy (&self->client);
     for (size_t i = 0; i < S_LOCAL_BOARDS; i++) {
         free (self->local [i].name);
@@ -97,19 +101,17 @@ app_board_prompt (app_board_t *self, const char *board, ufo_error_t *err)
 {
     if (!self->client)
         return ufo_board_to_prompt (s_local (self, board));
-    ufo_value_t *map = app_board_snapshot (self, board, err);
-    if (!map)
+    //  A mirror of the session board: each step fetches only what was added since the
+    //  last one, so the prompt's cached text grows instead of being rebuilt.
+    if (!self->mirror || strcmp (self->mirror_name, board) != 0) {
+        ufo_bb_mirror_destroy (&self->mirror);
+        free (self->mirror_name);
+        self->mirror = ufo_bb_mirror_new (board);
+        self->mirror_name = ufo_strdup (board);
+    }
+    if (ufo_bb_mirror_sync (self->mirror, self->client, err) < 0)
         return NULL;
-    ufo_error_t local;
-    if (ufo_bb_client_fill_images (self->client, map, &local) < 0)
-        ufo_warn ("blackboard '%s': a screenshot could not be fetched: %s", board, local.message);
-    ufo_board_t *tmp = ufo_board_new ();
-    ufo_value_t *parts = NULL;
-    if (ufo_board_from_map (tmp, map, err) == 0)
-        parts = ufo_board_to_prompt (tmp);
-    ufo_board_destroy (&tmp);
-    ufo_value_destroy (&map);
-    return parts;
+    return ufo_board_to_prompt (ufo_bb_mirror_board (self->mirror));
 }
 
 int

@@ -18,6 +18,7 @@
 #include "ufo_blob.h"
 #include "ufo_bb_proto.h"
 #include "ufo_bb_client.h"
+#include "ufo_bb_mirror.h"
 
 //  dispatch: tasks to service workers (issue 4)
 #include "ufo_task_proto.h"
