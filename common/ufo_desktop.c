@@ -277,7 +277,10 @@ ufo_desktop_new (const ufo_value_t *options, ufo_error_t *err)
     self->bus_event_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     self->children = g_array_new (FALSE, FALSE, sizeof (pid_t));
     self->ops = g_ptr_array_new ();
-    self->ctx = g_main_context_new ();
+    //  ownerless polling: the wake-up fd (ufo_desktop_fd) is signalled whenever a reply or an
+    //  event is queued, even while nobody iterates the context
+    self->ctx = g_main_context_new_with_flags (G_MAIN_CONTEXT_FLAGS_OWNERLESS_POLLING);
+    self->wake_fd = -1;
 
     g_main_context_push_thread_default (self->ctx);
     self->bus = s_a11y_bus (err);
@@ -414,6 +417,29 @@ ufo_desktop_pump (ufo_desktop_t *self)
         n++;
     s_reap (self);
     return n;
+}
+
+int
+ufo_desktop_fd (ufo_desktop_t *self)
+{
+    assert (self);
+    if (self->wake_fd >= 0)
+        return self->wake_fd;
+    //  The context's only poll fd is its wake-up fd (GDBus does its I/O in its own thread
+    //  and wakes this context when a reply or signal is queued): learn it from one
+    //  prepare/query/check/dispatch cycle.
+    if (!g_main_context_acquire (self->ctx))
+        return -1;
+    gint priority = 0, timeout = 0;
+    GPollFD fds [8];
+    g_main_context_prepare (self->ctx, &priority);
+    gint n = g_main_context_query (self->ctx, priority, &timeout, fds, 8);
+    g_main_context_check (self->ctx, priority, fds, n < 8 ? n : 8);
+    g_main_context_dispatch (self->ctx);
+    g_main_context_release (self->ctx);
+    if (n == 1)
+        self->wake_fd = fds [0].fd;
+    return self->wake_fd;
 }
 
 static gboolean

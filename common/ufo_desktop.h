@@ -41,6 +41,11 @@ void ufo_desktop_destroy (ufo_desktop_t **self_p);
 //  without blocking. Returns the number of dispatched sources.
 int ufo_desktop_pump (ufo_desktop_t *self);
 
+//  A file descriptor that becomes readable when something is ready to dispatch, for
+//  loops that poll (zloop, epoll): when it is readable, call ufo_desktop_pump. -1 if the
+//  platform gives none (then call ufo_desktop_pump on a timer). Owned by the desktop.
+int ufo_desktop_fd (ufo_desktop_t *self);
+
 //  Waits up to timeout_ms for something to dispatch, then dispatches it. For callers that
 //  own no other loop (tests, tools, ufo_desktop_op_run). Returns dispatched sources.
 int ufo_desktop_iterate (ufo_desktop_t *self, int timeout_ms);

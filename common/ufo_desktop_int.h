@@ -65,6 +65,7 @@ struct _ufo_desktop_t {
     int screen_w, screen_h;
     bool composite;
     GMainContext *ctx;
+    int wake_fd;                //  the context's wake-up fd once known, else -1
     GDBusConnection *bus;       //  the AT-SPI bus
     guint sig_object, sig_window;
     GHashTable *nodes;          //  key -> ufo_dnode_t* (borrowed)

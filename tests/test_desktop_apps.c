@@ -4,6 +4,7 @@
 #include "ufo_test.h"
 #include "desktop_fixture.h"
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -173,6 +174,30 @@ UFO_TEST (test_mousepad_text_and_shortcut)
         r = ufo_desktop_op_run (desk, &half);
         CHECK (ufo_value_map_bool (r, "success", false));
         CHECK_INT (ufo_value_size (ufo_value_map_get (r, "controls")), expected);
+        ufo_value_destroy (&r);
+    }
+
+    //  an owner that polls the desktop's fd is woken for every step of a snapshot: the
+    //  cold snapshot ends without a single poll timing out
+    int fd = ufo_desktop_fd (desk);
+    CHECK (fd >= 0);
+    if (fd >= 0) {
+        ufo_desktop_cache_clear (desk);
+        ufo_desktop_op_t *fop = ufo_desktop_controls_begin (desk, xid, NULL);
+        int timeouts = 0, wakes = 0;
+        while (!ufo_desktop_op_done (fop) && timeouts < 20) {
+            struct pollfd pfd = { .fd = fd, .events = POLLIN };
+            if (poll (&pfd, 1, 5000) == 0)
+                timeouts++;
+            else
+                wakes++;
+            ufo_desktop_pump (desk);
+        }
+        r = ufo_desktop_op_take_result (fop);
+        ufo_desktop_op_destroy (&fop);
+        CHECK (ufo_value_map_bool (r, "success", false));
+        CHECK_INT (timeouts, 0);
+        CHECK (wakes > 0);
         ufo_value_destroy (&r);
     }
 
