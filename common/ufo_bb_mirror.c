@@ -30,6 +30,13 @@ ufo_bb_mirror_destroy (ufo_bb_mirror_t **self_p)
     *self_p = NULL;
 }
 
+const char *
+ufo_bb_mirror_name (const ufo_bb_mirror_t *self)
+{
+    assert (self);
+    return self->board_name;
+}
+
 ufo_board_t *
 ufo_bb_mirror_board (ufo_bb_mirror_t *self)
 {

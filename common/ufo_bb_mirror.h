@@ -24,6 +24,9 @@ void ufo_bb_mirror_destroy (ufo_bb_mirror_t **self_p);
 //  with err; after an error the mirror is unchanged and the next sync retries.
 int ufo_bb_mirror_sync (ufo_bb_mirror_t *self, ufo_bb_client_t *client, ufo_error_t *err);
 
+//  The name of the mirrored board (borrowed).
+const char *ufo_bb_mirror_name (const ufo_bb_mirror_t *self);
+
 //  The mirrored board (borrowed; valid until the mirror is destroyed).
 ufo_board_t *ufo_bb_mirror_board (ufo_bb_mirror_t *self);
 

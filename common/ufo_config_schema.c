@@ -121,6 +121,8 @@ static const ufo_config_key_t s_schema [] = {
     { "log.level", "string", "\"info\"", NULL, "trace|debug|info|warn|error|off",
       "lowest level written to stderr" },
     { "log.json", "bool", "false", NULL, NULL, "write JSON lines instead of text lines" },
+    { "log.dir", "string", "\"logs\"", NULL, NULL,
+      "root of the session log directories logs/<task>/ (docs/LOGS.md)" },
 
     //  ====================================================================
     //  broker: the blackboard broker process

@@ -23,6 +23,7 @@ struct _host_bus_t {
     ufo_worker_t *worker;
     ufo_tasks_t *tasks;
     ufo_bb_client_t *bb;
+    ufo_bb_mirror_t *mirror;    //  the running session's board, kept in step incrementally
     ufo_desktop_t *desktop;
     ufo_llm_t *llm;
     ufo_prompts_t *prompts;
@@ -265,6 +266,20 @@ s_board_get (void *arg, ufo_error_t *err)
     if (ufo_bb_client_fill_images (self->bb, board, &ierr) < 0)
         ufo_warn ("host: blackboard images: %s", ierr.message);
     return board;
+}
+
+static ufo_value_t *
+s_board_prompt (void *arg, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    if (!self->mirror || strcmp (self->board, ufo_bb_mirror_name (self->mirror)) != 0) {
+        ufo_bb_mirror_destroy (&self->mirror);
+        self->mirror = ufo_bb_mirror_new (self->board);
+    }
+    if (ufo_bb_mirror_sync (self->mirror, self->bb, err) < 0)
+        return NULL;
+    ufo_board_t *board = ufo_bb_mirror_board (self->mirror);
+    return ufo_board_is_empty (board) ? NULL : ufo_board_to_prompt (board);
 }
 
 static int
@@ -517,7 +532,8 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     };
     host_ops_t ops = {
         .arg = self, .windows = s_windows, .launch = s_launch, .snapshot = s_snapshot, .ask = s_ask,
-        .board_get = s_board_get, .board_add = s_board_add, .run_task = s_run_task,
+        .board_get = s_board_get, .board_prompt = s_board_prompt, .board_add = s_board_add,
+        .run_task = s_run_task,
         .ask_user = s_ask_user, .progress = s_progress, .cancelled = s_cancelled,
     };
     ufo_info ("host: session %s (task %s, %zu request(s)%s) started", session, name,
@@ -602,6 +618,7 @@ host_bus_destroy (host_bus_t **self_p)
     host_bus_t *self = *self_p;
     ufo_worker_destroy (&self->worker);
     ufo_tasks_destroy (&self->tasks);
+    ufo_bb_mirror_destroy (&self->mirror);
     ufo_bb_client_destroy (&self->bb);
     ufo_llm_response_destroy (&self->resp);
     ufo_llm_destroy (&self->llm);

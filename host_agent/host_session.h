@@ -34,6 +34,11 @@ typedef struct {
     //  The session's blackboard as a map {"questions": [...], ...} with screenshot data URLs
     //  filled in (caller owns), or NULL with err.
     ufo_value_t *(*board_get) (void *arg, ufo_error_t *err);
+    //  Optional: the blackboard's prompt content parts (caller owns); NULL with err clear
+    //  when the blackboard is empty, NULL with err set on failure. When
+    //  set, the step prompt uses it instead of rebuilding a board from board_get, so a
+    //  backend that keeps its board in step pays only for what changed.
+    ufo_value_t *(*board_prompt) (void *arg, ufo_error_t *err);
     //  Adds one item to a memory of the session's blackboard (ownership taken).
     int (*board_add) (void *arg, const char *memory, ufo_value_t **item_p, ufo_error_t *err);
     //  Runs a task on service (e.g. "app:mousepad", "eval") with body (ownership taken) and

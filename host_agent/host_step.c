@@ -181,7 +181,12 @@ s_messages (host_t *self, const char *url, ufo_error_t *err)
     }
     ufo_value_t *parts = NULL;
     ufo_error_t board_err = { 0 };
-    ufo_value_t *map = self->ops->board_get (self->ops->arg, &board_err);
+    ufo_value_t *map = NULL;
+    if (self->ops->board_prompt) {
+        parts = self->ops->board_prompt (self->ops->arg, &board_err);
+    }
+    else
+        map = self->ops->board_get (self->ops->arg, &board_err);
     if (map) {
         ufo_board_t *board = ufo_board_new ();
         if (ufo_board_from_map (board, map, &board_err) == 0 && !ufo_board_is_empty (board))
