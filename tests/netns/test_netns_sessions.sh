@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# test_netns_sessions.sh - the issue-9 topology with real sessions, over network namespaces and
+# CURVE: the broker and the evaluator (ufo-eval) in one namespace; two devices, each in its own
+# namespace with its own virtual desktop (scripts/desktop-session), scripted LLM server on its
+# loopback, ufo-host and a ufo-app worker for mousepad, and its client (`ufo run`); a monitor
+# namespace with `ufo monitor` and an intruder. Both sessions run at once; device a's link is
+# cut for 5 s while its session is in flight, then restored.
+# Checked: both sessions FINISH; every step the client saw acknowledged is there once, in order
+# (session steps 0..N-1, the same N as the session's response.log); device b's session ends
+# within its bound; `ufo monitor` (monitor certificate) saw both sessions; an unknown
+# certificate in the monitor namespace saw no traffic; namespaces, desktops and processes gone.
+# The configuration asks for a 10 s dispatch liveness (heartbeat 1 s x 10): ufo-app and
+# ufo-eval use it, so their in-flight work survives the cut; ufo-host does not read it (3 s),
+# so the session's worker is declared lost during the cut, the session is requeued to the
+# same device and the HostAgent resumes it from the board. The checks hold for either path.
+# Needs root and iproute2: skipped otherwise.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=${UFO_SOURCE_DIR:-$(cd "$HERE/../.." && pwd)}
+BUILD=${UFO_BUILD_DIR:?UFO_BUILD_DIR}
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+  echo "SKIP: needs root and iproute2 (ip netns) to create network namespaces"
+  exit 77
+fi
+. "$HERE/harness.sh"
+TMP=$(mktemp -d /tmp/ufo-netns-s-XXXXXX)
+FAILS=0
+DESKS=()
+cleanup() {
+  local d
+  netns_teardown
+  for d in "${DESKS[@]}"; do "$SRC/scripts/desktop-session" stop "$d" >/dev/null 2>&1 || true; done
+  [ "${KEEP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+check() { if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; FAILS=$((FAILS + 1)); fi; }
+now() { date +%s.%N; }
+
+UFO=$BUILD/cli/ufo
+PROBE=$BUILD/tests/ufo-bb-probe
+LLM=$BUILD/tests/ufo-llm-server
+for b in "$UFO" "$PROBE" "$LLM" "$BUILD/blackboard_broker/ufo-broker" "$BUILD/host_agent/ufo-host" \
+         "$BUILD/app_agent/ufo-app" "$BUILD/eval_agent/ufo-eval"; do
+  [ -x "$b" ] || { echo "FAIL: $b is not built"; exit 1; }
+done
+KEYS=$TMP/keys
+for c in broker:broker eval:agent agent-a:agent agent-b:agent client-a:client client-b:client mon:monitor \
+         stranger:monitor; do
+  "$UFO" keygen "${c%%:*}" --role "${c##*:}" --dir "$KEYS" >/dev/null || exit 1
+done
+mkdir -p "$KEYS/allowed"
+for c in eval agent-a agent-b client-a client-b mon; do cp "$KEYS/$c.cert" "$KEYS/allowed/"; done
+
+# the scripted model: one_round.json (launch mousepad, one subtask typing a note, finish,
+# evaluation yes) with 1 s per reply, so the sessions are in flight when the link is cut
+python3 - "$SRC/tests/data/host_agent/one_round.json" "$TMP/script.json" <<'EOF' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["entries"]:
+    if e.get("match", {}).get("agent") in ("HostAgent", "AppAgent"):
+        e["latency_ms"] = 1000
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+
+netns_setup broker dev-a dev-b mon || { echo "FAIL: namespace setup"; exit 1; }
+BIP=$(netns_ip broker)
+CMD=tcp://$BIP:5570
+BUS=tcp://$BIP:5571
+export UFO_SECURITY__CURVE=true UFO_SECURITY__CERT_DIR=$KEYS UFO_BROKER__BUS_ENDPOINT=$BUS
+
+# Starts a scripted LLM server in namespace $1; prints its port.
+llm_start() {
+  netns_spawn "$1" "$TMP/llm-$1.out" "$LLM" --script "$TMP/script.json" --port-file "$TMP/llm-$1.port" \
+    --log "$TMP/llm-$1.jsonl" --max-seconds 400
+  local i
+  for i in $(seq 1 200); do [ -s "$TMP/llm-$1.port" ] && break; sleep 0.05; done
+}
+# Writes the configuration of namespace $1 (LLM port $2) to $TMP/cfg-$1.json.
+config() {
+  cat >"$TMP/cfg-$1.json" <<EOF
+{"HOST_AGENT": {"API_TYPE": "openai_compatible", "API_BASE": "http://127.0.0.1:$2/v1",
+   "API_KEY": "sk-netns-0123456789", "API_MODEL": "scripted", "VISUAL_MODE": false},
+ "APP_AGENT": {"API_TYPE": "openai_compatible", "API_BASE": "http://127.0.0.1:$2/v1",
+   "API_KEY": "sk-netns-0123456789", "API_MODEL": "scripted", "VISUAL_MODE": false},
+ "SLEEP_TIME": 0, "MAX_RETRY": 1, "TIMEOUT": 30,
+ "log": {"dir": "$TMP/logs-$1"},
+ "dispatch": {"heartbeat_ivl_ms": 1000, "heartbeat_liveness": 10},
+ "desktop": {"action_timeout_ms": 8000, "launchers": {"mousepad": ["mousepad"]}}}
+EOF
+}
+
+# broker and evaluator
+llm_start broker
+config broker "$(cat "$TMP/llm-broker.port")"
+netns_spawn broker "$TMP/broker.log" "$BUILD/blackboard_broker/ufo-broker" --config "$TMP/cfg-broker.json" \
+  --data-dir "$TMP/data" --cmd "$CMD" --bus "$BUS" --stats-ms 2000
+netns_spawn broker "$TMP/eval.log" env UFO_SECURITY__CERT="$KEYS/eval.cert_secret" \
+  "$BUILD/eval_agent/ufo-eval" --config "$TMP/cfg-broker.json" --broker "$CMD"
+
+# the devices: a desktop, a model, a HostAgent and an AppAgent each
+for d in a b; do
+  ns=dev-$d
+  netns_exec "$ns" "$SRC/scripts/desktop-session" start --owner $$ >"$TMP/desk-$d.env" 2>"$TMP/desk-$d.err" \
+    || { echo "FAIL: desktop of device $d"; cat "$TMP/desk-$d.err"; exit 1; }
+  DESKS+=("$(. "$TMP/desk-$d.env"; echo "$UFO_DESKTOP_SESSION")")
+  llm_start "$ns"
+  config "$ns" "$(cat "$TMP/llm-$ns.port")"
+  ( . "$TMP/desk-$d.env"
+    export UFO_SECURITY__CERT=$KEYS/agent-$d.cert_secret
+    netns_spawn "$ns" "$TMP/host-$d.log" "$BUILD/host_agent/ufo-host" --device "$d" --config "$TMP/cfg-$ns.json" \
+      --broker "$CMD"
+    echo "$NETNS_LAST_PID" >"$TMP/host-$d.pid"
+    netns_spawn "$ns" "$TMP/app-$d.log" "$BUILD/app_agent/ufo-app" --app mousepad --device "$d" \
+      --config "$TMP/cfg-$ns.json" --broker "$CMD"
+    echo "$NETNS_LAST_PID" >"$TMP/app-$d.pid" )
+  NETNS_PIDS+=("$(cat "$TMP/host-$d.pid")" "$(cat "$TMP/app-$d.pid")")
+done
+
+# the monitor namespace: ufo monitor with its certificate, and an unknown certificate
+netns_spawn mon "$TMP/monitor.out" env UFO_SECURITY__CERT="$KEYS/mon.cert_secret" "$UFO" monitor --broker "$CMD" --json
+
+# every worker registered (ufo status from the monitor namespace)
+ready=0
+for i in $(seq 1 120); do
+  if netns_exec mon env UFO_SECURITY__CERT="$KEYS/mon.cert_secret" "$UFO" status --broker "$CMD" --json \
+       >"$TMP/status.json" 2>/dev/null \
+     && python3 - "$TMP/status.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+text = json.dumps(s)
+sys.exit(0 if all(x in text for x in ('"host"', '"app:mousepad"', '"eval"')) and len(s.get("workers", [])) >= 5 else 1)
+EOF
+  then ready=1; break; fi
+  sleep 0.5
+done
+check "[ $ready = 1 ]" "two HostAgents, two AppAgents and the evaluator registered across namespaces"
+
+# both sessions at once
+run_session() {   # device
+  netns_spawn "dev-$1" "$TMP/run-$1.err" env UFO_CONFIG="$TMP/cfg-dev-$1.json" \
+    UFO_SECURITY__CERT="$KEYS/client-$1.cert_secret" \
+    sh -c "exec '$UFO' run 'Write a note in Mousepad' --device $1 --task netns-$1 --yes --json --broker '$CMD' >'$TMP/run-$1.out'"
+}
+# the intruder listens to everything for the first 40 s of the sessions
+netns_spawn mon "$TMP/stranger.out" "$PROBE" --cmd "$CMD" --bus "$BUS" --cert-name stranger listen 40000
+STRANGER=$NETNS_LAST_PID
+T0=$(now)
+run_session a; RUN_A=$NETNS_LAST_PID
+run_session b; RUN_B=$NETNS_LAST_PID
+sleep 3
+netns_link dev-a down
+echo "device a's link is down"
+sleep 5
+netns_link dev-a up
+echo "device a's link is up again"
+wait_run() {   # pid -> exit status (124 on timeout)
+  local i
+  for i in $(seq 1 2400); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$1" 2>/dev/null; then kill -KILL "$1"; wait "$1" 2>/dev/null; return 124; fi
+  wait "$1"
+}
+wait_run "$RUN_B"; RC_B=$?; TB=$(now)
+wait_run "$RUN_A"; RC_A=$?; TA=$(now)
+DUR_A=$(awk "BEGIN {printf \"%.1f\", $TA - $T0}"); DUR_B=$(awk "BEGIN {printf \"%.1f\", $TB - $T0}")
+echo "session a: exit $RC_A after ${DUR_A} s; session b: exit $RC_B after ${DUR_B} s"
+
+# Checks one session ($1: device; $2: "full" when every step must have reached the bus and
+# the client): the client's result is FINISH; the session's response.log holds steps 0..N-1,
+# each once and in order (a resumed session repeats none); the steps published on the bus as
+# acknowledged progress (seen by `ufo monitor`) and those the client showed are in order,
+# never repeated, and among them. Progress of an attempt whose worker was declared lost is
+# discarded by the broker (docs/PROTOCOL.md 3.3-3.5); the next attempt resumes from the board.
+check_session() {
+  python3 - "$TMP/run-$1.out" "$TMP/monitor.out" "${2:-}" <<'EOF'
+import json, os, sys
+def lines(path):
+    out = []
+    for l in open(path):
+        try:
+            out.append(json.loads(l))
+        except ValueError:
+            pass
+    return out
+events = lines(sys.argv[1])
+mon = lines(sys.argv[2])
+result = [e["body"] for e in events if e.get("kind") == "result"]
+task = ([e["task"] for e in events if e.get("kind") == "accepted"] or [None])[0]
+seen = [e["body"]["record"]["Step"] for e in events
+        if e.get("kind") == "progress" and e.get("body", {}).get("kind") == "step"]
+published = [e["body"]["body"]["record"]["Step"] for e in mon
+             if e.get("type") == "task.progress" and e.get("body", {}).get("task") == task
+             and (e["body"].get("body") or {}).get("kind") == "step"]
+requeued = sum(1 for e in mon if e.get("type") in ("task.requeued", "task.discarded")
+               and e.get("body", {}).get("task") == task)
+if not result:
+    print("no result"); sys.exit(1)
+r = result[-1]
+log = os.path.join(r.get("logdir", ""), "response.log")
+steps = [json.loads(l).get("Step") for l in open(log) if l.strip()] if os.path.exists(log) else []
+n = len(steps)
+print("status %s; response.log steps %s; published %s; client showed %s; requeued/discarded %d"
+      % (r.get("status"), steps, published, seen, requeued))
+ordered = lambda xs: xs == sorted(set(xs)) and set(xs) <= set(range(n))
+ok = r.get("status") == "FINISH" and n >= 3 and steps == list(range(n)) and ordered(published) and ordered(seen)
+if sys.argv[3] == "full":
+    ok = ok and published == steps and seen == steps and requeued == 0
+sys.exit(0 if ok else 1)
+EOF
+}
+check "[ $RC_A = 0 ] && check_session a" "device a's session finished across the cut (requeued or resumed): every step once and in order"
+check "[ $RC_B = 0 ] && check_session b full" "device b's session finished untouched: every step once, in order, published and shown"
+check "awk 'BEGIN {exit !($DUR_B < 90)}'" "device b's session stayed within its bound (${DUR_B} s < 90 s)"
+check "grep -q 'netns-a' '$TMP/monitor.out' && grep -q 'netns-b' '$TMP/monitor.out'" \
+  "ufo monitor (monitor certificate, own namespace) saw both sessions"
+for i in $(seq 1 500); do kill -0 "$STRANGER" 2>/dev/null || break; sleep 0.1; done
+check "grep -qx 'messages 0' '$TMP/stranger.out'" "an unknown certificate in the monitor namespace saw no traffic (40 s)"
+
+NAMES=("${NETNS_NAMES[@]}")
+cleanup_dirs=("${DESKS[@]}")
+netns_teardown
+for d in "${cleanup_dirs[@]}"; do "$SRC/scripts/desktop-session" stop "$d" >/dev/null 2>&1; done
+left=0
+for n in "${NAMES[@]}"; do ip netns list | grep -q "^$(netns_ns "$n")\b" && left=1; done
+for d in "${cleanup_dirs[@]}"; do [ -e "$d" ] && left=1; done
+check "[ $left = 0 ]" "namespaces and desktops removed"
+if [ $FAILS != 0 ]; then
+  echo "$FAILS check(s) failed"
+  for f in broker.log host-a.log app-a.log host-b.log app-b.log eval.log run-a.err run-b.err; do
+    echo "--- $f"; tail -15 "$TMP/$f" 2>/dev/null
+  done
+  exit 1
+fi
+echo "all checks passed"
