@@ -542,6 +542,17 @@ ufo_desktop_op_deadline (const ufo_desktop_op_t *op)
     return op ? op->deadline : 0;
 }
 
+int64_t
+ufo_desktop_op_wake (const ufo_desktop_op_t *op)
+{
+    if (!op)
+        return 0;
+    if (op->done)
+        return ufo_desktop_now_ms_ ();
+    int64_t wake = op->wake ? op->wake (op) : op->deadline;
+    return wake < op->deadline ? wake : op->deadline;
+}
+
 ufo_value_t *
 ufo_desktop_op_take_result (ufo_desktop_op_t *op)
 {
@@ -571,8 +582,8 @@ ufo_desktop_op_run (ufo_desktop_t *self, ufo_desktop_op_t **op_p)
     ufo_desktop_op_t *op = *op_p;
     //  bounded: every operation has a deadline, after which op_done finishes it
     while (!ufo_desktop_op_done (op)) {
-        int64_t left = op->deadline - ufo_desktop_now_ms_ ();
-        ufo_desktop_iterate (self, (int) (left < 1 ? 1 : left > 10 ? 10 : left));
+        int64_t left = ufo_desktop_op_wake (op) - ufo_desktop_now_ms_ ();
+        ufo_desktop_iterate (self, (int) (left < 1 ? 1 : left > 50 ? 50 : left));
     }
     ufo_value_t *result = ufo_desktop_op_take_result (op);
     ufo_desktop_op_destroy (op_p);

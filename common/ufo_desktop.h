@@ -58,6 +58,11 @@ bool ufo_desktop_op_done (ufo_desktop_op_t *op);
 //  latest; a caller that sleeps in its own loop should wake by then (wait, drag).
 int64_t ufo_desktop_op_deadline (const ufo_desktop_op_t *op);
 
+//  Monotonic time (ms) by which the caller should call ufo_desktop_op_done again even if the
+//  desktop's fd stayed silent: parts of an operation advance with time alone (the quiet
+//  period that ends an effect wait, text polling, a drag's motion, `wait`). <= the deadline.
+int64_t ufo_desktop_op_wake (const ufo_desktop_op_t *op);
+
 //  Takes the result map of a finished operation (caller owns it). NULL if not finished.
 ufo_value_t *ufo_desktop_op_take_result (ufo_desktop_op_t *op);
 

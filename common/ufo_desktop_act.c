@@ -117,6 +117,28 @@ s_act_poll (ufo_desktop_op_t *op)
     return op->done;
 }
 
+//  When the action next advances by time alone (see ufo_desktop_op_wake).
+static int64_t
+s_act_wake (const ufo_desktop_op_t *op)
+{
+    const s_act_t *st = op->state;
+    int64_t now = ufo_desktop_now_ms_ ();
+    switch (st->wait) {
+        case A_DRAG:
+            return now + 10;                        //  the pointer moves in 10 ms steps
+        case A_TEXT_EQUALS:
+        case A_TEXT_CONTAINS:
+            return st->polling ? st->effect_deadline : (st->next_poll > now ? st->next_poll : now);
+        case A_EFFECT: {
+            int64_t last = s_last_event_ms (op->desk, st->app_bus);
+            int64_t quiet = (last > st->sent_ms ? last : st->sent_ms) + op->desk->settle_ms;
+            return quiet < st->effect_deadline ? quiet : st->effect_deadline;
+        }
+        default:
+            return op->deadline;
+    }
+}
+
 static void
 s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 {
@@ -329,6 +351,7 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
     op->state = st;
     op->free_state = s_act_free;
     op->poll = s_act_poll;
+    op->wake = s_act_wake;
     st->xid = xid;
     st->wait = A_DONE;
     s_start_effect_wait (op);

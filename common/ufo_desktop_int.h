@@ -86,6 +86,7 @@ struct _ufo_desktop_t {
 typedef struct _ufo_desktop_op_t ufo_desktop_op_t;
 typedef bool (*ufo_op_poll_fn) (ufo_desktop_op_t *op);     //  true when finished
 typedef void (*ufo_op_free_fn) (ufo_desktop_op_t *op);
+typedef int64_t (*ufo_op_wake_fn) (const ufo_desktop_op_t *op);     //  next time-based step
 struct _ufo_desktop_op_t {
     ufo_desktop_t *desk;        //  NULL once the desktop is gone
     int refs;                   //  1 for the handle + 1 per call in flight
@@ -95,6 +96,7 @@ struct _ufo_desktop_op_t {
     ufo_value_t *result;
     ufo_op_poll_fn poll;
     ufo_op_free_fn free_state;
+    ufo_op_wake_fn wake;        //  NULL: nothing happens by time alone before the deadline
     void *state;
 };
 

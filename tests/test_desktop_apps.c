@@ -201,6 +201,28 @@ UFO_TEST (test_mousepad_text_and_shortcut)
         ufo_value_destroy (&r);
     }
 
+    //  an action driven the same way, sleeping until its wake time when the fd is silent:
+    //  it ends when the UI settles, long before its effect deadline (8 s here)
+    if (fd >= 0) {
+        ufo_value_t *kargs = ufo_json_parse_str ("{\"keys\": \"{END}x\"}", NULL);
+        int64_t t0 = dfx_now_ms ();
+        ufo_desktop_op_t *kop = ufo_desktop_act_begin (desk, xid, label, "keyboard_input", kargs);
+        ufo_value_destroy (&kargs);
+        int loops = 0;
+        while (!ufo_desktop_op_done (kop) && loops++ < 10000) {
+            int64_t wait = ufo_desktop_op_wake (kop) - dfx_now_ms ();
+            CHECK (ufo_desktop_op_wake (kop) <= ufo_desktop_op_deadline (kop));
+            struct pollfd pfd = { .fd = fd, .events = POLLIN };
+            poll (&pfd, 1, (int) (wait < 0 ? 0 : wait));
+            ufo_desktop_pump (desk);
+        }
+        r = ufo_desktop_op_take_result (kop);
+        ufo_desktop_op_destroy (&kop);
+        CHECK (ufo_value_map_bool (r, "success", false));
+        CHECK (dfx_now_ms () - t0 < 4000);
+        ufo_value_destroy (&r);
+    }
+
     //  the full tree on request (SAVE_UI_TREE)
     ufo_value_t *topts = ufo_json_parse_str ("{\"tree\": true}", NULL);
     ufo_desktop_op_t *top = ufo_desktop_controls_begin (desk, xid, topts);
