@@ -17,8 +17,12 @@ struct _bb_roles_t {
     size_t ring_next;
     int32_t buckets [S_BUCKETS];
     FILE *file;
+    char *path;                     //  the owners file (NULL: memory only)
+    size_t lines;                   //  lines in the file; rewritten when it passes 2x the table
     size_t max_bytes;
 };
+
+static int s_rewrite (bb_roles_t *self, ufo_error_t *err);
 
 static uint32_t
 s_hash (const char *name)
@@ -65,10 +69,42 @@ s_insert (bb_roles_t *self, const char *name, const char *key, bool append)
     if (append && self->file) {
         fprintf (self->file, "%s %s\n", name, key);
         fflush (self->file);
+        ufo_error_t err;
+        if (++self->lines > 2 * BB_ROLES_MAX_OWNERS && s_rewrite (self, &err) != 0)
+            ufo_warn ("owners: %s (ownership stays in memory)", err.message);
     }
 }
 
-//  Loads the owners file, rewrites it compacted and keeps it open for appending.
+//  Writes the table to the owners file (a new file renamed over the old one) and keeps it
+//  open for appending.
+static int
+s_rewrite (bb_roles_t *self, ufo_error_t *err)
+{
+    if (self->file)
+        fclose (self->file);
+    self->file = NULL;
+    self->lines = 0;
+    char tmp [PATH_MAX];
+    snprintf (tmp, sizeof tmp, "%s.tmp", self->path);
+    FILE *out = fopen (tmp, "w");
+    if (!out)
+        return ufo_error_set (err, UFO_E_IO, "cannot write %s: %s", tmp, strerror (errno));
+    for (size_t k = 0; k < BB_ROLES_MAX_OWNERS; k++) {
+        const s_owner_t *o = &self->ring [(self->ring_next + k) % BB_ROLES_MAX_OWNERS];
+        if (o->name [0]) {
+            fprintf (out, "%s %s\n", o->name, o->key);
+            self->lines++;
+        }
+    }
+    if (fclose (out) != 0 || rename (tmp, self->path) != 0)
+        return ufo_error_set (err, UFO_E_IO, "cannot write %s: %s", self->path, strerror (errno));
+    self->file = fopen (self->path, "a");
+    if (!self->file)
+        return ufo_error_set (err, UFO_E_IO, "cannot append to %s: %s", self->path, strerror (errno));
+    return 0;
+}
+
+//  Loads the owners file, then rewrites it compacted.
 static int
 s_load (bb_roles_t *self, const char *path, ufo_error_t *err)
 {
@@ -86,22 +122,8 @@ s_load (bb_roles_t *self, const char *path, ufo_error_t *err)
             }
         fclose (in);
     }
-    char tmp [PATH_MAX];
-    snprintf (tmp, sizeof tmp, "%s.tmp", path);
-    FILE *out = fopen (tmp, "w");
-    if (!out)
-        return ufo_error_set (err, UFO_E_IO, "cannot write %s: %s", tmp, strerror (errno));
-    for (size_t k = 0; k < BB_ROLES_MAX_OWNERS; k++) {
-        const s_owner_t *o = &self->ring [(self->ring_next + k) % BB_ROLES_MAX_OWNERS];
-        if (o->name [0])
-            fprintf (out, "%s %s\n", o->name, o->key);
-    }
-    if (fclose (out) != 0 || rename (tmp, path) != 0)
-        return ufo_error_set (err, UFO_E_IO, "cannot write %s: %s", path, strerror (errno));
-    self->file = fopen (path, "a");
-    if (!self->file)
-        return ufo_error_set (err, UFO_E_IO, "cannot append to %s: %s", path, strerror (errno));
-    return 0;
+    self->path = ufo_strdup (path);
+    return s_rewrite (self, err);
 }
 
 bb_roles_t *
@@ -125,6 +147,7 @@ bb_roles_destroy (bb_roles_t **self_p)
     bb_roles_t *self = *self_p;
     if (self->file)
         fclose (self->file);
+    free (self->path);
     free (self->ring);
     free (self);
     *self_p = NULL;

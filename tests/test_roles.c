@@ -157,11 +157,16 @@ UFO_TEST (test_client_ownership)
 UFO_TEST (test_eviction)
 {
     ufo_error_t err;
-    bb_roles_t *roles = bb_roles_new (NULL, 1 << 20, &err);
+    char dir [] = "/tmp/ufo-roles-XXXXXX";
+    REQUIRE (mkdtemp (dir));
+    char owners [128];
+    snprintf (owners, sizeof owners, "%s/owners", dir);
+    bb_roles_t *roles = bb_roles_new (owners, 1 << 20, &err);
     REQUIRE (roles);
     char json [200];
-    //  more tasks than the table keeps: the oldest are forgotten, the newest kept
-    for (int i = 0; i < BB_ROLES_MAX_OWNERS + 10; i++) {
+    //  more tasks than the table keeps (and enough appends to make the file compact itself):
+    //  the oldest are forgotten, the newest kept, in memory and in the file
+    for (int i = 0; i < 2 * BB_ROLES_MAX_OWNERS + 10; i++) {
         snprintf (json, sizeof json, "{\"client\":\"ca\",\"task\":\"t%d\",\"service\":\"host\",\"body\":{}}", i);
         if (!s_allow (roles, "client", KEY_A, "task.submit", json)) {
             CHECK (false);
@@ -169,9 +174,21 @@ UFO_TEST (test_eviction)
         }
     }
     CHECK (!s_allow (roles, "client", KEY_A, "task.fetch", "{\"task\":\"t1\"}"));
-    snprintf (json, sizeof json, "{\"task\":\"t%d\"}", BB_ROLES_MAX_OWNERS + 9);
+    snprintf (json, sizeof json, "{\"task\":\"t%d\"}", 2 * BB_ROLES_MAX_OWNERS + 9);
     CHECK (s_allow (roles, "client", KEY_A, "task.fetch", json));
     bb_roles_destroy (&roles);
+    //  the file stayed bounded, and a restart knows the newest
+    struct stat st;
+    CHECK (stat (owners, &st) == 0 && st.st_size < 3 * BB_ROLES_MAX_OWNERS * 60);
+    roles = bb_roles_new (owners, 1 << 20, &err);
+    REQUIRE (roles);
+    CHECK (s_allow (roles, "client", KEY_A, "task.fetch", json));
+    CHECK (!s_allow (roles, "client", KEY_B, "task.fetch", json));
+    CHECK (!s_allow (roles, "client", KEY_A, "task.fetch", "{\"task\":\"t1\"}"));
+    bb_roles_destroy (&roles);
+    char cmd [200];
+    snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK (system (cmd) == 0);
 }
 
 UFO_TEST (test_garbage)
