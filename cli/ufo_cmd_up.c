@@ -123,8 +123,8 @@ static int
 s_start_desktop (s_device_t *dev)
 {
     char script [PATH_MAX];
-    snprintf (script, sizeof script, "%s/scripts/desktop-session", UFO_SOURCE_DIR);
-    if (access (script, X_OK) != 0 && !s_find_binary ("desktop-session", "scripts", script, sizeof script)) {
+    if (!ufo_data_find ("scripts/desktop-session", script, sizeof script)
+    &&  !s_find_binary ("desktop-session", "scripts", script, sizeof script)) {
         fprintf (stderr, "ufo up: scripts/desktop-session not found\n");
         return -1;
     }
@@ -171,8 +171,8 @@ s_stop_desktop (s_device_t *dev)
     if (!dev->session [0])
         return;
     char script [PATH_MAX];
-    snprintf (script, sizeof script, "%s/scripts/desktop-session", UFO_SOURCE_DIR);
-    if (access (script, X_OK) != 0 && !s_find_binary ("desktop-session", "scripts", script, sizeof script))
+    if (!ufo_data_find ("scripts/desktop-session", script, sizeof script)
+    &&  !s_find_binary ("desktop-session", "scripts", script, sizeof script))
         return;
     pid_t pid = fork ();
     if (pid == 0) {

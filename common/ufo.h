@@ -20,6 +20,7 @@ extern "C" {
 #include "ufo_json.h"
 #include "ufo_msgpack.h"
 #include "ufo_tasklog.h"
+#include "ufo_paths.h"
 #include "ufo_modules.h"
 
 #ifdef __cplusplus

@@ -505,18 +505,13 @@ ufo_config_load (const char *path, ufo_error_t *err)
         if (named && *named)
             path = named;
     }
-    if (!path) {
-        if (access ("config/ufo.json", R_OK) == 0)
-            path = "config/ufo.json";
-#ifdef UFO_DATADIR
-        else
-        if (access (UFO_DATADIR "/config/ufo.json", R_OK) == 0)
-            path = UFO_DATADIR "/config/ufo.json";
-#endif
-    }
+    char found [4096];
+    if (!path && ufo_data_find ("config/ufo.json", found, sizeof found))
+        path = found;           //  ./config, the installation, or the source tree
     if (path) {
         if (ufo_config_load_file (self, path, err))
             goto failed;
+        ufo_debug ("config: loaded %s", path);
     }
     else
         ufo_info ("config: no configuration file found; using the built-in defaults");

@@ -128,17 +128,7 @@ s_backup_usable (const ufo_llm_config_t *primary, const ufo_llm_config_t *backup
 static bool
 s_find_data (const char *path, char *out, size_t size)
 {
-    if (path [0] == '/' || access (path, R_OK) == 0) {
-        snprintf (out, size, "%s", path);
-        return access (out, R_OK) == 0;
-    }
-    const char *roots [] = { UFO_SOURCE_DIR, UFO_DATADIR };
-    for (size_t i = 0; i < UFO_ARRAY_SIZE (roots); i++) {
-        snprintf (out, size, "%s/%s", roots [i], path);
-        if (access (out, R_OK) == 0)
-            return true;
-    }
-    return false;
+    return ufo_data_find (path, out, size);
 }
 
 ufo_llm_t *

@@ -26,8 +26,9 @@ s_is_prompt_dir (const char *dir)
 ufo_prompts_t *
 ufo_prompts_new (const char *dir, ufo_error_t *err)
 {
-    const char *candidates [] = { dir, getenv ("UFO_PROMPTS_DIR"), "prompts",
-                                  UFO_SOURCE_DIR "/prompts", UFO_DATADIR "/prompts" };
+    char found [4096];
+    const char *candidates [] = { dir, getenv ("UFO_PROMPTS_DIR"),
+                                  ufo_data_find ("prompts", found, sizeof found) ? found : NULL };
     size_t first = 0, count = UFO_ARRAY_SIZE (candidates);
     if (dir)
         count = 1;              //  an explicit directory must be right
