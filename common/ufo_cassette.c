@@ -12,6 +12,7 @@ typedef struct {
     char *model;
     ufo_value_t *messages;      //  normalized
     char *content;
+    char finish_reason [UFO_CASSETTE_FINISH_MAX];
     int64_t prompt_tokens, completion_tokens;
     double latency_s;
     size_t line;
@@ -164,6 +165,13 @@ s_load_line (ufo_cassette_t *self, const char *line, size_t len, size_t lineno, 
     e->model = ufo_strdup (ufo_value_map_str (v, "model", ""));
     e->messages = ufo_value_dup (messages);
     e->content = ufo_strdup (content);
+    //  Outside input: only a short printable word is kept (a longer one is no finish_reason).
+    const char *finish = ufo_value_map_str (v, "finish_reason", "");
+    bool finish_ok = strlen (finish) < sizeof e->finish_reason;
+    for (const char *c = finish; finish_ok && *c; c++)
+        finish_ok = isalnum ((unsigned char) *c) || *c == '_' || *c == '-';
+    if (finish_ok)
+        snprintf (e->finish_reason, sizeof e->finish_reason, "%s", finish);
     e->prompt_tokens = ufo_value_int (ufo_value_path (v, "usage.prompt_tokens"));
     e->completion_tokens = ufo_value_int (ufo_value_path (v, "usage.completion_tokens"));
     e->latency_s = ufo_value_map_float (v, "latency_s", 0);
@@ -221,7 +229,7 @@ ufo_cassette_open (const char *path, ufo_cassette_mode_t mode, ufo_error_t *err)
 
 int
 ufo_cassette_record (ufo_cassette_t *self, const char *agent, int64_t step, const char *model,
-                     const ufo_value_t *messages, const char *content,
+                     const ufo_value_t *messages, const char *content, const char *finish_reason,
                      int64_t prompt_tokens, int64_t completion_tokens, double latency_s,
                      ufo_error_t *err)
 {
@@ -242,6 +250,8 @@ ufo_cassette_record (ufo_cassette_t *self, const char *agent, int64_t step, cons
     ufo_value_map_set_int (usage, "completion_tokens", completion_tokens);
     ufo_value_map_set (line, "usage", &usage);
     ufo_value_map_set_float (line, "latency_s", latency_s);
+    if (finish_reason && *finish_reason)
+        ufo_value_map_set_str (line, "finish_reason", finish_reason);
     ufo_buf_t b = { 0 };
     ufo_json_append (&b, line, UFO_JSON_COMPACT);
     ufo_buf_putc (&b, '\n');
@@ -425,6 +435,7 @@ found:
 int
 ufo_cassette_lookup (ufo_cassette_t *self, const char *agent, int64_t step, const char *model,
                      const ufo_value_t *messages, char **content_p,
+                     char finish_reason [UFO_CASSETTE_FINISH_MAX],
                      int64_t *prompt_tokens, int64_t *completion_tokens, double *latency_s,
                      char **why_p)
 {
@@ -451,6 +462,8 @@ ufo_cassette_lookup (ufo_cassette_t *self, const char *agent, int64_t step, cons
     ufo_value_destroy (&normalized);
     hit->used = true;
     *content_p = ufo_strdup (hit->content);
+    if (finish_reason)
+        snprintf (finish_reason, UFO_CASSETTE_FINISH_MAX, "%s", hit->finish_reason);
     if (prompt_tokens)
         *prompt_tokens = hit->prompt_tokens;
     if (completion_tokens)

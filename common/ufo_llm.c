@@ -278,11 +278,12 @@ s_retry (s_req_t *req, double retry_after_s, const char *why)
     req->due_ms = ufo_http_now_ms () + delay;
 }
 
-//  A reply text arrived (network or cassette).
+//  A reply text arrived (network or cassette). finish is the API's finish_reason ("" if none).
 static void
 s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double latency_s, bool replayed,
-            bool cut_off)
+            const char *finish)
 {
+    bool cut_off = !strcmp (finish, "length");
     ufo_llm_t *self = req->owner;
     const ufo_llm_config_t *cfg = &self->engines [req->engine];
     ufo_llm_response_t *r = req->resp;
@@ -300,7 +301,7 @@ s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double la
     if (!replayed && self->cassette && ufo_cassette_mode (self->cassette) == UFO_CASSETTE_RECORD) {
         ufo_error_t err;
         if (ufo_cassette_record (self->cassette, req->agent, req->step, self->models [0], req->messages,
-                                 r->content, pt, ct, latency_s, &err))
+                                 r->content, finish, pt, ct, latency_s, &err))
             ufo_warn ("llm: cannot record to %s: %s", ufo_cassette_path (self->cassette), err.message);
     }
     if (req->schema == UFO_SCHEMA_NONE) {
@@ -400,8 +401,7 @@ s_on_http (const ufo_http_result_t *res, void *arg)
         if (finish_reason)
             snprintf (finish, sizeof finish, "%s", finish_reason);
         ufo_value_destroy (&body);
-        bool cut_off = !strcmp (finish, "length");
-        s_on_reply (req, text, pt < 0 ? 0 : pt, ct < 0 ? 0 : ct, res->elapsed_s, false, cut_off);
+        s_on_reply (req, text, pt < 0 ? 0 : pt, ct < 0 ? 0 : ct, res->elapsed_s, false, finish);
         free (text);
         return;
     }
@@ -426,11 +426,12 @@ s_start (s_req_t *req)
     req->due_ms = -1;
     if (self->cassette && ufo_cassette_mode (self->cassette) == UFO_CASSETTE_REPLAY) {
         char *content = NULL, *why = NULL;
+        char finish [UFO_CASSETTE_FINISH_MAX] = "";
         int64_t pt = 0, ct = 0;
         double latency = 0;
         if (ufo_cassette_lookup (self->cassette, req->agent, req->step, self->models [0], req->messages,
-                                 &content, &pt, &ct, &latency, &why) == 0) {
-            s_on_reply (req, content, pt, ct, latency, true, false);
+                                 &content, finish, &pt, &ct, &latency, &why) == 0) {
+            s_on_reply (req, content, pt, ct, latency, true, finish);
             free (content);
         }
         else {

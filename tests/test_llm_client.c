@@ -595,6 +595,48 @@ UFO_TEST (test_record_replay)
     ufo_value_destroy (&host2);
     ufo_value_destroy (&app2);
     ufo_llm_destroy (&llm);
+
+    //  A reply cut at max_tokens (finish_reason "length"): the re-ask says "answer more
+    //  briefly"; the cassette keeps the finish_reason, so the replayed re-ask is the same
+    //  prompt and hits.
+    char cut_cassette [300];
+    snprintf (cut_cassette, sizeof cut_cassette, "%s/cutoff-cassette.jsonl", s_dir);
+    ufo_llm_response_t *rec = NULL, *rep = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0)
+            llm = s_client ();
+        else
+            llm = ufo_llm_new (&cfg, NULL, &err);       //  the dead port
+        REQUIRE (llm);
+        c = ufo_cassette_open (cut_cassette, pass == 0 ? UFO_CASSETTE_RECORD : UFO_CASSETTE_REPLAY, &err);
+        REQUIRE (c);
+        ufo_llm_set_cassette (llm, &c);
+        ufo_value_t *mc = s_messages ("You are the AppAgent.", "[case:cutoff] write a long note");
+        ufo_llm_opts_t oc = { "AppAgent", 3, UFO_SCHEMA_APP, 1 };
+        ufo_llm_response_t *rc = ufo_llm_complete (llm, mc, &oc, NULL);
+        ufo_value_destroy (&mc);
+        ufo_llm_destroy (&llm);
+        if (pass == 0)
+            rec = rc;
+        else
+            rep = rc;
+    }
+    REQUIRE (rec && rep);
+    CHECK_INT (rec->code, UFO_E_TRUNCATED);
+    CHECK_INT (rec->asks, 2);
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (rec->messages, 3), "content", ""), "answer more briefly");
+    char *lines = s_read_file (cut_cassette);
+    CHECK_CONTAINS (lines, "\"finish_reason\":\"length\"");
+    free (lines);
+    if (rep->code != UFO_E_TRUNCATED)
+        fprintf (stderr, "    cutoff replay: %s\n", rep->error ? rep->error : "(no error)");
+    CHECK_INT (rep->code, UFO_E_TRUNCATED);
+    CHECK_INT (rep->asks, 2);
+    CHECK (rep->from_cassette);
+    CHECK_STR (rep->error, rec->error);
+    CHECK (ufo_value_equal (rep->messages, rec->messages));
+    ufo_llm_response_destroy (&rec);
+    ufo_llm_response_destroy (&rep);
 }
 
 //  Sends raw bytes to the server and returns what it answers (up to 4 KB, 2 s at most).

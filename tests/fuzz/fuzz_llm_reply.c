@@ -38,7 +38,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         if (c) {
             ufo_value_t *m = ufo_json_parse_str ("[{\"role\": \"user\", \"content\": \"x\"}]", NULL);
             char *content = NULL, *why = NULL;
-            if (ufo_cassette_lookup (c, "AppAgent", 1, "m", m, &content, NULL, NULL, NULL, &why) == 0)
+            if (ufo_cassette_lookup (c, "AppAgent", 1, "m", m, &content, NULL, NULL, NULL, NULL, &why) == 0)
                 free (content);
             else
                 free (why);
