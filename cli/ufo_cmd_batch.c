@@ -22,7 +22,7 @@ s_on_signal (int sig)
 
 typedef struct {
     char file [256];
-    char task [160];
+    char task [256];            //  room for any file name (a task named after its file)
     char session [128];
     char id [33];
     ufo_value_t *result;        //  the session result, once known
@@ -67,6 +67,12 @@ s_load (const char *dir, s_entry_t *e, const char *log_root, bool yes, int64_t d
         return NULL;
     }
     const char *task = ufo_value_map_str (doc, "task", NULL);
+    if (task && strlen (task) >= sizeof e->task) {
+        ufo_error_set (err, UFO_E_TOO_LARGE, "%s: \"task\" is longer than %zu bytes", e->file, sizeof e->task - 1);
+        ufo_value_destroy (&doc);
+        ufo_value_destroy (&requests);
+        return NULL;
+    }
     if (task && *task && !strchr (task, '/'))
         snprintf (e->task, sizeof e->task, "%s", task);
     else {
@@ -240,7 +246,7 @@ ufo_cmd_batch (int argc, char **argv)
                 e->started = s_elapsed (&t0);
             }
             const char *pk = ufo_value_map_str (body, "kind", "");
-            char prefix [180];
+            char prefix [sizeof e->task + 2];
             snprintf (prefix, sizeof prefix, "[%s]", e->task);
             if (strcmp (pk, "cost") == 0)
                 e->cost = ufo_value_map_float (body, "session", e->cost);
@@ -268,7 +274,7 @@ ufo_cmd_batch (int argc, char **argv)
         }
         else if (e && strcmp (kind, "result") == 0 && !e->result && !e->failure [0]) {
             if (e->pending_step) {
-                char prefix [180];
+                char prefix [sizeof e->task + 2];
                 snprintf (prefix, sizeof prefix, "[%s]", e->task);
                 ufo_cli_print_step (stdout, prefix, e->pending_step, e->cost);
                 ufo_value_destroy (&e->pending_step);

@@ -129,24 +129,33 @@ ufo_cmd_eval (int argc, char **argv)
         fprintf (stderr, "ufo eval: --level is session or round, not \"%s\"\n", level);
         return UFO_CLI_USAGE;
     }
-    //  logs/<task>: the task is the last component, the root what comes before it.
-    char root [PATH_MAX], task [256];
-    snprintf (root, sizeof root, "%s", logdir);
-    size_t len = strlen (root);
+    //  logs/<task>: the task is the last component, the root what comes before it. Neither
+    //  is cut short: a name that does not fit is a usage error.
+    char root [PATH_MAX], task [NAME_MAX + 1];
+    size_t len = strlen (logdir);
+    if (len >= sizeof root) {
+        fprintf (stderr, "ufo eval: the log directory path is longer than %zu bytes\n", sizeof root - 1);
+        return UFO_CLI_USAGE;
+    }
+    memcpy (root, logdir, len + 1);
     while (len > 1 && root [len - 1] == '/')
         root [--len] = '\0';
     char *slash = strrchr (root, '/');
-    if (slash) {
-        snprintf (task, sizeof task, "%s", slash + 1);
-        if (slash == root)
-            root [1] = '\0';
-        else
-            *slash = '\0';
+    const char *name = slash ? slash + 1 : root;
+    size_t name_len = strlen (name);
+    if (name_len >= sizeof task) {
+        fprintf (stderr, "ufo eval: the task name (the last component of %s) is longer than %zu bytes\n",
+                 logdir, sizeof task - 1);
+        return UFO_CLI_USAGE;
     }
-    else {
-        snprintf (task, sizeof task, "%s", root);
+    memcpy (task, name, name_len + 1);
+    if (!slash)
         snprintf (root, sizeof root, ".");
-    }
+    else
+    if (slash == root)
+        root [1] = '\0';
+    else
+        *slash = '\0';
     struct stat st;
     if (stat (logdir, &st) != 0 || !S_ISDIR (st.st_mode)) {
         fprintf (stderr, "ufo eval: %s is not a log directory\n", logdir);

@@ -839,6 +839,17 @@ UFO_TEST (test_cli)
     snprintf (cmd, sizeof cmd, "%s/cli/ufo eval > %s 2>&1", build, out);
     rc = system (cmd);
     CHECK_INT (WEXITSTATUS (rc), 2);
+    //  A task name longer than a path component can be is a usage error, not cut short.
+    char long_name [300];
+    memset (long_name, 'a', sizeof long_name - 1);
+    long_name [sizeof long_name - 1] = 0;
+    snprintf (cmd, sizeof cmd, "%s/cli/ufo eval %s/%s --config %s > %s 2>&1", build, s_logs, long_name, cfg, out);
+    rc = system (cmd);
+    output = s_read_file (out);
+    CHECK_INT (WEXITSTATUS (rc), 2);
+    CHECK_CONTAINS (output, "the task name (the last component of");
+    CHECK_CONTAINS (output, "is longer than 255 bytes");
+    free (output);
 }
 
 int
