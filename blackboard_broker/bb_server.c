@@ -462,6 +462,10 @@ s_allowed (bb_server_t *self, const s_route_t *route, zmq_msg_t *part, const voi
     char type [65], id [65], why [256];
     if (bb_security_allow (self->cfg.security, role, key, frame, len, type, id, why, sizeof why))
         return true;
+    //  the log line names the certificate, so the operator knows whose request it was
+    const char *name = zmq_msg_gets (part, "name");
+    size_t used = strlen (why);
+    snprintf (why + used, sizeof why - used, " (certificate \"%s\")", name ? name : "?");
     s_reply_error (self, route, id, type, UFO_E_DENIED, why);
     return false;
 }
