@@ -81,6 +81,30 @@ s_clean (const ufo_llm_t *self, char *text)
     return text;
 }
 
+//  A decision may hold the key even though the text did not (JSON escapes such as \u0041):
+//  masks it in the parsed value too.
+static void
+s_clean_value (const ufo_llm_t *self, ufo_value_t **value_p)
+{
+    if (!*value_p)
+        return;
+    size_t len = 0;
+    char *text = ufo_json_dump (*value_p, UFO_JSON_COMPACT, &len);
+    bool found = false;
+    for (int i = 0; i < self->nengines; i++)
+        if (strlen (self->engines [i].api_key) >= 4 && strstr (text, self->engines [i].api_key))
+            found = true;
+    if (found) {
+        s_clean (self, text);
+        ufo_value_t *clean = ufo_json_parse (text, strlen (text), NULL, NULL);
+        if (clean) {
+            ufo_value_destroy (value_p);
+            *value_p = clean;
+        }
+    }
+    free (text);
+}
+
 ufo_llm_t *
 ufo_llm_new (const ufo_llm_config_t *primary, const ufo_llm_config_t *backup, ufo_error_t *err)
 {
@@ -311,7 +335,11 @@ s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double la
     ufo_error_t perr;
     ufo_error_clear (&perr);
     ufo_value_destroy (&r->decision);
-    r->decision = ufo_llm_extract_json (content, strlen (content), (ufo_schema_t) req->schema, &perr);
+    //  Parse the redacted text: the reason a reply is unusable quotes it, and that reason goes
+    //  to the log, into the re-ask prompt (and so the cassette) and into the error.
+    r->decision = ufo_llm_extract_json (r->content, strlen (r->content), (ufo_schema_t) req->schema, &perr);
+    s_clean (self, perr.message);
+    s_clean_value (self, &r->decision);
     if (r->decision) {
         s_finish (req, UFO_OK, NULL);
         return;

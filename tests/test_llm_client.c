@@ -60,6 +60,10 @@ static const char *s_script =
 "  \"content\": \"" APP_JSON ("DONE", "", "{}") "\"},\n"
 " {\"match\": {\"contains\": \"[case:cutoff]\"}, \"times\": 0, \"finish_reason\": \"length\",\n"
 "  \"content\": \"{\\\"Observation\\\": \\\"a very long observation that goes on and\"},\n"
+" {\"match\": {\"contains\": \"[case:escaped]\"}, \"times\": 0,\n"
+"  \"content\": \"" APP_JSON ("FINISH", "summary", "{\\\"text\\\": \\\"key \\\\u0073k-PLANTED-7f3a9c1e5b2d4f60aa\\\"}") "\"},\n"
+" {\"match\": {\"contains\": \"[case:echo]\"}, \"times\": 0,\n"
+"  \"content\": \"" APP_JSON (KEY, "", "{}") "\"},\n"
 " {\"match\": {\"contains\": \"[case:hopeless]\"}, \"times\": 0, \"content\": \"I would rather chat.\"},\n"
 " {\"match\": {\"path\": \"/openai/deployments/dep-1/\"}, \"times\": 0, \"content\": \"azure ok\"},\n"
 " {\"match\": {\"agent\": \"AppAgent\", \"contains\": \"[case:tool]\"}, \"times\": 0,\n"
@@ -767,9 +771,40 @@ UFO_TEST (test_ask_tool)
 //  Runs last: everything we wrote (our log, the cassette, responses) is free of the keys.
 UFO_TEST (test_keys_never_leak)
 {
+    //  A model that echoes the key in an invalid reply (as the Status): the reason it is
+    //  unusable goes to our log, into the re-ask prompt and the cassette, all masked.
+    char echo_cassette [300];
+    snprintf (echo_cassette, sizeof echo_cassette, "%s/echo-cassette.jsonl", s_dir);
+    ufo_error_t err;
+    ufo_llm_t *echo = s_client ();
+    ufo_cassette_t *c = ufo_cassette_open (echo_cassette, UFO_CASSETTE_RECORD, &err);
+    REQUIRE (c);
+    ufo_llm_set_cassette (echo, &c);
+    ufo_llm_response_t *r = s_ask (echo, "[case:echo]", UFO_SCHEMA_APP);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_E_RANGE);
+    CHECK_INT (r->asks, 3);
+    CHECK_CONTAINS (r->error, "\"Status\": \"***\" is not allowed");
+    char *msgs = ufo_json_dump (r->messages, UFO_JSON_COMPACT, NULL);
+    CHECK (!strstr (msgs, KEY));
+    CHECK_CONTAINS (msgs, "Your previous reply could not be used: \\\"Status\\\": \\\"***\\\"");
+    free (msgs);
+    ufo_llm_response_destroy (&r);
+    //  The key spelled with a JSON escape in a valid reply: masked in the decision too.
+    r = s_ask (echo, "[case:escaped]", UFO_SCHEMA_APP);
+    REQUIRE (r);
+    CHECK_INT (r->code, UFO_OK);
+    CHECK_STR (ufo_value_str (ufo_value_path (r->decision, "Args.text")), "key ***");
+    ufo_llm_response_destroy (&r);
+    ufo_llm_destroy (&echo);
+    CHECK (s_logged ("\"Status\": \"***\" is not allowed", NULL, 0) >= 2);
     fflush (s_client_log_f);
+    char *client_log = s_read_file (s_client_log);
+    CHECK_CONTAINS (client_log, "unusable reply (\"Status\": \"***\" is not allowed");
+    free (client_log);
+
     const char *files [] = { s_client_log, "cassette.jsonl", "requests.jsonl", "ask.out", "ask.err",
-                             "ask-cassette.jsonl" };
+                             "ask-cassette.jsonl", "echo-cassette.jsonl" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (files); i++) {
         char path [400];
         if (files [i][0] == '/')
@@ -784,7 +819,7 @@ UFO_TEST (test_keys_never_leak)
     }
     //  The API echoes the key in its error message: we pass the message on, masked.
     ufo_llm_t *llm = s_client ();
-    ufo_llm_response_t *r = s_ask (llm, "[case:401]", UFO_SCHEMA_NONE);
+    r = s_ask (llm, "[case:401]", UFO_SCHEMA_NONE);
     REQUIRE (r);
     CHECK (r->error && !strstr (r->error, KEY));
     CHECK_CONTAINS (r->error, "Incorrect API key provided: ***");
