@@ -438,11 +438,35 @@ s_screenshots (const char *dir, const ufo_value_t *records, int64_t only_round, 
     return shots;
 }
 
+//  Bytes the trajectory takes in the prompt: each item as the template renders it ({{this}}:
+//  Python-style JSON for a map, the text for a string) and its line break.
+static int64_t
+s_trajectory_bytes (const ufo_value_t *trajectory)
+{
+    int64_t bytes = 0;
+    for (size_t i = 0; i < ufo_value_size (trajectory); i++) {
+        const ufo_value_t *item = ufo_value_list_at (trajectory, i);
+        if (ufo_value_type (item) == UFO_TSTRING)
+            bytes += (int64_t) ufo_value_strlen (item);
+        else {
+            ufo_buf_t b = { 0 };
+            ufo_json_append (&b, item, UFO_JSON_PY);
+            bytes += (int64_t) b.len;
+            ufo_buf_free (&b);
+        }
+        bytes++;
+    }
+    return bytes;
+}
+
 //  Chooses the screenshots to send (all, or first and last), loads them as data URLs and
-//  records the choice in the result. Returns the prompt's image list.
+//  records the choice in the result. Returns the prompt's image list. The budget
+//  (eval.max_image_bytes) covers the screenshots and the trajectory text (text_bytes)
+//  together; when even the first and the last are over it they are still sent, and the
+//  note says so.
 static ufo_value_t *
 s_select_images (ufo_eval_t *self, s_job_t *job, const char *dir, const ufo_value_t *shots,
-                 bool want_all, char *note, size_t note_size)
+                 int64_t text_bytes, bool want_all, char *note, size_t note_size)
 {
     ufo_value_t *images = ufo_value_new_list ();
     size_t n = ufo_value_size (shots);
@@ -454,18 +478,29 @@ s_select_images (ufo_eval_t *self, s_job_t *job, const char *dir, const ufo_valu
     int64_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += ufo_value_map_int (ufo_value_list_at (shots, i), "bytes", 0);
+    int64_t budget = self->max_image_bytes;
     bool all = want_all;
-    if (want_all && self->max_image_bytes > 0 && total > self->max_image_bytes && n > 2) {
+    if (want_all && budget > 0 && total + text_bytes > budget && n > 2) {
         all = false;
-        snprintf (note, note_size, "the %zu screenshots (%" PRId64 " bytes) exceed the image budget "
-                  "of %" PRId64 " bytes (eval.max_image_bytes), so only the first and the last are "
-                  "shown", n, total, self->max_image_bytes);
-        ufo_warn ("evaluation: %s", note);
+        snprintf (note, note_size, "the %zu screenshots (%" PRId64 " bytes) with the trajectory text (%" PRId64
+                  " bytes) exceed the image budget of %" PRId64 " bytes (eval.max_image_bytes), so only the "
+                  "first and the last are shown", n, total, text_bytes, budget);
         ufo_value_map_set_str (job->result, "screenshot_note", note);
     }
     else
     if (!want_all && n > 2)
         snprintf (note, note_size, "only the first and the last of %zu screenshots are shown", n);
+    int64_t kept = all ? total : ufo_value_map_int (ufo_value_list_at (shots, 0), "bytes", 0)
+                                 + (n > 1 ? ufo_value_map_int (ufo_value_list_at (shots, n - 1), "bytes", 0) : 0);
+    if (budget > 0 && (!all || n <= 2) && kept + text_bytes > budget) {
+        size_t len = strlen (note);
+        snprintf (note + len, note_size - len, "%seven the first and the last screenshots (%" PRId64 " bytes) "
+                  "with the trajectory text (%" PRId64 " bytes) are over the budget of %" PRId64 " bytes "
+                  "(eval.max_image_bytes); they are sent anyway", len ? "; " : "", kept, text_bytes, budget);
+        ufo_value_map_set_str (job->result, "screenshot_note", note);
+    }
+    if (*ufo_value_map_str (job->result, "screenshot_note", ""))
+        ufo_warn ("evaluation: %s", note);
     ufo_value_map_set_str (job->result, "screenshots", all ? "all" : "first_last");
     for (size_t i = 0; i < n; i++) {
         if (!all && i != 0 && i != n - 1)
@@ -622,7 +657,8 @@ s_build (ufo_eval_t *self, s_job_t *job, const ufo_eval_request_t *req)
         ufo_eval_board_shots (shots, board, round_level ? req->round : -1);
     bool want_all = req->all_screenshots < 0 ? self->all_screenshots : req->all_screenshots > 0;
     char note [512];
-    ufo_value_t *images = s_select_images (self, job, dir, shots, want_all, note, sizeof note);
+    ufo_value_t *images = s_select_images (self, job, dir, shots, s_trajectory_bytes (trajectory), want_all,
+                                           note, sizeof note);
     ufo_value_destroy (&shots);
 
     ufo_value_t *vars = ufo_value_new_map ();

@@ -5,8 +5,8 @@
     request(s), the trajectory (response.log records of the round, or of every round), the
     catalogue descriptions of the actions used, the subtasks with their last status, and the
     screenshots (all of them with EVA_ALL_SCREENSHOTS, else the first and the last; when the
-    images would exceed eval.max_image_bytes it falls back to the first and the last by
-    itself and says so). It asks the EVALUATION_AGENT model (schema UFO_SCHEMA_EVAL: JSON
+    images and the trajectory text would exceed eval.max_image_bytes it falls back to the
+    first and the last by itself and says so, and says so too when even those are over). It asks the EVALUATION_AGENT model (schema UFO_SCHEMA_EVAL: JSON
     re-asks and the backup engine come from the LLM client), appends the result to
     evaluation.log and hands it to the caller. Any failure (unreadable logs, an unusable
     answer, an unreachable model) ends in a result with "error" set and "complete": "unsure",

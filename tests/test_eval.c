@@ -387,6 +387,35 @@ UFO_TEST (test_budget_fallback)
     CHECK_CONTAINS (ufo_value_map_str (line, "screenshot_note", ""), "eval.max_image_bytes");
     ufo_value_destroy (&line);
     ufo_value_destroy (&r);
+    //  The trajectory text counts too: a budget the screenshots alone just fit in.
+    ufo_eval_set_max_image_bytes (env.eval, info.shot_bytes);
+    r = s_eval_session (&env, "budget", "session", 0, 1);
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "screenshots", ""), "first_last");
+    CHECK_INT (ufo_value_map_int (r, "images", 0), 2);
+    CHECK_CONTAINS (ufo_value_map_str (r, "screenshot_note", ""), "with the trajectory text (");
+    CHECK (!strstr (ufo_value_map_str (r, "screenshot_note", ""), "even the first"));
+    ufo_value_destroy (&r);
+    //  A budget below the first and the last alone: they are sent, and the note says so.
+    ufo_eval_set_max_image_bytes (env.eval, 1000);
+    r = s_eval_session (&env, "budget", "session", 0, 1);
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "error", "?"), "");
+    CHECK_INT (ufo_value_map_int (r, "images", 0), 2);
+    CHECK_CONTAINS (ufo_value_map_str (r, "screenshot_note", ""), "so only the first and the last are shown; "
+                    "even the first and the last screenshots (");
+    CHECK_CONTAINS (ufo_value_map_str (r, "screenshot_note", ""), "are over the budget of 1000 bytes");
+    char *prompt = NULL;
+    CHECK (s_logged ("[case:complete] budget", NULL, &prompt) >= 3);
+    CHECK_CONTAINS (prompt, "they are sent anyway");        //  the model is told too
+    free (prompt);
+    ufo_value_destroy (&r);
+    //  The same with the first and the last asked for: only the "over" sentence.
+    r = s_eval_session (&env, "budget", "session", 0, 0);
+    REQUIRE (r);
+    CHECK_INT (ufo_value_map_int (r, "images", 0), 2);
+    CHECK_CONTAINS (ufo_value_map_str (r, "screenshot_note", ""), "even the first and the last screenshots");
+    ufo_value_destroy (&r);
     //  The same budget via the setter; 0 = no limit sends all of them.
     ufo_eval_set_max_image_bytes (env.eval, 0);
     r = s_eval_session (&env, "budget", "session", 0, 1);
