@@ -412,6 +412,15 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         any_error |= state == HOST_ERROR;
         s_round_end (&self, state);
     }
+    size_t next_round = (size_t) (self.round + 1);
+    if (!any_error && first < nreq && next_round < nreq && self.step >= cfg->max_step) {
+        //  rounds left that never ran: the session did not do what was asked
+        size_t len = strlen (self.error);
+        snprintf (self.error + len, sizeof self.error - len, "%sMAX_STEP reached before round %zu",
+                  len ? "; " : "", next_round);
+        ufo_info ("host: session %s: %s", cfg->session, self.error);
+        any_fail = true;
+    }
     const char *status = any_error ? "ERROR" : any_fail ? "FAIL" : "FINISH";
     if (cfg->eva_session && !any_error && !ops->cancelled (ops->arg))
         self.evaluation = s_evaluate (&self, "session");

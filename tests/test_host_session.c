@@ -547,6 +547,17 @@ UFO_TEST (test_max_step_and_round)
     ufo_value_destroy (&result);
     s_fake_free (&f);
 
+    //  round 0 finishes on the last step MAX_STEP allows: round 1 never runs, so the session FAILs
+    const char *done [] = { FINISH, FINISH };
+    s_fake_init (&f, done, 2);
+    result = s_run (&f, "maxstep3", "[\"a\", \"b\"]", NULL, 1, 2, false);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FAIL");
+    CHECK_STR (ufo_value_map_str (result, "error", ""), "MAX_STEP reached before round 1");
+    CHECK_INT (ufo_value_map_int (result, "rounds", -1), 1);
+    CHECK_INT (f.asked, 1);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+
     const char *finish [] = { FINISH, FINISH, FINISH };
     s_fake_init (&f, finish, 3);
     result = s_run (&f, "maxround", "[\"a\", \"b\", \"c\"]", NULL, 50, 2, false);
