@@ -23,7 +23,8 @@ typedef struct _ufo_desktop_t ufo_desktop_t;
 typedef struct _ufo_desktop_op_t ufo_desktop_op_t;
 typedef struct _ufo_image_t ufo_image_t;
 
-//  Opens the desktop: the X display and the AT-SPI bus of the session. options (may be NULL):
+//  Opens the desktop: the X display and the AT-SPI bus of the session. Use it from the
+//  calling thread only (its GLib context stays acquired by that thread). options (may be NULL):
 //    "display"            string, X display name (default: $DISPLAY)
 //    "launchers"          map name -> list of argv strings (the config key desktop.launchers)
 //    "action_timeout_ms"  int, how long an action waits for its effect (default 3000)
