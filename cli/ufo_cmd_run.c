@@ -24,7 +24,7 @@ s_help (void)
 {
     ufo_cli_usage (stdout, "run");
     printf ("\nOptions:\n"
-            "  --request TEXT   the request of the next round (repeatable; MAX_ROUND bounds them)\n"
+            "  --request TEXT   the request of the next round (repeatable; more than MAX_ROUND is refused)\n"
             "  --device ID      run on this device (default: any free one)\n"
             "  --task NAME      log directory name under the log root (default: a timestamped name)\n"
             "  --plan FILE      follower mode: follow these subtasks (JSON list, {\"plan\": [...]}, or lines)\n"
@@ -211,6 +211,17 @@ ufo_cmd_run (int argc, char **argv)
         ufo_value_destroy (&plan);
         goto done;
     }
+    int64_t max_round = ufo_config_int (config, "MAX_ROUND", 1);
+    if (max_round > 0 && (int64_t) ufo_value_size (requests) > max_round) {
+        //  the HostAgent would refuse the session: say so before anything is submitted
+        fprintf (stderr, "ufo run: %zu requests but MAX_ROUND is %" PRId64 "; give at most %" PRId64
+                 " (one per round) or raise MAX_ROUND in the configuration\n", ufo_value_size (requests),
+                 max_round, max_round);
+        ufo_config_destroy (&config);
+        ufo_value_destroy (&plan);
+        code = UFO_CLI_USAGE;
+        goto done;
+    }
     char endpoint [512], log_root [PATH_MAX];
     if (ufo_cli_broker (broker, config, endpoint, sizeof endpoint, log_root, sizeof log_root, &err) != 0) {
         fprintf (stderr, "ufo run: broker: %s\n", err.message);
@@ -224,10 +235,6 @@ ufo_cmd_run (int argc, char **argv)
         ufo_value_destroy (&plan);
         goto done;
     }
-    int64_t max_round = ufo_config_int (config, "MAX_ROUND", 1);
-    if ((int64_t) ufo_value_size (requests) > max_round && !json)
-        fprintf (stderr, "ufo run: note: %zu requests but MAX_ROUND is %" PRId64 " here; the HostAgent runs at "
-                 "most its own MAX_ROUND rounds\n", ufo_value_size (requests), max_round);
     ufo_config_destroy (&config);
     char session [128], task_name [160];
     ufo_cli_new_id (session, sizeof session, "s");

@@ -363,14 +363,17 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         ufo_tasklog_add_secret (self.log, cfg->secrets [i]);
     host_logs_request (&self);
 
-    size_t first = cfg->resume ? s_resume_point (&self) : 0;
     size_t nreq = ufo_value_size (cfg->requests);
-    if (cfg->max_round > 0 && nreq > (size_t) cfg->max_round) {
-        ufo_warn ("host: session %s has %zu requests, MAX_ROUND is %" PRId64 "; the rest are not run",
-                  cfg->session, nreq, cfg->max_round);
-        nreq = (size_t) cfg->max_round;
-    }
     bool any_fail = false, any_error = false;
+    if (cfg->max_round > 0 && nreq > (size_t) cfg->max_round) {
+        //  refused as a whole: running only some of the requests would look like success
+        snprintf (self.error, sizeof self.error, "%zu requests but MAX_ROUND is %" PRId64 "; the session was "
+                  "not run (send at most MAX_ROUND requests)", nreq, cfg->max_round);
+        ufo_warn ("host: session %s: %s", cfg->session, self.error);
+        any_fail = true;
+        nreq = 0;
+    }
+    size_t first = cfg->resume && nreq ? s_resume_point (&self) : 0;
     int64_t rounds = (int64_t) (first < nreq ? first : nreq);
     if (rounds > 0)
         self.round = rounds - 1;
@@ -422,7 +425,7 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         any_fail = true;
     }
     const char *status = any_error ? "ERROR" : any_fail ? "FAIL" : "FINISH";
-    if (cfg->eva_session && !any_error && !ops->cancelled (ops->arg))
+    if (cfg->eva_session && !any_error && nreq > 0 && !ops->cancelled (ops->arg))
         self.evaluation = s_evaluate (&self, "session");
     ufo_value_t *board = ops->board_get (ops->arg, &err);
     host_logs_session_end (&self, status, board);

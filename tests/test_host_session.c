@@ -561,8 +561,12 @@ UFO_TEST (test_max_step_and_round)
     const char *finish [] = { FINISH, FINISH, FINISH };
     s_fake_init (&f, finish, 3);
     result = s_run (&f, "maxround", "[\"a\", \"b\", \"c\"]", NULL, 50, 2, false);
-    CHECK_INT (ufo_value_map_int (result, "rounds", -1), 2);
-    CHECK_INT (f.asked, 2);
+    //  more requests than MAX_ROUND: refused as a whole, nothing runs
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FAIL");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "MAX_ROUND is 2");
+    CHECK_INT (ufo_value_map_int (result, "rounds", -1), 0);
+    CHECK_INT (f.asked, 0);
+    CHECK_INT (ufo_value_size (f.tasks), 0);
     ufo_value_destroy (&result);
     s_fake_free (&f);
 }

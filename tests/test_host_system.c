@@ -424,19 +424,36 @@ UFO_TEST (test_max_step_and_round)
     const char *three [] = { "one", "--request", "two", "--request", "three", "--device", "t0", "--task", "maxround",
                              "--yes", NULL };
     rc = hfx_run (three, NULL, NULL);
-    CHECK_INT (rc, 0);
-    CHECK_INT (ufo_value_map_int (hfx_.result, "rounds", 0), 2);
-    ufo_value_t *board = hfx_board ();
-    const ufo_value_t *requests = ufo_value_map_get (board, "requests");
-    size_t rounds = 0;
-    for (size_t i = 0; i < ufo_value_size (requests); i++)
-        for (int r = 0; r < 5; r++) {
-            char key [32];
-            snprintf (key, sizeof key, "request_%d", r);
-            rounds += ufo_value_map_has (ufo_value_list_at (requests, i), key);
-        }
-    CHECK_INT (rounds, 2);                      //  request_0 and request_1, not request_2
-    ufo_value_destroy (&board);
+    CHECK_INT (rc, 2);                          //  `ufo run` refuses: a usage error, nothing submitted
+    CHECK (hfx_.result == NULL);
+    //  a session body with more requests than MAX_ROUND (another client): FAIL, nothing run
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test-client", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", "host");
+    ufo_value_map_set_str (spec, "device", "t0");
+    ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_json_parse_str (
+        "{\"session\": \"s-maxround\", \"task\": \"maxround\", \"requests\": [\"one\", \"two\", \"three\"]}", NULL) });
+    char id [33];
+    REQUIRE (ufo_tasks_submit (tasks, &spec, id, NULL) == 0);
+    ufo_value_t *result = NULL;
+    int64_t end = dfx_now_ms () + 60000;
+    while (!result && dfx_now_ms () < end) {
+        ufo_value_t *e = ufo_tasks_next (tasks, 100);
+        if (e && !strcmp (ufo_value_map_str (e, "kind", ""), "result") && !strcmp (ufo_value_map_str (e, "task", ""), id))
+            result = e;
+        else
+            ufo_value_destroy (&e);
+    }
+    REQUIRE (result);
+    CHECK_STR (ufo_value_str (ufo_value_path (result, "body.status")), "FAIL");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_path (result, "body.error")), "MAX_ROUND is 2");
+    CHECK_INT (ufo_value_int (ufo_value_path (result, "body.rounds")), 0);
+    ufo_value_destroy (&result);
+    ufo_tasks_destroy (&tasks);
+    ufo_value_t *host2 = hfx_llm_lines ("HostAgent");
+    CHECK_INT (ufo_value_size (host2), 0);      //  no round ran
+    ufo_value_destroy (&host2);
     hfx_stop_all ();
 }
 
