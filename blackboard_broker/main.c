@@ -29,7 +29,13 @@ s_usage (FILE *out)
         "  --stats-ms MS      period of the stats event on the bus, 0 = never\n"
         "  --bus-hwm N        send high-water mark of the bus socket (default 100000)\n"
         "  --log-level LEVEL  trace, debug, info, warn, error\n"
-        "SIGTERM or SIGINT: flush the log, answer what waited for it, exit 0.\n");
+        "SIGTERM or SIGINT: flush the log, answer what waited for it, exit 0.\n"
+        "\n"
+        "CURVE (security.curve, UFO_SECURITY__CURVE=true): both sockets are CURVE servers with the\n"
+        "key pair security.cert (default CERT_DIR/broker.cert_secret, mode 0600); clients are\n"
+        "admitted if their public certificate is in security.allowed_dir (default\n"
+        "CERT_DIR/allowed), re-read on SIGHUP; the certificate's role (agent, client, monitor)\n"
+        "decides what a client may ask (docs/DEPLOYMENT.md).\n");
 }
 
 static int

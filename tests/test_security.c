@@ -238,6 +238,8 @@ UFO_TEST (test_client_and_agent)
     CHECK_INT (s_call (c2, "task.submit",
                        "{\"client\":\"c2\",\"task\":\"sess-1\",\"service\":\"host\",\"body\":{}}", 5000), UFO_E_DENIED);
     //  its owner can
+    int rc = s_call (c1, "task.input", "{\"client\":\"c1\",\"task\":\"sess-1\",\"body\":{\"qid\":\"q\"}}", 5000);
+    CHECK (rc != UFO_E_DENIED && rc != UFO_E_TIMEOUT);    //  past the role check (dispatch decides)
     CHECK_INT (s_call (c1, "task.fetch", "{\"task\":\"sess-1\"}", 5000), 0);
     CHECK_INT (s_call (c1, "task.cancel", "{\"client\":\"c1\",\"task\":\"sess-1\"}", 5000), 0);
     CHECK (s_log_contains ("was not submitted with this certificate", 3000));
