@@ -252,6 +252,7 @@ s_round_end (host_t *self, host_state_t state)
     snprintf (key, sizeof key, "request_%" PRId64, self->round);
     ufo_value_t *item = ufo_value_new_map ();
     ufo_value_map_set_str (item, key, self->request);
+    ufo_value_map_set_str (item, "status", host_state_name (state));    //  restored on resume
     ufo_error_t err = { 0 };
     if (self->ops->board_add (self->ops->arg, "requests", &item, &err) != 0)
         ufo_warn ("host: %s not on the blackboard: %s", key, err.message);
@@ -307,9 +308,10 @@ s_result (host_t *self, const char *status, int64_t rounds)
 }
 
 //  A re-delivered session: the first round whose request_<r> is not on the board yet, with
-//  the steps and cost already logged counted again (the earlier attempt's response.log).
+//  the steps and cost already logged counted again (the earlier attempt's response.log) and
+//  the outcome of the rounds already ended (their "status" on the board) into *fail_p / *error_p.
 static size_t
-s_resume_point (host_t *self)
+s_resume_point (host_t *self, bool *fail_p, bool *error_p)
 {
     ufo_error_t err = { 0 };
     ufo_value_t *board = self->ops->board_get (self->ops->arg, &err);
@@ -319,8 +321,18 @@ s_resume_point (host_t *self)
         char key [48];
         snprintf (key, sizeof key, "request_%zu", first);
         found = false;
-        for (size_t i = 0; i < ufo_value_size (requests) && !found; i++)
-            found = ufo_value_map_has (ufo_value_list_at (requests, i), key);
+        for (size_t i = 0; i < ufo_value_size (requests) && !found; i++) {
+            const ufo_value_t *item = ufo_value_list_at (requests, i);
+            found = ufo_value_map_has (item, key);
+            const char *status = found ? ufo_value_map_str (item, "status", "") : "";
+            if (strcmp (status, "FAIL") == 0)
+                *fail_p = true;
+            else if (strcmp (status, "ERROR") == 0 && !*error_p) {
+                *error_p = true;
+                snprintf (self->error, sizeof self->error, "round %zu ended in ERROR before the session was "
+                          "delivered again", first);
+            }
+        }
         if (found)
             first++;
     }
@@ -373,7 +385,7 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         any_fail = true;
         nreq = 0;
     }
-    size_t first = cfg->resume && nreq ? s_resume_point (&self) : 0;
+    size_t first = cfg->resume && nreq ? s_resume_point (&self, &any_fail, &any_error) : 0;
     int64_t rounds = (int64_t) (first < nreq ? first : nreq);
     if (rounds > 0)
         self.round = rounds - 1;

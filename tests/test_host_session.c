@@ -451,7 +451,20 @@ UFO_TEST (test_resume_redelivered)
     ufo_value_t *board = ufo_board_to_map (f.board);
     CHECK_INT (ufo_value_size (ufo_value_map_get (board, "requests")), 2);
     CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.1.request_1")), "b");
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.1.status")), "FINISH");
     ufo_value_destroy (&board);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+
+    //  round 0 had FAILed before the HostAgent died: the resumed session still ends in FAIL
+    s_fake_init (&f, finish, 1);
+    r0 = ufo_json_parse_str ("{\"request_0\": \"a\", \"status\": \"FAIL\"}", NULL);
+    ufo_board_add_data_take (f.board, UFO_MEM_REQUESTS, &r0, NULL);
+    s_resume = true;
+    result = s_run (&f, "resume-fail", "[\"a\", \"b\"]", NULL, 50, 5, false);
+    s_resume = false;
+    CHECK_INT (f.asked, 1);                         //  only round 1 ran, and FINISHed
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FAIL");
     ufo_value_destroy (&result);
     s_fake_free (&f);
 }
