@@ -458,7 +458,8 @@ host_step_run (host_t *self)
     //  progress: the step and the cost
     ufo_value_t *event = ufo_value_new_map ();
     ufo_value_map_set_str (event, "kind", "step");
-    ufo_value_map_set_copy (event, "record", record);
+    //  redacted like the log line: the record may echo a key (model text, a Bash command)
+    ufo_value_map_set (event, "record", &(ufo_value_t *) { ufo_tasklog_redact (self->log, record) });
     ops->progress (ops->arg, &event);
     event = ufo_value_new_map ();
     ufo_value_map_set_str (event, "kind", "cost");

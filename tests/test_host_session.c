@@ -505,6 +505,32 @@ UFO_TEST (test_pending_answered)
     s_fake_free (&f);
 }
 
+//  A model reply that echoes a registered key: the live step event is redacted like the log.
+UFO_TEST (test_step_event_redacted)
+{
+    const char *replies [] = { "{\"Observation\": \"the key is sk-secret-key-123\", \"Thought\": \"t\", "
+        "\"CurrentSubtask\": \"\", \"Message\": [], \"ControlLabel\": \"\", \"ControlText\": \"\", \"Status\": "
+        "\"FINISH\", \"Plan\": [], \"Bash\": \"\", \"Questions\": [], \"Comment\": \"sk-secret-key-123\"}" };
+    fake_t f;
+    s_fake_init (&f, replies, 1);
+    ufo_value_t *result = s_run (&f, "redact", "[\"x\"]", NULL, 50, 1, false);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    size_t steps = 0;
+    for (size_t i = 0; i < ufo_value_size (f.events); i++) {
+        const ufo_value_t *e = ufo_value_list_at (f.events, i);
+        if (strcmp (ufo_value_map_str (e, "kind", ""), "step") != 0)
+            continue;
+        steps++;
+        char *text = ufo_json_dump (e, UFO_JSON_COMPACT, NULL);
+        CHECK (strstr (text, "sk-secret-key-123") == NULL);
+        CHECK_CONTAINS (text, "the key is");
+        free (text);
+    }
+    CHECK_INT (steps, 1);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
 UFO_TEST (test_garbage_error)
 {
     fake_t f;
@@ -648,6 +674,7 @@ main (void)
     UFO_RUN (test_round_evaluations);
     UFO_RUN (test_resume_redelivered);
     UFO_RUN (test_pending_answered);
+    UFO_RUN (test_step_event_redacted);
     UFO_RUN (test_garbage_error);
     UFO_RUN (test_max_step_and_round);
     UFO_RUN (test_follower);
