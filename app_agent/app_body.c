@@ -93,6 +93,9 @@ app_body_parse (const ufo_value_t *b, app_body_t *out, ufo_error_t *err)
         return ufo_error_set (err, UFO_E_INVALID, "subtask body: 'session' is empty");
     if (!s_task_name_ok (out->task))
         return ufo_error_set (err, UFO_E_INVALID, "subtask body: 'task' must be one path component");
+    if (*out->log_root && !ufo_tasklog_root_safe (out->log_root))
+        return ufo_error_set (err, UFO_E_INVALID, "subtask body: 'log_root' must be a directory path of at most "
+                              "1024 bytes without \"..\" components");
     const ufo_value_t *window = ufo_value_map_get (b, "window");
     if (window && ufo_value_type (window) != UFO_TNULL && ufo_value_type (window) != UFO_TMAP)
         return ufo_error_set (err, UFO_E_TYPE, "subtask body: 'window' must be a map");

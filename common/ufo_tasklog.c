@@ -293,3 +293,14 @@ ufo_tasklog_read_lines (ufo_tasklog_t *self, const char *name)
     fclose (file);
     return list;
 }
+
+bool
+ufo_tasklog_root_safe (const char *root)
+{
+    if (!root || !*root || strlen (root) > 1024)
+        return false;
+    for (const char *p = root; (p = strstr (p, "..")); p += 2)
+        if ((p == root || p [-1] == '/') && (p [2] == 0 || p [2] == '/'))
+            return false;
+    return true;
+}

@@ -48,6 +48,10 @@ int ufo_tasklog_write_file (ufo_tasklog_t *self, const char *name, const void *b
 //  with a warning naming file and line). A missing file gives an empty list. Caller owns.
 ufo_value_t *ufo_tasklog_read_lines (ufo_tasklog_t *self, const char *name);
 
+//  True when root may be used as a log root taken from a task body: a non-empty path of at
+//  most 1024 bytes without a ".." component (so logs/<task>/ cannot climb out of it).
+bool ufo_tasklog_root_safe (const char *root);
+
 //  Returns a deep copy of value with secrets and credential-named keys redacted.
 ufo_value_t *ufo_tasklog_redact (const ufo_tasklog_t *self, const ufo_value_t *value);
 

@@ -420,18 +420,6 @@ s_safe_name (const char *s)
     return true;
 }
 
-//  A log root from a task body: a non-empty path of at most 1024 bytes, no ".." component.
-static bool
-s_safe_root (const char *root)
-{
-    if (!root || !*root || strlen (root) > 1024)
-        return false;
-    for (const char *p = root; (p = strstr (p, "..")); p += 2)
-        if ((p == root || p [-1] == '/') && (p [2] == 0 || p [2] == '/'))
-            return false;
-    return true;
-}
-
 static bool
 s_text_list (const ufo_value_t *list, size_t max)
 {
@@ -478,7 +466,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         error = "\"requests\" must be a non-empty list of texts";
     else if (plan && ufo_value_type (plan) != UFO_TNULL && !s_text_list (plan, S_MAX_REQUESTS))
         error = "\"plan\" must be a list of texts";
-    else if (ufo_value_map_has (body, "log_root") && !s_safe_root (ufo_value_map_str (body, "log_root", NULL)))
+    else if (ufo_value_map_has (body, "log_root") && !ufo_tasklog_root_safe (ufo_value_map_str (body, "log_root", NULL)))
         error = "\"log_root\" must be a directory path without \"..\" components";
     if (error) {
         ufo_warn ("host: refusing session task %s: %s", self->task_id, error);

@@ -136,6 +136,22 @@ UFO_TEST (test_concurrent_appends)
     ufo_tasklog_destroy (&log);
 }
 
+UFO_TEST (test_root_safe)
+{
+    CHECK (ufo_tasklog_root_safe ("logs"));
+    CHECK (ufo_tasklog_root_safe ("/var/log/ufo"));
+    CHECK (ufo_tasklog_root_safe ("logs/..x/a..b"));
+    CHECK (!ufo_tasklog_root_safe (NULL));
+    CHECK (!ufo_tasklog_root_safe (""));
+    CHECK (!ufo_tasklog_root_safe (".."));
+    CHECK (!ufo_tasklog_root_safe ("/tmp/../etc"));
+    CHECK (!ufo_tasklog_root_safe ("logs/.."));
+    char longer [1100];
+    memset (longer, 'a', sizeof longer - 1);
+    longer [sizeof longer - 1] = 0;
+    CHECK (!ufo_tasklog_root_safe (longer));
+}
+
 int
 main (void)
 {
@@ -143,6 +159,7 @@ main (void)
     UFO_RUN (test_open_and_names);
     UFO_RUN (test_lines_and_redaction);
     UFO_RUN (test_concurrent_appends);
+    UFO_RUN (test_root_safe);
     char cmd [300];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", s_root);
     if (system (cmd) != 0)
