@@ -256,6 +256,14 @@ ufo_cmd_batch (int argc, char **argv)
             }
             if (strcmp (pk, "step") == 0)
                 e->pending_step = ufo_value_dup (ufo_value_map_get (body, "record"));
+            else if (strcmp (pk, "confirm") == 0 && ufo_value_map_str (body, "answered", NULL)) {
+                //  decided by the AppAgent already: report it, send nothing
+                const char *answered = ufo_value_map_str (body, "answered", "");
+                printf ("%s %s wanted to run %s: %s by policy (%s)\n", prefix,
+                         ufo_value_map_str (body, "from", "the agent"), ufo_value_map_str (body, "function", "?"),
+                         strcmp (answered, "yes") == 0 ? "allowed" : "refused",
+                         ufo_value_map_str (body, "by", "the AppAgent"));
+            }
             else if (strcmp (pk, "question") == 0 || strcmp (pk, "confirm") == 0) {
                 //  nobody to ask: the placeholder answer, or the --yes policy
                 ufo_value_t *input = ufo_value_new_map ();

@@ -82,6 +82,14 @@ s_answer_confirm (ufo_tasks_t *tasks, const char *id, const ufo_value_t *c, bool
              args ? args : "", ufo_value_map_str (control, "label", ""), ufo_value_map_str (control, "type", ""),
              ufo_value_map_str (control, "name", ""), ufo_value_map_str (c, "reason", ""));
     free (args);
+    const char *answered = ufo_value_map_str (c, "answered", NULL);
+    if (answered) {
+        //  decided by the AppAgent already (policy, --yes, no user): report it, send nothing
+        bool allowed = strcmp (answered, "yes") == 0;
+        fprintf (stderr, "   %s by policy (%s)\n", allowed ? "allowed" : "refused",
+                 ufo_value_map_str (c, "by", "the AppAgent"));
+        return;
+    }
     bool ok = yes;
     if (yes)
         fprintf (stderr, "   allowed (--yes)\n");

@@ -182,6 +182,30 @@ UFO_TEST (test_confirm_refused)
     hfx_stop_all ();
 }
 
+//  --yes: the AppAgent decides the confirmation itself and reports it ("answered"); the
+//  client shows the decision and sends nothing back (no stray input reaches the agents).
+UFO_TEST (test_confirm_answered_by_policy)
+{
+    REQUIRE (hfx_start ("confirm.json", "", 1) == 0);
+    const char *args [] = { "Replace the note's text", "--device", "t0", "--task", "confirm-yes", "--yes", NULL };
+    hfx_run (args, NULL, NULL);
+    REQUIRE (hfx_.result);
+    char *out = afx_read (hfx_.out);
+    CHECK_CONTAINS (out, "\"answered\":\"yes\"");
+    free (out);
+    static const char *logs [] = { "app-0.log", "host.log" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (logs); i++) {
+        char path [600];
+        snprintf (path, sizeof path, "%s/%s", afx_.broker.dir, logs [i]);
+        char *log = afx_read (path);
+        REQUIRE (log);
+        CHECK (!strstr (log, "nothing waits for it"));
+        CHECK (!strstr (log, "is gone"));
+        free (log);
+    }
+    hfx_stop_all ();
+}
+
 UFO_TEST (test_garbage_ends_in_error)
 {
     REQUIRE (hfx_start ("garbage.json", "", 0) == 0);
@@ -544,6 +568,7 @@ main (void)
     S_CASE (test_pending_answered_through_client);
     S_CASE (test_app_question_relayed);
     S_CASE (test_confirm_refused);
+    S_CASE (test_confirm_answered_by_policy);
     S_CASE (test_garbage_ends_in_error);
     S_CASE (test_follower_plan);
     S_CASE (test_host_killed_session_resumes);
