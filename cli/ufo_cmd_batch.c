@@ -85,6 +85,8 @@ s_load (const char *dir, s_entry_t *e, const char *log_root, bool yes, int64_t d
     ufo_value_t *spec = ufo_cli_session_spec (e->session, e->task, log_root, requests,
                                               plan && ufo_value_size (plan) ? plan : NULL, NULL, false, yes,
                                               deadline_ms);
+    if (!(plan && ufo_value_size (plan)))   //  the original's name for a batch session
+        ufo_value_map_set_str (ufo_value_map_get (spec, "body"), "mode", "batch_normal");
     ufo_value_destroy (&doc);
     ufo_value_destroy (&requests);
     return spec;

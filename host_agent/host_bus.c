@@ -19,6 +19,7 @@
 struct _host_bus_t {
     const ufo_config_t *config;
     char *device;
+    char *llm_mode;             //  --llm-mode, NULL = the configuration's llm.mode
     char endpoint [512];
     ufo_worker_t *worker;
     ufo_tasks_t *tasks;
@@ -513,7 +514,8 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .write_report = true,
         .json_retry = (int) ufo_config_int (config, "JSON_PARSING_RETRY", 3),
         .launchers = launchers,
-        .llm_mode = ufo_config_str (config, "llm.mode", "live"),
+        .mode = ufo_value_map_str (body, "mode", "normal"),
+        .llm_mode = self->llm_mode ? self->llm_mode : ufo_config_str (config, "llm.mode", "live"),
         .llm_endpoint = ufo_value_str (ufo_config_agent (config, "HOST_AGENT", "API_BASE")),
         .prompts = self->prompts,
         .secrets = sp,
@@ -564,6 +566,7 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
     host_bus_t *self = (host_bus_t *) ufo_calloc (1, sizeof *self);
     self->config = config;
     self->device = ufo_strdup (options->device);
+    self->llm_mode = options->llm_mode ? ufo_strdup (options->llm_mode) : NULL;
     self->inputs = ufo_value_new_list ();
     self->relays = ufo_value_new_map ();
     self->events = ufo_value_new_list ();
@@ -617,6 +620,7 @@ host_bus_destroy (host_bus_t **self_p)
     ufo_value_destroy (&self->events);
     ufo_value_destroy (&self->queued);
     free (self->device);
+    free (self->llm_mode);
     free (self);
     *self_p = NULL;
 }

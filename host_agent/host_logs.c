@@ -1,8 +1,23 @@
 /*  host_logs.c - the files the HostAgent writes into logs/<task>/ (docs/LOGS.md):
-    request.json at session start; blackboard.json, session.json, output.md and report.html
+    request.json at session start and again at each round start; blackboard.json, session.json, output.md and report.html
     at session end. */
 #include "ufo_prelude.h"
 #include "host_int.h"
+
+//  An endpoint URL for the logs: without user:password@ and without the query string
+//  (where keys travel, e.g. ?api-key=...).
+static void
+s_clean_endpoint (const char *url, char *out, size_t size)
+{
+    snprintf (out, size, "%s", url ? url : "");
+    out [strcspn (out, "?#")] = 0;
+    char *host = strstr (out, "://");
+    host = host ? host + 3 : out;
+    char *at = strchr (host, '@');
+    char *slash = strchr (host, '/');
+    if (at && (!slash || at < slash))
+        memmove (host, at + 1, strlen (at + 1) + 1);
+}
 
 void
 host_logs_request (host_t *self)
@@ -17,12 +32,17 @@ host_logs_request (host_t *self)
         ufo_value_map_set_null (doc, "device");
     ufo_value_map_set_str (doc, "started", self->started);
     ufo_value_map_set_copy (doc, "requests", cfg->requests);
-    ufo_value_map_set_str (doc, "mode", cfg->plan && ufo_value_size (cfg->plan) ? "follower" : "normal");
+    ufo_value_map_set_int (doc, "round", self->round);
+    const char *mode = cfg->plan && ufo_value_size (cfg->plan) ? "follower"
+                     : cfg->mode && strcmp (cfg->mode, "batch_normal") == 0 ? "batch_normal" : "normal";
+    ufo_value_map_set_str (doc, "mode", mode);
     if (cfg->plan && ufo_value_size (cfg->plan))
         ufo_value_map_set_copy (doc, "plan", cfg->plan);
     ufo_value_t *llm = ufo_value_map_set (doc, "llm", &(ufo_value_t *) { ufo_value_new_map () });
     ufo_value_map_set_str (llm, "mode", cfg->llm_mode ? cfg->llm_mode : "live");
-    ufo_value_map_set_str (llm, "endpoint", cfg->llm_endpoint ? cfg->llm_endpoint : "");
+    char endpoint [1024];
+    s_clean_endpoint (cfg->llm_endpoint, endpoint, sizeof endpoint);
+    ufo_value_map_set_str (llm, "endpoint", endpoint);
     ufo_error_t err = { 0 };
     if (ufo_tasklog_write_json (self->log, "request.json", doc, &err) != 0)
         ufo_warn ("host: request.json: %s", err.message);

@@ -394,6 +394,8 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         self.request = ufo_value_str (ufo_value_list_at (cfg->requests, r));
         if (!self.request)
             self.request = "";
+        if (r > 0)
+            host_logs_request (&self);      //  rewritten at each round start (its "round")
         ufo_cost_next_round (&self.cost);
         self.round_step = self.agent_step = 0;
         self.subtask_index = -1;

@@ -76,8 +76,10 @@ typedef struct {
     bool write_report;              //  write report.html at session end
     int json_retry;                 //  JSON_PARSING_RETRY
     const ufo_value_t *launchers;   //  list of allow-listed launcher names (may be NULL)
-    const char *llm_mode;           //  for request.json: live | record | replay | scripted
-    const char *llm_endpoint;       //  for request.json, without credentials
+    const char *mode;               //  the body's "mode": "normal" | "batch_normal" (a plan makes it
+                                    //  "follower"); NULL = "normal"; for request.json
+    const char *llm_mode;           //  for request.json: the effective live | record | replay
+    const char *llm_endpoint;       //  for request.json (user:password@ and the query are dropped)
     ufo_prompts_t *prompts;         //  prompt templates (borrowed)
     const char *const *secrets;     //  NULL-terminated strings to redact from the logs, may be NULL
 } host_session_config_t;

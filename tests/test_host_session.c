@@ -192,6 +192,9 @@ f_cancelled (void *arg)
 static char s_root [256];
 static bool s_eva_round = false;
 static bool s_resume = false;
+static const char *s_mode = NULL;           //  the body's "mode" of the next s_run
+static const char *s_llm_mode = NULL;
+static const char *s_llm_endpoint = NULL;
 static ufo_prompts_t *s_prompts;
 
 static void
@@ -235,6 +238,7 @@ s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_
         .plan = plan, .interactive = interactive, .max_step = max_step, .max_round = max_round,
         .resume = s_resume, .eva_session = true, .eva_round = s_eva_round, .eva_all_screenshots = true, .visual = true, .log_to_markdown = true,
         .json_retry = 3, .launchers = launchers, .prompts = s_prompts, .secrets = secrets,
+        .mode = s_mode, .llm_mode = s_llm_mode, .llm_endpoint = s_llm_endpoint,
     };
     ufo_value_t *result = host_session_run (&cfg, &ops);
     ufo_value_destroy (&requests);
@@ -387,6 +391,13 @@ UFO_TEST (test_two_rounds_history)
     CHECK_INT (ufo_value_map_int (body, "round", -1), 1);
     CHECK_INT (ufo_value_map_int (body, "step_base", -1), 6);
     CHECK (s_exists ("two", "action_round_1_final.png"));
+    //  request.json was written again when round 1 started
+    char path [512];
+    snprintf (path, sizeof path, "%s/two/request.json", s_root);
+    ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
+    CHECK_INT (ufo_value_map_int (req, "round", -1), 1);
+    CHECK_STR (ufo_value_map_str (req, "mode", ""), "normal");
+    ufo_value_destroy (&req);
     ufo_value_destroy (&result);
     s_fake_free (&f);
 }
@@ -527,6 +538,29 @@ UFO_TEST (test_step_event_redacted)
         free (text);
     }
     CHECK_INT (steps, 1);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+//  request.json: the body's batch mode, the effective LLM mode, the endpoint without credentials.
+UFO_TEST (test_request_json)
+{
+    const char *replies [] = { FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 1);
+    s_mode = "batch_normal";
+    s_llm_mode = "replay";
+    s_llm_endpoint = "https://user:pa55word@llm.example.com:8443/v1?api-key=sk-in-query&x=1";
+    ufo_value_t *result = s_run (&f, "reqjson", "[\"x\"]", NULL, 50, 1, false);
+    s_mode = s_llm_mode = s_llm_endpoint = NULL;
+    char path [512];
+    snprintf (path, sizeof path, "%s/reqjson/request.json", s_root);
+    ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (req, "mode", ""), "batch_normal");
+    CHECK_STR (ufo_value_str (ufo_value_path (req, "llm.mode")), "replay");
+    CHECK_STR (ufo_value_str (ufo_value_path (req, "llm.endpoint")), "https://llm.example.com:8443/v1");
+    CHECK_INT (ufo_value_map_int (req, "round", -1), 0);
+    ufo_value_destroy (&req);
     ufo_value_destroy (&result);
     s_fake_free (&f);
 }
@@ -675,6 +709,7 @@ main (void)
     UFO_RUN (test_resume_redelivered);
     UFO_RUN (test_pending_answered);
     UFO_RUN (test_step_event_redacted);
+    UFO_RUN (test_request_json);
     UFO_RUN (test_garbage_error);
     UFO_RUN (test_max_step_and_round);
     UFO_RUN (test_follower);

@@ -206,6 +206,31 @@ UFO_TEST (test_confirm_answered_by_policy)
     hfx_stop_all ();
 }
 
+//  request.json names the LLM mode ufo-host really uses (--llm-mode over llm.mode) and the
+//  endpoint without credentials.
+UFO_TEST (test_request_json_llm_mode)
+{
+    REQUIRE (hfx_start ("finish.json", "", 0) == 0);
+    hfx_kill (&hfx_.host);
+    char bin [600], log [400], cassette [400];
+    snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
+    snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
+    snprintf (cassette, sizeof cassette, "%s/host.cassette", afx_.broker.dir);
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd,
+                             "--llm-mode", "record", "--llm-cassette", cassette, NULL };
+    hfx_.host2 = hfx_spawn (bin, hargs, log);
+    const char *args [] = { "Nothing to do", "--device", "t0", "--task", "llm-mode", "--yes", NULL };
+    CHECK_INT (hfx_run (args, NULL, NULL), 0);
+    char path [700];
+    snprintf (path, sizeof path, "%s/request.json", hfx_.logdir);
+    ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
+    CHECK_STR (ufo_value_str (ufo_value_path (req, "llm.mode")), "record");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_path (req, "llm.endpoint")), "http://127.0.0.1:");
+    CHECK_STR (ufo_value_map_str (req, "mode", ""), "normal");
+    ufo_value_destroy (&req);
+    hfx_stop_all ();
+}
+
 UFO_TEST (test_garbage_ends_in_error)
 {
     REQUIRE (hfx_start ("garbage.json", "", 0) == 0);
@@ -569,6 +594,7 @@ main (void)
     S_CASE (test_app_question_relayed);
     S_CASE (test_confirm_refused);
     S_CASE (test_confirm_answered_by_policy);
+    S_CASE (test_request_json_llm_mode);
     S_CASE (test_garbage_ends_in_error);
     S_CASE (test_follower_plan);
     S_CASE (test_host_killed_session_resumes);

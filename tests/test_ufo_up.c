@@ -222,6 +222,7 @@ UFO_TEST (test_up_restart_batch_stop)
         snprintf (path, sizeof path, "%s/logs/%s/request.json", data_dir, names [i]);
         ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
         snprintf (devices [i], sizeof devices [i], "%s", ufo_value_map_str (req, "device", ""));
+        CHECK_STR (ufo_value_map_str (req, "mode", ""), "batch_normal");
         ufo_value_destroy (&req);
     }
     CHECK (*devices [0] && *devices [1] && strcmp (devices [0], devices [1]) != 0);
