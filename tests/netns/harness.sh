@@ -78,7 +78,10 @@ netns_link() {
 }
 
 netns_teardown() {
-  local pid i name
+  local pid i name pids=()
+  # only positive pids: `kill 0` would signal the caller's own process group
+  for pid in "${NETNS_PIDS[@]}"; do [[ "$pid" =~ ^[1-9][0-9]*$ ]] && pids+=("$pid"); done
+  NETNS_PIDS=("${pids[@]}")
   for pid in "${NETNS_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for i in $(seq 1 50); do
     local alive=0

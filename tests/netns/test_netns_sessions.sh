@@ -8,7 +8,9 @@
 # Checked: both sessions FINISH; every step the client saw acknowledged is there once, in order
 # (session steps 0..N-1, the same N as the session's response.log); device b's session ends
 # within its bound; `ufo monitor` (monitor certificate) saw both sessions; an unknown
-# certificate in the monitor namespace saw no traffic; namespaces, desktops and processes gone.
+# certificate in the monitor namespace saw no traffic; then an interactive session on a third
+# device (dev-c): the HostAgent's question reaches the client, whose answer (task.input, role
+# client, its own task) reaches the HostAgent; namespaces, desktops and processes gone.
 # The configuration asks for a 10 s dispatch liveness (heartbeat 1 s x 10): ufo-app and
 # ufo-eval use it, so their in-flight work survives the cut; ufo-host does not read it (3 s),
 # so the session's worker is declared lost during the cut, the session is requeued to the
@@ -45,12 +47,13 @@ for b in "$UFO" "$PROBE" "$LLM" "$BUILD/blackboard_broker/ufo-broker" "$BUILD/ho
   [ -x "$b" ] || { echo "FAIL: $b is not built"; exit 1; }
 done
 KEYS=$TMP/keys
-for c in broker:broker eval:agent agent-a:agent agent-b:agent client-a:client client-b:client mon:monitor \
+for c in broker:broker eval:agent agent-a:agent agent-b:agent agent-c:agent client-a:client client-b:client \
+         client-c:client mon:monitor \
          stranger:monitor; do
   "$UFO" keygen "${c%%:*}" --role "${c##*:}" --dir "$KEYS" >/dev/null || exit 1
 done
 mkdir -p "$KEYS/allowed"
-for c in eval agent-a agent-b client-a client-b mon; do cp "$KEYS/$c.cert" "$KEYS/allowed/"; done
+for c in eval agent-a agent-b agent-c client-a client-b client-c mon; do cp "$KEYS/$c.cert" "$KEYS/allowed/"; done
 
 # the scripted model: one_round.json (launch mousepad, one subtask typing a note, finish,
 # evaluation yes) with 1 s per reply, so the sessions are in flight when the link is cut
@@ -63,15 +66,15 @@ for e in d["entries"]:
 json.dump(d, open(sys.argv[2], "w"))
 EOF
 
-netns_setup broker dev-a dev-b mon || { echo "FAIL: namespace setup"; exit 1; }
+netns_setup broker dev-a dev-b mon dev-c || { echo "FAIL: namespace setup"; exit 1; }
 BIP=$(netns_ip broker)
 CMD=tcp://$BIP:5570
 BUS=tcp://$BIP:5571
 export UFO_SECURITY__CURVE=true UFO_SECURITY__CERT_DIR=$KEYS UFO_BROKER__BUS_ENDPOINT=$BUS
 
-# Starts a scripted LLM server in namespace $1; prints its port.
+# Starts a scripted LLM server in namespace $1 (script $2, default the session script).
 llm_start() {
-  netns_spawn "$1" "$TMP/llm-$1.out" "$LLM" --script "$TMP/script.json" --port-file "$TMP/llm-$1.port" \
+  netns_spawn "$1" "$TMP/llm-$1.out" "$LLM" --script "${2:-$TMP/script.json}" --port-file "$TMP/llm-$1.port" \
     --log "$TMP/llm-$1.jsonl" --max-seconds 400
   local i
   for i in $(seq 1 200); do [ -s "$TMP/llm-$1.port" ] && break; sleep 0.05; done
@@ -98,23 +101,26 @@ netns_spawn broker "$TMP/broker.log" "$BUILD/blackboard_broker/ufo-broker" --con
 netns_spawn broker "$TMP/eval.log" env UFO_SECURITY__CERT="$KEYS/eval.cert_secret" \
   "$BUILD/eval_agent/ufo-eval" --config "$TMP/cfg-broker.json" --broker "$CMD"
 
-# the devices: a desktop, a model, a HostAgent and an AppAgent each
-for d in a b; do
+# the devices: a desktop, a model, a HostAgent and an AppAgent each; device c (a HostAgent
+# whose model asks the user a question) is for the interactive session at the end
+for d in a b c; do
   ns=dev-$d
   netns_exec "$ns" "$SRC/scripts/desktop-session" start --owner $$ >"$TMP/desk-$d.env" 2>"$TMP/desk-$d.err" \
     || { echo "FAIL: desktop of device $d"; cat "$TMP/desk-$d.err"; exit 1; }
   DESKS+=("$(. "$TMP/desk-$d.env"; echo "$UFO_DESKTOP_SESSION")")
-  llm_start "$ns"
+  if [ $d = c ]; then llm_start "$ns" "$SRC/tests/data/host_agent/pending.json"; else llm_start "$ns"; fi
   config "$ns" "$(cat "$TMP/llm-$ns.port")"
   ( . "$TMP/desk-$d.env"
     export UFO_SECURITY__CERT=$KEYS/agent-$d.cert_secret
     netns_spawn "$ns" "$TMP/host-$d.log" "$BUILD/host_agent/ufo-host" --device "$d" --config "$TMP/cfg-$ns.json" \
       --broker "$CMD"
     echo "$NETNS_LAST_PID" >"$TMP/host-$d.pid"
+    [ $d = c ] && exit 0
     netns_spawn "$ns" "$TMP/app-$d.log" "$BUILD/app_agent/ufo-app" --app mousepad --device "$d" \
       --config "$TMP/cfg-$ns.json" --broker "$CMD"
     echo "$NETNS_LAST_PID" >"$TMP/app-$d.pid" )
-  NETNS_PIDS+=("$(cat "$TMP/host-$d.pid")" "$(cat "$TMP/app-$d.pid")")
+  NETNS_PIDS+=("$(cat "$TMP/host-$d.pid")")
+  [ $d = c ] || NETNS_PIDS+=("$(cat "$TMP/app-$d.pid")")
 done
 
 # the monitor namespace: ufo monitor with its certificate, and an unknown certificate
@@ -129,12 +135,12 @@ for i in $(seq 1 120); do
 import json, sys
 s = json.load(open(sys.argv[1]))
 text = json.dumps(s)
-sys.exit(0 if all(x in text for x in ('"host"', '"app:mousepad"', '"eval"')) and len(s.get("workers", [])) >= 5 else 1)
+sys.exit(0 if all(x in text for x in ('"host"', '"app:mousepad"', '"eval"')) and len(s.get("workers", [])) >= 6 else 1)
 EOF
   then ready=1; break; fi
   sleep 0.5
 done
-check "[ $ready = 1 ]" "two HostAgents, two AppAgents and the evaluator registered across namespaces"
+check "[ $ready = 1 ]" "three HostAgents, two AppAgents and the evaluator registered across namespaces"
 
 # both sessions at once
 run_session() {   # device
@@ -215,6 +221,23 @@ check "grep -q 'netns-a' '$TMP/monitor.out' && grep -q 'netns-b' '$TMP/monitor.o
   "ufo monitor (monitor certificate, own namespace) saw both sessions"
 for i in $(seq 1 500); do kill -0 "$STRANGER" 2>/dev/null || break; sleep 0.1; done
 check "grep -qx 'messages 0' '$TMP/stranger.out'" "an unknown certificate in the monitor namespace saw no traffic (40 s)"
+
+# an interactive session over CURVE: the HostAgent asks, the client (role client) answers
+# through task.input on its own session task
+echo "my answer is 42" >"$TMP/answer-c.txt"
+netns_spawn dev-c "$TMP/run-c.err" env UFO_CONFIG="$TMP/cfg-dev-c.json" UFO_SECURITY__CERT="$KEYS/client-c.cert_secret" \
+  sh -c "exec '$UFO' run 'Write a note' --device c --task netns-c --interactive --json --broker '$CMD' \
+         <'$TMP/answer-c.txt' >'$TMP/run-c.out'"
+wait_run "$NETNS_LAST_PID"; RC_C=$?
+check "[ $RC_C = 0 ] && python3 - '$TMP/run-c.out' <<'EOF'
+import json, os, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith('{')]
+r = [e['body'] for e in ev if e.get('kind') == 'result'][-1]
+asked = any(e.get('body', {}).get('kind') == 'question' for e in ev if e.get('kind') == 'progress')
+first = json.loads(open(os.path.join(r['logdir'], 'response.log')).readline())
+print('status %s, asked %s, answers %s' % (r['status'], asked, first.get('Answers')))
+sys.exit(0 if r['status'] == 'FINISH' and asked and first.get('Answers') == ['my answer is 42'] else 1)
+EOF" "an interactive session on device c: the question reached the client, its answer the HostAgent"
 
 NAMES=("${NETNS_NAMES[@]}")
 cleanup_dirs=("${DESKS[@]}")
