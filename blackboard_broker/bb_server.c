@@ -978,7 +978,11 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     zsock_set_sndhwm (self->xpub, config->bus_hwm > 0 ? config->bus_hwm : 100000);
     zsock_set_linger (self->router, 1000);
     zsock_set_linger (self->xpub, 1000);
-    zsock_set_xpub_verbose (self->xpub, 1);
+    //  Every subscribe and every unsubscribe reaches s_on_subscription, also those of a
+    //  topic other subscribers still hold and those of a peer that disconnects (XPUB_VERBOSE
+    //  passed only the last unsubscribe of a topic, so the count drifted upward).
+    int verboser = 1;
+    zmq_setsockopt (zsock_resolve (self->xpub), ZMQ_XPUB_VERBOSER, &verboser, sizeof verboser);
     if (self->cfg.security && (bb_security_apply_server (self->cfg.security, self->router, err) != 0
                            ||  bb_security_apply_server (self->cfg.security, self->xpub, err) != 0))
         goto fail;

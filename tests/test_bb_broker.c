@@ -3,6 +3,7 @@
 #include "ufo_prelude.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
+#include <czmq.h>
 
 static bb_test_broker_t B;
 
@@ -147,6 +148,155 @@ UFO_TEST (test_requests)
     ufo_value_destroy (&pong);
     ufo_bb_client_destroy (&c);
     CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+}
+
+//  Asks the broker for its stats until field equals want (bounded: the broker sees
+//  subscriptions asynchronously). Returns the last value seen.
+static int64_t
+s_wait_stat (ufo_bb_client_t *c, const char *field, int64_t want)
+{
+    int64_t value = -999;
+    for (int i = 0; i < 500; i++) {
+        ufo_error_t err;
+        ufo_value_t *stats = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
+        value = stats ? ufo_value_map_int (stats, field, -999) : -999;
+        ufo_value_destroy (&stats);
+        if (value == want)
+            break;
+        usleep (10000);
+    }
+    return value;
+}
+
+UFO_TEST (test_subscribers)
+{
+    //  three subscribers, two on the same topic: the count goes to 3 and back to 0 when
+    //  they disconnect (XPUB_VERBOSE reported only the last unsubscribe of a topic)
+    const char *extra [] = { "--stats-ms", "0", NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    CHECK_INT (s_wait_stat (c, "subscribers", 0), 0);
+    zsock_t *subs [3];
+    subs [0] = zsock_new_sub (B.bus, "bb/a/");
+    subs [1] = zsock_new_sub (B.bus, "bb/a/");
+    subs [2] = zsock_new_sub (B.bus, "stats");
+    REQUIRE (subs [0] && subs [1] && subs [2]);
+    CHECK_INT (s_wait_stat (c, "subscribers", 3), 3);
+    for (int i = 0; i < 3; i++)
+        zsock_destroy (&subs [i]);
+    CHECK_INT (s_wait_stat (c, "subscribers", 0), 0);
+    //  an explicit unsubscribe before the disconnect counts once, not twice
+    subs [0] = zsock_new_sub (B.bus, "bb/b/");
+    subs [1] = zsock_new_sub (B.bus, "bb/b/");
+    REQUIRE (subs [0] && subs [1]);
+    CHECK_INT (s_wait_stat (c, "subscribers", 2), 2);
+    zsock_set_unsubscribe (subs [0], "bb/b/");
+    CHECK_INT (s_wait_stat (c, "subscribers", 1), 1);
+    zsock_destroy (&subs [0]);
+    zsock_destroy (&subs [1]);
+    CHECK_INT (s_wait_stat (c, "subscribers", 0), 0);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+    bb_test_rmtree (B.data_dir);
+}
+
+//  Receives the next stats event from sub (bounded by its receive timeout). Checks the
+//  envelope; returns its body (owned) or NULL.
+static ufo_value_t *
+s_recv_stats (zsock_t *sub)
+{
+    zmsg_t *msg = zmsg_recv (sub);
+    if (!msg)
+        return NULL;
+    ufo_value_t *body = NULL;
+    if (zmsg_size (msg) == 2) {
+        zframe_t *topic = zmsg_first (msg);
+        zframe_t *data = zmsg_next (msg);
+        CHECK (zframe_streq (topic, "stats"));
+        ufo_error_t err;
+        ufo_msg_t *m = ufo_msg_decode (zframe_data (data), zframe_size (data), NULL, &err);
+        CHECK (m);
+        if (m) {
+            CHECK_STR (ufo_msg_type (m), "broker.stats");
+            CHECK_STR (ufo_msg_sender (m), "ufo-broker");
+            body = ufo_msg_take_body (m);
+            ufo_msg_destroy (&m);
+        }
+    }
+    else
+        CHECK (!"a stats event has two frames");
+    zmsg_destroy (&msg);
+    return body;
+}
+
+UFO_TEST (test_stats_event)
+{
+    //  the periodic stats event on topic "stats": its fields, and that they follow writes
+    const char *extra [] = { "--stats-ms", "100", NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    zsock_t *sub = zsock_new_sub (B.bus, "stats");
+    REQUIRE (sub);
+    zsock_set_rcvtimeo (sub, 5000);
+    ufo_value_t *first = s_recv_stats (sub);
+    REQUIRE (first);
+    const char *fields [] = { "boards", "items", "seq", "writes", "items_added", "write_rate", "log_bytes",
+                              "log_segment", "subscribers", "requests", "errors", "fsyncs", "fsync_avg_us",
+                              "blob_puts", "blob_gets", "fsync" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (fields); i++)
+        if (!ufo_value_map_get (first, fields [i]))
+            UFO_FAIL_ ("stats event lacks field %s", fields [i]);
+    CHECK_INT (ufo_value_type (ufo_value_map_get (first, "write_rate")), UFO_TFLOAT);
+    CHECK_INT (ufo_value_map_int (first, "boards", -1), 0);
+    CHECK_INT (ufo_value_map_int (first, "items", -1), 0);
+    CHECK_INT (ufo_value_map_int (first, "seq", -1), 0);
+    CHECK_INT (ufo_value_map_int (first, "subscribers", -1), 1);       //  this test's SUB socket
+    CHECK_STR (ufo_value_map_str (first, "fsync", ""), "always");
+    int64_t log0 = ufo_value_map_int (first, "log_bytes", -1);
+    ufo_value_destroy (&first);
+
+    //  20 items on two boards, one request each
+    ufo_error_t err;
+    for (int i = 0; i < 20; i++) {
+        ufo_value_t *item = s_item ("n", i);
+        REQUIRE (ufo_bb_client_add (c, i % 2 ? "one" : "two", "questions", &item, NULL, NULL, &err) == 0);
+    }
+    //  the first event that shows the last write: an item was added since the one before it,
+    //  so its write rate is above zero
+    ufo_value_t *stats = NULL;
+    for (int i = 0; i < 200; i++) {
+        ufo_value_destroy (&stats);
+        stats = s_recv_stats (sub);
+        if (!stats || ufo_value_map_int (stats, "seq", -1) == 20)
+            break;
+    }
+    REQUIRE (stats);
+    CHECK_INT (ufo_value_map_int (stats, "seq", -1), 20);
+    CHECK_INT (ufo_value_map_int (stats, "boards", -1), 2);
+    CHECK_INT (ufo_value_map_int (stats, "items", -1), 20);
+    CHECK_INT (ufo_value_map_int (stats, "writes", -1), 20);
+    CHECK_INT (ufo_value_map_int (stats, "items_added", -1), 20);
+    CHECK (ufo_value_float (ufo_value_map_get (stats, "write_rate")) > 0.0);
+    CHECK (ufo_value_map_int (stats, "log_bytes", -1) > log0);
+    CHECK (ufo_value_map_int (stats, "fsyncs", -1) >= 1);
+    CHECK_INT (ufo_value_map_int (stats, "subscribers", -1), 1);
+    ufo_value_destroy (&stats);
+    //  with no writes the rate falls back to zero and the counts stay
+    for (int i = 0; i < 200; i++) {
+        stats = s_recv_stats (sub);
+        if (!stats || ufo_value_float (ufo_value_map_get (stats, "write_rate")) == 0.0)
+            break;
+        ufo_value_destroy (&stats);
+    }
+    REQUIRE (stats);
+    CHECK_INT (ufo_value_map_int (stats, "items", -1), 20);
+    ufo_value_destroy (&stats);
+    zsock_destroy (&sub);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+    bb_test_rmtree (B.data_dir);
 }
 
 UFO_TEST (test_limits)
@@ -411,6 +561,8 @@ main (void)
 {
     bb_test_init (&B, "bb-broker");
     UFO_RUN (test_requests);
+    UFO_RUN (test_subscribers);
+    UFO_RUN (test_stats_event);
     UFO_RUN (test_limits);
     UFO_RUN (test_restart_and_compaction);
     UFO_RUN (test_everysec_and_no);
