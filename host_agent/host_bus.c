@@ -15,6 +15,7 @@
 #define S_MAX_REQUESTS 1000
 #define S_MAX_TEXT (64 * 1024)
 #define S_MAX_QUEUED 1000       //  inputs / submitter events kept while nobody takes them
+#define S_WORKER_GRACE_MS 3000  //  how long a subtask waits for a worker of its service to register
 
 struct _host_bus_t {
     const ufo_config_t *config;
@@ -386,6 +387,39 @@ s_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
     return result;
 }
 
+//  Whether dispatch (dispatch.state) has a worker of service for this device. A worker that
+//  is just starting gets S_WORKER_GRACE_MS to register.
+static int
+s_has_worker (void *arg, const char *service, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    int64_t end = host_now_us () + (int64_t) S_WORKER_GRACE_MS * 1000;
+    while (true) {
+        ufo_error_t cerr = { 0 };
+        ufo_value_t *state = ufo_bb_client_call (self->bb, "dispatch.state", NULL, NULL, 0, NULL, NULL, &cerr);
+        if (!state) {
+            ufo_warn ("host: dispatch.state: %s (submitting to %s anyway)", cerr.message, service);
+            return -1;
+        }
+        const ufo_value_t *workers = ufo_value_map_get (state, "workers");
+        bool found = false;
+        for (size_t i = 0; i < ufo_value_size (workers) && !found; i++) {
+            const ufo_value_t *w = ufo_value_list_at (workers, i);
+            found = strcmp (ufo_value_map_str (w, "service", ""), service) == 0
+                 && strcmp (ufo_value_map_str (w, "device", ""), self->device ? self->device : "") == 0;
+        }
+        ufo_value_destroy (&state);
+        if (found)
+            return 1;
+        if (host_now_us () >= end || s_cancelled (self))
+            break;
+        for (int i = 0; i < 5; i++)
+            s_pump (self, S_PUMP_MS);
+    }
+    ufo_error_set (err, UFO_E_NOT_FOUND, "no worker of %s on device %s", service, self->device);
+    return 0;
+}
+
 static ufo_value_t *
 s_ask_user (void *arg, ufo_value_t **event_p)
 {
@@ -525,6 +559,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .board_get = s_board_get, .board_prompt = s_board_prompt, .board_add = s_board_add,
         .run_task = s_run_task,
         .ask_user = s_ask_user, .progress = s_progress, .cancelled = s_cancelled,
+        .has_worker = s_has_worker,
     };
     ufo_info ("host: session %s (task %s, %zu request(s)%s) started", session, name,
               ufo_value_size (requests), plan ? ", follower" : "");

@@ -108,11 +108,31 @@ s_assign (host_t *self)
     ufo_value_map_set_bool (body, "auto_confirm", cfg->auto_confirm);
     char service [256];
     snprintf (service, sizeof service, "app:%s", self->application);
-    self->last_xid = ufo_value_map_int (self->window, "xid", 0);
 
-    s_task_cost_t tc = { .host = self };
     ufo_error_t err = { 0 };
+    if (self->ops->has_worker && self->ops->has_worker (self->ops->arg, service, &err) == 0) {
+        //  nobody would take the subtask: tell the model instead of waiting for the deadline
+        ufo_info ("host: session %s: no worker for %s: %s", cfg->session, service, err.message);
+        ufo_value_destroy (&body);
+        self->subtask_index--;
+        ufo_value_list_push (self->tips, &(ufo_value_t *) {
+            ufo_value_new_stringf ("no AppAgent serves %s; pick another application or launch it with Bash "
+                                   "(the subtask \"%s\" was not started)", self->application, self->subtask) });
+        return HOST_CONTINUE;
+    }
+    self->last_xid = ufo_value_map_int (self->window, "xid", 0);
+    s_task_cost_t tc = { .host = self };
     ufo_value_t *result = self->ops->run_task (self->ops->arg, service, &body, s_on_progress, &tc, &err);
+    if (!result && !self->ops->cancelled (self->ops->arg)) {
+        //  the subtask could not run (refused, no worker in time, lost): the model decides
+        ufo_info ("host: session %s: subtask on %s did not run: %s", cfg->session, service, err.message);
+        self->subtask_index--;
+        ufo_value_list_push (self->tips, &(ufo_value_t *) {
+            ufo_value_new_stringf ("The subtask \"%s\" could not run on %s (%s); pick another application, "
+                                   "launch it with Bash, or end the round.", self->subtask, self->application,
+                                   err.message) });
+        return HOST_CONTINUE;
+    }
     //  a copy: result is destroyed before the status is used
     char status [8] = "ERROR";
     char reason [800] = "";

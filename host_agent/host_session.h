@@ -54,6 +54,10 @@ typedef struct {
     void (*progress) (void *arg, ufo_value_t **event_p);
     //  True once the session must stop (cancelled, process stopping).
     bool (*cancelled) (void *arg);
+    //  Optional (NULL: assume yes): whether a worker of service serves this device now, so
+    //  that a subtask is not queued for an application nobody serves. Returns 1 yes, 0 no
+    //  (err says why), -1 when it cannot be told (the subtask is submitted anyway).
+    int (*has_worker) (void *arg, const char *service, ufo_error_t *err);
 } host_ops_t;
 
 //  What a session needs from the configuration and the task body.

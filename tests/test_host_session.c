@@ -22,6 +22,8 @@ typedef struct {
     ufo_value_t *events;            //  every progress event
     int launch_denied;
     bool nameless;                  //  also list a window without an application name
+    int no_worker;                  //  has_worker says no this many times
+    int submit_errors;              //  run_task of an app fails (NULL) this many times
 } fake_t;
 
 static ufo_value_t *
@@ -125,6 +127,12 @@ f_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
 {
     UFO_UNUSED (err);
     fake_t *f = (fake_t *) arg;
+    if (f->submit_errors > 0 && strncmp (service, "app:", 4) == 0) {
+        f->submit_errors--;
+        ufo_value_destroy (body_p);
+        return ufo_error_set (err, UFO_E_UNAVAILABLE, "task on %s failed after 1 attempt(s): deadline", service),
+               NULL;
+    }
     ufo_value_t *rec = ufo_value_new_map ();
     ufo_value_map_set_str (rec, "service", service);
     ufo_value_t *body = ufo_value_map_set (rec, "body", body_p);
@@ -189,6 +197,17 @@ f_cancelled (void *arg)
     return false;
 }
 
+static int
+f_has_worker (void *arg, const char *service, ufo_error_t *err)
+{
+    fake_t *f = (fake_t *) arg;
+    if (f->no_worker > 0) {
+        f->no_worker--;
+        return ufo_error_set (err, UFO_E_NOT_FOUND, "no worker of %s", service), 0;
+    }
+    return 1;
+}
+
 static char s_root [256];
 static bool s_eva_round = false;
 static bool s_resume = false;
@@ -228,7 +247,7 @@ s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_
     host_ops_t ops = { .arg = f, .windows = f_windows, .launch = f_launch, .snapshot = f_snapshot,
                        .ask = f_ask, .board_get = f_board_get, .board_add = f_board_add,
                        .run_task = f_run_task, .ask_user = f_ask_user, .progress = f_progress,
-                       .cancelled = f_cancelled };
+                       .cancelled = f_cancelled, .has_worker = f_has_worker };
     ufo_value_t *requests = ufo_json_parse_str (requests_json, NULL);
     ufo_value_t *plan = plan_json ? ufo_json_parse_str (plan_json, NULL) : NULL;
     ufo_value_t *launchers = ufo_json_parse_str ("[\"mousepad\"]", NULL);
@@ -565,6 +584,28 @@ UFO_TEST (test_request_json)
     s_fake_free (&f);
 }
 
+//  ASSIGN to an application no AppAgent serves, then a subtask whose task fails to run:
+//  each becomes a tip for the model and the round goes on (it used to hang or end in ERROR).
+UFO_TEST (test_no_worker_tip)
+{
+    const char *replies [] = { LAUNCH, ASSIGN, ASSIGN, ASSIGN, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 5);
+    f.no_worker = 1;
+    f.submit_errors = 1;
+    ufo_value_t *result = s_run (&f, "noworker", "[\"Write hello\"]", NULL, 50, 1, false);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (f.asked, 5);
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 2)), "no AppAgent serves mousepad; pick another "
+                    "application or launch it with Bash");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 3)), "could not run on mousepad");
+    //  only the third ASSIGN reached an AppAgent, as subtask 0; then the evaluation
+    REQUIRE (ufo_value_size (f.tasks) == 2);
+    CHECK_INT (ufo_value_int (ufo_value_path (ufo_value_list_at (f.tasks, 0), "body.subtask_index")), 0);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
 UFO_TEST (test_garbage_error)
 {
     fake_t f;
@@ -710,6 +751,7 @@ main (void)
     UFO_RUN (test_pending_answered);
     UFO_RUN (test_step_event_redacted);
     UFO_RUN (test_request_json);
+    UFO_RUN (test_no_worker_tip);
     UFO_RUN (test_garbage_error);
     UFO_RUN (test_max_step_and_round);
     UFO_RUN (test_follower);

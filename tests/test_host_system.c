@@ -231,6 +231,25 @@ UFO_TEST (test_request_json_llm_mode)
     hfx_stop_all ();
 }
 
+//  ASSIGN to mousepad with no AppAgent worker: the HostAgent does not queue a subtask nobody
+//  takes (it hung until the session deadline); the model hears so and ends the round.
+UFO_TEST (test_assign_without_app_worker)
+{
+    REQUIRE (hfx_start ("no_worker.json", "", 0) == 0);
+    const char *args [] = { "Write a note in Mousepad", "--device", "t0", "--task", "no-worker", "--yes",
+                            "--timeout", "120", NULL };
+    int64_t t0 = dfx_now_ms ();
+    int rc = hfx_run (args, NULL, NULL);
+    CHECK (dfx_now_ms () - t0 < 60000);
+    CHECK_INT (rc, 1);
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FAIL");
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
+    CHECK_INT (ufo_value_size (host), 3);       //  launch, assign, then FAIL after the tip
+    ufo_value_destroy (&host);
+    hfx_stop_all ();
+}
+
 UFO_TEST (test_garbage_ends_in_error)
 {
     REQUIRE (hfx_start ("garbage.json", "", 0) == 0);
@@ -595,6 +614,7 @@ main (void)
     S_CASE (test_confirm_refused);
     S_CASE (test_confirm_answered_by_policy);
     S_CASE (test_request_json_llm_mode);
+    S_CASE (test_assign_without_app_worker);
     S_CASE (test_garbage_ends_in_error);
     S_CASE (test_follower_plan);
     S_CASE (test_host_killed_session_resumes);
