@@ -414,6 +414,42 @@ UFO_TEST (test_restart_and_compaction)
     bb_test_rmtree (B.data_dir);
 }
 
+UFO_TEST (test_snapshot_file)
+{
+    //  a snapshot's board file as docs/PROTOCOL.md 2.8 defines it, "bases" above all
+    const char *extra [] = { "--snapshot-every", "4", "--stats-ms", "0", NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    ufo_error_t err;
+    ufo_value_t *item = s_item ("n", 1);
+    REQUIRE (ufo_bb_client_add (c, "x", "questions", &item, NULL, NULL, &err) == 0);      //  seq 1: creates x
+    item = s_item ("n", 2);
+    REQUIRE (ufo_bb_client_add (c, "x", "requests", &item, NULL, NULL, &err) == 0);       //  seq 2
+    REQUIRE (ufo_bb_client_clear (c, "x", "requests", &err) == 0);                        //  seq 3
+    item = s_item ("n", 4);
+    REQUIRE (ufo_bb_client_add (c, "x", "requests", &item, NULL, NULL, &err) == 0);       //  seq 4: snapshot
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+    char path [700];
+    snprintf (path, sizeof path, "%s/snap-%016x/board-000000.json", B.data_dir, 4);
+    ufo_value_t *root = ufo_json_parse_file (path, NULL, &err);
+    REQUIRE (root);
+    CHECK_STR (ufo_value_map_str (root, "name", ""), "x");
+    CHECK_INT (ufo_value_map_int (root, "last", -1), 4);
+    const ufo_value_t *bases = ufo_value_map_get (root, "bases");
+    CHECK_INT (ufo_value_size (bases), 4);
+    //  questions, requests, trajectories, screenshots: created at 1, requests cleared at 3
+    CHECK_INT (ufo_value_int (ufo_value_list_at (bases, 0)), 1);
+    CHECK_INT (ufo_value_int (ufo_value_list_at (bases, 1)), 3);
+    CHECK_INT (ufo_value_int (ufo_value_list_at (bases, 2)), 1);
+    CHECK_INT (ufo_value_int (ufo_value_list_at (bases, 3)), 1);
+    CHECK_INT (ufo_value_int (ufo_value_path (root, "seqs.requests.0")), 4);
+    CHECK_INT (ufo_value_int (ufo_value_path (root, "board.requests.0.n")), 4);
+    ufo_value_destroy (&root);
+    bb_test_rmtree (B.data_dir);
+}
+
 UFO_TEST (test_everysec_and_no)
 {
     //  the other fsync policies acknowledge at once and keep everything across a clean stop
@@ -565,6 +601,7 @@ main (void)
     UFO_RUN (test_stats_event);
     UFO_RUN (test_limits);
     UFO_RUN (test_restart_and_compaction);
+    UFO_RUN (test_snapshot_file);
     UFO_RUN (test_everysec_and_no);
     UFO_RUN (test_blobs_and_prompt);
     UFO_RUN (test_operation);
