@@ -274,9 +274,19 @@ UFO_TEST (test_sighup_rereads)
     REQUIRE (late);
     CHECK_INT (s_call (late, "ping", NULL, 10000), 0);
     CHECK_INT (s_call (late, "bb.add", s_add, 5000), UFO_E_DENIED);    //  a client, by its certificate
-    //  the broker survived the signal
-    CHECK_INT (waitpid (B.pid, NULL, WNOHANG), 0);
     ufo_bb_client_destroy (&late);
+    //  revoked: removed from the directory, SIGHUP; a new connection gets nothing
+    char path [700];
+    snprintf (path, sizeof path, "%s/late.cert", s_allowed);
+    CHECK (unlink (path) == 0);
+    CHECK (kill (B.pid, SIGHUP) == 0);
+    CHECK (s_log_contains ("SIGHUP: re-read 4 allowed", 5000));
+    late = s_client ("late", false);
+    REQUIRE (late);
+    CHECK_INT (s_call (late, "ping", NULL, 1500), UFO_E_TIMEOUT);
+    ufo_bb_client_destroy (&late);
+    //  the broker survived the signals
+    CHECK_INT (waitpid (B.pid, NULL, WNOHANG), 0);
 }
 
 UFO_TEST (test_private_key_modes)
