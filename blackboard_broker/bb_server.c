@@ -64,6 +64,7 @@ struct _bb_server_t {
     size_t out_head, out_tail, out_cap;
     uint64_t done_ticket;           //  highest ticket completed
     bool burst_wrote;               //  the current burst appended log records
+    bool unsynced;                  //  everysec: log bytes written since the last fdatasync asked
     s_pending_blob_t *pblobs;       //  blobs being committed
     size_t npblobs, cap_pblobs;
 
@@ -582,6 +583,8 @@ s_commit_burst (bb_server_t *self)
         }
         if (self->cfg.fsync == BB_FSYNC_ALWAYS)
             ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+        else
+            self->unsynced = true;
         self->burst_wrote = false;
     }
     //  Outputs of this burst wait for its job, or for the latest job issued (reads and
@@ -763,7 +766,11 @@ s_on_everysec (zloop_t *loop, int timer_id, void *arg)
     UFO_UNUSED (loop);
     UFO_UNUSED (timer_id);
     bb_server_t *self = (bb_server_t *) arg;
-    bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+    //  Once a second, and only when something was written since the last time.
+    if (self->unsynced) {
+        self->unsynced = false;
+        bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+    }
     return 0;
 }
 

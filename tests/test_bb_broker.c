@@ -481,6 +481,47 @@ UFO_TEST (test_everysec_and_no)
     }
 }
 
+UFO_TEST (test_everysec_fsyncs)
+{
+    //  everysec: writes are acknowledged without a sync of their own; the log is synced once
+    //  a second while something was written, and not at all while nothing was
+    const char *extra [] = { "--fsync", "everysec", "--stats-ms", "0", NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    usleep (1500 * 1000);               //  at least one everysec tick (if the broker is not starved)
+    CHECK_INT (s_wait_stat (c, "fsyncs", 0), 0);
+    ufo_error_t err;
+    int64_t start = ufo_time_mono_ms ();
+    for (int i = 0; i < 300; i++) {
+        ufo_value_t *item = s_item ("n", i);
+        REQUIRE (ufo_bb_client_add (c, "ev", "requests", &item, NULL, NULL, &err) == 0);
+    }
+    int64_t took_ms = ufo_time_mono_ms () - start;
+    ufo_value_t *stats = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
+    REQUIRE (stats);
+    int64_t during = ufo_value_map_int (stats, "fsyncs", -1);
+    CHECK_INT (ufo_value_map_int (stats, "writes", -1), 300);
+    ufo_value_destroy (&stats);
+    //  at most one sync per tick that fell within the writes
+    if (during > took_ms / 1000 + 1)
+        UFO_FAIL_ ("%" PRId64 " fsyncs during %" PRId64 " ms of writes", during, took_ms);
+    //  the writes are synced within a tick or two
+    int64_t after = -1;
+    for (int i = 0; i < 500 && after < 1; i++) {
+        stats = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
+        after = stats ? ufo_value_map_int (stats, "fsyncs", -1) : -1;
+        ufo_value_destroy (&stats);
+        if (after < 1)
+            usleep (10000);
+    }
+    CHECK (after >= 1);
+    CHECK (after < 300);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+    bb_test_rmtree (B.data_dir);
+}
+
 UFO_TEST (test_blobs_and_prompt)
 {
     const char *extra [] = { "--stats-ms", "0", NULL };
@@ -603,6 +644,7 @@ main (void)
     UFO_RUN (test_restart_and_compaction);
     UFO_RUN (test_snapshot_file);
     UFO_RUN (test_everysec_and_no);
+    UFO_RUN (test_everysec_fsyncs);
     UFO_RUN (test_blobs_and_prompt);
     UFO_RUN (test_operation);
     bb_test_cleanup (&B);
