@@ -23,6 +23,7 @@ typedef struct {
 
 static hfx_t hfx_;
 static bool hfx_host_visual = false;     //  HOST_AGENT.VISUAL_MODE of the next hfx_start
+static bool hfx_json = true;             //  false: the next hfx_run prints for a person (no --json)
 
 static pid_t
 hfx_spawn (const char *bin, const char *const *args, const char *log)
@@ -137,7 +138,8 @@ hfx_stop_all (void)
 }
 
 //  Runs `ufo run` with args in the test directory (stdin from input, or /dev/null), bounded.
-//  Returns its exit status (-1 on timeout); hfx_.result gets the session result.
+//  Returns its exit status (-1 on timeout); hfx_.result gets the session result (only with
+//  hfx_json; else hfx_.out holds the printed lines and hfx_.result stays NULL).
 static pid_t hfx_run_pid;                 //  the running `ufo run`, for during () callbacks
 
 static int
@@ -156,7 +158,8 @@ hfx_run (const char *const *args, const char *input, void (*during) (void))
         argv [n++] = args [i];
     argv [n++] = "--broker";
     argv [n++] = afx_.broker.cmd;
-    argv [n++] = "--json";
+    if (hfx_json)
+        argv [n++] = "--json";
     argv [n] = NULL;
     pid_t pid = fork ();
     if (pid == 0) {
@@ -200,7 +203,7 @@ hfx_run (const char *const *args, const char *input, void (*during) (void))
     ufo_value_t *req = ufo_json_parse_file (path, NULL, NULL);
     snprintf (hfx_.session, sizeof hfx_.session, "%s", ufo_value_map_str (req, "session", ""));
     ufo_value_destroy (&req);
-    if (!hfx_.result || getenv ("HOST_TEST_VERBOSE")) {
+    if ((!hfx_.result && (hfx_json || rc < 0)) || getenv ("HOST_TEST_VERBOSE")) {
         char *text = afx_read (hfx_.out);
         fprintf (stderr, "ufo run (exit %d) printed:\n%s\n", rc, text ? text : "");
         free (text);

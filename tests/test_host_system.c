@@ -6,6 +6,10 @@
 #include "ufo_prelude.h"
 #include "host_fixture.h"
 #include "ufo_tasks.h"
+#include "report_browser.h"
+
+#define S_HOST_KEY "sk-env-planted-host-5e1f0a9b7c"
+#define S_APP_KEY "sk-env-planted-app-3d2c1b0a99"
 
 UFO_TEST (test_one_round_mousepad)
 {
@@ -78,6 +82,139 @@ UFO_TEST (test_one_round_mousepad)
     //  no API key in any log
     snprintf (path, sizeof path, "grep -rq 'sk-afx-secret' '%s'", hfx_.logdir);
     CHECK (system (path) != 0);
+    hfx_stop_all ();
+}
+
+//  Loads page in headless Chromium (DOM dump to dom_path) with the browser's HOME and XDG
+//  directories in the test directory and no display, then gives this process its
+//  environment back (the desktop session needs DISPLAY and the session bus).
+static int
+s_load_in_chromium (const char *page, const char *dom_path)
+{
+    static const char *names [] = { "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "DISPLAY",
+                                    "DBUS_SESSION_BUS_ADDRESS" };
+    char *saved [UFO_ARRAY_SIZE (names)];
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (names); i++)
+        saved [i] = getenv (names [i]) ? ufo_strdup (getenv (names [i])) : NULL;
+    snprintf (s_tmp, sizeof s_tmp, "%s/browser", afx_.broker.dir);
+    mkdir (s_tmp, 0700);
+    if (getenv ("UFO_CHROMIUM"))
+        s_chromium_bin = getenv ("UFO_CHROMIUM");
+    s_browser_env ();
+    int rc = s_chromium (page, dom_path, NULL, NULL, NULL);
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (names); i++) {
+        if (saved [i])
+            setenv (names [i], saved [i], 1);
+        else
+            unsetenv (names [i]);
+        free (saved [i]);
+    }
+    return rc;
+}
+
+//  Fails the case when a planted key appears in the file, or anywhere under a directory.
+static void
+s_check_no_key (const char *path)
+{
+    static const char *keys [] = { "sk-afx-secret", S_HOST_KEY, S_APP_KEY };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (keys); i++) {
+        char cmd [1400];
+        snprintf (cmd, sizeof cmd, "grep -rqa -- '%s' '%s'", keys [i], path);
+        if (system (cmd) == 0)
+            UFO_FAIL_ ("the key %s appears in %s", keys [i], path);
+    }
+}
+
+//  One session as a person sees it (no --json): the step lines, the round and session
+//  evaluations with their icons, the summary and the exit code. Then the report the agents
+//  wrote, loaded in headless Chromium; and no planted API key (in the configuration and in
+//  the agents' environment) on the bus (`ufo monitor --json`), in the agents' own logs, in
+//  the output or in logs/<task>.
+UFO_TEST (test_human_output_report_no_keys)
+{
+    //  keys planted in the agents' environment too (the configuration holds sk-afx-secret);
+    //  the script answers the HostAgent and the AppAgent only when they send these keys
+    setenv ("UFO_HOST_AGENT__API_KEY", S_HOST_KEY, 1);
+    setenv ("UFO_APP_AGENT__API_KEY", S_APP_KEY, 1);
+    int started = hfx_start ("human.json", "\"EVA_ROUND\": true", 1);
+    unsetenv ("UFO_HOST_AGENT__API_KEY");
+    unsetenv ("UFO_APP_AGENT__API_KEY");
+    REQUIRE (started == 0);
+    //  the bus, as `ufo monitor --json` sees it, for the whole session
+    char bin [600], monitor_log [400];
+    snprintf (bin, sizeof bin, "%s/cli/ufo", afx_build ());
+    snprintf (monitor_log, sizeof monitor_log, "%s/monitor.jsonl", afx_.broker.dir);
+    const char *margs [] = { "monitor", "--json", "--broker", afx_.broker.cmd, "--bus", afx_.broker.bus,
+                             "--config", hfx_.cfg, "--timeout", "600", NULL };
+    pid_t monitor = hfx_spawn (bin, margs, monitor_log);
+    hfx_json = false;
+    const char *args [] = { "Write 'Hello from the HostAgent' in a new Mousepad note", "--device", "t0",
+                            "--task", "human", "--yes", NULL };
+    int rc = hfx_run (args, NULL, NULL);
+    hfx_json = true;
+    hfx_kill (&monitor);
+    CHECK_INT (rc, 1);                          //  FINISH, but the evaluation says "no"
+    char *out = afx_read (hfx_.out);
+    REQUIRE (out);
+    CHECK (!strstr (out, "\"kind\":"));         //  no JSON lines
+    CHECK_CONTAINS (out, "set_edit_text");      //  a step line
+    CHECK_CONTAINS (out, "round 0 evaluation: \xE2\x9D\x8C complete: no\n"
+                         "  \xE2\x9C\x85 Mousepad opened: yes\n"
+                         "  \xE2\x9D\x8C note saved: no\n"
+                         "  \xE2\x9D\x93 note formatted: unsure\n"
+                         "  reason: The note is typed but was not saved.\n");
+    CHECK_CONTAINS (out, "\n\xE2\x9C\x85 session FINISH: 1 round(s), 5 step(s)\n");
+    CHECK_CONTAINS (out, "\nevaluation: \xE2\x9D\x8C complete: no\n  \xE2\x9C\x85 Mousepad opened: yes\n");
+    CHECK_CONTAINS (out, "cost: $");
+    CHECK_CONTAINS (out, "report: ");
+    CHECK_CONTAINS (out, "the request was NOT completed\n");
+    //  the report the agents wrote, in a real browser: every step, the verdict, every image
+    snprintf (hfx_.logdir, sizeof hfx_.logdir, "%s/logs/human", afx_.broker.dir);
+    char page [700], dom_path [700];
+    snprintf (page, sizeof page, "%s/report.html", hfx_.logdir);
+    snprintf (dom_path, sizeof dom_path, "%s/report.dom.html", afx_.broker.dir);
+    CHECK_CONTAINS (out, page);
+    free (out);
+    ufo_value_t *lines = hfx_log ("response.log");
+    CHECK_INT (ufo_value_size (lines), 5);
+    ufo_value_destroy (&lines);
+    REQUIRE (s_load_in_chromium (page, dom_path) == 0);
+    char *dom = afx_read (dom_path);
+    REQUIRE (dom);
+    CHECK_INT (s_count (dom, "<details class=\"step "), 5);
+    CHECK_CONTAINS (dom, "<span class=\"verdict-no\"><span class=\"icon\">\xE2\x9D\x8C</span> Complete: "
+                         "<span class=\"status st-no\">no</span>");
+    CHECK_INT (s_body_attr (dom, "data-js"), 1);
+    long images = s_body_attr (dom, "data-images-total");
+    CHECK (images >= 2);                        //  the desktop screenshot, the AppAgent's, the final one
+    CHECK_INT (s_body_attr (dom, "data-images-loaded"), images);
+    CHECK_INT (s_count (dom, "data-loaded=\"1\""), images);
+    free (dom);
+    //  the monitor saw the session's traffic (tasks and board changes)
+    char *bus = afx_read (monitor_log);
+    REQUIRE (bus);
+    CHECK_CONTAINS (bus, "Hello from the HostAgent");
+    CHECK (s_count (bus, "\n") > 10);
+    free (bus);
+    //  no key anywhere
+    const char *agent_logs [] = { "host.log", "eval.log", "app-0.log", "monitor.jsonl", "run-" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (agent_logs); i++) {
+        char path [700];
+        if (!strcmp (agent_logs [i], "run-"))
+            snprintf (path, sizeof path, "%s", hfx_.out);
+        else
+            snprintf (path, sizeof path, "%s/%s", afx_.broker.dir, agent_logs [i]);
+        char *text = afx_read (path);
+        CHECK (text && *text);                  //  there is something to search
+        free (text);
+        s_check_no_key (path);
+    }
+    s_check_no_key (hfx_.logdir);
+    s_check_no_key (afx_.llm_log);
+    //  the grep finds a planted key where there is one (the configuration file)
+    char cmd [1000];
+    snprintf (cmd, sizeof cmd, "grep -qa -- 'sk-afx-secret' '%s'", hfx_.cfg);
+    CHECK (system (cmd) == 0);
     hfx_stop_all ();
 }
 
@@ -385,6 +522,84 @@ UFO_TEST (test_host_killed_session_resumes)
     hfx_stop_all ();
 }
 
+//  Kills the first HostAgent once the first subtask of round 0 has ended (its AppAgent's
+//  FINISH step is in response.log) and the HostAgent waits for a slow reply; starts a second.
+static void
+s_kill_host_mid_round (void)
+{
+    static int64_t seen_at = 0, checked_at = 0;
+    if (hfx_.host <= 0 || hfx_.host2 > 0)
+        return;
+    int64_t now = dfx_now_ms ();
+    if (!seen_at && now - checked_at > 200) {
+        checked_at = now;
+        char path [600];
+        snprintf (path, sizeof path, "%s/logs/host-midround/response.log", afx_.broker.dir);
+        ufo_value_t *lines = afx_lines (path);
+        for (size_t i = 0; i < ufo_value_size (lines); i++) {
+            const ufo_value_t *l = ufo_value_list_at (lines, i);
+            if (!strcmp (ufo_value_map_str (l, "Agent", ""), "AppAgent") && !strcmp (ufo_value_map_str (l, "Status", ""), "FINISH"))
+                seen_at = now;
+        }
+        ufo_value_destroy (&lines);
+    }
+    if (!seen_at || now - seen_at < 1000)
+        return;
+    seen_at = 0;
+    kill (hfx_.host, SIGKILL);
+    waitpid (hfx_.host, NULL, 0);
+    hfx_.host = 0;
+    char bin [600], log [400];
+    snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
+    snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    hfx_.host2 = hfx_spawn (bin, hargs, log);
+}
+
+//  The HostAgent dies mid-round, after its first subtask ended: the second HostAgent goes on
+//  with the round (the first subtask is not submitted again) and the session completes.
+UFO_TEST (test_host_killed_mid_round_continues)
+{
+    REQUIRE (hfx_start ("host_midround.json", "", 1) == 0);
+    const char *args [] = { "Write two lines in Mousepad", "--device", "t0", "--task", "host-midround", "--yes", NULL };
+    int rc = hfx_run (args, NULL, s_kill_host_mid_round);
+    CHECK_INT (rc, 0);
+    REQUIRE (hfx_.result);
+    CHECK (hfx_.host2 > 0);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    //  two AppAgent steps per subtask, each subtask once: the first was not run again
+    ufo_value_t *app = hfx_llm_lines ("AppAgent");
+    CHECK_INT (ufo_value_size (app), 4);
+    ufo_value_destroy (&app);
+    ufo_value_t *lines = hfx_log ("response.log");
+    size_t first = 0, second = 0;
+    int64_t last = -1;
+    bool ordered = true;
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, i);
+        if (!strcmp (ufo_value_map_str (l, "Agent", ""), "AppAgent")) {
+            first += ufo_value_map_int (l, "SubtaskIndex", -1) == 0;
+            second += ufo_value_map_int (l, "SubtaskIndex", -1) == 1;
+        }
+        ordered &= ufo_value_map_int (l, "Step", -1) > last;
+        last = ufo_value_map_int (l, "Step", -1);
+    }
+    CHECK_INT (first, 2);
+    CHECK_INT (second, 2);                      //  numbered after the first
+    CHECK (ordered);                            //  step numbers go on
+    ufo_value_destroy (&lines);
+    char path [600];
+    snprintf (path, sizeof path, "%s/host2.log", afx_.broker.dir);
+    char *log = afx_read (path);
+    CHECK_CONTAINS (log, "1 subtask(s) done");
+    free (log);
+    int64_t xid = hfx_mousepad_xid ();
+    char *text = xid ? afx_text (xid) : NULL;
+    CHECK_STR (text, "first line second line");
+    free (text);
+    hfx_stop_all ();
+}
+
 //  Ctrl-C on `ufo run` once two steps have shown: the session is cancelled.
 static void
 s_interrupt_after_two_steps (void)
@@ -608,6 +823,7 @@ main (void)
     const char *only = getenv ("HOST_TEST_ONLY");
 #define S_CASE(name) if (!only || strstr (#name, only)) UFO_RUN (name)
     S_CASE (test_one_round_mousepad);
+    S_CASE (test_human_output_report_no_keys);
     S_CASE (test_two_rounds_history);
     S_CASE (test_pending_answered_through_client);
     S_CASE (test_app_question_relayed);
@@ -618,6 +834,7 @@ main (void)
     S_CASE (test_garbage_ends_in_error);
     S_CASE (test_follower_plan);
     S_CASE (test_host_killed_session_resumes);
+    S_CASE (test_host_killed_mid_round_continues);
     S_CASE (test_cancel_from_client);
     S_CASE (test_bad_session_bodies);
     S_CASE (test_max_step_and_round);
