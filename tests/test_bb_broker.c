@@ -450,6 +450,120 @@ UFO_TEST (test_snapshot_file)
     bb_test_rmtree (B.data_dir);
 }
 
+//  Reads a whole file into a NUL-terminated heap buffer (NULL if it cannot).
+static char *
+s_slurp (const char *path, size_t *len_p)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return NULL;
+    ufo_buf_t buf = { 0 };
+    char chunk [4096];
+    size_t n;
+    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
+        ufo_buf_append (&buf, chunk, n);
+    fclose (f);
+    ufo_buf_append (&buf, "", 1);
+    size_t len;
+    char *data = ufo_buf_detach (&buf, &len);
+    if (len_p)
+        *len_p = len - 1;
+    return data;
+}
+
+UFO_TEST (test_corrupt_log)
+{
+    //  a record in the middle of the log is damaged: the broker refuses to start and names
+    //  the file and the offset; with --repair it serves what came before the damage
+    const char *extra [] = { "--stats-ms", "0", NULL };
+    bb_test_start (&B, extra);
+    ufo_bb_client_t *c = s_connect ();
+    REQUIRE (c);
+    ufo_error_t err;
+    for (int i = 0; i < 100; i++) {
+        ufo_value_t *item = s_item ("n", i);
+        REQUIRE (ufo_bb_client_add (c, "log", "questions", &item, NULL, NULL, &err) == 0);
+    }
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+
+    //  the one log segment; walk its records ("UFOW", length, crc, payload) to the middle one
+    char dir [400], seg [700] = "";
+    snprintf (dir, sizeof dir, "%s/log", B.data_dir);
+    DIR *d = opendir (dir);
+    REQUIRE (d);
+    struct dirent *entry;
+    int segments = 0;
+    while ((entry = readdir (d)))
+        if (strncmp (entry->d_name, "wal-", 4) == 0) {
+            snprintf (seg, sizeof seg, "%s/%s", dir, entry->d_name);
+            segments++;
+        }
+    closedir (d);
+    REQUIRE (segments == 1);
+    size_t len = 0;
+    char *data = s_slurp (seg, &len);
+    REQUIRE (data);
+    size_t offsets [512], nrec = 0, at = 0;
+    while (at + 12 <= len && nrec < UFO_ARRAY_SIZE (offsets)) {
+        REQUIRE (memcmp (data + at, "UFOW", 4) == 0);
+        uint32_t plen = (uint32_t) (uint8_t) data [at + 4] | (uint32_t) (uint8_t) data [at + 5] << 8
+                      | (uint32_t) (uint8_t) data [at + 6] << 16 | (uint32_t) (uint8_t) data [at + 7] << 24;
+        offsets [nrec++] = at;
+        at += 12 + plen;
+    }
+    CHECK_INT (at, len);
+    REQUIRE (nrec >= 100);
+    size_t bad = nrec / 2;
+    //  adds before the damaged record: the items that must survive the repair
+    int adds_before = 0;
+    for (size_t r = 0; r < bad; r++)
+        adds_before += memmem (data + offsets [r], offsets [r + 1] - offsets [r], "bb.added", 8) != NULL;
+    CHECK (adds_before >= 40);
+    free (data);
+    FILE *f = fopen (seg, "r+b");
+    REQUIRE (f);
+    fseek (f, (long) offsets [bad] + 20, SEEK_SET);       //  a payload byte
+    int byte = fgetc (f);
+    fseek (f, (long) offsets [bad] + 20, SEEK_SET);
+    fputc (byte ^ 0x5a, f);
+    fclose (f);
+
+    //  refuses: non-zero exit, stderr names the segment and the offset
+    char log [400];
+    snprintf (log, sizeof log, "%s/broker.log", B.dir);
+    unlink (log);
+    bb_test_start (&B, extra);
+    int status = bb_test_wait_exit (&B, 20000);
+    CHECK (status > 0 && status < 128);
+    char *text = s_slurp (log, NULL);
+    REQUIRE (text);
+    CHECK_CONTAINS (text, seg);
+    char offset [64];
+    snprintf (offset, sizeof offset, "offset %zu", offsets [bad]);
+    CHECK_CONTAINS (text, offset);
+    CHECK_CONTAINS (text, "--repair");
+    free (text);
+
+    //  --repair: serves, with every item written before the damaged record
+    const char *repair [] = { "--stats-ms", "0", "--repair", NULL };
+    bb_test_start (&B, repair);
+    c = s_connect ();
+    REQUIRE (c);
+    ufo_value_t *snap = ufo_bb_client_snapshot (c, "log", NULL, 0, &err);
+    REQUIRE (snap);
+    const ufo_value_t *questions = ufo_value_path (snap, "board.questions");
+    CHECK_INT (ufo_value_size (questions), adds_before);
+    for (int i = 0; i < adds_before && i < (int) ufo_value_size (questions); i++)
+        CHECK_INT (ufo_value_map_int (ufo_value_list_at (questions, (size_t) i), "n", -1), i);
+    ufo_value_destroy (&snap);
+    ufo_value_t *item = s_item ("n", 1000);
+    CHECK_INT (ufo_bb_client_add (c, "log", "questions", &item, NULL, NULL, &err), 0);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+    bb_test_rmtree (B.data_dir);
+}
+
 UFO_TEST (test_everysec_and_no)
 {
     //  the other fsync policies acknowledge at once and keep everything across a clean stop
@@ -643,6 +757,7 @@ main (void)
     UFO_RUN (test_limits);
     UFO_RUN (test_restart_and_compaction);
     UFO_RUN (test_snapshot_file);
+    UFO_RUN (test_corrupt_log);
     UFO_RUN (test_everysec_and_no);
     UFO_RUN (test_everysec_fsyncs);
     UFO_RUN (test_blobs_and_prompt);
