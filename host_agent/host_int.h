@@ -53,6 +53,10 @@ typedef struct {
 //  One HostAgent step in state CONTINUE: look, ask, act, log. Returns the next state.
 host_state_t host_step_run (host_t *self);
 
+//  Puts a HostAgent response.log record into the HostAgent's memory (the fields its prompt
+//  shows), keeping the most recent ones.
+void host_step_remember (host_t *self, const ufo_value_t *record);
+
 //  PENDING: asks the user the questions (list of texts; without a user, the placeholder
 //  answer), records each pair on the blackboard and in the tips of the next prompt.
 //  Returns the answers given, one per question (caller owns).

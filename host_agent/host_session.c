@@ -373,6 +373,83 @@ s_resume_point (host_t *self, bool *fail_p, bool *error_p)
     return first;
 }
 
+//  A re-delivered session continues its interrupted round instead of starting it over: the
+//  round's HostAgent steps (response.log) go back into the HostAgent's memory, the subtasks
+//  an AppAgent already ended (its last step's Status FINISH / FAIL) become the round's
+//  previous subtasks (and memory items), numbering goes on after the last subtask index,
+//  and the model is told what was done. Earlier rounds' HostAgent steps refill the memory
+//  too. A subtask that was still running is not waited for; its steps are in the log.
+static void
+s_resume_round (host_t *self)
+{
+    ufo_value_t *lines = ufo_tasklog_read_lines (self->log, "response.log");
+    ufo_value_t *done = ufo_value_new_map ();      //  "<index>" -> its last AppAgent record
+    int64_t last_index = -1;
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, i);
+        int64_t round = ufo_value_map_int (l, "Round", -1);
+        if (ufo_value_type (l) != UFO_TMAP || round < 0 || round > self->round)
+            continue;
+        bool host = strcmp (ufo_value_map_str (l, "Agent", ""), "HostAgent") == 0;
+        if (host)
+            host_step_remember (self, l);
+        if (round != self->round)
+            continue;
+        self->round_step++;
+        int64_t index = ufo_value_map_int (l, "SubtaskIndex", -1);
+        if (host) {
+            self->agent_step++;
+            ufo_value_destroy (&self->plan);
+            self->plan = ufo_value_dup (ufo_value_map_get (l, "Plan"));
+            if (ufo_value_type (self->plan) != UFO_TLIST) {
+                ufo_value_destroy (&self->plan);
+                self->plan = ufo_value_new_list ();
+            }
+        }
+        else if (index >= 0 && index < 100000) {
+            char key [24];
+            snprintf (key, sizeof key, "%" PRId64, index);
+            ufo_value_map_set_copy (done, key, l);
+        }
+        if (index > last_index && index < 100000)
+            last_index = index;
+    }
+    ufo_buf_t tip = { 0 };
+    for (size_t i = 0; i < ufo_value_size (done); i++) {
+        const ufo_value_t *l = ufo_value_map_value_at (done, i);
+        const char *status = ufo_value_map_str (l, "Status", "");
+        if (strcmp (status, "FINISH") != 0 && strcmp (status, "FAIL") != 0)
+            continue;                               //  it was still running
+        const char *subtask = ufo_value_map_str (l, "Subtask", "");
+        ufo_value_t *prev = ufo_value_new_map ();
+        ufo_value_map_set_str (prev, "subtask", subtask);
+        ufo_value_map_set_str (prev, "status", status);
+        ufo_value_list_push (self->previous, &prev);
+        ufo_value_t *item = ufo_value_new_map ();
+        ufo_value_map_set_int (item, "Round", self->round);
+        ufo_value_map_set_str (item, "Subtask", subtask);
+        ufo_value_map_set_str (item, "Application", ufo_value_map_str (l, "Application", ""));
+        ufo_value_map_set_str (item, "SubtaskStatus", status);
+        ufo_value_map_set_str (item, "Comment", ufo_value_map_str (l, "Comment", ""));
+        ufo_value_list_push (self->memory, &item);
+        ufo_buf_printf (&tip, "%s\"%s\" (%s, %s)", tip.len ? ", " : "", subtask,
+                        ufo_value_map_str (l, "Application", ""), status);
+        if (strcmp (status, "FINISH") == 0 && self->cfg->plan && self->round == 0)
+            self->follow_index++;
+    }
+    self->subtask_index = last_index;
+    ufo_value_list_push (self->tips, &(ufo_value_t *) { ufo_value_new_stringf (
+        "This round was resumed after the HostAgent restarted (%" PRId64 " steps of it were already taken). "
+        "%s%s%s", self->round_step, tip.len ? "Subtasks already ended in this round, do not repeat them: " : "",
+        tip.len ? tip.data : "", tip.len ? "." : "") });
+    ufo_info ("host: session %s round %" PRId64 " continues after %" PRId64 " steps, %zu subtask(s) done, next "
+              "subtask index %" PRId64, self->cfg->session, self->round, self->round_step,
+              ufo_value_size (self->previous), self->subtask_index + 1);
+    ufo_buf_free (&tip);
+    ufo_value_destroy (&done);
+    ufo_value_destroy (&lines);
+}
+
 ufo_value_t *
 host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
 {
@@ -423,6 +500,8 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         self.last_xid = 0;
         ufo_value_clear (self.previous);
         ufo_value_clear (self.plan);
+        if (cfg->resume && r == first)
+            s_resume_round (&self);
         host_state_t state = HOST_CONTINUE;
         rounds++;
         while (state != HOST_FINISH && state != HOST_FAIL && state != HOST_ERROR) {

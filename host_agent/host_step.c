@@ -217,8 +217,8 @@ s_action_result (ufo_value_t *record, bool success, const char *result, const ch
     ufo_value_map_set (record, "ActionSuccess", &list);
 }
 
-static void
-s_remember (host_t *self, const ufo_value_t *record)
+void
+host_step_remember (host_t *self, const ufo_value_t *record)
 {
     static const char *keys [] = { "Step", "Round", "CurrentSubtask", "ControlText", "Status", "Bash",
                                    "Comment", "Results" };
@@ -453,7 +453,7 @@ host_step_run (host_t *self)
             ufo_warn ("host: request.log: %s", lerr.message);
         ufo_value_destroy (&req);
     }
-    s_remember (self, record);
+    host_step_remember (self, record);
 
     //  progress: the step and the cost
     ufo_value_t *event = ufo_value_new_map ();

@@ -499,6 +499,60 @@ UFO_TEST (test_resume_redelivered)
     s_fake_free (&f);
 }
 
+//  The HostAgent died after the first subtask of round 0 ended: the re-delivered session
+//  continues the round (memory, previous subtasks, subtask numbering) instead of redoing it.
+UFO_TEST (test_resume_mid_round)
+{
+    static const char *logged [] = {
+        "{\"Step\": 0, \"Round\": 0, \"Agent\": \"HostAgent\", \"Status\": \"CONTINUE\", \"Bash\": \"mousepad\", "
+        "\"SubtaskIndex\": -1, \"CurrentSubtask\": \"Open Mousepad\", \"Plan\": [\"type the second line\"]}",
+        "{\"Step\": 1, \"Round\": 0, \"Agent\": \"HostAgent\", \"Status\": \"ASSIGN\", \"SubtaskIndex\": 0, "
+        "\"CurrentSubtask\": \"Type the first line\", \"Plan\": [\"type the second line\"]}",
+        "{\"Step\": 2, \"Round\": 0, \"Agent\": \"AppAgent\", \"Status\": \"CONTINUE\", \"SubtaskIndex\": 0, "
+        "\"Subtask\": \"Type the first line\", \"Application\": \"mousepad\"}",
+        "{\"Step\": 3, \"Round\": 0, \"Agent\": \"AppAgent\", \"Status\": \"FINISH\", \"SubtaskIndex\": 0, "
+        "\"Subtask\": \"Type the first line\", \"Application\": \"mousepad\", \"Comment\": \"typed\"}",
+    };
+    ufo_tasklog_t *log = ufo_tasklog_open (s_root, "midround", NULL);
+    REQUIRE (log);
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (logged); i++) {
+        ufo_value_t *v = ufo_json_parse_str (logged [i], NULL);
+        REQUIRE (v);
+        ufo_tasklog_append (log, "response.log", v, NULL);
+        ufo_value_destroy (&v);
+    }
+    ufo_tasklog_destroy (&log);
+    const char *replies [] = { ASSIGN, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 2);
+    f.launched = true;
+    s_resume = true;
+    ufo_value_t *result = s_run (&f, "midround", "[\"Write two lines\"]", NULL, 50, 1, false);
+    s_resume = false;
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_INT (f.asked, 2);
+    const char *prompt = ufo_value_str (ufo_value_list_at (f.prompts, 0));
+    CHECK_CONTAINS (prompt, "resumed after the HostAgent restarted");
+    CHECK_CONTAINS (prompt, "do not repeat them: \\\"Type the first line\\\" (mousepad, FINISH)");
+    CHECK_CONTAINS (prompt, "Open Mousepad");                   //  the HostAgent's memory is back
+    CHECK_CONTAINS (prompt, "type the second line");            //  and its plan
+    //  one subtask submitted, numbered after the first, with the first as a previous subtask
+    REQUIRE (ufo_value_size (f.tasks) == 2);
+    const ufo_value_t *body = ufo_value_map_get (ufo_value_list_at (f.tasks, 0), "body");
+    CHECK_INT (ufo_value_map_int (body, "subtask_index", -1), 1);
+    CHECK_INT (ufo_value_map_int (body, "step_base", -1), 5);
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "previous_subtasks.0.subtask")), "Type the first line");
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "previous_subtasks.0.status")), "FINISH");
+    ufo_value_t *lines = s_read_lines ("midround", "response.log");
+    const ufo_value_t *l4 = ufo_value_list_at (lines, 4);
+    CHECK_INT (ufo_value_map_int (l4, "Step", -1), 4);
+    CHECK_INT (ufo_value_map_int (l4, "RoundStep", -1), 4);
+    CHECK_INT (ufo_value_map_int (l4, "AgentStep", -1), 2);
+    ufo_value_destroy (&lines);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
 UFO_TEST (test_pending_answered)
 {
     const char *replies [] = { PENDING, FINISH };
@@ -748,6 +802,7 @@ main (void)
     UFO_RUN (test_two_rounds_history);
     UFO_RUN (test_round_evaluations);
     UFO_RUN (test_resume_redelivered);
+    UFO_RUN (test_resume_mid_round);
     UFO_RUN (test_pending_answered);
     UFO_RUN (test_step_event_redacted);
     UFO_RUN (test_request_json);
