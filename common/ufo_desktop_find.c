@@ -41,6 +41,7 @@ s_on_frame_name (ufo_desktop_op_t *op, GVariant *reply, const char *error, void 
     if (win->root)
         ufo_dnode_free_ (op->desk, win->root);
     win->root = ufo_dnode_new_ (op->desk, bus, space + 1, NULL);
+    win->pid = st->pid;
     win->width = st->ww;
     win->height = st->wh;
     win->uses_showing = st->uses_showing;

@@ -49,6 +49,7 @@ struct _ufo_dnode_t {
 typedef struct _ufo_dwin_t ufo_dwin_t;
 struct _ufo_dwin_t {
     int64_t xid;
+    int pid;                    //  _NET_WM_PID when the frame was found (X ids are reused)
     ufo_dnode_t *root;          //  the frame; owned
     int width, height;          //  X geometry at the last snapshot
     bool uses_showing;          //  the toolkit sets SHOWING (GTK3 yes, GTK4 no)

@@ -665,6 +665,12 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         return op;
     }
     ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
+    if (win && win->root && win->pid != st->pid) {
+        //  X reuses window ids: this id now belongs to another process, so the cached
+        //  tree (and the application it names) is not this window's
+        ufo_desktop_win_forget_ (self, xid);
+        win = NULL;
+    }
     if (win && win->root) {
         if (win->width != st->ww || win->height != st->wh) {
             //  a resized window has new extents everywhere; the structure is still good

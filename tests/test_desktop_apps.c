@@ -328,6 +328,56 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     dfx_session_stop ();
 }
 
+UFO_TEST (test_window_id_reused)
+{
+    //  X reuses window ids once a client is gone: a new process whose window gets the id of
+    //  a dead one must be snapshotted as itself, not through the dead application's cache.
+    REQUIRE (dfx_session_start () == 0);
+    ufo_desktop_t *desk = s_open ();
+    REQUIRE (desk);
+    ufo_error_t err = { 0 };
+    int64_t xids [2] = { 0, 0 };
+    bool reused = false;
+    for (int round = 0; round < 2; round++) {
+        int pid = ufo_desktop_launch (desk, "mousepad", &err);
+        REQUIRE (pid > 0);
+        xids [round] = dfx_wait_window (desk, pid, "Mousepad", WAIT_MS);
+        REQUIRE (xids [round]);
+        ufo_value_t *snap = dfx_wait_control (desk, xids [round], "Edit", NULL, WAIT_MS);
+        CHECK (snap != NULL);
+        if (snap) {
+            ufo_value_t *r = dfx_act (desk, xids [round], dfx_find (snap, "Edit", NULL),
+                                      "set_edit_text", "{\"text\": \"round\", \"clear_current_text\": true}");
+            CHECK (ufo_value_map_bool (r, "success", false));
+            if (!ufo_value_map_bool (r, "success", false))
+                fprintf (stderr, "round %d: %s\n", round, ufo_value_map_str (r, "error", ""));
+            ufo_value_destroy (&r);
+        }
+        ufo_value_destroy (&snap);
+        if (round == 1)
+            reused = xids [1] == xids [0];
+        kill (pid, SIGKILL);
+        waitpid (pid, NULL, 0);
+        //  the window is gone before the next launch (bounded)
+        int64_t until = dfx_now_ms () + WAIT_MS / 2;
+        while (dfx_now_ms () < until) {
+            ufo_value_t *wins = ufo_desktop_windows (desk, &err);
+            bool present = false;
+            for (size_t i = 0; i < ufo_value_size (wins); i++)
+                if (ufo_value_map_int (ufo_value_list_at (wins, i), "xid", 0) == xids [round])
+                    present = true;
+            ufo_value_destroy (&wins);
+            if (!present)
+                break;
+            ufo_desktop_iterate (desk, 50);
+        }
+    }
+    fprintf (stderr, "  window ids %" PRId64 " and %" PRId64 " (%s)\n", xids [0], xids [1],
+             reused ? "reused: the case under test" : "not reused this time");
+    ufo_desktop_destroy (&desk);
+    dfx_session_stop ();
+}
+
 UFO_TEST (test_calculator_two_plus_three)
 {
     REQUIRE (dfx_session_start () == 0);
@@ -482,6 +532,7 @@ main (void)
 {
     signal (SIGPIPE, SIG_IGN);
     UFO_RUN (test_mousepad_text_and_shortcut);
+    UFO_RUN (test_window_id_reused);
     UFO_RUN (test_calculator_two_plus_three);
     UFO_RUN (test_zenity_entry);
     return UFO_TEST_END ();
