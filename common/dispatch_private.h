@@ -62,8 +62,12 @@ void ufo_link_reregister (ufo_link_t *self);
 void ufo_link_send_now (ufo_link_t *self, const char *type, ufo_value_t **body_p);
 
 //  The actor side of the caller <-> actor pipe: events go to the caller as one msgpack
-//  frame; commands come as [verb, msgpack].
-void ufo_link_pipe_event (void *pipe, ufo_value_t **event_p);
+//  frame; commands come as [verb, msgpack]. The actor never blocks on the pipe: an event
+//  that does not fit (the caller is not reading) waits in the link's backlog, in order,
+//  until ufo_link_pipe_flush can send it.
+void ufo_link_pipe_event (ufo_link_t *self, void *pipe, ufo_value_t **event_p);
+//  Sends backlogged events; returns true when the backlog is empty.
+bool ufo_link_pipe_flush (ufo_link_t *self, void *pipe);
 
 //  Caller side: receives one event from the actor within timeout_ms (0: no wait, -1: forever),
 //  or NULL.

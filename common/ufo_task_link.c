@@ -34,6 +34,7 @@ struct _ufo_link_t {
     size_t nout, cap_out;
     uint64_t counter;
     ufo_buf_t buf;
+    zlistx_t *backlog;              //  events for the caller that did not fit in the pipe (zframe_t *)
 };
 
 static int64_t
@@ -77,6 +78,11 @@ ufo_link_destroy (ufo_link_t **self_p)
     free (self->server_key);
     free (self->cert_path);
     ufo_buf_free (&self->buf);
+    if (self->backlog) {
+        for (zframe_t *f = (zframe_t *) zlistx_first (self->backlog); f; f = (zframe_t *) zlistx_next (self->backlog))
+            zframe_destroy (&f);
+        zlistx_destroy (&self->backlog);
+    }
     free (self);
     *self_p = NULL;
 }
@@ -361,15 +367,37 @@ ufo_link_send_now (ufo_link_t *self, const char *type, ufo_value_t **body_p)
 
 //  --- The caller <-> actor pipe ---------------------------------------------------------
 
+bool
+ufo_link_pipe_flush (ufo_link_t *self, void *pipe)
+{
+    if (!self->backlog)
+        return true;
+    void *handle = zsock_resolve (pipe);
+    zframe_t *f;
+    while ((f = (zframe_t *) zlistx_first (self->backlog))) {
+        if (zmq_send (handle, zframe_data (f), zframe_size (f), ZMQ_DONTWAIT) < 0)
+            return false;
+        zlistx_detach_cur (self->backlog);
+        zframe_destroy (&f);
+    }
+    return true;
+}
+
 void
-ufo_link_pipe_event (void *pipe, ufo_value_t **event_p)
+ufo_link_pipe_event (ufo_link_t *self, void *pipe, ufo_value_t **event_p)
 {
     ufo_buf_t buf = { 0 };
     ufo_msgpack_append (&buf, *event_p);
     ufo_value_destroy (event_p);
-    zframe_t *frame = zframe_new (buf.data, buf.len);
+    if (ufo_link_pipe_flush (self, pipe)
+    &&  zmq_send (zsock_resolve (pipe), buf.data, buf.len, ZMQ_DONTWAIT) >= 0) {
+        ufo_buf_free (&buf);
+        return;
+    }
+    if (!self->backlog)
+        self->backlog = zlistx_new ();
+    zlistx_add_end (self->backlog, zframe_new (buf.data, buf.len));
     ufo_buf_free (&buf);
-    zframe_send (&frame, pipe, 0);
 }
 
 ufo_value_t *

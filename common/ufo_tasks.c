@@ -54,7 +54,7 @@ s_open_drop (s_actor_t *a, s_open_t *o)
 static void
 s_emit (s_actor_t *a, ufo_value_t **ev_p)
 {
-    ufo_link_pipe_event (a->pipe, ev_p);
+    ufo_link_pipe_event (a->link, a->pipe, ev_p);
 }
 
 static void
@@ -281,14 +281,17 @@ s_actor (zsock_t *pipe, void *args)
             items [n++] = (zmq_pollitem_t) { zsock_resolve (dealer), 0, ZMQ_POLLIN, 0 };
         if (zmq_poll (items, n, wait) < 0 && zmq_errno () == ETERM)
             break;
-        if (items [0].revents & ZMQ_POLLIN) {
-            zmsg_t *msg = zmsg_recv (pipe);
-            if (!msg)
-                break;
-            s_on_command (a, msg);
-            zmsg_destroy (&msg);
-        }
+        if (items [0].revents & ZMQ_POLLIN)
+            for (int k = 0; k < 1000 && !a->stop; k++) {       //  drain the caller's commands
+                zmsg_t *msg = zmsg_recv_nowait (pipe);
+                if (!msg)
+                    break;
+                s_on_command (a, msg);
+                zmsg_destroy (&msg);
+            }
         wait = ufo_link_service (a->link);
+        if (!ufo_link_pipe_flush (a->link, pipe) && wait > 5)
+            wait = 5;                   //  the caller is behind: try again soon
     }
     //  Submissions not yet acknowledged get a short chance to reach the broker.
     int64_t until = ufo_time_mono_ms () + 500;

@@ -107,7 +107,7 @@ s_emit_kind (s_actor_t *a, const char *kind)
 {
     ufo_value_t *ev = ufo_value_new_map ();
     ufo_value_map_set_str (ev, "kind", kind);
-    ufo_link_pipe_event (a->pipe, &ev);
+    ufo_link_pipe_event (a->link, a->pipe, &ev);
 }
 
 static void
@@ -162,7 +162,7 @@ s_on_message (void *owner, const char *type, const ufo_value_t *body)
         ufo_value_map_set_str (ev, "kind", "task");
         for (size_t i = 0; i < ufo_value_size (body); i++)
             ufo_value_map_set_copy (ev, ufo_value_map_key_at (body, i), ufo_value_map_value_at (body, i));
-        ufo_link_pipe_event (a->pipe, &ev);
+        ufo_link_pipe_event (a->link, a->pipe, &ev);
     }
     else
     if (strcmp (type, "task.input") == 0) {
@@ -175,7 +175,7 @@ s_on_message (void *owner, const char *type, const ufo_value_t *body)
             ufo_value_map_set_copy (ev, "body", input);
         else
             ufo_value_map_set_null (ev, "body");
-        ufo_link_pipe_event (a->pipe, &ev);
+        ufo_link_pipe_event (a->link, a->pipe, &ev);
     }
 }
 
@@ -260,14 +260,17 @@ s_actor (zsock_t *pipe, void *args)
             items [n++] = (zmq_pollitem_t) { zsock_resolve (dealer), 0, ZMQ_POLLIN, 0 };
         if (zmq_poll (items, n, wait) < 0 && zmq_errno () == ETERM)
             break;
-        if (items [0].revents & ZMQ_POLLIN) {
-            zmsg_t *msg = zmsg_recv (pipe);
-            if (!msg)
-                break;
-            s_on_command (a, msg);
-            zmsg_destroy (&msg);
-        }
+        if (items [0].revents & ZMQ_POLLIN)
+            for (int k = 0; k < 1000 && !a->stop; k++) {       //  drain the caller's commands
+                zmsg_t *msg = zmsg_recv_nowait (pipe);
+                if (!msg)
+                    break;
+                s_on_command (a, msg);
+                zmsg_destroy (&msg);
+            }
         wait = ufo_link_service (a->link);
+        if (!ufo_link_pipe_flush (a->link, pipe) && wait > 5)
+            wait = 5;                   //  the caller is behind: try again soon
     }
     //  Leaving: deliver what is queued (results), then tell the broker, bounded to ~1 s.
     if (ufo_link_up (a->link)) {
