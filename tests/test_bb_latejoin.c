@@ -9,6 +9,7 @@
 #include "bb_test_util.h"
 #include <pthread.h>
 #include <stdatomic.h>
+#include <czmq.h>
 
 #define WRITES 3000
 
@@ -223,6 +224,85 @@ UFO_TEST (test_reconnect)
     ufo_bb_client_destroy (&f);
 }
 
+UFO_TEST (test_hwm_drop)
+{
+    //  A real high-water-mark drop, no client hook: a broker whose bus socket holds 10
+    //  messages per subscriber, a follower that stalls (does not poll) while many thousands
+    //  of events stream. libzmq's XPUB drops what does not fit; the follower must notice at the
+    //  next event of the board, resync, and end equal to a fresh snapshot.
+    bb_test_broker_t H;
+    bb_test_init (&H, "bb-hwm");
+    const char *extra [] = { "--bus-hwm", "10", "--fsync", "no", "--stats-ms", "0", NULL };
+    bb_test_start (&H, extra);
+    ufo_error_t err;
+    ufo_bb_client_t *w = ufo_bb_client_new (H.cmd, NULL, &err);
+    ufo_bb_client_t *f = ufo_bb_client_new (H.cmd, H.bus, &err);
+    REQUIRE (w && f);
+    ufo_bb_client_set_timeout (w, 250);
+    ufo_value_t *pong = NULL;
+    for (int i = 0; i < 80 && !pong; i++)
+        pong = ufo_bb_client_call (w, "ping", NULL, NULL, 0, NULL, NULL, &err);
+    REQUIRE (pong);
+    ufo_value_destroy (&pong);
+    ufo_bb_client_set_timeout (w, 20000);
+    ufo_bb_client_set_timeout (f, 20000);
+    //  The follower keeps its default receive queue (100000 messages), so the stall must
+    //  outlast it: 120000 events, sent pipelined in windows of 1000 to keep the run short.
+    CHECK_INT (ufo_bb_client_follow (f, "hwm", &err), 0);
+    uint64_t last = 0;
+    const int total = 120000, window = 1000;
+    for (int n = 0; n < total; n += window) {
+        for (int k = n; k < n + window; k++) {
+            ufo_value_t *body = ufo_value_new_map ();
+            ufo_value_map_set_str (body, "board", "hwm");
+            ufo_value_map_set_str (body, "memory", ufo_bb_memory_name (k % 4));
+            ufo_value_t *item = ufo_value_new_map ();
+            ufo_value_map_set_int (item, "n", k);
+            ufo_value_map_set (body, "item", &item);
+            char id [65];
+            REQUIRE (ufo_bb_client_send (w, "bb.add", &body, NULL, 0, id, &err) == 0);
+        }
+        for (int k = 0; k < window; k++) {
+            char id [65];
+            bool ok = false;
+            ufo_value_t *reply = ufo_bb_client_recv (w, 20000, id, &ok, &err);
+            REQUIRE (reply && ok);
+            uint64_t l = (uint64_t) ufo_value_map_int (reply, "last", 0);
+            if (l > last)
+                last = l;
+            ufo_value_destroy (&reply);
+        }
+    }
+    CHECK_INT (last, (uint64_t) total);
+    //  One more write after the stall: its event is the one that reveals the gap.
+    ufo_value_t *item = ufo_value_new_map ();
+    ufo_value_map_set_int (item, "n", total);
+    CHECK_INT (ufo_bb_client_add (w, "hwm", "questions", &item, NULL, &last, &err), 0);
+    for (int i = 0; i < 400 && ufo_bb_client_replica_last (f, "hwm") != last; i++)
+        if (ufo_bb_client_poll (f, 50, &err) < 0)
+            fprintf (stderr, "  poll: %s\n", err.message);
+    CHECK_INT (ufo_bb_client_replica_last (f, "hwm"), last);
+    ufo_bb_client_stats_t stats;
+    ufo_bb_client_stats (f, &stats);
+    fprintf (stderr, "  hwm: %" PRIu64 " events applied, %" PRIu64 " duplicates dropped, %" PRIu64
+             " gaps, %" PRIu64 " resyncs\n", stats.events, stats.duplicates, stats.gaps, stats.resyncs);
+    CHECK (stats.gaps >= 1);
+    CHECK (stats.resyncs >= 1);
+    CHECK (stats.events + stats.duplicates < (uint64_t) total + 1);      //  events were really lost
+    ufo_value_t *snap = ufo_bb_client_snapshot (w, "hwm", NULL, 0, &err);
+    REQUIRE (snap);
+    CHECK_INT (ufo_value_map_int (snap, "last", -1), (int64_t) last);
+    const ufo_value_t *replica = ufo_bb_client_replica (f, "hwm");
+    REQUIRE (replica);
+    CHECK (ufo_value_equal (replica, ufo_value_map_get (snap, "board")));
+    CHECK_INT (ufo_value_size (ufo_value_map_get (replica, "questions")), total / 4 + 1);
+    ufo_value_destroy (&snap);
+    ufo_bb_client_destroy (&w);
+    ufo_bb_client_destroy (&f);
+    CHECK_INT (bb_test_stop (&H, SIGTERM), 0);
+    bb_test_cleanup (&H);
+}
+
 int
 main (void)
 {
@@ -233,6 +313,7 @@ main (void)
     UFO_RUN (test_gap_resync);
     UFO_RUN (test_delete_and_recreate);
     UFO_RUN (test_reconnect);
+    UFO_RUN (test_hwm_drop);
     CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
     bb_test_cleanup (&B);
     return UFO_TEST_END ();
