@@ -302,6 +302,10 @@ s_assign (bb_dispatch_t *self, s_worker_t *w, s_task_t *t)
     ufo_value_map_set_int (msg, "attempt", t->attempts);
     ufo_value_map_set_int (msg, "max_attempts", t->max_attempts);
     ufo_value_map_set_int (msg, "deadline_us", t->deadline_us);
+    //  the time left by the broker's clock: workers time it with their own monotonic clock
+    //  (no decision may compare wall clocks of two hosts)
+    int64_t left_ms = t->deadline_us > 0 ? (t->deadline_us - ufo_time_now_us ()) / 1000 : 0;
+    ufo_value_map_set_int (msg, "deadline_in_ms", t->deadline_us > 0 ? (left_ms > 1 ? left_ms : 1) : 0);
     ufo_value_map_set_str (msg, "session", t->session);
     ufo_value_map_set_str (msg, "submitter", t->submitter);
     ufo_value_map_set_copy (msg, "body", t->body);

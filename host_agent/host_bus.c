@@ -33,7 +33,7 @@ struct _host_bus_t {
     volatile sig_atomic_t *stop;
     //  the running session
     char task_id [80];
-    int64_t deadline_us;        //  the session task's deadline (wall clock), 0 = none
+    int64_t deadline_ms;        //  the session task's deadline (this host's monotonic clock), 0 = none
     char board [UFO_BB_BOARD_MAX + 1];
     bool busy;
     bool cancelled;
@@ -326,9 +326,9 @@ s_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
     if (strncmp (service, "app:", 4) == 0)
         ufo_value_map_set_str (spec, "device", self->device);
     ufo_value_map_set_str (spec, "session", self->board);
-    if (self->deadline_us > 0) {
+    if (self->deadline_ms > 0) {
         //  a subtask or evaluation may run as long as the session has left (at least 1 s)
-        int64_t left_ms = (self->deadline_us - host_now_us ()) / 1000;
+        int64_t left_ms = self->deadline_ms - ufo_time_mono_ms ();
         ufo_value_map_set_int (spec, "deadline_ms", left_ms > 1000 ? left_ms : 1000);
     }
     ufo_value_map_set (spec, "body", body_p);
@@ -513,7 +513,10 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     if (ufo_value_type (plan) != UFO_TLIST || strcmp (ufo_value_map_str (body, "mode", "normal"), "follower"))
         plan = NULL;
     snprintf (self->board, sizeof self->board, "%s", session);
-    self->deadline_us = ufo_value_map_int (task, "deadline_us", 0);
+    //  the time left as the broker counted it when it assigned the task, timed from now on
+    //  this host's monotonic clock (the two hosts' wall clocks need not agree)
+    int64_t left_ms = ufo_value_map_int (task, "deadline_in_ms", 0);
+    self->deadline_ms = left_ms > 0 ? ufo_time_mono_ms () + left_ms : 0;
     s_open_desktop (self);
     self->busy = true;
     self->cancelled = false;

@@ -219,6 +219,25 @@ check "[ $RC_B = 0 ] && check_session b full" "device b's session finished untou
 check "awk 'BEGIN {exit !($DUR_B < 90)}'" "device b's session stayed within its bound (${DUR_B} s < 90 s)"
 check "grep -q 'netns-a' '$TMP/monitor.out' && grep -q 'netns-b' '$TMP/monitor.out'" \
   "ufo monitor (monitor certificate, own namespace) saw both sessions"
+# deadlines cross hosts as time left, never as wall-clock instants: the HostAgent gives each
+# subtask the session's remaining time, so the broker sees both end at about the same instant
+check "python3 - '$TMP/monitor.out' <<'EOF'
+import json, sys
+ev = []
+for l in open(sys.argv[1]):
+    try:
+        ev.append(json.loads(l))
+    except ValueError:
+        pass
+sub = [e['body'] for e in ev if e.get('type') == 'task.submitted']
+ok = True
+for s in [x for x in sub if x.get('service') == 'host']:
+    for a in [x for x in sub if x.get('service') == 'app:mousepad' and x.get('session') == s.get('session')]:
+        gap = (s['deadline_us'] - a['deadline_us']) / 1e6
+        print('session %s: subtask deadline %.1f s before the session deadline' % (s['session'], gap))
+        ok = ok and s['deadline_us'] > 0 and -1 <= gap <= 30
+sys.exit(0 if ok and any(x.get('service') == 'app:mousepad' for x in sub) else 1)
+EOF" "subtask deadlines follow the session's (time left, timed on the device's monotonic clock)"
 for i in $(seq 1 500); do kill -0 "$STRANGER" 2>/dev/null || break; sleep 0.1; done
 check "grep -qx 'messages 0' '$TMP/stranger.out'" "an unknown certificate in the monitor namespace saw no traffic (40 s)"
 
