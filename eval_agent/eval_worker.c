@@ -98,6 +98,9 @@ eval_worker_parse_body (const ufo_value_t *body, const char *default_root, ufo_e
     if (v && ufo_value_type (v) != UFO_TNULL && ufo_value_type (v) != UFO_TSTRING)
         return ufo_error_set (err, UFO_E_TYPE, "\"log_root\" must be a string");
     req->log_root = ufo_value_strlen (v) ? ufo_value_str (v) : default_root;
+    if (ufo_value_strlen (v) && !ufo_tasklog_root_safe (req->log_root))
+        return ufo_error_set (err, UFO_E_INVALID, "\"log_root\" must be a directory path of at most 1024 bytes "
+                              "without \"..\" components");
     v = ufo_value_map_get (body, "level");
     if (v && ufo_value_type (v) != UFO_TSTRING)
         return ufo_error_set (err, UFO_E_TYPE, "\"level\" must be \"session\" or \"round\"");

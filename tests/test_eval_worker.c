@@ -261,6 +261,16 @@ UFO_TEST (test_on_the_bus)
         CHECK (s_server_saw ("[remote-step]", 1000));
     }
 
+    //  A log_root that climbs out with "..": refused, nothing read or written there.
+    body = s_body ("sess-escape", "escape", "session", -1, "[case:bus] escape");
+    ufo_value_map_set_str (body, "log_root", "/tmp/../etc");
+    REQUIRE (s_submit (tasks, "sess-escape", &body, id) == 0);
+    ev = s_result (tasks, id, 30000);
+    REQUIRE (ev);
+    CHECK_STR (ufo_value_map_str (ev, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_path (ev, "body.error")), "log_root");
+    ufo_value_destroy (&ev);
+
     //  5. The worker dies mid-evaluation: the task is redelivered to a new ufo-eval.
     body = s_body ("sess-requeue", "requeue", "session", -1, NULL);
     REQUIRE (s_submit (tasks, "sess-requeue", &body, id) == 0);
