@@ -1,5 +1,6 @@
-/*  bb_server.c - the broker's event loop, request handlers and durability pipeline.
-    This is the only broker module that includes czmq. See bb_server.h for the design. */
+/*  bb_server.c - the broker's event loop, request handlers and life cycle. The output queue
+    is in bb_out.c, the durability pipeline in bb_durability.c (bb_server_int.h). See
+    bb_server.h for the design. */
 #include "ufo_prelude.h"
 #include "ufo_msg.h"
 #include "ufo_wal.h"
@@ -7,220 +8,13 @@
 #include "ufo_bb_proto.h"
 #include "bb_store.h"
 #include "bb_sync.h"
-#include "bb_server.h"
+#include "bb_server_int.h"
 #include "bb_security.h"
 #include "ufo_task_proto.h"
 #include <czmq.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 
 #define BURST_MAX 1024              //  requests handled before the log is written
-
-//  One queued outgoing message: [head] [empty delimiter]? data [extra]?
-//  head is the peer identity (replies) or the topic (events). Buffers are malloc'd and
-//  handed to libzmq without copying.
-typedef struct {
-    uint64_t ticket;                //  0: ready; else wait until this sync job is done
-    bool burst;                     //  ticket not known yet: set when the burst is committed
-    bool to_bus;
-    bool delim;
-    uint8_t head_len;
-    uint8_t head [255];
-    char *data;
-    size_t len;
-    char *extra;                    //  blob.get: the bytes frame
-    size_t extra_len;
-    char *fail;                     //  sent instead of data if the job fails (blob puts)
-    size_t fail_len;
-} s_out_t;
-
-//  Where a reply goes: the ROUTER identity of the request, and whether it had a delimiter.
-typedef struct {
-    const uint8_t *id;
-    size_t id_len;
-    bool delim;
-} s_route_t;
-
-typedef struct {
-    uint64_t ticket;
-    char hex [65];
-} s_pending_blob_t;
-
-struct _bb_server_t {
-    bb_server_config_t cfg;
-    char *data_dir;
-    int lock_fd;
-    zloop_t *loop;
-    zsock_t *router;
-    zsock_t *xpub;
-    bb_store_t *store;
-    ufo_wal_t *wal;
-    ufo_blob_store_t *blobs;
-    bb_sync_t *sync;
-    ufo_bb_limits_t limits;
-
-    s_out_t *out;                   //  queue of replies and events waiting for durability
-    size_t out_head, out_tail, out_cap;
-    uint64_t done_ticket;           //  highest ticket completed
-    bool burst_wrote;               //  the current burst appended log records
-    bool unsynced;                  //  everysec: log bytes written since the last fdatasync asked
-    s_pending_blob_t *pblobs;       //  blobs being committed
-    size_t npblobs, cap_pblobs;
-
-    pid_t snap_pid;                 //  forked snapshot writer, 0 if none
-    uint64_t snap_seq, snap_segment;
-    uint64_t records_since_snap;
-    bool fatal;
-
-    //  statistics
-    uint64_t requests, errors, writes, items_added, blob_puts, blob_gets;
-    int64_t subscribers;
-    uint64_t rate_items, rate_mark_ms;
-    double write_rate;
-    ufo_buf_t scratch;
-    char id_prefix [33];            //  random, drawn at start-up: event ids are prefix + seq
-
-    bb_dispatch_t *dispatch;        //  task dispatch (bb_dispatch.h)
-    const s_route_t *cur_route;     //  route of the dispatch request being handled
-    uint64_t cp_ticket;             //  sync job that makes the last dispatch checkpoint durable
-};
-
-//  --- Output queue ------------------------------------------------------------
-
-static s_out_t *
-s_out_new (bb_server_t *self, bool to_bus, uint64_t ticket, bool burst)
-{
-    if (self->out_tail == self->out_cap) {
-        if (self->out_head > 0) {
-            memmove (self->out, self->out + self->out_head,
-                     (self->out_tail - self->out_head) * sizeof *self->out);
-            self->out_tail -= self->out_head;
-            self->out_head = 0;
-        }
-        if (self->out_tail == self->out_cap) {
-            self->out_cap = self->out_cap ? self->out_cap * 2 : 1024;
-            self->out = ufo_realloc (self->out, self->out_cap * sizeof *self->out);
-        }
-    }
-    s_out_t *o = &self->out [self->out_tail++];
-    memset (o, 0, offsetof (s_out_t, head));
-    o->ticket = ticket;
-    o->burst = burst;
-    o->to_bus = to_bus;
-    o->data = o->extra = o->fail = NULL;
-    o->len = o->extra_len = o->fail_len = 0;
-    return o;
-}
-
-static char *
-s_copy (const void *data, size_t len)
-{
-    char *copy = ufo_malloc (len ? len : 1);
-    memcpy (copy, data, len);
-    return copy;
-}
-
-static void
-s_free_data (void *data, void *hint)
-{
-    UFO_UNUSED (hint);
-    free (data);
-}
-
-//  Sends one frame, handing buf to libzmq (it frees it). more: more frames follow.
-static void
-s_send_owned (void *sock, char *buf, size_t len, bool more)
-{
-    zmq_msg_t msg;
-    if (zmq_msg_init_data (&msg, buf, len, s_free_data, NULL) != 0) {
-        free (buf);
-        return;
-    }
-    if (zmq_msg_send (&msg, sock, more ? ZMQ_SNDMORE : 0) < 0)
-        zmq_msg_close (&msg);
-}
-
-static void
-s_out_release (s_out_t *o)
-{
-    free (o->data);
-    free (o->extra);
-    free (o->fail);
-    o->data = o->extra = o->fail = NULL;
-}
-
-//  Sends queued messages whose durability job is done, in order. failed_ticket: a job that
-//  failed (its alternative message is sent instead), or 0.
-static void
-s_out_flush (bb_server_t *self, uint64_t failed_ticket)
-{
-    void *router = zsock_resolve (self->router);
-    void *xpub = zsock_resolve (self->xpub);
-    while (self->out_head < self->out_tail) {
-        s_out_t *o = &self->out [self->out_head];
-        if (o->burst || o->ticket > self->done_ticket)
-            break;
-        void *sock = o->to_bus ? xpub : router;
-        if (o->fail && o->ticket == failed_ticket) {
-            free (o->data);
-            free (o->extra);
-            o->data = o->fail;
-            o->len = o->fail_len;
-            o->extra = NULL;
-        }
-        else
-            free (o->fail);
-        o->fail = NULL;
-        zmq_send (sock, o->head, o->head_len, ZMQ_SNDMORE);
-        if (o->delim)
-            zmq_send (sock, "", 0, ZMQ_SNDMORE);
-        s_send_owned (sock, o->data, o->len, o->extra != NULL);
-        if (o->extra)
-            s_send_owned (sock, o->extra, o->extra_len, false);
-        o->data = o->extra = NULL;
-        self->out_head++;
-    }
-    if (self->out_head == self->out_tail)
-        self->out_head = self->out_tail = 0;
-}
-
-//  --- Replies -------------------------------------------------------------------
-
-//  Queues a reply: the request's route, then the envelope in buf (copied).
-static s_out_t *
-s_reply_push (bb_server_t *self, const s_route_t *route, ufo_buf_t *buf, uint64_t ticket, bool burst)
-{
-    s_out_t *o = s_out_new (self, false, ticket, burst);
-    o->head_len = (uint8_t) route->id_len;
-    memcpy (o->head, route->id, route->id_len);
-    o->delim = route->delim;
-    o->data = s_copy (buf->data, buf->len);
-    o->len = buf->len;
-    return o;
-}
-
-static void
-s_reply_error (bb_server_t *self, const s_route_t *route, const char *id, const char *what, int code,
-               const char *message)
-{
-    self->errors++;
-    ufo_warn ("request %s%s%s rejected: %s: %s", what ? what : "", id && *id ? " id=" : "",
-              id && *id ? id : "", ufo_errcode_name (code), message);
-    ufo_buf_reset (&self->scratch);
-    ufo_bb_encode_error (&self->scratch, id, code, message);
-    //  Errors queue like everything else, so replies keep their order.
-    s_reply_push (self, route, &self->scratch, 0, true);
-}
-
-static void
-s_reply_ok (bb_server_t *self, const s_route_t *route, const char *id, ufo_value_t **body_p)
-{
-    ufo_buf_reset (&self->scratch);
-    ufo_bb_encode_ok (&self->scratch, id, body_p);
-    s_reply_push (self, route, &self->scratch, 0, true);
-}
-
 //  --- Changes -------------------------------------------------------------------
 
 //  Logs and queues one change event; buf holds the envelope.
@@ -230,11 +24,11 @@ s_emit_change (bb_server_t *self, const char *board, int memory, ufo_buf_t *buf)
     ufo_wal_append (self->wal, buf->data, buf->len);
     self->burst_wrote = true;
     self->records_since_snap++;
-    s_out_t *o = s_out_new (self, true, 0, true);
+    bb_out_t *o = bb_out_new (self, true, 0, true);
     char topic [UFO_BB_BOARD_MAX + 32];
     o->head_len = (uint8_t) ufo_bb_topic (topic, sizeof topic, board, memory);
     memcpy (o->head, topic, o->head_len);
-    o->data = s_copy (buf->data, buf->len);
+    o->data = bb_out_copy (buf->data, buf->len);
     o->len = buf->len;
 }
 
@@ -277,7 +71,7 @@ s_blob_known (bb_server_t *self, const char *hex)
 }
 
 static void
-s_handle_add (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
+s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
 {
     size_t n = ufo_value_size (req->items);
     bb_board_t *board = bb_store_board (self->store, req->board);
@@ -286,7 +80,7 @@ s_handle_add (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
         char message [256];
         snprintf (message, sizeof message, "board '%s' holds %zu items; adding %zu exceeds max_items_per_board %zu",
                   req->board, have, n, self->cfg.max_items_per_board);
-        s_reply_error (self, route, req->id, req->type_name, UFO_E_TOO_LARGE, message);
+        bb_out_reply_error (self, route, req->id, req->type_name, UFO_E_TOO_LARGE, message);
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -294,7 +88,7 @@ s_handle_add (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
         if (blob && !s_blob_known (self, blob)) {
             char message [256];
             snprintf (message, sizeof message, "item %zu refers to blob %s, which the store does not hold", i, blob);
-            s_reply_error (self, route, req->id, req->type_name, UFO_E_NOT_FOUND, message);
+            bb_out_reply_error (self, route, req->id, req->type_name, UFO_E_NOT_FOUND, message);
             return;
         }
     }
@@ -318,17 +112,17 @@ s_handle_add (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
     ufo_bb_mp_uint (buf, seq);
     ufo_bb_mp_str (buf, "last");
     ufo_bb_mp_uint (buf, last);
-    s_reply_push (self, route, buf, 0, true);
+    bb_out_reply (self, route, buf, 0, true);
 }
 
 static void
-s_handle_clear_delete (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
+s_handle_clear_delete (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
 {
     bb_board_t *board = bb_store_board (self->store, req->board);
     if (!board) {
         char message [200];
         snprintf (message, sizeof message, "no board named '%s'", req->board);
-        s_reply_error (self, route, req->id, req->type_name, UFO_E_NOT_FOUND, message);
+        bb_out_reply_error (self, route, req->id, req->type_name, UFO_E_NOT_FOUND, message);
         return;
     }
     bool del = req->type == UFO_BB_REQ_DELETE;
@@ -345,27 +139,27 @@ s_handle_clear_delete (bb_server_t *self, const s_route_t *route, ufo_bb_request
     ufo_value_t *body = ufo_value_new_map ();
     ufo_value_map_set_int (body, "seq", (int64_t) seq);
     ufo_value_map_set_int (body, "last", (int64_t) seq);
-    s_reply_ok (self, route, req->id, &body);
+    bb_out_reply_ok (self, route, req->id, &body);
 }
 
 static void
-s_handle_snapshot (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
+s_handle_snapshot (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
 {
     ufo_buf_t *buf = &self->scratch;
     ufo_buf_reset (buf);
     ufo_bb_envelope_head (buf, "ok", req->id, "ufo-broker");
     bb_store_encode_snapshot (self->store, req->board, req->memory, req->after, buf);
-    s_reply_push (self, route, buf, 0, true);
+    bb_out_reply (self, route, buf, 0, true);
 }
 
 static void
-s_handle_blob_put (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
+s_handle_blob_put (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
 {
     ufo_blob_stage_t *stage = ufo_calloc (1, sizeof *stage);
     ufo_error_t err;
     if (ufo_blob_stage (self->blobs, req->blob_data, req->blob_len, stage, &err) != 0) {
         free (stage);
-        s_reply_error (self, route, req->id, req->type_name, err.code, err.message);
+        bb_out_reply_error (self, route, req->id, req->type_name, err.code, err.message);
         return;
     }
     self->blob_puts++;
@@ -381,10 +175,10 @@ s_handle_blob_put (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *
         free (stage);
         if (rc != 0) {
             ufo_value_destroy (&body);
-            s_reply_error (self, route, req->id, req->type_name, err.code, err.message);
+            bb_out_reply_error (self, route, req->id, req->type_name, err.code, err.message);
             return;
         }
-        s_reply_ok (self, route, req->id, &body);
+        bb_out_reply_ok (self, route, req->id, &body);
         return;
     }
     uint64_t ticket = bb_sync_blob (self->sync, &stage, true);
@@ -396,21 +190,21 @@ s_handle_blob_put (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *
     memcpy (self->pblobs [self->npblobs++].hex, hex, sizeof hex);
     ufo_buf_reset (&self->scratch);
     ufo_bb_encode_ok (&self->scratch, req->id, &body);
-    s_out_t *o = s_reply_push (self, route, &self->scratch, ticket, false);
+    bb_out_t *o = bb_out_reply (self, route, &self->scratch, ticket, false);
     ufo_buf_reset (&self->scratch);
     ufo_bb_encode_error (&self->scratch, req->id, UFO_E_IO, "the blob could not be stored durably");
-    o->fail = s_copy (self->scratch.data, self->scratch.len);
+    o->fail = bb_out_copy (self->scratch.data, self->scratch.len);
     o->fail_len = self->scratch.len;
 }
 
 static void
-s_handle_blob_get (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *req)
+s_handle_blob_get (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
 {
     char *data;
     size_t len;
     ufo_error_t err;
     if (ufo_blob_get (self->blobs, req->blob, &data, &len, &err) != 0) {
-        s_reply_error (self, route, req->id, req->type_name, err.code, err.message);
+        bb_out_reply_error (self, route, req->id, req->type_name, err.code, err.message);
         return;
     }
     self->blob_gets++;
@@ -419,7 +213,7 @@ s_handle_blob_get (bb_server_t *self, const s_route_t *route, ufo_bb_request_t *
     ufo_value_map_set_int (body, "size", (int64_t) len);
     ufo_buf_reset (&self->scratch);
     ufo_bb_encode_ok (&self->scratch, req->id, &body);
-    s_out_t *o = s_reply_push (self, route, &self->scratch, 0, true);
+    bb_out_t *o = bb_out_reply (self, route, &self->scratch, 0, true);
     o->extra = data;                        //  handed over: freed by libzmq after sending
     o->extra_len = len;
 }
@@ -456,7 +250,7 @@ s_stats (bb_server_t *self)
 //  With CURVE on: may the peer that sent part (its certificate's role and key, from ZAP)
 //  send this request? If not, an error reply "denied" (and its warn line).
 static bool
-s_allowed (bb_server_t *self, const s_route_t *route, zmq_msg_t *part, const void *frame, size_t len)
+s_allowed (bb_server_t *self, const bb_route_t *route, zmq_msg_t *part, const void *frame, size_t len)
 {
     const char *role = zmq_msg_gets (part, "role");
     const char *key = zmq_msg_gets (part, "User-Id");
@@ -467,7 +261,7 @@ s_allowed (bb_server_t *self, const s_route_t *route, zmq_msg_t *part, const voi
     const char *name = zmq_msg_gets (part, "name");
     size_t used = strlen (why);
     snprintf (why + used, sizeof why - used, " (certificate \"%s\")", name ? name : "?");
-    s_reply_error (self, route, id, type, UFO_E_DENIED, why);
+    bb_out_reply_error (self, route, id, type, UFO_E_DENIED, why);
     return false;
 }
 
@@ -478,8 +272,8 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
 {
     self->requests++;
     //  ROUTER prepends the peer identity; a REQ peer adds an empty delimiter after it.
-    s_route_t route_data = { zmq_msg_data (&parts [0]), zmq_msg_size (&parts [0]), false };
-    const s_route_t *route = &route_data;
+    bb_route_t route_data = { zmq_msg_data (&parts [0]), zmq_msg_size (&parts [0]), false };
+    const bb_route_t *route = &route_data;
     size_t first = 1;
     if (nparts > 1 && zmq_msg_size (&parts [1]) == 0) {
         route_data.delim = true;
@@ -513,7 +307,7 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
     else
         rc = ufo_bb_request_decode (&req, frames, sizes, nframes, &self->limits, &err);
     if (rc != 0)
-        s_reply_error (self, route, req.id, req.type_name, err.code, err.message);
+        bb_out_reply_error (self, route, req.id, req.type_name, err.code, err.message);
     else
     switch (req.type) {
         case UFO_BB_REQ_ADD:
@@ -531,7 +325,7 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
             ufo_value_t *boards = bb_store_list (self->store);
             ufo_value_map_set (body, "boards", &boards);
             ufo_value_map_set_int (body, "seq", (int64_t) bb_store_seq (self->store));
-            s_reply_ok (self, route, req.id, &body);
+            bb_out_reply_ok (self, route, req.id, &body);
             break;
         }
         case UFO_BB_REQ_BLOB_PUT:
@@ -542,7 +336,7 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
             break;
         case UFO_BB_REQ_STATS: {
             ufo_value_t *body = s_stats (self);
-            s_reply_ok (self, route, req.id, &body);
+            bb_out_reply_ok (self, route, req.id, &body);
             break;
         }
         case UFO_BB_REQ_PING: {
@@ -550,152 +344,13 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
             ufo_value_map_set_bool (body, "pong", true);
             ufo_value_map_set_int (body, "seq", (int64_t) bb_store_seq (self->store));
             ufo_value_map_set_str (body, "version", UFO_VERSION);
-            s_reply_ok (self, route, req.id, &body);
+            bb_out_reply_ok (self, route, req.id, &body);
             break;
         }
         default:
-            s_reply_error (self, route, req.id, req.type_name, UFO_E_INTERNAL, "unhandled request");
+            bb_out_reply_error (self, route, req.id, req.type_name, UFO_E_INTERNAL, "unhandled request");
     }
     ufo_bb_request_reset (&req);
-}
-
-//  --- Durability pipeline -----------------------------------------------------
-
-static void
-s_fatal (bb_server_t *self, const char *message)
-{
-    ufo_error ("FATAL: %s; stopping without acknowledging further writes", message);
-    self->fatal = true;
-}
-
-static void s_snapshot_start (bb_server_t *self);
-
-//  Ends a burst: writes the log buffer and gives every queued output of the burst a ticket.
-static void
-s_commit_burst (bb_server_t *self)
-{
-    uint64_t ticket = 0;
-    if (self->burst_wrote) {
-        ufo_error_t err;
-        if (ufo_wal_write (self->wal, &err) != 0) {
-            s_fatal (self, err.message);
-            return;
-        }
-        if (self->cfg.fsync == BB_FSYNC_ALWAYS)
-            ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
-        else
-            self->unsynced = true;
-        self->burst_wrote = false;
-    }
-    //  Outputs of this burst wait for its job, or for the latest job issued (reads and
-    //  errors must not overtake earlier writes still on their way to disk).
-    if (ticket == 0 && self->cfg.fsync == BB_FSYNC_ALWAYS)
-        ticket = bb_sync_issued (self->sync);
-    for (size_t i = self->out_tail; i > self->out_head; i--) {
-        s_out_t *o = &self->out [i - 1];
-        if (!o->burst)
-            continue;
-        o->burst = false;
-        o->ticket = ticket;
-    }
-    s_out_flush (self, 0);
-    if (self->records_since_snap >= self->cfg.snapshot_every && self->snap_pid == 0)
-        s_snapshot_start (self);
-}
-
-static int
-s_on_sync (zloop_t *loop, zmq_pollitem_t *item, void *arg)
-{
-    UFO_UNUSED (loop);
-    UFO_UNUSED (item);
-    bb_server_t *self = (bb_server_t *) arg;
-    bb_sync_done_t done [64];
-    size_t n;
-    while ((n = bb_sync_read (self->sync, done, UFO_ARRAY_SIZE (done))) > 0)
-        for (size_t i = 0; i < n; i++) {
-            if (done [i].status != 0 && done [i].kind != BB_SYNC_BLOB) {
-                char message [128];
-                snprintf (message, sizeof message, "fdatasync of the log failed: %s", strerror (done [i].status));
-                s_fatal (self, message);
-                return -1;
-            }
-            self->done_ticket = done [i].ticket;
-            s_out_flush (self, done [i].status ? done [i].ticket : 0);
-            size_t keep = 0;
-            for (size_t j = 0; j < self->npblobs; j++)
-                if (self->pblobs [j].ticket > self->done_ticket)
-                    self->pblobs [keep++] = self->pblobs [j];
-            self->npblobs = keep;
-        }
-    return 0;
-}
-
-static void
-s_snapshot_start (bb_server_t *self)
-{
-    int old_fd = -1;
-    ufo_error_t err;
-    uint64_t segment = ufo_wal_rotate (self->wal, &old_fd, &err);
-    if (segment == 0) {
-        ufo_warn ("snapshot postponed: %s", err.message);
-        self->records_since_snap = 0;
-        return;
-    }
-    //  The old segment must still become durable before its records are acknowledged.
-    uint64_t ticket = bb_sync_close (self->sync, old_fd);
-    UFO_UNUSED (ticket);
-    self->records_since_snap = 0;
-    //  Task state is not in the board snapshot: a checkpoint heads the new segment, and
-    //  older segments are removed only once it is durable (s_snapshot_reap).
-    ufo_buf_reset (&self->scratch);
-    bb_dispatch_checkpoint (self->dispatch, &self->scratch);
-    ufo_wal_append (self->wal, self->scratch.data, self->scratch.len);
-    if (ufo_wal_write (self->wal, &err) != 0) {
-        s_fatal (self, err.message);
-        return;
-    }
-    self->cp_ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
-    pid_t parent = getpid ();
-    pid_t pid = fork ();
-    if (pid < 0) {
-        ufo_warn ("snapshot: fork failed: %s", strerror (errno));
-        return;
-    }
-    if (pid == 0) {
-        //  Child: a copy-on-write image of the boards. No sockets, no atexit handlers.
-        //  It dies with the broker (a killed broker must not leave a writer behind that
-        //  races its successor), and it keeps the data directory lock until it is gone.
-        prctl (PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid () != parent)
-            _exit (1);
-        int rc = bb_store_write_snapshot (self->store, self->data_dir, segment, &err);
-        if (rc != 0)
-            ufo_error ("snapshot: %s", err.message);
-        _exit (rc == 0 ? 0 : 1);
-    }
-    self->snap_pid = pid;
-    self->snap_seq = bb_store_seq (self->store);
-    self->snap_segment = segment;
-    ufo_debug ("snapshot of seq %" PRIu64 " started (pid %d)", self->snap_seq, (int) pid);
-}
-
-static void
-s_snapshot_reap (bb_server_t *self, bool wait)
-{
-    if (self->snap_pid == 0 || (!wait && self->cp_ticket > self->done_ticket))
-        return;
-    int status;
-    pid_t rc = waitpid (self->snap_pid, &status, wait ? 0 : WNOHANG);
-    if (rc == 0)
-        return;
-    self->snap_pid = 0;
-    if (rc < 0 || !WIFEXITED (status) || WEXITSTATUS (status) != 0) {
-        ufo_warn ("snapshot of seq %" PRIu64 " failed; the log keeps everything", self->snap_seq);
-        return;
-    }
-    int removed = ufo_wal_remove_before (self->wal, self->snap_segment);
-    bb_store_prune_snapshots (self->data_dir, self->snap_seq);
-    ufo_info ("snapshot of seq %" PRIu64 " done; %d log segment(s) compacted", self->snap_seq, removed);
 }
 
 //  --- Loop callbacks ------------------------------------------------------------
@@ -733,7 +388,7 @@ s_on_request (zloop_t *loop, zsock_t *sock, void *arg)
         for (size_t k = 0; k < nparts; k++)
             zmq_msg_close (&parts [k]);
     }
-    s_commit_burst (self);
+    bb_durability_commit_burst (self);
     return self->fatal ? -1 : 0;
 }
 
@@ -752,6 +407,14 @@ s_on_subscription (zloop_t *loop, zsock_t *sock, void *arg)
 }
 
 static int
+s_on_sync (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (item);
+    return bb_durability_on_sync ((bb_server_t *) arg);
+}
+
+static int
 s_on_sighup (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 {
     UFO_UNUSED (loop);
@@ -765,12 +428,7 @@ s_on_everysec (zloop_t *loop, int timer_id, void *arg)
 {
     UFO_UNUSED (loop);
     UFO_UNUSED (timer_id);
-    bb_server_t *self = (bb_server_t *) arg;
-    //  Once a second, and only when something was written since the last time.
-    if (self->unsynced) {
-        self->unsynced = false;
-        bb_sync_data (self->sync, ufo_wal_fd (self->wal));
-    }
+    bb_durability_everysec ((bb_server_t *) arg);
     return 0;
 }
 
@@ -780,7 +438,7 @@ s_on_housekeeping (zloop_t *loop, int timer_id, void *arg)
     UFO_UNUSED (loop);
     UFO_UNUSED (timer_id);
     bb_server_t *self = (bb_server_t *) arg;
-    s_snapshot_reap (self, false);
+    bb_durability_snapshot_reap (self, false);
     return 0;
 }
 
@@ -805,12 +463,12 @@ s_on_stats (zloop_t *loop, int timer_id, void *arg)
     ufo_msg_destroy (&msg);
     //  Stats carry no sequence number and need no durability, but must not overtake
     //  queued events (a subscriber reading "seq" would see it ahead of the events).
-    s_out_t *o = s_out_new (self, true, self->cfg.fsync == BB_FSYNC_ALWAYS ? bb_sync_issued (self->sync) : 0,
+    bb_out_t *o = bb_out_new (self, true, self->cfg.fsync == BB_FSYNC_ALWAYS ? bb_sync_issued (self->sync) : 0,
                             false);
     o->head_len = (uint8_t) strlen (UFO_BB_TOPIC_STATS);
     memcpy (o->head, UFO_BB_TOPIC_STATS, o->head_len);
     o->data = ufo_buf_detach (&buf, &o->len);
-    s_out_flush (self, 0);
+    bb_out_flush (self, 0);
     ufo_info ("stats: boards=%zu items=%" PRIu64 " seq=%" PRIu64 " write_rate=%.1f/s log=%" PRIu64
               "B subscribers=%" PRId64 " requests=%" PRIu64 " errors=%" PRIu64,
               bb_store_boards (self->store), bb_store_items (self->store), bb_store_seq (self->store),
@@ -848,11 +506,11 @@ static void
 s_dispatch_out (bb_server_t *self, bool to_bus, const void *head, size_t head_len, bool delim,
                 const void *data, size_t len)
 {
-    s_out_t *o = s_out_new (self, to_bus, 0, true);
+    bb_out_t *o = bb_out_new (self, to_bus, 0, true);
     o->head_len = (uint8_t) (head_len > 255 ? 255 : head_len);
     memcpy (o->head, head, o->head_len);
     o->delim = delim;
-    o->data = s_copy (data, len);
+    o->data = bb_out_copy (data, len);
     o->len = len;
 }
 
@@ -890,7 +548,7 @@ s_on_dispatch_tick (zloop_t *loop, int timer_id, void *arg)
     UFO_UNUSED (timer_id);
     bb_server_t *self = (bb_server_t *) arg;
     bb_dispatch_tick (self->dispatch);
-    s_commit_burst (self);
+    bb_durability_commit_burst (self);
     return self->fatal ? -1 : 0;
 }
 
@@ -1049,14 +707,14 @@ bb_server_destroy (bb_server_t **self_p)
             self->done_ticket = UINT64_MAX;
             for (size_t i = self->out_head; i < self->out_tail; i++)
                 self->out [i].burst = false;
-            s_out_flush (self, 0);
+            bb_out_flush (self, 0);
         }
         else
             ufo_error ("final flush of the log failed: %s", strerror (errno));
     }
-    s_snapshot_reap (self, true);
+    bb_durability_snapshot_reap (self, true);
     for (size_t i = self->out_head; i < self->out_tail; i++) {
-        s_out_release (&self->out [i]);
+        bb_out_release (&self->out [i]);
     }
     free (self->out);
     free (self->pblobs);

@@ -1,0 +1,152 @@
+/*  bb_durability.c - the broker's durability pipeline: the end of a burst (log write and
+    fdatasync ticket), the sync thread's completions, and compaction (forked snapshot
+    writer, then removal of the log segments it covers). */
+#include "ufo_prelude.h"
+#include "bb_server_int.h"
+#include "bb_dispatch.h"
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+void
+bb_durability_fatal (bb_server_t *self, const char *message)
+{
+    ufo_error ("FATAL: %s; stopping without acknowledging further writes", message);
+    self->fatal = true;
+}
+
+static void s_snapshot_start (bb_server_t *self);
+
+//  Ends a burst: writes the log buffer and gives every queued output of the burst a ticket.
+void
+bb_durability_commit_burst (bb_server_t *self)
+{
+    uint64_t ticket = 0;
+    if (self->burst_wrote) {
+        ufo_error_t err;
+        if (ufo_wal_write (self->wal, &err) != 0) {
+            bb_durability_fatal (self, err.message);
+            return;
+        }
+        if (self->cfg.fsync == BB_FSYNC_ALWAYS)
+            ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+        else
+            self->unsynced = true;
+        self->burst_wrote = false;
+    }
+    //  Outputs of this burst wait for its job, or for the latest job issued (reads and
+    //  errors must not overtake earlier writes still on their way to disk).
+    if (ticket == 0 && self->cfg.fsync == BB_FSYNC_ALWAYS)
+        ticket = bb_sync_issued (self->sync);
+    for (size_t i = self->out_tail; i > self->out_head; i--) {
+        bb_out_t *o = &self->out [i - 1];
+        if (!o->burst)
+            continue;
+        o->burst = false;
+        o->ticket = ticket;
+    }
+    bb_out_flush (self, 0);
+    if (self->records_since_snap >= self->cfg.snapshot_every && self->snap_pid == 0)
+        s_snapshot_start (self);
+}
+
+int
+bb_durability_on_sync (bb_server_t *self)
+{
+    bb_sync_done_t done [64];
+    size_t n;
+    while ((n = bb_sync_read (self->sync, done, UFO_ARRAY_SIZE (done))) > 0)
+        for (size_t i = 0; i < n; i++) {
+            if (done [i].status != 0 && done [i].kind != BB_SYNC_BLOB) {
+                char message [128];
+                snprintf (message, sizeof message, "fdatasync of the log failed: %s", strerror (done [i].status));
+                bb_durability_fatal (self, message);
+                return -1;
+            }
+            self->done_ticket = done [i].ticket;
+            bb_out_flush (self, done [i].status ? done [i].ticket : 0);
+            size_t keep = 0;
+            for (size_t j = 0; j < self->npblobs; j++)
+                if (self->pblobs [j].ticket > self->done_ticket)
+                    self->pblobs [keep++] = self->pblobs [j];
+            self->npblobs = keep;
+        }
+    return 0;
+}
+
+static void
+s_snapshot_start (bb_server_t *self)
+{
+    int old_fd = -1;
+    ufo_error_t err;
+    uint64_t segment = ufo_wal_rotate (self->wal, &old_fd, &err);
+    if (segment == 0) {
+        ufo_warn ("snapshot postponed: %s", err.message);
+        self->records_since_snap = 0;
+        return;
+    }
+    //  The old segment must still become durable before its records are acknowledged.
+    uint64_t ticket = bb_sync_close (self->sync, old_fd);
+    UFO_UNUSED (ticket);
+    self->records_since_snap = 0;
+    //  Task state is not in the board snapshot: a checkpoint heads the new segment, and
+    //  older segments are removed only once it is durable (bb_durability_snapshot_reap).
+    ufo_buf_reset (&self->scratch);
+    bb_dispatch_checkpoint (self->dispatch, &self->scratch);
+    ufo_wal_append (self->wal, self->scratch.data, self->scratch.len);
+    if (ufo_wal_write (self->wal, &err) != 0) {
+        bb_durability_fatal (self, err.message);
+        return;
+    }
+    self->cp_ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+    pid_t parent = getpid ();
+    pid_t pid = fork ();
+    if (pid < 0) {
+        ufo_warn ("snapshot: fork failed: %s", strerror (errno));
+        return;
+    }
+    if (pid == 0) {
+        //  Child: a copy-on-write image of the boards. No sockets, no atexit handlers.
+        //  It dies with the broker (a killed broker must not leave a writer behind that
+        //  races its successor), and it keeps the data directory lock until it is gone.
+        prctl (PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid () != parent)
+            _exit (1);
+        int rc = bb_store_write_snapshot (self->store, self->data_dir, segment, &err);
+        if (rc != 0)
+            ufo_error ("snapshot: %s", err.message);
+        _exit (rc == 0 ? 0 : 1);
+    }
+    self->snap_pid = pid;
+    self->snap_seq = bb_store_seq (self->store);
+    self->snap_segment = segment;
+    ufo_debug ("snapshot of seq %" PRIu64 " started (pid %d)", self->snap_seq, (int) pid);
+}
+
+void
+bb_durability_snapshot_reap (bb_server_t *self, bool wait)
+{
+    if (self->snap_pid == 0 || (!wait && self->cp_ticket > self->done_ticket))
+        return;
+    int status;
+    pid_t rc = waitpid (self->snap_pid, &status, wait ? 0 : WNOHANG);
+    if (rc == 0)
+        return;
+    self->snap_pid = 0;
+    if (rc < 0 || !WIFEXITED (status) || WEXITSTATUS (status) != 0) {
+        ufo_warn ("snapshot of seq %" PRIu64 " failed; the log keeps everything", self->snap_seq);
+        return;
+    }
+    int removed = ufo_wal_remove_before (self->wal, self->snap_segment);
+    bb_store_prune_snapshots (self->data_dir, self->snap_seq);
+    ufo_info ("snapshot of seq %" PRIu64 " done; %d log segment(s) compacted", self->snap_seq, removed);
+}
+
+void
+bb_durability_everysec (bb_server_t *self)
+{
+    //  Once a second, and only when something was written since the last time.
+    if (self->unsynced) {
+        self->unsynced = false;
+        bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+    }
+}

@@ -1,0 +1,138 @@
+/*  bb_out.c - the broker's output queue: replies and bus events wait here, in order, until
+    the durability job they depend on is done (see bb_server.h), then go to libzmq. */
+#include "ufo_prelude.h"
+#include "bb_server_int.h"
+#include <czmq.h>
+
+bb_out_t *
+bb_out_new (bb_server_t *self, bool to_bus, uint64_t ticket, bool burst)
+{
+    if (self->out_tail == self->out_cap) {
+        if (self->out_head > 0) {
+            memmove (self->out, self->out + self->out_head,
+                     (self->out_tail - self->out_head) * sizeof *self->out);
+            self->out_tail -= self->out_head;
+            self->out_head = 0;
+        }
+        if (self->out_tail == self->out_cap) {
+            self->out_cap = self->out_cap ? self->out_cap * 2 : 1024;
+            self->out = ufo_realloc (self->out, self->out_cap * sizeof *self->out);
+        }
+    }
+    bb_out_t *o = &self->out [self->out_tail++];
+    memset (o, 0, offsetof (bb_out_t, head));
+    o->ticket = ticket;
+    o->burst = burst;
+    o->to_bus = to_bus;
+    o->data = o->extra = o->fail = NULL;
+    o->len = o->extra_len = o->fail_len = 0;
+    return o;
+}
+
+char *
+bb_out_copy (const void *data, size_t len)
+{
+    char *copy = ufo_malloc (len ? len : 1);
+    memcpy (copy, data, len);
+    return copy;
+}
+
+static void
+s_free_data (void *data, void *hint)
+{
+    UFO_UNUSED (hint);
+    free (data);
+}
+
+//  Sends one frame, handing buf to libzmq (it frees it). more: more frames follow.
+static void
+s_send_owned (void *sock, char *buf, size_t len, bool more)
+{
+    zmq_msg_t msg;
+    if (zmq_msg_init_data (&msg, buf, len, s_free_data, NULL) != 0) {
+        free (buf);
+        return;
+    }
+    if (zmq_msg_send (&msg, sock, more ? ZMQ_SNDMORE : 0) < 0)
+        zmq_msg_close (&msg);
+}
+
+void
+bb_out_release (bb_out_t *o)
+{
+    free (o->data);
+    free (o->extra);
+    free (o->fail);
+    o->data = o->extra = o->fail = NULL;
+}
+
+//  Sends queued messages whose durability job is done, in order. failed_ticket: a job that
+//  failed (its alternative message is sent instead), or 0.
+void
+bb_out_flush (bb_server_t *self, uint64_t failed_ticket)
+{
+    void *router = zsock_resolve (self->router);
+    void *xpub = zsock_resolve (self->xpub);
+    while (self->out_head < self->out_tail) {
+        bb_out_t *o = &self->out [self->out_head];
+        if (o->burst || o->ticket > self->done_ticket)
+            break;
+        void *sock = o->to_bus ? xpub : router;
+        if (o->fail && o->ticket == failed_ticket) {
+            free (o->data);
+            free (o->extra);
+            o->data = o->fail;
+            o->len = o->fail_len;
+            o->extra = NULL;
+        }
+        else
+            free (o->fail);
+        o->fail = NULL;
+        zmq_send (sock, o->head, o->head_len, ZMQ_SNDMORE);
+        if (o->delim)
+            zmq_send (sock, "", 0, ZMQ_SNDMORE);
+        s_send_owned (sock, o->data, o->len, o->extra != NULL);
+        if (o->extra)
+            s_send_owned (sock, o->extra, o->extra_len, false);
+        o->data = o->extra = NULL;
+        self->out_head++;
+    }
+    if (self->out_head == self->out_tail)
+        self->out_head = self->out_tail = 0;
+}
+
+//  --- Replies -------------------------------------------------------------------
+
+//  Queues a reply: the request's route, then the envelope in buf (copied).
+bb_out_t *
+bb_out_reply (bb_server_t *self, const bb_route_t *route, ufo_buf_t *buf, uint64_t ticket, bool burst)
+{
+    bb_out_t *o = bb_out_new (self, false, ticket, burst);
+    o->head_len = (uint8_t) route->id_len;
+    memcpy (o->head, route->id, route->id_len);
+    o->delim = route->delim;
+    o->data = bb_out_copy (buf->data, buf->len);
+    o->len = buf->len;
+    return o;
+}
+
+void
+bb_out_reply_error (bb_server_t *self, const bb_route_t *route, const char *id, const char *what, int code,
+               const char *message)
+{
+    self->errors++;
+    ufo_warn ("request %s%s%s rejected: %s: %s", what ? what : "", id && *id ? " id=" : "",
+              id && *id ? id : "", ufo_errcode_name (code), message);
+    ufo_buf_reset (&self->scratch);
+    ufo_bb_encode_error (&self->scratch, id, code, message);
+    //  Errors queue like everything else, so replies keep their order.
+    bb_out_reply (self, route, &self->scratch, 0, true);
+}
+
+void
+bb_out_reply_ok (bb_server_t *self, const bb_route_t *route, const char *id, ufo_value_t **body_p)
+{
+    ufo_buf_reset (&self->scratch);
+    ufo_bb_encode_ok (&self->scratch, id, body_p);
+    bb_out_reply (self, route, &self->scratch, 0, true);
+}

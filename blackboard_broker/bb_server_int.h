@@ -1,0 +1,130 @@
+/*  bb_server_int.h - private to the broker's server modules: the server's state and the
+    functions they share. bb_server.c: event loop, request handlers, life cycle; bb_out.c:
+    the queue of replies and events waiting for durability; bb_durability.c: end of burst,
+    sync completions, compaction (snapshots). Not a public header; czmq is not included here. */
+#ifndef BB_SERVER_INT_H_INCLUDED
+#define BB_SERVER_INT_H_INCLUDED
+
+#include "ufo_wal.h"
+#include "ufo_blob.h"
+#include "ufo_bb_proto.h"
+#include "bb_store.h"
+#include "bb_sync.h"
+#include "bb_server.h"
+
+//  One queued outgoing message: [head] [empty delimiter]? data [extra]?
+//  head is the peer identity (replies) or the topic (events). Buffers are malloc'd and
+//  handed to libzmq without copying.
+typedef struct {
+    uint64_t ticket;                //  0: ready; else wait until this sync job is done
+    bool burst;                     //  ticket not known yet: set when the burst is committed
+    bool to_bus;
+    bool delim;
+    uint8_t head_len;
+    uint8_t head [255];
+    char *data;
+    size_t len;
+    char *extra;                    //  blob.get: the bytes frame
+    size_t extra_len;
+    char *fail;                     //  sent instead of data if the job fails (blob puts)
+    size_t fail_len;
+} bb_out_t;
+
+//  Where a reply goes: the ROUTER identity of the request, and whether it had a delimiter.
+typedef struct {
+    const uint8_t *id;
+    size_t id_len;
+    bool delim;
+} bb_route_t;
+
+typedef struct {
+    uint64_t ticket;
+    char hex [65];
+} bb_pending_blob_t;
+
+struct _bb_server_t {
+    bb_server_config_t cfg;
+    char *data_dir;
+    int lock_fd;
+    struct _zloop_t *loop;
+    struct _zsock_t *router;        //  czmq sockets (only bb_server.c and bb_out.c include czmq)
+    struct _zsock_t *xpub;
+    bb_store_t *store;
+    ufo_wal_t *wal;
+    ufo_blob_store_t *blobs;
+    bb_sync_t *sync;
+    ufo_bb_limits_t limits;
+
+    bb_out_t *out;                   //  queue of replies and events waiting for durability
+    size_t out_head, out_tail, out_cap;
+    uint64_t done_ticket;           //  highest ticket completed
+    bool burst_wrote;               //  the current burst appended log records
+    bool unsynced;                  //  everysec: log bytes written since the last fdatasync asked
+    bb_pending_blob_t *pblobs;       //  blobs being committed
+    size_t npblobs, cap_pblobs;
+
+    pid_t snap_pid;                 //  forked snapshot writer, 0 if none
+    uint64_t snap_seq, snap_segment;
+    uint64_t records_since_snap;
+    bool fatal;
+
+    //  statistics
+    uint64_t requests, errors, writes, items_added, blob_puts, blob_gets;
+    int64_t subscribers;
+    uint64_t rate_items, rate_mark_ms;
+    double write_rate;
+    ufo_buf_t scratch;
+    char id_prefix [33];            //  random, drawn at start-up: event ids are prefix + seq
+
+    bb_dispatch_t *dispatch;        //  task dispatch (bb_dispatch.h)
+    const bb_route_t *cur_route;     //  route of the dispatch request being handled
+    uint64_t cp_ticket;             //  sync job that makes the last dispatch checkpoint durable
+};
+
+//  --- bb_out.c: output queue --------------------------------------------------------
+
+//  Appends an empty queued message (to the bus or to a peer) and returns it; ticket: the sync
+//  job it waits for (0: none); burst: its ticket is given when the burst is committed.
+bb_out_t *bb_out_new (bb_server_t *self, bool to_bus, uint64_t ticket, bool burst);
+
+//  A malloc'd copy of data[0..len) (never NULL).
+char *bb_out_copy (const void *data, size_t len);
+
+//  Frees the buffers of a queued message that will not be sent.
+void bb_out_release (bb_out_t *o);
+
+//  Sends queued messages whose durability job is done, in order. failed_ticket: a job that
+//  failed (its alternative message is sent instead), or 0.
+void bb_out_flush (bb_server_t *self, uint64_t failed_ticket);
+
+//  Queues a reply: the request's route, then the envelope in buf (copied). Returns it.
+bb_out_t *bb_out_reply (bb_server_t *self, const bb_route_t *route, ufo_buf_t *buf, uint64_t ticket,
+                        bool burst);
+
+//  Queues an error reply (and counts and logs it); what: the request type, or NULL.
+void bb_out_reply_error (bb_server_t *self, const bb_route_t *route, const char *id, const char *what,
+                         int code, const char *message);
+
+//  Queues an ok reply with *body_p (ownership taken).
+void bb_out_reply_ok (bb_server_t *self, const bb_route_t *route, const char *id, ufo_value_t **body_p);
+
+//  --- bb_durability.c: durability pipeline ------------------------------------------
+
+//  Marks the server failed: logs message, no further write is acknowledged.
+void bb_durability_fatal (bb_server_t *self, const char *message);
+
+//  Ends a burst: writes the log buffer, gives every queued output of the burst a ticket,
+//  sends what may go, and starts a snapshot when one is due.
+void bb_durability_commit_burst (bb_server_t *self);
+
+//  Reads the sync thread's completions and sends what waited for them. Returns 0, or -1
+//  after a failed fdatasync of the log (the server is then fatal).
+int bb_durability_on_sync (bb_server_t *self);
+
+//  The everysec timer: asks for an fdatasync of the log if anything was written since the last.
+void bb_durability_everysec (bb_server_t *self);
+
+//  Collects a finished snapshot writer (wait: block until it is done) and compacts the log.
+void bb_durability_snapshot_reap (bb_server_t *self, bool wait);
+
+#endif
