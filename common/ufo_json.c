@@ -1,11 +1,11 @@
-/*  ufo_json.c - strict JSON parser and Python-compatible writer.
+/*  ufo_json.c - strict JSON parser (the writer is in ufo_json_write.c).
 
     Parser: recursive descent over a byte range with an explicit depth bound. Strings
     without escapes are copied straight from the input; UTF-8 is validated as we go.
     Integers that fit in int64 stay exact; anything else numeric becomes a double
     (parsed with the C locale, whatever the process locale is).
 
-    Writer: UFO_JSON_PY reproduces Python's json.dumps() defaults byte for byte:
+    Writer (ufo_json_write.c): UFO_JSON_PY reproduces Python's json.dumps() defaults byte for byte:
     separators ", " and ": ", ensure_ascii (\uXXXX in lower-case hex, surrogate pairs
     above U+FFFF), floats as repr(), NaN/Infinity as Python writes them. */
 #include "ufo_prelude.h"
@@ -73,8 +73,6 @@ typedef struct {
 
 //  1 for bytes that may appear unescaped in a string and need no UTF-8 check
 static unsigned char s_plain [256];
-//  the same for Python's ensure_ascii output, which also escapes DEL (0x7f)
-static unsigned char s_plain_ascii [256];
 static pthread_once_t s_tables_once = PTHREAD_ONCE_INIT;
 
 static void
@@ -84,8 +82,6 @@ s_tables_init (void)
         s_plain [c] = 1;
     s_plain ['"'] = 0;
     s_plain ['\\'] = 0;
-    memcpy (s_plain_ascii, s_plain, sizeof (s_plain));
-    s_plain_ascii [0x7F] = 0;
 }
 
 static ufo_value_t *s_parse_value (s_parser_t *self);
@@ -607,244 +603,4 @@ ufo_json_parse_file (const char *path, const ufo_json_limits_t *limits, ufo_erro
     }
     free (data);
     return value;
-}
-
-//  --- Writer -------------------------------------------------------------------
-
-static const char s_hex [] = "0123456789abcdef";
-
-static inline void
-s_put_u (ufo_buf_t *buf, uint32_t unit)
-{
-    char esc [6] = { '\\', 'u', s_hex [(unit >> 12) & 15], s_hex [(unit >> 8) & 15],
-                     s_hex [(unit >> 4) & 15], s_hex [unit & 15] };
-    ufo_buf_append (buf, esc, 6);
-}
-
-void
-ufo_json_append_string (ufo_buf_t *buf, const char *s, size_t len, int style)
-{
-    pthread_once (&s_tables_once, s_tables_init);
-    bool ascii = (style & UFO_JSON_ASCII) || (style & 3) == UFO_JSON_PY;
-    const unsigned char *plain = ascii ? s_plain_ascii : s_plain;
-    const unsigned char *p = (const unsigned char *) s;
-    const unsigned char *end = p + len;
-    ufo_buf_reserve (buf, len + 2);
-    ufo_buf_putc (buf, '"');
-    while (p < end) {
-        const unsigned char *run = p;
-        while (p < end && plain [*p])
-            p++;
-        if (p > run)
-            ufo_buf_append (buf, run, (size_t) (p - run));
-        if (p >= end)
-            break;
-        unsigned char c = *p;
-        if (c == '"')       { ufo_buf_append (buf, "\\\"", 2); p++; }
-        else if (c == '\\') { ufo_buf_append (buf, "\\\\", 2); p++; }
-        else if (c == '\n') { ufo_buf_append (buf, "\\n", 2); p++; }
-        else if (c == '\r') { ufo_buf_append (buf, "\\r", 2); p++; }
-        else if (c == '\t') { ufo_buf_append (buf, "\\t", 2); p++; }
-        else if (c == '\b') { ufo_buf_append (buf, "\\b", 2); p++; }
-        else if (c == '\f') { ufo_buf_append (buf, "\\f", 2); p++; }
-        else if (c < 0x20 || c == 0x7F) { s_put_u (buf, c); p++; }
-        else {
-            uint32_t cp;
-            size_t n = s_utf8_seq (p, (size_t) (end - p), &cp);
-            if (!n) {
-                cp = 0xFFFD;
-                n = 1;
-                if (ascii)
-                    s_put_u (buf, cp);
-                else
-                    ufo_buf_append (buf, "\xEF\xBF\xBD", 3);
-            }
-            else
-            if (!ascii)
-                ufo_buf_append (buf, p, n);
-            else
-            if (cp >= 0x10000) {
-                uint32_t v = cp - 0x10000;
-                s_put_u (buf, 0xD800 | (v >> 10));
-                s_put_u (buf, 0xDC00 | (v & 0x3FF));
-            }
-            else
-                s_put_u (buf, cp);
-            p += n;
-        }
-    }
-    ufo_buf_putc (buf, '"');
-}
-
-int
-ufo_json_format_double (char *out, double value)
-{
-    if (isnan (value))
-        return (int) (strcpy (out, "NaN"), 3);
-    if (isinf (value))
-        return value > 0 ? (int) (strcpy (out, "Infinity"), 8) : (int) (strcpy (out, "-Infinity"), 9);
-    if (value == 0)
-        return signbit (value) ? (int) (strcpy (out, "-0.0"), 4) : (int) (strcpy (out, "0.0"), 3);
-
-    //  Shortest round-trip digits: the closest decimal at precision p round-trips whenever
-    //  any decimal of p digits does, and for p <= 15 it is the shortest once its trailing
-    //  zeros are dropped (DBL_DIG = 15). So trying 15, 16, 17 digits is enough.
-    //  Subnormals carry fewer digits, so there the search starts at one digit.
-    char sci [40];
-    for (int prec = fabs (value) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
-        snprintf (sci, sizeof (sci), "%.*e", prec - 1, value);
-        for (char *c = sci; *c; c++)
-            if (*c == ',')
-                *c = '.';       //  a process locale with a decimal comma
-        if (s_strtod (sci, strlen (sci)) == value)
-            break;
-    }
-    //  sci is [-]d.dddde[+-]XX: collect digits and exponent
-    const char *p = sci;
-    bool neg = false;
-    if (*p == '-') {
-        neg = true;
-        p++;
-    }
-    char digits [24];
-    int nd = 0;
-    while (*p && *p != 'e') {
-        if (*p >= '0' && *p <= '9' && nd < 20)
-            digits [nd++] = *p;
-        p++;
-    }
-    int exp10 = *p == 'e' ? atoi (p + 1) : 0;
-    while (nd > 1 && digits [nd - 1] == '0')
-        nd--;
-    int decpt = exp10 + 1;          //  digits d1 d2... with the point after decpt digits
-
-    char *o = out;
-    if (neg)
-        *o++ = '-';
-    if (decpt > -4 && decpt <= 16) {
-        if (decpt <= 0) {
-            *o++ = '0';
-            *o++ = '.';
-            for (int i = 0; i < -decpt; i++)
-                *o++ = '0';
-            for (int i = 0; i < nd; i++)
-                *o++ = digits [i];
-        }
-        else
-        if (decpt < nd) {
-            for (int i = 0; i < decpt; i++)
-                *o++ = digits [i];
-            *o++ = '.';
-            for (int i = decpt; i < nd; i++)
-                *o++ = digits [i];
-        }
-        else {
-            for (int i = 0; i < nd; i++)
-                *o++ = digits [i];
-            for (int i = nd; i < decpt; i++)
-                *o++ = '0';
-            *o++ = '.';
-            *o++ = '0';
-        }
-        *o = 0;
-    }
-    else {
-        *o++ = digits [0];
-        if (nd > 1) {
-            *o++ = '.';
-            for (int i = 1; i < nd; i++)
-                *o++ = digits [i];
-        }
-        int e = decpt - 1;
-        o += sprintf (o, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
-    }
-    return (int) (o - out);
-}
-
-static void
-s_indent (ufo_buf_t *buf, int level)
-{
-    ufo_buf_putc (buf, '\n');
-    for (int i = 0; i < level; i++)
-        ufo_buf_append (buf, "  ", 2);
-}
-
-static void
-s_write (ufo_buf_t *buf, const ufo_value_t *v, int style, int level)
-{
-    int base = style & 3;
-    switch (ufo_value_type (v)) {
-        case UFO_TNULL:
-            ufo_buf_append (buf, "null", 4);
-            break;
-        case UFO_TBOOL:
-            if (ufo_value_bool (v))
-                ufo_buf_append (buf, "true", 4);
-            else
-                ufo_buf_append (buf, "false", 5);
-            break;
-        case UFO_TINT: {
-            char num [24];
-            int n = snprintf (num, sizeof (num), "%" PRId64, ufo_value_int (v));
-            ufo_buf_append (buf, num, (size_t) n);
-            break;
-        }
-        case UFO_TFLOAT: {
-            char num [40];
-            int n = ufo_json_format_double (num, ufo_value_float (v));
-            ufo_buf_append (buf, num, (size_t) n);
-            break;
-        }
-        case UFO_TSTRING:
-            ufo_json_append_string (buf, ufo_value_str (v), ufo_value_strlen (v), style);
-            break;
-        case UFO_TLIST: {
-            size_t n = ufo_value_size (v);
-            ufo_buf_putc (buf, '[');
-            for (size_t i = 0; i < n; i++) {
-                if (i)
-                    ufo_buf_append (buf, ", ", base == UFO_JSON_PY ? 2 : 1);
-                if (base == UFO_JSON_PRETTY)
-                    s_indent (buf, level + 1);
-                s_write (buf, ufo_value_list_at (v, i), style, level + 1);
-            }
-            if (base == UFO_JSON_PRETTY && n)
-                s_indent (buf, level);
-            ufo_buf_putc (buf, ']');
-            break;
-        }
-        case UFO_TMAP: {
-            size_t n = ufo_value_size (v);
-            ufo_buf_putc (buf, '{');
-            for (size_t i = 0; i < n; i++) {
-                if (i)
-                    ufo_buf_append (buf, ", ", base == UFO_JSON_PY ? 2 : 1);
-                if (base == UFO_JSON_PRETTY)
-                    s_indent (buf, level + 1);
-                ufo_json_append_string (buf, ufo_value_map_key_at (v, i),
-                                        ufo_value_map_keylen_at (v, i), style);
-                ufo_buf_append (buf, ": ", base == UFO_JSON_COMPACT ? 1 : 2);
-                s_write (buf, ufo_value_map_value_at (v, i), style, level + 1);
-            }
-            if (base == UFO_JSON_PRETTY && n)
-                s_indent (buf, level);
-            ufo_buf_putc (buf, '}');
-            break;
-        }
-    }
-}
-
-void
-ufo_json_append (ufo_buf_t *buf, const ufo_value_t *value, int style)
-{
-    assert (buf);
-    s_write (buf, value, style, 0);
-}
-
-char *
-ufo_json_dump (const ufo_value_t *value, int style, size_t *len_p)
-{
-    ufo_buf_t buf = {0};
-    ufo_json_append (&buf, value, style);
-    return ufo_buf_detach (&buf, len_p);
 }

@@ -115,6 +115,74 @@ UFO_TEST (test_exact_integers_and_floats)
     CHECK_INT (bad, 0);
 }
 
+UFO_TEST (test_float_repr_and_string_words)
+{
+    //  repr() of each (from Python 3.11): the fast path (<= 15 digits, 1e-4 <= |x| < 1e15)
+    //  and the general one on both sides of its bounds
+    static const struct { double d; const char *repr; } cases [] = {
+        { 0.1, "0.1" },
+        { 0.012345, "0.012345" },
+        { 0.0001, "0.0001" },
+        { 9.999e-05, "9.999e-05" },
+        { 999999999999999.0, "999999999999999.0" },
+        { 1000000000000000.0, "1000000000000000.0" },
+        { 1e+16, "1e+16" },
+        { 0.30000000000000004, "0.30000000000000004" },
+        { 123456789012345.6, "123456789012345.6" },
+        { -2.5, "-2.5" },
+        { 0.3333333333333333, "0.3333333333333333" },
+        { 100.0, "100.0" },
+        { 5e-324, "5e-324" },
+        { 1.7976931348623157e+308, "1.7976931348623157e+308" },
+        { 2.5e-05, "2.5e-05" },
+        { 0.000123, "0.000123" },
+        { -0.07, "-0.07" },
+        { 99999.99999, "99999.99999" },
+        { 4503599627370497.0, "4503599627370497.0" },
+        { 1234567.125, "1234567.125" },
+        { 0.3, "0.3" },
+        { 9.5367431640625e-07, "9.5367431640625e-07" },
+        { 1e+22, "1e+22" },
+        { 1e-07, "1e-07" },
+        { 12345678901234.5, "12345678901234.5" },
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (cases); i++) {
+        char text [40];
+        int n = ufo_json_format_double (text, cases [i].d);
+        CHECK_STR (text, cases [i].repr);
+        CHECK_INT (n, (int) strlen (cases [i].repr));
+    }
+    //  one byte to escape at every offset of a 20-byte string (the writer scans words of 8)
+    static const struct { const char *in; const char *py; const char *compact; } specials [] = {
+        { "\"", "\\\"", "\\\"" },
+        { "\\", "\\\\", "\\\\" },
+        { "\n", "\\n", "\\n" },
+        { "\x01", "\\u0001", "\\u0001" },
+        { "\x7f", "\\u007f", "\x7f" },
+        { "\xc3\xa9", "\\u00e9", "\xc3\xa9" },
+        { "\xf0\x9f\x98\x80", "\\ud83d\\ude00", "\xf0\x9f\x98\x80" },
+        { "\xff", "\\ufffd", "\xef\xbf\xbd" },
+    };
+    for (size_t k = 0; k < UFO_ARRAY_SIZE (specials); k++)
+        for (size_t pos = 0; pos < 20; pos++) {
+            char in [40], py [64], compact [64];
+            snprintf (in, sizeof (in), "%.*s%s%.*s", (int) pos, "aaaaaaaaaaaaaaaaaaaa",
+                      specials [k].in, (int) (19 - pos), "bbbbbbbbbbbbbbbbbbbb");
+            snprintf (py, sizeof (py), "\"%.*s%s%.*s\"", (int) pos, "aaaaaaaaaaaaaaaaaaaa",
+                      specials [k].py, (int) (19 - pos), "bbbbbbbbbbbbbbbbbbbb");
+            snprintf (compact, sizeof (compact), "\"%.*s%s%.*s\"", (int) pos,
+                      "aaaaaaaaaaaaaaaaaaaa", specials [k].compact, (int) (19 - pos),
+                      "bbbbbbbbbbbbbbbbbbbb");
+            ufo_buf_t b = {0};
+            ufo_json_append_string (&b, in, strlen (in), UFO_JSON_PY);
+            CHECK_STR (b.data, py);
+            ufo_buf_reset (&b);
+            ufo_json_append_string (&b, in, strlen (in), UFO_JSON_COMPACT);
+            CHECK_STR (b.data, compact);
+            ufo_buf_free (&b);
+        }
+}
+
 typedef struct {
     const char *text;
     int code;
@@ -269,6 +337,7 @@ main (void)
     UFO_RUN (test_python_style);
     UFO_RUN (test_other_styles);
     UFO_RUN (test_exact_integers_and_floats);
+    UFO_RUN (test_float_repr_and_string_words);
     UFO_RUN (test_errors);
     UFO_RUN (test_depth_limit);
     UFO_RUN (test_truncation_everywhere);
