@@ -629,7 +629,9 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
     if (!self->tasks)
         goto fail;
     ufo_worker_config_t wc = { .endpoint = self->endpoint, .service = "host", .device = self->device,
-                               .name = options->name ? options->name : name, .capacity = 1 };
+                               .name = options->name ? options->name : name, .capacity = 1,
+                               .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 0),
+                               .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 0) };
     self->worker = ufo_worker_new (&wc, err);
     if (!self->worker)
         goto fail;
