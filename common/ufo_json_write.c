@@ -113,15 +113,17 @@ s_special8 (uint64_t x, bool ascii)
 }
 #endif
 
-//  Writes s as a JSON string at o; returns the new cursor.
+//  Bytes to reserve for a string of len bytes (quotes and slack for whole-word stores).
+#define s_string_room(len) ((len) + 2 + S_SLACK)
+
+//  The general string loop, from p on (o is its place in the output, with room for the
+//  rest of the input, the closing quote, S_SLACK and `extra` bytes): escapes, UTF-8 checks.
+//  Writes the closing quote; returns the new cursor.
 static char *
-s_string (ufo_buf_t *buf, char *o, const char *s, size_t len, bool ascii)
+s_string_slow (ufo_buf_t *buf, char *o, const unsigned char *p, const unsigned char *end,
+               bool ascii, size_t extra)
 {
     const unsigned char *plain = ascii ? s_plain_ascii : s_plain;
-    const unsigned char *p = (const unsigned char *) s;
-    const unsigned char *end = p + len;
-    o = s_room (buf, o, len + 2 + S_SLACK);
-    *o++ = '"';
     for (;;) {
 #ifdef S_SWAR
         while (end - p >= 8) {
@@ -147,7 +149,7 @@ s_string (ufo_buf_t *buf, char *o, const char *s, size_t len, bool ascii)
 special:
 #endif
         //  the escape below writes at most 12 bytes for at least one byte read
-        o = s_room (buf, o, (size_t) (end - p) + 12 + 2 + S_SLACK);
+        o = s_room (buf, o, (size_t) (end - p) + 12 + 2 + S_SLACK + extra);
         unsigned char c = *p;
         const char *esc = NULL;
         switch (c) {
@@ -203,14 +205,137 @@ special:
     return o;
 }
 
+#if defined (__SSE2__) && defined (S_SWAR)
+#   include <emmintrin.h>
+#   define S_SSE2 1
+//  Bit i set when byte i of v needs escaping or a UTF-8 check (signed compare: bytes
+//  >= 0x80 are negative, so "< 0x20" catches them with the control bytes).
+static inline unsigned
+s_special16 (__m128i v, bool ascii)
+{
+    __m128i m = _mm_or_si128 (_mm_cmplt_epi8 (v, _mm_set1_epi8 (0x20)),
+                _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
+                              _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))));
+    if (ascii)
+        m = _mm_or_si128 (m, _mm_cmpeq_epi8 (v, _mm_set1_epi8 (0x7F)));
+    return (unsigned) _mm_movemask_epi8 (m);
+}
+#endif
+
+#if defined (__GNUC__)
+#   define S_ALWAYS_INLINE inline __attribute__ ((always_inline))
+#else
+#   define S_ALWAYS_INLINE inline
+#endif
+
+//  Writes s as a JSON string at o; returns the new cursor. The common case, nothing to
+//  escape, is handled here with whole-word loads and stores: 16-byte blocks (the last one
+//  overlapping the one before), 8 to 15 bytes as two overlapping 8-byte words, 4 to 7 as
+//  two 4-byte words; anything else continues in s_string_slow from the start of the block
+//  holding the first byte to escape.
+//  The caller has made room for s_string_room (len) + extra bytes at o; room for
+//  extra + S_SLACK bytes is left after the string, whatever it held.
+static S_ALWAYS_INLINE char *
+s_string (ufo_buf_t *buf, char *o, const char *s, size_t len, bool ascii, size_t extra)
+{
+    const unsigned char *p = (const unsigned char *) s;
+    const unsigned char *end = p + len;
+    *o++ = '"';
+#ifdef S_SSE2
+    if (len >= 16) {
+        __m128i v;
+        do {
+            v = _mm_loadu_si128 ((const __m128i *) p);
+            _mm_storeu_si128 ((__m128i *) o, v);
+            unsigned m = s_special16 (v, ascii);
+            if (m) {
+                unsigned k = (unsigned) __builtin_ctz (m);
+                p += k;
+                o += k;
+                goto slow;
+            }
+            p += 16;
+            o += 16;
+        } while (end - p >= 16);
+        if (p < end) {
+            size_t back = 16 - (size_t) (end - p);
+            v = _mm_loadu_si128 ((const __m128i *) (end - 16));
+            if (s_special16 (v, ascii) >> back)
+                goto slow;
+            _mm_storeu_si128 ((__m128i *) (o - back), v);
+            o += end - p;
+        }
+    }
+    else
+    if (len >= 8) {
+        uint64_t a, b;
+        memcpy (&a, p, 8);
+        memcpy (&b, end - 8, 8);
+        if (s_special16 (_mm_set_epi64x ((long long) b, (long long) a), ascii))
+            goto slow;
+        memcpy (o, &a, 8);
+        memcpy (o + len - 8, &b, 8);
+        o += len;
+    }
+    else
+#elif defined (S_SWAR)
+    if (len >= 8) {
+        uint64_t x, m;
+        do {
+            memcpy (&x, p, 8);
+            memcpy (o, &x, 8);
+            m = s_special8 (x, ascii);
+            if (m)
+                goto slow;
+            p += 8;
+            o += 8;
+        } while (end - p >= 8);
+        if (p < end) {
+            size_t back = 8 - (size_t) (end - p);
+            memcpy (&x, end - 8, 8);
+            m = s_special8 (x, ascii) >> (8 * back);
+            if (m)
+                goto slow;
+            memcpy (o - back, &x, 8);
+            o += end - p;
+        }
+    }
+    else
+#endif
+#ifdef S_SWAR
+    if (len >= 4) {
+        uint32_t a, b;
+        memcpy (&a, p, 4);
+        memcpy (&b, end - 4, 4);
+        if (s_special8 ((uint64_t) a | ((uint64_t) b << 32), ascii))
+            goto slow;
+        memcpy (o, &a, 4);
+        memcpy (o + len - 4, &b, 4);
+        o += len;
+    }
+    else {
+        const unsigned char *plain = ascii ? s_plain_ascii : s_plain;
+        for (; p < end; p++) {
+            if (!plain [*p])
+                goto slow;
+            *o++ = (char) *p;
+        }
+    }
+    *o++ = '"';
+    return o;
+slow:
+#endif
+    return s_string_slow (buf, o, p, end, ascii, extra);
+}
+
 void
 ufo_json_append_string (ufo_buf_t *buf, const char *s, size_t len, int style)
 {
     assert (buf);
     pthread_once (&s_tables_once, s_tables_init);
     bool ascii = (style & UFO_JSON_ASCII) || (style & 3) == UFO_JSON_PY;
-    ufo_buf_reserve (buf, len + 2 + S_SLACK);
-    char *o = s_string (buf, buf->data + buf->len, s, len, ascii);
+    ufo_buf_reserve (buf, s_string_room (len));
+    char *o = s_string (buf, buf->data + buf->len, s, len, ascii, 0);
     buf->len = (size_t) (o - buf->data);
     buf->data [buf->len] = 0;
 }
@@ -402,9 +527,11 @@ ufo_json_format_double (char *out, double value)
 
 
 static char *
-s_indent (ufo_buf_t *buf, char *o, int level)
+s_indent (ufo_buf_t *buf, char *o, int level, bool comma)
 {
-    o = s_room (buf, o, 1 + 2 * (size_t) level);
+    o = s_room (buf, o, 2 + 2 * (size_t) level);
+    if (comma)
+        *o++ = ',';
     *o++ = '\n';
     for (int i = 0; i < level; i++) {
         *o++ = ' ';
@@ -413,81 +540,99 @@ s_indent (ufo_buf_t *buf, char *o, int level)
     return o;
 }
 
-//  Writes v at o; returns the new cursor.
-static char *
-s_write (ufo_buf_t *buf, char *o, const ufo_value_t *v, int style, bool ascii, int level)
+//  Room a value needs written by s_value: containers reserve for themselves.
+static inline size_t
+s_value_room (const ufo_value_view_t *v)
 {
-    int base = style & 3;
-    switch (ufo_value_type (v)) {
-        case UFO_TNULL:
-            o = s_room (buf, o, 4);
-            memcpy (o, "null", 4);
-            return o + 4;
+    return v->type == UFO_TSTRING ? s_string_room (v->len) : 40;
+}
+
+static char *s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style,
+                          bool ascii, int level);
+
+//  Writes the value v at o (the caller made room for s_value_room (v) bytes); returns
+//  the new cursor.
+static S_ALWAYS_INLINE char *
+s_value (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool ascii, int level)
+{
+    switch (v->type) {
+        case UFO_TSTRING:
+            return s_string (buf, o, v->u.s, v->len, ascii, 0);
+        case UFO_TINT:
+            return s_int (o, v->u.i);
+        case UFO_TFLOAT:
+            return o + ufo_json_format_double (o, v->u.f);
         case UFO_TBOOL:
-            o = s_room (buf, o, 5);
-            if (ufo_value_bool (v)) {
+            if (v->u.b) {
                 memcpy (o, "true", 4);
                 return o + 4;
             }
             memcpy (o, "false", 5);
             return o + 5;
-        case UFO_TINT:
-            o = s_room (buf, o, 24);
-            return s_int (o, ufo_value_int (v));
-        case UFO_TFLOAT:
-            o = s_room (buf, o, 40);
-            return o + ufo_json_format_double (o, ufo_value_float (v));
-        case UFO_TSTRING:
-            return s_string (buf, o, ufo_value_str (v), ufo_value_strlen (v), ascii);
-        case UFO_TLIST: {
-            size_t n = ufo_value_size (v);
-            o = s_room (buf, o, 2);
-            *o++ = '[';
-            for (size_t i = 0; i < n; i++) {
-                if (i) {
-                    o = s_room (buf, o, 2);
-                    *o++ = ',';
-                    if (base == UFO_JSON_PY)
-                        *o++ = ' ';
-                }
-                if (base == UFO_JSON_PRETTY)
-                    o = s_indent (buf, o, level + 1);
-                o = s_write (buf, o, ufo_value_list_at (v, i), style, ascii, level + 1);
-            }
-            if (base == UFO_JSON_PRETTY && n)
-                o = s_indent (buf, o, level);
-            o = s_room (buf, o, 1);
-            *o++ = ']';
-            return o;
-        }
-        case UFO_TMAP: {
-            size_t n = ufo_value_size (v);
-            o = s_room (buf, o, 2);
-            *o++ = '{';
-            for (size_t i = 0; i < n; i++) {
-                if (i) {
-                    o = s_room (buf, o, 2);
-                    *o++ = ',';
-                    if (base == UFO_JSON_PY)
-                        *o++ = ' ';
-                }
-                if (base == UFO_JSON_PRETTY)
-                    o = s_indent (buf, o, level + 1);
-                o = s_string (buf, o, ufo_value_map_key_at (v, i), ufo_value_map_keylen_at (v, i),
-                              ascii);
-                //  s_string leaves S_SLACK bytes of room after the key
-                *o++ = ':';
-                if (base != UFO_JSON_COMPACT)
-                    *o++ = ' ';
-                o = s_write (buf, o, ufo_value_map_value_at (v, i), style, ascii, level + 1);
-            }
-            if (base == UFO_JSON_PRETTY && n)
-                o = s_indent (buf, o, level);
-            o = s_room (buf, o, 1);
-            *o++ = '}';
-            return o;
-        }
+        case UFO_TLIST:
+        case UFO_TMAP:
+            return s_container (buf, o, v, style, ascii, level);
+        default:
+            memcpy (o, "null", 4);
+            return o + 4;
     }
+}
+
+//  Writes a list or map; returns the new cursor. One reservation per element covers the
+//  separator, the key and a scalar value.
+static char *
+s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool ascii,
+             int level)
+{
+    int base = style & 3;
+    size_t n = v->len;
+    ufo_value_view_t child;
+    o = s_room (buf, o, 2);
+    if (v->type == UFO_TLIST) {
+        *o++ = '[';
+        for (size_t i = 0; i < n; i++) {
+            if (base == UFO_JSON_PRETTY) {
+                o = s_indent (buf, o, level + 1, i > 0);
+            }
+            ufo_value_view (v->u.items [i], &child);
+            o = s_room (buf, o, 2 + s_value_room (&child));
+            if (i && base != UFO_JSON_PRETTY) {
+                *o++ = ',';
+                if (base == UFO_JSON_PY)
+                    *o++ = ' ';
+            }
+            o = s_value (buf, o, &child, style, ascii, level + 1);
+        }
+        if (base == UFO_JSON_PRETTY && n)
+            o = s_indent (buf, o, level, false);
+        o = s_room (buf, o, 1);
+        *o++ = ']';
+        return o;
+    }
+    const ufo_value_entry_t *e = v->u.entries;
+    *o++ = '{';
+    for (size_t i = 0; i < n; i++, e++) {
+        if (base == UFO_JSON_PRETTY) {
+            o = s_indent (buf, o, level + 1, i > 0);
+        }
+        ufo_value_view (e->value, &child);
+        size_t after = 2 + s_value_room (&child);
+        o = s_room (buf, o, 2 + s_string_room ((size_t) e->keylen) + after);
+        if (i && base != UFO_JSON_PRETTY) {
+            *o++ = ',';
+            if (base == UFO_JSON_PY)
+                *o++ = ' ';
+        }
+        o = s_string (buf, o, ufo_value_entry_key (e), e->keylen, ascii, after);
+        *o++ = ':';
+        if (base != UFO_JSON_COMPACT)
+            *o++ = ' ';
+        o = s_value (buf, o, &child, style, ascii, level + 1);
+    }
+    if (base == UFO_JSON_PRETTY && n)
+        o = s_indent (buf, o, level, false);
+    o = s_room (buf, o, 1);
+    *o++ = '}';
     return o;
 }
 
@@ -497,8 +642,10 @@ ufo_json_append (ufo_buf_t *buf, const ufo_value_t *value, int style)
     assert (buf);
     pthread_once (&s_tables_once, s_tables_init);
     bool ascii = (style & UFO_JSON_ASCII) || (style & 3) == UFO_JSON_PY;
-    ufo_buf_reserve (buf, 64);
-    char *o = s_write (buf, buf->data + buf->len, value, style, ascii, 0);
+    ufo_value_view_t view;
+    ufo_value_view (value, &view);
+    ufo_buf_reserve (buf, s_value_room (&view));
+    char *o = s_value (buf, buf->data + buf->len, &view, style, ascii, 0);
     buf->len = (size_t) (o - buf->data);
     buf->data [buf->len] = 0;
 }

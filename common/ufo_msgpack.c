@@ -106,32 +106,34 @@ void
 ufo_msgpack_append (ufo_buf_t *buf, const ufo_value_t *value)
 {
     assert (buf);
-    switch (ufo_value_type (value)) {
+    ufo_value_view_t view;
+    ufo_value_view (value, &view);
+    switch (view.type) {
         case UFO_TNULL: {
             uint8_t tag = 0xC0;
             ufo_buf_append (buf, &tag, 1);
             break;
         }
         case UFO_TBOOL: {
-            uint8_t tag = ufo_value_bool (value) ? 0xC3 : 0xC2;
+            uint8_t tag = view.u.b ? 0xC3 : 0xC2;
             ufo_buf_append (buf, &tag, 1);
             break;
         }
         case UFO_TINT:
-            s_put_int (buf, ufo_value_int (value));
+            s_put_int (buf, view.u.i);
             break;
         case UFO_TFLOAT: {
-            double f = ufo_value_float (value);
+            double f = view.u.f;
             uint64_t bits;
             memcpy (&bits, &f, 8);
             s_put64 (buf, 0xCB, bits);
             break;
         }
         case UFO_TSTRING:
-            s_put_str (buf, ufo_value_str (value), ufo_value_strlen (value));
+            s_put_str (buf, view.u.s, view.len);
             break;
         case UFO_TLIST: {
-            size_t n = ufo_value_size (value);
+            size_t n = view.len;
             if (n < 16) {
                 uint8_t tag = (uint8_t) (0x90 | n);
                 ufo_buf_append (buf, &tag, 1);
@@ -142,11 +144,11 @@ ufo_msgpack_append (ufo_buf_t *buf, const ufo_value_t *value)
             else
                 s_put32 (buf, 0xDD, (uint32_t) n);
             for (size_t i = 0; i < n; i++)
-                ufo_msgpack_append (buf, ufo_value_list_at (value, i));
+                ufo_msgpack_append (buf, view.u.items [i]);
             break;
         }
         case UFO_TMAP: {
-            size_t n = ufo_value_size (value);
+            size_t n = view.len;
             if (n < 16) {
                 uint8_t tag = (uint8_t) (0x80 | n);
                 ufo_buf_append (buf, &tag, 1);
@@ -156,9 +158,10 @@ ufo_msgpack_append (ufo_buf_t *buf, const ufo_value_t *value)
                 s_put16 (buf, 0xDE, (uint16_t) n);
             else
                 s_put32 (buf, 0xDF, (uint32_t) n);
-            for (size_t i = 0; i < n; i++) {
-                s_put_str (buf, ufo_value_map_key_at (value, i), ufo_value_map_keylen_at (value, i));
-                ufo_msgpack_append (buf, ufo_value_map_value_at (value, i));
+            const ufo_value_entry_t *e = view.u.entries;
+            for (size_t i = 0; i < n; i++, e++) {
+                s_put_str (buf, ufo_value_entry_key (e), e->keylen);
+                ufo_msgpack_append (buf, e->value);
             }
             break;
         }

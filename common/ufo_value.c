@@ -8,17 +8,10 @@
       hostile document with a million keys costs linear time, not quadratic. */
 #include "ufo_prelude.h"
 
-#define UFO_KEY_INLINE 24
+#define UFO_KEY_INLINE UFO_VALUE_KEY_INLINE
 #define UFO_MAP_HASH_MIN 16
 
-typedef struct {
-    union {
-        char inl [UFO_KEY_INLINE];
-        char *heap;
-    } k;
-    uint32_t keylen;
-    ufo_value_t *value;
-} s_entry_t;
+typedef ufo_value_entry_t s_entry_t;       //  public read-only view (ufo_value.h)
 
 struct _ufo_value_t {
     uint8_t type;
@@ -241,6 +234,41 @@ size_t
 ufo_value_size (const ufo_value_t *self)
 {
     return self && (self->type == UFO_TLIST || self->type == UFO_TMAP) ? self->len : 0;
+}
+
+void
+ufo_value_view (const ufo_value_t *self, ufo_value_view_t *view)
+{
+    assert (view);
+    if (!self) {
+        view->type = UFO_TNULL;
+        view->len = 0;
+        view->u.i = 0;
+        return;
+    }
+    view->type = (ufo_type_t) self->type;
+    view->len = self->len;
+    switch (self->type) {
+        case UFO_TBOOL:   view->u.b = self->u.b; break;
+        case UFO_TINT:    view->u.i = self->u.i; break;
+        case UFO_TFLOAT:  view->u.f = self->u.f; break;
+        case UFO_TSTRING: view->u.s = self->u.s; break;
+        case UFO_TLIST:   view->u.items = self->u.items; break;
+        case UFO_TMAP:    view->u.entries = self->u.entries; break;
+        default:          view->u.i = 0; break;
+    }
+}
+
+size_t
+ufo_value_map_entries (const ufo_value_t *self, const ufo_value_entry_t **out)
+{
+    assert (out);
+    if (!self || self->type != UFO_TMAP) {
+        *out = NULL;
+        return 0;
+    }
+    *out = self->u.entries;
+    return self->len;
 }
 
 //  --- Lists -------------------------------------------------------------------

@@ -59,6 +59,49 @@ size_t ufo_value_strlen (const ufo_value_t *self);
 //  Number of elements of a list or pairs of a map; 0 for anything else.
 size_t ufo_value_size (const ufo_value_t *self);
 
+//  --- Read-only views for encoders (JSON writer, msgpack encoder) ------------------
+//  One pair of a map as stored: the key is NUL-terminated and keylen bytes long (read it
+//  with ufo_value_entry_key); value is borrowed. Do not write through a view.
+#define UFO_VALUE_KEY_INLINE 24
+typedef struct {
+    union {
+        char inl [UFO_VALUE_KEY_INLINE];    //  keys shorter than UFO_VALUE_KEY_INLINE
+        char *heap;                         //  longer keys
+    } k;
+    uint32_t keylen;
+    ufo_value_t *value;
+} ufo_value_entry_t;
+
+static inline const char *
+ufo_value_entry_key (const ufo_value_entry_t *e)
+{
+    return e->keylen < UFO_VALUE_KEY_INLINE ? e->k.inl : e->k.heap;
+}
+
+//  Everything an encoder needs of one value, read with a single call: its type, and
+//  for strings the bytes (NUL-terminated) and length, for lists the element array,
+//  for maps the pair array (insertion order), each with len elements. NULL reads as
+//  null. Valid until the value (or its parent) is changed or destroyed.
+typedef struct {
+    ufo_type_t type;
+    size_t len;                             //  string bytes, list elements, map pairs
+    union {
+        bool b;
+        int64_t i;
+        double f;
+        const char *s;
+        ufo_value_t *const *items;
+        const ufo_value_entry_t *entries;
+    } u;
+} ufo_value_view_t;
+
+//  Fills *view for self (see ufo_value_view_t). Never fails.
+void ufo_value_view (const ufo_value_t *self, ufo_value_view_t *view);
+
+//  Pairs of a map as a read-only array (borrowed, insertion order): stores it in *out and
+//  returns the count; a non-map gives 0 and *out = NULL.
+size_t ufo_value_map_entries (const ufo_value_t *self, const ufo_value_entry_t **out);
+
 //  --- Lists ----------------------------------------------------------------
 //  Element at index, or NULL when out of range or not a list. Borrowed.
 ufo_value_t *ufo_value_list_at (const ufo_value_t *self, size_t index);

@@ -169,6 +169,46 @@ UFO_TEST (test_path)
     ufo_value_destroy (&v);
 }
 
+UFO_TEST (test_views)
+{
+    ufo_value_t *m = ufo_value_new_map ();
+    ufo_value_map_set_int (m, "short", -7);
+    const char *longkey = "a key of more than twenty-four bytes";
+    ufo_value_map_set_str (m, longkey, "text");
+    ufo_value_map_set_float (m, "f", 2.5);
+    ufo_value_map_set_bool (m, "b", true);
+    ufo_value_t *list = ufo_value_new_list ();
+    ufo_value_t *one = ufo_value_new_int (1);
+    ufo_value_list_push (list, &one);
+    ufo_value_map_set (m, "l", &list);
+    const ufo_value_entry_t *e;
+    CHECK_INT ((int) ufo_value_map_entries (m, &e), 5);
+    CHECK_STR (ufo_value_entry_key (&e [0]), "short");
+    CHECK_INT ((int) e [0].keylen, 5);
+    CHECK_STR (ufo_value_entry_key (&e [1]), longkey);
+    CHECK_INT ((int) e [1].keylen, (int) strlen (longkey));
+    CHECK (e [4].value == ufo_value_map_get (m, "l"));
+    ufo_value_view_t v;
+    ufo_value_view (m, &v);
+    CHECK (v.type == UFO_TMAP && v.len == 5 && v.u.entries == e);
+    ufo_value_view (e [0].value, &v);
+    CHECK (v.type == UFO_TINT && v.u.i == -7);
+    ufo_value_view (e [1].value, &v);
+    CHECK (v.type == UFO_TSTRING && v.len == 4);
+    CHECK_STR (v.u.s, "text");
+    ufo_value_view (e [2].value, &v);
+    CHECK (v.type == UFO_TFLOAT && v.u.f == 2.5);
+    ufo_value_view (e [3].value, &v);
+    CHECK (v.type == UFO_TBOOL && v.u.b);
+    ufo_value_view (e [4].value, &v);
+    CHECK (v.type == UFO_TLIST && v.len == 1 && ufo_value_int (v.u.items [0]) == 1);
+    ufo_value_view (NULL, &v);
+    CHECK (v.type == UFO_TNULL && v.len == 0);
+    CHECK_INT ((int) ufo_value_map_entries (e [4].value, &e), 0);
+    CHECK (e == NULL);
+    ufo_value_destroy (&m);
+}
+
 int
 main (void)
 {
@@ -178,5 +218,6 @@ main (void)
     UFO_RUN (test_lists);
     UFO_RUN (test_equal_and_dup);
     UFO_RUN (test_path);
+    UFO_RUN (test_views);
     return UFO_TEST_END ();
 }
