@@ -113,6 +113,23 @@ s_special8 (uint64_t x, bool ascii)
 }
 #endif
 
+#if defined (__SSE2__) && defined (S_SWAR)
+#   include <emmintrin.h>
+#   define S_SSE2 1
+//  Bit i set when byte i of v needs escaping or a UTF-8 check (signed compare: bytes
+//  >= 0x80 are negative, so "< 0x20" catches them with the control bytes).
+static inline unsigned
+s_special16 (__m128i v, bool ascii)
+{
+    __m128i m = _mm_or_si128 (_mm_cmplt_epi8 (v, _mm_set1_epi8 (0x20)),
+                _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
+                              _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))));
+    if (ascii)
+        m = _mm_or_si128 (m, _mm_cmpeq_epi8 (v, _mm_set1_epi8 (0x7F)));
+    return (unsigned) _mm_movemask_epi8 (m);
+}
+#endif
+
 //  Bytes to reserve for a string of len bytes (quotes and slack for whole-word stores).
 #define s_string_room(len) ((len) + 2 + S_SLACK)
 
@@ -125,6 +142,21 @@ s_string_slow (ufo_buf_t *buf, char *o, const unsigned char *p, const unsigned c
 {
     const unsigned char *plain = ascii ? s_plain_ascii : s_plain;
     for (;;) {
+#ifdef S_SSE2
+        while (end - p >= 16) {
+            __m128i v = _mm_loadu_si128 ((const __m128i *) p);
+            _mm_storeu_si128 ((__m128i *) o, v);
+            unsigned m = s_special16 (v, ascii);
+            if (m) {
+                unsigned k = (unsigned) __builtin_ctz (m);
+                p += k;
+                o += k;
+                goto special;
+            }
+            p += 16;
+            o += 16;
+        }
+#endif
 #ifdef S_SWAR
         while (end - p >= 8) {
             uint64_t x;
@@ -204,23 +236,6 @@ special:
     *o++ = '"';
     return o;
 }
-
-#if defined (__SSE2__) && defined (S_SWAR)
-#   include <emmintrin.h>
-#   define S_SSE2 1
-//  Bit i set when byte i of v needs escaping or a UTF-8 check (signed compare: bytes
-//  >= 0x80 are negative, so "< 0x20" catches them with the control bytes).
-static inline unsigned
-s_special16 (__m128i v, bool ascii)
-{
-    __m128i m = _mm_or_si128 (_mm_cmplt_epi8 (v, _mm_set1_epi8 (0x20)),
-                _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
-                              _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))));
-    if (ascii)
-        m = _mm_or_si128 (m, _mm_cmpeq_epi8 (v, _mm_set1_epi8 (0x7F)));
-    return (unsigned) _mm_movemask_epi8 (m);
-}
-#endif
 
 #if defined (__GNUC__)
 #   define S_ALWAYS_INLINE inline __attribute__ ((always_inline))
@@ -396,7 +411,7 @@ s_format_double_fast (char *out, double value)
         double t = a * pow10 [k];
         if (t >= 1e15)
             return 0;
-        double r = floor (t + 0.5);
+        double r = (double) (int64_t) (t + 0.5);   //  0 <= t < 1e15: exact, no libm call
         if (r / pow10 [k] != a)
             continue;
         char digits [24];
