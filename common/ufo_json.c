@@ -12,6 +12,9 @@
 #include <float.h>
 #include <locale.h>
 #include <pthread.h>
+#if defined (__SSE2__)
+#   include <emmintrin.h>
+#endif
 
 #define UFO_JSON_DEFAULT_DEPTH 128
 
@@ -148,6 +151,22 @@ s_parse_string (s_parser_t *self, const char **out, size_t *outlen)
     while (true) {
         const unsigned char *q = (const unsigned char *) self->p;
         const unsigned char *end = (const unsigned char *) self->end;
+#if defined (__SSE2__)
+        //  16 bytes at a time up to the first quote, backslash, control or non-ASCII byte
+        //  (signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too)
+        while (end - q >= 16) {
+            __m128i v = _mm_loadu_si128 ((const __m128i *) (const void *) q);
+            __m128i m = _mm_or_si128 (_mm_cmplt_epi8 (v, _mm_set1_epi8 (0x20)),
+                        _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
+                                      _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))));
+            unsigned bits = (unsigned) _mm_movemask_epi8 (m);
+            if (bits) {
+                q += __builtin_ctz (bits);
+                break;
+            }
+            q += 16;
+        }
+#endif
         while (q < end && s_plain [*q])
             q++;
         self->p = (const char *) q;
@@ -286,6 +305,11 @@ s_parse_number (s_parser_t *self)
         s_fail (self, UFO_E_SYNTAX, "has an invalid number");
         return NULL;
     }
+    //  Fast path (Clinger): I.F with no exponent and at most 15 significant digits is the
+    //  integer IF (exact: < 2^53) divided by 10^|F| (exact up to 10^22), one correctly
+    //  rounded division, which is what strtod returns.
+    const char *int_start = neg ? s + 1 : s;
+    const char *frac_start = NULL;
     if (p < end && *p == '.') {
         is_float = true;
         p++;
@@ -294,10 +318,32 @@ s_parse_number (s_parser_t *self)
             s_fail (self, p >= end ? UFO_E_TRUNCATED : UFO_E_SYNTAX, "number needs digits after '.'");
             return NULL;
         }
+        frac_start = p;
         while (p < end && *p >= '0' && *p <= '9')
             p++;
     }
-    if (p < end && (*p == 'e' || *p == 'E')) {
+    bool exponent = p < end && (*p == 'e' || *p == 'E');
+    if (frac_start && !exponent && !overflow) {
+        static const double pow10 [] = {
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+        };
+        size_t nfrac = (size_t) (p - frac_start);
+        size_t nint = (size_t) (frac_start - 1 - int_start);
+        //  significant digits: a leading "0" before the point does not count
+        size_t nsig = nfrac + (nint == 1 && *int_start == '0' ? 0 : nint);
+        if (nsig <= 15 && nfrac < UFO_ARRAY_SIZE (pow10) && FLT_EVAL_METHOD == 0) {
+            uint64_t m = mag;
+            for (const char *q = frac_start; q < p; q++)
+                m = m * 10 + (unsigned) (*q - '0');
+            //  m < 10^15 only when leading fraction zeros are not counted as significant:
+            //  they add nothing to m, so m <= 10^nsig holds either way
+            double value = (double) m / pow10 [nfrac];
+            self->p = p;
+            return ufo_value_new_float (neg ? -value : value);
+        }
+    }
+    if (exponent) {
         is_float = true;
         p++;
         if (p < end && (*p == '+' || *p == '-'))
