@@ -151,7 +151,20 @@ UFO_TEST (test_float_repr_and_string_words)
         int n = ufo_json_format_double (text, cases [i].d);
         CHECK_STR (text, cases [i].repr);
         CHECK_INT (n, (int) strlen (cases [i].repr));
+        //  and the parser reads each back bit for bit (fast path for short decimals)
+        ufo_error_t err;
+        ufo_value_t *back = ufo_json_parse_str (cases [i].repr, &err);
+        double got = ufo_value_float (back);
+        CHECK (back && memcmp (&got, &cases [i].d, sizeof (double)) == 0);
+        ufo_value_destroy (&back);
     }
+    ufo_error_t perr;
+    ufo_value_t *negzero = ufo_json_parse_str ("-0.0", &perr);
+    CHECK (negzero && ufo_value_float (negzero) == 0 && signbit (ufo_value_float (negzero)));
+    ufo_value_destroy (&negzero);
+    ufo_value_t *tiny = ufo_json_parse_str ("0.0000000000000000000001", &perr);
+    CHECK (tiny && ufo_value_float (tiny) == 1e-22);
+    ufo_value_destroy (&tiny);
     //  one byte to escape at every offset of a 20-byte string (the writer scans words of 8)
     static const struct { const char *in; const char *py; const char *compact; } specials [] = {
         { "\"", "\\\"", "\\\"" },
