@@ -331,6 +331,21 @@ s_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
         int64_t left_ms = self->deadline_ms - ufo_time_mono_ms ();
         ufo_value_map_set_int (spec, "deadline_ms", left_ms > 1000 ? left_ms : 1000);
     }
+    if (strcmp (service, "eval") == 0) {
+        //  one evaluation per session + level + round: a HostAgent that gets the session again
+        //  (attempt > 1) follows the evaluation an earlier attempt submitted (PROTOCOL.md 3.3)
+        const ufo_value_t *body = *body_p;
+        const char *level = ufo_value_map_str (body, "level", "session");
+        int64_t round = strcmp (level, "round") == 0 ? ufo_value_map_int (body, "round", -1) : -1;
+        char key [UFO_TASK_NAME_MAX + 2];
+        int n = snprintf (key, sizeof key, "eval:%s:%s:%" PRId64, ufo_value_map_str (body, "session", ""), level,
+                          round);
+        if (n > 0 && n <= UFO_TASK_NAME_MAX)
+            ufo_value_map_set_str (spec, "idempotency_key", key);
+        else
+            ufo_warn ("host: evaluation key of session %s too long; submitted without one",
+                      ufo_value_map_str (body, "session", ""));
+    }
     ufo_value_map_set (spec, "body", body_p);
     char id [33];
     if (ufo_tasks_submit (self->tasks, &spec, id, err) != 0) {

@@ -230,11 +230,51 @@ host_pending_ask (host_t *self, const ufo_value_t *questions)
     return given;
 }
 
-//  Asks the EvaluationAgent; returns its result (caller owns) or NULL.
+//  A re-delivered session's evaluation that an earlier attempt already made: the item
+//  ufo-eval put into the board's requests ({"evaluation_session": {...}} or
+//  {"evaluation_round_<r>": {...}}), copied (caller owns); NULL if there is none.
+static ufo_value_t *
+s_evaluation_on_board (host_t *self, const char *level)
+{
+    char key [64];
+    if (strcmp (level, "round") == 0)
+        snprintf (key, sizeof key, "evaluation_round_%" PRId64, self->round);
+    else
+        snprintf (key, sizeof key, "evaluation_session");
+    ufo_error_t err = { 0 };
+    ufo_value_t *board = self->ops->board_get (self->ops->arg, &err);
+    const ufo_value_t *requests = ufo_value_map_get (board, "requests");
+    ufo_value_t *found = NULL;
+    for (size_t i = 0; i < ufo_value_size (requests) && !found; i++) {
+        const ufo_value_t *inner = ufo_value_map_get (ufo_value_list_at (requests, i), key);
+        if (ufo_value_type (inner) == UFO_TMAP)
+            found = ufo_value_dup (inner);
+    }
+    ufo_value_destroy (&board);
+    return found;
+}
+
+//  Asks the EvaluationAgent; returns its result (caller owns) or NULL. Idempotent per
+//  session + level + round: a re-delivered session reuses the evaluation an earlier attempt
+//  left on the board, and the submission carries the idempotency key
+//  "eval:<session>:<level>:<round>" (host_bus.c), so an evaluation that attempt submitted and
+//  that is still running (or ended) is followed instead of being run again.
 static ufo_value_t *
 s_evaluate (host_t *self, const char *level)
 {
     const host_session_config_t *cfg = self->cfg;
+    ufo_value_t *result = cfg->resume ? s_evaluation_on_board (self, level) : NULL;
+    if (result) {
+        ufo_info ("host: session %s: the %s evaluation is already on the blackboard; not asked again",
+                  cfg->session, level);
+        ufo_value_t *event = ufo_value_new_map ();
+        ufo_value_map_set_str (event, "kind", "evaluation");
+        ufo_value_map_set_str (event, "level", level);
+        ufo_value_map_set_int (event, "round", self->round);
+        ufo_value_map_set_copy (event, "result", result);
+        self->ops->progress (self->ops->arg, &event);
+        return result;
+    }
     ufo_value_t *body = ufo_value_new_map ();
     ufo_value_map_set_str (body, "session", cfg->session);
     ufo_value_map_set_str (body, "task", cfg->task);
@@ -250,7 +290,7 @@ s_evaluate (host_t *self, const char *level)
     ufo_value_map_set_bool (body, "all_screenshots", cfg->eva_all_screenshots);
     s_task_cost_t tc = { .host = self };
     ufo_error_t err = { 0 };
-    ufo_value_t *result = self->ops->run_task (self->ops->arg, "eval", &body, s_on_progress, &tc, &err);
+    result = self->ops->run_task (self->ops->arg, "eval", &body, s_on_progress, &tc, &err);
     if (!result) {
         ufo_warn ("host: %s evaluation failed: %s", level, err.message);
         return NULL;

@@ -600,6 +600,56 @@ UFO_TEST (test_host_killed_mid_round_continues)
     hfx_stop_all ();
 }
 
+//  Kills the first HostAgent while its session evaluation runs (the EvaluationAgent's slow
+//  reply has been asked for) and starts a second one, which gets the session again.
+static void
+s_kill_host_during_evaluation (void)
+{
+    if (hfx_.host <= 0 || hfx_.host2 > 0)
+        return;
+    ufo_value_t *eval = hfx_llm_lines ("EvaluationAgent");
+    size_t asked = ufo_value_size (eval);
+    ufo_value_destroy (&eval);
+    if (asked == 0)
+        return;
+    kill (hfx_.host, SIGKILL);
+    waitpid (hfx_.host, NULL, 0);
+    hfx_.host = 0;
+    char bin [600], log [400];
+    snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
+    snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    hfx_.host2 = hfx_spawn (bin, hargs, log);
+}
+
+//  The HostAgent dies while the session evaluation runs: the second HostAgent (attempt 2)
+//  does not evaluate the session again; it follows the evaluation already submitted
+//  (idempotency key eval:<session>:session:-1) and reports its result.
+UFO_TEST (test_host_killed_during_evaluation_evaluates_once)
+{
+    REQUIRE (hfx_start ("eval_kill.json", "", 0) == 0);
+    const char *args [] = { "Read the request", "--device", "t0", "--task", "host-evalkill", "--yes", NULL };
+    int rc = hfx_run (args, NULL, s_kill_host_during_evaluation);
+    CHECK_INT (rc, 0);
+    REQUIRE (hfx_.result);
+    CHECK (hfx_.host2 > 0);                       //  the first HostAgent was killed
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    CHECK_STR (ufo_value_str (ufo_value_path (hfx_.result, "evaluation.complete")), "yes");
+    ufo_value_t *eval = hfx_llm_lines ("EvaluationAgent");
+    CHECK_INT (ufo_value_size (eval), 1);       //  the EvaluationAgent was asked once
+    ufo_value_destroy (&eval);
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
+    CHECK_INT (ufo_value_size (host), 1);       //  the finished round was not run again
+    ufo_value_destroy (&host);
+    ufo_value_t *lines = hfx_log ("evaluation.log");
+    size_t session = 0;
+    for (size_t i = 0; i < ufo_value_size (lines); i++)
+        session += strcmp (ufo_value_map_str (ufo_value_list_at (lines, i), "level", ""), "session") == 0;
+    CHECK_INT (session, 1);                     //  one session evaluation in the log
+    ufo_value_destroy (&lines);
+    hfx_stop_all ();
+}
+
 //  Ctrl-C on `ufo run` once two steps have shown: the session is cancelled.
 static void
 s_interrupt_after_two_steps (void)
@@ -835,6 +885,7 @@ main (void)
     S_CASE (test_follower_plan);
     S_CASE (test_host_killed_session_resumes);
     S_CASE (test_host_killed_mid_round_continues);
+    S_CASE (test_host_killed_during_evaluation_evaluates_once);
     S_CASE (test_cancel_from_client);
     S_CASE (test_bad_session_bodies);
     S_CASE (test_max_step_and_round);
