@@ -82,9 +82,51 @@ s_parse_body (app_agent_t *self, ufo_error_t *err)
     return 0;
 }
 
-//  Resume: trajectories of this Round + SubtaskIndex already on the board.
+//  A resumed subtask whose last recorded step already ended it: the results its steps
+//  returned (texts / summary actions that succeeded), its last Comment and its cost, from
+//  the session's response.log; when that log is not readable here (another machine), from
+//  the trajectory items (memory), as far as HISTORY_KEYS put Action / Results / Comment there.
 static void
-s_resume (app_agent_t *self)
+s_resume_ended (app_agent_t *self, const ufo_value_t *last)
+{
+    ufo_value_t *lines = ufo_tasklog_read_lines (self->log, "response.log");
+    size_t used = 0;
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, i);
+        if (strcmp (ufo_value_map_str (l, "Agent", ""), "AppAgent") != 0
+        ||  ufo_value_map_int (l, "Round", -1) != self->round
+        ||  ufo_value_map_int (l, "SubtaskIndex", -1) != self->subtask_index)
+            continue;
+        used++;
+        const char *function = ufo_value_map_str (l, "FunctionCall", "");
+        const ufo_value_t *success = ufo_value_list_at (ufo_value_map_get (l, "ActionSuccess"), 0);
+        if ((!strcmp (function, "texts") || !strcmp (function, "summary"))
+        &&  ufo_value_map_bool (success, "success", false))
+            ufo_value_list_push_str (self->results, ufo_value_map_str (l, "Results", ""));
+        snprintf (self->last_comment, sizeof self->last_comment, "%s", ufo_value_map_str (l, "Comment", ""));
+        const ufo_value_t *tokens = ufo_value_map_get (l, "Tokens");
+        ufo_cost_add (&self->cost, ufo_value_map_float (l, "Cost", 0), ufo_value_map_int (tokens, "prompt", 0),
+                      ufo_value_map_int (tokens, "completion", 0));
+    }
+    ufo_value_destroy (&lines);
+    if (used)
+        return;
+    for (size_t i = 0; i < ufo_value_size (self->memory); i++) {
+        const ufo_value_t *t = ufo_value_list_at (self->memory, i);
+        const ufo_value_t *action = ufo_value_map_get (t, "Action");
+        const char *function = ufo_value_map_str (action, "function", "");
+        const char *results = ufo_value_map_str (t, "Results", NULL);
+        if (results && *results && (!strcmp (function, "texts") || !strcmp (function, "summary")))
+            ufo_value_list_push_str (self->results, results);
+    }
+    snprintf (self->last_comment, sizeof self->last_comment, "%s", ufo_value_map_str (last, "Comment", ""));
+}
+
+//  Resume: trajectories of this Round + SubtaskIndex already on the board. When the last
+//  of them has Status FINISH or FAIL, the subtask had ended (its worker died before the
+//  result was sent): *ended_p gets that state and no step is run again.
+static void
+s_resume (app_agent_t *self, app_state_t *ended_p)
 {
     ufo_error_t err;
     ufo_value_t *board = app_board_snapshot (self->ctx->board, self->session, &err);
@@ -94,6 +136,7 @@ s_resume (app_agent_t *self)
     }
     const ufo_value_t *traj = ufo_value_map_get (board, "trajectories");
     int64_t last = -1;
+    const ufo_value_t *last_item = NULL;
     for (size_t i = 0; i < ufo_value_size (traj); i++) {
         const ufo_value_t *t = ufo_value_list_at (traj, i);
         if (ufo_value_map_int (t, "Round", -1) != self->round
@@ -101,9 +144,19 @@ s_resume (app_agent_t *self)
             continue;
         ufo_value_list_push (self->memory, &(ufo_value_t *) { ufo_value_dup (t) });
         int64_t step = ufo_value_map_int (t, "Step", -1);
-        if (step > last)
-            last = step;
+        if (step > last || !last_item) {
+            last = step > last ? step : last;
+            last_item = t;
+        }
         self->resumed++;
+    }
+    const char *status = ufo_value_map_str (last_item, "Status", "");
+    if (!strcmp (status, "FINISH") || !strcmp (status, "FAIL")) {
+        *ended_p = !strcmp (status, "FINISH") ? APP_FINISH : APP_FAIL;
+        s_resume_ended (self, last_item);
+        ufo_info ("%s: subtask %" PRId64 "/%" PRId64 " had already ended %s (step %" PRId64 " on the "
+                  "blackboard): completing it without asking the model again", self->agent_name, self->round,
+                  self->subtask_index, status, last);
     }
     if (last >= self->step_base)
         self->agent_step = last - self->step_base + 1;
@@ -115,6 +168,8 @@ s_resume (app_agent_t *self)
                   self->subtask_index, self->resumed, self->step_base + self->agent_step);
     ufo_value_destroy (&board);
 }
+
+static void s_end (app_agent_t *self, app_state_t state, const char *error, const char *comment);
 
 app_agent_t *
 app_agent_new (app_ctx_t *ctx, const char *task_id, const ufo_value_t *body, int attempt,
@@ -138,11 +193,14 @@ app_agent_new (app_ctx_t *ctx, const char *task_id, const ufo_value_t *body, int
     //  A fresh view of the desktop for every subtask: X window ids are reused by later
     //  clients, and the desktop layer's cache is keyed by them.
     ufo_desktop_cache_clear (ctx->desktop);
+    app_state_t ended = APP_CONTINUE;
     if (attempt > 1)
-        s_resume (self);
+        s_resume (self, &ended);
     self->state = APP_CONTINUE;
     ufo_info ("%s: subtask %" PRId64 "/%" PRId64 " '%s' (task %s, attempt %d)", self->agent_name,
               self->round, self->subtask_index, self->subtask, self->task_id, attempt);
+    if (ended != APP_CONTINUE)
+        s_end (self, ended, NULL, NULL);     //  app_agent_advance returns true at once
     return self;
 }
 
@@ -454,6 +512,11 @@ app_agent_advance (app_agent_t *self)
                 break;
             }
             if (next == APP_FINISH || next == APP_FAIL) {
+                //  test hook (system tests of the resume): die after the ending step is
+                //  recorded and before the result is sent
+                const char *hook = getenv ("UFO_APP_TEST_EXIT_AFTER_FINISH");
+                if (hook && !strcmp (hook, "1"))
+                    _exit (9);
                 s_end (self, next, NULL, NULL);
                 break;
             }

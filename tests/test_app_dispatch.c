@@ -9,6 +9,8 @@
 
 static pid_t s_apps [2];
 
+static bool s_exit_after_finish;     //  the next s_start_app sets UFO_APP_TEST_EXIT_AFTER_FINISH=1
+
 static pid_t
 s_start_app (const char *config, int k)
 {
@@ -21,6 +23,10 @@ s_start_app (const char *config, int k)
         int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2 (fd, STDOUT_FILENO);
         dup2 (fd, STDERR_FILENO);
+        if (s_exit_after_finish)
+            setenv ("UFO_APP_TEST_EXIT_AFTER_FINISH", "1", 1);
+        else
+            unsetenv ("UFO_APP_TEST_EXIT_AFTER_FINISH");
         execl (bin, bin, "--app", "mousepad", "--device", "t0", "--config", config,
                "--broker", afx_.broker.cmd, (char *) NULL);
         _exit (127);
@@ -262,6 +268,64 @@ UFO_TEST (test_killed_worker_resumes)
     afx_mousepad_kill (pid, xid);
 }
 
+//  The worker dies after recording its FINISH step, before the result is sent
+//  (UFO_APP_TEST_EXIT_AFTER_FINISH): the second worker completes the subtask from the
+//  board and the log, with the recorded status and results, without asking the model.
+UFO_TEST (test_finished_worker_resumes_without_model)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("finish_exit.json") == 0);
+    const char *config = s_config ();
+    s_exit_after_finish = true;
+    s_apps [0] = s_start_app (config, 0);
+    s_exit_after_finish = false;
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *body = s_body (afx_subtask ("d-fin", "Report what the note says", xid, "", ""));
+    char id [33];
+    REQUIRE (s_submit (tasks, &body, id) == 0);
+    //  the worker records its FINISH step and exits with status 9
+    int status = 0;
+    int64_t end = dfx_now_ms () + RUN_MS;
+    pid_t got = 0;
+    while ((got = waitpid (s_apps [0], &status, WNOHANG)) == 0 && dfx_now_ms () < end) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        ufo_value_destroy (&ev);
+    }
+    REQUIRE (got == s_apps [0]);
+    CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 9);
+    s_apps [0] = 0;
+    CHECK_INT (s_trajectories ("d-fin"), 1);
+    s_apps [1] = s_start_app (config, 1);
+    ufo_value_t *result = s_follow (tasks, id, NULL, NULL);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "done");
+    CHECK (ufo_value_map_int (result, "attempts", 0) >= 2);
+    const ufo_value_t *rb = ufo_value_map_get (result, "body");
+    CHECK_STR (ufo_value_map_str (rb, "status", ""), "FINISH");
+    CHECK_INT (ufo_value_map_int (rb, "resumed_steps", -1), 1);
+    CHECK_INT (ufo_value_map_int (rb, "steps", -1), 1);
+    CHECK_INT (ufo_value_size (ufo_value_map_get (rb, "results")), 1);
+    CHECK_STR (ufo_value_str (ufo_value_list_at (ufo_value_map_get (rb, "results"), 0)), "The note says 42");
+    CHECK_STR (ufo_value_map_str (rb, "comment", ""), "Reported the note.");
+    ufo_value_destroy (&result);
+    //  the model was asked once (by the first worker), and no step was added
+    ufo_value_t *reqs = afx_lines (afx_.llm_log);
+    CHECK_INT (ufo_value_size (reqs), 1);
+    ufo_value_destroy (&reqs);
+    char path [600];
+    ufo_value_t *resp = afx_lines (afx_log_path ("d-fin", "response.log", path, sizeof path));
+    CHECK_INT (ufo_value_size (resp), 1);
+    ufo_value_destroy (&resp);
+    CHECK_INT (s_trajectories ("d-fin"), 1);
+    ufo_tasks_destroy (&tasks);
+    s_stop_app (&s_apps [1]);
+    afx_mousepad_kill (pid, xid);
+}
+
 int
 main (void)
 {
@@ -273,6 +337,7 @@ main (void)
     AFX_RUN (test_dispatched_subtask);
     AFX_RUN (test_dispatched_question);
     AFX_RUN (test_killed_worker_resumes);
+    AFX_RUN (test_finished_worker_resumes_without_model);
     s_stop_app (&s_apps [0]);
     s_stop_app (&s_apps [1]);
     afx_teardown ();
