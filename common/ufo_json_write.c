@@ -605,6 +605,8 @@ s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool
     o = s_room (buf, o, 2);
     if (v->type == UFO_TLIST) {
         *o++ = '[';
+        for (size_t i = 0; i < n && i < 32; i++)
+            __builtin_prefetch (v->u.items [i]);
         for (size_t i = 0; i < n; i++) {
             if (base == UFO_JSON_PRETTY) {
                 o = s_indent (buf, o, level + 1, i > 0);
@@ -625,6 +627,10 @@ s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool
         return o;
     }
     const ufo_value_entry_t *e = v->u.entries;
+    //  the children are separate allocations: ask for all of them at once rather than
+    //  wait for each in turn (reading their type is otherwise a cache miss per value)
+    for (size_t i = 0; i < n && i < 32; i++)
+        __builtin_prefetch (e [i].value);
     *o++ = '{';
     for (size_t i = 0; i < n; i++, e++) {
         if (base == UFO_JSON_PRETTY) {
