@@ -46,6 +46,42 @@ for name, svc in services.items():
     need(exe in known, f"{name}: unknown command {exe}")
     if exe in known and known[exe]:
         need(os.access(os.path.join(build, known[exe]), os.X_OK), f"{name}: {known[exe]} not built")
+# keys: only the broker sees ./keys/allowed; every other service mounts exactly its own
+# private certificate (read-only, named after the service, security.cert pointing at it)
+# and the broker's public certificate, never the whole keys directory or another secret
+keys = os.path.join(os.getcwd(), "keys")
+def mounts(svc):
+    out = []
+    for v in svc.get("volumes", []):
+        if isinstance(v, dict):
+            out.append((v.get("source", ""), v.get("target", ""), bool(v.get("read_only"))))
+        else:
+            parts = v.split(":")
+            out.append((parts[0], parts[1] if len(parts) > 1 else parts[0], len(parts) > 2 and "ro" in parts[2].split(",")))
+    return out
+def under_keys(src):
+    src = os.path.normpath(src)
+    return src == keys or src.startswith(keys + os.sep)
+for name, svc in services.items():
+    env = svc.get("environment", {})
+    km = [(os.path.normpath(src), dst, ro) for src, dst, ro in mounts(svc) if under_keys(src)]
+    need(all(ro for _, _, ro in km), f"{name}: a key mount is not read-only")
+    secrets = [os.path.basename(src) for src, _, _ in km if src.endswith(".cert_secret")]
+    if name == "broker":
+        need(secrets == ["broker.cert_secret"], f"broker: private certificates mounted: {secrets}")
+        need(any(src == os.path.join(keys, "allowed") for src, _, _ in km), "broker: ./keys/allowed not mounted")
+        continue
+    need(all(src != keys for src, _, _ in km), f"{name}: mounts the whole keys directory")
+    need(all(src != os.path.join(keys, "allowed") for src, _, _ in km), f"{name}: mounts the allowed directory")
+    need(secrets == [f"{name}.cert_secret"], f"{name}: private certificates mounted: {secrets} (want only its own)")
+    need(sorted(os.path.basename(src) for src, _, _ in km) == sorted([f"{name}.cert_secret", "broker.cert"]),
+         f"{name}: key mounts {[os.path.basename(s) for s, _, _ in km]} (want its own secret and broker.cert)")
+    own = [dst for src, dst, _ in km if src.endswith(f"/{name}.cert_secret")]
+    need(own and env.get("UFO_SECURITY__CERT") == own[0],
+         f"{name}: UFO_SECURITY__CERT={env.get('UFO_SECURITY__CERT')} is not its mounted secret {own}")
+    bc = [dst for src, dst, _ in km if src.endswith("/broker.cert")]
+    need(bc and env.get("UFO_SECURITY__BROKER_CERT", env.get("UFO_SECURITY__CERT_DIR", "") + "/broker.cert") == bc[0],
+         f"{name}: the broker's certificate is not where security.broker_cert looks")
 if failures:
     print("\n".join(failures))
     sys.exit(1)
