@@ -17,9 +17,10 @@ s_listed (const ufo_value_t *list, const char *id)
 }
 
 //  Tasks the worker runs that are not its assignments any more (earlier attempts) occupy
-//  capacity until their late result comes.
+//  capacity until their late result comes. A task this worker itself completed (the
+//  acknowledgement still on its way) is not stale.
 static void
-s_restale (s_worker_t *w, const ufo_value_t *running)
+s_restale (bb_dispatch_t *self, s_worker_t *w, const ufo_value_t *running)
 {
     w->nstale = 0;
     for (size_t i = 0; i < ufo_value_size (running); i++) {
@@ -27,6 +28,9 @@ s_restale (s_worker_t *w, const ufo_value_t *running)
         bool mine = false;
         for (size_t j = 0; j < w->ntasks; j++)
             mine = mine || strcmp (w->tasks [j]->id, id) == 0;
+        s_task_t *t = mine ? NULL : bbd_task_find (self, id);
+        if (t && t->state >= S_DONE && strcmp (t->worker, w->id) == 0)
+            mine = true;
         if (!mine)
             bbd_stale_add (w, id);
     }
@@ -50,7 +54,7 @@ s_on_heartbeat (bb_dispatch_t *self, s_worker_t *w, const ufo_value_t *running)
         }
         i++;
     }
-    s_restale (w, running);
+    s_restale (self, w, running);
     bbd_pump (self);
 }
 
@@ -97,7 +101,7 @@ s_on_ready (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task_
             bbd_requeue (self, t, "its assignment was lost when the worker reconnected");
         }
     }
-    s_restale (w, req->running);
+    s_restale (self, w, req->running);
     if (!known)
         bbd_worker_event (self, "worker.ready", w, NULL, NULL);
     ufo_value_t *body = ufo_value_new_map ();
