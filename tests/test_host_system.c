@@ -593,6 +593,12 @@ UFO_TEST (test_host_killed_mid_round_continues)
     char *log = afx_read (path);
     CHECK_CONTAINS (log, "1 subtask(s) done");
     free (log);
+    ufo_value_t *evals = hfx_llm_lines ("EvaluationAgent");
+    CHECK_INT (ufo_value_size (evals), 1);      //  one session evaluation over both attempts
+    ufo_value_destroy (&evals);
+    ufo_value_t *elog = hfx_log ("evaluation.log");
+    CHECK_INT (ufo_value_size (elog), 1);
+    ufo_value_destroy (&elog);
     int64_t xid = hfx_mousepad_xid ();
     char *text = xid ? afx_text (xid) : NULL;
     CHECK_STR (text, "first line second line");
