@@ -135,25 +135,34 @@ static void
 s_on_message (void *owner, const char *type, const ufo_value_t *body)
 {
     s_actor_t *a = (s_actor_t *) owner;
-    s_open_t *o = s_open_find (a, ufo_value_map_str (body, "task", NULL), true);
-    if (!o)
-        return;                         //  not ours any more (a duplicate result)
-    if (strcmp (type, "task.progress") == 0) {
-        ufo_value_t *ev = ufo_value_new_map ();
-        ufo_value_map_set_str (ev, "kind", "progress");
-        ufo_value_map_set_str (ev, "task", o->id);
-        ufo_value_map_set_int (ev, "seq", ufo_value_map_int (body, "seq", 0));
-        const ufo_value_t *b = ufo_value_map_get (body, "body");
-        if (b)
-            ufo_value_map_set_copy (ev, "body", b);
-        else
-            ufo_value_map_set_null (ev, "body");
-        s_emit (a, &ev);
+    //  Several of our ids may follow one broker task (the same idempotency key): each gets it.
+    const char *broker_id = ufo_value_map_str (body, "task", "");
+    bool progress = strcmp (type, "task.progress") == 0;
+    if (!progress && strcmp (type, "task.result") != 0)
+        return;
+    for (size_t i = 0; i < a->nopen;) {
+        s_open_t *o = &a->open [i];
+        if (strcmp (o->broker_id, broker_id) != 0) {
+            i++;
+            continue;
+        }
+        if (progress) {
+            ufo_value_t *ev = ufo_value_new_map ();
+            ufo_value_map_set_str (ev, "kind", "progress");
+            ufo_value_map_set_str (ev, "task", o->id);
+            ufo_value_map_set_int (ev, "seq", ufo_value_map_int (body, "seq", 0));
+            const ufo_value_t *b = ufo_value_map_get (body, "body");
+            if (b)
+                ufo_value_map_set_copy (ev, "body", b);
+            else
+                ufo_value_map_set_null (ev, "body");
+            s_emit (a, &ev);
+            i++;
+        }
+        else                            //  drops the entry: the last one moves to i
+            s_emit_result (a, o, ufo_value_map_str (body, "status", "failed"), ufo_value_map_str (body, "reason", ""),
+                           ufo_value_map_int (body, "attempts", 0), ufo_value_map_get (body, "body"));
     }
-    else
-    if (strcmp (type, "task.result") == 0)
-        s_emit_result (a, o, ufo_value_map_str (body, "status", "failed"), ufo_value_map_str (body, "reason", ""),
-                       ufo_value_map_int (body, "attempts", 0), ufo_value_map_get (body, "body"));
 }
 
 static void

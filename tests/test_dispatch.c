@@ -414,6 +414,33 @@ UFO_TEST (test_cancel_input_deadline_attempts)
     r = ufo_value_map_get (results, crash [0]);
     CHECK_STR (ufo_value_map_str (r, "status", ""), "failed");
     CHECK_CONTAINS (ufo_value_map_str (r, "reason", ""), "gave up after 1 attempt");
+    //  the same idempotency key twice: one task runs; both ids get its result
+    dt_kill_workers (&e, SIGTERM);
+    char twice [2][33];
+    for (int i = 0; i < 2; i++) {
+        spec = dt_spec ("eval", 9);
+        ufo_value_map_set_str (spec, "idempotency_key", "session-42");
+        REQUIRE (ufo_tasks_submit (tasks, &spec, twice [i], &err) == 0);
+    }
+    int dup = 0;
+    until = ufo_time_mono_ms () + 5000;
+    for (int acc = 0; acc < 2 && ufo_time_mono_ms () < until;) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        if (ev && strcmp (ufo_value_map_str (ev, "kind", ""), "accepted") == 0) {
+            acc++;
+            if (ufo_value_map_bool (ev, "duplicate", false)) {
+                dup++;
+                CHECK_STR (ufo_value_map_str (ev, "broker_task", ""), twice [0]);
+            }
+        }
+        ufo_value_destroy (&ev);
+    }
+    CHECK_INT (dup, 1);
+    dt_start_worker (&e, "eval", (const char *const []) { FAST, NULL });
+    ufo_value_clear (results);
+    dt_collect (tasks, results, 2, 10000, NULL);
+    CHECK_STR (ufo_value_map_str (ufo_value_map_get (results, twice [0]), "status", ""), "done");
+    CHECK_STR (ufo_value_map_str (ufo_value_map_get (results, twice [1]), "status", ""), "done");
     //  invalid specs are refused locally
     spec = dt_spec ("bad service!", 1);
     char id [33];
