@@ -47,7 +47,9 @@ int ufo_tasks_cancel (ufo_tasks_t *self, const char *task_id);
 //  Next event, waiting up to timeout_ms (0 = no wait, -1 = forever); NULL on timeout.
 ufo_value_t *ufo_tasks_next (ufo_tasks_t *self, int timeout_ms);
 
-//  Pollable fd, same semantics as ufo_worker_fd.
+//  Pollable fd, same semantics as ufo_worker_fd. Events read while ufo_tasks_fetch waited
+//  are kept for ufo_tasks_next and do not make the fd readable: call ufo_tasks_next (0)
+//  until NULL after a fetch.
 int ufo_tasks_fd (ufo_tasks_t *self);
 
 //  Fetches the state of any task by id, waiting up to timeout_ms for the broker's answer
