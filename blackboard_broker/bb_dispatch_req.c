@@ -165,6 +165,16 @@ s_on_complete (bb_dispatch_t *self, s_worker_t *w, ufo_task_request_t *req)
                       ? ufo_value_map_str (req->body, "error", ufo_value_map_str (req->body, "reason", NULL)) : NULL;
         reason = r ? r : state == S_FAILED ? "the worker reported failure" : "cancelled";
     }
+    char why [96];
+    if (t->cancel_requested && state != S_CANCELLED) {
+        //  The submitter asked: the task ends cancelled (the worker's result is kept).
+        snprintf (why, sizeof why, "cancelled by the submitter (the worker reported %s)", req->status);
+        reason = why;
+        state = S_CANCELLED;
+    }
+    else
+    if (t->cancel_requested && !*reason)
+        reason = "cancelled by the submitter";
     bbd_finish (self, t, state, reason, &req->body);
     ufo_value_map_set_bool (body, "accepted", true);
     bbd_reply_ok (self, req->id, &body);

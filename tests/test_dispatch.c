@@ -441,6 +441,20 @@ UFO_TEST (test_cancel_input_deadline_attempts)
     dt_collect (tasks, results, 2, 10000, NULL);
     CHECK_STR (ufo_value_map_str (ufo_value_map_get (results, twice [0]), "status", ""), "done");
     CHECK_STR (ufo_value_map_str (ufo_value_map_get (results, twice [1]), "status", ""), "done");
+    //  a worker that ignores the cancel and reports done: the task still ends cancelled
+    dt_kill_workers (&e, SIGTERM);
+    dt_start_worker (&e, "eval", (const char *const []) { "--mode", "block", "--ms", "800", "--progress", "1",
+                                                           FAST, NULL });
+    char stubborn [1][33];
+    s_submit_n (tasks, "eval", 1, stubborn, 0, 0);
+    CHECK (s_wait_progress_pid (tasks, stubborn [0], 10000) > 0);
+    CHECK_INT (ufo_tasks_cancel (tasks, stubborn [0]), 0);
+    ufo_value_clear (results);
+    dt_collect (tasks, results, 1, 10000, NULL);
+    r = ufo_value_map_get (results, stubborn [0]);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "cancelled");
+    CHECK_CONTAINS (ufo_value_map_str (r, "reason", ""), "worker reported done");
+    CHECK (ufo_value_map_int (ufo_value_map_get (r, "body"), "pid", 0) > 0);
     //  invalid specs are refused locally
     spec = dt_spec ("bad service!", 1);
     char id [33];
