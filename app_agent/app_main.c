@@ -22,32 +22,6 @@
 #include "app_agent.h"
 #include "app_main.h"
 
-static volatile sig_atomic_t s_stop = 0;
-
-static void
-s_on_signal (int sig)
-{
-    UFO_UNUSED (sig);
-    s_stop = 1;
-}
-
-void
-app_signals_install (void)
-{
-    struct sigaction sa = { 0 };
-    sa.sa_handler = s_on_signal;
-    sigemptyset (&sa.sa_mask);
-    sigaction (SIGTERM, &sa, NULL);
-    sigaction (SIGINT, &sa, NULL);
-    signal (SIGPIPE, SIG_IGN);
-}
-
-bool
-app_stopping (void)
-{
-    return s_stop != 0;
-}
-
 static void
 s_usage (FILE *out)
 {
@@ -146,7 +120,7 @@ s_run_file (app_ctx_t *ctx, const char *path, const char *log_root)
         return 2;
     }
     while (!app_agent_advance (agent)) {
-        if (s_stop) {
+        if (*ufo_agent_stop_flag ()) {
             app_agent_abort (agent, "ufo-app was stopped");
             break;
         }
@@ -180,60 +154,44 @@ int
 main (int argc, char **argv)
 {
     ufo_log_set_name ("ufo-app");
-    app_ctx_options_t opts = { 0 };
-    const char *subtask = NULL, *log_root = NULL, *log_level = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv [i];
-        const char *v = i + 1 < argc ? argv [i + 1] : NULL;
-        if (!strcmp (a, "--help") || !strcmp (a, "-h")) {
-            s_usage (stdout);
-            return 0;
-        }
-        if (!strcmp (a, "--version")) {
-            printf ("ufo-app %s\n", UFO_VERSION);
-            return 0;
-        }
-        const char **slot = !strcmp (a, "--app") ? &opts.app
-                          : !strcmp (a, "--device") ? &opts.device
-                          : !strcmp (a, "--broker") ? &opts.broker
-                          : !strcmp (a, "--config") ? &opts.config_path
-                          : !strcmp (a, "--llm-mode") ? &opts.llm_mode
-                          : !strcmp (a, "--llm-cassette") ? &opts.llm_cassette
-                          : !strcmp (a, "--subtask") ? &subtask
-                          : !strcmp (a, "--log-root") ? &log_root
-                          : !strcmp (a, "--log-level") ? &log_level : NULL;
-        if (!slot || !v) {
-            fprintf (stderr, "ufo-app: %s %s\n", slot ? "missing value for" : "unknown option", a);
-            s_usage (stderr);
-            return 2;
-        }
-        *slot = v;
-        i++;
-    }
-    if (log_level) {
-        int level = ufo_log_level_parse (log_level);
+    ufo_agent_opts_t common = { .program = "ufo-app" };
+    const char *app = NULL, *subtask = NULL, *log_root = NULL;
+    const ufo_agent_opt_t own [] = {
+        { "--app", &app }, { "--subtask", &subtask }, { "--log-root", &log_root }, { NULL, NULL }
+    };
+    int rc;
+    if (ufo_agent_opts_parse (&common, argc, argv, own, UFO_AGENT_OPT_NAME | UFO_AGENT_OPT_PROMPTS,
+                              s_usage, &rc) < 0)
+        return rc;
+    if (common.log_level) {
+        int level = ufo_log_level_parse (common.log_level);
         if (level < 0) {
-            fprintf (stderr, "ufo-app: bad --log-level %s\n", log_level);
+            fprintf (stderr, "ufo-app: bad --log-level %s\n", common.log_level);
             return 2;
         }
-        setenv ("UFO_LOG_LEVEL", log_level, 1);
+        setenv ("UFO_LOG_LEVEL", common.log_level, 1);
         ufo_log_set_level ((ufo_log_level_t) level);
     }
-    if (!subtask && (!opts.app || !*opts.app || !opts.device || !*opts.device)) {
+    if (!subtask && (!app || !*app || !common.device || !*common.device)) {
         fprintf (stderr, "ufo-app: --app NAME and --device ID are required (or --subtask FILE)\n");
         s_usage (stderr);
         return 2;
     }
-    opts.local_board = subtask && !opts.broker;
-    app_signals_install ();
+    //  The configuration and CURVE are loaded by app_ctx_open (not ufo_agent_start): a file
+    //  subtask without --broker runs on an in-process board, with no bus and no security.
+    app_ctx_options_t opts = {
+        .config_path = common.config_path, .broker = common.broker, .llm_mode = common.llm_mode,
+        .llm_cassette = common.llm_cassette, .app = app, .device = common.device,
+        .local_board = subtask && !common.broker
+    };
+    ufo_agent_signals_install ();
     app_ctx_t ctx;
     ufo_error_t err;
     if (app_ctx_open (&ctx, &opts, &err) < 0) {
         ufo_error ("cannot start: %s", err.message);
         return 2;
     }
-    app_signals_install ();         //  again: czmq installs its own when it starts
-    int rc;
+    ufo_agent_signals_install ();   //  again: czmq installs its own when it starts
     if (subtask)
         rc = s_run_file (&ctx, subtask, log_root);
     else

@@ -5,12 +5,6 @@
 
 #include "app_ctx.h"
 
-//  Installs the SIGTERM / SIGINT handlers (again after czmq has installed its own).
-void app_signals_install (void);
-
-//  True once SIGTERM or SIGINT arrived.
-bool app_stopping (void);
-
 //  Serves service app:<ctx->app> on device ctx->device through the broker at endpoint
 //  until stopped. Returns the process exit status (0 after a clean stop, 2 when the
 //  worker cannot start).

@@ -54,11 +54,11 @@ app_worker_run (app_ctx_t *ctx, const char *endpoint)
         ufo_error ("worker of %s: %s", service, err.message);
         return 2;
     }
-    app_signals_install ();         //  the worker's actor started czmq, which sets its own
+    ufo_agent_signals_install ();   //  the worker's actor started czmq, which sets its own
     ufo_info ("serving %s on device %s via %s", service, ctx->device, endpoint);
     s_run_t run = { .worker = worker };
     app_agent_t *agent = NULL;
-    while (!app_stopping ()) {
+    while (!*ufo_agent_stop_flag ()) {
         ufo_value_t *ev;
         while ((ev = ufo_worker_next (worker, 0))) {
             const char *kind = ufo_value_map_str (ev, "kind", "");

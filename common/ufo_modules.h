@@ -46,4 +46,7 @@
 //  eval: the EvaluationAgent
 #include "ufo_eval.h"
 
+//  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
+#include "ufo_agent_opts.h"
+
 #endif

@@ -13,15 +13,6 @@
 #include "ufo_prelude.h"
 #include "eval_worker.h"
 
-static volatile sig_atomic_t s_stop = 0;
-
-static void
-s_on_signal (int sig)
-{
-    UFO_UNUSED (sig);
-    s_stop = 1;
-}
-
 static void
 s_usage (FILE *out)
 {
@@ -47,35 +38,12 @@ int
 main (int argc, char **argv)
 {
     ufo_log_set_name ("ufo-eval");
-    const char *config_path = NULL, *broker = NULL, *device = NULL, *name = NULL;
-    const char *llm_mode = NULL, *cassette = NULL, *prompts = NULL, *level = NULL, *capacity = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv [i];
-        const char **slot = NULL;
-        if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
-            s_usage (stdout);
-            return 0;
-        }
-        if (strcmp (arg, "--version") == 0 || strcmp (arg, "-V") == 0) {
-            printf ("ufo-eval (ufobus) %s\n", UFO_VERSION);
-            return 0;
-        }
-        if (strcmp (arg, "--config") == 0) slot = &config_path;
-        else if (strcmp (arg, "--broker") == 0) slot = &broker;
-        else if (strcmp (arg, "--device") == 0) slot = &device;
-        else if (strcmp (arg, "--name") == 0) slot = &name;
-        else if (strcmp (arg, "--capacity") == 0) slot = &capacity;
-        else if (strcmp (arg, "--llm-mode") == 0) slot = &llm_mode;
-        else if (strcmp (arg, "--llm-cassette") == 0) slot = &cassette;
-        else if (strcmp (arg, "--prompts") == 0) slot = &prompts;
-        else if (strcmp (arg, "--log-level") == 0) slot = &level;
-        if (!slot || i + 1 >= argc) {
-            fprintf (stderr, "ufo-eval: %s \"%s\"\n", slot ? "missing value after" : "unknown option", arg);
-            s_usage (stderr);
-            return 2;
-        }
-        *slot = argv [++i];
-    }
+    ufo_agent_opts_t opts = { .program = "ufo-eval" };
+    const char *capacity = NULL;
+    const ufo_agent_opt_t own [] = { { "--capacity", &capacity }, { NULL, NULL } };
+    int rc;
+    if (ufo_agent_opts_parse (&opts, argc, argv, own, 0, s_usage, &rc) < 0)
+        return rc;
     int cap = 2;
     if (capacity) {
         char *end = NULL;
@@ -86,34 +54,16 @@ main (int argc, char **argv)
         }
         cap = (int) n;
     }
-    ufo_error_t err = { 0 };
-    ufo_config_t *config = ufo_config_load (config_path, &err);
-    if (!config) {
-        fprintf (stderr, "ufo-eval: configuration: %s\n", err.message);
-        return 1;
-    }
-    ufo_config_apply_log (config);
-    if (level) {
-        int l = ufo_log_level_parse (level);
-        if (l < 0) {
-            fprintf (stderr, "ufo-eval: --log-level: \"%s\" is not a level\n", level);
-            ufo_config_destroy (&config);
-            return 2;
-        }
-        ufo_log_set_level ((ufo_log_level_t) l);
-    }
-    if (!broker)
-        broker = ufo_config_str (config, "broker.cmd_endpoint", "");
-    //  CURVE (security.*): the default of every bus socket this process creates.
-    if (ufo_security_init (config, "agent", &err) < 0) {
-        fprintf (stderr, "ufo-eval: security: %s\n", err.message);
-        ufo_config_destroy (&config);
-        return 1;
-    }
+    //  configuration, log level, --broker default, CURVE (security.*) for every bus socket
+    ufo_config_t *config = ufo_agent_start (&opts, &rc);
+    if (!config)
+        return rc;
     signal (SIGPIPE, SIG_IGN);
-    eval_worker_options_t options = { .endpoint = broker, .device = device, .name = name,
-                                      .capacity = cap, .llm_mode = llm_mode,
-                                      .llm_cassette = cassette, .prompts_dir = prompts };
+    eval_worker_options_t options = { .endpoint = opts.broker, .device = opts.device,
+                                      .name = opts.name, .capacity = cap,
+                                      .llm_mode = opts.llm_mode, .llm_cassette = opts.llm_cassette,
+                                      .prompts_dir = opts.prompts };
+    ufo_error_t err = { 0 };
     eval_worker_t *worker = eval_worker_new (config, &options, &err);
     if (!worker) {
         fprintf (stderr, "ufo-eval: %s\n", err.message);
@@ -122,11 +72,9 @@ main (int argc, char **argv)
     }
     //  After the worker exists: czmq installs its own SIGINT / SIGTERM handlers when its
     //  first socket is created, and they would hide the signal from this loop.
-    struct sigaction sa = { .sa_handler = s_on_signal };
-    sigaction (SIGTERM, &sa, NULL);
-    sigaction (SIGINT, &sa, NULL);
+    ufo_agent_signals_install ();
     ufo_info ("eval: serving evaluations (capacity %d)", cap);
-    eval_worker_serve (worker, &s_stop);
+    eval_worker_serve (worker, ufo_agent_stop_flag ());
     ufo_info ("eval: stopping");
     eval_worker_destroy (&worker);
     ufo_config_destroy (&config);
