@@ -76,6 +76,22 @@ ufo_value_t *ufo_link_pipe_next (void *actor, int timeout_ms);
 //  Caller side: sends a command [verb, msgpack(*body_p)] to the actor (ownership taken).
 void ufo_link_pipe_command (void *actor, const char *verb, ufo_value_t **body_p);
 
+//  The actor's loop, shared by ufo_worker and ufo_tasks: polls the pipe (czmq zsock_t *)
+//  and the link's DEALER, hands the caller's commands (up to 1000 per turn) to on_command,
+//  services the link (ufo_link_service) and sends backlogged events (ufo_link_pipe_flush),
+//  polling again within 5 ms while the caller is behind. A command [verb, msgpack] reaches
+//  on_command as verb (borrowed, never NULL) and *body_p (the decoded frame, or NULL when
+//  absent or not valid msgpack): on_command may take it, else it is freed after the call.
+//  A message without a verb is ignored. Returns when "$TERM" arrives (not passed on) or the
+//  ZeroMQ context is terminated.
+void ufo_link_run (ufo_link_t *self, void *pipe,
+                   void (*on_command) (void *arg, const char *verb, ufo_value_t **body_p), void *arg);
+
+//  After ufo_link_run: while the link is up and requests wait for their answers, services
+//  it for at most timeout_ms (polling the DEALER 20 ms at a time), so what is queued gets a
+//  chance to reach the broker before the link is destroyed.
+void ufo_link_drain (ufo_link_t *self, int timeout_ms);
+
 //  "<prefix>@<host>:<pid>" into out.
 void ufo_link_default_name (char *out, size_t size, const char *prefix);
 

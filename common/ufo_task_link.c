@@ -436,6 +436,61 @@ ufo_link_pipe_command (void *actor, const char *verb, ufo_value_t **body_p)
 }
 
 void
+ufo_link_run (ufo_link_t *self, void *pipe,
+              void (*on_command) (void *arg, const char *verb, ufo_value_t **body_p), void *arg)
+{
+    assert (self && pipe && on_command);
+    bool stop = false;
+    int wait = 0;
+    while (!stop) {
+        zmq_pollitem_t items [2] = { { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 } };
+        int n = 1;
+        void *dealer = ufo_link_socket (self);
+        if (dealer)
+            items [n++] = (zmq_pollitem_t) { zsock_resolve (dealer), 0, ZMQ_POLLIN, 0 };
+        if (zmq_poll (items, n, wait) < 0 && zmq_errno () == ETERM)
+            break;
+        if (items [0].revents & ZMQ_POLLIN)
+            for (int k = 0; k < 1000 && !stop; k++) {          //  drain the caller's commands
+                zmsg_t *msg = zmsg_recv_nowait (pipe);
+                if (!msg)
+                    break;
+                char *verb = zmsg_popstr (msg);
+                zframe_t *frame = zmsg_pop (msg);
+                ufo_value_t *body = frame ? ufo_msgpack_decode (zframe_data (frame), zframe_size (frame),
+                                                                NULL, NULL) : NULL;
+                zframe_destroy (&frame);
+                if (!verb)
+                    ;
+                else
+                if (strcmp (verb, "$TERM") == 0)
+                    stop = true;
+                else
+                    on_command (arg, verb, &body);
+                ufo_value_destroy (&body);
+                free (verb);
+                zmsg_destroy (&msg);
+            }
+        wait = ufo_link_service (self);
+        if (!ufo_link_pipe_flush (self, pipe) && wait > 5)
+            wait = 5;                   //  the caller is behind: try again soon
+    }
+}
+
+void
+ufo_link_drain (ufo_link_t *self, int timeout_ms)
+{
+    assert (self);
+    int64_t until = ufo_time_mono_ms () + timeout_ms;
+    while (ufo_link_pending (self) > 0 && ufo_link_up (self) && ufo_time_mono_ms () < until) {
+        void *dealer = ufo_link_socket (self);
+        zmq_pollitem_t item = { dealer ? zsock_resolve (dealer) : NULL, 0, ZMQ_POLLIN, 0 };
+        zmq_poll (&item, dealer ? 1 : 0, 20);
+        ufo_link_service (self);
+    }
+}
+
+void
 ufo_link_default_name (char *out, size_t size, const char *prefix)
 {
     char host [128] = "localhost";

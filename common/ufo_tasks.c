@@ -22,7 +22,6 @@ typedef struct {
     s_open_t *open;                         //  tasks without a result yet
     size_t nopen, cap_open;
     bool was_connected;
-    bool stop;
 } s_actor_t;
 
 struct _ufo_tasks_t {
@@ -222,21 +221,13 @@ s_on_reply (void *owner, const char *tag, const char *type, bool ok, const ufo_v
     }
 }
 
+//  A command from the caller (ufo_link_run): *arg_p may be taken.
 static void
-s_on_command (s_actor_t *a, zmsg_t *msg)
+s_on_command (void *owner, const char *verb, ufo_value_t **arg_p)
 {
-    char *verb = zmsg_popstr (msg);
-    zframe_t *frame = zmsg_pop (msg);
-    ufo_value_t *arg = frame ? ufo_msgpack_decode (zframe_data (frame), zframe_size (frame), NULL, NULL) : NULL;
-    zframe_destroy (&frame);
+    s_actor_t *a = (s_actor_t *) owner;
     char id [UFO_TASK_ID_MAX + 1];
-    snprintf (id, sizeof id, "%.64s", ufo_value_str (ufo_value_map_get (arg, "task")) ? ufo_value_str (ufo_value_map_get (arg, "task")) : "");
-    if (!verb)
-        ;
-    else
-    if (strcmp (verb, "$TERM") == 0)
-        a->stop = true;
-    else
+    snprintf (id, sizeof id, "%.64s", ufo_value_str (ufo_value_map_get (*arg_p, "task")) ? ufo_value_str (ufo_value_map_get (*arg_p, "task")) : "");
     if (strcmp (verb, "SUBMIT") == 0) {
         if (a->nopen == a->cap_open) {
             a->cap_open = a->cap_open ? a->cap_open * 2 : 16;
@@ -246,28 +237,26 @@ s_on_command (s_actor_t *a, zmsg_t *msg)
         memset (o, 0, sizeof *o);
         snprintf (o->id, sizeof o->id, "%s", id);
         snprintf (o->broker_id, sizeof o->broker_id, "%s", id);
-        ufo_value_map_set_str (arg, "client", a->cid);
-        ufo_value_map_set_str (arg, "name", a->name);
-        ufo_link_queue (a->link, "task.submit", &arg, id);
+        ufo_value_map_set_str (*arg_p, "client", a->cid);
+        ufo_value_map_set_str (*arg_p, "name", a->name);
+        ufo_link_queue (a->link, "task.submit", arg_p, id);
     }
     else
     if (strcmp (verb, "INPUT") == 0 || strcmp (verb, "CANCEL") == 0) {
         s_open_t *o = s_open_find (a, id, false);
-        ufo_value_map_set_str (arg, "client", a->cid);
-        ufo_value_map_set_str (arg, "task", o ? o->broker_id : id);
-        ufo_link_queue (a->link, verb [0] == 'I' ? "task.input" : "task.cancel", &arg, id);
+        ufo_value_map_set_str (*arg_p, "client", a->cid);
+        ufo_value_map_set_str (*arg_p, "task", o ? o->broker_id : id);
+        ufo_link_queue (a->link, verb [0] == 'I' ? "task.input" : "task.cancel", arg_p, id);
     }
     else
     if (strcmp (verb, "FETCH") == 0) {
         s_open_t *o = s_open_find (a, id, false);
         char tag [128];
-        snprintf (tag, sizeof tag, "F:%s", ufo_value_map_str (arg, "tag", ""));
+        snprintf (tag, sizeof tag, "F:%s", ufo_value_map_str (*arg_p, "tag", ""));
         ufo_value_t *q = ufo_value_new_map ();
         ufo_value_map_set_str (q, "task", o ? o->broker_id : id);
         ufo_link_queue (a->link, "task.fetch", &q, tag);
     }
-    ufo_value_destroy (&arg);
-    free (verb);
 }
 
 static void
@@ -281,35 +270,9 @@ s_actor (zsock_t *pipe, void *args)
     snprintf (rid, sizeof rid, "c-%s", a->cid);
     a->link = ufo_link_new (a->endpoint, rid, 1000, 3, a->server_key, a->cert_path, &handler);
     zsock_signal (pipe, 0);
-    int wait = 0;
-    while (!a->stop) {
-        zmq_pollitem_t items [2] = { { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 } };
-        int n = 1;
-        void *dealer = ufo_link_socket (a->link);
-        if (dealer)
-            items [n++] = (zmq_pollitem_t) { zsock_resolve (dealer), 0, ZMQ_POLLIN, 0 };
-        if (zmq_poll (items, n, wait) < 0 && zmq_errno () == ETERM)
-            break;
-        if (items [0].revents & ZMQ_POLLIN)
-            for (int k = 0; k < 1000 && !a->stop; k++) {       //  drain the caller's commands
-                zmsg_t *msg = zmsg_recv_nowait (pipe);
-                if (!msg)
-                    break;
-                s_on_command (a, msg);
-                zmsg_destroy (&msg);
-            }
-        wait = ufo_link_service (a->link);
-        if (!ufo_link_pipe_flush (a->link, pipe) && wait > 5)
-            wait = 5;                   //  the caller is behind: try again soon
-    }
+    ufo_link_run (a->link, pipe, s_on_command, a);
     //  Submissions not yet acknowledged get a short chance to reach the broker.
-    int64_t until = ufo_time_mono_ms () + 500;
-    while (ufo_link_pending (a->link) > 0 && ufo_link_up (a->link) && ufo_time_mono_ms () < until) {
-        void *dealer = ufo_link_socket (a->link);
-        zmq_pollitem_t item = { dealer ? zsock_resolve (dealer) : NULL, 0, ZMQ_POLLIN, 0 };
-        zmq_poll (&item, dealer ? 1 : 0, 20);
-        ufo_link_service (a->link);
-    }
+    ufo_link_drain (a->link, 500);
     ufo_link_destroy (&a->link);
     free (a->open);
     a->open = NULL;

@@ -28,7 +28,6 @@ typedef struct {
     size_t ntasks, cap_tasks;
     bool was_connected;
     int *connected;                 //  shared with the caller (atomic access)
-    bool stop;
 } s_actor_t;
 
 struct _ufo_worker_t {
@@ -200,19 +199,12 @@ s_on_reply (void *owner, const char *tag, const char *type, bool ok, const ufo_v
                   ufo_value_map_str (body, "code", "?"), ufo_value_map_str (body, "message", "?"));
 }
 
+//  A command from the caller (ufo_link_run); the argument stays with the link.
 static void
-s_on_command (s_actor_t *a, zmsg_t *msg)
+s_on_command (void *owner, const char *verb, ufo_value_t **arg_p)
 {
-    char *verb = zmsg_popstr (msg);
-    zframe_t *frame = zmsg_pop (msg);
-    ufo_value_t *arg = frame ? ufo_msgpack_decode (zframe_data (frame), zframe_size (frame), NULL, NULL) : NULL;
-    zframe_destroy (&frame);
-    if (!verb)
-        ;
-    else
-    if (strcmp (verb, "$TERM") == 0)
-        a->stop = true;
-    else
+    s_actor_t *a = (s_actor_t *) owner;
+    const ufo_value_t *arg = *arg_p;
     if (strcmp (verb, "PROGRESS") == 0 || strcmp (verb, "COMPLETE") == 0) {
         const char *id = ufo_value_map_str (arg, "task", "");
         s_running_t *t = s_task_find (a, id);
@@ -236,8 +228,6 @@ s_on_command (s_actor_t *a, zmsg_t *msg)
             ufo_link_queue (a->link, progress ? "task.progress" : "task.complete", &body, tag);
         }
     }
-    ufo_value_destroy (&arg);
-    free (verb);
 }
 
 static void
@@ -251,39 +241,13 @@ s_actor (zsock_t *pipe, void *args)
     snprintf (rid, sizeof rid, "w-%s", a->wid);
     a->link = ufo_link_new (a->endpoint, rid, a->ivl_ms, a->liveness, a->server_key, a->cert_path, &handler);
     zsock_signal (pipe, 0);
-    int wait = 0;
-    while (!a->stop) {
-        zmq_pollitem_t items [2] = { { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 } };
-        int n = 1;
-        void *dealer = ufo_link_socket (a->link);
-        if (dealer)
-            items [n++] = (zmq_pollitem_t) { zsock_resolve (dealer), 0, ZMQ_POLLIN, 0 };
-        if (zmq_poll (items, n, wait) < 0 && zmq_errno () == ETERM)
-            break;
-        if (items [0].revents & ZMQ_POLLIN)
-            for (int k = 0; k < 1000 && !a->stop; k++) {       //  drain the caller's commands
-                zmsg_t *msg = zmsg_recv_nowait (pipe);
-                if (!msg)
-                    break;
-                s_on_command (a, msg);
-                zmsg_destroy (&msg);
-            }
-        wait = ufo_link_service (a->link);
-        if (!ufo_link_pipe_flush (a->link, pipe) && wait > 5)
-            wait = 5;                   //  the caller is behind: try again soon
-    }
+    ufo_link_run (a->link, pipe, s_on_command, a);
     //  Leaving: deliver what is queued (results), then tell the broker, bounded to ~1 s.
     if (ufo_link_up (a->link)) {
         ufo_value_t *body = ufo_value_new_map ();
         ufo_value_map_set_str (body, "worker", a->wid);
         ufo_link_queue (a->link, "worker.leave", &body, NULL);
-        int64_t until = ufo_time_mono_ms () + 1000;
-        while (ufo_link_pending (a->link) > 0 && ufo_time_mono_ms () < until && ufo_link_up (a->link)) {
-            void *dealer = ufo_link_socket (a->link);
-            zmq_pollitem_t item = { dealer ? zsock_resolve (dealer) : NULL, 0, ZMQ_POLLIN, 0 };
-            zmq_poll (&item, dealer ? 1 : 0, 20);
-            ufo_link_service (a->link);
-        }
+        ufo_link_drain (a->link, 1000);
     }
     ufo_link_destroy (&a->link);
     free (a->tasks);
