@@ -8,6 +8,7 @@
 #include "bb_test_util.h"
 #include "desktop_fixture.h"
 #include "ufo_test.h"
+#include "llm_server_fixture.h"
 
 #define AFX_WAIT_MS 60000
 
@@ -147,25 +148,9 @@ afx_llm_start (const char *script)
     snprintf (path, sizeof path, "%s/data/app_agent/%s", getenv ("UFO_TEST_DATA"), script);
     snprintf (port_file, sizeof port_file, "%s/llm-port-%d", afx_.broker.dir, starts);
     snprintf (afx_.llm_log, sizeof afx_.llm_log, "%s/llm-%d.jsonl", afx_.broker.dir, starts);
-    unlink (port_file);
     unlink (afx_.llm_log);
-    char server [600];
-    snprintf (server, sizeof server, "%s/tests/ufo-llm-server", afx_build ());
-    afx_.llm = fork ();
-    if (afx_.llm == 0) {
-        int devnull = open ("/dev/null", O_WRONLY);
-        dup2 (devnull, STDOUT_FILENO);
-        execl (server, server, "--script", path, "--port-file", port_file, "--log", afx_.llm_log,
-               "--max-seconds", "500", (char *) NULL);
-        _exit (127);
-    }
-    for (int i = 0; i < 1000 && !afx_.port; i++) {
-        char *text = afx_read (port_file);
-        afx_.port = text ? atoi (text) : 0;
-        free (text);
-        if (!afx_.port)
-            usleep (10000);
-    }
+    int port = llmfx_start (path, port_file, afx_.llm_log, 500, &afx_.llm);
+    afx_.port = port > 0 ? port : 0;
     return afx_.port ? 0 : -1;
 }
 

@@ -1,6 +1,7 @@
 /*  eval_fixture.c - see eval_fixture.h. */
 #include "ufo_prelude.h"
 #include "eval_fixture.h"
+#include "llm_server_fixture.h"
 #include <cairo.h>
 #include <sys/wait.h>
 
@@ -265,39 +266,16 @@ int
 eval_fixture_server_start (const char *dir, const char *script, char *log_path, size_t size,
                            pid_t *pid_p)
 {
-    char script_path [PATH_MAX], port_file [PATH_MAX], server [PATH_MAX];
+    char script_path [PATH_MAX], port_file [PATH_MAX];
     snprintf (script_path, sizeof script_path, "%s/script.json", dir);
     snprintf (port_file, sizeof port_file, "%s/port", dir);
     snprintf (log_path, size, "%s/requests.jsonl", dir);
-    snprintf (server, sizeof server, "%s/tests/ufo-llm-server",
-              getenv ("UFO_BUILD_DIR") ? getenv ("UFO_BUILD_DIR") : ".");
     FILE *f = fopen (script_path, "w");
     if (!f)
         return -1;
     fputs (script, f);
     fclose (f);
-    pid_t pid = fork ();
-    if (pid == 0) {
-        int devnull = open ("/dev/null", O_WRONLY);
-        dup2 (devnull, STDOUT_FILENO);
-        execl (server, server, "--script", script_path, "--port-file", port_file, "--log", log_path,
-               "--max-seconds", "300", (char *) NULL);
-        _exit (127);
-    }
-    *pid_p = pid;
-    for (int i = 0; i < 500; i++) {
-        f = fopen (port_file, "r");
-        int port = 0;
-        if (f) {
-            if (fscanf (f, "%d", &port) != 1)
-                port = 0;
-            fclose (f);
-        }
-        if (port > 0)
-            return port;
-        usleep (10000);
-    }
-    return -1;
+    return llmfx_start (script_path, port_file, log_path, 300, pid_p);
 }
 
 void

@@ -6,6 +6,7 @@
     and `ufo eval` end to end. */
 #include "ufo_prelude.h"
 #include "ufo_test.h"
+#include "llm_server_fixture.h"
 #include "eval_fixture.h"
 #include <signal.h>
 #include <sys/wait.h>
@@ -80,28 +81,13 @@ s_read_file (const char *path)
 static int
 s_server_start (void)
 {
-    char script [300], port_file [300], server [600];
+    char script [300], port_file [300];
     snprintf (script, sizeof script, "%s/script.json", s_dir);
     snprintf (port_file, sizeof port_file, "%s/port", s_dir);
     snprintf (s_server_log, sizeof s_server_log, "%s/requests.jsonl", s_dir);
-    snprintf (server, sizeof server, "%s/tests/ufo-llm-server",
-              getenv ("UFO_BUILD_DIR") ? getenv ("UFO_BUILD_DIR") : ".");
     s_write_file (script, s_script);
-    s_server = fork ();
-    if (s_server == 0) {
-        int devnull = open ("/dev/null", O_WRONLY);
-        dup2 (devnull, STDOUT_FILENO);
-        execl (server, server, "--script", script, "--port-file", port_file, "--log", s_server_log,
-               "--max-seconds", "300", (char *) NULL);
-        _exit (127);
-    }
-    for (int i = 0; i < 500 && s_port == 0; i++) {
-        char *text = s_read_file (port_file);
-        s_port = atoi (text);
-        free (text);
-        if (!s_port)
-            usleep (10000);
-    }
+    int port = llmfx_start (script, port_file, s_server_log, 300, &s_server);
+    s_port = port > 0 ? port : 0;
     return s_port ? 0 : -1;
 }
 

@@ -8,6 +8,7 @@
 #include "ufo_cassette.h"
 #include "ufo_http.h"
 #include "ufo_test.h"
+#include "llm_server_fixture.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -111,28 +112,13 @@ s_read_file (const char *path)
 static int
 s_server_start (void)
 {
-    char script [300], port_file [300], server [600];
+    char script [300], port_file [300];
     snprintf (script, sizeof script, "%s/script.json", s_dir);
     snprintf (port_file, sizeof port_file, "%s/port", s_dir);
     snprintf (s_log_path, sizeof s_log_path, "%s/requests.jsonl", s_dir);
-    snprintf (server, sizeof server, "%s/tests/ufo-llm-server",
-              getenv ("UFO_BUILD_DIR") ? getenv ("UFO_BUILD_DIR") : ".");
     s_write_file (script, s_script);
-    s_server = fork ();
-    if (s_server == 0) {
-        int devnull = open ("/dev/null", O_WRONLY);
-        dup2 (devnull, STDOUT_FILENO);
-        execl (server, server, "--script", script, "--port-file", port_file, "--log", s_log_path,
-               "--max-seconds", "300", (char *) NULL);
-        _exit (127);
-    }
-    for (int i = 0; i < 500 && s_port == 0; i++) {
-        char *text = s_read_file (port_file);
-        s_port = atoi (text);
-        free (text);
-        if (!s_port)
-            usleep (10000);
-    }
+    int port = llmfx_start (script, port_file, s_log_path, 300, &s_server);
+    s_port = port > 0 ? port : 0;
     return s_port ? 0 : -1;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <dirent.h>
 #include "ufo_test.h"
+#include "llm_server_fixture.h"
 
 static char s_dir [256];
 
@@ -97,30 +98,16 @@ UFO_TEST (test_up_restart_batch_stop)
     const char *build = getenv ("UFO_BUILD_DIR");
     const char *data = getenv ("UFO_TEST_DATA");
     REQUIRE (build && data);
-    char ufo [400], server [400], out [400], cfg [400], port_file [400], script [400], llm_log [400];
+    char ufo [400], out [400], cfg [400], port_file [400], script [400], llm_log [400];
     snprintf (ufo, sizeof ufo, "%s/cli/ufo", build);
-    snprintf (server, sizeof server, "%s/tests/ufo-llm-server", build);
     //  the scripted model: every HostAgent step finishes, the evaluator says yes
     //  (each HostAgent reply takes 1.5 s, so two sessions submitted together overlap)
     snprintf (script, sizeof script, "%s/data/host_agent/finish_slow.json", data);
     snprintf (port_file, sizeof port_file, "%s/llm.port", s_dir);
     snprintf (llm_log, sizeof llm_log, "%s/llm.jsonl", s_dir);
-    pid_t llm = fork ();
-    if (llm == 0) {
-        int fd = open ("/dev/null", O_WRONLY);
-        dup2 (fd, STDOUT_FILENO);
-        execl (server, server, "--script", script, "--port-file", port_file, "--log", llm_log,
-               "--max-seconds", "300", (char *) NULL);
-        _exit (127);
-    }
-    int port = 0;
-    for (int i = 0; i < 500 && !port; i++) {
-        char *t = s_read (port_file);
-        port = t ? atoi (t) : 0;
-        free (t);
-        if (!port)
-            usleep (10000);
-    }
+    pid_t llm = -1;
+    int port = llmfx_start (script, port_file, llm_log, 300, &llm);
+    port = port > 0 ? port : 0;
     REQUIRE (port);
     snprintf (cfg, sizeof cfg, "%s/ufo.json", s_dir);
     FILE *f = fopen (cfg, "w");

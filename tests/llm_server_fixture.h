@@ -1,0 +1,52 @@
+/*  llm_server_fixture.h - starting the project's scripted OpenAI-compatible server
+    (tests/ufo-llm-server) for a test: one place for the fork/exec and the bounded wait for
+    the port it picked. */
+#ifndef LLM_SERVER_FIXTURE_H_INCLUDED
+#define LLM_SERVER_FIXTURE_H_INCLUDED
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+//  Starts ufo-llm-server from $UFO_BUILD_DIR/tests with script_path, writing its port to
+//  port_file and the requests it serves to log_path; it exits by itself after max_seconds.
+//  Waits up to 10 s for the port. Returns the port (> 0) with *pid_p set, or -1 (*pid_p is
+//  still set when the process started, so the caller can stop it).
+static inline int
+llmfx_start (const char *script_path, const char *port_file, const char *log_path,
+             int max_seconds, pid_t *pid_p)
+{
+    char server [1024], seconds [16];
+    snprintf (server, sizeof server, "%s/tests/ufo-llm-server",
+              getenv ("UFO_BUILD_DIR") ? getenv ("UFO_BUILD_DIR") : ".");
+    snprintf (seconds, sizeof seconds, "%d", max_seconds);
+    unlink (port_file);
+    pid_t pid = fork ();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int devnull = open ("/dev/null", O_WRONLY);
+        dup2 (devnull, STDOUT_FILENO);
+        execl (server, server, "--script", script_path, "--port-file", port_file, "--log", log_path,
+               "--max-seconds", seconds, (char *) NULL);
+        _exit (127);
+    }
+    *pid_p = pid;
+    for (int i = 0; i < 1000; i++) {
+        FILE *f = fopen (port_file, "r");
+        int port = 0;
+        if (f) {
+            if (fscanf (f, "%d", &port) != 1)
+                port = 0;
+            fclose (f);
+        }
+        if (port > 0)
+            return port;
+        usleep (10000);
+    }
+    return -1;
+}
+
+#endif
