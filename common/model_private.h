@@ -77,6 +77,11 @@ void ufo_memory__sync (ufo_memory_t *self);
 //  item's storage. Returns the item (borrowed).
 ufo_item_t *ufo_memory__add_text (ufo_memory_t *self, const char *text, size_t len,
                                   ufo_item_slab_t *slab);
+//  Length of the memory's JSON list text ("[" + joined + "]"), syncing first.
+size_t ufo_memory__json_len (ufo_memory_t *self);
+//  Writes that text (ufo_memory__json_len bytes, no NUL) at out, which must be synced and
+//  have room; returns the end of what it wrote.
+char *ufo_memory__write_json (ufo_memory_t *self, char *out);
 //  Reserves room for n more items and bytes more bytes of text.
 void ufo_memory__reserve (ufo_memory_t *self, size_t n, size_t bytes);
 //  Exchanges the content (items and texts) of two memories; caps stay. Then applies caps.

@@ -305,21 +305,28 @@ char *
 ufo_board_to_json (ufo_board_t *self, size_t *len_p)
 {
     assert (self);
-    ufo_buf_t buf = {0};
-    size_t total = 64;
+    //  one block of the exact size: the same request every time for the same board, so
+    //  the allocator can hand the previous result's block out again
+    size_t total = 1;
+    for (int i = 0; i < UFO_MEM_COUNT; i++)
+        total += (i ? 6 : 5) + strlen (s_names [i]) + ufo_memory__json_len (self->mem [i]);
+    char *text = (char *) ufo_malloc (total + 1);
+    char *o = text;
     for (int i = 0; i < UFO_MEM_COUNT; i++) {
-        ufo_memory__sync (self->mem [i]);
-        total += self->mem [i]->joined.len + 32;
+        size_t n = strlen (s_names [i]);
+        memcpy (o, i ? ", \"" : "{\"", i ? 3 : 2);
+        o += i ? 3 : 2;
+        memcpy (o, s_names [i], n);
+        o += n;
+        memcpy (o, "\": ", 3);
+        o = ufo_memory__write_json (self->mem [i], o + 3);
     }
-    ufo_buf_reserve (&buf, total);
-    for (int i = 0; i < UFO_MEM_COUNT; i++) {
-        ufo_buf_puts (&buf, i ? ", \"" : "{\"");
-        ufo_buf_puts (&buf, s_names [i]);
-        ufo_buf_append (&buf, "\": ", 3);
-        ufo_memory_append_json (self->mem [i], &buf);
-    }
-    ufo_buf_putc (&buf, '}');
-    return ufo_buf_detach (&buf, len_p);
+    *o++ = '}';
+    *o = 0;
+    assert ((size_t) (o - text) == total);
+    if (len_p)
+        *len_p = total;
+    return text;
 }
 
 static inline const char *
@@ -420,15 +427,20 @@ ufo_board_to_prompt (ufo_board_t *self)
     assert (self);
     ufo_value_t *list = ufo_value_new_list ();
     s_push_text_part (list, "[Blackboard:]", 13);
-    ufo_buf_t buf = {0};
     for (int i = 0; i < 3; i++) {
-        ufo_buf_reset (&buf);
-        ufo_buf_puts (&buf, s_headers [i]);
-        ufo_buf_append (&buf, "\n ", 2);
-        ufo_memory_append_json (self->mem [i], &buf);
-        s_push_text_part (list, buf.data, buf.len);
+        //  header + "\n " + the memory's list text, written straight into the string value
+        size_t hlen = strlen (s_headers [i]);
+        char *o;
+        ufo_value_t *text = ufo_value_new_string_fill (
+            hlen + 2 + ufo_memory__json_len (self->mem [i]), &o);
+        memcpy (o, s_headers [i], hlen);
+        memcpy (o + hlen, "\n ", 2);
+        ufo_memory__write_json (self->mem [i], o + hlen + 2);
+        ufo_value_t *part = ufo_value_new_map ();
+        ufo_value_map_set_str (part, "type", "text");
+        ufo_value_map_set (part, "text", &text);
+        ufo_value_list_push (list, &part);
     }
-    ufo_buf_free (&buf);
     ufo_memory_t *shots = self->mem [UFO_MEM_SCREENSHOTS];
     for (size_t i = 0; i < ufo_memory_length (shots); i++) {
         ufo_item_t *item = ufo_memory_at (shots, i);

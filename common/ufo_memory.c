@@ -387,12 +387,35 @@ ufo_memory_append_json (ufo_memory_t *self, ufo_buf_t *buf)
     ufo_buf_putc (buf, ']');
 }
 
+size_t
+ufo_memory__json_len (ufo_memory_t *self)
+{
+    ufo_memory__sync (self);
+    return self->joined.len - self->start + 2;
+}
+
+char *
+ufo_memory__write_json (ufo_memory_t *self, char *out)
+{
+    size_t n = self->joined.len - self->start;
+    *out++ = '[';
+    if (n)
+        memcpy (out, self->joined.data + self->start, n);
+    out += n;
+    *out++ = ']';
+    return out;
+}
+
 char *
 ufo_memory_to_json (ufo_memory_t *self, size_t *len_p)
 {
-    ufo_buf_t buf = {0};
-    ufo_memory_append_json (self, &buf);
-    return ufo_buf_detach (&buf, len_p);
+    assert (self);
+    size_t len = ufo_memory__json_len (self);
+    char *text = (char *) ufo_malloc (len + 1);
+    *ufo_memory__write_json (self, text) = 0;
+    if (len_p)
+        *len_p = len;
+    return text;
 }
 
 static inline const char *

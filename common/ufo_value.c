@@ -78,8 +78,9 @@ ufo_value_new_float (double f)
     return self;
 }
 
-ufo_value_t *
-ufo_value_new_stringn (const char *s, size_t len)
+//  A string node of len bytes (content left to the caller), NUL-terminated.
+static ufo_value_t *
+s_string_node (size_t len)
 {
     ufo_value_t *self = (ufo_value_t *) ufo_malloc (sizeof (ufo_value_t) + len + 1);
     self->type = UFO_TSTRING;
@@ -88,9 +89,25 @@ ufo_value_new_stringn (const char *s, size_t len)
     self->hidx = NULL;
     self->hcap = 0;
     self->u.s = (char *) (self + 1);
+    self->u.s [len] = 0;
+    return self;
+}
+
+ufo_value_t *
+ufo_value_new_stringn (const char *s, size_t len)
+{
+    ufo_value_t *self = s_string_node (len);
     if (len)
         memcpy (self->u.s, s, len);
-    self->u.s [len] = 0;
+    return self;
+}
+
+ufo_value_t *
+ufo_value_new_string_fill (size_t len, char **data_p)
+{
+    assert (data_p);
+    ufo_value_t *self = s_string_node (len);
+    *data_p = self->u.s;
     return self;
 }
 

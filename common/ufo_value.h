@@ -31,6 +31,10 @@ ufo_value_t *ufo_value_new_string (const char *s);             //  copies s; NUL
 ufo_value_t *ufo_value_new_stringn (const char *s, size_t len); //  copies len bytes
 ufo_value_t *ufo_value_new_stringf (const char *format, ...)
     __attribute__ ((format (printf, 1, 2)));
+//  A string of len bytes that the caller fills through *data_p (len bytes, already
+//  NUL-terminated after them) before any other use of the value: saves a copy when the
+//  text is put together from pieces of known length.
+ufo_value_t *ufo_value_new_string_fill (size_t len, char **data_p);
 ufo_value_t *ufo_value_new_list (void);
 ufo_value_t *ufo_value_new_map (void);
 
