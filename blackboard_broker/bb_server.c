@@ -73,7 +73,7 @@ s_blob_known (bb_server_t *self, const char *hex)
 static void
 s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
 {
-    size_t n = ufo_value_size (req->items);
+    size_t n = req->nitems;
     bb_board_t *board = bb_store_board (self->store, req->board);
     size_t have = board ? bb_board_items (board) : 0;
     if (have + n > self->cfg.max_items_per_board) {
@@ -83,7 +83,7 @@ s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
         bb_out_reply_error (self, route, req->id, req->type_name, UFO_E_TOO_LARGE, message);
         return;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; req->items && i < n; i++) {     //  no tree: no blob reference
         const char *blob = ufo_value_map_str (ufo_value_list_at (req->items, i), "blob", NULL);
         if (blob && !s_blob_known (self, blob)) {
             char message [256];
@@ -98,10 +98,9 @@ s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
     s_event_head (self, buf, UFO_BB_EV_ADDED, req->board, req->memory, seq, last, prev, true);
     ufo_bb_mp_str (buf, "items");
     ufo_bb_mp_array (buf, (uint32_t) n);
-    ufo_buf_append (buf, req->items_mp.data, req->items_mp.len);   //  encoded once, by the decoder
+    ufo_buf_append (buf, req->items_data, req->items_len);  //  as sent, or encoded once by the decoder
     s_emit_change (self, req->board, req->memory, buf);
-    bb_store_add (self->store, req->board, req->memory, &req->holder, req->items, seq);
-    req->items = NULL;
+    bb_store_add (self->store, req->board, req->memory, req->items_data, req->item_ends, n, seq);
     self->writes++;
     self->items_added += n;
     //  {"seq": seq, "last": last}, written directly (the hot path)

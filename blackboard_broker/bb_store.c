@@ -6,14 +6,14 @@
 #include <dirent.h>
 
 typedef struct {
-    int refs;
-    ufo_value_t *holder;            //  owns the items the entries point into
+    size_t refs;
+    uint8_t data [];                //  the items' msgpack, back to back
 } s_batch_t;
 
 typedef struct {
     uint64_t seq;
-    const ufo_value_t *item;        //  borrowed from batch->holder
     s_batch_t *batch;
+    uint32_t off, len;              //  the item: batch->data[off .. off + len)
 } s_entry_t;
 
 typedef struct {
@@ -38,33 +38,32 @@ struct _bb_store_t {
     uint64_t items;
 };
 
+//  A batch holding a copy of data[0..len), with the creator's reference.
 static s_batch_t *
-s_batch_new (ufo_value_t **holder_p)
+s_batch_new (const void *data, size_t len)
 {
-    s_batch_t *batch = ufo_malloc (sizeof *batch);
-    batch->refs = 1;                //  the creator's reference
-    batch->holder = *holder_p;
-    *holder_p = NULL;
+    s_batch_t *batch = ufo_malloc (sizeof *batch + len);
+    batch->refs = 1;
+    if (len)
+        memcpy (batch->data, data, len);
     return batch;
 }
 
 static void
 s_batch_release (s_batch_t *batch)
 {
-    if (--batch->refs == 0) {
-        ufo_value_destroy (&batch->holder);
+    if (--batch->refs == 0)
         free (batch);
-    }
 }
 
 static void
-s_mem_push (s_mem_t *mem, uint64_t seq, const ufo_value_t *item, s_batch_t *batch)
+s_mem_push (s_mem_t *mem, uint64_t seq, s_batch_t *batch, size_t off, size_t len)
 {
     if (mem->n == mem->cap) {
         mem->cap = mem->cap ? mem->cap * 2 : 8;
         mem->v = ufo_realloc (mem->v, mem->cap * sizeof *mem->v);
     }
-    mem->v [mem->n++] = (s_entry_t) { seq, item, batch };
+    mem->v [mem->n++] = (s_entry_t) { seq, batch, (uint32_t) off, (uint32_t) len };
     batch->refs++;
 }
 
@@ -173,18 +172,19 @@ s_board_require (bb_store_t *self, const char *name, uint64_t seq)
 }
 
 uint64_t
-bb_store_add (bb_store_t *self, const char *name, int memory, ufo_value_t **holder_p,
-              const ufo_value_t *list, uint64_t seq)
+bb_store_add (bb_store_t *self, const char *name, int memory, const uint8_t *data,
+              const uint32_t *ends, size_t n, uint64_t seq)
 {
     assert (memory >= 0 && memory < 4);
-    assert (seq == self->seq + 1);
+    assert (seq == self->seq + 1 && n > 0);
     bb_board_t *board = s_board_require (self, name, seq);
     uint64_t prev = board->last;
-    s_batch_t *batch = s_batch_new (holder_p);
-    size_t n = ufo_value_size (list);
+    s_batch_t *batch = s_batch_new (data, ends [n - 1]);
     s_mem_t *mem = &board->mem [memory];
-    for (size_t i = 0; i < n; i++)
-        s_mem_push (mem, seq + i, ufo_value_list_at (list, i), batch);
+    for (size_t i = 0; i < n; i++) {
+        size_t start = i ? ends [i - 1] : 0;
+        s_mem_push (mem, seq + i, batch, start, ends [i] - start);
+    }
     s_batch_release (batch);
     board->items += n;
     self->items += n;
@@ -273,7 +273,7 @@ bb_store_encode_snapshot (bb_store_t *self, const char *name, int memory, uint64
             ufo_bb_mp_array (buf, (uint32_t) (n - start));
             for (size_t i = start; i < n; i++) {
                 if (pass == 0)
-                    ufo_msgpack_append (buf, mem->v [i].item);
+                    ufo_buf_append (buf, mem->v [i].batch->data + mem->v [i].off, mem->v [i].len);
                 else
                     ufo_bb_mp_uint (buf, mem->v [i].seq);
             }
@@ -344,8 +344,20 @@ bb_store_apply_record (bb_store_t *self, const void *payload, size_t len, ufo_er
             for (size_t i = 0; i < ufo_value_size (items) && rc == 0; i++)
                 if (ufo_value_type (ufo_value_list_at (items, i)) != UFO_TMAP)
                     rc = ufo_error_set (err, UFO_E_SYNTAX, "log record %" PRId64 ": item is not a map", seq);
+            ufo_buf_t bytes = { 0 };
+            size_t n = ufo_value_size (items);
+            uint32_t *ends = rc == 0 ? ufo_malloc (n * sizeof *ends) : NULL;
+            for (size_t i = 0; rc == 0 && i < n; i++) {
+                ufo_msgpack_append (&bytes, ufo_value_list_at (items, i));
+                if (bytes.len > UINT32_MAX)
+                    rc = ufo_error_set (err, UFO_E_TOO_LARGE, "log record %" PRId64 ": items too large", seq);
+                else
+                    ends [i] = (uint32_t) bytes.len;
+            }
             if (rc == 0)
-                bb_store_add (self, board, memory, &body, items, (uint64_t) seq);
+                bb_store_add (self, board, memory, (const uint8_t *) bytes.data, ends, n, (uint64_t) seq);
+            free (ends);
+            ufo_buf_free (&bytes);
         }
     }
     else
@@ -449,8 +461,16 @@ s_write_board (bb_board_t *board, const char *path, ufo_error_t *err)
                     ufo_buf_putc (&buf, ',');
                 if (pass == 0)
                     ufo_buf_printf (&buf, "%" PRIu64, board->mem [m].v [i].seq);
-                else
-                    ufo_json_append (&buf, board->mem [m].v [i].item, UFO_JSON_COMPACT);
+                else {
+                    const s_entry_t *e = &board->mem [m].v [i];
+                    ufo_value_t *item = ufo_msgpack_decode (e->batch->data + e->off, e->len, NULL, err);
+                    if (!item) {
+                        rc = -1;
+                        break;
+                    }
+                    ufo_json_append (&buf, item, UFO_JSON_COMPACT);
+                    ufo_value_destroy (&item);
+                }
                 if (buf.len > (1u << 20))
                     rc = s_write_all (fd, &buf, err);
             }
@@ -582,14 +602,14 @@ s_load_board (bb_store_t *self, const char *path, const char *name, uint64_t sna
     }
     bb_board_t *board = s_board_require (self, name, 0);
     board->last = (uint64_t) last;
-    s_batch_t *batch = s_batch_new (&root);
     int rc = 0;
+    ufo_buf_t bytes = { 0 };
     for (int m = 0; m < 4 && rc == 0; m++) {
         char key [64];
         s_pathf (key, sizeof key, "board.%s", ufo_bb_memory_name (m));
-        const ufo_value_t *items = ufo_value_path (batch->holder, key);
+        const ufo_value_t *items = ufo_value_path (root, key);
         s_pathf (key, sizeof key, "seqs.%s", ufo_bb_memory_name (m));
-        const ufo_value_t *seqs = ufo_value_path (batch->holder, key);
+        const ufo_value_t *seqs = ufo_value_path (root, key);
         board->mem [m].base = (uint64_t) ufo_value_int (ufo_value_list_at (bases, (size_t) m));
         if (ufo_value_type (items) != UFO_TLIST || ufo_value_type (seqs) != UFO_TLIST
         ||  ufo_value_size (items) != ufo_value_size (seqs)) {
@@ -597,8 +617,12 @@ s_load_board (bb_store_t *self, const char *path, const char *name, uint64_t sna
                                 ufo_bb_memory_name (m));
             break;
         }
+        //  the memory's items, encoded back to back into one batch
+        size_t n = ufo_value_size (items);
+        uint32_t *ends = ufo_malloc ((n + 1) * sizeof *ends);
+        ufo_buf_reset (&bytes);
         uint64_t prev = 0;
-        for (size_t i = 0; i < ufo_value_size (items); i++) {
+        for (size_t i = 0; i < n; i++) {
             const ufo_value_t *item = ufo_value_list_at (items, i);
             int64_t seq = ufo_value_int (ufo_value_list_at (seqs, i));
             if (ufo_value_type (item) != UFO_TMAP || seq <= 0 || (uint64_t) seq <= prev || seq > last) {
@@ -607,12 +631,29 @@ s_load_board (bb_store_t *self, const char *path, const char *name, uint64_t sna
                 break;
             }
             prev = (uint64_t) seq;
-            s_mem_push (&board->mem [m], (uint64_t) seq, item, batch);
+            ufo_msgpack_append (&bytes, item);
+            if (bytes.len > UINT32_MAX) {
+                rc = ufo_error_set (err, UFO_E_TOO_LARGE, "snapshot %s: memory %s too large", path,
+                                    ufo_bb_memory_name (m));
+                break;
+            }
+            ends [i] = (uint32_t) bytes.len;
         }
+        if (rc == 0 && n > 0) {
+            s_batch_t *batch = s_batch_new (bytes.data, bytes.len);
+            for (size_t i = 0; i < n; i++) {
+                size_t start = i ? ends [i - 1] : 0;
+                s_mem_push (&board->mem [m], (uint64_t) ufo_value_int (ufo_value_list_at (seqs, i)), batch,
+                            start, ends [i] - start);
+            }
+            s_batch_release (batch);
+        }
+        free (ends);
         board->items += board->mem [m].n;
         self->items += board->mem [m].n;
     }
-    s_batch_release (batch);
+    ufo_buf_free (&bytes);
+    ufo_value_destroy (&root);
     return rc;
 }
 

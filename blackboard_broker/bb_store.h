@@ -2,9 +2,10 @@
     the original (questions, requests, trajectories, screenshots), every item tagged with the
     global sequence number of the change that added it.
 
-    Items are not copied on their way in: an added batch (a list of maps) is adopted whole
-    and shared by its entries with a reference count, so a write costs one allocation per
-    batch, not per field. Not thread-safe (the broker's event loop owns it; a forked child
+    Items are kept as the msgpack bytes they arrived in (checked by the request decoder, never
+    decoded on the write path): the items of one add share one allocation, counted by
+    reference, so a write costs one allocation per batch, not per field, and a snapshot reply
+    copies bytes. Not thread-safe (the broker's event loop owns it; a forked child
     may read it to write a snapshot). */
 #ifndef BB_STORE_H_INCLUDED
 #define BB_STORE_H_INCLUDED
@@ -26,13 +27,12 @@ bb_board_t *bb_store_board (bb_store_t *self, const char *name);
 size_t bb_board_items (const bb_board_t *board);
 uint64_t bb_board_last (const bb_board_t *board);
 
-//  Adds the maps of `list` (a list value inside *holder_p, or *holder_p itself) to a memory,
-//  with sequence numbers seq, seq+1, ... Takes ownership of *holder_p. seq must be
-//  bb_store_seq()+1 (asserted). Creates the board if needed. Returns the board's previous
-//  last seq (0 for a new board).
-uint64_t bb_store_add (bb_store_t *self, const char *name, int memory, ufo_value_t **holder_p,
-                       const ufo_value_t *list, uint64_t seq);
-
+//  Adds n items to a memory, with sequence numbers seq, seq+1, ...: item i is the msgpack map
+//  data[ends[i-1] .. ends[i]) (ends[-1] = 0), already validated. The bytes are copied (one
+//  allocation for the n items). seq must be bb_store_seq()+1 (asserted). Creates the board if
+//  needed. Returns the board's previous last seq (0 for a new board).
+uint64_t bb_store_add (bb_store_t *self, const char *name, int memory, const uint8_t *data,
+                       const uint32_t *ends, size_t n, uint64_t seq);
 //  Takes sequence number seq (above the current one) for a change that is not a board
 //  change (a dispatch event, see bb_dispatch.h): the next board change gets seq + 1.
 void bb_store_advance (bb_store_t *self, uint64_t seq);

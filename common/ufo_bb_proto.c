@@ -69,12 +69,23 @@ ufo_bb_request_init (ufo_bb_request_t *req)
     memset (req, 0, sizeof *req);
     req->type = -1;
     req->memory = UFO_BB_MEMORY_ALL;
+    req->item_ends = req->ends_inline;
+}
+
+//  Makes room for n item end offsets.
+static void
+s_ends_reserve (ufo_bb_request_t *req, size_t n)
+{
+    if (n > sizeof req->ends_inline / sizeof req->ends_inline [0])
+        req->item_ends = ufo_malloc (n * sizeof *req->item_ends);
 }
 
 void
 ufo_bb_request_reset (ufo_bb_request_t *req)
 {
     ufo_value_destroy (&req->holder);
+    if (req->item_ends != req->ends_inline)
+        free (req->item_ends);
     ufo_buf_free (&req->items_mp);
     ufo_bb_request_init (req);
 }
@@ -179,10 +190,12 @@ s_decode_items (ufo_value_t **body_p, ufo_bb_request_t *req, const ufo_bb_limits
             ufo_value_list_push (req->items, &item);
         }
     }
+    s_ends_reserve (req, count);
     for (size_t i = 0; i < count; i++) {
         const ufo_value_t *item = ufo_value_list_at (req->items, i);
         size_t before = req->items_mp.len;
         ufo_msgpack_append (&req->items_mp, item);
+        req->item_ends [i] = (uint32_t) req->items_mp.len;   //  bounded by the record limit below
         if (req->items_mp.len - before > limits->max_item_bytes)
             return ufo_error_set (err, UFO_E_TOO_LARGE, "item %zu is %zu bytes; max_item_bytes is %zu",
                                   i, req->items_mp.len - before, limits->max_item_bytes);
@@ -195,6 +208,9 @@ s_decode_items (ufo_value_t **body_p, ufo_bb_request_t *req, const ufo_bb_limits
             return ufo_error_set (err, UFO_E_INVALID,
                                   "item %zu: 'blob' must be a blob reference (64 lowercase hex digits)", i);
     }
+    req->items_data = (const uint8_t *) req->items_mp.data;
+    req->items_len = req->items_mp.len;
+    req->nitems = count;
     return 0;
 }
 
@@ -239,8 +255,8 @@ s_peek_id (const uint8_t *p, size_t len, char out [65])
 }
 
 int
-ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
-                       size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err)
+ufo_bb_request_decode_tree (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
+                            size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err)
 {
     ufo_bb_request_reset (req);
     ufo_bb_limits_t dflt;
@@ -339,6 +355,8 @@ ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const s
         ufo_value_destroy (&req->holder);
         ufo_buf_free (&req->items_mp);
         req->items = NULL;
+        req->items_data = NULL;
+        req->items_len = req->nitems = 0;
         req->type = -1;
     }
     return rc;
@@ -506,4 +524,132 @@ ufo_bb_endpoint (const char *configured, const char *which, char *out, size_t si
     if (n < 0 || (size_t) n >= size)
         return ufo_error_set (err, UFO_E_TOO_LARGE, "endpoint buffer too small");
     return 0;
+}
+
+//  --- bb.add fast path --------------------------------------------------------------
+//  The common bb.add, {"board": s, "memory": s, "items": [map, ...]} with plain items (see
+//  ufo_msgpack_scan_plain) and no blob reference, is read in place: the items stay the
+//  frame's bytes, checked but never decoded. Anything else (other fields, string items,
+//  "item", a possible "blob" key, a limit reached, an error) returns false and goes to the
+//  tree decoder, which gives the verdict and the error messages.
+
+//  Reads a str header + body (ASCII or not; the caller checks the content).
+static bool
+s_fast_str (const uint8_t **p, const uint8_t *end, const uint8_t **s, size_t *len)
+{
+    const uint8_t *q = *p;
+    if (q >= end)
+        return false;
+    size_t n;
+    if ((*q & 0xE0) == 0xA0)
+        n = *q++ & 0x1F;
+    else
+    if (*q == 0xD9 && end - q >= 2) {
+        n = q [1];
+        q += 2;
+    }
+    else
+        return false;
+    if (n > (size_t) (end - q))
+        return false;
+    *s = q;
+    *len = n;
+    *p = q + n;
+    return true;
+}
+
+static bool
+s_fast_add (ufo_bb_request_t *req, const uint8_t *frame, size_t size, const ufo_bb_limits_t *limits)
+{
+    ufo_msg_limits_t msg_limits = { limits->max_message_bytes, 32 };
+    size_t off;
+    ufo_msg_head_t head;
+    if (ufo_msg_decode_head (frame, size, &msg_limits, &head, &off, NULL) != 0)
+        return false;
+    bool ok = strcmp (head.type, "bb.add") == 0;
+    const uint8_t *p = frame + off, *end = frame + size;
+    ok = ok && p < end && *p++ == 0x83;             //  a map of exactly three pairs
+    const uint8_t *board = NULL, *items = NULL, *items_end = NULL;
+    size_t board_len = 0, count = 0;
+    int memory = -1;
+    for (int pair = 0; ok && pair < 3; pair++) {
+        const uint8_t *key, *s;
+        size_t key_len, len;
+        ok = s_fast_str (&p, end, &key, &key_len);
+        if (!ok)
+            break;
+        if (key_len == 5 && memcmp (key, "board", 5) == 0 && !board) {
+            ok = s_fast_str (&p, end, &s, &len) && ufo_bb_board_valid ((const char *) s, len);
+            board = s;
+            board_len = len;
+        }
+        else
+        if (key_len == 6 && memcmp (key, "memory", 6) == 0 && memory < 0) {
+            ok = s_fast_str (&p, end, &s, &len);
+            for (int m = 0; ok && m < 4 && memory < 0; m++)
+                if (strlen (s_memory_names [m]) == len && memcmp (s, s_memory_names [m], len) == 0)
+                    memory = m;
+            ok = ok && memory >= 0;
+        }
+        else
+        if (key_len == 5 && memcmp (key, "items", 5) == 0 && !items) {
+            if (p < end && (*p & 0xF0) == 0x90)
+                count = *p++ & 0x0F;
+            else
+            if (p + 3 <= end && *p == 0xDC) {
+                count = ((size_t) p [1] << 8) | p [2];
+                p += 3;
+            }
+            else
+                ok = false;
+            ok = ok && count >= 1 && count <= limits->max_batch_items && count <= (size_t) (end - p);
+            if (!ok)
+                break;
+            items = p;
+            s_ends_reserve (req, count);
+            for (size_t i = 0; ok && i < count; i++) {
+                bool map = p < end && ((*p & 0xF0) == 0x80 || *p == 0xDE || *p == 0xDF);
+                size_t n = map ? ufo_msgpack_scan_plain (p, (size_t) (end - p), 2, 32) : 0;
+                ok = n > 0 && n <= limits->max_item_bytes && !memmem (p, n, "\xa4" "blob", 5);
+                p += n;
+                req->item_ends [i] = (uint32_t) (p - items);
+            }
+            items_end = p;
+            ok = ok && (size_t) (items_end - items) <= UFO_WAL_MAX_RECORD - 65536;
+        }
+        else
+            ok = false;
+    }
+    ok = ok && p == end && board && items;
+    if (ok) {
+        req->type = UFO_BB_REQ_ADD;
+        memcpy (req->type_name, "bb.add", 7);
+        memcpy (req->id, head.id, strlen (head.id) + 1);           //  both UFO_MSG_ID_MAX + 1
+        memcpy (req->sender, head.sender, strlen (head.sender) + 1);
+        memcpy (req->board, board, board_len);
+        req->board [board_len] = 0;
+        req->memory = memory;
+        req->items_data = items;
+        req->items_len = (size_t) (items_end - items);
+        req->nitems = count;
+    }
+    return ok;
+}
+
+int
+ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
+                       size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err)
+{
+    ufo_bb_request_reset (req);
+    ufo_bb_limits_t dflt;
+    if (!limits) {
+        ufo_bb_limits_default (&dflt);
+        limits = &dflt;
+    }
+    if (nframes == 1 && frames [0] && sizes [0] <= limits->max_message_bytes
+    &&  s_fast_add (req, (const uint8_t *) frames [0], sizes [0], limits)) {
+        ufo_error_clear (err);
+        return 0;
+    }
+    return ufo_bb_request_decode_tree (req, frames, sizes, nframes, limits, err);
 }

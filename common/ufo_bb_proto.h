@@ -47,10 +47,19 @@ typedef struct {
     char board [UFO_BB_BOARD_MAX + 1];
     int memory;                         //  ufo_mem_kind_t, or UFO_BB_MEMORY_ALL
     uint64_t after;                     //  bb.snapshot: only items with seq > after (0: all)
-    ufo_value_t *items;                 //  bb.add: list of maps (strings already wrapped),
-                                        //  borrowed from holder
+    //  bb.add: the items as msgpack maps back to back (strings already wrapped). Item i is
+    //  items_data[ufo_bb_request_item_start(req, i) .. item_ends[i]). items_data points into
+    //  the request frame (the caller's, when the items could be kept as sent) or into items_mp.
+    const uint8_t *items_data;
+    size_t items_len;
+    size_t nitems;
+    uint32_t *item_ends;                //  nitems end offsets (ends_inline, or heap)
+    uint32_t ends_inline [8];
+    ufo_buf_t items_mp;                 //  the items re-encoded, when they were decoded
+    ufo_value_t *items;                 //  bb.add: list of maps when the request had to be
+                                        //  decoded into a tree (strings to wrap, blob references,
+                                        //  repeated keys...), else NULL; borrowed from holder
     ufo_value_t *holder;                //  owns items (the request body, or a new list)
-    ufo_buf_t items_mp;                 //  bb.add: msgpack of each item, concatenated
     char blob [65];                     //  blob.get: reference
     const void *blob_data;              //  blob.put: the bytes frame (borrowed)
     size_t blob_len;
@@ -84,6 +93,19 @@ void ufo_bb_request_reset (ufo_bb_request_t *req);
 //  envelope itself decoded, so the reply can still be correlated.
 int ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
                            size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err);
+
+//  Start offset of item i of a decoded bb.add in req->items_data.
+static inline size_t
+ufo_bb_request_item_start (const ufo_bb_request_t *req, size_t i)
+{
+    return i ? req->item_ends [i - 1] : 0;
+}
+
+//  The reference decoder: like ufo_bb_request_decode, but always decodes the body into a value
+//  tree (req->items is set for bb.add) instead of keeping plain items as the frame's bytes.
+//  Gives the same verdicts and the same items; tests and the request fuzzer compare the two.
+int ufo_bb_request_decode_tree (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
+                                size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err);
 
 //  Appends the envelope of an ok reply to buf: type "ok", id = request id, body *body_p
 //  (ownership taken; NULL gives an empty map).

@@ -11,11 +11,7 @@
 #define UFO_MSG_DEFAULT_MAX_DEPTH 32u
 
 struct _ufo_msg_t {
-    char type [UFO_MSG_TYPE_MAX + 1];
-    char id [UFO_MSG_ID_MAX + 1];
-    char sender [UFO_MSG_SENDER_MAX + 1];
-    char session [UFO_MSG_SESSION_MAX + 1];
-    int64_t timestamp;
+    ufo_msg_head_t h;
     ufo_value_t *body;
 };
 
@@ -70,9 +66,9 @@ ufo_msg_new (const char *type)
     if (!type || !s_type_valid (type, strlen (type)))
         return NULL;
     ufo_msg_t *self = (ufo_msg_t *) ufo_calloc (1, sizeof (ufo_msg_t));
-    memcpy (self->type, type, strlen (type) + 1);
-    ufo_msg_new_id (self->id);
-    self->timestamp = ufo_time_now_us ();
+    memcpy (self->h.type, type, strlen (type) + 1);
+    ufo_msg_new_id (self->h.id);
+    self->h.timestamp = ufo_time_now_us ();
     self->body = ufo_value_new_null ();
     return self;
 }
@@ -91,63 +87,63 @@ const char *
 ufo_msg_type (const ufo_msg_t *self)
 {
     assert (self);
-    return self->type;
+    return self->h.type;
 }
 
 const char *
 ufo_msg_id (const ufo_msg_t *self)
 {
     assert (self);
-    return self->id;
+    return self->h.id;
 }
 
 const char *
 ufo_msg_sender (const ufo_msg_t *self)
 {
     assert (self);
-    return self->sender;
+    return self->h.sender;
 }
 
 const char *
 ufo_msg_session (const ufo_msg_t *self)
 {
     assert (self);
-    return self->session;
+    return self->h.session;
 }
 
 int64_t
 ufo_msg_timestamp (const ufo_msg_t *self)
 {
     assert (self);
-    return self->timestamp;
+    return self->h.timestamp;
 }
 
 void
 ufo_msg_set_id (ufo_msg_t *self, const char *id)
 {
     assert (self);
-    s_copy_field (self->id, sizeof (self->id), id);
+    s_copy_field (self->h.id, sizeof (self->h.id), id);
 }
 
 void
 ufo_msg_set_sender (ufo_msg_t *self, const char *sender)
 {
     assert (self);
-    s_copy_field (self->sender, sizeof (self->sender), sender);
+    s_copy_field (self->h.sender, sizeof (self->h.sender), sender);
 }
 
 void
 ufo_msg_set_session (ufo_msg_t *self, const char *session)
 {
     assert (self);
-    s_copy_field (self->session, sizeof (self->session), session);
+    s_copy_field (self->h.session, sizeof (self->h.session), session);
 }
 
 void
 ufo_msg_set_timestamp (ufo_msg_t *self, int64_t timestamp_us)
 {
     assert (self);
-    self->timestamp = timestamp_us;
+    self->h.timestamp = timestamp_us;
 }
 
 ufo_value_t *
@@ -229,11 +225,11 @@ ufo_msg_encode (const ufo_msg_t *self, ufo_buf_t *buf)
     assert (buf);
     ufo_buf_putc (buf, (char) 0x97);            //  fixarray of 7
     s_put_int (buf, UFO_MSG_VERSION);
-    s_put_str (buf, self->type);
-    s_put_str (buf, self->id);
-    s_put_str (buf, self->sender);
-    s_put_str (buf, self->session);
-    s_put_int (buf, self->timestamp);
+    s_put_str (buf, self->h.type);
+    s_put_str (buf, self->h.id);
+    s_put_str (buf, self->h.sender);
+    s_put_str (buf, self->h.session);
+    s_put_int (buf, self->h.timestamp);
     ufo_msgpack_append (buf, self->body);
 }
 
@@ -389,29 +385,27 @@ s_read_field (s_reader_t *r, const char *field, char *dst, size_t max)
     return 0;
 }
 
-ufo_msg_t *
-ufo_msg_decode (const void *data, size_t len, const ufo_msg_limits_t *limits, ufo_error_t *err)
+//  Decodes everything but the body; on success *r points at the body's first byte.
+static int
+s_decode_head (s_reader_t *r, const void *data, size_t len, const ufo_msg_limits_t *limits,
+               ufo_msg_head_t *self, ufo_error_t *err)
 {
     ufo_error_clear (err);
     size_t max_bytes = limits && limits->max_bytes ? limits->max_bytes : UFO_MSG_DEFAULT_MAX_BYTES;
-    size_t max_depth = limits && limits->max_depth ? limits->max_depth : UFO_MSG_DEFAULT_MAX_DEPTH;
     if (len > max_bytes) {
         ufo_error_set (err, UFO_E_TOO_LARGE, "envelope: frame is %zu bytes, at most %zu allowed",
                        len, max_bytes);
-        return NULL;
+        return -1;
     }
     if (!data && len > 0) {
         ufo_error_set (err, UFO_E_INVALID, "envelope: no data");
-        return NULL;
+        return -1;
     }
-    s_reader_t reader = { (const uint8_t *) data, (const uint8_t *) data,
-                          (const uint8_t *) data + len, err };
-    s_reader_t *r = &reader;
 
     //  The frame is one array; its first item is the version.
     uint8_t b = 0;
     if (s_peek (r, "envelope", &b))
-        return NULL;
+        return -1;
     uint64_t count;
     if (b >= 0x90 && b <= 0x9f) {
         r->p++;
@@ -421,42 +415,41 @@ ufo_msg_decode (const void *data, size_t len, const ufo_msg_limits_t *limits, uf
     if (b == 0xdc || b == 0xdd) {
         r->p++;
         if (s_read_be (r, b == 0xdc ? 2 : 4, &count))
-            return NULL;
+            return -1;
     }
     else {
         ufo_error_set_at (err, UFO_E_TYPE, 0, "envelope: frame must be a msgpack array, found %s",
                           s_lead_name (b));
-        return NULL;
+        return -1;
     }
     if (count == 0) {
         ufo_error_set_at (err, UFO_E_SYNTAX, 0, "envelope: empty array, expected 7 items");
-        return NULL;
+        return -1;
     }
     int64_t version;
     size_t version_at = s_off (r);
     if (s_read_int (r, "version", &version))
-        return NULL;
+        return -1;
     if (version != UFO_MSG_VERSION) {
         ufo_error_set_at (err, UFO_E_VERSION, version_at,
                           "envelope: unknown version %" PRId64 " (this side speaks %d)",
                           version, UFO_MSG_VERSION);
-        return NULL;
+        return -1;
     }
     if (count != 7) {
         ufo_error_set_at (err, UFO_E_SYNTAX, 0,
                           "envelope: array has %" PRIu64 " items, expected 7", count);
-        return NULL;
+        return -1;
     }
-    ufo_msg_t *self = (ufo_msg_t *) ufo_calloc (1, sizeof (ufo_msg_t));
     const char *type;
     size_t type_len;
     size_t type_at = s_off (r);
     if (s_read_str (r, "type", UFO_MSG_TYPE_MAX, &type, &type_len))
-        goto failed;
+        return -1;
     if (!s_type_valid (type, type_len)) {
         ufo_error_set_at (err, UFO_E_RANGE, type_at, "envelope: field 'type' must be 1..%d "
                           "printable ASCII characters without space", UFO_MSG_TYPE_MAX);
-        goto failed;
+        return -1;
     }
     memcpy (self->type, type, type_len);
     self->type [type_len] = 0;
@@ -464,8 +457,31 @@ ufo_msg_decode (const void *data, size_t len, const ufo_msg_limits_t *limits, uf
     ||  s_read_field (r, "sender", self->sender, UFO_MSG_SENDER_MAX)
     ||  s_read_field (r, "session", self->session, UFO_MSG_SESSION_MAX)
     ||  s_read_int (r, "timestamp", &self->timestamp))
-        goto failed;
+        return -1;
 
+    return 0;
+}
+
+int
+ufo_msg_decode_head (const void *data, size_t len, const ufo_msg_limits_t *limits, ufo_msg_head_t *head,
+                     size_t *body_off, ufo_error_t *err)
+{
+    s_reader_t reader = { (const uint8_t *) data, (const uint8_t *) data, (const uint8_t *) data + len, err };
+    if (s_decode_head (&reader, data, len, limits, head, err) != 0)
+        return -1;
+    *body_off = s_off (&reader);
+    return 0;
+}
+
+ufo_msg_t *
+ufo_msg_decode (const void *data, size_t len, const ufo_msg_limits_t *limits, ufo_error_t *err)
+{
+    size_t max_depth = limits && limits->max_depth ? limits->max_depth : UFO_MSG_DEFAULT_MAX_DEPTH;
+    s_reader_t reader = { (const uint8_t *) data, (const uint8_t *) data, (const uint8_t *) data + len, err };
+    s_reader_t *r = &reader;
+    ufo_msg_t *self = (ufo_msg_t *) ufo_calloc (1, sizeof (ufo_msg_t));
+    if (s_decode_head (r, data, len, limits, &self->h, err) != 0)
+        goto failed;
     //  The body is exactly the rest of the frame. The envelope array is not counted in
     //  the body's depth: a scalar body has depth 0, [] or {} depth 1.
     size_t body_at = s_off (r);

@@ -58,6 +58,22 @@ void ufo_msg_encode (const ufo_msg_t *self, ufo_buf_t *buf);
 ufo_msg_t *ufo_msg_decode (const void *data, size_t len, const ufo_msg_limits_t *limits,
                            ufo_error_t *err);
 
+//  The envelope's fields before the body, as decoded (NUL-terminated).
+typedef struct {
+    char type [UFO_MSG_TYPE_MAX + 1];
+    char id [UFO_MSG_ID_MAX + 1];
+    char sender [UFO_MSG_SENDER_MAX + 1];
+    char session [UFO_MSG_SESSION_MAX + 1];
+    int64_t timestamp;
+} ufo_msg_head_t;
+
+//  Decodes the envelope of one frame up to its body, under the same rules as ufo_msg_decode,
+//  into *head, and leaves the body undecoded: *body_off receives the offset of the body's
+//  first byte in data. For readers that parse bodies of known shape in place. Returns 0, or
+//  -1 with err (the errors of ufo_msg_decode for everything before the body).
+int ufo_msg_decode_head (const void *data, size_t len, const ufo_msg_limits_t *limits, ufo_msg_head_t *head,
+                         size_t *body_off, ufo_error_t *err);
+
 //  Writes a fresh unique id (32 lowercase hex characters + NUL) into out[33].
 void ufo_msg_new_id (char out [33]);
 

@@ -413,3 +413,137 @@ ufo_msgpack_decode (const void *data, size_t len, const ufo_msgpack_limits_t *li
     }
     return value;
 }
+
+//  --- Plain scanner ---------------------------------------------------------------
+//  Accepts a subset of what the decoder accepts: the values that the decoder would read
+//  without changing them (no repeated map key, no bin, no uint64 above INT64_MAX, no float32,
+//  which the decoder widens and the encoder writes as float64), so that
+//  their bytes can be kept and forwarded as they are.
+
+#define S_SCAN_KEYS 32                  //  maps with more pairs are left to the decoder
+
+typedef struct {
+    const uint8_t *p;
+    const uint8_t *end;
+    size_t depth;
+    size_t max_depth;
+} s_scan_t;
+
+static bool s_scan (s_scan_t *self);
+
+//  Reads a length of n big-endian bytes; false if the input ends first.
+static inline bool
+s_scan_be (s_scan_t *self, size_t n, uint64_t *out)
+{
+    if ((size_t) (self->end - self->p) < n)
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = (v << 8) | self->p [i];
+    self->p += n;
+    *out = v;
+    return true;
+}
+
+//  Reads a str (not bin) header and body; the body must be UTF-8.
+static inline bool
+s_scan_str (s_scan_t *self, const uint8_t **s, size_t *len)
+{
+    if (self->p >= self->end)
+        return false;
+    uint8_t tag = *self->p++;
+    uint64_t n;
+    if ((tag & 0xE0) == 0xA0)
+        n = tag & 0x1F;
+    else
+    if (!(tag == 0xD9 && s_scan_be (self, 1, &n)) && !(tag == 0xDA && s_scan_be (self, 2, &n))
+    &&  !(tag == 0xDB && s_scan_be (self, 4, &n)))
+        return false;
+    if (n > (uint64_t) (self->end - self->p) || !ufo_utf8_valid (self->p, (size_t) n))
+        return false;
+    *s = self->p;
+    *len = (size_t) n;
+    self->p += n;
+    return true;
+}
+
+static bool
+s_scan_map (s_scan_t *self, uint64_t count)
+{
+    if (count > S_SCAN_KEYS || count > (uint64_t) (self->end - self->p) / 2 || ++self->depth > self->max_depth)
+        return false;
+    const uint8_t *keys [S_SCAN_KEYS];
+    size_t lens [S_SCAN_KEYS];
+    for (uint64_t i = 0; i < count; i++) {
+        if (!s_scan_str (self, &keys [i], &lens [i]))
+            return false;
+        for (uint64_t j = 0; j < i; j++)
+            if (lens [j] == lens [i] && memcmp (keys [j], keys [i], lens [i]) == 0)
+                return false;
+        if (!s_scan (self))
+            return false;
+    }
+    self->depth--;
+    return true;
+}
+
+static bool
+s_scan_list (s_scan_t *self, uint64_t count)
+{
+    if (count > (uint64_t) (self->end - self->p) || ++self->depth > self->max_depth)
+        return false;
+    for (uint64_t i = 0; i < count; i++)
+        if (!s_scan (self))
+            return false;
+    self->depth--;
+    return true;
+}
+
+static bool
+s_scan (s_scan_t *self)
+{
+    if (self->p >= self->end)
+        return false;
+    uint8_t tag = *self->p;
+    if (tag <= 0x7F || tag >= 0xE0 || tag == 0xC0 || tag == 0xC2 || tag == 0xC3) {
+        self->p++;
+        return true;
+    }
+    if ((tag & 0xF0) == 0x80) {
+        self->p++;
+        return s_scan_map (self, tag & 0x0F);
+    }
+    if ((tag & 0xF0) == 0x90) {
+        self->p++;
+        return s_scan_list (self, tag & 0x0F);
+    }
+    if ((tag & 0xE0) == 0xA0 || tag == 0xD9 || tag == 0xDA || tag == 0xDB) {
+        const uint8_t *s;
+        size_t len;
+        return s_scan_str (self, &s, &len);
+    }
+    self->p++;
+    uint64_t v;
+    switch (tag) {
+        case 0xCC: case 0xD0: return s_scan_be (self, 1, &v);
+        case 0xCD: case 0xD1: return s_scan_be (self, 2, &v);
+        case 0xCE: case 0xD2: return s_scan_be (self, 4, &v);
+        case 0xD3: case 0xCB: return s_scan_be (self, 8, &v);
+        case 0xCF: return s_scan_be (self, 8, &v) && v <= (uint64_t) INT64_MAX;
+        case 0xDC: return s_scan_be (self, 2, &v) && s_scan_list (self, v);
+        case 0xDD: return s_scan_be (self, 4, &v) && s_scan_list (self, v);
+        case 0xDE: return s_scan_be (self, 2, &v) && s_scan_map (self, v);
+        case 0xDF: return s_scan_be (self, 4, &v) && s_scan_map (self, v);
+        default: return false;         //  float32 (decoded to a wider float64), bin, ext, 0xc1
+    }
+}
+
+size_t
+ufo_msgpack_scan_plain (const void *data, size_t len, size_t depth, size_t max_depth)
+{
+    s_scan_t self = { (const uint8_t *) data, (const uint8_t *) data + len, depth,
+                      max_depth ? max_depth : UFO_MSGPACK_DEFAULT_DEPTH };
+    if (!data || !s_scan (&self))
+        return 0;
+    return (size_t) (self.p - (const uint8_t *) data);
+}

@@ -2,7 +2,9 @@
     sees every byte a client sends), without sockets. Input layout: byte 0 = number of frames
     (mod 4); every frame but the last is prefixed by a 2-byte big-endian length; the last
     frame takes the rest. Any input: no crash, no leak, an error with a code on failure;
-    on success the decoded request is consistent with its type. */
+    on success the decoded request is consistent with its type. Differential: the decoder's
+    verdict, error and items equal those of the reference tree decoder
+    (ufo_bb_request_decode_tree), whether or not it kept the items as the frame's bytes. */
 #include "ufo_prelude.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -46,6 +48,26 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     ufo_error_t err;
     ufo_error_clear (&err);
     int rc = ufo_bb_request_decode (&req, frames, sizes, nframes, &limits, &err);
+    ufo_bb_request_t ref;
+    ufo_bb_request_init (&ref);
+    ufo_error_t ref_err;
+    int ref_rc = ufo_bb_request_decode_tree (&ref, frames, sizes, nframes, &limits, &ref_err);
+    FUZZ_REQUIRE (rc == ref_rc);
+    FUZZ_REQUIRE (err.code == ref_err.code && strcmp (err.message, ref_err.message) == 0);
+    FUZZ_REQUIRE (strcmp (req.id, ref.id) == 0 && req.type == ref.type);
+    if (rc == 0 && req.type == UFO_BB_REQ_ADD) {
+        FUZZ_REQUIRE (ref.items && req.nitems == ufo_value_size (ref.items) && req.nitems == ref.nitems);
+        FUZZ_REQUIRE (strcmp (req.board, ref.board) == 0 && req.memory == ref.memory);
+        for (size_t i = 0; i < req.nitems; i++) {
+            size_t start = ufo_bb_request_item_start (&req, i);
+            FUZZ_REQUIRE (req.item_ends [i] > start && req.item_ends [i] <= req.items_len);
+            ufo_value_t *item = ufo_msgpack_decode (req.items_data + start, req.item_ends [i] - start, NULL, NULL);
+            FUZZ_REQUIRE (item && ufo_value_equal (item, ufo_value_list_at (ref.items, i)));
+            FUZZ_REQUIRE (req.item_ends [i] - start <= limits.max_item_bytes);
+            ufo_value_destroy (&item);
+        }
+    }
+    ufo_bb_request_reset (&ref);
     if (rc != 0) {
         FUZZ_REQUIRE (err.code != UFO_OK);
         FUZZ_REQUIRE (req.type == -1 && req.items == NULL);
@@ -54,11 +76,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     else {
         FUZZ_REQUIRE (req.type >= 0 && req.type < UFO_BB_REQ_COUNT);
         if (req.type == UFO_BB_REQ_ADD) {
-            FUZZ_REQUIRE (req.items && ufo_value_size (req.items) >= 1);
+            FUZZ_REQUIRE (req.nitems >= 1 && req.items_data && req.item_ends [req.nitems - 1] == req.items_len);
             FUZZ_REQUIRE (req.memory >= 0 && req.memory < 4);
             FUZZ_REQUIRE (ufo_bb_board_valid (req.board, strlen (req.board)));
-            for (size_t i = 0; i < ufo_value_size (req.items); i++)
-                FUZZ_REQUIRE (ufo_value_type (ufo_value_list_at (req.items, i)) == UFO_TMAP);
+            for (size_t i = 0; i < req.nitems; i++)
+                FUZZ_REQUIRE ((req.items_data [ufo_bb_request_item_start (&req, i)] & 0xF0) == 0x80
+                              || req.items_data [ufo_bb_request_item_start (&req, i)] == 0xDE
+                              || req.items_data [ufo_bb_request_item_start (&req, i)] == 0xDF);
         }
         if (req.type == UFO_BB_REQ_BLOB_PUT)
             FUZZ_REQUIRE (nframes == 2 && req.blob_len <= limits.max_blob_bytes);
