@@ -2,6 +2,9 @@
 
     Parser: recursive descent over a byte range with an explicit depth bound. Strings
     without escapes are copied straight from the input; UTF-8 is validated as we go.
+    The tree is carved from blocks (value_private.h): the elements and pairs of an open
+    list or map wait on a stack in the parser and get an array of the exact size, right
+    after their node, when it closes.
     Integers that fit in int64 stay exact; anything else numeric becomes a double
     (parsed with the C locale, whatever the process locale is).
 
@@ -9,6 +12,7 @@
     separators ", " and ": ", ensure_ascii (\uXXXX in lower-case hex, surrogate pairs
     above U+FFFF), floats as repr(), NaN/Infinity as Python writes them. */
 #include "ufo_prelude.h"
+#include "value_private.h"
 #include <float.h>
 #include <locale.h>
 #include <pthread.h>
@@ -72,6 +76,11 @@ typedef struct {
     bool allow_nan;
     ufo_error_t *err;
     ufo_buf_t scratch;          //  decoded strings that had escapes
+    ufo_value_arena_t arena;    //  where the tree is carved from
+    ufo_value_t **items;        //  elements of the open lists, innermost last
+    size_t nitems, items_cap;
+    s_entry_t *pairs;           //  pairs of the open maps, innermost last
+    size_t npairs, pairs_cap;
 } s_parser_t;
 
 //  1 for bytes that may appear unescaped in a string and need no UTF-8 check
@@ -88,6 +97,30 @@ s_tables_init (void)
 }
 
 static ufo_value_t *s_parse_value (s_parser_t *self);
+
+static inline ufo_value_t *
+s_float (s_parser_t *self, double f)
+{
+    ufo_value_t *v = ufo_value__node (&self->arena, UFO_TFLOAT);
+    v->u.f = f;
+    return v;
+}
+
+static inline ufo_value_t *
+s_int (s_parser_t *self, int64_t i)
+{
+    ufo_value_t *v = ufo_value__node (&self->arena, UFO_TINT);
+    v->u.i = i;
+    return v;
+}
+
+static inline ufo_value_t *
+s_bool (s_parser_t *self, bool b)
+{
+    ufo_value_t *v = ufo_value__node (&self->arena, UFO_TBOOL);
+    v->u.b = b;
+    return v;
+}
 
 static int
 s_fail (s_parser_t *self, int code, const char *what)
@@ -275,7 +308,7 @@ s_parse_number (s_parser_t *self)
         if (p < end && *p == 'I' && self->allow_nan) {
             if (end - p >= 8 && memcmp (p, "Infinity", 8) == 0) {
                 self->p = p + 8;
-                return ufo_value_new_float (-INFINITY);
+                return s_float (self, -INFINITY);
             }
         }
     }
@@ -340,7 +373,7 @@ s_parse_number (s_parser_t *self)
             //  they add nothing to m, so m <= 10^nsig holds either way
             double value = (double) m / pow10 [nfrac];
             self->p = p;
-            return ufo_value_new_float (neg ? -value : value);
+            return s_float (self, neg ? -value : value);
         }
     }
     if (exponent) {
@@ -359,11 +392,11 @@ s_parse_number (s_parser_t *self)
     self->p = p;
     if (!is_float && !overflow) {
         if (!neg && mag <= (uint64_t) INT64_MAX)
-            return ufo_value_new_int ((int64_t) mag);
+            return s_int (self, (int64_t) mag);
         if (neg && mag <= (uint64_t) INT64_MAX + 1)
-            return ufo_value_new_int (mag == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) mag);
+            return s_int (self, mag == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) mag);
     }
-    return ufo_value_new_float (s_strtod (s, (size_t) (p - s)));
+    return s_float (self, s_strtod (s, (size_t) (p - s)));
 }
 
 static bool
@@ -395,22 +428,25 @@ s_parse_list (s_parser_t *self)
         return NULL;
     }
     self->p++;          //  '['
-    ufo_value_t *list = ufo_value_new_list ();
+    size_t base = self->nitems;
     s_skip_ws (self);
-    if (self->p < self->end && *self->p == ']') {
+    if (self->p < self->end && *self->p == ']')
         self->p++;
-        self->depth--;
-        return list;
-    }
+    else
     while (true) {
         ufo_value_t *item = s_parse_value (self);
         if (!item)
-            goto fail;
-        ufo_value_list_push (list, &item);
+            return NULL;            //  ufo_json_parse destroys what waits on the stacks
+        if (self->nitems == self->items_cap) {
+            self->items_cap = self->items_cap ? self->items_cap * 2 : 64;
+            self->items = (ufo_value_t **) ufo_realloc (
+                self->items, self->items_cap * sizeof (ufo_value_t *));
+        }
+        self->items [self->nitems++] = item;
         s_skip_ws (self);
         if (self->p >= self->end) {
             s_fail (self, UFO_E_TRUNCATED, "list not closed");
-            goto fail;
+            return NULL;
         }
         if (*self->p == ',') {
             self->p++;
@@ -421,13 +457,12 @@ s_parse_list (s_parser_t *self)
             break;
         }
         s_fail (self, UFO_E_SYNTAX, "expects ',' or ']'");
-        goto fail;
+        return NULL;
     }
     self->depth--;
+    ufo_value_t *list = ufo_value__list_of (&self->arena, self->items + base, self->nitems - base);
+    self->nitems = base;
     return list;
-fail:
-    ufo_value_destroy (&list);
-    return NULL;
 }
 
 static ufo_value_t *
@@ -438,65 +473,62 @@ s_parse_map (s_parser_t *self)
         return NULL;
     }
     self->p++;          //  '{'
-    ufo_value_t *map = ufo_value_new_map ();
-    char small [128];
-    char *keycopy = NULL;
+    size_t base = self->npairs;
     s_skip_ws (self);
-    if (self->p < self->end && *self->p == '}') {
+    if (self->p < self->end && *self->p == '}')
         self->p++;
-        self->depth--;
-        return map;
-    }
+    else
     while (true) {
         s_skip_ws (self);
         if (self->p >= self->end) {
             s_fail (self, UFO_E_TRUNCATED, "object not closed");
-            goto fail;
+            return NULL;
         }
         if (*self->p != '"') {
             s_fail (self, UFO_E_SYNTAX, "expects a string key");
-            goto fail;
+            return NULL;
         }
         self->p++;
         const char *key;
         size_t keylen;
         if (s_parse_string (self, &key, &keylen))
-            goto fail;
-        if (key == self->scratch.data) {
-            //  decoded into scratch, which the value may reuse: keep a copy
-            if (keylen < sizeof (small)) {
-                memcpy (small, key, keylen);
-                key = small;
-            }
-            else {
-                free (keycopy);
-                keycopy = ufo_strndup (key, keylen);
-                key = keycopy;
-            }
+            return NULL;
+        if (keylen >= UINT32_MAX) {
+            s_fail (self, UFO_E_TOO_LARGE, "has a key that is too long");
+            return NULL;
         }
+        //  the key goes into its pair now (scratch is reused by the value)
+        if (self->npairs == self->pairs_cap) {
+            self->pairs_cap = self->pairs_cap ? self->pairs_cap * 2 : 64;
+            self->pairs = (s_entry_t *) ufo_realloc (self->pairs,
+                                                     self->pairs_cap * sizeof (s_entry_t));
+        }
+        size_t at = self->npairs++;
+        s_entry_t *e = &self->pairs [at];
+        e->keylen = (uint32_t) keylen;
+        e->value = NULL;
+        char *dest = keylen < UFO_VALUE_KEY_INLINE ? e->k.inl
+                                                   : (e->k.heap = (char *) ufo_malloc (keylen + 1));
+        memcpy (dest, key, keylen);
+        dest [keylen] = 0;
         s_skip_ws (self);
         if (self->p >= self->end) {
             s_fail (self, UFO_E_TRUNCATED, "object not closed");
-            goto fail;
+            return NULL;
         }
         if (*self->p != ':') {
             s_fail (self, UFO_E_SYNTAX, "expects ':'");
-            goto fail;
+            return NULL;
         }
         self->p++;
         ufo_value_t *value = s_parse_value (self);
         if (!value)
-            goto fail;
-        if (keylen >= UINT32_MAX) {
-            ufo_value_destroy (&value);
-            s_fail (self, UFO_E_TOO_LARGE, "has a key that is too long");
-            goto fail;
-        }
-        ufo_value_map_setn (map, key, keylen, &value);
+            return NULL;
+        self->pairs [at].value = value;
         s_skip_ws (self);
         if (self->p >= self->end) {
             s_fail (self, UFO_E_TRUNCATED, "object not closed");
-            goto fail;
+            return NULL;
         }
         if (*self->p == ',') {
             self->p++;
@@ -507,15 +539,12 @@ s_parse_map (s_parser_t *self)
             break;
         }
         s_fail (self, UFO_E_SYNTAX, "expects ',' or '}'");
-        goto fail;
+        return NULL;
     }
-    free (keycopy);
     self->depth--;
+    ufo_value_t *map = ufo_value__map_of (&self->arena, self->pairs + base, self->npairs - base);
+    self->npairs = base;
     return map;
-fail:
-    free (keycopy);
-    ufo_value_destroy (&map);
-    return NULL;
 }
 
 static ufo_value_t *
@@ -537,21 +566,21 @@ s_parse_value (s_parser_t *self)
             size_t len;
             if (s_parse_string (self, &s, &len))
                 return NULL;
-            return ufo_value_new_stringn (s, len);
+            return ufo_value__string (&self->arena, s, len);
         }
         case 't':
-            return s_literal (self, "true", 4) ? ufo_value_new_bool (true) : NULL;
+            return s_literal (self, "true", 4) ? s_bool (self, true) : NULL;
         case 'f':
-            return s_literal (self, "false", 5) ? ufo_value_new_bool (false) : NULL;
+            return s_literal (self, "false", 5) ? s_bool (self, false) : NULL;
         case 'n':
-            return s_literal (self, "null", 4) ? ufo_value_new_null () : NULL;
+            return s_literal (self, "null", 4) ? ufo_value__node (&self->arena, UFO_TNULL) : NULL;
         case 'N':
             if (self->allow_nan)
-                return s_literal (self, "NaN", 3) ? ufo_value_new_float (NAN) : NULL;
+                return s_literal (self, "NaN", 3) ? s_float (self, NAN) : NULL;
             break;
         case 'I':
             if (self->allow_nan)
-                return s_literal (self, "Infinity", 8) ? ufo_value_new_float (INFINITY) : NULL;
+                return s_literal (self, "Infinity", 8) ? s_float (self, INFINITY) : NULL;
             break;
         default:
             if (*self->p == '-' || (*self->p >= '0' && *self->p <= '9'))
@@ -582,6 +611,9 @@ ufo_json_parse (const char *text, size_t len, const ufo_json_limits_t *limits, u
         .allow_nan = limits ? limits->allow_nan : false, .err = err
     };
     ufo_buf_init (&self.scratch);
+    //  a first block that holds the whole tree of a typical document (~3.6x its text)
+    size_t first = len * 4 + 256;
+    ufo_value_arena_init (&self.arena, first < UFO_VALUE_BLOCK_MAX ? first : UFO_VALUE_BLOCK_MAX);
     ufo_value_t *value = s_parse_value (&self);
     if (value) {
         s_skip_ws (&self);
@@ -590,6 +622,16 @@ ufo_json_parse (const char *text, size_t len, const ufo_json_limits_t *limits, u
             ufo_value_destroy (&value);
         }
     }
+    //  after an error: what the open lists and maps had parsed so far
+    for (size_t i = 0; i < self.nitems; i++)
+        ufo_value_destroy (&self.items [i]);
+    for (size_t i = 0; i < self.npairs; i++) {
+        ufo_value__entry_key_free (&self.pairs [i]);
+        ufo_value_destroy (&self.pairs [i].value);
+    }
+    free (self.items);
+    free (self.pairs);
+    ufo_value_arena_done (&self.arena);
     ufo_buf_free (&self.scratch);
     return value;
 }

@@ -5,29 +5,13 @@
     - map keys shorter than UFO_KEY_INLINE bytes live inside the map entry (no allocation);
     - maps are arrays in insertion order; lookup is a linear scan up to UFO_MAP_HASH_MIN
       pairs, beyond that an open-addressing index of entry positions keeps it O(1), so a
-      hostile document with a million keys costs linear time, not quadratic. */
+      hostile document with a million keys costs linear time, not quadratic;
+    - trees built by the JSON parser and by ufo_value_dup are carved from blocks
+      (value_private.h, ufo_value_block.c): a node then returns itself to its block. */
 #include "ufo_prelude.h"
+#include "value_private.h"
 
 #define UFO_KEY_INLINE UFO_VALUE_KEY_INLINE
-#define UFO_MAP_HASH_MIN 16
-
-typedef ufo_value_entry_t s_entry_t;       //  public read-only view (ufo_value.h)
-
-struct _ufo_value_t {
-    uint8_t type;
-    size_t len;                 //  string bytes, list elements, map pairs
-    size_t cap;                 //  allocated elements / pairs
-    union {
-        bool b;
-        int64_t i;
-        double f;
-        char *s;                //  strings: points just past the node
-        ufo_value_t **items;
-        s_entry_t *entries;
-    } u;
-    uint32_t *hidx;             //  maps: index of entry+1 per slot (0 = empty), or NULL
-    size_t hcap;                //  slots in hidx (power of two)
-};
 
 static inline const char *
 s_key (const s_entry_t *e)
@@ -40,11 +24,13 @@ s_node (uint8_t type)
 {
     ufo_value_t *self = (ufo_value_t *) ufo_malloc (sizeof (ufo_value_t));
     self->type = type;
-    self->len = 0;
+    self->flags = 0;
     self->cap = 0;
+    self->hcap = 0;
+    self->len = 0;
     self->u.i = 0;
     self->hidx = NULL;
-    self->hcap = 0;
+    self->block = NULL;
     return self;
 }
 
@@ -84,10 +70,12 @@ s_string_node (size_t len)
 {
     ufo_value_t *self = (ufo_value_t *) ufo_malloc (sizeof (ufo_value_t) + len + 1);
     self->type = UFO_TSTRING;
-    self->len = len;
+    self->flags = 0;
     self->cap = 0;
-    self->hidx = NULL;
     self->hcap = 0;
+    self->len = len;
+    self->hidx = NULL;
+    self->block = NULL;
     self->u.s = (char *) (self + 1);
     self->u.s [len] = 0;
     return self;
@@ -151,12 +139,42 @@ ufo_value_new_map (void)
     return s_node (UFO_TMAP);
 }
 
-static void
-s_entry_free (s_entry_t *e)
+void
+ufo_value__entry_key_free (s_entry_t *e)
 {
     if (e->keylen >= UFO_KEY_INLINE)
         free (e->k.heap);
+}
+
+static void
+s_entry_free (s_entry_t *e)
+{
+    ufo_value__entry_key_free (e);
     ufo_value_destroy (&e->value);
+}
+
+//  Makes room for one more element (elem bytes each) in a list's or map's array; an
+//  array carved from a block moves to the heap.
+static void
+s_grow (ufo_value_t *self, size_t elem)
+{
+    assert (self->cap < UINT32_MAX / 2);
+    uint32_t cap = self->cap ? self->cap * 2 : 4;
+    void *array = self->type == UFO_TLIST ? (void *) self->u.items : (void *) self->u.entries;
+    if (self->flags & S_OWN_ARRAY)
+        array = ufo_realloc (array, cap * elem);
+    else {
+        void *heap = ufo_malloc (cap * elem);
+        if (self->len)
+            memcpy (heap, array, self->len * elem);
+        array = heap;
+        self->flags |= S_OWN_ARRAY;
+    }
+    if (self->type == UFO_TLIST)
+        self->u.items = (ufo_value_t **) array;
+    else
+        self->u.entries = (s_entry_t *) array;
+    self->cap = cap;
 }
 
 void
@@ -189,12 +207,19 @@ ufo_value_destroy (ufo_value_t **self_p)
     //  Iterative for lists of lists would be nicer; depth is bounded by every decoder.
     if (self->type == UFO_TLIST || self->type == UFO_TMAP) {
         ufo_value_clear (self);
-        if (self->type == UFO_TLIST)
-            free (self->u.items);
-        else
-            free (self->u.entries);
+        if (self->flags & S_OWN_ARRAY) {
+            if (self->type == UFO_TLIST)
+                free (self->u.items);
+            else
+                free (self->u.entries);
+        }
     }
-    free (self);
+    ufo_value_block_t *block = self->block;
+    if (!block)
+        free (self);
+    else
+    if (--block->live == 0 && !block->open)
+        ufo_value__block_free (block);
     *self_p = NULL;
 }
 
@@ -303,10 +328,8 @@ ufo_value_list_push (ufo_value_t *self, ufo_value_t **item_p)
 {
     assert (self && self->type == UFO_TLIST);
     assert (item_p && *item_p);
-    if (self->len == self->cap) {
-        self->cap = self->cap ? self->cap * 2 : 4;
-        self->u.items = (ufo_value_t **) ufo_realloc (self->u.items, self->cap * sizeof (ufo_value_t *));
-    }
+    if (self->len == self->cap)
+        s_grow (self, sizeof (ufo_value_t *));
     ufo_value_t *item = *item_p;
     self->u.items [self->len++] = item;
     *item_p = NULL;
@@ -364,8 +387,8 @@ s_hidx_insert (ufo_value_t *self, size_t pos)
     self->hidx [slot] = (uint32_t) (pos + 1);
 }
 
-static void
-s_hidx_rebuild (ufo_value_t *self)
+void
+ufo_value__hidx_rebuild (ufo_value_t *self)
 {
     free (self->hidx);
     self->hidx = NULL;
@@ -375,8 +398,9 @@ s_hidx_rebuild (ufo_value_t *self)
     size_t hcap = 64;
     while (hcap < self->len * 2)
         hcap *= 2;
+    assert (hcap <= UINT32_MAX);
     self->hidx = (uint32_t *) ufo_calloc (hcap, sizeof (uint32_t));
-    self->hcap = hcap;
+    self->hcap = (uint32_t) hcap;
     for (size_t i = 0; i < self->len; i++)
         s_hidx_insert (self, i);
 }
@@ -404,6 +428,38 @@ s_map_find (const ufo_value_t *self, const char *key, size_t keylen)
     return -1;
 }
 
+//  Appends the pair *e (key and value taken) at the end of map and indexes it.
+static void
+s_map_append (ufo_value_t *self, const s_entry_t *e)
+{
+    if (self->len == self->cap)
+        s_grow (self, sizeof (s_entry_t));
+    self->u.entries [self->len++] = *e;
+    if (self->hidx) {
+        if (self->len * 2 > self->hcap)
+            ufo_value__hidx_rebuild (self);
+        else
+            s_hidx_insert (self, self->len - 1);
+    }
+    else
+    if (self->len >= UFO_MAP_HASH_MIN)
+        ufo_value__hidx_rebuild (self);
+}
+
+void
+ufo_value__map_put (ufo_value_t *self, s_entry_t *e)
+{
+    ptrdiff_t pos = s_map_find (self, s_key (e), e->keylen);
+    if (pos >= 0) {
+        s_entry_t *old = &self->u.entries [pos];
+        ufo_value_destroy (&old->value);
+        old->value = e->value;
+        ufo_value__entry_key_free (e);
+    }
+    else
+        s_map_append (self, e);
+}
+
 ufo_value_t *
 ufo_value_map_setn (ufo_value_t *self, const char *key, size_t keylen, ufo_value_t **value_p)
 {
@@ -419,26 +475,13 @@ ufo_value_map_setn (ufo_value_t *self, const char *key, size_t keylen, ufo_value
         e->value = value;
         return value;
     }
-    if (self->len == self->cap) {
-        self->cap = self->cap ? self->cap * 2 : 4;
-        self->u.entries = (s_entry_t *) ufo_realloc (self->u.entries, self->cap * sizeof (s_entry_t));
-    }
-    s_entry_t *e = &self->u.entries [self->len];
-    e->keylen = (uint32_t) keylen;
-    char *dest = keylen < UFO_KEY_INLINE ? e->k.inl : (e->k.heap = (char *) ufo_malloc (keylen + 1));
+    s_entry_t e;
+    e.keylen = (uint32_t) keylen;
+    char *dest = keylen < UFO_KEY_INLINE ? e.k.inl : (e.k.heap = (char *) ufo_malloc (keylen + 1));
     memcpy (dest, key, keylen);
     dest [keylen] = 0;
-    e->value = value;
-    self->len++;
-    if (self->hidx) {
-        if (self->len * 2 > self->hcap)
-            s_hidx_rebuild (self);
-        else
-            s_hidx_insert (self, self->len - 1);
-    }
-    else
-    if (self->len >= UFO_MAP_HASH_MIN)
-        s_hidx_rebuild (self);
+    e.value = value;
+    s_map_append (self, &e);
     return value;
 }
 
@@ -552,7 +595,7 @@ ufo_value_map_remove (ufo_value_t *self, const char *key)
              (self->len - (size_t) pos - 1) * sizeof (s_entry_t));
     self->len--;
     if (self->hidx)
-        s_hidx_rebuild (self);
+        ufo_value__hidx_rebuild (self);
     return true;
 }
 
@@ -621,55 +664,7 @@ ufo_value_path (const ufo_value_t *self, const char *path)
     return (ufo_value_t *) cursor;
 }
 
-//  --- Copy and compare ----------------------------------------------------------
-
-ufo_value_t *
-ufo_value_dup (const ufo_value_t *self)
-{
-    if (!self)
-        return NULL;
-    switch (self->type) {
-        case UFO_TSTRING:
-            return ufo_value_new_stringn (self->u.s, self->len);
-        case UFO_TLIST: {
-            ufo_value_t *copy = s_node (UFO_TLIST);
-            if (self->len) {
-                copy->u.items = (ufo_value_t **) ufo_malloc (self->len * sizeof (ufo_value_t *));
-                copy->cap = self->len;
-                for (size_t i = 0; i < self->len; i++)
-                    copy->u.items [i] = ufo_value_dup (self->u.items [i]);
-                copy->len = self->len;
-            }
-            return copy;
-        }
-        case UFO_TMAP: {
-            ufo_value_t *copy = s_node (UFO_TMAP);
-            if (self->len) {
-                copy->u.entries = (s_entry_t *) ufo_malloc (self->len * sizeof (s_entry_t));
-                copy->cap = self->len;
-                for (size_t i = 0; i < self->len; i++) {
-                    const s_entry_t *from = &self->u.entries [i];
-                    s_entry_t *to = &copy->u.entries [i];
-                    to->keylen = from->keylen;
-                    if (from->keylen < UFO_KEY_INLINE)
-                        memcpy (to->k.inl, from->k.inl, from->keylen + 1);
-                    else
-                        to->k.heap = ufo_strndup (from->k.heap, from->keylen);
-                    to->value = ufo_value_dup (from->value);
-                }
-                copy->len = self->len;
-                if (copy->len >= UFO_MAP_HASH_MIN)
-                    s_hidx_rebuild (copy);
-            }
-            return copy;
-        }
-        default: {
-            ufo_value_t *copy = s_node (self->type);
-            copy->u = self->u;
-            return copy;
-        }
-    }
-}
+//  --- Compare (ufo_value_dup is in ufo_value_block.c) -------------------------------
 
 bool
 ufo_value_equal (const ufo_value_t *a, const ufo_value_t *b)

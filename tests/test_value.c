@@ -209,6 +209,116 @@ UFO_TEST (test_views)
     ufo_value_destroy (&m);
 }
 
+
+//  Trees from the parser and from ufo_value_dup are carved from blocks; every node must
+//  still be replaceable, removable and destroyable on its own, and every container must
+//  still grow (its array then moves to the heap). ASan and valgrind check the memory.
+UFO_TEST (test_carved_trees)
+{
+    ufo_error_t err;
+    const char *text = "{\"a\": [1, 2.5, \"three\", null, true, {\"x\": \"y\"}],"
+                       " \"b\": {\"k1\": 1, \"k2\": 2}, \"a key of more than twenty-four bytes\": \"v\","
+                       " \"s\": \"a string\", \"d\": 1, \"d\": 2}";
+    ufo_value_t *v = ufo_json_parse_str (text, &err);
+    REQUIRE (v);
+    //  duplicate keys: the later value at the first place
+    CHECK_INT ((int) ufo_value_size (v), 5);
+    CHECK_STR (ufo_value_map_key_at (v, 4), "d");
+    CHECK_INT (ufo_value_map_int (v, "d", 0), 2);
+    ufo_value_t *copy = ufo_value_dup (v);
+    CHECK (ufo_value_equal (v, copy));
+
+    //  grow a carved list and a carved map, remove and replace carved nodes
+    ufo_value_t *a = ufo_value_map_get (v, "a");
+    for (int i = 0; i < 40; i++)
+        ufo_value_list_push_int (a, i);
+    CHECK_INT ((int) ufo_value_size (a), 46);
+    CHECK_STR (ufo_value_str (ufo_value_list_at (a, 2)), "three");
+    CHECK_INT (ufo_value_list_remove (a, 0), 0);
+    CHECK_INT (ufo_value_list_remove (a, 4), 0);           //  the inner map
+    ufo_value_t *b = ufo_value_map_get (v, "b");
+    for (int i = 0; i < 30; i++) {
+        char key [16];
+        snprintf (key, sizeof (key), "n%d", i);
+        ufo_value_map_set_int (b, key, i);
+    }
+    CHECK_INT (ufo_value_map_int (b, "n29", 0), 29);
+    CHECK_INT (ufo_value_map_int (b, "k2", 0), 2);
+    CHECK (ufo_value_map_remove (b, "k1"));
+    ufo_value_map_set_str (v, "s", "replaced");
+    CHECK (ufo_value_map_remove (v, "a key of more than twenty-four bytes"));
+    ufo_value_clear (ufo_value_map_get (copy, "a"));
+    ufo_value_list_push_str (ufo_value_map_get (copy, "a"), "after clear");
+    CHECK_INT ((int) ufo_value_size (ufo_value_map_get (copy, "a")), 1);
+
+    //  a carved subtree moved into a heap tree and the carved parts destroyed apart
+    ufo_value_t *heap = ufo_value_new_map ();
+    ufo_value_t *inner = ufo_value_dup (ufo_value_map_get (copy, "b"));
+    ufo_value_map_set (heap, "inner", &inner);
+    ufo_value_destroy (&v);
+    ufo_value_destroy (&copy);
+    CHECK_INT (ufo_value_map_int (ufo_value_map_get (heap, "inner"), "k1", 0), 1);
+    ufo_value_destroy (&heap);
+
+    //  big maps (indexed) with duplicates, from the parser and from dup
+    ufo_buf_t buf = {0};
+    ufo_buf_putc (&buf, '{');
+    for (int i = 0; i < 100; i++)
+        ufo_buf_printf (&buf, "%s\"key%d\": %d", i ? ", " : "", i % 60, i);
+    ufo_buf_putc (&buf, '}');
+    v = ufo_json_parse (buf.data, buf.len, NULL, &err);
+    REQUIRE (v);
+    CHECK_INT ((int) ufo_value_size (v), 60);
+    CHECK_INT (ufo_value_map_int (v, "key5", 0), 65);
+    CHECK_INT (ufo_value_map_int (v, "key59", 0), 59);
+    CHECK_STR (ufo_value_map_key_at (v, 5), "key5");
+    copy = ufo_value_dup (v);
+    CHECK (ufo_value_equal (v, copy));
+    CHECK_INT (ufo_value_map_int (copy, "key42", 0), 42);
+    ufo_value_destroy (&v);
+    ufo_value_destroy (&copy);
+    ufo_buf_free (&buf);
+
+    //  a document bigger than one block, strings bigger than a carved node
+    ufo_buf_putc (&buf, '[');
+    for (int i = 0; i < 3000; i++) {
+        ufo_buf_printf (&buf, "%s{\"i\": %d, \"s\": \"", i ? "," : "", i);
+        for (int k = 0; k < (i % 500 == 0 ? 9000 : 20); k++)
+            ufo_buf_putc (&buf, (char) ('a' + k % 26));
+        ufo_buf_puts (&buf, "\"}");
+    }
+    ufo_buf_putc (&buf, ']');
+    v = ufo_json_parse (buf.data, buf.len, NULL, &err);
+    REQUIRE (v);
+    CHECK_INT ((int) ufo_value_size (v), 3000);
+    CHECK_INT ((int) ufo_value_strlen (ufo_value_path (v, "1000.s")), 9000);
+    CHECK_INT (ufo_value_int (ufo_value_path (v, "2999.i")), 2999);
+    copy = ufo_value_dup (v);
+    CHECK (ufo_value_equal (v, copy));
+    //  a copy of one element outlives its tree; half the carved elements go first
+    ufo_value_t *kept = ufo_value_dup (ufo_value_list_at (v, 1234));
+    for (size_t i = ufo_value_size (v); i-- > 0; )
+        if (i % 2)
+            ufo_value_list_remove (v, i);
+    ufo_value_destroy (&copy);
+    CHECK_INT ((int) ufo_value_size (v), 1500);
+    ufo_value_destroy (&v);
+    CHECK_INT (ufo_value_map_int (kept, "i", 0), 1234);
+    ufo_value_destroy (&kept);
+    ufo_buf_free (&buf);
+
+    //  errors half way through nested containers leave nothing behind
+    const char *bad [] = {
+        "{\"a\": [1, 2, {\"b\": \"c\", \"long key long key long key\": [1, 2", "[[[{\"x\": 1}, 2], 3], 4",
+        "{\"a\": 1, \"b\": [true, false, nul]}", "{\"a\": {\"b\": {\"c\": \"\\uZZZZ\"}}}",
+        "[1, 2, 3] trailing", "{\"k\" 1}",
+    };
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad [0]); i++) {
+        v = ufo_json_parse_str (bad [i], &err);
+        CHECK (v == NULL);
+    }
+}
+
 int
 main (void)
 {
@@ -219,5 +329,6 @@ main (void)
     UFO_RUN (test_equal_and_dup);
     UFO_RUN (test_path);
     UFO_RUN (test_views);
+    UFO_RUN (test_carved_trees);
     return UFO_TEST_END ();
 }

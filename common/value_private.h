@@ -1,0 +1,95 @@
+/*  value_private.h - private to ufo_value*.c and the JSON parser: the layout of a value
+    node and the blocks that trees are carved from. Not installed, not included by ufo.h.
+
+    Blocks. A decoder (ufo_json_parse) and ufo_value_dup carve the nodes of the tree they
+    build, with their string bytes and their exact element / pair arrays, from few big
+    blocks instead of one malloc each. Ownership does not change: every node can still be
+    replaced, removed or destroyed on its own. A block counts its live nodes; destroying a
+    carved node decrements that count and the block is freed when it reaches zero (and
+    its builder has finished with it). An array carved from a block that must grow moves
+    to the heap (S_OWN_ARRAY). Keys of UFO_VALUE_KEY_INLINE bytes or more and map hash
+    indexes are always separate heap allocations.
+
+    The nodes of one block are always parts of one tree (no API moves a node out of its
+    tree without destroying it), so the non-atomic count follows the rule that one tree
+    is used by one thread at a time. */
+#ifndef UFO_VALUE_PRIVATE_H_INCLUDED
+#define UFO_VALUE_PRIVATE_H_INCLUDED
+
+typedef ufo_value_entry_t s_entry_t;       //  public read-only view (ufo_value.h)
+
+typedef struct _ufo_value_block_t ufo_value_block_t;
+
+//  flags
+#define S_OWN_ARRAY 1           //  u.items / u.entries is a heap allocation of the node
+
+struct _ufo_value_t {
+    uint8_t type;
+    uint8_t flags;
+    uint32_t cap;               //  allocated elements / pairs
+    uint32_t hcap;              //  slots in hidx (power of two)
+    size_t len;                 //  string bytes, list elements, map pairs
+    union {
+        bool b;
+        int64_t i;
+        double f;
+        char *s;                //  strings: points just past the node
+        ufo_value_t **items;
+        s_entry_t *entries;
+    } u;
+    uint32_t *hidx;             //  maps: index of entry+1 per slot (0 = empty), or NULL
+    ufo_value_block_t *block;   //  block the node was carved from, or NULL (own malloc)
+};
+
+struct _ufo_value_block_t {
+    size_t live;                //  nodes carved from this block and not destroyed yet
+    uint32_t cls;               //  size class (kept for reuse when freed), 0 = none
+    bool open;                  //  a builder still carves from it (not freed at zero)
+    max_align_t data [];
+};
+
+//  Releases a block whose last node is gone (kept in the thread's cache of small blocks
+//  for the next tree, or freed).
+void ufo_value__block_free (ufo_value_block_t *block);
+
+//  Carves nodes from blocks. ufo_value_arena_init, carve, then ufo_value_arena_done; what
+//  was carved lives on until its nodes are destroyed.
+typedef struct {
+    ufo_value_block_t *block;   //  current block (open), or NULL
+    char *next;                 //  free space in it
+    char *end;
+    size_t next_size;           //  bytes of the next block's data
+} ufo_value_arena_t;
+
+//  Largest block a growing arena allocates, and the largest node (with its bytes or its
+//  array) carved from a growing arena's block (bigger ones are plain heap allocations).
+#define UFO_VALUE_BLOCK_MAX ((size_t) 256 << 10)
+#define UFO_VALUE_CARVE_MAX ((size_t) 4 << 10)
+
+//  Starts an arena whose first block holds first_size bytes (rounded up to 256).
+void ufo_value_arena_init (ufo_value_arena_t *self, size_t first_size);
+//  Ends carving: the current block is freed now if nothing carved from it is alive.
+void ufo_value_arena_done (ufo_value_arena_t *self);
+
+//  Node constructors (same contracts as the public ones); a NULL arena gives heap nodes.
+//  A string node is carved with its bytes, a list or map node with its array.
+ufo_value_t *ufo_value__node (ufo_value_arena_t *arena, uint8_t type);
+ufo_value_t *ufo_value__string (ufo_value_arena_t *arena, const char *s, size_t len);
+//  A list of the n values at items (ownership taken), its array of the exact size.
+ufo_value_t *ufo_value__list_of (ufo_value_arena_t *arena, ufo_value_t *const *items, size_t n);
+//  A map of the n pairs at entries, in order (keys and values taken; the entries' storage
+//  stays the caller's). A later pair with the key of an earlier one replaces its value
+//  in the earlier one's place, as ufo_value_map_set does.
+ufo_value_t *ufo_value__map_of (ufo_value_arena_t *arena, s_entry_t *entries, size_t n);
+
+//  --- ufo_value.c ---
+//  Frees what an entry owns besides its value (a long key).
+void ufo_value__entry_key_free (s_entry_t *e);
+//  Moves the pair *e into map (taking its key and value), replacing the value of an
+//  existing equal key in place. The map's array must be its own (S_OWN_ARRAY) or empty.
+void ufo_value__map_put (ufo_value_t *map, s_entry_t *e);
+//  Builds the hash index of a map of UFO_MAP_HASH_MIN or more pairs.
+void ufo_value__hidx_rebuild (ufo_value_t *map);
+#define UFO_MAP_HASH_MIN 16
+
+#endif
