@@ -44,7 +44,7 @@ s_event_head (bb_server_t *self, ufo_buf_t *buf, const char *type, const char *b
     for (int i = 0; i < 16; i++)
         id [16 + i] = digits [(seq >> (60 - 4 * i)) & 15];
     id [32] = 0;
-    ufo_bb_envelope_head (buf, type, id, "ufo-broker");
+    ufo_bb_envelope_head_at (buf, type, id, "ufo-broker", self->now_us);
     ufo_bb_mp_map (buf, with_items ? 6 : 5);
     ufo_bb_mp_str (buf, "board");
     ufo_bb_mp_str (buf, board);
@@ -105,7 +105,7 @@ s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
     self->items_added += n;
     //  {"seq": seq, "last": last}, written directly (the hot path)
     ufo_buf_reset (buf);
-    ufo_bb_envelope_head (buf, "ok", req->id, "ufo-broker");
+    ufo_bb_envelope_head_at (buf, "ok", req->id, "ufo-broker", self->now_us);
     ufo_bb_mp_map (buf, 2);
     ufo_bb_mp_str (buf, "seq");
     ufo_bb_mp_uint (buf, seq);
@@ -146,7 +146,7 @@ s_handle_snapshot (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t 
 {
     ufo_buf_t *buf = &self->scratch;
     ufo_buf_reset (buf);
-    ufo_bb_envelope_head (buf, "ok", req->id, "ufo-broker");
+    ufo_bb_envelope_head_at (buf, "ok", req->id, "ufo-broker", self->now_us);
     bb_store_encode_snapshot (self->store, req->board, req->memory, req->after, buf);
     bb_out_reply (self, route, buf, 0, true);
 }
@@ -360,6 +360,7 @@ s_on_request (zloop_t *loop, zsock_t *sock, void *arg)
     UFO_UNUSED (loop);
     bb_server_t *self = (bb_server_t *) arg;
     void *handle = zsock_resolve (sock);
+    self->now_us = ufo_time_now_us ();      //  the time stamp of this burst's messages
     zmq_msg_t parts [PARTS_MAX];
     for (int i = 0; i < BURST_MAX; i++) {
         zmq_msg_init (&parts [0]);
@@ -584,6 +585,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     if (self->cfg.snapshot_every == 0)
         self->cfg.snapshot_every = 10000;
     self->store = bb_store_new ();
+    self->now_us = ufo_time_now_us ();
     bb_dispatch_host_t host = { self, s_dispatch_next_seq, s_dispatch_seq, s_dispatch_log,
                                 s_dispatch_reply, s_dispatch_send, s_dispatch_publish };
     self->dispatch = bb_dispatch_new (&config->dispatch, &host);

@@ -74,6 +74,7 @@ struct _bb_server_t {
     uint64_t rate_items, rate_mark_ms;
     double write_rate;
     ufo_buf_t scratch;
+    int64_t now_us;                 //  time of the current burst (envelope time stamps)
     char id_prefix [33];            //  random, drawn at start-up: event ids are prefix + seq
 
     bb_dispatch_t *dispatch;        //  task dispatch (bb_dispatch.h)

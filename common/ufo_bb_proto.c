@@ -388,9 +388,20 @@ ufo_bb_encode_error (ufo_buf_t *buf, const char *id, int code, const char *messa
 size_t
 ufo_bb_topic (char *out, size_t size, const char *board, int memory)
 {
+    //  "bb/" board "/" memory, cut to size - 1 bytes (on the broker's hot path: no printf)
     const char *name = ufo_bb_memory_name (memory);
-    int n = snprintf (out, size, "bb/%s/%s", board, name ? name : "*");
-    return n < 0 ? 0 : (size_t) n < size ? (size_t) n : size - 1;
+    const char *parts [4] = { "bb/", board, "/", name ? name : "*" };
+    size_t n = 0;
+    for (int i = 0; i < 4 && size > 0; i++) {
+        size_t len = strlen (parts [i]);
+        if (len > size - 1 - n)
+            len = size - 1 - n;
+        memcpy (out + n, parts [i], len);
+        n += len;
+    }
+    if (size > 0)
+        out [n] = 0;
+    return n;
 }
 
 size_t
@@ -483,6 +494,12 @@ ufo_bb_mp_bool (ufo_buf_t *buf, bool v)
 void
 ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id, const char *sender)
 {
+    ufo_bb_envelope_head_at (buf, type, id, sender, ufo_time_now_us ());
+}
+
+void
+ufo_bb_envelope_head_at (ufo_buf_t *buf, const char *type, const char *id, const char *sender, int64_t now)
+{
     //  Written by hand (same bytes as ufo_msg_encode, section 1.2 of docs/PROTOCOL.md) so
     //  that the hot path needs no allocation and no random id per message.
     ufo_buf_putc (buf, (char) 0x97);
@@ -491,7 +508,6 @@ ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id, const ch
     ufo_bb_mp_str (buf, id ? id : "");
     ufo_bb_mp_str (buf, sender ? sender : "");
     ufo_bb_mp_str (buf, "");
-    int64_t now = ufo_time_now_us ();
     ufo_bb_mp_uint (buf, now > 0 ? (uint64_t) now : 0);
 }
 

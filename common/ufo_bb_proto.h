@@ -145,4 +145,8 @@ void ufo_bb_mp_bool (ufo_buf_t *buf, bool v);
 //  caller's job: they are not checked here).
 void ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id, const char *sender);
 
+//  The same with the timestamp given (microseconds since the epoch; negative gives 0): the
+//  broker stamps every message of one burst with the burst's time.
+void ufo_bb_envelope_head_at (ufo_buf_t *buf, const char *type, const char *id, const char *sender, int64_t now);
+
 #endif

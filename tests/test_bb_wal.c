@@ -339,6 +339,113 @@ UFO_TEST (test_request_decode)
     CHECK_STR (topic, "bb/s1/*");
 }
 
+//  A bb.add frame written by hand: {"board": "b", "memory": "trajectories", "items": [...]}
+//  with count items, each the raw msgpack `item`.
+static void
+s_add_frame (ufo_buf_t *buf, const char *item, size_t item_len, size_t count)
+{
+    ufo_buf_reset (buf);
+    ufo_bb_envelope_head (buf, "bb.add", "id-1", "tester");
+    ufo_bb_mp_map (buf, 3);
+    ufo_bb_mp_str (buf, "board");
+    ufo_bb_mp_str (buf, "b");
+    ufo_bb_mp_str (buf, "memory");
+    ufo_bb_mp_str (buf, "trajectories");
+    ufo_bb_mp_str (buf, "items");
+    ufo_bb_mp_array (buf, (uint32_t) count);
+    for (size_t i = 0; i < count; i++)
+        ufo_buf_append (buf, item, item_len);
+}
+
+//  Decodes buf both ways; checks the verdicts agree. Returns the fast decoder's rc; *kept:
+//  the items were kept as the frame's bytes (no tree).
+static int
+s_decode_both (ufo_bb_request_t *req, ufo_buf_t *buf, bool *kept)
+{
+    const void *frames [1] = { buf->data };
+    size_t sizes [1] = { buf->len };
+    ufo_error_t err, ref_err;
+    ufo_bb_request_t ref;
+    ufo_bb_request_init (&ref);
+    int rc = ufo_bb_request_decode (req, frames, sizes, 1, NULL, &err);
+    int ref_rc = ufo_bb_request_decode_tree (&ref, frames, sizes, 1, NULL, &ref_err);
+    CHECK_INT (rc, ref_rc);
+    CHECK_INT (err.code, ref_err.code);
+    if (rc == 0) {
+        CHECK_INT (req->nitems, ref.nitems);
+        for (size_t i = 0; i < req->nitems && i < ref.nitems; i++) {
+            size_t start = ufo_bb_request_item_start (req, i);
+            ufo_value_t *item = ufo_msgpack_decode (req->items_data + start, req->item_ends [i] - start, NULL, NULL);
+            CHECK (item && ufo_value_equal (item, ufo_value_list_at (ref.items, i)));
+            ufo_value_destroy (&item);
+        }
+    }
+    *kept = rc == 0 && req->items == NULL && req->items_data >= (const uint8_t *) buf->data
+         && req->items_data < (const uint8_t *) buf->data + buf->len;
+    ufo_bb_request_reset (&ref);
+    return rc;
+}
+
+UFO_TEST (test_request_fast_path)
+{
+    ufo_bb_request_t req;
+    ufo_bb_request_init (&req);
+    ufo_buf_t buf = { 0 };
+    bool kept;
+    //  plain items are kept as sent: {"Step": 1, "n": {"a": [1, nil, true, -1]}, "s": "é"}
+    static const char plain [] = "\x83\xa4Step\x01\xa1n\x81\xa1\x61\x94\x01\xc0\xc3\xff\xa1s\xa2\xc3\xa9";
+    s_add_frame (&buf, plain, sizeof plain - 1, 1);
+    CHECK_INT (s_decode_both (&req, &buf, &kept), 0);
+    CHECK (kept);
+    CHECK_INT (req.nitems, 1);
+    CHECK_INT (req.items_len, sizeof plain - 1);
+    CHECK (memcmp (req.items_data, plain, sizeof plain - 1) == 0);
+    CHECK_STR (req.board, "b");
+    CHECK_INT (req.memory, 2);
+    CHECK_STR (req.id, "id-1");
+    CHECK_STR (req.type_name, "bb.add");
+    //  40 items: more ends than the request holds inline
+    s_add_frame (&buf, plain, sizeof plain - 1, 40);
+    CHECK_INT (s_decode_both (&req, &buf, &kept), 0);
+    CHECK (kept);
+    CHECK_INT (req.nitems, 40);
+    CHECK_INT (req.item_ends [39], 40 * (sizeof plain - 1));
+    CHECK_INT (ufo_bb_request_item_start (&req, 39), 39 * (sizeof plain - 1));
+    //  what decoding would change goes through the tree, with the same result:
+    //  a repeated key (the last value wins), float32, bin, a blob reference
+    static const char dup [] = "\x82\xa1\x61\x01\xa1\x61\x02";
+    s_add_frame (&buf, dup, sizeof dup - 1, 1);
+    CHECK_INT (s_decode_both (&req, &buf, &kept), 0);
+    CHECK (!kept && req.items);
+    CHECK_INT (ufo_value_map_int (ufo_value_list_at (req.items, 0), "a", 0), 2);
+    static const char f32 [] = "\x81\xa1\x66\xca\x3f\xc0\x00\x00";
+    s_add_frame (&buf, f32, sizeof f32 - 1, 1);
+    CHECK_INT (s_decode_both (&req, &buf, &kept), 0);
+    CHECK (!kept);
+    CHECK (ufo_value_map_float (ufo_value_list_at (req.items, 0), "f", 0) == 1.5);
+    static const char bin [] = "\x81\xa1\x62\xc4\x02hi";
+    s_add_frame (&buf, bin, sizeof bin - 1, 1);
+    CHECK_INT (s_decode_both (&req, &buf, &kept), 0);
+    CHECK (!kept);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (req.items, 0), "b", ""), "hi");
+    static const char blob [] = "\x81\xa4" "blob\xa3xyz";
+    s_add_frame (&buf, blob, sizeof blob - 1, 1);
+    CHECK_INT (s_decode_both (&req, &buf, &kept), -1);       //  not a blob reference
+    //  errors are the tree decoder's: a string key missing its bytes, a non-map item
+    static const char cut [] = "\x81\xa5" "ab";
+    s_add_frame (&buf, cut, sizeof cut - 1, 1);
+    CHECK_INT (s_decode_both (&req, &buf, &kept), -1);
+    static const char num [] = "\x05";
+    s_add_frame (&buf, num, 1, 1);
+    CHECK_INT (s_decode_both (&req, &buf, &kept), -1);
+    ufo_bb_request_reset (&req);
+    ufo_buf_free (&buf);
+    //  topics are cut to the buffer
+    char topic [8];
+    CHECK_INT (ufo_bb_topic (topic, sizeof topic, "board", 2), 7);
+    CHECK_STR (topic, "bb/boar");
+}
+
 int
 main (void)
 {
@@ -351,6 +458,7 @@ main (void)
     UFO_RUN (test_wal_rotation);
     UFO_RUN (test_blob_store);
     UFO_RUN (test_request_decode);
+    UFO_RUN (test_request_fast_path);
     nftw (s_dir, s_rm, 16, FTW_DEPTH | FTW_PHYS);
     return UFO_TEST_END ();
 }
