@@ -245,6 +245,105 @@ s_broker_writes (int writers)
     return (double) acked / s_seconds;
 }
 
+//  --- transport ceiling: the same writers against a raw ROUTER that answers at once -----
+
+typedef struct {
+    void *ctx;
+    char endpoint [256];
+    size_t reply_size;
+    atomic_bool stop;
+} s_echo_t;
+
+//  Answers every request with a reply of the broker's size that reads as "ok"; no other work.
+static void *
+s_echo_router (void *arg)
+{
+    s_echo_t *e = (s_echo_t *) arg;
+    void *router = zmq_socket (e->ctx, ZMQ_ROUTER);
+    int hwm = 0, linger = 0;
+    zmq_setsockopt (router, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    zmq_setsockopt (router, ZMQ_RCVHWM, &hwm, sizeof hwm);
+    zmq_setsockopt (router, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_bind (router, e->endpoint);
+    char *reply = ufo_calloc (1, e->reply_size);
+    memcpy (reply, "\x97\x01\xa2ok", 5);
+    while (!atomic_load (&e->stop)) {
+        zmq_pollitem_t item = { router, 0, ZMQ_POLLIN, 0 };
+        if (zmq_poll (&item, 1, 100) <= 0)
+            continue;
+        for (int burst = 0; burst < 1024; burst++) {
+            zmq_msg_t id, body;
+            zmq_msg_init (&id);
+            if (zmq_msg_recv (&id, router, ZMQ_DONTWAIT) < 0) {
+                zmq_msg_close (&id);
+                break;
+            }
+            zmq_msg_init (&body);
+            while (zmq_msg_more (&id) && zmq_msg_recv (&body, router, 0) >= 0 && zmq_msg_more (&body))
+                ;
+            zmq_msg_send (&id, router, ZMQ_SNDMORE);
+            zmq_send (router, reply, e->reply_size, 0);
+            zmq_msg_close (&body);
+        }
+    }
+    free (reply);
+    zmq_close (router);
+    return NULL;
+}
+
+//  Size of the broker's reply to one bb.add.
+static size_t
+s_reply_size (void)
+{
+    ufo_buf_t buf = { 0 };
+    ufo_bb_envelope_head (&buf, "ok", "bench000000000000000000000123456", "ufo-broker");
+    ufo_bb_mp_map (&buf, 2);
+    ufo_bb_mp_str (&buf, "seq");
+    ufo_bb_mp_uint (&buf, 1234567);
+    ufo_bb_mp_str (&buf, "last");
+    ufo_bb_mp_uint (&buf, 1234567);
+    size_t size = buf.len;
+    ufo_buf_free (&buf);
+    return size;
+}
+
+//  Acknowledged "writes"/s of `writers` bench writers against the raw echo (own context, so
+//  its own I/O thread, like the broker process).
+static double
+s_echo_writes (int writers)
+{
+    s_echo_t e;
+    memset (&e, 0, sizeof e);
+    e.ctx = zmq_ctx_new ();
+    e.reply_size = s_reply_size ();
+    snprintf (e.endpoint, sizeof e.endpoint, "ipc://%s/ufo-bbbench-echo-%d", s_base, (int) getpid ());
+    pthread_t thread;
+    pthread_create (&thread, NULL, s_echo_router, &e);
+    usleep (100000);
+    bb_test_broker_t b;
+    memset (&b, 0, sizeof b);
+    snprintf (b.cmd, sizeof b.cmd, "%s", e.endpoint);
+    pthread_t threads [16];
+    s_writer_t w [16];
+    for (int i = 0; i < writers; i++) {
+        memset (&w [i], 0, sizeof w [i]);
+        w [i].broker = &b;
+        w [i].seconds = s_seconds;
+        snprintf (w [i].board, sizeof w [i].board, "bench-%d", i);
+        pthread_create (&threads [i], NULL, s_writer, &w [i]);
+    }
+    long acked = 0;
+    for (int i = 0; i < writers; i++) {
+        pthread_join (threads [i], NULL);
+        acked += w [i].acked;
+    }
+    atomic_store (&e.stop, true);
+    pthread_join (thread, NULL);
+    zmq_ctx_term (e.ctx);
+    unlink (e.endpoint + strlen ("ipc://"));
+    return (double) acked / s_seconds;
+}
+
 //  The bytes one logged change takes: the event envelope of one add, as the broker logs it.
 static size_t
 s_record_size (void)
@@ -602,6 +701,37 @@ s_subscriber (void *arg)
     return NULL;
 }
 
+//  The event the broker publishes for one bb.add of one item (the same bytes, written as
+//  directly as the broker writes them).
+static void
+s_encode_event (ufo_buf_t *buf, int64_t seq)
+{
+    char id [33];
+    snprintf (id, sizeof id, "0123456789abcdef%016" PRIx64, (uint64_t) seq);
+    ufo_buf_reset (buf);
+    ufo_bb_envelope_head (buf, "bb.added", id, "ufo-broker");
+    ufo_bb_mp_map (buf, 6);
+    ufo_bb_mp_str (buf, "board");
+    ufo_bb_mp_str (buf, "fan");
+    ufo_bb_mp_str (buf, "memory");
+    ufo_bb_mp_str (buf, "trajectories");
+    ufo_bb_mp_str (buf, "seq");
+    ufo_bb_mp_uint (buf, (uint64_t) seq);
+    ufo_bb_mp_str (buf, "last");
+    ufo_bb_mp_uint (buf, (uint64_t) seq);
+    ufo_bb_mp_str (buf, "prev");
+    ufo_bb_mp_uint (buf, seq > 0 ? (uint64_t) seq - 1 : 0);
+    ufo_bb_mp_str (buf, "items");
+    ufo_bb_mp_array (buf, 1);
+    ufo_bb_mp_map (buf, 3);
+    ufo_bb_mp_str (buf, "Step");
+    ufo_bb_mp_uint (buf, (uint64_t) seq);
+    ufo_bb_mp_str (buf, "Subtask");
+    ufo_bb_mp_str (buf, "type the report");
+    ufo_bb_mp_str (buf, "Action");
+    ufo_bb_mp_str (buf, s_item_pad);
+}
+
 //  Raw PUB/SUB: the same frames (topic + an event envelope of one item) to n subscribers.
 static double
 s_raw_fanout (int nsubs, long count)
@@ -619,28 +749,19 @@ s_raw_fanout (int nsubs, long count)
         pthread_create (&threads [i], NULL, s_subscriber, &subs [i]);
     }
     ufo_buf_t buf = { 0 };
+    void *raw_pub = zsock_resolve (pub);
     for (int i = 0; i < 2000 && atomic_load (&ready) < nsubs; i++) {
-        ufo_buf_reset (&buf);
-        ufo_value_t *body = s_add_body ("fan", 0, 1);
-        ufo_value_map_set_int (body, "seq", 0);
-        ufo_msg_t *msg = ufo_msg_new ("bb.added");
-        ufo_msg_set_body (msg, &body);
-        ufo_msg_encode (msg, &buf);
-        ufo_msg_destroy (&msg);
-        zsock_send (pub, "sb", "bb/fan/trajectories", buf.data, buf.len);
+        s_encode_event (&buf, 0);
+        zmq_send (raw_pub, "bb/fan/trajectories", 19, ZMQ_SNDMORE);
+        zmq_send (raw_pub, buf.data, buf.len, 0);
         usleep (5000);
     }
     double t0 = s_now ();
     for (long n = 1; n <= count; n++) {
         //  encode per message, as the broker does
-        ufo_buf_reset (&buf);
-        ufo_value_t *body = s_add_body ("fan", n, 1);
-        ufo_value_map_set_int (body, "seq", n);
-        ufo_msg_t *msg = ufo_msg_new ("bb.added");
-        ufo_msg_set_body (msg, &body);
-        ufo_msg_encode (msg, &buf);
-        ufo_msg_destroy (&msg);
-        zsock_send (pub, "sb", "bb/fan/trajectories", buf.data, buf.len);
+        s_encode_event (&buf, n);
+        zmq_send (raw_pub, "bb/fan/trajectories", 19, ZMQ_SNDMORE);
+        zmq_send (raw_pub, buf.data, buf.len, 0);
     }
     double end = t0;
     bool lost = false;
@@ -662,6 +783,56 @@ s_raw_fanout (int nsubs, long count)
             fprintf (stderr, "  raw PUB/SUB subscriber %d: %ld of %ld%s\n", i, subs [i].received, count,
                      subs [i].lost ? ", gap" : "");
     return (double) count / (end - t0);
+}
+
+//  The broker's load in the fan-out test: FAN_WRITERS lean pipelined writers (as in test 1)
+//  share `count` adds of one item to board "fan", so the broker publishes as fast as it can
+//  and the bus is what limits the rate, not one writer's round trips.
+#define FAN_WRITERS 4
+
+typedef struct {
+    const char *cmd;
+    atomic_long *next;
+    long count;
+    long acked;
+} s_fan_writer_t;
+
+static void *
+s_fan_writer (void *arg)
+{
+    s_fan_writer_t *w = (s_fan_writer_t *) arg;
+    zsock_t *dealer = zsock_new (ZMQ_DEALER);
+    zsock_set_sndhwm (dealer, 0);
+    zsock_set_rcvhwm (dealer, 0);
+    zsock_set_rcvtimeo (dealer, 5000);
+    zsock_connect (dealer, "%s", w->cmd);
+    ufo_buf_t buf = { 0 };
+    int inflight = 0;
+    bool more = true;
+    while (more || inflight > 0) {
+        while (more && inflight < WINDOW) {
+            long n = atomic_fetch_add (w->next, 1);
+            if (n >= w->count) {
+                more = false;
+                break;
+            }
+            s_encode_add (&buf, "fan", n);
+            zsock_send (dealer, "b", buf.data, buf.len);
+            inflight++;
+        }
+        if (inflight == 0)
+            break;
+        zmsg_t *reply = zmsg_recv (dealer);
+        if (!reply)
+            break;
+        inflight--;
+        if (s_reply_ok (reply))
+            w->acked++;
+        zmsg_destroy (&reply);
+    }
+    ufo_buf_free (&buf);
+    zsock_destroy (&dealer);
+    return NULL;
 }
 
 static double
@@ -691,22 +862,20 @@ s_broker_fanout (int nsubs, long count, bool *lost_p)
         usleep (5000);
     }
     double t0 = s_now ();
-    long sent = 0, acked = 0;
-    int inflight = 0;
-    while (acked < count) {
-        while (inflight < WINDOW && sent < count) {
-            ufo_value_t *body = s_add_body ("fan", sent++, 1);
-            ufo_bb_client_send (c, "bb.add", &body, NULL, 0, NULL, &err);
-            inflight++;
-        }
-        bool ok;
-        ufo_value_t *reply = ufo_bb_client_recv (c, 5000, NULL, &ok, &err);
-        if (!reply)
-            break;
-        inflight--;
-        acked++;
-        ufo_value_destroy (&reply);
+    atomic_long next = 0;
+    pthread_t writers [FAN_WRITERS];
+    s_fan_writer_t fw [FAN_WRITERS];
+    for (int i = 0; i < FAN_WRITERS; i++) {
+        fw [i] = (s_fan_writer_t) { b.cmd, &next, count, 0 };
+        pthread_create (&writers [i], NULL, s_fan_writer, &fw [i]);
     }
+    long acked = 0;
+    for (int i = 0; i < FAN_WRITERS; i++) {
+        pthread_join (writers [i], NULL);
+        acked += fw [i].acked;
+    }
+    if (acked != count)
+        fprintf (stderr, "  fan-out: %ld of %ld writes acknowledged\n", acked, count);
     double end = t0;
     bool lost = false;
     for (int i = 0; i < nsubs; i++) {
@@ -881,13 +1050,15 @@ main (int argc, char **argv)
     printf ("1. acknowledged writes/s, fsync always (record %zu bytes)\n", record);
     for (int writers = 1; writers <= 8; writers += 7) {
         //  the disk and the CPUs are shared: alternate the sides, keep each side's best
-        double raw = 0, broker = 0, rd = 0;
+        double raw = 0, broker = 0, rd = 0, echo = 0;
         bool rd_ok = true;
         for (int r = 0; r < s_rounds; r++) {
             double v = s_raw_log (record, (size_t) writers * WINDOW);
             raw = v > raw ? v : raw;
             v = s_broker_writes (writers);
             broker = v > broker ? v : broker;
+            v = s_echo_writes (writers);
+            echo = v > echo ? v : echo;
             if (redis) {
                 bool ok;
                 v = s_redis_writes (writers, &ok);
@@ -900,12 +1071,18 @@ main (int argc, char **argv)
         char what [80];
         snprintf (what, sizeof what, "writes, %d writer(s), vs raw log", writers);
         s_verdict (what, broker, raw, 0.40, true);
+        //  not a target: what the transport alone allows these writers on this machine
+        printf ("  %d writer%s: transport ceiling (raw ROUTER answering at once, no work, no disk): %.0f/s; "
+                "broker = %.0f %% of it, 40 %% of the raw log = %.0f %% of it\n",
+                writers, writers > 1 ? "s" : " ", echo, 100.0 * broker / echo, 100.0 * 0.40 * raw / echo);
         if (redis) {
             bool ok = rd_ok;
             printf ("  %d writer%s: Redis XADD appendfsync always, pipelined: %.0f/s%s: broker/Redis = %.2fx (target >= 2x)\n",
                     writers, writers > 1 ? "s" : " ", rd, ok ? "" : " (errors!)", rd > 0 ? broker / rd : 0);
             snprintf (what, sizeof what, "writes, %d writer(s), vs Redis", writers);
             s_verdict (what, broker, rd, 2.0, true);
+            printf ("  %d writer%s: 2x Redis = %.0f %% of the transport ceiling\n", writers, writers > 1 ? "s" : " ",
+                    100.0 * 2 * rd / echo);
         }
     }
 
