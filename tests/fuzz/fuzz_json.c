@@ -1,5 +1,6 @@
 /*  fuzz_json.c - libFuzzer target for the JSON parser. Any input: no crash, no leak;
-    anything accepted re-serialises (every style) to text that parses back to an equal value. */
+    anything accepted re-serialises (every style) to text that parses back to an equal value,
+    and its deep copy (one block) is equal and outlives it. */
 #include "ufo_prelude.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -26,6 +27,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         ufo_value_destroy (&back);
         free (text);
     }
+    ufo_value_t *copy = ufo_value_dup (v);
+    assert (ufo_value_equal (v, copy));
     ufo_buf_t buf = {0};
     ufo_msgpack_append (&buf, v);
     ufo_value_t *back = ufo_msgpack_decode (buf.data, buf.len, NULL, &err);
@@ -33,5 +36,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     ufo_value_destroy (&back);
     ufo_buf_free (&buf);
     ufo_value_destroy (&v);
+    back = ufo_json_parse ((const char *) data, size, &limits, &err);
+    assert (ufo_value_equal (copy, back));
+    ufo_value_destroy (&back);
+    ufo_value_destroy (&copy);
     return 0;
 }
