@@ -24,6 +24,7 @@ bb_out_new (bb_server_t *self, bool to_bus, uint64_t ticket, bool burst)
     o->ticket = ticket;
     o->burst = burst;
     o->to_bus = to_bus;
+    o->inl_used = false;
     o->data = o->extra = o->fail = NULL;
     o->len = o->extra_len = o->fail_len = 0;
     return o;
@@ -35,6 +36,17 @@ bb_out_copy (const void *data, size_t len)
     char *copy = ufo_malloc (len ? len : 1);
     memcpy (copy, data, len);
     return copy;
+}
+
+void
+bb_out_set_data (bb_out_t *o, const void *data, size_t len)
+{
+    o->len = len;
+    o->inl_used = len <= BB_OUT_INLINE;
+    if (o->inl_used)
+        memcpy (o->inl, data, len);
+    else
+        o->data = bb_out_copy (data, len);
 }
 
 static void
@@ -84,6 +96,7 @@ bb_out_flush (bb_server_t *self, uint64_t failed_ticket)
             o->data = o->fail;
             o->len = o->fail_len;
             o->extra = NULL;
+            o->inl_used = false;
         }
         else
             free (o->fail);
@@ -91,7 +104,10 @@ bb_out_flush (bb_server_t *self, uint64_t failed_ticket)
         zmq_send (sock, o->head, o->head_len, ZMQ_SNDMORE);
         if (o->delim)
             zmq_send (sock, "", 0, ZMQ_SNDMORE);
-        s_send_owned (sock, o->data, o->len, o->extra != NULL);
+        if (o->inl_used)
+            zmq_send (sock, o->inl, o->len, o->extra ? ZMQ_SNDMORE : 0);
+        else
+            s_send_owned (sock, o->data, o->len, o->extra != NULL);
         if (o->extra)
             s_send_owned (sock, o->extra, o->extra_len, false);
         o->data = o->extra = NULL;
@@ -111,8 +127,7 @@ bb_out_reply (bb_server_t *self, const bb_route_t *route, ufo_buf_t *buf, uint64
     o->head_len = (uint8_t) route->id_len;
     memcpy (o->head, route->id, route->id_len);
     o->delim = route->delim;
-    o->data = bb_out_copy (buf->data, buf->len);
-    o->len = buf->len;
+    bb_out_set_data (o, buf->data, buf->len);
     return o;
 }
 

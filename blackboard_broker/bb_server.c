@@ -28,8 +28,7 @@ s_emit_change (bb_server_t *self, const char *board, int memory, ufo_buf_t *buf)
     char topic [UFO_BB_BOARD_MAX + 32];
     o->head_len = (uint8_t) ufo_bb_topic (topic, sizeof topic, board, memory);
     memcpy (o->head, topic, o->head_len);
-    o->data = bb_out_copy (buf->data, buf->len);
-    o->len = buf->len;
+    bb_out_set_data (o, buf->data, buf->len);
 }
 
 static void
@@ -510,8 +509,7 @@ s_dispatch_out (bb_server_t *self, bool to_bus, const void *head, size_t head_le
     o->head_len = (uint8_t) (head_len > 255 ? 255 : head_len);
     memcpy (o->head, head, o->head_len);
     o->delim = delim;
-    o->data = bb_out_copy (data, len);
-    o->len = len;
+    bb_out_set_data (o, data, len);
 }
 
 static void

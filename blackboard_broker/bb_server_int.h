@@ -13,15 +13,21 @@
 #include "bb_server.h"
 
 //  One queued outgoing message: [head] [empty delimiter]? data [extra]?
-//  head is the peer identity (replies) or the topic (events). Buffers are malloc'd and
+//  head is the peer identity (replies) or the topic (events). Data of up to BB_OUT_INLINE
+//  bytes (replies, events of small items) is kept in the entry and copied into libzmq's
+//  message when sent, so it costs no allocation of ours; larger buffers are malloc'd and
 //  handed to libzmq without copying.
+#define BB_OUT_INLINE 512
+
 typedef struct {
     uint64_t ticket;                //  0: ready; else wait until this sync job is done
     bool burst;                     //  ticket not known yet: set when the burst is committed
     bool to_bus;
     bool delim;
+    bool inl_used;                  //  data is in inl (data is NULL)
     uint8_t head_len;
     uint8_t head [255];
+    char inl [BB_OUT_INLINE];
     char *data;
     size_t len;
     char *extra;                    //  blob.get: the bytes frame
@@ -90,6 +96,9 @@ bb_out_t *bb_out_new (bb_server_t *self, bool to_bus, uint64_t ticket, bool burs
 
 //  A malloc'd copy of data[0..len) (never NULL).
 char *bb_out_copy (const void *data, size_t len);
+
+//  Sets the data of a queued message to a copy of data[0..len) (inline when it fits).
+void bb_out_set_data (bb_out_t *o, const void *data, size_t len);
 
 //  Frees the buffers of a queued message that will not be sent.
 void bb_out_release (bb_out_t *o);
