@@ -788,7 +788,7 @@ s_raw_fanout (int nsubs, long count)
 //  The broker's load in the fan-out test: FAN_WRITERS lean pipelined writers (as in test 1)
 //  share `count` adds of one item to board "fan", so the broker publishes as fast as it can
 //  and the bus is what limits the rate, not one writer's round trips.
-#define FAN_WRITERS 4
+#define FAN_WRITERS 2
 
 typedef struct {
     const char *cmd;
