@@ -1,6 +1,7 @@
 /*  ufo_json_write.c - the JSON writer (ufo_json.h): compact, Python json.dumps()-compatible
     and pretty styles, and repr()-exact float formatting. Split from ufo_json.c (the parser). */
 #include "ufo_prelude.h"
+#include "value_private.h"
 #include <float.h>
 #include <locale.h>
 #include <pthread.h>
@@ -611,7 +612,7 @@ s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool
             if (base == UFO_JSON_PRETTY) {
                 o = s_indent (buf, o, level + 1, i > 0);
             }
-            ufo_value_view (v->u.items [i], &child);
+            ufo_value__view (v->u.items [i], &child);
             o = s_room (buf, o, 2 + s_value_room (&child));
             if (i && base != UFO_JSON_PRETTY) {
                 *o++ = ',';
@@ -636,7 +637,7 @@ s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool
         if (base == UFO_JSON_PRETTY) {
             o = s_indent (buf, o, level + 1, i > 0);
         }
-        ufo_value_view (e->value, &child);
+        ufo_value__view (e->value, &child);
         size_t after = 2 + s_value_room (&child);
         o = s_room (buf, o, 2 + s_string_room ((size_t) e->keylen) + after);
         if (i && base != UFO_JSON_PRETTY) {
@@ -664,7 +665,7 @@ ufo_json_append (ufo_buf_t *buf, const ufo_value_t *value, int style)
     pthread_once (&s_tables_once, s_tables_init);
     bool ascii = (style & UFO_JSON_ASCII) || (style & 3) == UFO_JSON_PY;
     ufo_value_view_t view;
-    ufo_value_view (value, &view);
+    ufo_value__view (value, &view);
     ufo_buf_reserve (buf, s_value_room (&view));
     char *o = s_value (buf, buf->data + buf->len, &view, style, ascii, 0);
     buf->len = (size_t) (o - buf->data);

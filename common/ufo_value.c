@@ -282,23 +282,7 @@ void
 ufo_value_view (const ufo_value_t *self, ufo_value_view_t *view)
 {
     assert (view);
-    if (!self) {
-        view->type = UFO_TNULL;
-        view->len = 0;
-        view->u.i = 0;
-        return;
-    }
-    view->type = (ufo_type_t) self->type;
-    view->len = self->len;
-    switch (self->type) {
-        case UFO_TBOOL:   view->u.b = self->u.b; break;
-        case UFO_TINT:    view->u.i = self->u.i; break;
-        case UFO_TFLOAT:  view->u.f = self->u.f; break;
-        case UFO_TSTRING: view->u.s = self->u.s; break;
-        case UFO_TLIST:   view->u.items = self->u.items; break;
-        case UFO_TMAP:    view->u.entries = self->u.entries; break;
-        default:          view->u.i = 0; break;
-    }
+    ufo_value__view (self, view);
 }
 
 size_t

@@ -32,13 +32,16 @@
 //  become empty are kept in a per-thread cache, up to S_CACHE_MAX bytes, for the next
 //  trees: a freed tree of 10,000 items is ~20 MB of such blocks, which glibc would give
 //  back to the kernel at once (heap trim) and fault in again, page by page, for the next
-//  tree. The cache is emptied when the thread ends. Not used under ASan or valgrind, so
-//  that they see every block's lifetime.
+//  tree. Blocks are handed out again in the order they were freed (a queue per class), so
+//  that a tree rebuilt after a freed one gets its blocks in the same address order. The
+//  cache is emptied when the thread ends. Not used under ASan or valgrind, so that they
+//  see every block's lifetime.
 #define S_CLASS_BYTES 256
 #define S_CLASSES 16
 #define S_CACHE_MAX ((size_t) 32 << 20)
 
-static __thread ufo_value_block_t *s_cache [S_CLASSES + 1];
+static __thread ufo_value_block_t *s_cache [S_CLASSES + 1];         //  queue heads
+static __thread ufo_value_block_t *s_cache_tail [S_CLASSES + 1];    //  queue tails
 static __thread size_t s_cached;            //  bytes in s_cache
 static pthread_key_t s_cache_key;
 static pthread_once_t s_cache_once = PTHREAD_ONCE_INIT;
@@ -100,8 +103,13 @@ ufo_value__block_free (ufo_value_block_t *block)
         if (!s_cache_off) {
             if (s_cached == 0)
                 pthread_setspecific (s_cache_key, (void *) 1);   //  run s_cache_flush at exit
-            memcpy (block->data, &s_cache [block->cls], sizeof (ufo_value_block_t *));
-            s_cache [block->cls] = block;
+            ufo_value_block_t *none = NULL;
+            memcpy (block->data, &none, sizeof (ufo_value_block_t *));
+            if (s_cache [block->cls])
+                memcpy (s_cache_tail [block->cls]->data, &block, sizeof (ufo_value_block_t *));
+            else
+                s_cache [block->cls] = block;
+            s_cache_tail [block->cls] = block;
             s_cached += bytes;
             return;
         }
@@ -232,8 +240,10 @@ ufo_value__list_of (ufo_value_arena_t *arena, ufo_value_t *const *items, size_t 
 static inline bool
 s_same_key (const s_entry_t *a, const s_entry_t *b)
 {
-    return a->keylen == b->keylen
-        && memcmp (ufo_value_entry_key (a), ufo_value_entry_key (b), a->keylen) == 0;
+    //  length and first byte first: distinct keys nearly always differ there
+    const char *ka = ufo_value_entry_key (a), *kb = ufo_value_entry_key (b);
+    return a->keylen == b->keylen && (a->keylen == 0 || ka [0] == kb [0])
+        && memcmp (ka, kb, a->keylen) == 0;
 }
 
 ufo_value_t *

@@ -52,6 +52,29 @@ struct _ufo_value_block_t {
 //  for the next tree, or freed).
 void ufo_value__block_free (ufo_value_block_t *block);
 
+//  ufo_value_view without the call (for the encoders).
+static inline void
+ufo_value__view (const ufo_value_t *self, ufo_value_view_t *view)
+{
+    if (!self) {
+        view->type = UFO_TNULL;
+        view->len = 0;
+        view->u.i = 0;
+        return;
+    }
+    view->type = (ufo_type_t) self->type;
+    view->len = self->len;
+    switch (self->type) {
+        case UFO_TBOOL:   view->u.b = self->u.b; break;
+        case UFO_TINT:    view->u.i = self->u.i; break;
+        case UFO_TFLOAT:  view->u.f = self->u.f; break;
+        case UFO_TSTRING: view->u.s = self->u.s; break;
+        case UFO_TLIST:   view->u.items = self->u.items; break;
+        case UFO_TMAP:    view->u.entries = self->u.entries; break;
+        default:          view->u.i = 0; break;
+    }
+}
+
 //  Carves nodes from blocks. ufo_value_arena_init, carve, then ufo_value_arena_done; what
 //  was carved lives on until its nodes are destroyed.
 typedef struct {
