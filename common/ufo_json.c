@@ -506,6 +506,7 @@ s_parse_map (s_parser_t *self)
         size_t at = self->npairs++;
         s_entry_t *e = &self->pairs [at];
         e->keylen = (uint32_t) keylen;
+        e->plain = ufo_value__key_plain (key, keylen);
         e->value = NULL;
         char *dest = keylen < UFO_VALUE_KEY_INLINE ? e->k.inl
                                                    : (e->k.heap = (char *) ufo_malloc (keylen + 1));

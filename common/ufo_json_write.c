@@ -645,7 +645,16 @@ s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool
             if (base == UFO_JSON_PY)
                 *o++ = ' ';
         }
-        o = s_string (buf, o, ufo_value_entry_key (e), e->keylen, ascii, after);
+        if (e->plain && e->keylen < UFO_VALUE_KEY_INLINE) {
+            //  nothing to escape: the whole inline key buffer is stored blindly (the
+            //  reservation above covers it) and the cursor moves by the key's length
+            *o++ = '"';
+            memcpy (o, e->k.inl, UFO_VALUE_KEY_INLINE);
+            o += e->keylen;
+            *o++ = '"';
+        }
+        else
+            o = s_string (buf, o, ufo_value_entry_key (e), e->keylen, ascii, after);
         *o++ = ':';
         if (base != UFO_JSON_COMPACT)
             *o++ = ' ';

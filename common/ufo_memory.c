@@ -183,8 +183,16 @@ ufo_memory__sync (ufo_memory_t *self)
         self->dirty = false;
         return;
     }
-    for (size_t i = self->synced; i < self->count; i++)
+    size_t first = self->synced, before = self->joined.len;
+    for (size_t i = self->synced; i < self->count; i++) {
+        if (i == first + 32 && self->count - i > 32) {
+            //  many new items: room for the rest at the size of the first 32, so that the
+            //  text is not copied again and again by the buffer's doubling
+            size_t each = (self->joined.len - before) / 32 + 1;
+            ufo_buf_reserve (&self->joined, (self->count - i) * (each + each / 8));
+        }
         s_append_item (&self->joined, self->items [i], self->joined.data, i == 0);
+    }
     self->synced = self->count;
 }
 

@@ -461,6 +461,7 @@ ufo_value_map_setn (ufo_value_t *self, const char *key, size_t keylen, ufo_value
     }
     s_entry_t e;
     e.keylen = (uint32_t) keylen;
+    e.plain = ufo_value__key_plain (key, keylen);
     char *dest = keylen < UFO_KEY_INLINE ? e.k.inl : (e.k.heap = (char *) ufo_malloc (keylen + 1));
     memcpy (dest, key, keylen);
     dest [keylen] = 0;

@@ -73,6 +73,8 @@ typedef struct {
         char *heap;                         //  longer keys
     } k;
     uint32_t keylen;
+    uint8_t plain;                          //  the key's bytes are all 0x20..0x7E but '"'
+                                            //  and '\\': written as they are in any style
     ufo_value_t *value;
 } ufo_value_entry_t;
 

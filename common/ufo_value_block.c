@@ -370,6 +370,7 @@ s_copy (ufo_value_arena_t *arena, const ufo_value_t *self)
                 const s_entry_t *from = &self->u.entries [i];
                 s_entry_t *to = &copy->u.entries [i];
                 to->keylen = from->keylen;
+                to->plain = from->plain;
                 if (from->keylen < UFO_VALUE_KEY_INLINE)
                     memcpy (to->k.inl, from->k.inl, UFO_VALUE_KEY_INLINE);
                 else

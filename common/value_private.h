@@ -52,6 +52,19 @@ struct _ufo_value_block_t {
 //  for the next tree, or freed).
 void ufo_value__block_free (ufo_value_block_t *block);
 
+//  True when the n bytes at key need no escaping in any JSON style (see
+//  ufo_value_entry_t.plain).
+static inline bool
+ufo_value__key_plain (const char *key, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char) key [i];
+        if (c < 0x20 || c > 0x7E || c == '"' || c == '\\')
+            return false;
+    }
+    return true;
+}
+
 //  ufo_value_view without the call (for the encoders).
 static inline void
 ufo_value__view (const ufo_value_t *self, ufo_value_view_t *view)

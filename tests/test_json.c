@@ -344,6 +344,45 @@ UFO_TEST (test_agrees_with_cjson)
     }
 }
 
+
+//  Keys are written from the map entry as they are when they need no escaping (a flag set
+//  when the key is stored); every other key goes through the escaping writer.
+UFO_TEST (test_keys_plain_and_escaped)
+{
+    const char *keys [] = {
+        "plain", "quo\"te", "back\\slash", "caf\xC3\xA9", "ctl\x01", "del\x7F",
+        "aaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbb", "", " ~"
+    };
+    ufo_value_t *m = ufo_value_new_map ();
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (keys); i++)
+        ufo_value_map_set_int (m, keys [i], (int64_t) i);
+    const char *py = "{\"plain\": 0, \"quo\\\"te\": 1, \"back\\\\slash\": 2, \"caf\\u00e9\": 3,"
+                     " \"ctl\\u0001\": 4, \"del\\u007f\": 5, \"aaaaaaaaaaaaaaaaaaaaaaa\": 6,"
+                     " \"bbbbbbbbbbbbbbbbbbbbbbbb\": 7, \"\": 8, \" ~\": 9}";
+    char *text = ufo_json_dump (m, UFO_JSON_PY, NULL);
+    CHECK_STR (text, py);
+    ufo_error_t err;
+    //  the same through the parser's entries and through a copy's
+    ufo_value_t *back = ufo_json_parse_str (text, &err);
+    REQUIRE (back);
+    ufo_value_t *copy = ufo_value_dup (back);
+    char *again = ufo_json_dump (back, UFO_JSON_PY, NULL);
+    CHECK_STR (again, py);
+    free (again);
+    again = ufo_json_dump (copy, UFO_JSON_PY, NULL);
+    CHECK_STR (again, py);
+    free (again);
+    again = ufo_json_dump (copy, UFO_JSON_COMPACT, NULL);
+    CHECK_STR (again, "{\"plain\":0,\"quo\\\"te\":1,\"back\\\\slash\":2,\"caf\xC3\xA9\":3,"
+                      "\"ctl\\u0001\":4,\"del\x7F\":5,\"aaaaaaaaaaaaaaaaaaaaaaa\":6,"
+                      "\"bbbbbbbbbbbbbbbbbbbbbbbb\":7,\"\":8,\" ~\":9}");
+    free (again);
+    free (text);
+    ufo_value_destroy (&copy);
+    ufo_value_destroy (&back);
+    ufo_value_destroy (&m);
+}
+
 int
 main (void)
 {
@@ -355,5 +394,6 @@ main (void)
     UFO_RUN (test_depth_limit);
     UFO_RUN (test_truncation_everywhere);
     UFO_RUN (test_agrees_with_cjson);
+    UFO_RUN (test_keys_plain_and_escaped);
     return UFO_TEST_END ();
 }
