@@ -1,6 +1,7 @@
 /*  fuzz_msgpack.c - libFuzzer target for the msgpack decoder. Any input: no crash, no leak,
     no allocation beyond a small multiple of the input; accepted input re-encodes to bytes
-    that decode to an equal value. */
+    that decode to an equal value. The plain scanner (ufo_msgpack_scan_plain) accepts only
+    what the decoder accepts, and what it accepts never re-encodes to more bytes. */
 #include "ufo_prelude.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -11,12 +12,22 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     ufo_error_t err;
     ufo_msgpack_limits_t limits = { .max_depth = 64 };
     ufo_value_t *v = ufo_msgpack_decode (data, size, &limits, &err);
+    size_t plain = ufo_msgpack_scan_plain (data, size, 0, 64);
     if (!v) {
         assert (err.code != UFO_OK);
+        assert (plain < size);                  //  the scanner never accepts the whole of it
         return 0;
     }
     ufo_buf_t buf = {0};
     ufo_msgpack_append (&buf, v);
+    if (plain == size)
+        assert (buf.len <= size);               //  re-encoding never makes kept bytes longer
+    if (plain > 0) {
+        //  what the scanner accepts decodes on its own
+        ufo_value_t *prefix = ufo_msgpack_decode (data, plain, &limits, NULL);
+        assert (prefix);
+        ufo_value_destroy (&prefix);
+    }
     ufo_value_t *back = ufo_msgpack_decode (buf.data, buf.len, &limits, &err);
     assert (back && ufo_value_equal (v, back));
     //  and through JSON (NaN allowed since msgpack carries any double)
