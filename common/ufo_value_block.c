@@ -32,32 +32,40 @@
 //  become empty are kept in a per-thread cache, up to S_CACHE_MAX bytes, for the next
 //  trees: a freed tree of 10,000 items is ~20 MB of such blocks, which glibc would give
 //  back to the kernel at once (heap trim) and fault in again, page by page, for the next
-//  tree. Blocks are handed out again in the order they were freed (a queue per class), so
-//  that a tree rebuilt after a freed one gets its blocks in the same address order. The
-//  cache is emptied when the thread ends. Not used under ASan or valgrind, so that they
-//  see every block's lifetime.
+//  tree. Each class is a ring of block pointers (not a list threaded through the blocks:
+//  taking a block must not wait for a cache miss on it), handed out in the order they
+//  were freed, so that a tree rebuilt after a freed one gets its blocks in the same
+//  address order. The cache is emptied when the thread ends. Not used under ASan or
+//  valgrind, so that they see every block's lifetime.
 #define S_CLASS_BYTES 256
 #define S_CLASSES 16
 #define S_CACHE_MAX ((size_t) 32 << 20)
 
-static __thread ufo_value_block_t *s_cache [S_CLASSES + 1];         //  queue heads
-static __thread ufo_value_block_t *s_cache_tail [S_CLASSES + 1];    //  queue tails
-static __thread size_t s_cached;            //  bytes in s_cache
+typedef struct {
+    ufo_value_block_t **slot;   //  cap entries (a power of two), or NULL
+    size_t cap;
+    size_t head;                //  oldest
+    size_t count;
+} s_ring_t;
+
+static __thread s_ring_t s_cache [S_CLASSES + 1];
+static __thread size_t s_cached;            //  bytes of the blocks in s_cache
 static pthread_key_t s_cache_key;
 static pthread_once_t s_cache_once = PTHREAD_ONCE_INIT;
 static bool s_cache_off;
 
-//  Thread exit: frees the blocks that thread kept.
+//  Thread exit: frees the blocks that thread kept, and the rings.
 static void
 s_cache_flush (void *unused)
 {
     UFO_UNUSED (unused);
-    for (int c = 0; c <= S_CLASSES; c++)
-        while (s_cache [c]) {
-            ufo_value_block_t *block = s_cache [c];
-            memcpy (&s_cache [c], block->data, sizeof (ufo_value_block_t *));
-            free (block);
-        }
+    for (int c = 0; c <= S_CLASSES; c++) {
+        s_ring_t *r = &s_cache [c];
+        for (size_t i = 0; i < r->count; i++)
+            free (r->slot [(r->head + i) & (r->cap - 1)]);
+        free (r->slot);
+        memset (r, 0, sizeof (*r));
+    }
     s_cached = 0;
 }
 
@@ -80,9 +88,11 @@ s_block_new (size_t bytes)
         if (cls == 0)
             cls = 1;
         bytes = cls * S_CLASS_BYTES;
-        block = s_cache [cls];
-        if (block) {
-            memcpy (&s_cache [cls], block->data, sizeof (ufo_value_block_t *));
+        s_ring_t *r = &s_cache [cls];
+        if (r->count) {
+            block = r->slot [r->head];
+            r->head = (r->head + 1) & (r->cap - 1);
+            r->count--;
             s_cached -= bytes;
         }
     }
@@ -101,15 +111,22 @@ ufo_value__block_free (ufo_value_block_t *block)
     if (block->cls && s_cached + bytes <= S_CACHE_MAX) {
         pthread_once (&s_cache_once, s_cache_init);
         if (!s_cache_off) {
-            if (s_cached == 0)
-                pthread_setspecific (s_cache_key, (void *) 1);   //  run s_cache_flush at exit
-            ufo_value_block_t *none = NULL;
-            memcpy (block->data, &none, sizeof (ufo_value_block_t *));
-            if (s_cache [block->cls])
-                memcpy (s_cache_tail [block->cls]->data, &block, sizeof (ufo_value_block_t *));
-            else
-                s_cache [block->cls] = block;
-            s_cache_tail [block->cls] = block;
+            s_ring_t *r = &s_cache [block->cls];
+            if (r->count == r->cap) {
+                //  grow the ring, oldest first at 0
+                size_t cap = r->cap ? r->cap * 2 : 256;
+                ufo_value_block_t **slot = (ufo_value_block_t **) ufo_malloc (
+                    cap * sizeof (ufo_value_block_t *));
+                for (size_t i = 0; i < r->count; i++)
+                    slot [i] = r->slot [(r->head + i) & (r->cap - 1)];
+                free (r->slot);
+                r->slot = slot;
+                r->cap = cap;
+                r->head = 0;
+                pthread_setspecific (s_cache_key, (void *) 1);   //  s_cache_flush at exit
+            }
+            r->slot [(r->head + r->count) & (r->cap - 1)] = block;
+            r->count++;
             s_cached += bytes;
             return;
         }
