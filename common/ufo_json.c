@@ -180,7 +180,7 @@ s_parse_string (s_parser_t *self, const char **out, size_t *outlen)
 {
     const char *run = self->p;
     bool escaped = false;
-    ufo_buf_reset (&self->scratch);
+    self->scratch.len = 0;
     while (true) {
         const unsigned char *q = (const unsigned char *) self->p;
         const unsigned char *end = (const unsigned char *) self->end;
@@ -506,12 +506,18 @@ s_parse_map (s_parser_t *self)
         size_t at = self->npairs++;
         s_entry_t *e = &self->pairs [at];
         e->keylen = (uint32_t) keylen;
-        e->plain = ufo_value__key_plain (key, keylen);
         e->value = NULL;
-        char *dest = keylen < UFO_VALUE_KEY_INLINE ? e->k.inl
-                                                   : (e->k.heap = (char *) ufo_malloc (keylen + 1));
-        memcpy (dest, key, keylen);
-        dest [keylen] = 0;
+        if (keylen < UFO_VALUE_KEY_INLINE) {
+            memcpy (e->k.inl, key, keylen);
+            e->k.inl [keylen] = 0;
+            e->plain = ufo_value__inline_key_plain (e->k.inl, keylen);
+        }
+        else {
+            e->k.heap = (char *) ufo_malloc (keylen + 1);
+            memcpy (e->k.heap, key, keylen);
+            e->k.heap [keylen] = 0;
+            e->plain = ufo_value__key_plain (key, keylen);
+        }
         s_skip_ws (self);
         if (self->p >= self->end) {
             s_fail (self, UFO_E_TRUNCATED, "object not closed");

@@ -461,10 +461,11 @@ ufo_value_map_setn (ufo_value_t *self, const char *key, size_t keylen, ufo_value
     }
     s_entry_t e;
     e.keylen = (uint32_t) keylen;
-    e.plain = ufo_value__key_plain (key, keylen);
     char *dest = keylen < UFO_KEY_INLINE ? e.k.inl : (e.k.heap = (char *) ufo_malloc (keylen + 1));
     memcpy (dest, key, keylen);
     dest [keylen] = 0;
+    e.plain = keylen < UFO_KEY_INLINE ? ufo_value__inline_key_plain (e.k.inl, keylen)
+                                      : ufo_value__key_plain (key, keylen);
     e.value = value;
     s_map_append (self, &e);
     return value;

@@ -278,13 +278,21 @@ ufo_value__map_of (ufo_value_arena_t *arena, s_entry_t *entries, size_t n)
             ufo_value__map_put (self, &entries [i]);
         return self;
     }
-    //  small maps: drop duplicates in place (the later value wins, the first place stays)
+    //  small maps: drop duplicates in place (the later value wins, the first place stays);
+    //  a 64-bit filter on length and first byte skips the scan for nearly every key
     size_t kept = 0;
+    uint64_t seen = 0;
     for (size_t i = 0; i < n; i++) {
         s_entry_t *e = &entries [i];
-        size_t k = 0;
-        while (k < kept && !s_same_key (&entries [k], e))
-            k++;
+        unsigned char first = e->keylen ? (unsigned char) ufo_value_entry_key (e) [0] : 0;
+        uint64_t bit = (uint64_t) 1 << ((e->keylen * 7 + first) & 63);
+        size_t k = kept;
+        if (seen & bit) {
+            k = 0;
+            while (k < kept && !s_same_key (&entries [k], e))
+                k++;
+        }
+        seen |= bit;
         if (k < kept) {
             ufo_value_destroy (&entries [k].value);
             entries [k].value = e->value;

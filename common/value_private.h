@@ -65,6 +65,29 @@ ufo_value__key_plain (const char *key, size_t n)
     return true;
 }
 
+//  The same for an inline key (n < UFO_VALUE_KEY_INLINE bytes at the start of the
+//  24-byte buffer inl), eight bytes at a time. Carries and borrows only run towards the
+//  bytes past the key, so those cannot hide a special byte of the key.
+static inline bool
+ufo_value__inline_key_plain (const char *inl, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t x;
+        memcpy (&x, inl + i, 8);
+        uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+        uint64_t m = ((x - ones * 0x20) & ~x)                 //  < 0x20 (or >= 0x80)
+                   | ((x + ones) | x)                          //  >= 0x7F
+                   | ((q - ones) & ~q) | ((b - ones) & ~b);    //  '"', '\\'
+        m &= highs;
+        if (n - i < 8)
+            m &= ((uint64_t) 1 << (8 * (n - i))) - 1;
+        if (m)
+            return false;
+    }
+    return true;
+}
+
 //  ufo_value_view without the call (for the encoders).
 static inline void
 ufo_value__view (const ufo_value_t *self, ufo_value_view_t *view)

@@ -381,6 +381,31 @@ UFO_TEST (test_keys_plain_and_escaped)
     ufo_value_destroy (&copy);
     ufo_value_destroy (&back);
     ufo_value_destroy (&m);
+
+    //  every inline key length, with one byte that needs escaping at every position (or
+    //  none): the map writes the key exactly as the string writer does
+    const unsigned char specials [] = { 0, 0x01, 0x1F, '"', '\\', 0x7F, 0x80, 0xE9, 0xFF, 'x' };
+    for (size_t len = 1; len < UFO_VALUE_KEY_INLINE; len++)
+        for (size_t at = 0; at < len; at++)
+            for (size_t k = 0; k < sizeof (specials); k++) {
+                char key [UFO_VALUE_KEY_INLINE];
+                memset (key, 'a', sizeof (key));
+                key [at] = (char) specials [k];
+                for (int style = 0; style < 2; style++) {
+                    ufo_value_t *map = ufo_value_new_map ();
+                    ufo_value_t *one = ufo_value_new_int (1);
+                    ufo_value_map_setn (map, key, len, &one);
+                    ufo_buf_t want = {0};
+                    ufo_buf_putc (&want, '{');
+                    ufo_json_append_string (&want, key, len, style);
+                    ufo_buf_puts (&want, style == UFO_JSON_PY ? ": 1}" : ":1}");
+                    char *got = ufo_json_dump (map, style, NULL);
+                    CHECK_STR (got, want.data);
+                    free (got);
+                    ufo_buf_free (&want);
+                    ufo_value_destroy (&map);
+                }
+            }
 }
 
 int
