@@ -45,18 +45,18 @@ s_event_head (bb_server_t *self, ufo_buf_t *buf, const char *type, const char *b
     id [32] = 0;
     ufo_bb_envelope_head_at (buf, type, id, "ufo-broker", self->now_us);
     ufo_bb_mp_map (buf, with_items ? 6 : 5);
-    ufo_bb_mp_str (buf, "board");
+    UFO_BB_MP_LIT (buf, "board");
     ufo_bb_mp_str (buf, board);
-    ufo_bb_mp_str (buf, "memory");
+    UFO_BB_MP_LIT (buf, "memory");
     if (memory >= 0)
         ufo_bb_mp_str (buf, ufo_bb_memory_name (memory));
     else
         ufo_bb_mp_nil (buf);
-    ufo_bb_mp_str (buf, "seq");
+    UFO_BB_MP_LIT (buf, "seq");
     ufo_bb_mp_uint (buf, seq);
-    ufo_bb_mp_str (buf, "last");
+    UFO_BB_MP_LIT (buf, "last");
     ufo_bb_mp_uint (buf, last);
-    ufo_bb_mp_str (buf, "prev");
+    UFO_BB_MP_LIT (buf, "prev");
     ufo_bb_mp_uint (buf, prev);
 }
 
@@ -95,7 +95,7 @@ s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
     uint64_t prev = board ? bb_board_last (board) : 0;
     ufo_buf_t *buf = &self->scratch;
     s_event_head (self, buf, UFO_BB_EV_ADDED, req->board, req->memory, seq, last, prev, true);
-    ufo_bb_mp_str (buf, "items");
+    UFO_BB_MP_LIT (buf, "items");
     ufo_bb_mp_array (buf, (uint32_t) n);
     ufo_buf_append (buf, req->items_data, req->items_len);  //  as sent, or encoded once by the decoder
     s_emit_change (self, req->board, req->memory, buf);
@@ -106,9 +106,9 @@ s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
     ufo_buf_reset (buf);
     ufo_bb_envelope_head_at (buf, "ok", req->id, "ufo-broker", self->now_us);
     ufo_bb_mp_map (buf, 2);
-    ufo_bb_mp_str (buf, "seq");
+    UFO_BB_MP_LIT (buf, "seq");
     ufo_bb_mp_uint (buf, seq);
-    ufo_bb_mp_str (buf, "last");
+    UFO_BB_MP_LIT (buf, "last");
     ufo_bb_mp_uint (buf, last);
     bb_out_reply (self, route, buf, 0, true);
 }

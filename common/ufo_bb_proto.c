@@ -418,7 +418,8 @@ ufo_bb_topic_prefix (char *out, size_t size, const char *board)
 static inline uint8_t *
 s_room (ufo_buf_t *buf, size_t n)
 {
-    ufo_buf_reserve (buf, n);
+    if (UFO_UNLIKELY (!buf->data || buf->len + n + 1 > buf->cap))
+        ufo_buf_reserve (buf, n);
     return (uint8_t *) buf->data + buf->len;
 }
 
@@ -469,7 +470,12 @@ ufo_bb_mp_array (ufo_buf_t *buf, uint32_t items)
 void
 ufo_bb_mp_str (ufo_buf_t *buf, const char *s)
 {
-    size_t len = strlen (s);
+    ufo_bb_mp_strn (buf, s, strlen (s));
+}
+
+void
+ufo_bb_mp_strn (ufo_buf_t *buf, const char *s, size_t len)
+{
     uint8_t *p = s_room (buf, len + 5);
     if (len < 32)
         *p++ = (uint8_t) (0xa0 | len);
@@ -492,8 +498,13 @@ ufo_bb_mp_uint (ufo_buf_t *buf, uint64_t v)
         *p++ = (uint8_t) v;
     else {
         *p++ = 0xcf;
-        for (int i = 7; i >= 0; i--)
-            *p++ = (uint8_t) (v >> (8 * i));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        uint64_t be = __builtin_bswap64 (v);
+#else
+        uint64_t be = v;
+#endif
+        memcpy (p, &be, 8);
+        p += 8;
     }
     s_done (buf, p);
 }
@@ -521,12 +532,16 @@ ufo_bb_envelope_head_at (ufo_buf_t *buf, const char *type, const char *id, const
 {
     //  Written by hand (same bytes as ufo_msg_encode, section 1.2 of docs/PROTOCOL.md) so
     //  that the hot path needs no allocation and no random id per message.
-    ufo_buf_putc (buf, (char) 0x97);
-    ufo_buf_putc (buf, (char) UFO_MSG_VERSION);
+    uint8_t *p = s_room (buf, 2);
+    *p++ = 0x97;
+    *p++ = UFO_MSG_VERSION;
+    s_done (buf, p);
     ufo_bb_mp_str (buf, type);
     ufo_bb_mp_str (buf, id ? id : "");
     ufo_bb_mp_str (buf, sender ? sender : "");
-    ufo_bb_mp_str (buf, "");
+    p = s_room (buf, 1);
+    *p++ = 0xa0;                        //  session: ""
+    s_done (buf, p);
     ufo_bb_mp_uint (buf, now > 0 ? (uint64_t) now : 0);
 }
 
@@ -643,9 +658,9 @@ s_fast_add (ufo_bb_request_t *req, const uint8_t *frame, size_t size, const ufo_
             items = p;
             s_ends_reserve (req, count);
             for (size_t i = 0; ok && i < count; i++) {
-                bool map = p < end && ((*p & 0xF0) == 0x80 || *p == 0xDE || *p == 0xDF);
-                size_t n = map ? ufo_msgpack_scan_plain (p, (size_t) (end - p), 2, 32) : 0;
-                ok = n > 0 && n <= limits->max_item_bytes && !memmem (p, n, "\xa4" "blob", 5);
+                bool blob;
+                size_t n = ufo_msgpack_scan_plain_map (p, (size_t) (end - p), 2, 32, "blob", &blob);
+                ok = n > 0 && n <= limits->max_item_bytes && !blob;
                 p += n;
                 req->item_ends [i] = (uint32_t) (p - items);
             }

@@ -427,6 +427,10 @@ typedef struct {
     const uint8_t *end;
     size_t depth;
     size_t max_depth;
+    const char *key;                //  a key to look for in the outermost map, or NULL
+    size_t key_len;
+    size_t key_depth;               //  depth inside the outermost map
+    bool key_found;
 } s_scan_t;
 
 static bool s_scan (s_scan_t *self);
@@ -480,6 +484,9 @@ s_scan_map (s_scan_t *self, uint64_t count)
         for (uint64_t j = 0; j < i; j++)
             if (lens [j] == lens [i] && memcmp (keys [j], keys [i], lens [i]) == 0)
                 return false;
+        if (self->key && self->depth == self->key_depth && lens [i] == self->key_len
+        &&  memcmp (keys [i], self->key, self->key_len) == 0)
+            self->key_found = true;
         if (!s_scan (self))
             return false;
     }
@@ -542,8 +549,24 @@ size_t
 ufo_msgpack_scan_plain (const void *data, size_t len, size_t depth, size_t max_depth)
 {
     s_scan_t self = { (const uint8_t *) data, (const uint8_t *) data + len, depth,
-                      max_depth ? max_depth : UFO_MSGPACK_DEFAULT_DEPTH };
+                      max_depth ? max_depth : UFO_MSGPACK_DEFAULT_DEPTH, NULL, 0, 0, false };
     if (!data || !s_scan (&self))
         return 0;
     return (size_t) (self.p - (const uint8_t *) data);
+}
+
+size_t
+ufo_msgpack_scan_plain_map (const void *data, size_t len, size_t depth, size_t max_depth, const char *key,
+                            bool *has_key)
+{
+    const uint8_t *p = (const uint8_t *) data;
+    *has_key = false;
+    if (!data || len == 0 || !((*p & 0xF0) == 0x80 || *p == 0xDE || *p == 0xDF))
+        return 0;
+    s_scan_t self = { p, p + len, depth, max_depth ? max_depth : UFO_MSGPACK_DEFAULT_DEPTH,
+                      key, key ? strlen (key) : 0, depth + 1, false };
+    if (!s_scan (&self))
+        return 0;
+    *has_key = self.key_found;
+    return (size_t) (self.p - p);
 }

@@ -29,4 +29,9 @@ ufo_value_t *ufo_msgpack_decode (const void *data, size_t len, const ufo_msgpack
 //  verdict. Trailing bytes after the value are not examined.
 size_t ufo_msgpack_scan_plain (const void *data, size_t len, size_t depth, size_t max_depth);
 
+//  The same for a value that must be a map (0 otherwise); *has_key tells whether key (NULL:
+//  none) is one of the map's own keys (not those of maps inside it).
+size_t ufo_msgpack_scan_plain_map (const void *data, size_t len, size_t depth, size_t max_depth,
+                                   const char *key, bool *has_key);
+
 #endif

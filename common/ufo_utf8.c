@@ -51,6 +51,14 @@ ufo_utf8_check (const void *data, size_t len)
     const unsigned char *s = (const unsigned char *) data;
     size_t i = 0;
     while (i < len) {
+        if (len - i >= 8) {
+            uint64_t word;
+            memcpy (&word, s + i, 8);
+            if (!(word & 0x8080808080808080ull)) {
+                i += 8;             //  eight ASCII bytes
+                continue;
+            }
+        }
         if (s [i] < 0x80) {
             i++;
             continue;

@@ -431,6 +431,11 @@ UFO_TEST (test_request_fast_path)
     static const char blob [] = "\x81\xa4" "blob\xa3xyz";
     s_add_frame (&buf, blob, sizeof blob - 1, 1);
     CHECK_INT (s_decode_both (&req, &buf, &kept), -1);       //  not a blob reference
+    //  "blob" inside a nested map or as a value is just data: kept as sent
+    static const char nested [] = "\x82\xa1n\x81\xa4" "blob\x01\xa1v\xa4" "blob";
+    s_add_frame (&buf, nested, sizeof nested - 1, 1);
+    CHECK_INT (s_decode_both (&req, &buf, &kept), 0);
+    CHECK (kept);
     //  errors are the tree decoder's: a string key missing its bytes, a non-map item
     static const char cut [] = "\x81\xa5" "ab";
     s_add_frame (&buf, cut, sizeof cut - 1, 1);
@@ -440,6 +445,17 @@ UFO_TEST (test_request_fast_path)
     CHECK_INT (s_decode_both (&req, &buf, &kept), -1);
     ufo_bb_request_reset (&req);
     ufo_buf_free (&buf);
+    //  the raw writers: smallest positive int or uint64, big-endian; str8 from 32 bytes
+    ufo_buf_t mp = { 0 };
+    ufo_bb_mp_uint (&mp, 127);
+    ufo_bb_mp_uint (&mp, 0x0102030405060708ull);
+    UFO_BB_MP_LIT (&mp, "0123456789abcdef0123456789abcdef");
+    ufo_bb_mp_map (&mp, 16);
+    CHECK_INT (mp.len, 1 + 9 + 34 + 3);
+    CHECK (memcmp (mp.data, "\x7f\xcf\x01\x02\x03\x04\x05\x06\x07\x08\xd9\x20" "0123", 16) == 0);
+    CHECK (memcmp (mp.data + 44, "\xde\x00\x10", 3) == 0);
+    CHECK_INT (mp.data [mp.len], 0);
+    ufo_buf_free (&mp);
     //  topics are cut to the buffer
     char topic [8];
     CHECK_INT (ufo_bb_topic (topic, sizeof topic, "board", 2), 7);

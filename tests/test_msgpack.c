@@ -210,6 +210,33 @@ UFO_TEST (test_truncation_everywhere)
     ufo_value_destroy (&v);
 }
 
+UFO_TEST (test_utf8_check_everywhere)
+{
+    //  The validator skips ASCII 8 bytes at a time: a bad or a multi-byte sequence at every
+    //  offset of a 40-byte string must be found exactly where it is.
+    static const char *bad [] = { "\xff", "\xc0\x80", "\xed\xa0\x80", "\xe2\x82", "\xf4\x90\x80\x80" };
+    static const char *good [] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
+    char text [48];
+    for (size_t at = 0; at < 40; at++) {
+        for (size_t k = 0; k < UFO_ARRAY_SIZE (bad); k++) {
+            memset (text, 'a', sizeof text);
+            size_t n = strlen (bad [k]);
+            memcpy (text + at, bad [k], n);
+            CHECK_INT (ufo_utf8_check (text, 40 + n), at);
+            CHECK (!ufo_utf8_valid (text, 40 + n));
+        }
+        for (size_t k = 0; k < UFO_ARRAY_SIZE (good); k++) {
+            memset (text, 'a', sizeof text);
+            size_t n = strlen (good [k]);
+            memcpy (text + at, good [k], n);
+            CHECK_INT (ufo_utf8_check (text, 40 + n), 40 + n);
+            //  cut inside the sequence: invalid from its first byte
+            CHECK_INT (ufo_utf8_check (text, at + n - 1), at);
+        }
+    }
+    CHECK (ufo_utf8_valid ("", 0));
+}
+
 int
 main (void)
 {
@@ -218,5 +245,6 @@ main (void)
     UFO_RUN (test_agrees_with_msgpack_c);
     UFO_RUN (test_errors);
     UFO_RUN (test_truncation_everywhere);
+    UFO_RUN (test_utf8_check_everywhere);
     return UFO_TEST_END ();
 }
