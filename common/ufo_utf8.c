@@ -51,18 +51,18 @@ ufo_utf8_check (const void *data, size_t len)
     const unsigned char *s = (const unsigned char *) data;
     size_t i = 0;
     while (i < len) {
-        if (len - i >= 8) {
+        //  ASCII runs: eight bytes at a time, then byte by byte
+        while (len - i >= 8) {
             uint64_t word;
             memcpy (&word, s + i, 8);
-            if (!(word & 0x8080808080808080ull)) {
-                i += 8;             //  eight ASCII bytes
-                continue;
-            }
+            if (word & 0x8080808080808080ull)
+                break;
+            i += 8;
         }
-        if (s [i] < 0x80) {
+        while (i < len && s [i] < 0x80)
             i++;
-            continue;
-        }
+        if (i == len)
+            break;
         size_t n = ufo_utf8_seq (s + i, len - i, NULL);
         if (!n)
             return i;
