@@ -14,16 +14,48 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #define S_TARGET 20.0
 
+//  Minor page faults of the process so far, read by s_start () and s_now (): a timed
+//  region's faults are the difference between the two. They are summed over the
+//  repetitions of a row into s_flt_sum and reported per call (fresh memory costs ~1-2 us a
+//  page on the VMs we measure on, so they explain much of the spread between runs). The
+//  clock is read after getrusage when a region starts and before it when it ends.
+static long s_flt_last, s_flt_sum;
+static int s_reps;
+
+static long
+s_faults (void)
+{
+    struct rusage ru;
+    getrusage (RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
 static double
-s_now (void)
+s_clock (void)
 {
     struct timespec ts;
     clock_gettime (CLOCK_MONOTONIC, &ts);
     return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+static double
+s_start (void)
+{
+    s_flt_last = s_faults ();
+    return s_clock ();
+}
+
+static double
+s_now (void)
+{
+    double t = s_clock ();
+    s_flt_last = s_faults ();
+    return t;
 }
 
 //  Best (minimum) of the repetitions, on both sides: the machine is shared, and the
@@ -225,6 +257,7 @@ typedef struct {
     char py [40];           //  the Python baseline's operation it compares with
     size_t n;
     double c;               //  seconds per call (add: per item)
+    double faults;          //  minor page faults per call (add: per n items), mean
     const char *note;
 } s_row_t;
 
@@ -239,6 +272,8 @@ s_put (const char *op, const char *py, size_t n, double c, const char *note)
     snprintf (r->py, sizeof (r->py), "%s", py ? py : "");
     r->n = n;
     r->c = c;
+    r->faults = s_reps ? (double) s_flt_sum / s_reps : 0;
+    s_flt_sum = 0;
     r->note = note;
 }
 
@@ -271,20 +306,24 @@ s_bench_size (size_t n, int reps)
         for (size_t i = 0; i < n; i++)
             copies [i] = ufo_value_dup (maps [i]);
         ufo_board_t *board = ufo_board_new ();
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         for (size_t i = 0; i < n; i++)
             ufo_board_add_data_take (board, UFO_MEM_TRAJECTORIES, &copies [i], NULL);
         t [r] = (s_now () - t0) / (double) n;
+        s_flt_sum += s_flt_last - f0;
         ufo_board_destroy (&board);
         free (copies);
     }
     s_put ("add (adopt map), per item", "add", n, s_best (t, (size_t) reps), "ufo_board_add_data_take");
     for (int r = 0; r < reps; r++) {
         ufo_board_t *board = ufo_board_new ();
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         for (size_t i = 0; i < n; i++)
             ufo_board_add_data (board, UFO_MEM_TRAJECTORIES, maps [i], NULL);
         t [r] = (s_now () - t0) / (double) n;
+        s_flt_sum += s_flt_last - f0;
         ufo_board_destroy (&board);
     }
     s_put ("add (deep copy), per item", "add", n, s_best (t, (size_t) reps), "ufo_board_add_data");
@@ -292,9 +331,11 @@ s_bench_size (size_t n, int reps)
     //  to dict: a deep copy (Python's to_dict is shallow: it shares the values)
     ufo_board_t *board = s_board_of (maps, n);
     for (int r = 0; r < reps; r++) {
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         ufo_value_t *map = ufo_board_to_map (board);
         t [r] = s_now () - t0;
+        s_flt_sum += s_flt_last - f0;
         ufo_value_destroy (&map);
     }
     s_put ("to dict (deep copy)", "to_dict", n, s_best (t, (size_t) reps), "ufo_board_to_map");
@@ -302,9 +343,11 @@ s_bench_size (size_t n, int reps)
     //  to JSON / to prompt: cold = first serialisation of freshly added items
     for (int r = 0; r < reps; r++) {
         ufo_board_t *fresh = s_board_of (maps, n);
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         char *json = ufo_board_to_json (fresh, NULL);
         t [r] = s_now () - t0;
+        s_flt_sum += s_flt_last - f0;
         free (json);
         ufo_board_destroy (&fresh);
     }
@@ -312,26 +355,32 @@ s_bench_size (size_t n, int reps)
     char *warm = ufo_board_to_json (board, NULL);
     free (warm);
     for (int r = 0; r < reps; r++) {
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         char *json = ufo_board_to_json (board, NULL);
         t [r] = s_now () - t0;
+        s_flt_sum += s_flt_last - f0;
         free (json);
     }
     s_put ("to JSON, warm", "to_json", n, s_best (t, (size_t) reps), "cached item texts");
     for (int r = 0; r < reps; r++) {
         ufo_board_t *fresh = s_board_of (maps, n);
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         ufo_value_t *prompt = ufo_board_to_prompt (fresh);
         t [r] = s_now () - t0;
+        s_flt_sum += s_flt_last - f0;
         ufo_value_destroy (&prompt);
         ufo_board_destroy (&fresh);
     }
     double prompt_cold = s_best (t, (size_t) reps);
     s_put ("to prompt, cold", "to_prompt", n, prompt_cold, "first serialisation");
     for (int r = 0; r < reps; r++) {
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         ufo_value_t *prompt = ufo_board_to_prompt (board);
         t [r] = s_now () - t0;
+        s_flt_sum += s_flt_last - f0;
         ufo_value_destroy (&prompt);
     }
     s_put ("to prompt, warm", "to_prompt", n, s_best (t, (size_t) reps), "cached item texts");
@@ -339,10 +388,12 @@ s_bench_size (size_t n, int reps)
     //  one agent step: add an item, rebuild the prompt
     for (int r = 0; r < reps; r++) {
         ufo_value_t *one = ufo_value_dup (maps [r % n]);
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         ufo_board_add_data_take (board, UFO_MEM_TRAJECTORIES, &one, NULL);
         ufo_value_t *prompt = ufo_board_to_prompt (board);
         t [r] = s_now () - t0;
+        s_flt_sum += s_flt_last - f0;
         ufo_value_destroy (&prompt);
     }
     s_put ("add 1 item + prompt", "add1_prompt", n, s_best (t, (size_t) reps),
@@ -353,30 +404,37 @@ s_bench_size (size_t n, int reps)
     size_t len;
     char *snap = s_read_file (s_file ("snapshot_%zu.json", n), &len);
     double *touch = (double *) calloc ((size_t) reps, sizeof (double));
+    long touch_flt = 0;
     for (int r = 0; r < reps; r++) {
         ufo_board_t *b = ufo_board_new ();
         ufo_error_t err;
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         if (ufo_board_from_json (b, snap, len, &err) != 0) {
             fprintf (stderr, "board_bench: snapshot load failed: %s\n", err.message);
             exit (1);
         }
         double t1 = s_now ();
+        long f1 = s_flt_last;
         ufo_memory_t *traj = ufo_board_memory (b, UFO_MEM_TRAJECTORIES);
         size_t fields = 0;
         for (size_t i = 0; i < ufo_memory_length (traj); i++)
             fields += ufo_value_size (ufo_item_fields (ufo_memory_at (traj, i)));
         double t2 = s_now ();
+        long f2 = s_flt_last;
         if (fields < n) {
             fprintf (stderr, "board_bench: snapshot lost items\n");
             exit (1);
         }
         t [r] = t1 - t0;
         touch [r] = t2 - t0;
+        s_flt_sum += f1 - f0;
+        touch_flt += f2 - f0;
         ufo_board_destroy (&b);
     }
     s_put ("load snapshot (lazy)", "load_snapshot", n, s_best (t, (size_t) reps),
            "validated text, maps built on access");
+    s_flt_sum = touch_flt;
     s_put ("load snapshot + touch all", "load_snapshot", n, s_best (touch, (size_t) reps),
            "every item's map built");
     free (snap);
@@ -384,9 +442,11 @@ s_bench_size (size_t n, int reps)
     for (int r = 0; r < reps; r++) {
         ufo_board_t *b = ufo_board_new ();
         ufo_error_t err;
-        double t0 = s_now ();
+        double t0 = s_start ();
+        long f0 = s_flt_last;
         int rc = ufo_board_from_json (b, snap, len, &err);
         t [r] = s_now () - t0;
+        s_flt_sum += s_flt_last - f0;
         if (rc != 0)
             exit (1);
         ufo_board_destroy (&b);
@@ -402,9 +462,11 @@ s_bench_size (size_t n, int reps)
         for (int r = 0; r < reps; r++) {
             ufo_board_t *b = ufo_board_new ();
             ufo_error_t err;
-            double t0 = s_now ();
+            double t0 = s_start ();
+            long f0 = s_flt_last;
             int added = ufo_board_load_questions (b, path, -1, &err);
             t [r] = s_now () - t0;
+            s_flt_sum += s_flt_last - f0;
             if (added != (int) n) {
                 fprintf (stderr, "board_bench: loaded %d of %zu questions\n", added, n);
                 exit (1);
@@ -488,6 +550,7 @@ main (int argc, char **argv)
     }
     if (reps < 3)
         reps = 3;
+    s_reps = reps;
     ufo_log_set_level (UFO_LOG_ERROR);
     if (keep) {
         snprintf (s_dir, sizeof (s_dir), "%s", keep);
@@ -516,8 +579,8 @@ main (int argc, char **argv)
         s_bench_size (list [i], reps);
     ufo_value_t *py = python ? s_run_python (sizes, reps) : NULL;
 
-    printf ("\n%-34s %6s %11s %11s %8s %6s  %s\n", "operation", "size", "ufobus", "python",
-            "ratio", ">=20x", "note");
+    printf ("\n%-34s %6s %11s %11s %8s %6s %7s  %s\n", "operation", "size", "ufobus", "python",
+            "ratio", ">=20x", "faults", "note");
     for (size_t i = 0; i < s_nrows; i++) {
         s_row_t *r = &s_rows [i];
         char key [24];
@@ -531,8 +594,8 @@ main (int argc, char **argv)
             snprintf (ratio, sizeof (ratio), "%.1fx", pt / r->c);
         else
             snprintf (ratio, sizeof (ratio), "-");
-        printf ("%-34s %6zu %11s %11s %8s %6s  %s\n", r->op, r->n, ct, ptxt, ratio,
-                pt > 0 ? (pt / r->c >= S_TARGET ? "yes" : "NO") : "-", r->note);
+        printf ("%-34s %6zu %11s %11s %8s %6s %7.0f  %s\n", r->op, r->n, ct, ptxt, ratio,
+                pt > 0 ? (pt / r->c >= S_TARGET ? "yes" : "NO") : "-", r->faults, r->note);
     }
     //  the per-step prompt cost against a rebuild from scratch, per size
     for (size_t i = 0; i < s_nrows; i++) {

@@ -87,14 +87,19 @@ s_block_new (size_t bytes)
         cls = (uint32_t) ((bytes + S_CLASS_BYTES - 1) / S_CLASS_BYTES);
         if (cls == 0)
             cls = 1;
-        bytes = cls * S_CLASS_BYTES;
-        s_ring_t *r = &s_cache [cls];
-        if (r->count) {
-            block = r->slot [r->head];
-            r->head = (r->head + 1) & (r->cap - 1);
-            r->count--;
-            s_cached -= bytes;
+        //  this class, else a block of the next classes up (slightly bigger)
+        for (uint32_t c = cls; c <= S_CLASSES && c <= cls + 2; c++) {
+            s_ring_t *r = &s_cache [c];
+            if (r->count) {
+                block = r->slot [r->head];
+                r->head = (r->head + 1) & (r->cap - 1);
+                r->count--;
+                s_cached -= (size_t) c * S_CLASS_BYTES;
+                cls = c;
+                break;
+            }
         }
+        bytes = cls * S_CLASS_BYTES;
     }
     if (!block)
         block = (ufo_value_block_t *) ufo_malloc (sizeof (ufo_value_block_t) + bytes);
@@ -104,10 +109,33 @@ s_block_new (size_t bytes)
     return block;
 }
 
+//  Makes room for bytes more in a full cache by freeing the oldest blocks of the class
+//  holding the most bytes, if that is not cls (the cache follows the sizes in use).
+static void
+s_cache_evict (uint32_t cls, size_t bytes)
+{
+    uint32_t victim = 0;
+    size_t most = 0;
+    for (uint32_t c = 1; c <= S_CLASSES; c++)
+        if (c != cls && s_cache [c].count * c * S_CLASS_BYTES > most) {
+            most = s_cache [c].count * c * S_CLASS_BYTES;
+            victim = c;
+        }
+    s_ring_t *r = &s_cache [victim];
+    while (victim && r->count && s_cached + bytes > S_CACHE_MAX) {
+        free (r->slot [r->head]);
+        r->head = (r->head + 1) & (r->cap - 1);
+        r->count--;
+        s_cached -= (size_t) victim * S_CLASS_BYTES;
+    }
+}
+
 void
 ufo_value__block_free (ufo_value_block_t *block)
 {
     size_t bytes = (size_t) block->cls * S_CLASS_BYTES;
+    if (block->cls && s_cached + bytes > S_CACHE_MAX)
+        s_cache_evict (block->cls, bytes);
     if (block->cls && s_cached + bytes <= S_CACHE_MAX) {
         pthread_once (&s_cache_once, s_cache_init);
         if (!s_cache_off) {

@@ -319,6 +319,42 @@ UFO_TEST (test_carved_trees)
     }
 }
 
+//  Freed blocks are reused through a per-thread cache of at most 32 MB that follows the
+//  block sizes in use: fill it past its limit with trees of one size, then of another,
+//  and check every tree on the way (ASan and valgrind builds bypass the cache).
+UFO_TEST (test_block_reuse)
+{
+    const size_t count = 18000;             //  ~36 MB of 2 KB trees, more than the cache
+    ufo_value_t **trees = (ufo_value_t **) calloc (count, sizeof (ufo_value_t *));
+    REQUIRE (trees);
+    for (int round = 0; round < 3; round++) {
+        size_t size = round == 1 ? 700 : 1800;       //  string bytes: two block classes
+        ufo_value_t *model = ufo_value_new_map ();
+        char *fill = (char *) malloc (size + 1);
+        REQUIRE (fill);
+        memset (fill, 'a' + round, size);
+        fill [size] = 0;
+        ufo_value_map_set_str (model, "text", fill);
+        ufo_value_map_set_int (model, "round", round);
+        for (size_t i = 0; i < count; i++) {
+            trees [i] = ufo_value_dup (model);
+            ufo_value_map_set_int (trees [i], "i", (int64_t) i);    //  grows: array to heap
+        }
+        size_t bad = 0;
+        for (size_t i = 0; i < count; i++)
+            if (ufo_value_map_int (trees [i], "i", -1) != (int64_t) i
+            ||  ufo_value_strlen (ufo_value_map_get (trees [i], "text")) != size
+            ||  ufo_value_map_str (trees [i], "text", "") [size - 1] != 'a' + round)
+                bad++;
+        CHECK_INT ((int) bad, 0);
+        for (size_t i = 0; i < count; i++)
+            ufo_value_destroy (&trees [i]);
+        free (fill);
+        ufo_value_destroy (&model);
+    }
+    free (trees);
+}
+
 int
 main (void)
 {
@@ -330,5 +366,6 @@ main (void)
     UFO_RUN (test_path);
     UFO_RUN (test_views);
     UFO_RUN (test_carved_trees);
+    UFO_RUN (test_block_reuse);
     return UFO_TEST_END ();
 }
