@@ -76,6 +76,8 @@ typedef struct {
     bool allow_nan;
     ufo_error_t *err;
     ufo_buf_t scratch;          //  decoded strings that had escapes
+    bool plain;                 //  the last string needs no escaping (no escape, DEL or
+                                //  non-ASCII byte in its text): ufo_value_entry_t.plain
     ufo_value_arena_t arena;    //  where the tree is carved from
     ufo_value_t **items;        //  elements of the open lists, innermost last
     size_t nitems, items_cap;
@@ -94,6 +96,7 @@ s_tables_init (void)
         s_plain [c] = 1;
     s_plain ['"'] = 0;
     s_plain ['\\'] = 0;
+    s_plain [0x7F] = 0;         //  allowed, but stops the run: not plain
 }
 
 static ufo_value_t *s_parse_value (s_parser_t *self);
@@ -180,16 +183,18 @@ s_parse_string (s_parser_t *self, const char **out, size_t *outlen)
 {
     const char *run = self->p;
     bool escaped = false;
+    bool plain = true;
     self->scratch.len = 0;
     while (true) {
         const unsigned char *q = (const unsigned char *) self->p;
         const unsigned char *end = (const unsigned char *) self->end;
 #if defined (__SSE2__)
-        //  16 bytes at a time up to the first quote, backslash, control or non-ASCII byte
-        //  (signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too)
+        //  16 bytes at a time up to the first quote, backslash, control, DEL or non-ASCII
+        //  byte (signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too)
         while (end - q >= 16) {
             __m128i v = _mm_loadu_si128 ((const __m128i *) (const void *) q);
-            __m128i m = _mm_or_si128 (_mm_cmplt_epi8 (v, _mm_set1_epi8 (0x20)),
+            __m128i m = _mm_or_si128 (_mm_or_si128 (_mm_cmplt_epi8 (v, _mm_set1_epi8 (0x20)),
+                                                    _mm_cmpeq_epi8 (v, _mm_set1_epi8 (0x7F))),
                         _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
                                       _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))));
             unsigned bits = (unsigned) _mm_movemask_epi8 (m);
@@ -216,8 +221,14 @@ s_parse_string (s_parser_t *self, const char **out, size_t *outlen)
                 *out = run;
                 *outlen = (size_t) (self->p - run);
             }
+            self->plain = plain && !escaped;
             self->p++;
             return 0;
+        }
+        if (c == 0x7F) {
+            plain = false;
+            self->p++;
+            continue;
         }
         if (c == '\\') {
             ufo_buf_append (&self->scratch, run, (size_t) (self->p - run));
@@ -274,6 +285,7 @@ s_parse_string (s_parser_t *self, const char **out, size_t *outlen)
         if (c < 0x20)
             return s_fail (self, UFO_E_SYNTAX, "has a raw control character in a string");
         //  c >= 0x80: validate one UTF-8 sequence
+        plain = false;
         uint32_t cp;
         size_t n = s_utf8_seq (q, (size_t) (end - q), &cp);
         if (!n) {
@@ -510,14 +522,13 @@ s_parse_map (s_parser_t *self)
         if (keylen < UFO_VALUE_KEY_INLINE) {
             memcpy (e->k.inl, key, keylen);
             e->k.inl [keylen] = 0;
-            e->plain = ufo_value__inline_key_plain (e->k.inl, keylen);
         }
         else {
             e->k.heap = (char *) ufo_malloc (keylen + 1);
             memcpy (e->k.heap, key, keylen);
             e->k.heap [keylen] = 0;
-            e->plain = ufo_value__key_plain (key, keylen);
         }
+        e->plain = self->plain;
         s_skip_ws (self);
         if (self->p >= self->end) {
             s_fail (self, UFO_E_TRUNCATED, "object not closed");

@@ -402,10 +402,49 @@ UFO_TEST (test_keys_plain_and_escaped)
                     char *got = ufo_json_dump (map, style, NULL);
                     CHECK_STR (got, want.data);
                     free (got);
+                    //  the same key read by the parser from either style's text
+                    if (specials [k] < 0x80) {
+                        ufo_value_t *parsed = ufo_json_parse (want.data, want.len, NULL, &err);
+                        REQUIRE (parsed);
+                        for (int out = 0; out < 2; out++) {
+                            ufo_buf_t expect = {0};
+                            ufo_buf_putc (&expect, '{');
+                            ufo_json_append_string (&expect, key, len, out);
+                            ufo_buf_puts (&expect, out == UFO_JSON_PY ? ": 1}" : ":1}");
+                            got = ufo_json_dump (parsed, out, NULL);
+                            CHECK_STR (got, expect.data);
+                            free (got);
+                            ufo_buf_free (&expect);
+                        }
+                        ufo_value_destroy (&parsed);
+                    }
                     ufo_buf_free (&want);
                     ufo_value_destroy (&map);
                 }
             }
+    //  keys with a multi-byte character at every position, through the parser
+    for (size_t len = 2; len < UFO_VALUE_KEY_INLINE; len++)
+        for (size_t at = 0; at + 2 <= len; at++) {
+            char key [UFO_VALUE_KEY_INLINE];
+            memset (key, 'b', sizeof (key));
+            key [at] = (char) 0xC3;
+            key [at + 1] = (char) 0xA9;
+            ufo_buf_t doc = {0}, expect = {0};
+            ufo_buf_putc (&doc, '{');
+            ufo_json_append_string (&doc, key, len, UFO_JSON_COMPACT);
+            ufo_buf_puts (&doc, ":1}");
+            ufo_buf_putc (&expect, '{');
+            ufo_json_append_string (&expect, key, len, UFO_JSON_PY);
+            ufo_buf_puts (&expect, ": 1}");
+            ufo_value_t *parsed = ufo_json_parse (doc.data, doc.len, NULL, &err);
+            REQUIRE (parsed);
+            char *got = ufo_json_dump (parsed, UFO_JSON_PY, NULL);
+            CHECK_STR (got, expect.data);
+            free (got);
+            ufo_value_destroy (&parsed);
+            ufo_buf_free (&doc);
+            ufo_buf_free (&expect);
+        }
 }
 
 int
