@@ -43,8 +43,10 @@ bb_out_set_data (bb_out_t *o, const void *data, size_t len)
 {
     o->len = len;
     o->inl_used = len <= BB_OUT_INLINE;
-    if (o->inl_used)
-        memcpy (o->inl, data, len);
+    if (o->inl_used) {
+        if (len)
+            memcpy (o->inl, data, len);
+    }
     else
         o->data = bb_out_copy (data, len);
 }

@@ -465,7 +465,10 @@ s_write_board (bb_board_t *board, const char *path, ufo_error_t *err)
                     const s_entry_t *e = &board->mem [m].v [i];
                     ufo_value_t *item = ufo_msgpack_decode (e->batch->data + e->off, e->len, NULL, err);
                     if (!item) {
-                        rc = -1;
+                        char why [sizeof ((ufo_error_t *) 0)->message];
+                        snprintf (why, sizeof why, "%s", err ? err->message : "");
+                        rc = ufo_error_set (err, UFO_E_SYNTAX, "%s: item seq %" PRIu64 " of board '%s' unreadable: %s",
+                                            path, e->seq, board->name, why);
                         break;
                     }
                     ufo_json_append (&buf, item, UFO_JSON_COMPACT);

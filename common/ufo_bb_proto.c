@@ -76,15 +76,19 @@ ufo_bb_request_init (ufo_bb_request_t *req)
 static void
 s_ends_reserve (ufo_bb_request_t *req, size_t n)
 {
-    if (n > sizeof req->ends_inline / sizeof req->ends_inline [0])
+    if (n > sizeof req->ends_inline / sizeof req->ends_inline [0]) {
+        if (req->ends_heap)
+            free (req->item_ends);
         req->item_ends = ufo_malloc (n * sizeof *req->item_ends);
+        req->ends_heap = true;
+    }
 }
 
 void
 ufo_bb_request_reset (ufo_bb_request_t *req)
 {
     ufo_value_destroy (&req->holder);
-    if (req->item_ends != req->ends_inline)
+    if (req->ends_heap)
         free (req->item_ends);
     ufo_buf_free (&req->items_mp);
     ufo_bb_request_init (req);
@@ -646,7 +650,7 @@ s_fast_add (ufo_bb_request_t *req, const uint8_t *frame, size_t size, const ufo_
             if (p < end && (*p & 0xF0) == 0x90)
                 count = *p++ & 0x0F;
             else
-            if (p + 3 <= end && *p == 0xDC) {
+            if (end - p >= 3 && *p == 0xDC) {
                 count = ((size_t) p [1] << 8) | p [2];
                 p += 3;
             }

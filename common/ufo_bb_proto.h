@@ -38,7 +38,9 @@ typedef struct {
     size_t max_batch_items;     //  items in one bb.add
 } ufo_bb_limits_t;
 
-//  A decoded, validated request. Owns its items; blob_data points into the caller's frame.
+//  A decoded, validated request. blob_data, and for bb.add items_data when the items were
+//  kept as sent, point into the caller's frames: keep them alive while the request is used.
+//  Not to be copied (item_ends may point into the struct itself).
 typedef struct {
     int type;                           //  ufo_bb_req_type_t, or -1 before decoding
     char type_name [65];
@@ -55,6 +57,7 @@ typedef struct {
     size_t nitems;
     uint32_t *item_ends;                //  nitems end offsets (ends_inline, or heap)
     uint32_t ends_inline [8];
+    bool ends_heap;                     //  item_ends was allocated
     ufo_buf_t items_mp;                 //  the items re-encoded, when they were decoded
     ufo_value_t *items;                 //  bb.add: list of maps when the request had to be
                                         //  decoded into a tree (strings to wrap, blob references,
@@ -89,7 +92,8 @@ void ufo_bb_request_reset (ufo_bb_request_t *req);
 //  Decodes the frames of a request (those after the routing frames): frames[0] is the
 //  envelope, frames[1] the blob bytes for blob.put. Checks frame counts and sizes, field
 //  types and limits. Returns 0, or -1 with err (UFO_E_TOO_LARGE, UFO_E_SYNTAX, UFO_E_TYPE,
-//  UFO_E_MISSING, UFO_E_INVALID, ...). On error req->id holds the envelope id when the
+//  UFO_E_MISSING, UFO_E_INVALID, ...). The request may borrow from frames (see
+//  ufo_bb_request_t). On error req->id holds the envelope id when the
 //  envelope itself decoded, so the reply can still be correlated.
 int ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
                            size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err);

@@ -466,7 +466,8 @@ int
 ufo_msg_decode_head (const void *data, size_t len, const ufo_msg_limits_t *limits, ufo_msg_head_t *head,
                      size_t *body_off, ufo_error_t *err)
 {
-    s_reader_t reader = { (const uint8_t *) data, (const uint8_t *) data, (const uint8_t *) data + len, err };
+    const uint8_t *end = data ? (const uint8_t *) data + len : NULL;   //  NULL data: refused below
+    s_reader_t reader = { (const uint8_t *) data, (const uint8_t *) data, end, err };
     if (s_decode_head (&reader, data, len, limits, head, err) != 0)
         return -1;
     *body_off = s_off (&reader);
@@ -477,7 +478,8 @@ ufo_msg_t *
 ufo_msg_decode (const void *data, size_t len, const ufo_msg_limits_t *limits, ufo_error_t *err)
 {
     size_t max_depth = limits && limits->max_depth ? limits->max_depth : UFO_MSG_DEFAULT_MAX_DEPTH;
-    s_reader_t reader = { (const uint8_t *) data, (const uint8_t *) data, (const uint8_t *) data + len, err };
+    const uint8_t *end = data ? (const uint8_t *) data + len : NULL;   //  NULL data: refused below
+    s_reader_t reader = { (const uint8_t *) data, (const uint8_t *) data, end, err };
     s_reader_t *r = &reader;
     ufo_msg_t *self = (ufo_msg_t *) ufo_calloc (1, sizeof (ufo_msg_t));
     if (s_decode_head (r, data, len, limits, &self->h, err) != 0)

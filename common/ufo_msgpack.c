@@ -417,7 +417,8 @@ ufo_msgpack_decode (const void *data, size_t len, const ufo_msgpack_limits_t *li
 //  --- Plain scanner ---------------------------------------------------------------
 //  Accepts a subset of what the decoder accepts: the values that the decoder would read
 //  without changing them (no repeated map key, no bin, no uint64 above INT64_MAX, no float32,
-//  which the decoder widens and the encoder writes as float64), so that
+//  which the decoder widens and the encoder writes as float64), with maps of at most
+//  S_SCAN_KEYS pairs (the repeated-key check's table), so that
 //  their bytes can be kept and forwarded as they are.
 
 #define S_SCAN_KEYS 32                  //  maps with more pairs are left to the decoder

@@ -23,10 +23,11 @@ ufo_value_t *ufo_msgpack_decode (const void *data, size_t len, const ufo_msgpack
 //  Checks the value at the start of data[0..len) without building it. Returns the bytes it
 //  takes when the decoder would read it unchanged: well formed under the decoder's rules with
 //  `depth` levels of nesting already used (max_depth 0: the default 64), no map key repeated,
-//  no bin, no float32, no uint64 above INT64_MAX, no map of more than 32 pairs (so its
-//  re-encoding never takes more bytes than the value does). Returns 0 otherwise (the
-//  value is malformed, or decoding would change it): decode it with ufo_msgpack_decode for the
-//  verdict. Trailing bytes after the value are not examined.
+//  no bin, no float32, no uint64 above INT64_MAX (so its re-encoding never takes more bytes
+//  than the value does), and no map of more than 32 pairs at any level (the size of the
+//  repeated-key check). Returns 0 otherwise (the value is malformed, or decoding would change
+//  it, or it is too wide): decode it with ufo_msgpack_decode for the verdict. Trailing bytes
+//  after the value are not examined.
 size_t ufo_msgpack_scan_plain (const void *data, size_t len, size_t depth, size_t max_depth);
 
 //  The same for a value that must be a map (0 otherwise); *has_key tells whether key (NULL:

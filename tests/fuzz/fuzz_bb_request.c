@@ -55,6 +55,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     FUZZ_REQUIRE (rc == ref_rc);
     FUZZ_REQUIRE (err.code == ref_err.code && strcmp (err.message, ref_err.message) == 0);
     FUZZ_REQUIRE (strcmp (req.id, ref.id) == 0 && req.type == ref.type);
+    FUZZ_REQUIRE (strcmp (req.sender, ref.sender) == 0 && strcmp (req.type_name, ref.type_name) == 0);
     if (rc == 0 && req.type == UFO_BB_REQ_ADD) {
         FUZZ_REQUIRE (ref.items && req.nitems == ufo_value_size (ref.items) && req.nitems == ref.nitems);
         FUZZ_REQUIRE (strcmp (req.board, ref.board) == 0 && req.memory == ref.memory);
