@@ -1017,6 +1017,16 @@ main (int argc, char **argv)
                 acked += w [k].acked;
             }
             printf ("%.0f acknowledged writes/s\n", (double) acked / s_seconds);
+            ufo_bb_client_t *c = s_connect (&b, false, 2000);
+            ufo_value_t *stats = c ? ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, NULL) : NULL;
+            if (stats)
+                printf ("broker: %" PRId64 " writes, %" PRId64 " fdatasync (%.1f writes each, %" PRId64 " us on average)\n",
+                        ufo_value_map_int (stats, "writes", 0), ufo_value_map_int (stats, "fsyncs", 0),
+                        (double) ufo_value_map_int (stats, "writes", 0)
+                            / (double) (ufo_value_map_int (stats, "fsyncs", 0) ? ufo_value_map_int (stats, "fsyncs", 0) : 1),
+                        ufo_value_map_int (stats, "fsync_avg_us", 0));
+            ufo_value_destroy (&stats);
+            ufo_bb_client_destroy (&c);
             return 0;
         }
         else {
