@@ -10,6 +10,23 @@
       (value_private.h, ufo_value_block.c): a node then returns itself to its block. */
 #include "ufo_prelude.h"
 #include "value_private.h"
+//  A destroyed node carved from a block is marked inaccessible for ASan and valgrind,
+//  which would otherwise not see a use after its destruction while its block lives on.
+#if defined (__has_include)
+#   if __has_include (<valgrind/memcheck.h>)
+#       include <valgrind/memcheck.h>
+#       define S_GONE_VALGRIND(p, n) VALGRIND_MAKE_MEM_NOACCESS (p, n)
+#   endif
+#   if __has_include (<sanitizer/asan_interface.h>)
+#       include <sanitizer/asan_interface.h>
+#   endif
+#endif
+#if !defined (S_GONE_VALGRIND)
+#   define S_GONE_VALGRIND(p, n) ((void) (p), (void) (n))
+#endif
+#if !defined (ASAN_POISON_MEMORY_REGION)
+#   define ASAN_POISON_MEMORY_REGION(p, n) ((void) (p), (void) (n))
+#endif
 
 #define UFO_KEY_INLINE UFO_VALUE_KEY_INLINE
 
@@ -217,9 +234,20 @@ ufo_value_destroy (ufo_value_t **self_p)
     ufo_value_block_t *block = self->block;
     if (!block)
         free (self);
-    else
-    if (--block->live == 0 && !block->open)
-        ufo_value__block_free (block);
+    else {
+        //  what was carved for the node: the node and its bytes or its array
+        size_t size = sizeof (ufo_value_t);
+        if (self->type == UFO_TSTRING)
+            size += self->len + 1;
+        else
+        if (!(self->flags & S_OWN_ARRAY))
+            size += (size_t) self->cap * (self->type == UFO_TLIST ? sizeof (ufo_value_t *)
+                                          : self->type == UFO_TMAP ? sizeof (s_entry_t) : 0);
+        ASAN_POISON_MEMORY_REGION (self, size);
+        S_GONE_VALGRIND (self, size);
+        if (--block->live == 0 && !block->open)
+            ufo_value__block_free (block);
+    }
     *self_p = NULL;
 }
 
