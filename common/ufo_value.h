@@ -6,7 +6,14 @@
     Functions that take ownership take `ufo_value_t **` and set the caller's pointer to NULL.
     Pointers returned by getters are borrowed: valid until the parent is changed or destroyed.
     Strings are UTF-8 with an explicit length (they may contain NUL bytes) and are always
-    NUL-terminated as well. */
+    NUL-terminated as well.
+
+    Memory: trees returned by the JSON parser and by ufo_value_dup are carved from a few
+    blocks (one for a typical document or copy) instead of one allocation per node. This
+    changes nothing in the ownership rules above; a block is released with the last of
+    its nodes, so a tree whose nodes are mostly replaced or removed keeps its blocks until
+    the rest goes. Freed small blocks are kept for reuse per thread (at most 32 MB,
+    released when the thread ends). One tree is used by one thread at a time. */
 #ifndef UFO_VALUE_H_INCLUDED
 #define UFO_VALUE_H_INCLUDED
 
