@@ -13,7 +13,8 @@
     changes nothing in the ownership rules above; a block is released with the last of
     its nodes, so a tree whose nodes are mostly replaced or removed keeps its blocks until
     the rest goes. Freed small blocks are kept for reuse per thread (at most 32 MB,
-    released when the thread ends). One tree is used by one thread at a time. */
+    released when the thread ends). As before, a tree may be read by several threads at
+    once but changed or destroyed by one thread at a time. */
 #ifndef UFO_VALUE_H_INCLUDED
 #define UFO_VALUE_H_INCLUDED
 
