@@ -632,6 +632,7 @@ ufo_json_parse (const char *text, size_t len, const ufo_json_limits_t *limits, u
     //  a first block that holds the whole tree of a typical document (~3.6x its text)
     size_t first = len * 4 + 256;
     ufo_value_arena_init (&self.arena, first < UFO_VALUE_BLOCK_MAX ? first : UFO_VALUE_BLOCK_MAX);
+    self.arena.prefetch = true;
     ufo_value_t *value = s_parse_value (&self);
     if (value) {
         s_skip_ws (&self);

@@ -168,6 +168,7 @@ ufo_value_arena_init (ufo_value_arena_t *self, size_t first_size)
     assert (self);
     self->block = NULL;
     self->next = self->end = NULL;
+    self->prefetch = false;
     first_size = (first_size + 255) & ~(size_t) 255;
     self->next_size = first_size ? first_size : 256;
 }
@@ -202,8 +203,14 @@ s_carve (ufo_value_arena_t *self, size_t size, ufo_value_block_t **block_p)
         s_close (self);
         size_t bytes = self->next_size > size ? self->next_size : size;
         ufo_value_block_t *block = s_block_new (bytes);
-        if (block->cls)
+        if (block->cls) {
             bytes = (size_t) block->cls * S_CLASS_BYTES;
+            //  a reused block is cold: ask for all its lines for writing at once rather
+            //  than stall on each as the tree grows into it
+            if (self->prefetch)
+                for (size_t off = 0; off < bytes; off += 64)
+                    __builtin_prefetch ((const char *) block->data + off, 1);
+        }
         self->block = block;
         self->next = (char *) block->data;
         self->end = self->next + bytes;
@@ -449,6 +456,20 @@ ufo_value_dup (const ufo_value_t *self)
 {
     if (!self)
         return NULL;
+    ufo_value_block_t *from = self->block;
+    if (from && from->cls && (const void *) self != (const void *) from->data) {
+        //  a parsed tree in a small block (its root is carved last, after its children):
+        //  ask for all of the block at once instead of one cache miss per node as the walk
+        //  finds them out of address order (a copied tree starts at the block's start and
+        //  is walked in address order, which the hardware prefetcher follows by itself)
+        const char *p = (const char *) from->data;
+        const char *end = (const char *) self + sizeof (ufo_value_t);
+        if (!(self->flags & S_OWN_ARRAY))
+            end += (size_t) self->cap * (self->type == UFO_TMAP ? sizeof (s_entry_t)
+                                         : self->type == UFO_TLIST ? sizeof (ufo_value_t *) : 0);
+        for (; p < end; p += 64)
+            __builtin_prefetch (p);
+    }
     ufo_value_arena_t arena;
     ufo_value_arena_init (&arena, 0);
     arena.next_size = s_measure (self);

@@ -118,6 +118,8 @@ typedef struct {
     char *next;                 //  free space in it
     char *end;
     size_t next_size;           //  bytes of the next block's data
+    bool prefetch;              //  ask for a new small block's lines for writing at once
+                                //  (for trees built in no particular order: the parser)
 } ufo_value_arena_t;
 
 //  Largest block a growing arena allocates, and the largest node (with its bytes or its
