@@ -456,20 +456,6 @@ ufo_value_dup (const ufo_value_t *self)
 {
     if (!self)
         return NULL;
-    ufo_value_block_t *from = self->block;
-    if (from && from->cls && (const void *) self != (const void *) from->data) {
-        //  a parsed tree in a small block (its root is carved last, after its children):
-        //  ask for all of the block at once instead of one cache miss per node as the walk
-        //  finds them out of address order (a copied tree starts at the block's start and
-        //  is walked in address order, which the hardware prefetcher follows by itself)
-        const char *p = (const char *) from->data;
-        const char *end = (const char *) self + sizeof (ufo_value_t);
-        if (!(self->flags & S_OWN_ARRAY))
-            end += (size_t) self->cap * (self->type == UFO_TMAP ? sizeof (s_entry_t)
-                                         : self->type == UFO_TLIST ? sizeof (ufo_value_t *) : 0);
-        for (; p < end; p += 64)
-            __builtin_prefetch (p);
-    }
     ufo_value_arena_t arena;
     ufo_value_arena_init (&arena, 0);
     arena.next_size = s_measure (self);
