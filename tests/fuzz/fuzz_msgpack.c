@@ -15,7 +15,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     size_t plain = ufo_msgpack_scan_plain (data, size, 0, 64);
     if (!v) {
         assert (err.code != UFO_OK);
-        assert (plain < size);                  //  the scanner never accepts the whole of it
+        assert (size == 0 || plain < size);     //  the scanner never accepts the whole of it
         return 0;
     }
     ufo_buf_t buf = {0};
