@@ -16,10 +16,27 @@ bb_durability_fatal (bb_server_t *self, const char *message)
 
 static void s_snapshot_start (bb_server_t *self);
 
-//  Gives every queued output still waiting for its burst's ticket that ticket.
-static void
-s_assign (bb_server_t *self, uint64_t ticket)
+//  Ends a burst: writes the log buffer and gives every queued output of the burst a ticket.
+void
+bb_durability_commit_burst (bb_server_t *self)
 {
+    uint64_t ticket = 0;
+    if (self->burst_wrote) {
+        ufo_error_t err;
+        if (ufo_wal_write (self->wal, &err) != 0) {
+            bb_durability_fatal (self, err.message);
+            return;
+        }
+        if (self->cfg.fsync == BB_FSYNC_ALWAYS)
+            ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+        else
+            self->unsynced = true;
+        self->burst_wrote = false;
+    }
+    //  Outputs of this burst wait for its job, or for the latest job issued (reads and
+    //  errors must not overtake earlier writes still on their way to disk).
+    if (ticket == 0 && self->cfg.fsync == BB_FSYNC_ALWAYS)
+        ticket = bb_sync_issued (self->sync);
     for (size_t i = self->out_tail; i > self->out_head; i--) {
         bb_out_t *o = &self->out [i - 1];
         if (!o->burst)
@@ -27,46 +44,8 @@ s_assign (bb_server_t *self, uint64_t ticket)
         o->burst = false;
         o->ticket = ticket;
     }
-}
-
-//  Ends a burst: writes the log buffer and gives every queued output of the burst a ticket.
-//  With fsync "always", while an fdatasync of the log is running the records stay buffered
-//  and the burst's outputs wait without a ticket: bb_durability_on_sync writes everything
-//  gathered meanwhile with one write(2) when that fdatasync ends, and starts the next. (They
-//  could not have joined the running fdatasync anyway, and a write(2) racing an fdatasync of
-//  the same file makes that fdatasync slower.)
-void
-bb_durability_commit_burst (bb_server_t *self)
-{
-    bool always = self->cfg.fsync == BB_FSYNC_ALWAYS;
-    bool snapshot_due = self->records_since_snap >= self->cfg.snapshot_every && self->snap_pid == 0;
-    if (always && (self->burst_wrote || self->deferred) && self->wal_ticket > self->done_ticket
-    &&  !snapshot_due) {
-        self->deferred = true;
-        self->burst_wrote = false;
-        bb_out_flush (self, 0);
-        return;
-    }
-    uint64_t ticket = 0;
-    if (self->burst_wrote || self->deferred) {
-        ufo_error_t err;
-        if (ufo_wal_write (self->wal, &err) != 0) {
-            bb_durability_fatal (self, err.message);
-            return;
-        }
-        if (always)
-            ticket = self->wal_ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
-        else
-            self->unsynced = true;
-        self->burst_wrote = self->deferred = false;
-    }
-    //  Outputs of this burst wait for its job, or for the latest job issued (reads and
-    //  errors must not overtake earlier writes still on their way to disk).
-    if (ticket == 0 && always)
-        ticket = bb_sync_issued (self->sync);
-    s_assign (self, ticket);
     bb_out_flush (self, 0);
-    if (snapshot_due)
+    if (self->records_since_snap >= self->cfg.snapshot_every && self->snap_pid == 0)
         s_snapshot_start (self);
 }
 
@@ -91,18 +70,6 @@ bb_durability_on_sync (bb_server_t *self)
                     self->pblobs [keep++] = self->pblobs [j];
             self->npblobs = keep;
         }
-    if (self->deferred && self->wal_ticket <= self->done_ticket) {
-        //  The log's fdatasync is done: write what was gathered meanwhile, sync it.
-        ufo_error_t err;
-        if (ufo_wal_write (self->wal, &err) != 0) {
-            bb_durability_fatal (self, err.message);
-            return -1;
-        }
-        self->deferred = false;
-        self->wal_ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
-        s_assign (self, self->wal_ticket);
-        bb_out_flush (self, 0);
-    }
     return 0;
 }
 
@@ -130,7 +97,7 @@ s_snapshot_start (bb_server_t *self)
         bb_durability_fatal (self, err.message);
         return;
     }
-    self->cp_ticket = self->wal_ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+    self->cp_ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
     pid_t parent = getpid ();
     pid_t pid = fork ();
     if (pid < 0) {

@@ -64,8 +64,6 @@ struct _bb_server_t {
     bb_out_t *out;                   //  queue of replies and events waiting for durability
     size_t out_head, out_tail, out_cap;
     uint64_t done_ticket;           //  highest ticket completed
-    uint64_t wal_ticket;            //  ticket of the last fdatasync of the log asked for
-    bool deferred;                  //  fsync always: records and outputs wait for wal_ticket
     bool burst_wrote;               //  the current burst appended log records
     bool unsynced;                  //  everysec: log bytes written since the last fdatasync asked
     bb_pending_blob_t *pblobs;       //  blobs being committed
