@@ -54,6 +54,7 @@ bb_durability_on_sync (bb_server_t *self)
 {
     bb_sync_done_t done [64];
     size_t n;
+    uint64_t replies_before = self->replies_sent;
     while ((n = bb_sync_read (self->sync, done, UFO_ARRAY_SIZE (done))) > 0)
         for (size_t i = 0; i < n; i++) {
             if (done [i].status != 0 && done [i].kind != BB_SYNC_BLOB) {
@@ -70,6 +71,15 @@ bb_durability_on_sync (bb_server_t *self)
                     self->pblobs [keep++] = self->pblobs [j];
             self->npblobs = keep;
         }
+    if (bb_sync_holding (self->sync)) {
+        //  The next log job waits for the writes of the clients just answered (bb_sync.h):
+        //  s_on_request lets it go when as many requests have come as replies went out.
+        uint64_t released = self->replies_sent - replies_before;
+        self->refill_target = released;
+        self->refill_seen = 0;
+        if (released == 0)
+            bb_sync_go (self->sync);
+    }
     return 0;
 }
 

@@ -103,6 +103,8 @@ bb_out_flush (bb_server_t *self, uint64_t failed_ticket)
         else
             free (o->fail);
         o->fail = NULL;
+        if (!o->to_bus)
+            self->replies_sent++;
         zmq_send (sock, o->head, o->head_len, ZMQ_SNDMORE);
         if (o->delim)
             zmq_send (sock, "", 0, ZMQ_SNDMORE);

@@ -14,6 +14,7 @@
 #include <czmq.h>
 #include <sys/file.h>
 
+#define BB_HOLD_US 300              //  longest wait of a log job for pipelined writers (bb_sync.h)
 #define BURST_MAX 1024              //  requests handled before the log is written
 //  --- Changes -------------------------------------------------------------------
 
@@ -386,8 +387,13 @@ s_on_request (zloop_t *loop, zsock_t *sock, void *arg)
         s_handle (self, parts, nparts, total);
         for (size_t k = 0; k < nparts; k++)
             zmq_msg_close (&parts [k]);
+        self->refill_seen++;
     }
     bb_durability_commit_burst (self);
+    if (self->refill_target && self->refill_seen >= self->refill_target) {
+        self->refill_target = 0;            //  they came (and joined the held job): start it
+        bb_sync_go (self->sync);
+    }
     return self->fatal ? -1 : 0;
 }
 
@@ -624,6 +630,8 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     if (!self->blobs)
         goto fail;
     self->sync = bb_sync_new (err);
+    if (self->sync && self->cfg.fsync == BB_FSYNC_ALWAYS)
+        bb_sync_set_hold (self->sync, BB_HOLD_US);
     if (!self->sync)
         goto fail;
 

@@ -64,6 +64,9 @@ struct _bb_server_t {
     bb_out_t *out;                   //  queue of replies and events waiting for durability
     size_t out_head, out_tail, out_cap;
     uint64_t done_ticket;           //  highest ticket completed
+    uint64_t replies_sent;          //  replies handed to libzmq so far
+    uint64_t refill_target;         //  a log job is held until this many requests came (0: none)
+    uint64_t refill_seen;
     bool burst_wrote;               //  the current burst appended log records
     bool unsynced;                  //  everysec: log bytes written since the last fdatasync asked
     bb_pending_blob_t *pblobs;       //  blobs being committed

@@ -4,6 +4,8 @@
 #include "bb_sync.h"
 #include <pthread.h>
 
+#define BB_SYNC_HOLD_BACKOFF 64     //  after a hold in vain, the next 64 chances are not taken
+
 typedef struct s_job_t {
     uint64_t ticket;
     int kind;
@@ -19,6 +21,10 @@ struct _bb_sync_t {
     pthread_cond_t wake;
     s_job_t *head, *tail;       //  queued, not started
     bool stopping;
+    uint64_t hold_us;           //  0: never hold a job (bb_sync_set_hold)
+    bool holding;               //  a job is held for writes to join it
+    unsigned hold_skip;         //  after a hold that timed out: jobs to start without holding
+    uint64_t holds;
     uint64_t issued;
     int pipe_r, pipe_w;
     uint64_t syncs, total_us, last_us;
@@ -42,6 +48,25 @@ s_thread (void *arg)
             pthread_cond_wait (&self->wake, &self->lock);
         if (!self->head)
             break;              //  stopping and nothing left
+        if (self->holding) {
+            //  Pipelined writers: the replies of the job that just ended are going out and
+            //  their writers' next writes will follow within a round trip. Keep this job
+            //  queued (they join it) until the event loop says they came, or hold_us.
+            struct timespec until;
+            clock_gettime (CLOCK_MONOTONIC, &until);
+            until.tv_nsec += (long) self->hold_us * 1000;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            bool timed_out = false;
+            while (self->holding && !self->stopping && !timed_out)
+                timed_out = pthread_cond_timedwait (&self->wake, &self->lock, &until) == ETIMEDOUT;
+            if (self->holding && timed_out)
+                self->hold_skip = BB_SYNC_HOLD_BACKOFF;     //  the writes did not come: not pipelined
+            self->holding = false;
+            self->holds++;
+        }
         s_job_t *job = self->head;
         self->head = job->next;
         if (!self->head)
@@ -69,15 +94,23 @@ s_thread (void *arg)
         uint64_t took = s_now_us () - start;
         bb_sync_done_t done = { job->ticket, status, job->kind };
         free (job);
+        //  Decided before the event loop hears of the completion, so that it sees the hold.
+        pthread_mutex_lock (&self->lock);
+        bool may_hold = self->hold_us && self->head && self->head->kind == BB_SYNC_DATA && !self->stopping;
+        if (may_hold && self->hold_skip > 0) {
+            self->hold_skip--;
+            may_hold = false;
+        }
+        self->holding = may_hold;
+        self->syncs++;
+        self->total_us += took;
+        self->last_us = took;
+        pthread_mutex_unlock (&self->lock);
         ssize_t rc;
         do
             rc = write (self->pipe_w, &done, sizeof done);
         while (rc < 0 && errno == EINTR);
-
         pthread_mutex_lock (&self->lock);
-        self->syncs++;
-        self->total_us += took;
-        self->last_us = took;
     }
     pthread_mutex_unlock (&self->lock);
     return NULL;
@@ -97,7 +130,11 @@ bb_sync_new (ufo_error_t *err)
     self->pipe_r = fds [0];
     self->pipe_w = fds [1];
     pthread_mutex_init (&self->lock, NULL);
-    pthread_cond_init (&self->wake, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init (&attr);
+    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+    pthread_cond_init (&self->wake, &attr);
+    pthread_condattr_destroy (&attr);
     if (pthread_create (&self->thread, NULL, s_thread, self) != 0) {
         close (fds [0]);
         close (fds [1]);
@@ -204,5 +241,33 @@ bb_sync_stats (bb_sync_t *self, uint64_t *syncs, uint64_t *total_us, uint64_t *l
     *syncs = self->syncs;
     *total_us = self->total_us;
     *last_us = self->last_us;
+    pthread_mutex_unlock (&self->lock);
+}
+
+void
+bb_sync_set_hold (bb_sync_t *self, uint64_t hold_us)
+{
+    pthread_mutex_lock (&self->lock);
+    self->hold_us = hold_us;
+    pthread_mutex_unlock (&self->lock);
+}
+
+bool
+bb_sync_holding (bb_sync_t *self)
+{
+    pthread_mutex_lock (&self->lock);
+    bool holding = self->holding;
+    pthread_mutex_unlock (&self->lock);
+    return holding;
+}
+
+void
+bb_sync_go (bb_sync_t *self)
+{
+    pthread_mutex_lock (&self->lock);
+    if (self->holding) {
+        self->holding = false;
+        pthread_cond_signal (&self->wake);
+    }
     pthread_mutex_unlock (&self->lock);
 }

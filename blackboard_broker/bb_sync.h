@@ -47,6 +47,17 @@ size_t bb_sync_read (bb_sync_t *self, bb_sync_done_t *out, size_t max);
 //  Highest ticket issued so far (0 before the first job).
 uint64_t bb_sync_issued (const bb_sync_t *self);
 
+//  Group commit across round trips: when a log job was queued while the previous one ran
+//  (writers keep requests in flight), the thread holds it for up to hold_us (0: never, the
+//  default) before starting it, so that the writes of the clients whose acknowledgements just
+//  went out join the same fdatasync. bb_sync_go ends a hold early (the event loop calls it
+//  when those writes have come); bb_sync_holding tells whether a job is held now. A hold
+//  that ends by its time limit (clients that do not pipeline: they were not waiting to write)
+//  turns holding off for the next 64 jobs that could have been held.
+void bb_sync_set_hold (bb_sync_t *self, uint64_t hold_us);
+bool bb_sync_holding (bb_sync_t *self);
+void bb_sync_go (bb_sync_t *self);
+
 //  Number of fdatasync calls made, and their total and last duration in microseconds.
 void bb_sync_stats (bb_sync_t *self, uint64_t *syncs, uint64_t *total_us, uint64_t *last_us);
 
