@@ -87,6 +87,8 @@ bb_out_flush (bb_server_t *self, uint64_t failed_ticket)
 {
     void *router = zsock_resolve (self->router);
     void *xpub = zsock_resolve (self->xpub);
+    if (self->out_head < self->out_tail)
+        bb_server_subscriptions (self);     //  new subscribers see what follows
     while (self->out_head < self->out_tail) {
         bb_out_t *o = &self->out [self->out_head];
         if (o->burst || o->ticket > self->done_ticket)

@@ -91,6 +91,9 @@ struct _bb_server_t {
     uint64_t cp_ticket;             //  sync job that makes the last dispatch checkpoint durable
 };
 
+//  Reads pending (un)subscriptions from the bus socket (bb_server.c).
+void bb_server_subscriptions (bb_server_t *self);
+
 //  --- bb_out.c: output queue --------------------------------------------------------
 
 //  Appends an empty queued message (to the bus or to a peer) and returns it; ticket: the sync
