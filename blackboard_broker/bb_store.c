@@ -582,11 +582,10 @@ s_scan_snapshots (const char *data_dir, uint64_t remove_below)
     return newest;
 }
 
-int
+void
 bb_store_prune_snapshots (const char *data_dir, uint64_t keep_seq)
 {
     s_scan_snapshots (data_dir, keep_seq);
-    return 0;
 }
 
 static int

@@ -67,7 +67,7 @@ int bb_store_write_snapshot (bb_store_t *self, const char *data_dir, uint64_t se
 //  Returns 0, or -1 with err (a snapshot that exists but cannot be read).
 int bb_store_load_snapshot (bb_store_t *self, const char *data_dir, uint64_t *segment_p, ufo_error_t *err);
 
-//  Removes snapshot directories older than seq from data_dir. Returns how many.
-int bb_store_prune_snapshots (const char *data_dir, uint64_t keep_seq);
+//  Removes snapshot directories older than seq (and unfinished ones) from data_dir.
+void bb_store_prune_snapshots (const char *data_dir, uint64_t keep_seq);
 
 #endif
