@@ -55,7 +55,11 @@ bb_durability_on_sync (bb_server_t *self)
     bb_sync_done_t done [64];
     size_t n;
     uint64_t replies_before = self->replies_sent;
-    while ((n = bb_sync_read (self->sync, done, UFO_ARRAY_SIZE (done))) > 0)
+    //  A short read leaves the pipe empty (later completions wake the loop again): no
+    //  second read(2) just to hear EAGAIN.
+    bool more = true;
+    while (more && (n = bb_sync_read (self->sync, done, UFO_ARRAY_SIZE (done))) > 0) {
+        more = n == UFO_ARRAY_SIZE (done);
         for (size_t i = 0; i < n; i++) {
             if (done [i].status != 0 && done [i].kind != BB_SYNC_BLOB) {
                 char message [128];
@@ -71,6 +75,7 @@ bb_durability_on_sync (bb_server_t *self)
                     self->pblobs [keep++] = self->pblobs [j];
             self->npblobs = keep;
         }
+    }
     if (bb_sync_holding (self->sync)) {
         //  The next log job waits for the writes of the clients just answered (bb_sync.h):
         //  s_on_request lets it go when as many requests have come as replies went out.
