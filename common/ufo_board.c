@@ -568,18 +568,20 @@ ufo_board_load_questions_text (ufo_board_t *self, const char *text, size_t len, 
     assert (self);
     if (!text || !len)
         return 0;
-    //  split at \n, \r\n and \r (Python's universal newlines)
+    //  split at \n, \r\n and \r (Python's universal newlines); a text without any \r
+    //  (the usual case) is split at \n alone, without looking for \r line by line
     s_line_t *lines = NULL;
     size_t nlines = 0, alloc = 0;
     const char *p = text, *end = text + len;
     const char *nl = NULL;
+    bool any_cr = memchr (text, '\r', len) != NULL;
     while (p < end) {
         if (!nl || nl < p) {
             nl = (const char *) memchr (p, '\n', (size_t) (end - p));
             if (!nl)
                 nl = end;
         }
-        const char *cr = (const char *) memchr (p, '\r', (size_t) (nl - p));
+        const char *cr = any_cr ? (const char *) memchr (p, '\r', (size_t) (nl - p)) : NULL;
         const char *stop = cr ? cr : nl;
         if (nlines == alloc) {
             alloc = alloc ? alloc * 2 : 256;
