@@ -187,9 +187,14 @@ ufo_memory__sync (ufo_memory_t *self)
     for (size_t i = self->synced; i < self->count; i++) {
         if (i == first + 32 && self->count - i > 32) {
             //  many new items: room for the rest at the size of the first 32, so that the
-            //  text is not copied again and again by the buffer's doubling
+            //  text is not copied again and again by the buffer's doubling. Only a guess:
+            //  at most what is already there again plus 64 MB (32 long items followed by
+            //  many short ones must not reserve gigabytes); doubling does the rest.
             size_t each = (self->joined.len - before) / 32 + 1;
-            ufo_buf_reserve (&self->joined, (self->count - i) * (each + each / 8));
+            size_t rest = self->count - i;
+            size_t want = rest > SIZE_MAX / (each + each / 8) ? SIZE_MAX : rest * (each + each / 8);
+            size_t bound = self->joined.len + ((size_t) 64 << 20);
+            ufo_buf_reserve (&self->joined, want < bound ? want : bound);
         }
         s_append_item (&self->joined, self->items [i], self->joined.data, i == 0);
     }

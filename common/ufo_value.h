@@ -12,9 +12,11 @@
     blocks (one for a typical document or copy) instead of one allocation per node. This
     changes nothing in the ownership rules above; a block is released with the last of
     its nodes, so a tree whose nodes are mostly replaced or removed keeps its blocks until
-    the rest goes. Freed small blocks are kept for reuse per thread (at most 32 MB,
-    released when the thread ends). As before, a tree may be read by several threads at
-    once but changed or destroyed by one thread at a time. */
+    the rest goes. Freed small blocks are kept for reuse per thread (at most 32 MB per
+    thread, released when a thread other than the main one ends). Threads: a tree may be
+    read by several threads at once, but changed or destroyed - any part of it, subtrees
+    included - by one thread at a time (the nodes of one tree share their blocks' counts,
+    so two threads may not even change different subtrees of one tree at once). */
 #ifndef UFO_VALUE_H_INCLUDED
 #define UFO_VALUE_H_INCLUDED
 

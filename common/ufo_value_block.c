@@ -1,6 +1,8 @@
 /*  ufo_value_block.c - trees carved from blocks (see value_private.h): the arena the
     JSON parser builds with, and ufo_value_dup, which measures a tree and copies it into
-    one block of the exact size (one malloc instead of one per node, string and array). */
+    one block (small blocks come in 256-byte size classes from a per-thread cache). Long
+    keys, and the pair arrays and hash indexes of maps of 16 pairs or more, stay separate
+    heap allocations. */
 #include "ufo_prelude.h"
 #include "value_private.h"
 

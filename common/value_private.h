@@ -7,8 +7,9 @@
     replaced, removed or destroyed on its own. A block counts its live nodes; destroying a
     carved node decrements that count and the block is freed when it reaches zero (and
     its builder has finished with it). An array carved from a block that must grow moves
-    to the heap (S_OWN_ARRAY). Keys of UFO_VALUE_KEY_INLINE bytes or more and map hash
-    indexes are always separate heap allocations.
+    to the heap (S_OWN_ARRAY). Keys of UFO_VALUE_KEY_INLINE bytes or more, map hash
+    indexes and the pair arrays of maps of 16 pairs or more are always separate heap
+    allocations.
 
     The nodes of one block are always parts of one tree (no API moves a node out of its
     tree without destroying it), so the non-atomic count follows the rule that one tree

@@ -379,6 +379,28 @@ UFO_TEST (test_load_paths)
     ufo_memory_destroy (&mem);
 }
 
+UFO_TEST (test_skewed_item_sizes)
+{
+    //  32 long items then many short ones: the text buffer's reservation is a guess from the
+    //  first 32 and must stay bounded (it once asked for 30,000 x 1 MB and aborted)
+    ufo_memory_t *mem = ufo_memory_new ();
+    char *big = malloc (1 << 20);
+    memset (big, 'x', (1 << 20) - 1);
+    big [(1 << 20) - 1] = 0;
+    for (int i = 0; i < 32; i++)
+        s_add (mem, i, big);
+    for (int i = 32; i < 30032; i++)
+        s_add (mem, i, "small");
+    size_t len;
+    char *json = ufo_memory_to_json (mem, &len);
+    CHECK (json && len > 32u * (1 << 20));
+    CHECK (json && strstr (json + len - 100, "\"Step\": 30031, \"Action\": \"small\"}]") != NULL);
+    free (json);
+    CHECK_INT (ufo_memory_length (mem), 30032);
+    free (big);
+    ufo_memory_destroy (&mem);
+}
+
 int
 main (void)
 {
@@ -390,5 +412,6 @@ main (void)
     UFO_RUN (test_cap);
     UFO_RUN (test_canonical_edges);
     UFO_RUN (test_load_paths);
+    UFO_RUN (test_skewed_item_sizes);
     return UFO_TEST_END ();
 }
