@@ -21,6 +21,7 @@
     keeps each side's best, so a burst of outside load does not decide a ratio. */
 #include "ufo_prelude.h"
 #include "../tests/bb_test_util.h"
+#include "bb_bench.h"
 #include <czmq.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,35 +30,11 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
-#define WINDOW 64               //  requests in flight per writer
-
-static double s_seconds = 2.0;
+double bbb_seconds = 2.0;
+const char *bbb_base = "/tmp";
+char bbb_item_pad [80];
 static int s_rounds = 3;           //  alternating rounds; the best of each side is kept
-static const char *s_base = "/tmp";
 static int s_failures = 0;
-static char s_item_pad [80];
-
-static double
-s_now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
-static int
-s_cmp_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-static double
-s_p50 (double *v, size_t n)
-{
-    qsort (v, n, sizeof *v, s_cmp_double);
-    return v [n / 2];
-}
 
 static void
 s_verdict (const char *what, double value, double baseline, double target, bool higher_better)
@@ -79,8 +56,8 @@ s_connect (bb_test_broker_t *b, bool bus, int wait_ms)
     if (!c)
         return NULL;
     ufo_bb_client_set_timeout (c, 20);
-    double deadline = s_now () + wait_ms / 1000.0;
-    while (s_now () < deadline) {
+    double deadline = bbb_now () + wait_ms / 1000.0;
+    while (bbb_now () < deadline) {
         ufo_value_t *r = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
         if (r) {
             ufo_value_destroy (&r);
@@ -96,7 +73,7 @@ static void
 s_broker_start (bb_test_broker_t *b, const char *name, const char *fsync, const char *snap_every)
 {
     memset (b, 0, sizeof *b);
-    snprintf (b->dir, sizeof b->dir, "%s/ufo-bbbench-%s-XXXXXX", s_base, name);
+    snprintf (b->dir, sizeof b->dir, "%s/ufo-bbbench-%s-XXXXXX", bbb_base, name);
     if (!mkdtemp (b->dir)) {
         perror ("mkdtemp");
         exit (1);
@@ -120,25 +97,17 @@ s_add_body (const char *board, int64_t n, int count)
         ufo_value_t *item = ufo_value_new_map ();
         ufo_value_map_set_int (item, "Step", n + i);
         ufo_value_map_set_str (item, "Subtask", "type the report");
-        ufo_value_map_set_str (item, "Action", s_item_pad);
+        ufo_value_map_set_str (item, "Action", bbb_item_pad);
         ufo_value_list_push (items, &item);
     }
     ufo_value_map_set (body, count == 1 ? "items" : "items", &items);
     return body;
 }
 
-typedef struct {
-    bb_test_broker_t *broker;
-    char board [32];
-    double seconds;
-    long acked;
-    long failed;
-} s_writer_t;
-
 //  Encodes one bb.add request of one item, without building a value tree (as a lean client
 //  would; the Redis writer below is just as lean).
-static void
-s_encode_add (ufo_buf_t *buf, const char *board, int64_t n)
+void
+bbb_encode_add (ufo_buf_t *buf, const char *board, int64_t n)
 {
     char id [33];
     snprintf (id, sizeof id, "bench%027" PRId64, n);
@@ -157,7 +126,7 @@ s_encode_add (ufo_buf_t *buf, const char *board, int64_t n)
     ufo_bb_mp_str (buf, "Subtask");
     ufo_bb_mp_str (buf, "type the report");
     ufo_bb_mp_str (buf, "Action");
-    ufo_bb_mp_str (buf, s_item_pad);
+    ufo_bb_mp_str (buf, bbb_item_pad);
 }
 
 //  A reply is ok when its envelope's type is "ok": 97 01 a2 'o' 'k'.
@@ -170,8 +139,8 @@ s_reply_ok (zmsg_t *reply)
 
 //  Receives one reply with the raw API (no czmq objects: the writers are as lean as the Redis
 //  ones). Returns 1 for "ok", 0 for another reply, -1 on timeout.
-static int
-s_recv_reply (void *dealer)
+int
+bbb_recv_reply (void *dealer)
 {
     zmq_msg_t msg;
     zmq_msg_init (&msg);
@@ -186,10 +155,10 @@ s_recv_reply (void *dealer)
     return ok;
 }
 
-static void *
-s_writer (void *arg)
+void *
+bbb_writer (void *arg)
 {
-    s_writer_t *w = (s_writer_t *) arg;
+    bbb_writer_t *w = (bbb_writer_t *) arg;
     zsock_t *sock = zsock_new (ZMQ_DEALER);
     zsock_set_sndhwm (sock, 0);
     zsock_set_rcvhwm (sock, 0);
@@ -203,14 +172,14 @@ s_writer (void *arg)
     ufo_buf_t buf = { 0 };
     int inflight = 0;
     int64_t n = 0;
-    double end = s_now () + w->seconds;
-    while (s_now () < end) {
-        while (inflight < WINDOW) {
-            s_encode_add (&buf, w->board, n++);
+    double end = bbb_now () + w->seconds;
+    while (bbb_now () < end) {
+        while (inflight < BBB_WINDOW) {
+            bbb_encode_add (&buf, w->board, n++);
             zmq_send (dealer, buf.data, buf.len, 0);
             inflight++;
         }
-        int rc = s_recv_reply (dealer);
+        int rc = bbb_recv_reply (dealer);
         if (rc < 0)
             break;
         inflight--;
@@ -221,7 +190,7 @@ s_writer (void *arg)
     }
     //  drain what is still in flight (not counted: it completed after the window)
     for (int i = 0; i < inflight; i++)
-        if (s_recv_reply (dealer) < 0)
+        if (bbb_recv_reply (dealer) < 0)
             break;
     ufo_buf_free (&buf);
     zsock_destroy (&sock);
@@ -240,13 +209,13 @@ s_broker_writes (int writers)
     }
     ufo_bb_client_destroy (&probe);
     pthread_t threads [16];
-    s_writer_t w [16];
+    bbb_writer_t w [16];
     for (int i = 0; i < writers; i++) {
         memset (&w [i], 0, sizeof w [i]);
         w [i].broker = &b;
-        w [i].seconds = s_seconds;
+        w [i].seconds = bbb_seconds;
         snprintf (w [i].board, sizeof w [i].board, "bench-%d", i);
-        pthread_create (&threads [i], NULL, s_writer, &w [i]);
+        pthread_create (&threads [i], NULL, bbb_writer, &w [i]);
     }
     long acked = 0, failed = 0;
     for (int i = 0; i < writers; i++) {
@@ -258,106 +227,7 @@ s_broker_writes (int writers)
         fprintf (stderr, "  %ld writes failed\n", failed);
     bb_test_stop (&b, SIGTERM);
     bb_test_rmtree (b.dir);
-    return (double) acked / s_seconds;
-}
-
-//  --- transport ceiling: the same writers against a raw ROUTER that answers at once -----
-
-typedef struct {
-    void *ctx;
-    char endpoint [256];
-    size_t reply_size;
-    atomic_bool stop;
-} s_echo_t;
-
-//  Answers every request with a reply of the broker's size that reads as "ok"; no other work.
-static void *
-s_echo_router (void *arg)
-{
-    s_echo_t *e = (s_echo_t *) arg;
-    void *router = zmq_socket (e->ctx, ZMQ_ROUTER);
-    int hwm = 0, linger = 0;
-    zmq_setsockopt (router, ZMQ_SNDHWM, &hwm, sizeof hwm);
-    zmq_setsockopt (router, ZMQ_RCVHWM, &hwm, sizeof hwm);
-    zmq_setsockopt (router, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_bind (router, e->endpoint);
-    char *reply = ufo_calloc (1, e->reply_size);
-    memcpy (reply, "\x97\x01\xa2ok", 5);
-    while (!atomic_load (&e->stop)) {
-        zmq_pollitem_t item = { router, 0, ZMQ_POLLIN, 0 };
-        if (zmq_poll (&item, 1, 100) <= 0)
-            continue;
-        for (int burst = 0; burst < 1024; burst++) {
-            zmq_msg_t id, body;
-            zmq_msg_init (&id);
-            if (zmq_msg_recv (&id, router, ZMQ_DONTWAIT) < 0) {
-                zmq_msg_close (&id);
-                break;
-            }
-            zmq_msg_init (&body);
-            while (zmq_msg_more (&id) && zmq_msg_recv (&body, router, 0) >= 0 && zmq_msg_more (&body))
-                ;
-            zmq_msg_send (&id, router, ZMQ_SNDMORE);
-            zmq_send (router, reply, e->reply_size, 0);
-            zmq_msg_close (&body);
-        }
-    }
-    free (reply);
-    zmq_close (router);
-    return NULL;
-}
-
-//  Size of the broker's reply to one bb.add.
-static size_t
-s_reply_size (void)
-{
-    ufo_buf_t buf = { 0 };
-    ufo_bb_envelope_head (&buf, "ok", "bench000000000000000000000123456", "ufo-broker");
-    ufo_bb_mp_map (&buf, 2);
-    ufo_bb_mp_str (&buf, "seq");
-    ufo_bb_mp_uint (&buf, 1234567);
-    ufo_bb_mp_str (&buf, "last");
-    ufo_bb_mp_uint (&buf, 1234567);
-    size_t size = buf.len;
-    ufo_buf_free (&buf);
-    return size;
-}
-
-//  Acknowledged "writes"/s of `writers` bench writers against the raw echo (own context, so
-//  its own I/O thread, like the broker process).
-static double
-s_echo_writes (int writers)
-{
-    s_echo_t e;
-    memset (&e, 0, sizeof e);
-    e.ctx = zmq_ctx_new ();
-    e.reply_size = s_reply_size ();
-    snprintf (e.endpoint, sizeof e.endpoint, "ipc://%s/ufo-bbbench-echo-%d", s_base, (int) getpid ());
-    pthread_t thread;
-    pthread_create (&thread, NULL, s_echo_router, &e);
-    usleep (100000);
-    bb_test_broker_t b;
-    memset (&b, 0, sizeof b);
-    snprintf (b.cmd, sizeof b.cmd, "%s", e.endpoint);
-    pthread_t threads [16];
-    s_writer_t w [16];
-    for (int i = 0; i < writers; i++) {
-        memset (&w [i], 0, sizeof w [i]);
-        w [i].broker = &b;
-        w [i].seconds = s_seconds;
-        snprintf (w [i].board, sizeof w [i].board, "bench-%d", i);
-        pthread_create (&threads [i], NULL, s_writer, &w [i]);
-    }
-    long acked = 0;
-    for (int i = 0; i < writers; i++) {
-        pthread_join (threads [i], NULL);
-        acked += w [i].acked;
-    }
-    atomic_store (&e.stop, true);
-    pthread_join (thread, NULL);
-    zmq_ctx_term (e.ctx);
-    unlink (e.endpoint + strlen ("ipc://"));
-    return (double) acked / s_seconds;
+    return (double) acked / bbb_seconds;
 }
 
 //  The bytes one logged change takes: the event envelope of one add, as the broker logs it.
@@ -378,260 +248,6 @@ s_record_size (void)
     return size;
 }
 
-//  --- baselines ---------------------------------------------------------------------
-
-//  Raw group commit: batches of `batch` records (what `writers` x WINDOW in flight give the
-//  broker), write(2) + fdatasync per batch. Returns records made durable per second.
-static double
-s_raw_log (size_t record, size_t batch)
-{
-    char path [400];
-    snprintf (path, sizeof path, "%s/ufo-bbbench-raw-%d.log", s_base, (int) getpid ());
-    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return 0;
-    ufo_buf_t buf = { 0 };
-    char *payload = ufo_malloc (record);
-    memset (payload, 'r', record);
-    for (size_t i = 0; i < batch; i++)
-        ufo_wal_encode_record (&buf, payload, record - UFO_WAL_HEADER_BYTES);
-    long done = 0;
-    double end = s_now () + s_seconds;
-    while (s_now () < end) {
-        if (write (fd, buf.data, buf.len) != (ssize_t) buf.len || fdatasync (fd) != 0)
-            break;
-        done += (long) batch;
-    }
-    close (fd);
-    unlink (path);
-    free (payload);
-    ufo_buf_free (&buf);
-    return (double) done / s_seconds;
-}
-
-static double
-s_fsync_p50 (void)
-{
-    char path [400];
-    snprintf (path, sizeof path, "%s/ufo-bbbench-fsync-%d.log", s_base, (int) getpid ());
-    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    double v [300];
-    char rec [256];
-    memset (rec, 'f', sizeof rec);
-    for (int i = 0; i < 300; i++) {
-        double t0 = s_now ();
-        if (write (fd, rec, sizeof rec) < 0 || fdatasync (fd) != 0)
-            break;
-        v [i] = s_now () - t0;
-    }
-    close (fd);
-    unlink (path);
-    return s_p50 (v, 300);
-}
-
-static void *
-s_echo (void *arg)
-{
-    zsock_t *router = (zsock_t *) arg;
-    while (true) {
-        zmsg_t *msg = zmsg_recv (router);
-        if (!msg)
-            break;
-        if (zmsg_size (msg) == 2 && zframe_size (zmsg_last (msg)) == 4
-        &&  memcmp (zframe_data (zmsg_last (msg)), "STOP", 4) == 0) {
-            zmsg_destroy (&msg);
-            break;
-        }
-        zmsg_send (&msg, router);
-    }
-    return NULL;
-}
-
-//  Raw DEALER/ROUTER round trip over ipc with a request of the same size; p50 seconds.
-static double
-s_raw_rtt_p50 (size_t size)
-{
-    char ep [400];
-    snprintf (ep, sizeof ep, "ipc://%s/ufo-bbbench-rtt-%d", s_base, (int) getpid ());
-    zsock_t *router = zsock_new_router (ep);
-    zsock_t *dealer = zsock_new_dealer (ep);
-    pthread_t thread;
-    pthread_create (&thread, NULL, s_echo, router);
-    char *payload = ufo_malloc (size);
-    memset (payload, 'x', size);
-    double v [2000];
-    for (int i = 0; i < 2000; i++) {
-        double t0 = s_now ();
-        zsock_send (dealer, "b", payload, size);
-        zmsg_t *reply = zmsg_recv (dealer);
-        v [i] = s_now () - t0;
-        zmsg_destroy (&reply);
-    }
-    zsock_send (dealer, "b", "STOP", (size_t) 4);
-    pthread_join (thread, NULL);
-    free (payload);
-    zsock_destroy (&dealer);
-    zsock_destroy (&router);
-    unlink (ep + strlen ("ipc://"));
-    return s_p50 (v + 200, 1800);
-}
-
-//  --- Redis ----------------------------------------------------------------------
-
-typedef struct {
-    int port;
-    char key [32];
-    long acked;
-    bool failed;
-} s_redis_t;
-
-static int
-s_redis_connect (int port)
-{
-    int fd = socket (AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
-    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    if (connect (fd, (struct sockaddr *) &addr, sizeof addr) != 0) {
-        close (fd);
-        return -1;
-    }
-    int one = 1;
-    setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return fd;
-}
-
-//  Counts complete RESP replies in data[0..len) (simple strings, errors, integers, bulk);
-//  returns bytes consumed.
-static size_t
-s_resp_count (const char *data, size_t len, long *replies, long *errors)
-{
-    size_t off = 0;
-    while (off < len) {
-        const char *nl = memchr (data + off, '\n', len - off);
-        if (!nl)
-            break;
-        size_t line_end = (size_t) (nl - data) + 1;
-        if (data [off] == '$') {
-            long n = strtol (data + off + 1, NULL, 10);
-            size_t need = line_end + (n >= 0 ? (size_t) n + 2 : 0);
-            if (need > len)
-                break;
-            off = need;
-        }
-        else {
-            if (data [off] == '-')
-                (*errors)++;
-            off = line_end;
-        }
-        (*replies)++;
-    }
-    return off;
-}
-
-static void *
-s_redis_writer (void *arg)
-{
-    s_redis_t *r = (s_redis_t *) arg;
-    int fd = s_redis_connect (r->port);
-    if (fd < 0) {
-        r->failed = true;
-        return NULL;
-    }
-    char cmd [512];
-    char buf [65536];
-    size_t have = 0;
-    long inflight = 0, errors = 0;
-    int64_t n = 0;
-    double end = s_now () + s_seconds;
-    while (s_now () < end) {
-        ufo_buf_t out = { 0 };
-        while (inflight < WINDOW) {
-            int len = snprintf (cmd, sizeof cmd, "Step%" PRId64, n++);
-            char step [32];
-            snprintf (step, sizeof step, "%" PRId64, n);
-            (void) len;
-            ufo_buf_printf (&out, "*9\r\n$4\r\nXADD\r\n$%zu\r\n%s\r\n$1\r\n*\r\n$4\r\nStep\r\n$%zu\r\n%s\r\n"
-                            "$7\r\nSubtask\r\n$15\r\ntype the report\r\n$6\r\nAction\r\n$%zu\r\n%s\r\n",
-                            strlen (r->key), r->key, strlen (step), step, strlen (s_item_pad), s_item_pad);
-            inflight++;
-        }
-        if (out.len && write (fd, out.data, out.len) != (ssize_t) out.len) {
-            ufo_buf_free (&out);
-            r->failed = true;
-            break;
-        }
-        ufo_buf_free (&out);
-        ssize_t got = read (fd, buf + have, sizeof buf - have);
-        if (got <= 0) {
-            r->failed = true;
-            break;
-        }
-        have += (size_t) got;
-        long replies = 0;
-        size_t used = s_resp_count (buf, have, &replies, &errors);
-        memmove (buf, buf + used, have - used);
-        have -= used;
-        inflight -= replies;
-        r->acked += replies;
-    }
-    if (errors)
-        r->failed = true;
-    close (fd);
-    return NULL;
-}
-
-static double
-s_redis_writes (int writers, bool *ok)
-{
-    *ok = false;
-    char dir [400];
-    snprintf (dir, sizeof dir, "%s/ufo-bbbench-redis-XXXXXX", s_base);
-    if (!mkdtemp (dir))
-        return 0;
-    int port = 20000 + (int) (getpid () % 20000);
-    char port_text [16];
-    snprintf (port_text, sizeof port_text, "%d", port);
-    pid_t pid = fork ();
-    if (pid == 0) {
-        int null = open ("/dev/null", O_WRONLY);
-        dup2 (null, 1);
-        execlp ("redis-server", "redis-server", "--port", port_text, "--bind", "127.0.0.1", "--dir", dir,
-                "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no",
-                (char *) NULL);
-        _exit (127);
-    }
-    int fd = -1;
-    for (int i = 0; i < 500 && fd < 0; i++) {
-        usleep (10000);
-        fd = s_redis_connect (port);
-    }
-    double rate = 0;
-    if (fd >= 0) {
-        close (fd);
-        pthread_t threads [16];
-        s_redis_t r [16];
-        for (int i = 0; i < writers; i++) {
-            memset (&r [i], 0, sizeof r [i]);
-            r [i].port = port;
-            snprintf (r [i].key, sizeof r [i].key, "bench-%d", i);
-            pthread_create (&threads [i], NULL, s_redis_writer, &r [i]);
-        }
-        long acked = 0;
-        bool failed = false;
-        for (int i = 0; i < writers; i++) {
-            pthread_join (threads [i], NULL);
-            acked += r [i].acked;
-            failed |= r [i].failed;
-        }
-        rate = (double) acked / s_seconds;
-        *ok = !failed;
-    }
-    kill (pid, SIGTERM);
-    waitpid (pid, NULL, 0);
-    bb_test_rmtree (dir);
-    return rate;
-}
-
 //  --- latency ----------------------------------------------------------------------
 
 static double
@@ -649,12 +265,12 @@ s_broker_latency_p50 (size_t *request_size)
     ufo_buf_t buf = { 0 };
     double v [1000];
     for (int i = 0; i < 1000; i++) {
-        s_encode_add (&buf, "lat", i);
+        bbb_encode_add (&buf, "lat", i);
         *request_size = buf.len;
-        double t0 = s_now ();
+        double t0 = bbb_now ();
         zsock_send (dealer, "b", buf.data, buf.len);
         zmsg_t *reply = zmsg_recv (dealer);
-        v [i] = s_now () - t0;
+        v [i] = bbb_now () - t0;
         if (!reply || !s_reply_ok (reply))
             s_failures++;
         zmsg_destroy (&reply);
@@ -663,7 +279,7 @@ s_broker_latency_p50 (size_t *request_size)
     zsock_destroy (&dealer);
     bb_test_stop (&b, SIGTERM);
     bb_test_rmtree (b.dir);
-    return s_p50 (v + 100, 900);
+    return bbb_p50 (v + 100, 900);
 }
 
 //  --- fan-out ---------------------------------------------------------------------
@@ -712,7 +328,7 @@ s_subscriber (void *arg)
         last = seq;
         s->received++;
     }
-    s->done_at = s_now ();
+    s->done_at = bbb_now ();
     zsock_destroy (&sub);
     return NULL;
 }
@@ -745,7 +361,7 @@ s_encode_event (ufo_buf_t *buf, int64_t seq)
     ufo_bb_mp_str (buf, "Subtask");
     ufo_bb_mp_str (buf, "type the report");
     ufo_bb_mp_str (buf, "Action");
-    ufo_bb_mp_str (buf, s_item_pad);
+    ufo_bb_mp_str (buf, bbb_item_pad);
 }
 
 //  Raw PUB/SUB: the same frames (topic + an event envelope of one item) to n subscribers.
@@ -753,7 +369,7 @@ static double
 s_raw_fanout (int nsubs, long count)
 {
     char ep [400];
-    snprintf (ep, sizeof ep, "ipc://%s/ufo-bbbench-pub-%d", s_base, (int) getpid ());
+    snprintf (ep, sizeof ep, "ipc://%s/ufo-bbbench-pub-%d", bbb_base, (int) getpid ());
     zsock_t *pub = zsock_new (ZMQ_PUB);
     zsock_set_sndhwm (pub, 0);              //  before binding: the listener copies it
     zsock_bind (pub, "%s", ep);
@@ -772,7 +388,7 @@ s_raw_fanout (int nsubs, long count)
         zmq_send (raw_pub, buf.data, buf.len, 0);
         usleep (5000);
     }
-    double t0 = s_now ();
+    double t0 = bbb_now ();
     for (long n = 1; n <= count; n++) {
         //  encode per message, as the broker does
         s_encode_event (&buf, n);
@@ -828,19 +444,19 @@ s_fan_writer (void *arg)
     int inflight = 0;
     bool more = true;
     while (more || inflight > 0) {
-        while (more && inflight < WINDOW) {
+        while (more && inflight < BBB_WINDOW) {
             long n = atomic_fetch_add (w->next, 1);
             if (n >= w->count) {
                 more = false;
                 break;
             }
-            s_encode_add (&buf, "fan", n);
+            bbb_encode_add (&buf, "fan", n);
             zmq_send (dealer, buf.data, buf.len, 0);
             inflight++;
         }
         if (inflight == 0)
             break;
-        int rc = s_recv_reply (dealer);
+        int rc = bbb_recv_reply (dealer);
         if (rc < 0)
             break;
         inflight--;
@@ -878,7 +494,7 @@ s_broker_fanout (int nsubs, long count, bool *lost_p)
             break;
         usleep (5000);
     }
-    double t0 = s_now ();
+    double t0 = bbb_now ();
     atomic_long next = 0;
     pthread_t writers [FAN_WRITERS];
     s_fan_writer_t fw [FAN_WRITERS];
@@ -929,9 +545,9 @@ s_snapshot_10k (void)
     double v [21];
     size_t items = 0;
     for (int i = 0; i < 21; i++) {
-        double t0 = s_now ();
+        double t0 = bbb_now ();
         ufo_value_t *snap = ufo_bb_client_snapshot (c, "big", NULL, 0, &err);
-        v [i] = s_now () - t0;
+        v [i] = bbb_now () - t0;
         items = ufo_value_size (ufo_value_path (snap, "board.trajectories"));
         ufo_value_destroy (&snap);
     }
@@ -940,7 +556,7 @@ s_snapshot_10k (void)
     ufo_bb_client_destroy (&c);
     bb_test_stop (&b, SIGTERM);
     bb_test_rmtree (b.dir);
-    return s_p50 (v, 21);
+    return bbb_p50 (v, 21);
 }
 
 //  Fills a broker with 1,000,000 items (1,000 adds of 1,000), stops it, and times a
@@ -978,10 +594,10 @@ s_restart_1m (const char *snap_every, size_t *items_p)
     bb_test_stop (&b, SIGTERM);
     const char *extra [] = { "--fsync", "always", "--stats-ms", "0", "--snapshot-every", snap_every,
                              "--log-level", "warn", NULL };
-    double t0 = s_now ();
+    double t0 = bbb_now ();
     bb_test_start (&b, extra);
     c = s_connect (&b, false, 60000);
-    double took = s_now () - t0;
+    double took = bbb_now () - t0;
     ufo_value_t *stats = c ? ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err) : NULL;
     *items_p = (size_t) ufo_value_map_int (stats, "items", 0);
     ufo_value_destroy (&stats);
@@ -998,7 +614,7 @@ main (int argc, char **argv)
     int only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp (argv [i], "--seconds") == 0 && i + 1 < argc)
-            s_seconds = atof (argv [++i]);
+            bbb_seconds = atof (argv [++i]);
         else if (strcmp (argv [i], "--quick") == 0) {
             quick = true;
             s_rounds = 1;
@@ -1010,30 +626,30 @@ main (int argc, char **argv)
         else if (strcmp (argv [i], "--no-redis") == 0)
             redis = false;
         else if (strcmp (argv [i], "--dir") == 0 && i + 1 < argc)
-            s_base = argv [++i];
+            bbb_base = argv [++i];
         else if (strcmp (argv [i], "--load") == 0 && i + 2 < argc) {
             //  load generator for profiling a running broker: --load CMD_ENDPOINT WRITERS
             bb_test_broker_t b;
             memset (&b, 0, sizeof b);
             snprintf (b.cmd, sizeof b.cmd, "%s", argv [i + 1]);
             int writers = atoi (argv [i + 2]);
-            memset (s_item_pad, 'a', sizeof s_item_pad - 1);
+            memset (bbb_item_pad, 'a', sizeof bbb_item_pad - 1);
             zsys_init ();
             pthread_t threads [16];
-            s_writer_t w [16];
+            bbb_writer_t w [16];
             for (int k = 0; k < writers && k < 16; k++) {
                 memset (&w [k], 0, sizeof w [k]);
                 w [k].broker = &b;
-                w [k].seconds = s_seconds;
+                w [k].seconds = bbb_seconds;
                 snprintf (w [k].board, sizeof w [k].board, "load-%d", k);
-                pthread_create (&threads [k], NULL, s_writer, &w [k]);
+                pthread_create (&threads [k], NULL, bbb_writer, &w [k]);
             }
             long acked = 0;
             for (int k = 0; k < writers && k < 16; k++) {
                 pthread_join (threads [k], NULL);
                 acked += w [k].acked;
             }
-            printf ("%.0f acknowledged writes/s\n", (double) acked / s_seconds);
+            printf ("%.0f acknowledged writes/s\n", (double) acked / bbb_seconds);
             ufo_bb_client_t *c = s_connect (&b, false, 2000);
             ufo_value_t *stats = c ? ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, NULL) : NULL;
             if (stats)
@@ -1068,9 +684,9 @@ main (int argc, char **argv)
     }
     zsys_init ();
     ufo_log_set_level (UFO_LOG_ERROR);
-    memset (s_item_pad, 'a', sizeof s_item_pad - 1);
+    memset (bbb_item_pad, 'a', sizeof bbb_item_pad - 1);
     printf ("bb_bench: data on %s, %.1f s per throughput run, window %d per writer, best of %d alternating rounds\n\n",
-            s_base, s_seconds, WINDOW, s_rounds);
+            bbb_base, bbb_seconds, BBB_WINDOW, s_rounds);
 
     size_t record = s_record_size ();
     if (!only || only == 1) {
@@ -1080,15 +696,15 @@ main (int argc, char **argv)
         double raw = 0, broker = 0, rd = 0, echo = 0;
         bool rd_ok = true;
         for (int r = 0; r < s_rounds; r++) {
-            double v = s_raw_log (record, (size_t) writers * WINDOW);
+            double v = bbb_raw_log (record, (size_t) writers * BBB_WINDOW);
             raw = v > raw ? v : raw;
             v = s_broker_writes (writers);
             broker = v > broker ? v : broker;
-            v = s_echo_writes (writers);
+            v = bbb_echo_writes (writers);
             echo = v > echo ? v : echo;
             if (redis) {
                 bool ok;
-                v = s_redis_writes (writers, &ok);
+                v = bbb_redis_writes (writers, &ok);
                 rd = v > rd ? v : rd;
                 rd_ok &= ok;
             }
@@ -1121,9 +737,9 @@ main (int argc, char **argv)
     for (int r = 0; r < s_rounds; r++) {
         double v = s_broker_latency_p50 (&req_size);
         lat = v < lat ? v : lat;
-        v = s_raw_rtt_p50 (req_size);
+        v = bbb_raw_rtt_p50 (req_size);
         rtt = v < rtt ? v : rtt;
-        v = s_fsync_p50 ();
+        v = bbb_fsync_p50 ();
         fs = v < fs ? v : fs;
     }
     double bound = rtt + fs + 50e-6;
