@@ -87,13 +87,16 @@ bb_out_flush (bb_server_t *self, uint64_t failed_ticket)
 {
     void *router = zsock_resolve (self->router);
     void *xpub = zsock_resolve (self->xpub);
-    if (self->out_head < self->out_tail)
-        bb_server_subscriptions (self);     //  new subscribers see what follows
+    bool subscriptions_read = false;
     while (self->out_head < self->out_tail) {
         bb_out_t *o = &self->out [self->out_head];
         if (o->burst || o->ticket > self->done_ticket)
             break;
         void *sock = o->to_bus ? xpub : router;
+        if (o->to_bus && !subscriptions_read) {
+            bb_server_subscriptions (self);     //  new subscribers see what follows
+            subscriptions_read = true;
+        }
         if (o->fail && o->ticket == failed_ticket) {
             free (o->data);
             free (o->extra);

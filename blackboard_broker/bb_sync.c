@@ -167,12 +167,13 @@ bb_sync_destroy (bb_sync_t **self_p)
 static uint64_t
 s_enqueue (bb_sync_t *self, int kind, int fd, ufo_blob_stage_t *stage, bool durable)
 {
+    s_job_t *job = ufo_calloc (1, sizeof *job);
     pthread_mutex_lock (&self->lock);
     uint64_t ticket;
+    bool created = false;
     if (kind == BB_SYNC_DATA && self->tail && self->tail->kind == BB_SYNC_DATA && self->tail->fd == fd)
         ticket = self->tail->ticket;            //  group commit: join the waiting job
     else {
-        s_job_t *job = ufo_calloc (1, sizeof *job);
         job->ticket = ticket = ++self->issued;
         job->kind = kind;
         job->fd = fd;
@@ -183,9 +184,15 @@ s_enqueue (bb_sync_t *self, int kind, int fd, ufo_blob_stage_t *stage, bool dura
         else
             self->head = job;
         self->tail = job;
-        pthread_cond_signal (&self->wake);
+        created = true;
     }
     pthread_mutex_unlock (&self->lock);
+    //  Signalled after the unlock: a thread woken while the lock is still held would only
+    //  block on it again (two wake-ups on the way to every fdatasync).
+    if (created)
+        pthread_cond_signal (&self->wake);
+    else
+        free (job);
     return ticket;
 }
 
@@ -265,9 +272,9 @@ void
 bb_sync_go (bb_sync_t *self)
 {
     pthread_mutex_lock (&self->lock);
-    if (self->holding) {
-        self->holding = false;
-        pthread_cond_signal (&self->wake);
-    }
+    bool was_holding = self->holding;
+    self->holding = false;
     pthread_mutex_unlock (&self->lock);
+    if (was_holding)
+        pthread_cond_signal (&self->wake);
 }
