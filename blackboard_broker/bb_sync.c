@@ -21,6 +21,7 @@ struct _bb_sync_t {
     pthread_cond_t wake;
     s_job_t *head, *tail;       //  queued, not started
     bool stopping;
+    int (*datasync) (int fd);   //  fdatasync, or a test's stand-in (bb_sync_set_datasync)
     uint64_t hold_us;           //  0: never hold a job (bb_sync_set_hold)
     bool holding;               //  a job is held for writes to join it
     unsigned hold_skip;         //  after a hold that timed out: jobs to start without holding
@@ -54,14 +55,17 @@ s_thread (void *arg)
             //  queued (they join it) until the event loop says they came, or hold_us.
             struct timespec until;
             clock_gettime (CLOCK_MONOTONIC, &until);
-            until.tv_nsec += (long) self->hold_us * 1000;
+            until.tv_sec += (time_t) (self->hold_us / 1000000);
+            until.tv_nsec += (long) (self->hold_us % 1000000) * 1000;
             if (until.tv_nsec >= 1000000000L) {
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000L;
             }
             bool timed_out = false;
-            while (self->holding && !self->stopping && !timed_out)
-                timed_out = pthread_cond_timedwait (&self->wake, &self->lock, &until) == ETIMEDOUT;
+            while (self->holding && !self->stopping && !timed_out) {
+                int rc = pthread_cond_timedwait (&self->wake, &self->lock, &until);
+                timed_out = rc != 0 && rc != EINTR;     //  ETIMEDOUT (any other error: give up)
+            }
             if (self->holding && timed_out)
                 self->hold_skip = BB_SYNC_HOLD_BACKOFF;     //  the writes did not come: not pipelined
             self->holding = false;
@@ -78,7 +82,7 @@ s_thread (void *arg)
         int status = 0;
         uint64_t start = s_now_us ();
         if (job->kind == BB_SYNC_DATA || job->kind == BB_SYNC_CLOSE) {
-            if (fdatasync (job->fd) != 0)
+            if (self->datasync (job->fd) != 0)
                 status = errno ? errno : EIO;
             if (job->kind == BB_SYNC_CLOSE)
                 close (job->fd);
@@ -129,6 +133,7 @@ bb_sync_new (ufo_error_t *err)
     fcntl (fds [0], F_SETFL, O_NONBLOCK);
     self->pipe_r = fds [0];
     self->pipe_w = fds [1];
+    self->datasync = fdatasync;
     pthread_mutex_init (&self->lock, NULL);
     pthread_condattr_t attr;
     pthread_condattr_init (&attr);
@@ -277,4 +282,12 @@ bb_sync_go (bb_sync_t *self)
     pthread_mutex_unlock (&self->lock);
     if (was_holding)
         pthread_cond_signal (&self->wake);
+}
+
+void
+bb_sync_set_datasync (bb_sync_t *self, int (*datasync) (int fd))
+{
+    pthread_mutex_lock (&self->lock);
+    self->datasync = datasync ? datasync : fdatasync;
+    pthread_mutex_unlock (&self->lock);
 }

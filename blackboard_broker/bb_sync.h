@@ -58,6 +58,10 @@ void bb_sync_set_hold (bb_sync_t *self, uint64_t hold_us);
 bool bb_sync_holding (bb_sync_t *self);
 void bb_sync_go (bb_sync_t *self);
 
+//  Replaces fdatasync(2) for DATA and CLOSE jobs (NULL: fdatasync again). For tests, which
+//  need a flush they can hold open; call it before the first job.
+void bb_sync_set_datasync (bb_sync_t *self, int (*datasync) (int fd));
+
 //  Number of fdatasync calls made, and their total and last duration in microseconds.
 void bb_sync_stats (bb_sync_t *self, uint64_t *syncs, uint64_t *total_us, uint64_t *last_us);
 
