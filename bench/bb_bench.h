@@ -3,6 +3,8 @@
 #ifndef BB_BENCH_H_INCLUDED
 #define BB_BENCH_H_INCLUDED
 
+#include <stdatomic.h>
+
 #define BBB_WINDOW 64               //  requests in flight per writer
 
 extern double bbb_seconds;          //  length of a throughput run
@@ -13,11 +15,15 @@ extern char bbb_item_pad [80];      //  the Action text of every bench item
 double bbb_now (void);
 double bbb_p50 (double *v, size_t n);
 
-//  One lean pipelined writer (a thread): BBB_WINDOW bb.add requests in flight for `seconds`.
+//  One lean pipelined writer (a thread): BBB_WINDOW bb.add requests in flight, for `seconds`,
+//  or, when `next` is set, until the writers sharing *next have taken `count` request
+//  numbers between them (then it waits for its own replies and ends).
 typedef struct {
     bb_test_broker_t *broker;
     char board [32];
     double seconds;
+    atomic_long *next;
+    long count;
     long acked;
     long failed;
 } bbb_writer_t;

@@ -67,6 +67,18 @@ s_mem_push (s_mem_t *mem, uint64_t seq, s_batch_t *batch, size_t off, size_t len
     batch->refs++;
 }
 
+//  Appends the msgpack of one item to bytes and its end offset to *end_p; false when the
+//  bytes outgrow the 32-bit offsets of the entries.
+static bool
+s_encode_item (ufo_buf_t *bytes, const ufo_value_t *item, uint32_t *end_p)
+{
+    ufo_msgpack_append (bytes, item);
+    if (bytes->len > UINT32_MAX)
+        return false;
+    *end_p = (uint32_t) bytes->len;
+    return true;
+}
+
 static void
 s_mem_clear (s_mem_t *mem)
 {
@@ -347,13 +359,9 @@ bb_store_apply_record (bb_store_t *self, const void *payload, size_t len, ufo_er
             ufo_buf_t bytes = { 0 };
             size_t n = ufo_value_size (items);
             uint32_t *ends = rc == 0 ? ufo_malloc (n * sizeof *ends) : NULL;
-            for (size_t i = 0; rc == 0 && i < n; i++) {
-                ufo_msgpack_append (&bytes, ufo_value_list_at (items, i));
-                if (bytes.len > UINT32_MAX)
+            for (size_t i = 0; rc == 0 && i < n; i++)
+                if (!s_encode_item (&bytes, ufo_value_list_at (items, i), &ends [i]))
                     rc = ufo_error_set (err, UFO_E_TOO_LARGE, "log record %" PRId64 ": items too large", seq);
-                else
-                    ends [i] = (uint32_t) bytes.len;
-            }
             if (rc == 0)
                 bb_store_add (self, board, memory, (const uint8_t *) bytes.data, ends, n, (uint64_t) seq);
             free (ends);
@@ -633,13 +641,11 @@ s_load_board (bb_store_t *self, const char *path, const char *name, uint64_t sna
                 break;
             }
             prev = (uint64_t) seq;
-            ufo_msgpack_append (&bytes, item);
-            if (bytes.len > UINT32_MAX) {
+            if (!s_encode_item (&bytes, item, &ends [i])) {
                 rc = ufo_error_set (err, UFO_E_TOO_LARGE, "snapshot %s: memory %s too large", path,
                                     ufo_bb_memory_name (m));
                 break;
             }
-            ends [i] = (uint32_t) bytes.len;
         }
         if (rc == 0 && n > 0) {
             s_batch_t *batch = s_batch_new (bytes.data, bytes.len);

@@ -25,7 +25,6 @@ struct _bb_sync_t {
     uint64_t hold_us;           //  0: never hold a job (bb_sync_set_hold)
     bool holding;               //  a job is held for writes to join it
     unsigned hold_skip;         //  after a hold that timed out: jobs to start without holding
-    uint64_t holds;
     uint64_t issued;
     int pipe_r, pipe_w;
     uint64_t syncs, total_us, last_us;
@@ -69,7 +68,6 @@ s_thread (void *arg)
             if (self->holding && timed_out)
                 self->hold_skip = BB_SYNC_HOLD_BACKOFF;     //  the writes did not come: not pipelined
             self->holding = false;
-            self->holds++;
         }
         s_job_t *job = self->head;
         self->head = job->next;
