@@ -6,6 +6,7 @@
 
 #include <cairo.h>
 #include <sys/wait.h>
+#include "test_files.h"
 
 static char s_tmp [1024];                   //  the test's temporary directory
 static char s_ufo_bin [PATH_MAX];           //  the ufo binary
@@ -49,21 +50,6 @@ s_run (char *const argv [], const char *out_path, const char *err_path, int time
         return 128 + SIGKILL;
     }
     return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-}
-
-static inline char *
-s_slurp (const char *path)
-{
-    FILE *file = fopen (path, "rb");
-    if (!file)
-        return NULL;
-    ufo_buf_t buf = {0};
-    char chunk [65536];
-    size_t got;
-    while ((got = fread (chunk, 1, sizeof chunk, file)) > 0)
-        ufo_buf_append (&buf, chunk, got);
-    fclose (file);
-    return ufo_buf_detach (&buf, NULL);
 }
 
 static inline int
@@ -126,7 +112,7 @@ s_chromium (const char *page, const char *dom_path, const char *png_path, const 
     argv [n] = NULL;
     int rc = s_run (argv, dom_path, errlog, 120);
     if (rc != 0) {
-        char *log = s_slurp (errlog);
+        char *log = tf_read (errlog, NULL);
         fprintf (stderr, "  chromium exited with %d:\n%s\n", rc, log ? log : "(no log)");
         free (log);
     }

@@ -3,6 +3,7 @@
 #include "ufo_prelude.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
+#include "test_files.h"
 #include <czmq.h>
 
 static bb_test_broker_t B;
@@ -450,27 +451,6 @@ UFO_TEST (test_snapshot_file)
     bb_test_rmtree (B.data_dir);
 }
 
-//  Reads a whole file into a NUL-terminated heap buffer (NULL if it cannot).
-static char *
-s_slurp (const char *path, size_t *len_p)
-{
-    FILE *f = fopen (path, "rb");
-    if (!f)
-        return NULL;
-    ufo_buf_t buf = { 0 };
-    char chunk [4096];
-    size_t n;
-    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
-        ufo_buf_append (&buf, chunk, n);
-    fclose (f);
-    ufo_buf_append (&buf, "", 1);
-    size_t len;
-    char *data = ufo_buf_detach (&buf, &len);
-    if (len_p)
-        *len_p = len - 1;
-    return data;
-}
-
 UFO_TEST (test_corrupt_log)
 {
     //  a record in the middle of the log is damaged: the broker refuses to start and names
@@ -502,7 +482,7 @@ UFO_TEST (test_corrupt_log)
     closedir (d);
     REQUIRE (segments == 1);
     size_t len = 0;
-    char *data = s_slurp (seg, &len);
+    char *data = tf_read (seg, &len);
     REQUIRE (data);
     size_t offsets [512], nrec = 0, at = 0;
     while (at + 12 <= len && nrec < UFO_ARRAY_SIZE (offsets)) {
@@ -536,7 +516,7 @@ UFO_TEST (test_corrupt_log)
     bb_test_start (&B, extra);
     int status = bb_test_wait_exit (&B, 20000);
     CHECK (status > 0 && status < 128);
-    char *text = s_slurp (log, NULL);
+    char *text = tf_read (log, NULL);
     REQUIRE (text);
     CHECK_CONTAINS (text, seg);
     char offset [64];

@@ -3,6 +3,7 @@
     the JSON-lines question loader, and cache invalidation seen through the prompt. */
 #include "ufo.h"
 #include "ufo_test.h"
+#include "test_files.h"
 #include <unistd.h>
 
 static char s_tmpdir [256];
@@ -14,24 +15,6 @@ s_path (const char *dir, const char *name)
     char *p = (char *) malloc (n);
     snprintf (p, n, "%s/%s", dir, name);
     return p;
-}
-
-static char *
-s_slurp (const char *path, size_t *len_p)
-{
-    FILE *f = fopen (path, "rb");
-    if (!f)
-        return NULL;
-    fseek (f, 0, SEEK_END);
-    long n = ftell (f);
-    fseek (f, 0, SEEK_SET);
-    char *data = (char *) malloc ((size_t) n + 1);
-    size_t got = fread (data, 1, (size_t) n, f);
-    fclose (f);
-    data [got] = 0;
-    if (len_p)
-        *len_p = got;
-    return data;
 }
 
 static void
@@ -88,7 +71,7 @@ s_prompt_is_golden (ufo_board_t *board)
 {
     char *golden = s_path (s_data_dir (), "golden/board_prompt.json");
     size_t glen;
-    char *expected = s_slurp (golden, &glen);
+    char *expected = tf_read (golden, &glen);
     free (golden);
     if (!expected)
         return false;
@@ -191,7 +174,7 @@ UFO_TEST (test_add_image)
 {
     char *png = s_path (s_data_dir (), "golden/board_shot.png");
     size_t plen;
-    char *bytes = s_slurp (png, &plen);
+    char *bytes = tf_read (png, &plen);
     REQUIRE (bytes);
     ufo_board_t *board = ufo_board_new ();
     ufo_value_t *meta = ufo_value_new_map ();

@@ -8,6 +8,7 @@
 #include "ufo_test.h"
 #include "llm_server_fixture.h"
 #include "eval_fixture.h"
+#include "test_files.h"
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -52,32 +53,6 @@ static const char *s_script =
 "  \"content_json\": {\"reason\": \"from the backup\", \"sub_scores\": {}, \"complete\": \"yes\"}}\n"
 "]}\n";
 
-static void
-s_write_file (const char *path, const char *text)
-{
-    FILE *f = fopen (path, "w");
-    if (f) {
-        fputs (text, f);
-        fclose (f);
-    }
-}
-
-static char *
-s_read_file (const char *path)
-{
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return ufo_strdup ("");
-    ufo_buf_t b = { 0 };
-    char chunk [4096];
-    size_t n;
-    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
-        ufo_buf_append (&b, chunk, n);
-    fclose (f);
-    ufo_buf_putc (&b, '\0');
-    return ufo_buf_detach (&b, NULL);
-}
-
 static int
 s_server_start (void)
 {
@@ -85,7 +60,7 @@ s_server_start (void)
     snprintf (script, sizeof script, "%s/script.json", s_dir);
     snprintf (port_file, sizeof port_file, "%s/port", s_dir);
     snprintf (s_server_log, sizeof s_server_log, "%s/requests.jsonl", s_dir);
-    s_write_file (script, s_script);
+    tf_write (script, s_script);
     int port = llmfx_start (script, port_file, s_server_log, 300, &s_server);
     s_port = port > 0 ? port : 0;
     return s_port ? 0 : -1;
@@ -165,7 +140,7 @@ s_env_free (s_env_t *env)
 static int
 s_logged (const char *tag, int64_t *images, char **last)
 {
-    char *text = s_read_file (s_server_log);
+    char *text = tf_read_text (s_server_log);
     int n = 0;
     char *save = NULL;
     for (char *line = strtok_r (text, "\n", &save); line; line = strtok_r (NULL, "\n", &save)) {
@@ -200,7 +175,7 @@ s_json_text (const char *text)
 static int
 s_log_lines (void)
 {
-    char *text = s_read_file (s_server_log);
+    char *text = tf_read_text (s_server_log);
     int n = 0;
     for (const char *p = text; *p; p++)
         n += *p == '\n';
@@ -221,7 +196,7 @@ s_last_eval_line (const char *task)
 {
     char path [PATH_MAX];
     snprintf (path, sizeof path, "%s/%s/evaluation.log", s_logs, task);
-    char *text = s_read_file (path);
+    char *text = tf_read_text (path);
     ufo_value_t *last = NULL;
     char *save = NULL;
     for (char *line = strtok_r (text, "\n", &save); line; line = strtok_r (NULL, "\n", &save)) {
@@ -280,7 +255,7 @@ UFO_TEST (test_complete_all_screenshots)
     //  request.log: the prompt as sent, image data replaced by the file names.
     char path [PATH_MAX];
     snprintf (path, sizeof path, "%s/complete/request.log", s_logs);
-    char *reqlog = s_read_file (path);
+    char *reqlog = tf_read_text (path);
     CHECK_CONTAINS (reqlog, "\"Agent\":\"EvaluationAgent\"");
     CHECK_CONTAINS (reqlog, "\"url\":\"action_step1.png\"");
     CHECK_CONTAINS (reqlog, "\"url\":\"action_round_0_final.png\"");
@@ -435,7 +410,7 @@ UFO_TEST (test_garbage_answers)
     CHECK_CONTAINS (ufo_value_map_str (line, "error", ""), "EvaluationAgent");
     char path [PATH_MAX];
     snprintf (path, sizeof path, "%s/garbage/evaluation.log", s_logs);
-    char *text = s_read_file (path);
+    char *text = tf_read_text (path);
     CHECK (!strstr (text, "sk-eval-SECRET"));
     free (text);
     ufo_value_destroy (&line);
@@ -587,7 +562,7 @@ UFO_TEST (test_bad_inputs)
     snprintf (dir, sizeof dir, "%s/hostile", s_logs);
     mkdir (dir, 0755);
     snprintf (path, sizeof path, "%s/response.log", dir);
-    s_write_file (path,
+    tf_write (path,
         "{\"Step\": \"zero\", \"Round\": \"x\", \"Agent\": 7, \"Request\": \"[case:complete] hostile\", "
         "\"ScreenshotPath\": \"../../../etc/passwd\"}\n"
         "not json at all\n"
@@ -596,7 +571,7 @@ UFO_TEST (test_bad_inputs)
         "{\"Step\": 2, \"Round\": 0, \"Agent\": \"AppAgent\", \"ScreenshotPath\": \"fake.png\", "
         "\"Observation\": {\"deep\": [1, {\"x\": null}]}, \"FunctionCall\": \"no_such_action\"}\n");
     snprintf (path, sizeof path, "%s/fake.png", dir);
-    s_write_file (path, "this is not a PNG file");
+    tf_write (path, "this is not a PNG file");
     req.task = "hostile";
     req.level = "session";
     r = ufo_eval_run (env.eval, &req);
@@ -786,13 +761,13 @@ UFO_TEST (test_cli)
     char cfg [PATH_MAX], cmd [PATH_MAX * 8], out [PATH_MAX];
     snprintf (cfg, sizeof cfg, "%s/eval-config.json", s_dir);
     char *text = s_config_text ("\"EVA_ALL_SCREENSHOTS\": false");
-    s_write_file (cfg, text);
+    tf_write (cfg, text);
     free (text);
     snprintf (out, sizeof out, "%s/cli.out", s_dir);
     snprintf (cmd, sizeof cmd, "UFO_PROMPTS_DIR=%s/prompts %s/cli/ufo eval %s/incomplete --config %s > %s 2>&1",
               getenv ("UFO_SOURCE_DIR"), build, s_logs, cfg, out);
     int rc = system (cmd);
-    char *output = s_read_file (out);
+    char *output = tf_read_text (out);
     CHECK_INT (WEXITSTATUS (rc), 0);
     CHECK_CONTAINS (output, "\xE2\x9D\x8C complete: no");
     CHECK_CONTAINS (output, "\xE2\x9C\x85 text typed: yes");
@@ -803,7 +778,7 @@ UFO_TEST (test_cli)
     snprintf (cmd, sizeof cmd, "UFO_PROMPTS_DIR=%s/prompts %s/cli/ufo eval %s/unsure --level round --round 0 "
               "--config %s > %s 2>&1", getenv ("UFO_SOURCE_DIR"), build, s_logs, cfg, out);
     rc = system (cmd);
-    output = s_read_file (out);
+    output = tf_read_text (out);
     CHECK_INT (WEXITSTATUS (rc), 0);
     CHECK_CONTAINS (output, "Evaluation of round 0: \xE2\x9D\x93 complete: unsure");
     free (output);
@@ -812,7 +787,7 @@ UFO_TEST (test_cli)
     snprintf (cmd, sizeof cmd, "UFO_PROMPTS_DIR=%s/prompts %s/cli/ufo eval %s/complete --dry-run --all-screenshots "
               "--config %s > %s 2>&1", getenv ("UFO_SOURCE_DIR"), build, s_logs, cfg, out);
     rc = system (cmd);
-    output = s_read_file (out);
+    output = tf_read_text (out);
     CHECK_INT (WEXITSTATUS (rc), 0);
     CHECK_CONTAINS (output, "===== system =====");
     CHECK_CONTAINS (output, "You are the EvaluationAgent");
@@ -824,7 +799,7 @@ UFO_TEST (test_cli)
     char cassette [PATH_MAX], dead [PATH_MAX];
     snprintf (cassette, sizeof cassette, "%s/eval-cassette.jsonl", s_dir);
     snprintf (dead, sizeof dead, "%s/dead-config.json", s_dir);
-    s_write_file (dead, "{\"EVALUATION_AGENT\": {\"API_TYPE\": \"openai_compatible\", "
+    tf_write (dead, "{\"EVALUATION_AGENT\": {\"API_TYPE\": \"openai_compatible\", "
                   "\"API_BASE\": \"http://127.0.0.1:9/v1\", \"API_MODEL\": \"primary\", \"MAX_RETRY\": 0}}");
     snprintf (cmd, sizeof cmd, "UFO_PROMPTS_DIR=%s/prompts %s/cli/ufo eval %s/incomplete --config %s "
               "--llm-mode record --llm-cassette %s > %s 2>&1", getenv ("UFO_SOURCE_DIR"), build, s_logs,
@@ -836,7 +811,7 @@ UFO_TEST (test_cli)
               "--first-last --llm-mode replay --llm-cassette %s > %s 2>&1", getenv ("UFO_SOURCE_DIR"), build,
               s_logs, dead, cassette, out);
     rc = system (cmd);
-    output = s_read_file (out);
+    output = tf_read_text (out);
     CHECK_INT (WEXITSTATUS (rc), 0);
     CHECK_CONTAINS (output, "\xE2\x9D\x8C file saved: no");
     CHECK_INT (s_log_lines (), before);
@@ -844,7 +819,7 @@ UFO_TEST (test_cli)
     //  A failed evaluation exits 1 and says why; bad usage exits 2.
     snprintf (cmd, sizeof cmd, "%s/cli/ufo eval %s/garbage --config %s > %s 2>&1", build, s_logs, cfg, out);
     rc = system (cmd);
-    output = s_read_file (out);
+    output = tf_read_text (out);
     CHECK_INT (WEXITSTATUS (rc), 1);
     CHECK_CONTAINS (output, "no usable EvaluationAgent response");
     free (output);
@@ -860,7 +835,7 @@ UFO_TEST (test_cli)
     long_name [sizeof long_name - 1] = 0;
     snprintf (cmd, sizeof cmd, "%s/cli/ufo eval %s/%s --config %s > %s 2>&1", build, s_logs, long_name, cfg, out);
     rc = system (cmd);
-    output = s_read_file (out);
+    output = tf_read_text (out);
     CHECK_INT (WEXITSTATUS (rc), 2);
     CHECK_CONTAINS (output, "the task name (the last component of");
     CHECK_CONTAINS (output, "is longer than 255 bytes");

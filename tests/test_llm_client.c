@@ -9,6 +9,7 @@
 #include "ufo_http.h"
 #include "ufo_test.h"
 #include "llm_server_fixture.h"
+#include "test_files.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -84,31 +85,6 @@ static const char *s_script =
 "  \"usage\": {\"prompt_tokens\": 200, \"completion_tokens\": 30}}\n"
 "]}\n";
 
-static void
-s_write_file (const char *path, const char *text)
-{
-    FILE *f = fopen (path, "w");
-    if (f) {
-        fputs (text, f);
-        fclose (f);
-    }
-}
-
-static char *
-s_read_file (const char *path)
-{
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return ufo_strdup ("");
-    ufo_buf_t b = { 0 };
-    char chunk [4096];
-    size_t n;
-    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
-        ufo_buf_append (&b, chunk, n);
-    fclose (f);
-    return ufo_buf_detach (&b, NULL);
-}
-
 static int
 s_server_start (void)
 {
@@ -116,7 +92,7 @@ s_server_start (void)
     snprintf (script, sizeof script, "%s/script.json", s_dir);
     snprintf (port_file, sizeof port_file, "%s/port", s_dir);
     snprintf (s_log_path, sizeof s_log_path, "%s/requests.jsonl", s_dir);
-    s_write_file (script, s_script);
+    tf_write (script, s_script);
     int port = llmfx_start (script, port_file, s_log_path, 300, &s_server);
     s_port = port > 0 ? port : 0;
     return s_port ? 0 : -1;
@@ -192,7 +168,7 @@ s_ask (ufo_llm_t *llm, const char *tag, int schema)
 static int
 s_logged (const char *tag, int64_t *t_ms, size_t max)
 {
-    char *text = s_read_file (s_log_path);
+    char *text = tf_read_text (s_log_path);
     int n = 0;
     for (char *line = strtok (text, "\n"); line; line = strtok (NULL, "\n")) {
         ufo_value_t *v = ufo_json_parse_str (line, NULL);
@@ -235,7 +211,7 @@ UFO_TEST (test_ok_and_cost)
     CHECK_INT (r->attempts, 1);
     CHECK_STR (r->model, "openai_compatible/ufo-scripted");
     //  The image travelled (and is elided in the response's copy of the messages).
-    char *log = s_read_file (s_log_path);
+    char *log = tf_read_text (s_log_path);
     CHECK_CONTAINS (log, "\"images\":1");
     CHECK_CONTAINS (log, "\"key_ok\":true");
     CHECK_CONTAINS (log, "\"auth\":\"bearer\"");
@@ -490,7 +466,7 @@ UFO_TEST (test_azure)
     REQUIRE (r);
     CHECK_STR (r->content, "azure ok");
     CHECK_STR (r->model, "azure/gpt-4o");
-    char *log = s_read_file (s_log_path);
+    char *log = tf_read_text (s_log_path);
     CHECK_CONTAINS (log, "/openai/deployments/dep-1/chat/completions?api-version=2024-02-15-preview");
     CHECK_CONTAINS (log, "\"auth\":\"api-key\"");
     free (log);
@@ -615,7 +591,7 @@ UFO_TEST (test_record_replay)
     CHECK_INT (rec->code, UFO_E_TRUNCATED);
     CHECK_INT (rec->asks, 2);
     CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (rec->messages, 3), "content", ""), "answer more briefly");
-    char *lines = s_read_file (cut_cassette);
+    char *lines = tf_read_text (cut_cassette);
     CHECK_CONTAINS (lines, "\"finish_reason\":\"length\"");
     free (lines);
     if (rep->code != UFO_E_TRUNCATED)
@@ -709,7 +685,7 @@ UFO_TEST (test_ask_tool)
     snprintf (vars, sizeof vars, "%s/vars.json", s_dir);
     snprintf (out, sizeof out, "%s/ask.out", s_dir);
     snprintf (err_path, sizeof err_path, "%s/ask.err", s_dir);
-    s_write_file (vars, "{\"request\": \"[case:tool] write a note\", \"subtask\": \"type it\","
+    tf_write (vars, "{\"request\": \"[case:tool] write a note\", \"subtask\": \"type it\","
                         " \"application\": \"Mousepad\", \"controls\": [{\"label\": \"1\", \"type\": \"Edit\", \"name\": \"Text\"}]}");
     snprintf (cmd, sizeof cmd,
               "env UFO_CONFIG='%s/config/ufo.json' UFO_PROMPTS_DIR='%s/prompts' "
@@ -719,11 +695,11 @@ UFO_TEST (test_ask_tool)
               src, src, s_port, src, build, vars, out, err_path);
     int rc = system (cmd);
     CHECK_INT (rc, 0);
-    char *text = s_read_file (out);
+    char *text = tf_read_text (out);
     CHECK_CONTAINS (text, "\"Function\": \"summary\"");
     CHECK_CONTAINS (text, "\"text\": \"tool ok\"");
     free (text);
-    text = s_read_file (err_path);
+    text = tf_read_text (err_path);
     //  1000 * 0.0025 / 1000 + 100 * 0.01 / 1000 with the shipped prices
     CHECK_CONTAINS (text, "cost $0.003500");
     CHECK (!strstr (text, KEY));
@@ -744,12 +720,12 @@ UFO_TEST (test_ask_tool)
                   src, src, i == 0 ? s_port : 1, build, vars, modes [i], cassette, i == 0 ? out : out2, err_path);
         CHECK_INT (system (cmd), 0);
     }
-    char *a = s_read_file (out), *b = s_read_file (out2);
+    char *a = tf_read_text (out), *b = tf_read_text (out2);
     CHECK (strlen (a) > 0);
     CHECK_STR (a, b);
     free (a);
     free (b);
-    text = s_read_file (err_path);
+    text = tf_read_text (err_path);
     CHECK_CONTAINS (text, "replayed");
     free (text);
 }
@@ -785,7 +761,7 @@ UFO_TEST (test_keys_never_leak)
     ufo_llm_destroy (&echo);
     CHECK (s_logged ("\"Status\": \"***\" is not allowed", NULL, 0) >= 2);
     fflush (s_client_log_f);
-    char *client_log = s_read_file (s_client_log);
+    char *client_log = tf_read_text (s_client_log);
     CHECK_CONTAINS (client_log, "unusable reply (\"Status\": \"***\" is not allowed");
     free (client_log);
 
@@ -797,7 +773,7 @@ UFO_TEST (test_keys_never_leak)
             snprintf (path, sizeof path, "%s", files [i]);
         else
             snprintf (path, sizeof path, "%s/%s", s_dir, files [i]);
-        char *text = s_read_file (path);
+        char *text = tf_read_text (path);
         CHECK (strlen (text) > 0);
         if (strstr (text, KEY) || strstr (text, BACKUP_KEY))
             UFO_FAIL_ ("an API key appears in %s", path);

@@ -19,22 +19,22 @@ UFO_TEST (test_cli)
     snprintf (out, sizeof out, "%s/cli.out", s_tmp);
     snprintf (err, sizeof err, "%s/cli.err", s_tmp);
     CHECK_INT (s_ufo ((const char *[]) { "--help", NULL }, out, err), 0);
-    char *text = s_slurp (out);
+    char *text = tf_read (out, NULL);
     CHECK_CONTAINS (text, "usage: ufo COMMAND");
     CHECK_CONTAINS (text, "report");
     free (text);
     CHECK_INT (s_ufo ((const char *[]) { "--version", NULL }, out, err), 0);
-    text = s_slurp (out);
+    text = tf_read (out, NULL);
     CHECK_CONTAINS (text, "ufo (ufobus) ");
     free (text);
     CHECK_INT (s_ufo ((const char *[]) { "reprot", NULL }, out, err), 2);
-    text = s_slurp (err);
+    text = tf_read (err, NULL);
     CHECK_CONTAINS (text, "unknown command \"reprot\"; did you mean \"report\"?");
     free (text);
     CHECK_INT (s_ufo ((const char *[]) { "report", NULL }, out, err), 2);
     CHECK_INT (s_ufo ((const char *[]) { "report", s_logdir, "--bogus", NULL }, out, err), 2);
     CHECK_INT (s_ufo ((const char *[]) { "report", "/nonexistent/logs", NULL }, out, err), 1);
-    text = s_slurp (err);
+    text = tf_read (err, NULL);
     CHECK_CONTAINS (text, "/nonexistent/logs");
     free (text);
     CHECK_INT (s_ufo ((const char *[]) { "report", "--help", NULL }, out, err), 0);
@@ -77,7 +77,7 @@ UFO_TEST (test_report_in_chromium)
     snprintf (page, sizeof page, "%s/report.html", s_logdir);
     snprintf (out, sizeof out, "%s/report.out", s_tmp);
     REQUIRE (s_ufo ((const char *[]) { "report", s_logdir, NULL }, out, NULL) == 0);
-    char *html = s_slurp (page);
+    char *html = tf_read (page, NULL);
     REQUIRE (html);
     size_t size = strlen (html);
     fprintf (stderr, "  report.html: %zu bytes\n", size);
@@ -90,7 +90,7 @@ UFO_TEST (test_report_in_chromium)
 
     snprintf (dom_path, sizeof dom_path, "%s/dom.html", s_tmp);
     REQUIRE (s_chromium (page, dom_path, NULL, NULL, NULL) == 0);
-    char *dom = s_slurp (dom_path);
+    char *dom = tf_read (dom_path, NULL);
     REQUIRE (dom && strlen (dom) > 1000);
     s_check_dom_common (dom);
     //  The page's own script ran (CSP nonce accepted) and every image decoded.
@@ -110,7 +110,7 @@ UFO_TEST (test_report_filter_and_jump)
     snprintf (page, sizeof page, "%s/report.html?status=PENDING", s_logdir);
     snprintf (dom_path, sizeof dom_path, "%s/dom-filter.html", s_tmp);
     REQUIRE (s_chromium (page, dom_path, NULL, NULL, NULL) == 0);
-    char *dom = s_slurp (dom_path);
+    char *dom = tf_read (dom_path, NULL);
     REQUIRE (dom);
     CHECK_CONTAINS (dom, "1 of 11 steps");
     CHECK_CONTAINS (dom, "<option value=\"PENDING\">PENDING</option>");
@@ -126,7 +126,7 @@ UFO_TEST (test_report_filter_and_jump)
     snprintf (page, sizeof page, "%s/report.html#step-7", s_logdir);
     snprintf (dom_path, sizeof dom_path, "%s/dom-jump.html", s_tmp);
     REQUIRE (s_chromium (page, dom_path, NULL, NULL, NULL) == 0);
-    dom = s_slurp (dom_path);
+    dom = tf_read (dom_path, NULL);
     REQUIRE (dom);
     CHECK_CONTAINS (dom, "<details class=\"step host flash\" id=\"step-7\"");
     CHECK_CONTAINS (dom, "11 of 11 steps");
@@ -138,7 +138,7 @@ UFO_TEST (test_report_without_javascript)
     char page [PATH_MAX], copy [PATH_MAX], dom_path [PATH_MAX], png [PATH_MAX];
     snprintf (page, sizeof page, "%s/report.html", s_logdir);
     snprintf (copy, sizeof copy, "%s/report-noscript.html", s_logdir);
-    char *html = s_slurp (page);
+    char *html = tf_read (page, NULL);
     REQUIRE (html);
     char *tag = strstr (html, "<script nonce=\"");
     REQUIRE (tag);
@@ -151,7 +151,7 @@ UFO_TEST (test_report_without_javascript)
     free (html);
     snprintf (dom_path, sizeof dom_path, "%s/dom-noscript.html", s_tmp);
     REQUIRE (s_chromium (copy, dom_path, NULL, NULL, NULL) == 0);
-    char *dom = s_slurp (dom_path);
+    char *dom = tf_read (dom_path, NULL);
     REQUIRE (dom);
     s_check_dom_common (dom);
     CHECK_INT (s_body_attr (dom, "data-js"), -1);          //  the script did not run
@@ -181,7 +181,7 @@ UFO_TEST (test_report_linked_images)
     snprintf (page, sizeof page, "%s/linked report.html", other);
     REQUIRE (s_ufo ((const char *[]) { "report", s_logdir, "--out", page, "--link-images", NULL },
                     NULL, NULL) == 0);
-    char *html = s_slurp (page);
+    char *html = tf_read (page, NULL);
     REQUIRE (html);
     //  Only the blackboard's own data URL stays embedded.
     CHECK_INT (s_count (html, "src=\"data:image/png;base64,"), 1);
@@ -190,7 +190,7 @@ UFO_TEST (test_report_linked_images)
     snprintf (dom_path, sizeof dom_path, "%s/dom-linked.html", s_tmp);
     //  A very tall window, so that lazy images are all near the viewport.
     REQUIRE (s_chromium (page, dom_path, NULL, NULL, "1280,40000") == 0);
-    char *dom = s_slurp (dom_path);
+    char *dom = tf_read (dom_path, NULL);
     REQUIRE (dom);
     CHECK_INT (s_body_attr (dom, "data-images-total"), s_info.images);
     CHECK_INT (s_body_attr (dom, "data-images-loaded"), s_info.images);
