@@ -282,7 +282,7 @@ UFO_TEST (test_recorded_session)
     snprintf (page, sizeof page, "%s/report.html", s_logdir);
     snprintf (dom_path, sizeof dom_path, "%s/dom.html", s_tmp);
     REQUIRE (s_chromium (page, dom_path, NULL, NULL, NULL) == 0);
-    char *dom = s_slurp (dom_path);
+    char *dom = tf_read (dom_path, NULL);
     REQUIRE (dom);
     fprintf (stderr, "  %d screenshots in the page\n", s_images);
     CHECK_INT (s_count (dom, "<details class=\"step "), 6);
