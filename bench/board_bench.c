@@ -328,7 +328,25 @@ s_bench_size (size_t n, int reps)
     }
     s_put ("add (deep copy), per item", "add", n, s_best (t, (size_t) reps), "ufo_board_add_data");
 
-    //  to dict: a deep copy (Python's to_dict is shallow: it shares the values)
+    //  to dict: the items' maps are shared read-only (Python's to_dict shares the values
+    //  too). Items copied in (ufo_board_add_data) are frozen as they are copied; adopted
+    //  maps are frozen by the first call after they were added (one walk of each tree):
+    //  that is the first row, on a board of adopted maps
+    for (int r = 0; r < reps; r++) {
+        ufo_board_t *fresh = ufo_board_new ();
+        for (size_t i = 0; i < n; i++) {
+            ufo_value_t *copy = ufo_value_dup (maps [i]);
+            ufo_board_add_data_take (fresh, UFO_MEM_TRAJECTORIES, &copy, NULL);
+        }
+        double t0 = s_start ();
+        long f0 = s_flt_last;
+        ufo_value_t *map = ufo_board_to_map (fresh);
+        t [r] = s_now () - t0;
+        s_flt_sum += s_flt_last - f0;
+        ufo_value_destroy (&map);
+        ufo_board_destroy (&fresh);
+    }
+    s_put ("to dict, first call", "to_dict", n, s_best (t, (size_t) reps), "adopted maps: freezes them");
     ufo_board_t *board = s_board_of (maps, n);
     for (int r = 0; r < reps; r++) {
         double t0 = s_start ();
@@ -338,7 +356,7 @@ s_bench_size (size_t n, int reps)
         s_flt_sum += s_flt_last - f0;
         ufo_value_destroy (&map);
     }
-    s_put ("to dict (deep copy)", "to_dict", n, s_best (t, (size_t) reps), "ufo_board_to_map");
+    s_put ("to dict", "to_dict", n, s_best (t, (size_t) reps), "ufo_board_to_map, shared items");
 
     //  to JSON / to prompt: cold = first serialisation of freshly added items
     for (int r = 0; r < reps; r++) {
@@ -482,6 +500,23 @@ s_bench_size (size_t n, int reps)
                    s_best (t, (size_t) reps), "not canonical: parsed line by line");
     }
     free (touch);
+
+    //  for a tree the caller may change throughout: to dict and a deep copy of it (last:
+    //  the ~18 MB it frees at 10,000 items changes the heap the rows after it would find)
+    board = s_board_of (maps, n);
+    for (int r = 0; r < reps; r++) {
+        double t0 = s_start ();
+        long f0 = s_flt_last;
+        ufo_value_t *map = ufo_board_to_map (board);
+        ufo_value_t *copy = ufo_value_dup (map);
+        t [r] = s_now () - t0;
+        s_flt_sum += s_flt_last - f0;
+        ufo_value_destroy (&copy);
+        ufo_value_destroy (&map);
+    }
+    s_put ("to dict + deep copy", "to_dict", n, s_best (t, (size_t) reps),
+           "a tree the caller may change throughout");
+    ufo_board_destroy (&board);
     free (t);
     for (size_t i = 0; i < n; i++)
         ufo_value_destroy (&maps [i]);

@@ -100,4 +100,13 @@ void ufo_memory__invalidate (ufo_memory_t *self);
 //  returns its length in bytes; otherwise 0 (the caller then takes the full parser's path).
 size_t ufo_canon_value (const char *text, size_t len);
 
+//  (ufo_value.c) Makes a frozen value that nothing else references changeable again: the
+//  node itself, not what is below it (which stays frozen). Returns false, changing
+//  nothing, when the value is shared (ufo_value_share); true when it is changeable now or
+//  was not frozen. Lets an item change the map it once handed out by ufo_item_to_map.
+bool ufo_value__thaw (ufo_value_t *self);
+//  (ufo_value_block.c) ufo_value_dup, frozen throughout (ufo_value_freeze) at no extra
+//  cost: the copy an item makes of a caller's map, so that ufo_item_to_map need not walk it.
+ufo_value_t *ufo_value__dup_frozen (const ufo_value_t *self);
+
 #endif

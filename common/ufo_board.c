@@ -110,7 +110,8 @@ ufo_board_add_data (ufo_board_t *self, int which, const ufo_value_t *data, ufo_e
         return ufo_error_set (err, UFO_E_TYPE, "%s: data must be a map or a string, got %s",
                               ufo_board_memory_name (which),
                               type < 0 ? "nothing" : ufo_value_type_name (type));
-    ufo_value_t *copy = ufo_value_dup (data);
+    //  frozen from the start: ufo_board_to_map then shares it without a walk
+    ufo_value_t *copy = ufo_value__dup_frozen (data);
     return ufo_board_add_data_take (self, which, &copy, err);
 }
 

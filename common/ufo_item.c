@@ -140,6 +140,14 @@ static void
 s_touch (ufo_item_t *self)
 {
     ufo_item__materialize (self);
+    if (ufo_value_frozen (self->fields) && !ufo_value__thaw (self->fields)) {
+        //  the map is shared (ufo_item_to_map): change a copy of our own (what is below
+        //  its top stays frozen: the item only ever replaces whole fields)
+        ufo_value_t *copy = ufo_value__dup_frozen (self->fields);
+        ufo_value_destroy (&self->fields);
+        self->fields = copy;
+        ufo_value__thaw (copy);
+    }
     free (self->text);
     self->text = NULL;
     self->text_len = 0;
@@ -158,7 +166,7 @@ ufo_item_dup (ufo_item_t *self)
         return ufo_item__new_lazy (text, len);
     }
     ufo_item_t *copy = s_alloc ();
-    copy->fields = ufo_value_dup (self->fields);
+    copy->fields = ufo_value__dup_frozen (self->fields);
     return copy;
 }
 
@@ -330,7 +338,8 @@ ufo_item_to_map (ufo_item_t *self)
 {
     assert (self);
     ufo_item__materialize (self);
-    return ufo_value_dup (self->fields);
+    ufo_value_freeze (self->fields);
+    return ufo_value_share (self->fields);
 }
 
 ufo_item_t *
@@ -342,7 +351,7 @@ ufo_item_from_map (const ufo_value_t *map, ufo_error_t *err)
         return NULL;
     }
     ufo_item_t *self = s_alloc ();
-    self->fields = ufo_value_dup (map);
+    self->fields = ufo_value__dup_frozen (map);
     return self;
 }
 

@@ -67,7 +67,13 @@ int ufo_item_add_from_map (ufo_item_t *self, const ufo_value_t *map, ufo_error_t
 //  item's order (the original's filter(keys)).
 ufo_value_t *ufo_item_filter (ufo_item_t *self, const char *const *keys, size_t nkeys);
 
-//  Returns the fields as a new map owned by the caller (to_dict).
+//  Returns the fields as a map owned by the caller (to_dict), without copying them: the
+//  item's own map, frozen (read-only, see ufo_value_freeze) and shared with the item
+//  (ufo_value_share). Destroy it when done; it stays valid, unchanged, after the item is
+//  changed or destroyed (a later change of the item works on a copy). For a map you can
+//  change, ufo_value_dup the result. The first call walks the item's tree once to freeze
+//  it; later calls cost one counter increment. Threads: see ufo_value.h (the map and the
+//  item count as one tree).
 ufo_value_t *ufo_item_to_map (ufo_item_t *self);
 
 //  Builds an item from a map (copied). NULL with err (UFO_E_TYPE) if map is not a map.

@@ -34,7 +34,8 @@ size_t ufo_memory_delete_step (ufo_memory_t *self, int64_t step);
 ufo_value_t *ufo_memory_filter_keys (ufo_memory_t *self, const char *const *keys, size_t nkeys);
 
 //  Returns a new list (caller owns) of the fields (maps) of the items whose step is one of
-//  steps[0..nsteps) (filter_memory_from_steps).
+//  steps[0..nsteps) (filter_memory_from_steps). The maps are shared, read-only, as those
+//  of ufo_item_to_map.
 ufo_value_t *ufo_memory_filter_steps (ufo_memory_t *self, const int64_t *steps, size_t nsteps);
 
 //  Newest item (borrowed), or NULL when empty (get_latest_item).
@@ -54,6 +55,7 @@ void ufo_memory_set_cap (ufo_memory_t *self, size_t cap);
 size_t ufo_memory_cap (ufo_memory_t *self);
 
 //  Returns the list of the items' fields as a new list of maps (caller owns) (list_content).
+//  The list is new; the maps are the items' own, shared and read-only (ufo_item_to_map).
 ufo_value_t *ufo_memory_to_list (ufo_memory_t *self);
 
 //  Replaces the content with one item per map of list (copied) (from_list_of_dicts).

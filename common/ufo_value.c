@@ -10,6 +10,7 @@
       (value_private.h, ufo_value_block.c): a node then returns itself to its block. */
 #include "ufo_prelude.h"
 #include "value_private.h"
+#include "model_private.h"
 //  A destroyed node carved from a block is marked inaccessible for ASan and valgrind,
 //  which would otherwise not see a use after its destruction while its block lives on.
 #if defined (__has_include)
@@ -44,6 +45,7 @@ s_node (uint8_t type)
     self->flags = 0;
     self->cap = 0;
     self->hcap = 0;
+    self->refs = 0;
     self->len = 0;
     self->u.i = 0;
     self->hidx = NULL;
@@ -90,6 +92,7 @@ s_string_node (size_t len)
     self->flags = 0;
     self->cap = 0;
     self->hcap = 0;
+    self->refs = 0;
     self->len = len;
     self->hidx = NULL;
     self->block = NULL;
@@ -194,11 +197,10 @@ s_grow (ufo_value_t *self, size_t elem)
     self->cap = cap;
 }
 
-void
-ufo_value_clear (ufo_value_t *self)
+//  Destroys every element / pair of a list or map (frozen or not).
+static void
+s_clear (ufo_value_t *self)
 {
-    if (!self)
-        return;
     if (self->type == UFO_TLIST) {
         for (size_t i = 0; i < self->len; i++)
             ufo_value_destroy (&self->u.items [i]);
@@ -216,14 +218,29 @@ ufo_value_clear (ufo_value_t *self)
 }
 
 void
+ufo_value_clear (ufo_value_t *self)
+{
+    if (!self)
+        return;
+    assert (!(self->flags & S_FROZEN));
+    s_clear (self);
+}
+
+void
 ufo_value_destroy (ufo_value_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
     ufo_value_t *self = *self_p;
+    *self_p = NULL;
+    if (self->refs) {
+        //  a shared frozen value: drop one reference, the last one destroys it
+        self->refs--;
+        return;
+    }
     //  Iterative for lists of lists would be nicer; depth is bounded by every decoder.
     if (self->type == UFO_TLIST || self->type == UFO_TMAP) {
-        ufo_value_clear (self);
+        s_clear (self);
         if (self->flags & S_OWN_ARRAY) {
             if (self->type == UFO_TLIST)
                 free (self->u.items);
@@ -248,7 +265,45 @@ ufo_value_destroy (ufo_value_t **self_p)
         if (--block->live == 0 && !block->open)
             ufo_value__block_free (block);
     }
-    *self_p = NULL;
+}
+
+void
+ufo_value_freeze (ufo_value_t *self)
+{
+    if (!self || (self->flags & S_FROZEN))
+        return;                 //  a frozen node's subtree is frozen already
+    self->flags |= S_FROZEN;
+    if (self->type == UFO_TLIST)
+        for (size_t i = 0; i < self->len; i++)
+            ufo_value_freeze (self->u.items [i]);
+    else
+    if (self->type == UFO_TMAP)
+        for (size_t i = 0; i < self->len; i++)
+            ufo_value_freeze (self->u.entries [i].value);
+}
+
+bool
+ufo_value_frozen (const ufo_value_t *self)
+{
+    return self && (self->flags & S_FROZEN);
+}
+
+ufo_value_t *
+ufo_value_share (ufo_value_t *self)
+{
+    assert (ufo_value_frozen (self));
+    assert (self->refs < UINT32_MAX);
+    self->refs++;
+    return self;
+}
+
+bool
+ufo_value__thaw (ufo_value_t *self)
+{
+    if (self->refs)
+        return false;
+    self->flags &= (uint8_t) ~S_FROZEN;
+    return true;
 }
 
 ufo_type_t
@@ -339,6 +394,7 @@ ufo_value_t *
 ufo_value_list_push (ufo_value_t *self, ufo_value_t **item_p)
 {
     assert (self && self->type == UFO_TLIST);
+    assert (!(self->flags & S_FROZEN));
     assert (item_p && *item_p);
     if (self->len == self->cap)
         s_grow (self, sizeof (ufo_value_t *));
@@ -367,6 +423,7 @@ ufo_value_list_remove (ufo_value_t *self, size_t index)
 {
     if (!self || self->type != UFO_TLIST || index >= self->len)
         return -1;
+    assert (!(self->flags & S_FROZEN));
     ufo_value_destroy (&self->u.items [index]);
     memmove (self->u.items + index, self->u.items + index + 1,
              (self->len - index - 1) * sizeof (ufo_value_t *));
@@ -461,6 +518,7 @@ s_map_append (ufo_value_t *self, const s_entry_t *e)
 void
 ufo_value__map_put (ufo_value_t *self, s_entry_t *e)
 {
+    assert (!(self->flags & S_FROZEN));
     ptrdiff_t pos = s_map_find (self, s_key (e), e->keylen);
     if (pos >= 0) {
         s_entry_t *old = &self->u.entries [pos];
@@ -476,6 +534,7 @@ ufo_value_t *
 ufo_value_map_setn (ufo_value_t *self, const char *key, size_t keylen, ufo_value_t **value_p)
 {
     assert (self && self->type == UFO_TMAP);
+    assert (!(self->flags & S_FROZEN));
     assert (key && value_p && *value_p);
     assert (keylen < UINT32_MAX);
     ufo_value_t *value = *value_p;
@@ -604,6 +663,7 @@ ufo_value_map_remove (ufo_value_t *self, const char *key)
     ptrdiff_t pos = s_map_find (self, key, strlen (key));
     if (pos < 0)
         return false;
+    assert (!(self->flags & S_FROZEN));
     s_entry_free (&self->u.entries [pos]);
     memmove (self->u.entries + pos, self->u.entries + pos + 1,
              (self->len - (size_t) pos - 1) * sizeof (s_entry_t));

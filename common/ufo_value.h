@@ -5,6 +5,9 @@
     Ownership: a value is owned by exactly one parent (a list or map) or by the caller.
     Functions that take ownership take `ufo_value_t **` and set the caller's pointer to NULL.
     Pointers returned by getters are borrowed: valid until the parent is changed or destroyed.
+    The one exception is a frozen value (ufo_value_freeze): it is read-only, and
+    ufo_value_share gives it more owners, each holding one reference that it destroys (or
+    hands to a parent) as if it were the only one; the tree goes with the last reference.
     Strings are UTF-8 with an explicit length (they may contain NUL bytes) and are always
     NUL-terminated as well.
 
@@ -16,7 +19,9 @@
     thread, released when a thread other than the main one ends). Threads: a tree may be
     read by several threads at once, but changed or destroyed - any part of it, subtrees
     included - by one thread at a time (the nodes of one tree share their blocks' counts,
-    so two threads may not even change different subtrees of one tree at once). */
+    so two threads may not even change different subtrees of one tree at once). A shared
+    frozen tree and every tree holding a reference to it count as one tree for this rule:
+    the reference count is not atomic. */
 #ifndef UFO_VALUE_H_INCLUDED
 #define UFO_VALUE_H_INCLUDED
 
@@ -53,6 +58,18 @@ void ufo_value_destroy (ufo_value_t **self_p);
 
 //  Returns a deep copy owned by the caller. NULL in, NULL out.
 ufo_value_t *ufo_value_dup (const ufo_value_t *self);
+
+//  --- Read-only sharing ------------------------------------------------------
+//  Makes self and everything below it read-only: any later change of a frozen value (set,
+//  push, remove, clear) is a programmer error (assert). Walks the tree the first time only
+//  (the subtree of a frozen value is frozen). ufo_value_dup of a frozen value gives an
+//  ordinary, changeable copy. NULL is ignored.
+void ufo_value_freeze (ufo_value_t *self);
+//  True when self is frozen.
+bool ufo_value_frozen (const ufo_value_t *self);
+//  Returns self, which must be frozen, as one more reference owned by the caller: destroy
+//  it or give it to a list or map like any value you own. One counter increment, no copy.
+ufo_value_t *ufo_value_share (ufo_value_t *self);
 
 //  Deep equality. Integers and floats compare by type and value (1 != 1.0), maps by
 //  their key/value pairs regardless of order. NULL equals NULL only.

@@ -243,6 +243,7 @@ s_alloc (ufo_value_arena_t *arena, uint8_t type, size_t extra, bool *carved)
     self->flags = 0;
     self->cap = 0;
     self->hcap = 0;
+    self->refs = 0;
     self->len = 0;
     self->u.i = 0;
     self->hidx = NULL;
@@ -385,16 +386,18 @@ s_measure (const ufo_value_t *self)
     }
 }
 
-//  Copies self into the arena (whose block was sized by s_measure).
+//  Copies self into the arena (whose block was sized by s_measure); every node of the
+//  copy gets the flags fl (0 or S_FROZEN).
 static ufo_value_t *
-s_copy (ufo_value_arena_t *arena, const ufo_value_t *self)
+s_copy (ufo_value_arena_t *arena, const ufo_value_t *self, uint8_t fl)
 {
     switch (self->type) {
         case UFO_TSTRING: {
             ufo_value_block_t *block;
             ufo_value_t *copy = (ufo_value_t *) s_carve (
                 arena, S_ALIGN (sizeof (ufo_value_t) + self->len + 1), &block);
-            *copy = (ufo_value_t) { .type = UFO_TSTRING, .len = self->len, .block = block };
+            *copy = (ufo_value_t) { .type = UFO_TSTRING, .flags = fl, .len = self->len,
+                                    .block = block };
             copy->u.s = (char *) (copy + 1);
             memcpy (copy->u.s, self->u.s, self->len + 1);
             return copy;
@@ -404,11 +407,11 @@ s_copy (ufo_value_arena_t *arena, const ufo_value_t *self)
             ufo_value_block_t *block;
             ufo_value_t *copy = (ufo_value_t *) s_carve (
                 arena, S_ALIGN (sizeof (ufo_value_t) + n * sizeof (ufo_value_t *)), &block);
-            *copy = (ufo_value_t) { .type = UFO_TLIST, .len = n, .cap = (uint32_t) n,
+            *copy = (ufo_value_t) { .type = UFO_TLIST, .flags = fl, .len = n, .cap = (uint32_t) n,
                                     .block = block };
             copy->u.items = n ? (ufo_value_t **) (copy + 1) : NULL;
             for (size_t i = 0; i < n; i++)
-                copy->u.items [i] = s_copy (arena, self->u.items [i]);
+                copy->u.items [i] = s_copy (arena, self->u.items [i], fl);
             return copy;
         }
         case UFO_TMAP: {
@@ -418,7 +421,7 @@ s_copy (ufo_value_arena_t *arena, const ufo_value_t *self)
             ufo_value_t *copy = (ufo_value_t *) s_carve (
                 arena, S_ALIGN (sizeof (ufo_value_t) + (inline_array ? n * sizeof (s_entry_t) : 0)),
                 &block);
-            *copy = (ufo_value_t) { .type = UFO_TMAP, .len = n, .cap = (uint32_t) n,
+            *copy = (ufo_value_t) { .type = UFO_TMAP, .flags = fl, .len = n, .cap = (uint32_t) n,
                                     .block = block };
             if (!n)
                 return copy;
@@ -426,7 +429,7 @@ s_copy (ufo_value_arena_t *arena, const ufo_value_t *self)
                 copy->u.entries = (s_entry_t *) (copy + 1);
             else {
                 copy->u.entries = (s_entry_t *) ufo_malloc (n * sizeof (s_entry_t));
-                copy->flags = S_OWN_ARRAY;
+                copy->flags |= S_OWN_ARRAY;
             }
             for (size_t i = 0; i < n; i++) {
                 const s_entry_t *from = &self->u.entries [i];
@@ -437,7 +440,7 @@ s_copy (ufo_value_arena_t *arena, const ufo_value_t *self)
                     memcpy (to->k.inl, from->k.inl, UFO_VALUE_KEY_INLINE);
                 else
                     to->k.heap = ufo_strndup (from->k.heap, from->keylen);
-                to->value = s_copy (arena, from->value);
+                to->value = s_copy (arena, from->value, fl);
             }
             if (!inline_array)
                 ufo_value__hidx_rebuild (copy);
@@ -447,21 +450,36 @@ s_copy (ufo_value_arena_t *arena, const ufo_value_t *self)
             ufo_value_block_t *block;
             ufo_value_t *copy = (ufo_value_t *) s_carve (arena, sizeof (ufo_value_t), &block);
             *copy = *self;
+            copy->flags = fl;           //  not the original's
+            copy->refs = 0;
             copy->block = block;
             return copy;
         }
     }
 }
 
-ufo_value_t *
-ufo_value_dup (const ufo_value_t *self)
+//  ufo_value_dup, or the same copy frozen throughout when frozen is true.
+static ufo_value_t *
+s_dup (const ufo_value_t *self, bool frozen)
 {
     if (!self)
         return NULL;
     ufo_value_arena_t arena;
     ufo_value_arena_init (&arena, 0);
     arena.next_size = s_measure (self);
-    ufo_value_t *copy = s_copy (&arena, self);
+    ufo_value_t *copy = s_copy (&arena, self, frozen ? S_FROZEN : 0);
     ufo_value_arena_done (&arena);
     return copy;
+}
+
+ufo_value_t *
+ufo_value_dup (const ufo_value_t *self)
+{
+    return s_dup (self, false);
+}
+
+ufo_value_t *
+ufo_value__dup_frozen (const ufo_value_t *self)
+{
+    return s_dup (self, true);
 }

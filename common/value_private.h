@@ -23,12 +23,15 @@ typedef struct _ufo_value_block_t ufo_value_block_t;
 
 //  flags
 #define S_OWN_ARRAY 1           //  u.items / u.entries is a heap allocation of the node
+#define S_FROZEN 2              //  read-only, and so is everything below it (ufo_value_freeze)
 
 struct _ufo_value_t {
     uint8_t type;
     uint8_t flags;
     uint32_t cap;               //  allocated elements / pairs
     uint32_t hcap;              //  slots in hidx (power of two)
+    uint32_t refs;              //  references besides the first (frozen nodes only,
+                                //  ufo_value_share); the node goes with the last one
     size_t len;                 //  string bytes, list elements, map pairs
     union {
         bool b;
@@ -145,6 +148,7 @@ ufo_value_t *ufo_value__list_of (ufo_value_arena_t *arena, ufo_value_t *const *i
 ufo_value_t *ufo_value__map_of (ufo_value_arena_t *arena, s_entry_t *entries, size_t n);
 
 //  --- ufo_value.c ---
+//  ufo_value__thaw: declared in model_private.h (the item uses it).
 //  Frees what an entry owns besides its value (a long key).
 void ufo_value__entry_key_free (s_entry_t *e);
 //  Moves the pair *e into map (taking its key and value), replacing the value of an

@@ -457,6 +457,45 @@ UFO_TEST (test_load_questions_with_cap)
     ufo_board_destroy (&board);
 }
 
+//  blackboard_to_dict: the map and its lists are new and belong to the caller; the item
+//  maps are the items' own, shared read-only, and keep what they held when the board
+//  changes or goes afterwards.
+UFO_TEST (test_to_map_shares_items)
+{
+    ufo_board_t *board = ufo_board_new ();
+    ufo_board_add_text (board, UFO_MEM_QUESTIONS, "q1");
+    ufo_board_add_text (board, UFO_MEM_REQUESTS, "r1");
+    char *before = ufo_board_to_json (board, NULL);
+    ufo_value_t *map = ufo_board_to_map (board);
+    ufo_value_t *again = ufo_board_to_map (board);
+    ufo_value_t *q = ufo_value_map_get (map, "questions");
+    REQUIRE (ufo_value_size (q) == 1);
+    CHECK (ufo_value_list_at (q, 0) == ufo_value_list_at (ufo_value_map_get (again, "questions"), 0));
+    CHECK (ufo_value_frozen (ufo_value_list_at (q, 0)));
+    CHECK (!ufo_value_frozen (map) && !ufo_value_frozen (q));
+    char *dumped = ufo_json_dump (map, UFO_JSON_PY, NULL);
+    CHECK_STR (dumped, before);
+    free (dumped);
+
+    //  the caller's own parts change freely
+    ufo_value_list_push_str (q, "mine");
+    ufo_value_map_set_int (map, "extra", 1);
+    ufo_value_destroy (&again);
+
+    //  the board changes and goes; the map keeps the items it was given
+    ufo_board_add_text (board, UFO_MEM_QUESTIONS, "q2");
+    ufo_item_set_str (ufo_memory_at (ufo_board_memory (board, UFO_MEM_QUESTIONS), 0), "text", "changed");
+    ufo_memory_delete_step (ufo_board_memory (board, UFO_MEM_REQUESTS), 0);
+    ufo_board_clear (board);
+    ufo_board_destroy (&board);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (q, 0), "text", NULL), "q1");
+    CHECK_STR (ufo_value_str (ufo_value_list_at (q, 1)), "mine");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (map, "requests"), 0),
+                                  "text", NULL), "r1");
+    ufo_value_destroy (&map);
+    free (before);
+}
+
 int
 main (void)
 {
@@ -469,6 +508,7 @@ main (void)
     UFO_RUN (test_prompt_golden);
     UFO_RUN (test_prompt_shape_and_cache);
     UFO_RUN (test_map_and_json_shapes);
+    UFO_RUN (test_to_map_shares_items);
     UFO_RUN (test_load_questions);
     UFO_RUN (test_load_questions_with_cap);
     rmdir (s_tmpdir);

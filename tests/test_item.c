@@ -237,6 +237,64 @@ UFO_TEST (test_cache_invalidation)
     ufo_item_destroy (&item);
 }
 
+//  ufo_item_to_map hands out the item's own map, frozen and shared: no copy, and the map
+//  stays as it was when the item changes later (the item then works on a copy of its own)
+//  or goes.
+UFO_TEST (test_to_map_shares)
+{
+    ufo_error_t err;
+    const char *text = "{\"k\": \"v\", \"n\": {\"deep\": [true]}}";
+    ufo_item_t *item = ufo_item_from_json (text, strlen (text), &err);
+    REQUIRE (item);
+    const ufo_value_t *own = ufo_item_fields (item);
+    ufo_value_t *m1 = ufo_item_to_map (item);
+    ufo_value_t *m2 = ufo_item_to_map (item);
+    CHECK (m1 == own && m2 == own);
+    CHECK (ufo_value_frozen (m1));
+    CHECK (ufo_value_frozen (ufo_value_path (m1, "n.deep")));
+
+    //  changed while shared: the item copies, the maps handed out stay as they were
+    ufo_item_set_int (item, "k", 1);
+    CHECK (ufo_item_fields (item) != own);
+    CHECK (!ufo_value_frozen (ufo_item_fields (item)));
+    CHECK_INT (ufo_item_get_int (item, "k", 0), 1);
+    CHECK_STR (ufo_value_map_str (m1, "k", NULL), "v");
+    CHECK_STR (ufo_item_json (item, NULL), "{\"k\": 1, \"n\": {\"deep\": [true]}}");
+    ufo_value_destroy (&m2);
+
+    //  handed out, then given back: the next change needs no copy
+    ufo_value_t *m3 = ufo_item_to_map (item);
+    own = ufo_item_fields (item);
+    CHECK (m3 == own);
+    ufo_value_destroy (&m3);
+    ufo_item_set_str (item, "k", "w");
+    CHECK (ufo_item_fields (item) == own);
+    CHECK (!ufo_value_frozen (own));
+    CHECK (ufo_item_remove (item, "n"));
+    CHECK_STR (ufo_item_json (item, NULL), "{\"k\": \"w\"}");
+
+    //  a map outlives its item
+    ufo_value_t *m4 = ufo_item_to_map (item);
+    ufo_item_destroy (&item);
+    CHECK_STR (ufo_value_map_str (m4, "k", NULL), "w");
+    CHECK_STR (ufo_value_map_str (m1, "k", NULL), "v");
+    CHECK (ufo_value_path (m1, "n.deep.0") != NULL);
+    ufo_value_destroy (&m4);
+    ufo_value_destroy (&m1);
+
+    //  a copy of the item made while its map is shared is independent
+    item = ufo_item_from_json ("{\"a\": [1]}", 10, &err);
+    REQUIRE (item);
+    ufo_value_t *m5 = ufo_item_to_map (item);
+    ufo_item_t *copy = ufo_item_dup (item);
+    ufo_item_set_int (copy, "a", 2);
+    CHECK_STR (ufo_item_json (item, NULL), "{\"a\": [1]}");
+    CHECK_STR (ufo_item_json (copy, NULL), "{\"a\": 2}");
+    ufo_item_destroy (&copy);
+    ufo_item_destroy (&item);
+    ufo_value_destroy (&m5);
+}
+
 int
 main (void)
 {
@@ -247,5 +305,6 @@ main (void)
     UFO_RUN (test_json_forms);
     UFO_RUN (test_msgpack_round_trip);
     UFO_RUN (test_cache_invalidation);
+    UFO_RUN (test_to_map_shares);
     return UFO_TEST_END ();
 }

@@ -1,6 +1,9 @@
 /*  test_value.c - value trees: construction, ordered maps, ownership, copy, equality. */
 #include "ufo_prelude.h"
 #include "ufo_test.h"
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 UFO_TEST (test_scalars)
 {
@@ -355,6 +358,107 @@ UFO_TEST (test_block_reuse)
     free (trees);
 }
 
+//  Frozen values are read-only and shared by counting references: every reference is
+//  destroyed like an owned value and the tree goes with the last one (ASan and valgrind
+//  check that nothing is freed early or twice, or leaked). Carved and heap trees both.
+UFO_TEST (test_frozen_sharing)
+{
+    const char *text = "{\"k\": \"v\", \"n\": {\"deep\": [true, 2]}, \"f\": 1.5}";
+    ufo_error_t err;
+    ufo_value_t *expect = ufo_json_parse_str (text, &err);
+    REQUIRE (expect);
+    for (int round = 0; round < 2; round++) {
+        ufo_value_t *v;
+        if (round == 0)
+            v = ufo_json_parse_str (text, &err);            //  carved from a block
+        else {
+            v = ufo_value_new_map ();                        //  one malloc per node
+            ufo_value_map_set_str (v, "k", "v");
+            ufo_value_t *n = ufo_value_new_map ();
+            ufo_value_t *deep = ufo_value_new_list ();
+            ufo_value_t *t = ufo_value_new_bool (true);
+            ufo_value_list_push (deep, &t);
+            ufo_value_list_push_int (deep, 2);
+            ufo_value_map_set (n, "deep", &deep);
+            ufo_value_map_set (v, "n", &n);
+            ufo_value_map_set_float (v, "f", 1.5);
+        }
+        REQUIRE (v);
+        CHECK (ufo_value_equal (v, expect));
+        CHECK (!ufo_value_frozen (v));
+        ufo_value_freeze (v);
+        ufo_value_freeze (v);                                //  again: nothing changes
+        CHECK (ufo_value_frozen (v));
+        CHECK (ufo_value_frozen (ufo_value_map_get (v, "n")));
+        CHECK (ufo_value_frozen (ufo_value_path (v, "n.deep")));
+        CHECK (ufo_value_frozen (ufo_value_path (v, "n.deep.0")));
+        CHECK (ufo_value_frozen (ufo_value_map_get (v, "f")));
+
+        ufo_value_t *s1 = ufo_value_share (v);
+        ufo_value_t *s2 = ufo_value_share (v);
+        CHECK (s1 == v && s2 == v);                          //  no copy
+        ufo_value_t *list = ufo_value_new_list ();
+        ufo_value_list_push (list, &s1);                     //  the list owns one reference
+        CHECK (s1 == NULL);
+        ufo_value_destroy (&v);                              //  the first owner lets go
+        CHECK (v == NULL);
+        CHECK (ufo_value_equal (s2, expect));
+        CHECK (ufo_value_equal (ufo_value_list_at (list, 0), expect));
+        ufo_value_destroy (&list);
+        CHECK (ufo_value_equal (s2, expect));
+
+        //  a copy is an ordinary tree, changeable throughout
+        ufo_value_t *copy = ufo_value_dup (s2);
+        CHECK (!ufo_value_frozen (copy));
+        CHECK (!ufo_value_frozen (ufo_value_path (copy, "n.deep")));
+        CHECK (!ufo_value_frozen (ufo_value_map_get (copy, "f")));
+        ufo_value_map_set_int (copy, "k", 7);
+        ufo_value_list_push_int (ufo_value_path (copy, "n.deep"), 3);
+        CHECK_STR (ufo_value_map_str (s2, "k", NULL), "v");
+        CHECK_INT ((int) ufo_value_size (ufo_value_path (s2, "n.deep")), 2);
+        ufo_value_destroy (&copy);
+        ufo_value_destroy (&s2);                             //  the last reference
+    }
+    ufo_value_freeze (NULL);
+    CHECK (!ufo_value_frozen (NULL));
+    ufo_value_destroy (&expect);
+}
+
+//  Changing a frozen value is a programmer error and stops the process (assert), for every
+//  way of changing one. Runs each in a child process; needs asserts (the sanitizer build).
+UFO_TEST (test_frozen_change_asserts)
+{
+#ifdef NDEBUG
+    printf ("  (skipped: built without asserts)\n");
+#else
+    for (int op = 0; op < 7; op++) {
+        fflush (NULL);
+        pid_t pid = fork ();
+        REQUIRE (pid >= 0);
+        if (pid == 0) {
+            ufo_error_t err;
+            ufo_value_t *v = ufo_json_parse_str ("{\"k\": \"v\", \"l\": [1, 2]}", &err);
+            ufo_value_freeze (v);
+            ufo_value_t *l = ufo_value_map_get (v, "l");
+            switch (op) {
+                case 0: ufo_value_map_set_int (v, "k", 1); break;
+                case 1: ufo_value_map_set_int (v, "new", 1); break;
+                case 2: ufo_value_map_remove (v, "k"); break;
+                case 3: ufo_value_clear (v); break;
+                case 4: ufo_value_list_push_int (l, 3); break;
+                case 5: ufo_value_list_remove (l, 0); break;
+                default: ufo_value_clear (l); break;
+            }
+            _exit (0);                                       //  not stopped: a failure
+        }
+        int status = 0;
+        REQUIRE (waitpid (pid, &status, 0) == pid);
+        if (!WIFSIGNALED (status) || WTERMSIG (status) != SIGABRT)
+            UFO_FAIL_ ("change %d of a frozen value was not stopped (status %d)", op, status);
+    }
+#endif
+}
+
 int
 main (void)
 {
@@ -367,5 +471,7 @@ main (void)
     UFO_RUN (test_views);
     UFO_RUN (test_carved_trees);
     UFO_RUN (test_block_reuse);
+    UFO_RUN (test_frozen_sharing);
+    UFO_RUN (test_frozen_change_asserts);
     return UFO_TEST_END ();
 }

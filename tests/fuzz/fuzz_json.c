@@ -38,7 +38,15 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     ufo_value_destroy (&v);
     back = ufo_json_parse ((const char *) data, size, &limits, &err);
     assert (ufo_value_equal (copy, back));
+    //  frozen and shared: every reference reads the same tree; a copy of it is changeable
+    ufo_value_freeze (back);
+    ufo_value_t *shared = ufo_value_share (back);
+    ufo_value_t *thawed = ufo_value_dup (shared);
+    assert (!ufo_value_frozen (thawed) && ufo_value_equal (thawed, copy));
     ufo_value_destroy (&back);
+    assert (ufo_value_frozen (shared) && ufo_value_equal (shared, copy));
+    ufo_value_destroy (&shared);
+    ufo_value_destroy (&thawed);
     ufo_value_destroy (&copy);
     return 0;
 }
