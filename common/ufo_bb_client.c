@@ -424,6 +424,11 @@ ufo_bb_client_fill_images (ufo_bb_client_t *self, ufo_value_t *board_map, ufo_er
         const char *blob = ufo_value_map_str (item, "blob", NULL);
         if (!blob || ufo_value_map_has (item, "image_str"))
             continue;
+        if (ufo_value_frozen (item)) {
+            //  shared with a board (ufo_board_to_map): fill a copy of our own
+            ufo_value_t *copy = ufo_value_dup (item);
+            item = ufo_value_list_set (shots, i, &copy);
+        }
         const char *mime = ufo_value_map_str (item, "mime", s_mime_of (ufo_value_map_str (item, "image_path", NULL)));
         ufo_error_t local;
         char *url = ufo_bb_client_data_url (self, blob, mime, &local);

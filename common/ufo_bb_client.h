@@ -85,7 +85,10 @@ char *ufo_bb_client_data_url (ufo_bb_client_t *self, const char *hex, const char
 //  of a board map ({"questions": [...], ..., "screenshots": [...]}) that has a "blob" and
 //  no image_str, so ufo_board_from_map + ufo_board_to_prompt give the original's prompt.
 //  The mime type comes from the item's "mime" field, else the image_path extension.
-//  Returns the number filled, or -1 with err (first failure; others are left unfilled).
+//  The map and its screenshots list must be changeable; a frozen item in it (the shared maps
+//  of ufo_board_to_map) is replaced by a filled copy, so the board it came from is left as
+//  it was. Returns the number filled, or -1 with err (first failure; others are left
+//  unfilled).
 int ufo_bb_client_fill_images (ufo_bb_client_t *self, ufo_value_t *board_map, ufo_error_t *err);
 
 //  --- Replicas -------------------------------------------------------------------

@@ -58,7 +58,9 @@ void ufo_board_add_image (ufo_board_t *self, const char *path, const ufo_value_t
 //  Returns {"questions": [...], ...} as a new map owned by the caller (blackboard_to_dict).
 //  The map and its four lists are new; the item maps in them are the items' own, shared and
 //  read-only (ufo_item_to_map: no copy, like the original's to_dict, which shares the
-//  values). ufo_value_dup the result for a tree you can change throughout.
+//  values). ufo_value_dup the result for a tree you can change throughout. Threads: the
+//  result shares the items' maps by a non-atomic count, so it counts as part of the board:
+//  use and destroy it on the thread that owns the board, or ufo_value_dup it for another.
 ufo_value_t *ufo_board_to_map (ufo_board_t *self);
 
 //  Replaces each memory from the list under its name; a missing name empties that memory

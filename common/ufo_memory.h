@@ -55,7 +55,8 @@ void ufo_memory_set_cap (ufo_memory_t *self, size_t cap);
 size_t ufo_memory_cap (ufo_memory_t *self);
 
 //  Returns the list of the items' fields as a new list of maps (caller owns) (list_content).
-//  The list is new; the maps are the items' own, shared and read-only (ufo_item_to_map).
+//  The list is new; the maps are the items' own, shared and read-only (ufo_item_to_map);
+//  the list counts as part of the memory for threads (see ufo_board_to_map).
 ufo_value_t *ufo_memory_to_list (ufo_memory_t *self);
 
 //  Replaces the content with one item per map of list (copied) (from_list_of_dicts).

@@ -418,6 +418,19 @@ ufo_value_list_push_int (ufo_value_t *self, int64_t i)
     return ufo_value_list_push (self, &item);
 }
 
+ufo_value_t *
+ufo_value_list_set (ufo_value_t *self, size_t index, ufo_value_t **item_p)
+{
+    assert (self && self->type == UFO_TLIST && index < self->len);
+    assert (!(self->flags & S_FROZEN));
+    assert (item_p && *item_p);
+    ufo_value_t *item = *item_p;
+    *item_p = NULL;
+    ufo_value_destroy (&self->u.items [index]);
+    self->u.items [index] = item;
+    return item;
+}
+
 int
 ufo_value_list_remove (ufo_value_t *self, size_t index)
 {

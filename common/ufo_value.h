@@ -61,7 +61,9 @@ ufo_value_t *ufo_value_dup (const ufo_value_t *self);
 
 //  --- Read-only sharing ------------------------------------------------------
 //  Makes self and everything below it read-only: any later change of a frozen value (set,
-//  push, remove, clear) is a programmer error (assert). Walks the tree the first time only
+//  push, remove, clear; a call that would change nothing, such as removing a missing key,
+//  is not a change) is a programmer error (assert). Freezing and sharing count as changes
+//  for the threading rule above. Walks the tree the first time only
 //  (the subtree of a frozen value is frozen). ufo_value_dup of a frozen value gives an
 //  ordinary, changeable copy. NULL is ignored.
 void ufo_value_freeze (ufo_value_t *self);
@@ -143,6 +145,9 @@ ufo_value_t *ufo_value_list_push (ufo_value_t *self, ufo_value_t **item_p);
 //  Convenience appends of new scalars; return the new (borrowed) value.
 ufo_value_t *ufo_value_list_push_str (ufo_value_t *self, const char *s);
 ufo_value_t *ufo_value_list_push_int (ufo_value_t *self, int64_t i);
+//  Replaces the element at index with *item_p (ownership taken, set to NULL) and destroys
+//  the old one. index must be below the size (asserted). Returns the new (borrowed) element.
+ufo_value_t *ufo_value_list_set (ufo_value_t *self, size_t index, ufo_value_t **item_p);
 //  Removes and destroys the element at index. Returns 0, or -1 if out of range.
 int ufo_value_list_remove (ufo_value_t *self, size_t index);
 //  Removes and destroys every element / pair (lists and maps).

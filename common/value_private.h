@@ -11,9 +11,11 @@
     indexes and the pair arrays of maps of 16 pairs or more are always separate heap
     allocations.
 
-    The nodes of one block are always parts of one tree (no API moves a node out of its
-    tree without destroying it), so the non-atomic count follows the rule that one tree
-    is used by one thread at a time. */
+    The nodes of one block are parts of one tree (no API moves a node out of its tree
+    without destroying it), except that a frozen node shared (ufo_value_share) into other
+    trees can outlive the tree it was carved for; it keeps its block alive until it goes.
+    The non-atomic counts follow the rule of ufo_value.h: one tree, with every tree sharing
+    a part of it, is changed or destroyed by one thread at a time. */
 #ifndef UFO_VALUE_PRIVATE_H_INCLUDED
 #define UFO_VALUE_PRIVATE_H_INCLUDED
 

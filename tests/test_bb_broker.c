@@ -665,6 +665,24 @@ UFO_TEST (test_blobs_and_prompt)
     CHECK_STR (ufo_value_str (ufo_value_path (prompt, "5.type")), "image_url");
     CHECK_STR (ufo_value_str (ufo_value_path (prompt, "5.image_url.url")), url);
     ufo_value_destroy (&prompt);
+    //  a local board's map: its screenshot maps are shared, read-only; filling the images
+    //  replaces them with filled copies and leaves the board as it was
+    ufo_board_t *local = ufo_board_new ();
+    CHECK_INT (ufo_board_from_map (local, board, &err), 0);
+    ufo_item_remove (ufo_memory_at (ufo_board_memory (local, UFO_MEM_SCREENSHOTS), 0), "image_str");
+    char *before = ufo_board_to_json (local, NULL);
+    ufo_value_t *shared = ufo_board_to_map (local);
+    CHECK (ufo_value_frozen (ufo_value_path (shared, "screenshots.0")));
+    CHECK_INT (ufo_bb_client_fill_images (c, shared, &err), 1);
+    CHECK_STR (ufo_value_str (ufo_value_path (shared, "screenshots.0.image_str")), url);
+    CHECK (!ufo_value_frozen (ufo_value_path (shared, "screenshots.0")));
+    char *after = ufo_board_to_json (local, NULL);
+    CHECK_STR (after, before);
+    CHECK (strstr (after, "image_str") == NULL);
+    free (before);
+    free (after);
+    ufo_value_destroy (&shared);
+    ufo_board_destroy (&local);
     ufo_board_destroy (&bb);
     ufo_value_destroy (&board);
     ufo_value_destroy (&snap);

@@ -417,6 +417,21 @@ UFO_TEST (test_frozen_sharing)
         CHECK_STR (ufo_value_map_str (s2, "k", NULL), "v");
         CHECK_INT ((int) ufo_value_size (ufo_value_path (s2, "n.deep")), 2);
         ufo_value_destroy (&copy);
+
+        //  a shared element replaced in a list of one's own: the list's reference goes
+        ufo_value_t *mine = ufo_value_new_list ();
+        ufo_value_t *s3 = ufo_value_share (s2);
+        ufo_value_list_push (mine, &s3);
+        ufo_value_list_push_int (mine, 9);
+        ufo_value_t *fresh = ufo_value_dup (s2);
+        ufo_value_t *put = ufo_value_list_set (mine, 0, &fresh);
+        CHECK (fresh == NULL && put == ufo_value_list_at (mine, 0));
+        CHECK (put != s2 && !ufo_value_frozen (put));
+        ufo_value_map_set_int (put, "k", 8);
+        CHECK_STR (ufo_value_map_str (s2, "k", NULL), "v");
+        CHECK_INT (ufo_value_int (ufo_value_list_at (mine, 1)), 9);
+        ufo_value_destroy (&mine);
+        CHECK (ufo_value_equal (s2, expect));
         ufo_value_destroy (&s2);                             //  the last reference
     }
     ufo_value_freeze (NULL);
