@@ -82,7 +82,7 @@ s_broker_start (bb_test_broker_t *b, const char *name, const char *fsync, const 
     snprintf (b->cmd, sizeof b->cmd, "ipc://%s/cmd", b->dir);
     snprintf (b->bus, sizeof b->bus, "ipc://%s/bus", b->dir);
     const char *extra [] = { "--fsync", fsync, "--stats-ms", "0", "--snapshot-every", snap_every,
-                             "--log-level", "warn", NULL };
+                             "--snapshot-growth", "0", "--log-level", "warn", NULL };
     bb_test_start (b, extra);
 }
 
@@ -560,7 +560,7 @@ s_restart_1m (const char *snap_every, size_t *items_p)
     ufo_bb_client_destroy (&c);
     bb_test_stop (&b, SIGTERM);
     const char *extra [] = { "--fsync", "always", "--stats-ms", "0", "--snapshot-every", snap_every,
-                             "--log-level", "warn", NULL };
+                             "--snapshot-growth", "0", "--log-level", "warn", NULL };
     double t0 = bbb_now ();
     bb_test_start (&b, extra);
     c = s_connect (&b, false, 60000);

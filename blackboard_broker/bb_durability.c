@@ -45,8 +45,24 @@ bb_durability_commit_burst (bb_server_t *self)
         o->ticket = ticket;
     }
     bb_out_flush (self, 0);
-    if (self->records_since_snap >= self->cfg.snapshot_every && self->snap_pid == 0)
+    if (self->snap_pid == 0 && bb_durability_snapshot_due (self))
         s_snapshot_start (self);
+}
+
+//  Compaction rewrites every board, so its cost grows with what the broker holds: starting
+//  one every snapshot_every records alone made a big store spend a core on snapshots under
+//  a steady stream of writes. Like Redis' auto-aof-rewrite-percentage, the log must also
+//  have grown by snapshot_growth % of the last snapshot (counted in records against items),
+//  which keeps the snapshot work per write bounded and the log to replay at most about that
+//  share of the store.
+bool
+bb_durability_snapshot_due (bb_server_t *self)
+{
+    if (self->records_since_snap < self->cfg.snapshot_every)
+        return false;
+    uint64_t growth = self->cfg.snapshot_growth;
+    //  (growth is at most 100000, so the product fits for any count of items that fits memory)
+    return growth == 0 || self->records_since_snap * 100 >= self->items_at_snap * growth;
 }
 
 int
@@ -132,6 +148,8 @@ s_snapshot_start (bb_server_t *self)
         _exit (rc == 0 ? 0 : 1);
     }
     self->snap_pid = pid;
+    self->snapshots++;
+    self->items_at_snap = bb_store_items (self->store);
     self->snap_seq = bb_store_seq (self->store);
     self->snap_segment = segment;
     ufo_debug ("snapshot of seq %" PRIu64 " started (pid %d)", self->snap_seq, (int) pid);

@@ -231,6 +231,8 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_float (s, "write_rate", self->write_rate);
     ufo_value_map_set_int (s, "log_bytes", (int64_t) ufo_wal_size (self->wal));
     ufo_value_map_set_int (s, "log_segment", (int64_t) ufo_wal_segment (self->wal));
+    ufo_value_map_set_int (s, "snapshots", (int64_t) self->snapshots);
+    ufo_value_map_set_bool (s, "snapshot_running", self->snap_pid != 0);
     ufo_value_map_set_int (s, "subscribers", self->subscribers);
     ufo_value_map_set_int (s, "requests", (int64_t) self->requests);
     ufo_value_map_set_int (s, "errors", (int64_t) self->errors);
@@ -620,6 +622,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     uint64_t segment;
     if (bb_store_load_snapshot (self->store, self->data_dir, &segment, err) != 0)
         goto fail;
+    self->items_at_snap = bb_store_items (self->store);
     snprintf (path, sizeof path, "%s/log", self->data_dir);
     ufo_wal_open_info_t info;
     self->wal = ufo_wal_open (path, segment, config->repair, s_replay, self, &info, err);

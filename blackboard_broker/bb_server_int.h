@@ -75,6 +75,8 @@ struct _bb_server_t {
     pid_t snap_pid;                 //  forked snapshot writer, 0 if none
     uint64_t snap_seq, snap_segment;
     uint64_t records_since_snap;
+    uint64_t items_at_snap;         //  items held when the last snapshot was taken (or loaded)
+    uint64_t snapshots;             //  snapshot writers started
     bool fatal;
 
     //  statistics
@@ -132,6 +134,8 @@ void bb_durability_fatal (bb_server_t *self, const char *message);
 //  Ends a burst: writes the log buffer, gives every queued output of the burst a ticket,
 //  sends what may go, and starts a snapshot when one is due.
 void bb_durability_commit_burst (bb_server_t *self);
+//  True when a compacting snapshot is due (snapshot_every, snapshot_growth; bb_server.h).
+bool bb_durability_snapshot_due (bb_server_t *self);
 
 //  Reads the sync thread's completions and sends what waited for them. Returns 0, or -1
 //  after a failed fdatasync of the log (the server is then fatal).

@@ -26,6 +26,8 @@ s_usage (FILE *out)
         "  --fsync POLICY     always: acknowledge after fdatasync (group commit); everysec; no\n"
         "  --repair           truncate a log that is corrupt in the middle instead of refusing\n"
         "  --snapshot-every N log records between compacting snapshots (broker.snapshot_every)\n"
+        "  --snapshot-growth PCT  and at least PCT records per 100 items of the last snapshot\n"
+        "                     (broker.snapshot_growth, default 100; 0: snapshot_every alone)\n"
         "  --stats-ms MS      period of the stats event on the bus, 0 = never\n"
         "  --bus-hwm N        send high-water mark of the bus socket (default 100000)\n"
         "  --log-level LEVEL  trace, debug, info, warn, error\n"
@@ -64,7 +66,7 @@ main (int argc, char **argv)
 {
     ufo_log_set_name ("ufo-broker");
     const char *data_dir = NULL, *cmd = NULL, *bus = NULL, *config_path = NULL, *fsync_text = NULL;
-    const char *snap_text = NULL, *stats_text = NULL, *hwm_text = NULL;
+    const char *snap_text = NULL, *stats_text = NULL, *hwm_text = NULL, *growth_text = NULL;
     bool repair = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv [i];
@@ -87,6 +89,7 @@ main (int argc, char **argv)
         else if (strcmp (arg, "--config") == 0) slot = &config_path;
         else if (strcmp (arg, "--fsync") == 0) slot = &fsync_text;
         else if (strcmp (arg, "--snapshot-every") == 0) slot = &snap_text;
+        else if (strcmp (arg, "--snapshot-growth") == 0) slot = &growth_text;
         else if (strcmp (arg, "--stats-ms") == 0) slot = &stats_text;
         else if (strcmp (arg, "--bus-hwm") == 0) slot = &hwm_text;
         else if (strcmp (arg, "--log-level") == 0) {
@@ -124,6 +127,7 @@ main (int argc, char **argv)
         .max_items_per_board = (size_t) ufo_config_int (config, "broker.max_items_per_board", 1000000),
         .max_blob_bytes = (size_t) ufo_config_int (config, "broker.max_blob_bytes", 16 << 20),
         .snapshot_every = (uint64_t) ufo_config_int (config, "broker.snapshot_every", 10000),
+        .snapshot_growth = (uint64_t) ufo_config_int (config, "broker.snapshot_growth", 100),
         .stats_interval_ms = ufo_config_int (config, "broker.stats_interval_ms", 5000),
         .bus_hwm = 100000,
         .dispatch = {
@@ -160,6 +164,9 @@ main (int argc, char **argv)
     if (snap_text && !s_parse_int (snap_text, 1, &value))
         fprintf (stderr, "ufo-broker: --snapshot-every needs a positive integer\n");
     else
+    if (growth_text && (!s_parse_int (growth_text, 0, &value) || value > 100000))
+        fprintf (stderr, "ufo-broker: --snapshot-growth needs an integer from 0 to 100000\n");
+    else
     if (stats_text && !s_parse_int (stats_text, 0, &value))
         fprintf (stderr, "ufo-broker: --stats-ms needs a non-negative integer\n");
     else
@@ -170,6 +177,10 @@ main (int argc, char **argv)
         if (snap_text) {
             s_parse_int (snap_text, 1, &value);
             cfg.snapshot_every = (uint64_t) value;
+        }
+        if (growth_text) {
+            s_parse_int (growth_text, 0, &value);
+            cfg.snapshot_growth = (uint64_t) value;
         }
         if (stats_text) {
             s_parse_int (stats_text, 0, &value);

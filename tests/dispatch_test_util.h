@@ -46,7 +46,8 @@ static inline bool
 dt_start_broker_snap (dt_env_t *e, const char *n)
 {
     bb_test_start (&e->b, (const char *const []) { "--fsync", "always", "--stats-ms", "0",
-                                                   "--snapshot-every", n, NULL });
+                                                   "--snapshot-every", n,
+                                                   "--snapshot-growth", "0", NULL });
     return dt_ping (e, 10000);
 }
 

@@ -357,7 +357,7 @@ UFO_TEST (test_limits)
 UFO_TEST (test_restart_and_compaction)
 {
     //  snapshot every 10 records: compaction happens many times
-    const char *extra [] = { "--snapshot-every", "10", "--stats-ms", "0", NULL };
+    const char *extra [] = { "--snapshot-every", "10", "--snapshot-growth", "0", "--stats-ms", "0", NULL };
     bb_test_start (&B, extra);
     ufo_bb_client_t *c = s_connect ();
     REQUIRE (c);
@@ -413,6 +413,78 @@ UFO_TEST (test_restart_and_compaction)
         closedir (dir);
     CHECK (segments >= 1 && segments <= 3);
     bb_test_rmtree (B.data_dir);
+}
+
+//  Adds one item per request and returns the broker's count of snapshots started, once the
+//  last one has finished (so that the next add may start another).
+static int64_t
+s_add_and_settle (ufo_bb_client_t *c, int n)
+{
+    ufo_error_t err;
+    ufo_value_t *item = s_item ("n", n);
+    if (ufo_bb_client_add (c, "g", "trajectories", &item, NULL, NULL, &err) != 0)
+        return -1;
+    for (int i = 0; i < 1000; i++) {            //  at most ~10 s
+        ufo_value_t *stats = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
+        bool running = ufo_value_map_bool (stats, "snapshot_running", true);
+        int64_t snapshots = ufo_value_map_int (stats, "snapshots", -1);
+        ufo_value_destroy (&stats);
+        if (!running)
+            return snapshots;
+        usleep (10000);
+    }
+    return -1;
+}
+
+//  Compaction waits for snapshot_every records and, by default, for the log to have grown
+//  by as many records as the last snapshot held items (--snapshot-growth 100): with one item
+//  per record and --snapshot-every 4 the snapshots start at records 4, 8, 16 and 32. With
+//  --snapshot-growth 0 they start every 4 records.
+UFO_TEST (test_compaction_growth)
+{
+    for (int round = 0; round < 2; round++) {
+        const char *growth = round == 0 ? "100" : "0";
+        const char *extra [] = { "--snapshot-every", "4", "--snapshot-growth", growth,
+                                 "--stats-ms", "0", NULL };
+        bb_test_start (&B, extra);
+        ufo_bb_client_t *c = s_connect ();
+        REQUIRE (c);
+        int64_t at [41] = { 0 };
+        for (int n = 1; n <= 40; n++)
+            at [n] = s_add_and_settle (c, n);
+        if (round == 0) {
+            CHECK_INT (at [3], 0);
+            CHECK_INT (at [4], 1);
+            CHECK_INT (at [7], 1);
+            CHECK_INT (at [8], 2);
+            CHECK_INT (at [15], 2);
+            CHECK_INT (at [16], 3);
+            CHECK_INT (at [31], 3);
+            CHECK_INT (at [32], 4);
+            CHECK_INT (at [40], 4);
+        }
+        else {
+            CHECK_INT (at [3], 0);
+            CHECK_INT (at [4], 1);
+            CHECK_INT (at [8], 2);
+            CHECK_INT (at [40], 10);
+        }
+        ufo_bb_client_destroy (&c);
+        CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+        //  the state is whole after a restart from the last snapshot and the log after it
+        bb_test_start (&B, extra);
+        c = s_connect ();
+        REQUIRE (c);
+        ufo_error_t err;
+        ufo_value_t *snap = ufo_bb_client_snapshot (c, "g", NULL, 0, &err);
+        REQUIRE (snap);
+        CHECK_INT (ufo_value_size (ufo_value_path (snap, "board.trajectories")), 40);
+        CHECK_INT (ufo_value_map_int (ufo_value_path (snap, "board.trajectories.39"), "n", -1), 40);
+        ufo_value_destroy (&snap);
+        ufo_bb_client_destroy (&c);
+        CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+        bb_test_rmtree (B.data_dir);
+    }
 }
 
 UFO_TEST (test_snapshot_file)
@@ -754,6 +826,7 @@ main (void)
     UFO_RUN (test_stats_event);
     UFO_RUN (test_limits);
     UFO_RUN (test_restart_and_compaction);
+    UFO_RUN (test_compaction_growth);
     UFO_RUN (test_snapshot_file);
     UFO_RUN (test_corrupt_log);
     UFO_RUN (test_everysec_and_no);

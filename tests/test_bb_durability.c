@@ -137,7 +137,8 @@ UFO_TEST (test_sigkill_rounds)
     fprintf (stderr, "  seed %u (set BB_SEED to repeat)\n", seed);
     srand (seed);
     s_acked_seq = ufo_calloc (MAX_ACKED, sizeof *s_acked_seq);
-    const char *extra [] = { "--fsync", "always", "--snapshot-every", "200", "--stats-ms", "0", NULL };
+    const char *extra [] = { "--fsync", "always", "--snapshot-every", "200", "--snapshot-growth", "0",
+                             "--stats-ms", "0", NULL };
     int64_t acked_total = 0;
     for (int round = 0; round < ROUNDS; round++) {
         bb_test_start (&B, extra);
