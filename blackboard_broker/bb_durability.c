@@ -52,9 +52,9 @@ bb_durability_commit_burst (bb_server_t *self)
 //  Compaction rewrites every board, so its cost grows with what the broker holds: starting
 //  one every snapshot_every records alone made a big store spend a core on snapshots under
 //  a steady stream of writes. Like Redis' auto-aof-rewrite-percentage, the log must also
-//  have grown by snapshot_growth % of the last snapshot (counted in records against items),
-//  which keeps the snapshot work per write bounded and the log to replay at most about that
-//  share of the store.
+//  have grown by snapshot_growth % of the last snapshot, counted in items (an add counts the
+//  items it brought, any other record one), which keeps the snapshot work per write bounded
+//  and the log to replay about that share of the store.
 bool
 bb_durability_snapshot_due (bb_server_t *self)
 {
@@ -62,7 +62,7 @@ bb_durability_snapshot_due (bb_server_t *self)
         return false;
     uint64_t growth = self->cfg.snapshot_growth;
     //  (growth is at most 100000, so the product fits for any count of items that fits memory)
-    return growth == 0 || self->records_since_snap * 100 >= self->items_at_snap * growth;
+    return growth == 0 || self->log_items_since_snap * 100 >= self->items_at_snap * growth;
 }
 
 int
@@ -119,6 +119,7 @@ s_snapshot_start (bb_server_t *self)
     uint64_t ticket = bb_sync_close (self->sync, old_fd);
     UFO_UNUSED (ticket);
     self->records_since_snap = 0;
+    self->log_items_since_snap = 0;
     //  Task state is not in the board snapshot: a checkpoint heads the new segment, and
     //  older segments are removed only once it is durable (bb_durability_snapshot_reap).
     ufo_buf_reset (&self->scratch);
@@ -167,6 +168,7 @@ bb_durability_snapshot_reap (bb_server_t *self, bool wait)
     self->snap_pid = 0;
     if (rc < 0 || !WIFEXITED (status) || WEXITSTATUS (status) != 0) {
         ufo_warn ("snapshot of seq %" PRIu64 " failed; the log keeps everything", self->snap_seq);
+        self->items_at_snap = 0;        //  retry after snapshot_every records, not a growth period
         return;
     }
     int removed = ufo_wal_remove_before (self->wal, self->snap_segment);

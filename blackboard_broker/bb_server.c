@@ -20,11 +20,12 @@
 
 //  Logs and queues one change event; buf holds the envelope.
 static void
-s_emit_change (bb_server_t *self, const char *board, int memory, ufo_buf_t *buf)
+s_emit_change (bb_server_t *self, const char *board, int memory, ufo_buf_t *buf, size_t items)
 {
     ufo_wal_append (self->wal, buf->data, buf->len);
     self->burst_wrote = true;
     self->records_since_snap++;
+    self->log_items_since_snap += items ? items : 1;
     bb_out_t *o = bb_out_new (self, true, 0, true);
     char topic [UFO_BB_BOARD_MAX + 32];
     o->head_len = (uint8_t) ufo_bb_topic (topic, sizeof topic, board, memory);
@@ -99,7 +100,7 @@ s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
     UFO_BB_MP_LIT (buf, "items");
     ufo_bb_mp_array (buf, (uint32_t) n);
     ufo_buf_append (buf, req->items_data, req->items_len);  //  as sent, or encoded once by the decoder
-    s_emit_change (self, req->board, req->memory, buf);
+    s_emit_change (self, req->board, req->memory, buf, n);
     bb_store_add (self->store, req->board, req->memory, req->items_data, req->item_ends, n, seq);
     self->writes++;
     self->items_added += n;
@@ -129,7 +130,7 @@ s_handle_clear_delete (bb_server_t *self, const bb_route_t *route, ufo_bb_reques
     uint64_t seq = bb_store_seq (self->store) + 1;
     s_event_head (self, &self->scratch, del ? UFO_BB_EV_DELETED : UFO_BB_EV_CLEARED, req->board, memory,
                   seq, seq, bb_board_last (board), false);
-    s_emit_change (self, req->board, memory, &self->scratch);
+    s_emit_change (self, req->board, memory, &self->scratch, 0);
     if (del)
         bb_store_delete (self->store, req->board, seq);
     else
@@ -511,6 +512,7 @@ s_dispatch_log (void *arg, const void *data, size_t len)
     ufo_wal_append (self->wal, data, len);
     self->burst_wrote = true;
     self->records_since_snap++;
+    self->log_items_since_snap++;
 }
 
 static void
@@ -575,9 +577,16 @@ s_replay (void *arg, uint64_t segment, const void *payload, size_t len, ufo_erro
             return -1;
         if (seq > bb_store_seq (self->store))
             bb_store_advance (self->store, seq);
+        self->log_items_since_snap++;
         return 0;
     }
-    return bb_store_apply_record (self->store, payload, len, err);
+    //  counted as when it was written: the items an add brought, one for any other change
+    uint64_t before = bb_store_items (self->store);
+    if (bb_store_apply_record (self->store, payload, len, err) != 0)
+        return -1;
+    uint64_t after = bb_store_items (self->store);
+    self->log_items_since_snap += after > before ? after - before : 1;
+    return 0;
 }
 
 bb_server_t *

@@ -33,8 +33,8 @@ typedef struct {
     size_t max_items_per_board;
     size_t max_blob_bytes;
     uint64_t snapshot_every;        //  log records between snapshots (at least)
-    uint64_t snapshot_growth;       //  and at least this many records per 100 items held by
-                                    //  the last snapshot (0: snapshot_every alone)
+    uint64_t snapshot_growth;       //  and until the log grew by this % of the last snapshot,
+                                    //  in items (0: snapshot_every alone)
     int64_t stats_interval_ms;      //  0: no periodic stats
     int bus_hwm;                    //  send high-water mark of the bus socket
     bb_dispatch_config_t dispatch;  //  task dispatch (zeros: defaults)

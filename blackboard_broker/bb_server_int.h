@@ -75,6 +75,8 @@ struct _bb_server_t {
     pid_t snap_pid;                 //  forked snapshot writer, 0 if none
     uint64_t snap_seq, snap_segment;
     uint64_t records_since_snap;
+    uint64_t log_items_since_snap;  //  log growth since then: the items of each add, 1 for any
+                                    //  other record (snapshot_growth compares it with the next)
     uint64_t items_at_snap;         //  items held when the last snapshot was taken (or loaded)
     uint64_t snapshots;             //  snapshot writers started
     bool fatal;

@@ -147,7 +147,7 @@ static const ufo_config_key_t s_schema [] = {
     { "broker.snapshot_every", "int", "10000", "1..1000000000", NULL,
       "log records between compactions into a snapshot" },
     { "broker.snapshot_growth", "int", "100", "0..100000", NULL,
-      "a compaction also waits for this many log records per 100 items of the last snapshot (0: off)" },
+      "a compaction also waits until the log grew by this % of the last snapshot, in items (0: off)" },
     { "broker.stats_interval_ms", "int", "5000", "0..86400000", NULL,
       "milliseconds between statistics log lines (0: never)" },
 

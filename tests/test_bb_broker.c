@@ -415,14 +415,18 @@ UFO_TEST (test_restart_and_compaction)
     bb_test_rmtree (B.data_dir);
 }
 
-//  Adds one item per request and returns the broker's count of snapshots started, once the
-//  last one has finished (so that the next add may start another).
+//  Adds count items in one request (n, n+1, ...) and returns the broker's count of snapshots
+//  started, once the last one has finished (so that the next add may start another).
 static int64_t
-s_add_and_settle (ufo_bb_client_t *c, int n)
+s_add_and_settle (ufo_bb_client_t *c, int n, int count)
 {
     ufo_error_t err;
-    ufo_value_t *item = s_item ("n", n);
-    if (ufo_bb_client_add (c, "g", "trajectories", &item, NULL, NULL, &err) != 0)
+    ufo_value_t *items = ufo_value_new_list ();
+    for (int k = 0; k < count; k++) {
+        ufo_value_t *item = s_item ("n", n + k);
+        ufo_value_list_push (items, &item);
+    }
+    if (ufo_bb_client_add (c, "g", "trajectories", &items, NULL, NULL, &err) != 0)
         return -1;
     for (int i = 0; i < 1000; i++) {            //  at most ~10 s
         ufo_value_t *stats = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
@@ -437,9 +441,10 @@ s_add_and_settle (ufo_bb_client_t *c, int n)
 }
 
 //  Compaction waits for snapshot_every records and, by default, for the log to have grown
-//  by as many records as the last snapshot held items (--snapshot-growth 100): with one item
-//  per record and --snapshot-every 4 the snapshots start at records 4, 8, 16 and 32. With
-//  --snapshot-growth 0 they start every 4 records.
+//  by as many items as the last snapshot held (--snapshot-growth 100; an add counts its
+//  items): with one item per add and --snapshot-every 4, the snapshots start at records 4, 8,
+//  16 and 32; one add of 30 items then brings the next. After a restart the pace follows the
+//  snapshot that was loaded. With --snapshot-growth 0 they start every 4 records.
 UFO_TEST (test_compaction_growth)
 {
     for (int round = 0; round < 2; round++) {
@@ -451,7 +456,7 @@ UFO_TEST (test_compaction_growth)
         REQUIRE (c);
         int64_t at [41] = { 0 };
         for (int n = 1; n <= 40; n++)
-            at [n] = s_add_and_settle (c, n);
+            at [n] = s_add_and_settle (c, n, 1);
         if (round == 0) {
             CHECK_INT (at [3], 0);
             CHECK_INT (at [4], 1);
@@ -462,6 +467,8 @@ UFO_TEST (test_compaction_growth)
             CHECK_INT (at [31], 3);
             CHECK_INT (at [32], 4);
             CHECK_INT (at [40], 4);
+            //  8 items since the snapshot of 32: a batch of 30 makes 38 >= 32 in 9 records
+            CHECK_INT (s_add_and_settle (c, 41, 30), 5);
         }
         else {
             CHECK_INT (at [3], 0);
@@ -472,15 +479,29 @@ UFO_TEST (test_compaction_growth)
         ufo_bb_client_destroy (&c);
         CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
         //  the state is whole after a restart from the last snapshot and the log after it
+        int items = round == 0 ? 70 : 40;
         bb_test_start (&B, extra);
         c = s_connect ();
         REQUIRE (c);
         ufo_error_t err;
         ufo_value_t *snap = ufo_bb_client_snapshot (c, "g", NULL, 0, &err);
         REQUIRE (snap);
-        CHECK_INT (ufo_value_size (ufo_value_path (snap, "board.trajectories")), 40);
-        CHECK_INT (ufo_value_map_int (ufo_value_path (snap, "board.trajectories.39"), "n", -1), 40);
+        CHECK_INT (ufo_value_size (ufo_value_path (snap, "board.trajectories")), items);
+        char path [64];
+        snprintf (path, sizeof path, "board.trajectories.%d", items - 1);
+        CHECK_INT (ufo_value_map_int (ufo_value_path (snap, path), "n", -1), items);
         ufo_value_destroy (&snap);
+        if (round == 0) {
+            //  the loaded snapshot held 70 items: the next one comes after ~70 more (the
+            //  log after it holds a checkpoint record, which counts one)
+            int64_t snapshots = 0;
+            int added = 0;
+            while (snapshots == 0 && added < 80)
+                snapshots = s_add_and_settle (c, 1000 + added++, 1);
+            CHECK_INT (snapshots, 1);
+            if (added < 68 || added > 70)
+                UFO_FAIL_ ("snapshot after %d adds, expected 68-70", added);
+        }
         ufo_bb_client_destroy (&c);
         CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
         bb_test_rmtree (B.data_dir);
