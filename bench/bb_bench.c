@@ -206,6 +206,31 @@ bbb_writer (void *arg)
     return NULL;
 }
 
+long
+bbb_run_writers (bb_test_broker_t *broker, int writers, const char *prefix, long *failed_p)
+{
+    pthread_t threads [16];
+    bbb_writer_t w [16];
+    if (writers > 16)
+        writers = 16;
+    for (int i = 0; i < writers; i++) {
+        memset (&w [i], 0, sizeof w [i]);
+        w [i].broker = broker;
+        w [i].seconds = bbb_seconds;
+        snprintf (w [i].board, sizeof w [i].board, "%s-%d", prefix, i);
+        pthread_create (&threads [i], NULL, bbb_writer, &w [i]);
+    }
+    long acked = 0, failed = 0;
+    for (int i = 0; i < writers; i++) {
+        pthread_join (threads [i], NULL);
+        acked += w [i].acked;
+        failed += w [i].failed;
+    }
+    if (failed_p)
+        *failed_p = failed;
+    return acked;
+}
+
 //  compaction: the default rule (every 10,000 records and 100 % growth) instead of none
 static double
 s_broker_writes (int writers, bool compaction)
@@ -218,21 +243,8 @@ s_broker_writes (int writers, bool compaction)
         exit (1);
     }
     ufo_bb_client_destroy (&probe);
-    pthread_t threads [16];
-    bbb_writer_t w [16];
-    for (int i = 0; i < writers; i++) {
-        memset (&w [i], 0, sizeof w [i]);
-        w [i].broker = &b;
-        w [i].seconds = bbb_seconds;
-        snprintf (w [i].board, sizeof w [i].board, "bench-%d", i);
-        pthread_create (&threads [i], NULL, bbb_writer, &w [i]);
-    }
-    long acked = 0, failed = 0;
-    for (int i = 0; i < writers; i++) {
-        pthread_join (threads [i], NULL);
-        acked += w [i].acked;
-        failed += w [i].failed;
-    }
+    long failed = 0;
+    long acked = bbb_run_writers (&b, writers, "bench", &failed);
     if (failed)
         fprintf (stderr, "  %ld writes failed\n", failed);
     bb_test_stop (&b, SIGTERM);
@@ -604,20 +616,7 @@ main (int argc, char **argv)
             int writers = atoi (argv [i + 2]);
             memset (bbb_item_pad, 'a', sizeof bbb_item_pad - 1);
             zsys_init ();
-            pthread_t threads [16];
-            bbb_writer_t w [16];
-            for (int k = 0; k < writers && k < 16; k++) {
-                memset (&w [k], 0, sizeof w [k]);
-                w [k].broker = &b;
-                w [k].seconds = bbb_seconds;
-                snprintf (w [k].board, sizeof w [k].board, "load-%d", k);
-                pthread_create (&threads [k], NULL, bbb_writer, &w [k]);
-            }
-            long acked = 0;
-            for (int k = 0; k < writers && k < 16; k++) {
-                pthread_join (threads [k], NULL);
-                acked += w [k].acked;
-            }
+            long acked = bbb_run_writers (&b, writers, "load", NULL);
             printf ("%.0f acknowledged writes/s\n", (double) acked / bbb_seconds);
             ufo_bb_client_t *c = s_connect (&b, false, 2000);
             ufo_value_t *stats = c ? ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, NULL) : NULL;

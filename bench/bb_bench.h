@@ -28,6 +28,9 @@ typedef struct {
     long failed;
 } bbb_writer_t;
 void *bbb_writer (void *arg);
+//  Runs `writers` (at most 16) timed writers against broker for bbb_seconds, on boards
+//  "<prefix>-<i>", and returns the writes acknowledged; *failed_p (optional) gets the others.
+long bbb_run_writers (bb_test_broker_t *broker, int writers, const char *prefix, long *failed_p);
 
 //  Encodes one bb.add of one item without a value tree; receives one reply with the raw API
 //  (1: "ok", 0: another reply, -1: timeout).

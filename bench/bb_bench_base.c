@@ -212,20 +212,7 @@ bbb_echo_writes (int writers)
     bb_test_broker_t b;
     memset (&b, 0, sizeof b);
     snprintf (b.cmd, sizeof b.cmd, "%s", e.endpoint);
-    pthread_t threads [16];
-    bbb_writer_t w [16];
-    for (int i = 0; i < writers; i++) {
-        memset (&w [i], 0, sizeof w [i]);
-        w [i].broker = &b;
-        w [i].seconds = bbb_seconds;
-        snprintf (w [i].board, sizeof w [i].board, "bench-%d", i);
-        pthread_create (&threads [i], NULL, bbb_writer, &w [i]);
-    }
-    long acked = 0;
-    for (int i = 0; i < writers; i++) {
-        pthread_join (threads [i], NULL);
-        acked += w [i].acked;
-    }
+    long acked = bbb_run_writers (&b, writers, "bench", NULL);
     atomic_store (&e.stop, true);
     pthread_join (thread, NULL);
     zmq_ctx_term (e.ctx);

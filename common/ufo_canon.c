@@ -14,6 +14,7 @@
     - "[" v (", " v)* "]", "{" k ": " v (", " k ": " v)* "}", "[]", "{}"; no other spaces. */
 #include "ufo_prelude.h"
 #include "model_private.h"
+#include "value_private.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -287,14 +288,11 @@ s_number (const char *p, const char *end)
         return p;
     //  otherwise a float is canonical only if it is exactly what repr() gives back
     size_t len = (size_t) (p - start);
-    char copy [40], again [40];
-    if (len >= sizeof (copy))
+    char again [40];
+    if (len >= sizeof (again))
         return NULL;
-    memcpy (copy, start, len);
-    copy [len] = 0;
-    double value = strtod (copy, NULL);
-    int n = ufo_json_format_double (again, value);
-    if ((size_t) n != len || memcmp (again, copy, len) != 0)
+    int n = ufo_json_format_double (again, ufo_json__strtod (start, len));
+    if ((size_t) n != len || memcmp (again, start, len) != 0)
         return NULL;
     return p;
 }

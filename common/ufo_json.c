@@ -31,9 +31,8 @@ s_locale_init (void)
     s_c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
 }
 
-//  strtod in the C locale, on a byte range (not NUL-terminated).
-static double
-s_strtod (const char *s, size_t len)
+double
+ufo_json__strtod (const char *s, size_t len)
 {
     pthread_once (&s_locale_once, s_locale_init);
     char small [64];
@@ -408,7 +407,7 @@ s_parse_number (s_parser_t *self)
         if (neg && mag <= (uint64_t) INT64_MAX + 1)
             return s_int (self, mag == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) mag);
     }
-    return s_float (self, s_strtod (s, (size_t) (p - s)));
+    return s_float (self, ufo_json__strtod (s, (size_t) (p - s)));
 }
 
 static bool

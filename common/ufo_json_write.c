@@ -3,7 +3,6 @@
 #include "ufo_prelude.h"
 #include "value_private.h"
 #include <float.h>
-#include <locale.h>
 #include <pthread.h>
 
 //  1 for bytes that may appear unescaped in a string and need no UTF-8 check
@@ -21,23 +20,6 @@ s_tables_init (void)
     s_plain ['\\'] = 0;
     memcpy (s_plain_ascii, s_plain, sizeof (s_plain));
     s_plain_ascii [0x7F] = 0;
-}
-
-static locale_t s_c_locale;
-static pthread_once_t s_locale_once = PTHREAD_ONCE_INIT;
-
-static void
-s_locale_init (void)
-{
-    s_c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
-}
-
-//  strtod in the C locale of a NUL-terminated number
-static double
-s_strtod_c (const char *s)
-{
-    pthread_once (&s_locale_once, s_locale_init);
-    return s_c_locale ? strtod_l (s, NULL, s_c_locale) : strtod (s, NULL);
 }
 
 static inline size_t
@@ -476,7 +458,7 @@ ufo_json_format_double (char *out, double value)
         for (char *c = sci; *c; c++)
             if (*c == ',')
                 *c = '.';       //  a process locale with a decimal comma
-        if (s_strtod_c (sci) == value)
+        if (ufo_json__strtod (sci, strlen (sci)) == value)
             break;
     }
     //  sci is [-]d.dddde[+-]XX: collect digits and exponent

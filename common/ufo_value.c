@@ -41,15 +41,7 @@ static ufo_value_t *
 s_node (uint8_t type)
 {
     ufo_value_t *self = (ufo_value_t *) ufo_malloc (sizeof (ufo_value_t));
-    self->type = type;
-    self->flags = 0;
-    self->cap = 0;
-    self->hcap = 0;
-    self->refs = 0;
-    self->len = 0;
-    self->u.i = 0;
-    self->hidx = NULL;
-    self->block = NULL;
+    ufo_value__init (self, type, NULL);
     return self;
 }
 
@@ -88,14 +80,8 @@ static ufo_value_t *
 s_string_node (size_t len)
 {
     ufo_value_t *self = (ufo_value_t *) ufo_malloc (sizeof (ufo_value_t) + len + 1);
-    self->type = UFO_TSTRING;
-    self->flags = 0;
-    self->cap = 0;
-    self->hcap = 0;
-    self->refs = 0;
+    ufo_value__init (self, UFO_TSTRING, NULL);
     self->len = len;
-    self->hidx = NULL;
-    self->block = NULL;
     self->u.s = (char *) (self + 1);
     self->u.s [len] = 0;
     return self;

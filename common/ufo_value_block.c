@@ -239,15 +239,7 @@ s_alloc (ufo_value_arena_t *arena, uint8_t type, size_t extra, bool *carved)
         self = (ufo_value_t *) s_carve (arena, size, &block);
     else
         self = (ufo_value_t *) ufo_malloc (type == UFO_TSTRING ? size : sizeof (ufo_value_t));
-    self->type = type;
-    self->flags = 0;
-    self->cap = 0;
-    self->hcap = 0;
-    self->refs = 0;
-    self->len = 0;
-    self->u.i = 0;
-    self->hidx = NULL;
-    self->block = block;
+    ufo_value__init (self, type, block);
     return self;
 }
 

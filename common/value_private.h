@@ -1,5 +1,6 @@
-/*  value_private.h - private to ufo_value*.c and the JSON parser: the layout of a value
-    node and the blocks that trees are carved from. Not installed, not included by ufo.h.
+/*  value_private.h - private to ufo_value*.c and the JSON modules (parser, writer,
+    canonical-text check): the layout of a value node and the blocks that trees are carved
+    from. Not installed, not included by ufo.h.
 
     Blocks. A decoder (ufo_json_parse) and ufo_value_dup carve the nodes of the tree they
     build, with their string bytes and their exact element / pair arrays, from few big
@@ -53,6 +54,14 @@ struct _ufo_value_block_t {
     bool open;                  //  a builder still carves from it (not freed at zero)
     max_align_t data [];
 };
+
+//  Sets every field of a new node: an empty value of type, carved from block (NULL: its own
+//  allocation). The one place that knows all the fields.
+static inline void
+ufo_value__init (ufo_value_t *self, uint8_t type, ufo_value_block_t *block)
+{
+    *self = (ufo_value_t) { .type = type, .block = block };
+}
 
 //  Releases a block whose last node is gone (kept in the thread's cache of small blocks
 //  for the next tree, or freed).
@@ -148,6 +157,11 @@ ufo_value_t *ufo_value__list_of (ufo_value_arena_t *arena, ufo_value_t *const *i
 //  stays the caller's). A later pair with the key of an earlier one replaces its value
 //  in the earlier one's place, as ufo_value_map_set does.
 ufo_value_t *ufo_value__map_of (ufo_value_arena_t *arena, s_entry_t *entries, size_t n);
+
+//  --- ufo_json.c ---
+//  strtod in the C locale (whatever the process's locale), on the len bytes at s (not
+//  NUL-terminated). For the JSON parser, writer and canonical-text check.
+double ufo_json__strtod (const char *s, size_t len);
 
 //  --- ufo_value.c ---
 //  ufo_value__thaw: declared in model_private.h (the item uses it).
