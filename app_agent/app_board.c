@@ -129,34 +129,12 @@ app_board_add (app_board_t *self, const char *board, const char *memory, ufo_val
     return ufo_bb_client_add (self->client, board, memory, item_p, NULL, NULL, err);
 }
 
-static const char s_b64 [] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 char *
 app_data_url (const char *mime, const void *data, size_t len)
 {
-    const unsigned char *p = data;
-    ufo_buf_t buf;
-    ufo_buf_init (&buf);
+    ufo_buf_t buf = { 0 };
     ufo_buf_printf (&buf, "data:%s;base64,", mime);
-    ufo_buf_reserve (&buf, (len + 2) / 3 * 4 + 1);
-    size_t i = 0;
-    char quad [4];
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t) p [i] << 16 | (uint32_t) p [i + 1] << 8 | p [i + 2];
-        quad [0] = s_b64 [v >> 18 & 63];
-        quad [1] = s_b64 [v >> 12 & 63];
-        quad [2] = s_b64 [v >> 6 & 63];
-        quad [3] = s_b64 [v & 63];
-        ufo_buf_append (&buf, quad, 4);
-    }
-    if (i < len) {
-        uint32_t v = (uint32_t) p [i] << 16 | (i + 1 < len ? (uint32_t) p [i + 1] << 8 : 0);
-        quad [0] = s_b64 [v >> 18 & 63];
-        quad [1] = s_b64 [v >> 12 & 63];
-        quad [2] = i + 1 < len ? s_b64 [v >> 6 & 63] : '=';
-        quad [3] = '=';
-        ufo_buf_append (&buf, quad, 4);
-    }
+    ufo_buf_base64 (&buf, data, len);
     return ufo_buf_detach (&buf, NULL);
 }
 

@@ -368,25 +368,6 @@ ufo_bb_client_blob_get (ufo_bb_client_t *self, const char *hex, char **data_p, s
     return 0;
 }
 
-static void
-s_base64 (ufo_buf_t *out, const uint8_t *data, size_t len)
-{
-    static const char digits [] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    ufo_buf_reserve (out, (len + 2) / 3 * 4);
-    size_t i = 0;
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t) data [i] << 16 | (uint32_t) data [i + 1] << 8 | data [i + 2];
-        char quad [4] = { digits [v >> 18], digits [(v >> 12) & 63], digits [(v >> 6) & 63], digits [v & 63] };
-        ufo_buf_append (out, quad, 4);
-    }
-    if (i < len) {
-        uint32_t v = (uint32_t) data [i] << 16 | (i + 1 < len ? (uint32_t) data [i + 1] << 8 : 0);
-        char quad [4] = { digits [v >> 18], digits [(v >> 12) & 63],
-                          i + 1 < len ? digits [(v >> 6) & 63] : '=', '=' };
-        ufo_buf_append (out, quad, 4);
-    }
-}
-
 char *
 ufo_bb_client_data_url (ufo_bb_client_t *self, const char *hex, const char *mime, ufo_error_t *err)
 {
@@ -396,22 +377,9 @@ ufo_bb_client_data_url (ufo_bb_client_t *self, const char *hex, const char *mime
         return NULL;
     ufo_buf_t out = { 0 };
     ufo_buf_printf (&out, "data:%s;base64,", mime && *mime ? mime : "image/png");
-    s_base64 (&out, (const uint8_t *) data, len);
+    ufo_buf_base64 (&out, data, len);
     free (data);
     return ufo_buf_detach (&out, NULL);
-}
-
-static const char *
-s_mime_of (const char *path)
-{
-    const char *dot = path ? strrchr (path, '.') : NULL;
-    if (!dot)
-        return "image/png";
-    if (strcasecmp (dot, ".jpg") == 0 || strcasecmp (dot, ".jpeg") == 0) return "image/jpeg";
-    if (strcasecmp (dot, ".gif") == 0) return "image/gif";
-    if (strcasecmp (dot, ".bmp") == 0) return "image/bmp";
-    if (strcasecmp (dot, ".webp") == 0) return "image/webp";
-    return "image/png";
 }
 
 int
@@ -429,7 +397,7 @@ ufo_bb_client_fill_images (ufo_bb_client_t *self, ufo_value_t *board_map, ufo_er
             ufo_value_t *copy = ufo_value_dup (item);
             item = ufo_value_list_set (shots, i, &copy);
         }
-        const char *mime = ufo_value_map_str (item, "mime", s_mime_of (ufo_value_map_str (item, "image_path", NULL)));
+        const char *mime = ufo_value_map_str (item, "mime", ufo_board_image_mime (ufo_value_map_str (item, "image_path", NULL)));
         ufo_error_t local;
         char *url = ufo_bb_client_data_url (self, blob, mime, &local);
         if (!url) {

@@ -174,9 +174,11 @@ s_read_file (const char *path, ufo_buf_t *out)
     return 0;
 }
 
-static const char *
-s_mime_type (const char *path)
+const char *
+ufo_board_image_mime (const char *path)
 {
+    if (!path)
+        return "image/png";
     const char *slash = strrchr (path, '/');
     const char *dot = strrchr (slash ? slash : path, '.');
     if (!dot)
@@ -195,34 +197,6 @@ s_mime_type (const char *path)
     return "image/png";
 }
 
-static void
-s_base64 (ufo_buf_t *out, const unsigned char *data, size_t len)
-{
-    static const char abc [] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    ufo_buf_reserve (out, (len + 2) / 3 * 4);
-    char *o = out->data + out->len;
-    size_t i = 0;
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t) data [i] << 16 | (uint32_t) data [i + 1] << 8 | data [i + 2];
-        *o++ = abc [v >> 18];
-        *o++ = abc [(v >> 12) & 63];
-        *o++ = abc [(v >> 6) & 63];
-        *o++ = abc [v & 63];
-    }
-    if (i < len) {
-        uint32_t v = (uint32_t) data [i] << 16;
-        if (i + 1 < len)
-            v |= (uint32_t) data [i + 1] << 8;
-        *o++ = abc [v >> 18];
-        *o++ = abc [(v >> 12) & 63];
-        *o++ = i + 1 < len ? abc [(v >> 6) & 63] : '=';
-        *o++ = '=';
-    }
-    out->len = (size_t) (o - out->data);
-    out->data [out->len] = 0;
-}
-
 void
 ufo_board_add_image (ufo_board_t *self, const char *path, const ufo_value_t *metadata)
 {
@@ -232,8 +206,8 @@ ufo_board_add_image (ufo_board_t *self, const char *path, const ufo_value_t *met
     ufo_buf_t file = {0};
     ufo_buf_t url = {0};
     if (*path && s_read_file (path, &file) == 0) {
-        ufo_buf_printf (&url, "data:%s;base64,", s_mime_type (path));
-        s_base64 (&url, (const unsigned char *) file.data, file.len);
+        ufo_buf_printf (&url, "data:%s;base64,", ufo_board_image_mime (path));
+        ufo_buf_base64 (&url, file.data, file.len);
     }
     else
     if (!*path || errno == ENOENT || errno == ENOTDIR)

@@ -55,6 +55,10 @@ void ufo_board_add_text (ufo_board_t *self, int which, const char *text);
 //  256 MB count as unreadable.
 void ufo_board_add_image (ufo_board_t *self, const char *path, const ufo_value_t *metadata);
 
+//  The mime type add_image gives a file: from the extension of its last path component
+//  (png, jpg/jpeg, gif, bmp, webp, any case), otherwise (or for NULL) "image/png".
+const char *ufo_board_image_mime (const char *path);
+
 //  Returns {"questions": [...], ...} as a new map owned by the caller (blackboard_to_dict).
 //  The map and its four lists are new; the item maps in them are the items' own, shared and
 //  read-only (ufo_item_to_map: no copy, like the original's to_dict, which shares the

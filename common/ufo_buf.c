@@ -97,3 +97,35 @@ ufo_buf_detach (ufo_buf_t *self, size_t *len_p)
     ufo_buf_init (self);
     return data;
 }
+
+void
+ufo_buf_base64 (ufo_buf_t *self, const void *data, size_t len)
+{
+    static const char abc [] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    assert (self && (data || len == 0));
+    if (len == 0)
+        return;
+    const unsigned char *in = (const unsigned char *) data;
+    ufo_buf_reserve (self, (len + 2) / 3 * 4);
+    char *o = self->data + self->len;
+    size_t i = 0;
+    for (; i + 3 <= len; i += 3) {
+        uint32_t v = (uint32_t) in [i] << 16 | (uint32_t) in [i + 1] << 8 | in [i + 2];
+        *o++ = abc [v >> 18];
+        *o++ = abc [(v >> 12) & 63];
+        *o++ = abc [(v >> 6) & 63];
+        *o++ = abc [v & 63];
+    }
+    if (i < len) {
+        uint32_t v = (uint32_t) in [i] << 16;
+        if (i + 1 < len)
+            v |= (uint32_t) in [i + 1] << 8;
+        *o++ = abc [v >> 18];
+        *o++ = abc [(v >> 12) & 63];
+        *o++ = i + 1 < len ? abc [(v >> 6) & 63] : '=';
+        *o++ = '=';
+    }
+    self->len = (size_t) (o - self->data);
+    self->data [self->len] = 0;
+}

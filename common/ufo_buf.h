@@ -23,6 +23,9 @@ void ufo_buf_putc (ufo_buf_t *self, char c);
 void ufo_buf_printf (ufo_buf_t *self, const char *format, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+//  Appends data[0..len) in standard base64 (RFC 4648, with '=' padding), e.g. for data URLs.
+void ufo_buf_base64 (ufo_buf_t *self, const void *data, size_t len);
+
 //  Empties the buffer, keeping its memory.
 void ufo_buf_reset (ufo_buf_t *self);
 

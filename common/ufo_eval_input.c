@@ -289,8 +289,6 @@ ufo_eval_add_shot (ufo_value_t *shots, const char *dir, const char *name, const 
     ufo_value_list_push (shots, &s);
 }
 
-static const char s_b64 [] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 char *
 ufo_eval_data_url (const char *dir, const char *name, ufo_error_t *err)
 {
@@ -318,21 +316,9 @@ ufo_eval_data_url (const char *dir, const char *name, ufo_error_t *err)
         return NULL;
     }
     ufo_buf_t out = { 0 };
-    ufo_buf_reserve (&out, 32 + raw.len / 3 * 4 + 8);
+    ufo_buf_reserve (&out, 32 + (raw.len + 2) / 3 * 4);
     ufo_buf_printf (&out, "data:%s;base64,", mime);
-    const unsigned char *p = (const unsigned char *) raw.data;
-    size_t i = 0;
-    for (; i + 3 <= raw.len; i += 3) {
-        char q [4] = { s_b64 [p [i] >> 2], s_b64 [((p [i] & 3) << 4) | (p [i + 1] >> 4)],
-                       s_b64 [((p [i + 1] & 15) << 2) | (p [i + 2] >> 6)], s_b64 [p [i + 2] & 63] };
-        ufo_buf_append (&out, q, 4);
-    }
-    if (i < raw.len) {
-        unsigned a = p [i], b = i + 1 < raw.len ? p [i + 1] : 0;
-        char q [4] = { s_b64 [a >> 2], s_b64 [((a & 3) << 4) | (b >> 4)],
-                       i + 1 < raw.len ? s_b64 [(b & 15) << 2] : '=', '=' };
-        ufo_buf_append (&out, q, 4);
-    }
+    ufo_buf_base64 (&out, raw.data, raw.len);
     ufo_buf_free (&raw);
     return ufo_buf_detach (&out, NULL);
 }

@@ -75,30 +75,6 @@ ufo_report_esc_value (ufo_buf_t *out, const ufo_value_t *value, size_t max)
     free (owned);
 }
 
-void
-ufo_report_base64 (ufo_buf_t *out, const void *data, size_t len)
-{
-    static const char alphabet [] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const unsigned char *in = data;
-    if (len == 0)
-        return;
-    ufo_buf_reserve (out, (len + 2) / 3 * 4);
-    size_t i = 0;
-    for (; i + 2 < len; i += 3) {
-        uint32_t v = (uint32_t) in [i] << 16 | (uint32_t) in [i + 1] << 8 | in [i + 2];
-        char quad [4] = { alphabet [v >> 18], alphabet [(v >> 12) & 63],
-                          alphabet [(v >> 6) & 63], alphabet [v & 63] };
-        ufo_buf_append (out, quad, 4);
-    }
-    if (i < len) {
-        uint32_t v = (uint32_t) in [i] << 16 | (i + 1 < len ? (uint32_t) in [i + 1] << 8 : 0);
-        char quad [4] = { alphabet [v >> 18], alphabet [(v >> 12) & 63],
-                          i + 1 < len ? alphabet [(v >> 6) & 63] : '=', '=' };
-        ufo_buf_append (out, quad, 4);
-    }
-}
-
 char *
 ufo_report_image_find (s_report_t *self, const char *name)
 {
@@ -202,7 +178,7 @@ ufo_report_image (s_report_t *self, const char *name, const char *caption)
             total += n;
         }
         ufo_buf_printf (out, " src=\"data:%s;base64,", mime);
-        ufo_report_base64 (out, data, total);
+        ufo_buf_base64 (out, data, total);
         ufo_buf_puts (out, "\">");
         free (data);
         self->stats.images_embedded++;

@@ -34,8 +34,6 @@ void ufo_report_escs (ufo_buf_t *out, const char *text);
 //  Appends a value as text: strings as they are, anything else as compact JSON;
 //  cut to max bytes (0 = no limit) with an ellipsis. Escaped.
 void ufo_report_esc_value (ufo_buf_t *out, const ufo_value_t *value, size_t max);
-//  Appends base64 of data[0..len).
-void ufo_report_base64 (ufo_buf_t *out, const void *data, size_t len);
 //  Resolves a screenshot named by the logs (a file name or a path: only its last
 //  component counts) inside the log directory. Returns the file name (caller frees) when
 //  the file exists as a regular file, else NULL.

@@ -55,7 +55,6 @@ host_now_iso (char out [40])
 char *
 host_data_url (const char *path)
 {
-    static const char tab [] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     FILE *f = fopen (path, "rb");
     if (!f)
         return NULL;
@@ -67,22 +66,9 @@ host_data_url (const char *path)
     fclose (f);
     ufo_buf_t out = { 0 };
     ufo_buf_puts (&out, "data:image/png;base64,");
-    const unsigned char *p = (const unsigned char *) raw.data;
-    for (size_t i = 0; i < raw.len; i += 3) {
-        uint32_t v = (uint32_t) p [i] << 16;
-        if (i + 1 < raw.len)
-            v |= (uint32_t) p [i + 1] << 8;
-        if (i + 2 < raw.len)
-            v |= p [i + 2];
-        char q [4] = { tab [(v >> 18) & 63], tab [(v >> 12) & 63],
-                       i + 1 < raw.len ? tab [(v >> 6) & 63] : '=',
-                       i + 2 < raw.len ? tab [v & 63] : '=' };
-        ufo_buf_append (&out, q, 4);
-    }
+    ufo_buf_base64 (&out, raw.data, raw.len);
     ufo_buf_free (&raw);
-    char *text = ufo_strndup (out.data, out.len);
-    ufo_buf_free (&out);
-    return text;
+    return ufo_buf_detach (&out, NULL);
 }
 
 //  A copy of the messages with every image data URL replaced by a name, for request.log:

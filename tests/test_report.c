@@ -367,7 +367,7 @@ UFO_TEST (test_helpers)
     };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (vectors); i++) {
         ufo_buf_t buf = {0};
-        ufo_report_base64 (&buf, vectors [i][0], strlen (vectors [i][0]));
+        ufo_buf_base64 (&buf, vectors [i][0], strlen (vectors [i][0]));
         CHECK_STR (buf.data ? buf.data : "", vectors [i][1]);
         ufo_buf_free (&buf);
     }
