@@ -797,6 +797,15 @@ UFO_TEST (test_operation)
     CHECK_INT (system (cmd), 0);
     snprintf (cmd, sizeof cmd, "%s --fsync sometimes 2>/dev/null", bb_test_binary ());
     CHECK (WEXITSTATUS (system (cmd)) == 2);
+    //  a growth out of range or not a number: a clear message naming the flag, exit 2
+    snprintf (cmd, sizeof cmd, "timeout 10 %s --snapshot-growth 100001 2>&1 | grep -q -- '--snapshot-growth needs'",
+              bb_test_binary ());
+    CHECK_INT (system (cmd), 0);
+    snprintf (cmd, sizeof cmd, "timeout 10 %s --snapshot-growth lots 2>/dev/null", bb_test_binary ());
+    CHECK (WEXITSTATUS (system (cmd)) == 2);
+    snprintf (cmd, sizeof cmd, "UFO_BROKER__SNAPSHOT_GROWTH=-1 timeout 10 %s 2>&1 | grep -q broker.snapshot_growth",
+              bb_test_binary ());
+    CHECK_INT (system (cmd), 0);
     const char *extra [] = { "--stats-ms", "0", NULL };
     bb_test_start (&B, extra);
     ufo_bb_client_t *c = s_connect ();
