@@ -100,6 +100,30 @@ void ufo_memory__invalidate (ufo_memory_t *self);
 //  returns its length in bytes; otherwise 0 (the caller then takes the full parser's path).
 size_t ufo_canon_value (const char *text, size_t len);
 
+//  The same over a sequence of values in one input (the objects of a list, the lines of a
+//  file), sharing the block masks between them. Fields are private to ufo_canon.c.
+typedef struct {
+    const char *text;           //  start of the input: blocks are 64-byte steps from here
+    const char *end;
+    const char *block;          //  block whose masks are cached
+    const char *block_end;      //  block + 64 (the end, for the last block), or text before the first load
+    uint64_t special;           //  bit i: block [i] ends or interrupts a plain string run
+    uint64_t quotes;            //  bit i: block [i] is '"'
+    uint64_t next_special;      //  the same for the block at block_end
+    uint64_t next_quotes;
+} ufo_canon_t;
+//  Starts a scan of text[0..len); nothing is allocated.
+void ufo_canon_begin (ufo_canon_t *self, const char *text, size_t len);
+//  If one canonical value starts at p, returns the end of it, else NULL. p must not be
+//  before the end of what an earlier call of this scan looked at (calls go forward: at or
+//  after the previous call's p plus the bytes it accepted, or the next line after a refusal).
+//  A canonical value never holds a raw line break, so a scan over a whole file stops at the
+//  end of each line by itself.
+const char *ufo_canon_next (ufo_canon_t *self, const char *p);
+//  Tests: true makes every later scan use the portable masks instead of AVX-512BW (where the
+//  CPU has it); false goes back to the CPU's best. Both give the same answers.
+void ufo_canon__portable (bool on);
+
 //  (ufo_value.c) Makes a frozen value that nothing else references changeable again: the
 //  node itself, not what is below it (which stays frozen). Returns false, changing
 //  nothing, when the value is shared (ufo_value_share); true when it is changeable now or

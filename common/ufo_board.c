@@ -481,8 +481,8 @@ typedef struct {
 
 //  One stripped line of a question file.
 static bool
-s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_buf_t *scratch,
-             ufo_item_slab_t *slab)
+s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_canon_t *canon,
+             ufo_buf_t *scratch, ufo_item_slab_t *slab)
 {
     const unsigned char *p = (const unsigned char *) line;
     const unsigned char *end = p + len;
@@ -495,7 +495,7 @@ s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_buf_t *scratch
     len = (size_t) (end - p);
     ufo_memory_t *questions = self->mem [UFO_MEM_QUESTIONS];
 
-    if (len && ufo_canon_value (line, len) == len) {
+    if (len && ufo_canon_next (canon, line) == line + len) {
         if (*line == '{') {
             ufo_memory__add_text (questions, line, len, slab);
             return true;
@@ -577,8 +577,12 @@ ufo_board_load_questions_text (ufo_board_t *self, const char *text, size_t len, 
         bytes += lines [i].len + 2;
     ufo_memory__reserve (self->mem [UFO_MEM_QUESTIONS], nlines - first, bytes);
     ufo_item_slab_t *slab = nlines > first ? ufo_item__slab_new (nlines - first) : NULL;
+    //  one canonical scan over the whole text: lines go forward, and a canonical value
+    //  never runs past the end of its line
+    ufo_canon_t canon;
+    ufo_canon_begin (&canon, text, len);
     for (size_t i = first; i < nlines; i++)
-        if (s_load_line (self, lines [i].p, lines [i].len, &scratch, slab))
+        if (s_load_line (self, lines [i].p, lines [i].len, &canon, &scratch, slab))
             added++;
     ufo_item__slab_done (&slab);
     ufo_buf_free (&scratch);

@@ -18,6 +18,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define S_AVX512 1
+#endif
 
 #define S_MAX_DEPTH 32
 #define S_MAX_KEYS 64
@@ -30,13 +34,11 @@
 //  interrupt a plain run: '"', '\\', controls, DEL, non-ASCII), computed once per block and
 //  shared by all the short strings in it, so finding the end of a string is a shift and a
 //  count of trailing zeros.
-typedef struct {
-    const char *text;           //  start of the input: blocks are 64-byte steps from here
-    const char *end;
-    const char *block;          //  block whose mask is cached, or NULL
-    uint64_t special;           //  bit i: block [i] is special (or past the end)
-    uint64_t quotes;            //  bit i: block [i] is '"'
-} s_ctx_t;
+//  The scan context is ufo_canon_t (model_private.h). The scan only moves forward, also
+//  from one ufo_canon_next call to the next, so the cached block is the current one until p
+//  reaches its end; block_end starts at the input's start, which makes the first string
+//  load a block.
+typedef ufo_canon_t s_ctx_t;
 
 static const char *s_value (s_ctx_t *c, const char *p, int depth);
 
@@ -112,22 +114,104 @@ s_mask64 (const char *b, uint64_t *quotes_p)
 #endif
 }
 
-//  Caches the masks of the block holding p (p < c->end).
+#if defined(S_AVX512)
+//  The same masks with AVX-512BW: one load and three compares for the 64 bytes.
+__attribute__ ((target ("avx512bw")))
+static uint64_t
+s_mask64_avx512 (const char *b, uint64_t *quotes_p)
+{
+    __m512i v = _mm512_loadu_si512 ((const void *) b);
+    uint64_t quotes = _mm512_cmpeq_epi8_mask (v, _mm512_set1_epi8 ('"'));
+    uint64_t bslash = _mm512_cmpeq_epi8_mask (v, _mm512_set1_epi8 ('\\'));
+    //  bytes outside 0x20..0x7e: (byte - 0x20) as unsigned is then >= 0x5f
+    uint64_t other = _mm512_cmpge_epu8_mask (_mm512_sub_epi8 (v, _mm512_set1_epi8 (0x20)),
+                                             _mm512_set1_epi8 (0x5f));
+    *quotes_p = quotes;
+    return quotes | bslash | other;
+}
+
+static int s_avx512 = -1;           //  -1: not checked yet, 0: portable masks, 1: AVX-512BW
+
+static bool
+s_use_avx512 (void)
+{
+    int have = __atomic_load_n (&s_avx512, __ATOMIC_RELAXED);
+    if (have < 0) {
+        __builtin_cpu_init ();
+        //  UFO_CANON_PORTABLE=1 forces the portable masks (to compare the two)
+        have = __builtin_cpu_supports ("avx512bw") && !getenv ("UFO_CANON_PORTABLE") ? 1 : 0;
+        __atomic_store_n (&s_avx512, have, __ATOMIC_RELAXED);
+    }
+    return have == 1;
+}
+#endif
+
+void
+ufo_canon__portable (bool on)
+{
+#if defined(S_AVX512)
+    if (on)
+        __atomic_store_n (&s_avx512, 0, __ATOMIC_RELAXED);
+    else {
+        __atomic_store_n (&s_avx512, -1, __ATOMIC_RELAXED);
+        s_use_avx512 ();
+    }
+#else
+    UFO_UNUSED (on);
+#endif
+}
+
+//  Masks of 64 readable bytes at b, with the fastest code the CPU has.
+static inline uint64_t
+s_mask_block (const char *b, uint64_t *quotes_p)
+{
+#if defined(S_AVX512)
+    if (__atomic_load_n (&s_avx512, __ATOMIC_RELAXED) == 1)
+        return s_mask64_avx512 (b, quotes_p);
+#endif
+    return s_mask64 (b, quotes_p);
+}
+
+//  Masks of the 64-byte block at offset off of the input: bytes past the input's end count
+//  as special (so no string runs past it), and a block wholly past the end is all special.
+static inline void
+s_block_masks (const s_ctx_t *c, size_t off, uint64_t *special_p, uint64_t *quotes_p)
+{
+    size_t size = (size_t) (c->end - c->text);
+    if (off >= size) {
+        *special_p = ~(uint64_t) 0;
+        *quotes_p = 0;
+        return;
+    }
+    size_t left = size - off;
+    if (left >= 64)
+        *special_p = s_mask_block (c->text + off, quotes_p);
+    else {
+        char tmp [64];
+        memcpy (tmp, c->text + off, left);
+        memset (tmp + left, 0, 64 - left);
+        *special_p = s_mask_block (tmp, quotes_p);
+    }
+}
+
+//  Caches the masks of the block holding p (p < c->end), and those of the block after it
+//  ahead of need: the load of the next 64 bytes overlaps the scan of this block instead of
+//  stalling it when the scan gets there.
 static inline void
 s_load_block (s_ctx_t *c, const char *p)
 {
-    const char *b = c->text + (((size_t) (p - c->text)) & ~(size_t) 63);
-    c->block = b;
-    size_t left = (size_t) (c->end - b);
-    if (left >= 64)
-        c->special = s_mask64 (b, &c->quotes);
-    else {
-        //  the tail: bytes past the end count as special, so no string runs past it
-        char tmp [64];
-        memcpy (tmp, b, left);
-        memset (tmp + left, 0, 64 - left);
-        c->special = s_mask64 (tmp, &c->quotes);
+    size_t off = ((size_t) (p - c->text)) & ~(size_t) 63;
+    const char *b = c->text + off;
+    if (b == c->block_end && c->block != c->block_end) {
+        c->special = c->next_special;
+        c->quotes = c->next_quotes;
     }
+    else
+        s_block_masks (c, off, &c->special, &c->quotes);
+    c->block = b;
+    //  the tail block ends at the input's end, where a string is refused anyway
+    c->block_end = (size_t) (c->end - b) >= 64 ? b + 64 : c->end;
+    s_block_masks (c, off + 64, &c->next_special, &c->next_quotes);
 }
 
 //  At the opening quote.
@@ -137,14 +221,17 @@ s_string (s_ctx_t *c, const char *p)
     const char *end = c->end;
     p++;
     for (;;) {
-        if (p >= end)
-            return NULL;
-        if (!c->block || p < c->block || p - c->block >= 64)
+        //  The block ends at the input's end at the latest, so the end of the input is
+        //  checked here (the tail block also marks the bytes past the end special).
+        if (p >= c->block_end) {
+            if (p >= end)
+                return NULL;
             s_load_block (c, p);
+        }
         unsigned shift = (unsigned) (p - c->block);
         uint64_t m = c->special >> shift;
         if (!m) {
-            p = c->block + 64;
+            p = c->block_end;
             continue;
         }
         //  the closing quote is known from the masks, without reading the byte
@@ -195,28 +282,14 @@ s_digit (char c)
 //  15 significant digits, no trailing zero in F (except "X.0"), and a magnitude that repr()
 //  writes in fixed notation (1e-4 <= |x| < 1e16, or zero). Such a decimal is the only one of
 //  its length or shorter that rounds to its double (DBL_DIG = 15), so repr() gives it back.
-//  Returns false when unsure; the caller then compares with ufo_json_format_double.
-static bool
-s_simple_float (const char *start, const char *digits, const char *end)
+//  I has nint digits at digits, F nfrac >= 1 digits at frac. Returns false when unsure; the
+//  caller then compares with ufo_json_format_double.
+static inline bool
+s_simple_fixed (const char *digits, size_t nint, const char *frac, size_t nfrac)
 {
-    const char *dot = digits;
-    while (dot < end && s_digit (*dot))
-        dot++;
-    if (dot >= end || *dot != '.')
-        return false;
-    const char *frac = dot + 1;
-    size_t nfrac = (size_t) (end - frac);
-    for (const char *c = frac; c < end; c++)
-        if (!s_digit (*c))
-            return false;               //  an exponent
-    size_t nint = (size_t) (dot - digits);
-    if (nfrac > 1 && end [-1] == '0')
-        return false;                   //  trailing zero
-    if (nfrac == 1 && *frac == '0')
-        return nint <= 15;              //  integral value written as X.0 (or 0.0, -0.0)
-    if (end [-1] == '0')
-        return false;
-    size_t sig;
+    if (frac [nfrac - 1] == '0')        //  trailing zero: only "X.0" (and 0.0, -0.0)
+        return nfrac == 1 && nint <= 15;
+    size_t sig = nint + nfrac;
     if (nint == 1 && *digits == '0') {
         size_t zeros = 0;
         while (zeros < nfrac && frac [zeros] == '0')
@@ -225,12 +298,11 @@ s_simple_float (const char *start, const char *digits, const char *end)
             return false;               //  below 1e-4: repr uses an exponent
         sig = nfrac - zeros;
     }
-    else
-        sig = nint + nfrac;
-    UFO_UNUSED (start);
     return sig <= 15;
 }
 
+//  One pass over the number: integers are done at their last digit, and the common float
+//  spelling needs no conversion.
 static const char *
 s_number (const char *p, const char *end)
 {
@@ -239,32 +311,46 @@ s_number (const char *p, const char *end)
         p++;
         if (end - p >= 8 && memcmp (p, "Infinity", 8) == 0)
             return p + 8;
+        if (p >= end)
+            return NULL;
     }
-    if (p >= end)
-        return NULL;
     const char *digits = p;
     if (*p == '0')
         p++;
     else
     if (*p >= '1' && *p <= '9') {
+        p++;
         while (p < end && s_digit (*p))
             p++;
     }
     else
         return NULL;
-    size_t ndigits = (size_t) (p - digits);
-    bool is_float = false;
-    if (p < end && *p == '.') {
-        is_float = true;
-        p++;
-        if (p >= end || !s_digit (*p))
+    size_t nint = (size_t) (p - digits);
+    if (p >= end || (*p != '.' && *p != 'e' && *p != 'E')) {
+        if (*start == '-' && nint == 1 && *digits == '0')
+            return NULL;                //  "-0" is the integer 0
+        if (nint > 19)
             return NULL;
+        if (nint == 19) {
+            const char *limit = *start == '-' ? "9223372036854775808" : "9223372036854775807";
+            if (memcmp (digits, limit, 19) > 0)
+                return NULL;
+        }
+        return p;
+    }
+    bool fixed = false;
+    if (*p == '.') {
+        const char *frac = ++p;
         while (p < end && s_digit (*p))
             p++;
+        if (p == frac)
+            return NULL;
+        fixed = p >= end || (*p != 'e' && *p != 'E');
+        if (fixed && s_simple_fixed (digits, nint, frac, (size_t) (p - frac)))
+            return p;
     }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        is_float = true;
-        p++;
+    if (!fixed) {
+        p++;                            //  the exponent
         if (p < end && (*p == '+' || *p == '-'))
             p++;
         if (p >= end || !s_digit (*p))
@@ -272,20 +358,6 @@ s_number (const char *p, const char *end)
         while (p < end && s_digit (*p))
             p++;
     }
-    if (!is_float) {
-        if (*start == '-' && ndigits == 1 && *digits == '0')
-            return NULL;                //  "-0" is the integer 0
-        if (ndigits > 19)
-            return NULL;
-        if (ndigits == 19) {
-            const char *limit = *start == '-' ? "9223372036854775808" : "9223372036854775807";
-            if (memcmp (digits, limit, 19) > 0)
-                return NULL;
-        }
-        return p;
-    }
-    if (s_simple_float (start, digits, p))
-        return p;
     //  otherwise a float is canonical only if it is exactly what repr() gives back
     size_t len = (size_t) (p - start);
     char again [40];
@@ -295,6 +367,17 @@ s_number (const char *p, const char *end)
     if ((size_t) n != len || memcmp (again, start, len) != 0)
         return NULL;
     return p;
+}
+
+//  The two bytes at p are a then b (one load and one compare).
+static inline bool
+s_pair (const char *p, char a, char b)
+{
+    const char want [2] = { a, b };
+    uint16_t have, expect;
+    memcpy (&have, p, 2);
+    memcpy (&expect, want, 2);
+    return have == expect;
 }
 
 static inline const char *
@@ -335,7 +418,7 @@ s_list (s_ctx_t *c, const char *p, int depth)
             return NULL;
         if (*p == ']')
             return p + 1;
-        if (end - p < 2 || p [0] != ',' || p [1] != ' ')
+        if (end - p < 2 || !s_pair (p, ',', ' '))
             return NULL;
         p += 2;
     }
@@ -374,14 +457,14 @@ s_map (s_ctx_t *c, const char *p, int depth)
         key_at [nkeys] = k;
         key_len [nkeys] = klen;
         nkeys++;
-        if (end - p < 3 || p [0] != ':' || p [1] != ' ')
+        if (end - p < 3 || !s_pair (p, ':', ' '))
             return NULL;
         p += 2;
         if (!(p = s_element (c, p, depth + 1)) || p >= end)
             return NULL;
         if (*p == '}')
             return p + 1;
-        if (end - p < 2 || p [0] != ',' || p [1] != ' ')
+        if (end - p < 2 || !s_pair (p, ',', ' '))
             return NULL;
         p += 2;
     }
@@ -406,12 +489,33 @@ s_value (s_ctx_t *c, const char *p, int depth)
     }
 }
 
+void
+ufo_canon_begin (ufo_canon_t *self, const char *text, size_t len)
+{
+    assert (self && text);
+#if defined(S_AVX512)
+    s_use_avx512 ();
+#endif
+    *self = (ufo_canon_t) { text, text + len, text, text, 0, 0, 0, 0 };
+}
+
+const char *
+ufo_canon_next (ufo_canon_t *self, const char *p)
+{
+    assert (self && p >= self->text && p <= self->end);
+    assert (p >= self->block);          //  forward only
+    if (p >= self->end)
+        return NULL;
+    return s_value (self, p, 0);
+}
+
 size_t
 ufo_canon_value (const char *text, size_t len)
 {
     if (!text || len == 0)
         return 0;
-    s_ctx_t c = { text, text + len, NULL, 0, 0 };
-    const char *p = s_value (&c, text, 0);
+    ufo_canon_t c;
+    ufo_canon_begin (&c, text, len);
+    const char *p = ufo_canon_next (&c, text);
     return p ? (size_t) (p - text) : 0;
 }

@@ -471,7 +471,9 @@ s_parse_list (s_parser_t *self)
         return NULL;
     }
     self->depth--;
-    ufo_value_t *list = ufo_value__list_of (&self->arena, self->items + base, self->nitems - base);
+    //  (no pointer arithmetic on the stack before anything was put on it: NULL + 0 is UB)
+    ufo_value_t *list = ufo_value__list_of (&self->arena, self->items ? self->items + base : NULL,
+                                            self->nitems - base);
     self->nitems = base;
     return list;
 }
@@ -559,7 +561,8 @@ s_parse_map (s_parser_t *self)
         return NULL;
     }
     self->depth--;
-    ufo_value_t *map = ufo_value__map_of (&self->arena, self->pairs + base, self->npairs - base);
+    ufo_value_t *map = ufo_value__map_of (&self->arena, self->pairs ? self->pairs + base : NULL,
+                                          self->npairs - base);
     self->npairs = base;
     return map;
 }

@@ -533,11 +533,14 @@ s_load_list (ufo_memory_t *fresh, const char *p, const char *end)
     const char *stop = NULL;
     const char *first = p;
     bool tight = true;              //  items separated by exactly ", " (json.dumps)
+    ufo_canon_t canon;
+    ufo_canon_begin (&canon, p, (size_t) (end - p));
     for (;;) {
         if (p >= end || *p != '{')
             break;
         ufo_value_t *map = NULL;
-        size_t n = ufo_canon_value (p, (size_t) (end - p));
+        const char *stop_canon = ufo_canon_next (&canon, p);
+        size_t n = stop_canon ? (size_t) (stop_canon - p) : 0;
         if (!n) {
             const char *stop_at = s_skip_object (p, end);
             if (!stop_at)

@@ -2,6 +2,7 @@
     (golden file written by tests/golden/make_board_golden.py with Python's json module),
     the JSON-lines question loader, and cache invalidation seen through the prompt. */
 #include "ufo.h"
+#include "model_private.h"
 #include "ufo_test.h"
 #include "test_files.h"
 #include <unistd.h>
@@ -396,6 +397,14 @@ UFO_TEST (test_load_questions)
     CHECK_STR (text, "[{\"question\": \"q1\", \"answer\": \"a1\"}, {\"question\": \"q2\", \"answer\": \"\\u00e9\"}, "
                      "{\"text\": \"just a string\"}, {\"question\": \"q3\"}, {\"question\": \"q4\"}]");
     free (text);
+    //  which path each line took: canonical lines stay text (no map), also after refused
+    //  lines (the loader scans the whole text once, forward); the compact line is parsed
+    ufo_memory_t *questions = ufo_board_memory (board, UFO_MEM_QUESTIONS);
+    CHECK (ufo_memory_at (questions, 0)->fields == NULL);
+    CHECK (ufo_memory_at (questions, 1)->fields != NULL);
+    CHECK (ufo_memory_at (questions, 2)->fields == NULL);
+    CHECK (ufo_memory_at (questions, 3)->fields == NULL);
+    CHECK (ufo_memory_at (questions, 4)->fields == NULL);
     CHECK_STR (ufo_item_get_str (ufo_memory_at (ufo_board_memory (board, 0), 2), "text", NULL),
                "just a string");
 
