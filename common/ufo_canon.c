@@ -33,7 +33,9 @@
 //  Strings are found with a bit mask per 64-byte block of the input (bytes that end or
 //  interrupt a plain run: '"', '\\', controls, DEL, non-ASCII), computed once per block and
 //  shared by all the short strings in it, so finding the end of a string is a shift and a
-//  count of trailing zeros.
+//  count of trailing zeros. The masks come from AVX-512BW where the CPU has it (checked
+//  once at run time), else from SSE2 or a table; all give the same bits.
+//
 //  The scan context is ufo_canon_t (model_private.h). The scan only moves forward, also
 //  from one ufo_canon_next call to the next, so the cached block is the current one until p
 //  reaches its end; block_end starts at the input's start, which makes the first string
