@@ -140,8 +140,11 @@ s_use_avx512 (void)
     int have = __atomic_load_n (&s_avx512, __ATOMIC_RELAXED);
     if (have < 0) {
         __builtin_cpu_init ();
-        //  UFO_CANON_PORTABLE=1 forces the portable masks (to compare the two)
-        have = __builtin_cpu_supports ("avx512bw") && !getenv ("UFO_CANON_PORTABLE") ? 1 : 0;
+        //  UFO_CANON_PORTABLE set to anything but "" or "0" forces the portable masks (to
+        //  compare the two)
+        const char *portable = getenv ("UFO_CANON_PORTABLE");
+        bool forced = portable && *portable && strcmp (portable, "0") != 0;
+        have = __builtin_cpu_supports ("avx512bw") && !forced ? 1 : 0;
         __atomic_store_n (&s_avx512, have, __ATOMIC_RELAXED);
     }
     return have == 1;
@@ -506,6 +509,8 @@ ufo_canon_next (ufo_canon_t *self, const char *p)
 {
     assert (self && p >= self->text && p <= self->end);
     assert (p >= self->block);          //  forward only
+    if (p < self->block)
+        self->block = self->block_end = self->text;     //  a caller broke the rule: start over
     if (p >= self->end)
         return NULL;
     return s_value (self, p, 0);

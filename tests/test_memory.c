@@ -349,6 +349,55 @@ UFO_TEST (test_canonical_edges)
     ufo_memory_destroy (&mem);
 }
 
+//  The canonical check finds string ends with bit masks per 64-byte block, made with
+//  AVX-512BW where the CPU has it and with portable code otherwise: both give the same
+//  verdicts, for strings that end, hold an escape or a raw control byte at every offset
+//  of a block and across block ends.
+UFO_TEST (test_canon_mask_variants)
+{
+    for (int portable = 0; portable < 2; portable++) {
+        ufo_canon__portable (portable == 1);
+        for (size_t lead = 0; lead < 64; lead++) {
+            for (size_t len = 0; len < 140; len += 7) {
+                //  ["<lead x's>", "<len bytes with an escape at len/2>"]
+                ufo_buf_t text = {0};
+                ufo_buf_puts (&text, "[\"");
+                for (size_t i = 0; i < lead; i++)
+                    ufo_buf_putc (&text, 'x');
+                ufo_buf_puts (&text, "\", \"");
+                for (size_t i = 0; i < len; i++)
+                    ufo_buf_puts (&text, i == len / 2 ? "\\u00e9" : "y");
+                ufo_buf_puts (&text, "\"]");
+                CHECK_INT (ufo_canon_value (text.data, text.len), text.len);
+                //  a raw tab, a raw non-ASCII byte, DEL, an upper-case escape: refused
+                size_t at = lead + 5 + len / 2;
+                char *bad = (char *) malloc (text.len);
+                REQUIRE (bad);
+                memcpy (bad, text.data, text.len);
+                bad [2 + lead / 2] = '\t';
+                CHECK_INT (ufo_canon_value (bad, text.len), 0);
+                memcpy (bad, text.data, text.len);
+                bad [at < text.len - 2 ? at : 2] = (char) 0xC3;
+                CHECK_INT (ufo_canon_value (bad, text.len), 0);
+                memcpy (bad, text.data, text.len);
+                bad [at < text.len - 2 ? at : 2] = 0x7f;                //  DEL
+                CHECK_INT (ufo_canon_value (bad, text.len), 0);
+                if (len) {
+                    memcpy (bad, text.data, text.len);
+                    bad [lead + 5 + len / 2 + 4] = 'E';
+                    CHECK_INT (ufo_canon_value (bad, text.len), 0);
+                }
+                //  cut anywhere inside the last string: never accepted past the cut
+                size_t cut = text.len - 2 - len / 3;
+                CHECK_INT (ufo_canon_value (text.data, cut), 0);
+                free (bad);
+                ufo_buf_free (&text);
+            }
+        }
+    }
+    ufo_canon__portable (false);
+}
+
 //  Which path each loaded object took: canonical text stays text (lazy item), anything else
 //  is parsed alone into its map; a list that is not one of objects goes to the full parser.
 UFO_TEST (test_load_paths)
@@ -411,6 +460,7 @@ main (void)
     UFO_RUN (test_cache_follows_changes);
     UFO_RUN (test_cap);
     UFO_RUN (test_canonical_edges);
+    UFO_RUN (test_canon_mask_variants);
     UFO_RUN (test_load_paths);
     UFO_RUN (test_skewed_item_sizes);
     return UFO_TEST_END ();

@@ -86,6 +86,8 @@ s_check (const char *text, size_t size)
             const char *shared = ufo_canon_next (&scan, p);
             S_CHECK (shared == (alone ? p + alone : NULL));
         }
+        if (stop == end)
+            break;
         p = stop + 1;
     }
 }
