@@ -7,15 +7,8 @@
     - one scan over all the lines (ufo_canon_next) gives every line the verdict of a scan of
       that line alone (ufo_canon_value). */
 #include "ufo_prelude.h"
+#include "fuzz_check.h"
 #include "model_private.h"
-
-//  The oracles must hold in every build, NDEBUG or not.
-#define S_CHECK(cond) do { \
-    if (!(cond)) { \
-        fprintf (stderr, "fuzz_canon: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        abort (); \
-    } \
-} while (0)
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -49,13 +42,13 @@ s_check (const char *text, size_t size)
 
     //  sound
     size_t n = ufo_canon_value (text, size);
-    S_CHECK (n <= size);
+    FUZZ_CHECK (n <= size);
     if (n) {
         ufo_value_t *v = ufo_json_parse (text, n, &limits, &err);
-        S_CHECK (v);
+        FUZZ_CHECK (v);
         size_t len;
         char *again = ufo_json_dump (v, UFO_JSON_PY, &len);
-        S_CHECK (len == n && memcmp (again, text, n) == 0);
+        FUZZ_CHECK (len == n && memcmp (again, text, n) == 0);
         free (again);
         ufo_value_destroy (&v);
     }
@@ -66,7 +59,7 @@ s_check (const char *text, size_t size)
         if (s_within_limits (v, 0)) {
             size_t len;
             char *dumped = ufo_json_dump (v, UFO_JSON_PY, &len);
-            S_CHECK (ufo_canon_value (dumped, len) == len);
+            FUZZ_CHECK (ufo_canon_value (dumped, len) == len);
             free (dumped);
         }
         ufo_value_destroy (&v);
@@ -84,7 +77,7 @@ s_check (const char *text, size_t size)
             //  a canonical value holds no raw line break: what the text after the line
             //  holds cannot change the verdict
             const char *shared = ufo_canon_next (&scan, p);
-            S_CHECK (shared == (alone ? p + alone : NULL));
+            FUZZ_CHECK (shared == (alone ? p + alone : NULL));
         }
         if (stop == end)
             break;

@@ -6,14 +6,7 @@
     produces for its parsed fields, and the board's JSON snapshot parses back with the same
     number of questions and loads back to the same text. */
 #include "ufo_prelude.h"
-
-//  The oracles must hold in every build, NDEBUG or not.
-#define S_CHECK(cond) do { \
-    if (!(cond)) { \
-        fprintf (stderr, "fuzz_jsonl: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        abort (); \
-    } \
-} while (0)
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -28,7 +21,7 @@ s_check_items (ufo_board_t *board)
             size_t len, len2;
             char *cached = ufo_item_to_json (item, UFO_JSON_PY, &len);
             char *fresh = ufo_json_dump (ufo_item_fields (item), UFO_JSON_PY, &len2);
-            S_CHECK (len == len2 && memcmp (cached, fresh, len) == 0);
+            FUZZ_CHECK (len == len2 && memcmp (cached, fresh, len) == 0);
             free (cached);
             free (fresh);
         }
@@ -45,12 +38,12 @@ s_snapshot (const uint8_t *data, size_t size)
         char *before = ufo_board_to_json (board, &len);
         s_check_items (board);
         char *after = ufo_board_to_json (board, NULL);
-        S_CHECK (strcmp (before, after) == 0);
+        FUZZ_CHECK (strcmp (before, after) == 0);
         free (before);
         free (after);
     }
     else
-        S_CHECK (err.code != UFO_OK);
+        FUZZ_CHECK (err.code != UFO_OK);
     ufo_board_destroy (&board);
 }
 
@@ -66,9 +59,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     ufo_board_t *board = ufo_board_new ();
     size_t added = ufo_board_load_questions_text (board, (const char *) data + 1, size - 1, last_k);
     ufo_memory_t *questions = ufo_board_memory (board, UFO_MEM_QUESTIONS);
-    S_CHECK (ufo_memory_length (questions) == added);
+    FUZZ_CHECK (ufo_memory_length (questions) == added);
     if (last_k > 0)
-        S_CHECK (added <= (size_t) last_k);
+        FUZZ_CHECK (added <= (size_t) last_k);
 
     s_check_items (board);
     size_t len;
@@ -76,15 +69,15 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     ufo_error_t err;
     ufo_json_limits_t limits = { .max_depth = 256, .allow_nan = true };
     ufo_value_t *back = ufo_json_parse (snapshot, len, &limits, &err);
-    S_CHECK (back);
-    S_CHECK (ufo_value_size (ufo_value_map_get (back, "questions")) == added);
+    FUZZ_CHECK (back);
+    FUZZ_CHECK (ufo_value_size (ufo_value_map_get (back, "questions")) == added);
     //  and the snapshot loads back into a board with the same text
     ufo_board_t *again = ufo_board_new ();
     int rc = ufo_board_from_json (again, snapshot, len, &err);
-    S_CHECK (rc == 0);
+    FUZZ_CHECK (rc == 0);
     size_t len2;
     char *snapshot2 = ufo_board_to_json (again, &len2);
-    S_CHECK (len == len2 && memcmp (snapshot, snapshot2, len) == 0);
+    FUZZ_CHECK (len == len2 && memcmp (snapshot, snapshot2, len) == 0);
     free (snapshot2);
     ufo_board_destroy (&again);
     ufo_value_destroy (&back);
