@@ -102,6 +102,14 @@ size_t ufo_canon_value (const char *text, size_t len);
 
 //  The same over a sequence of values in one input (the objects of a list, the lines of a
 //  file), sharing the block masks between them. Fields are private to ufo_canon.c.
+#define UFO_CANON_WINDOW 64     //  blocks of 64 bytes whose masks are computed in one pass
+#define UFO_CANON_TMPL_DEPTH 6  //  nesting levels that remember the keys of their last map
+#define UFO_CANON_TMPL_KEYS 24  //  keys remembered per level
+typedef struct {
+    size_t count;               //  keys of the last map accepted at this level (0: none)
+    const char *at [UFO_CANON_TMPL_KEYS];   //  each key's opening quote, in the input
+    uint8_t len [UFO_CANON_TMPL_KEYS];      //  its length with the quotes and the ": " after it
+} ufo_canon_keys_t;
 typedef struct {
     const char *text;           //  start of the input: blocks are 64-byte steps from here
     const char *end;
@@ -109,10 +117,14 @@ typedef struct {
     const char *block_end;      //  block + 64 (the end, for the last block), or text before the first load
     uint64_t special;           //  bit i: block [i] ends or interrupts a plain string run
     uint64_t quotes;            //  bit i: block [i] is '"'
-    uint64_t next_special;      //  the same for the block at block_end
-    uint64_t next_quotes;
+    size_t win_first;           //  index of the first block of the window
+    size_t win_count;           //  blocks whose masks are in the window (0: none yet)
+    uint64_t win_special [UFO_CANON_WINDOW];
+    uint64_t win_quotes [UFO_CANON_WINDOW];
+    ufo_canon_keys_t keys [UFO_CANON_TMPL_DEPTH];
 } ufo_canon_t;
-//  Starts a scan of text[0..len); nothing is allocated.
+//  Starts a scan of text[0..len); nothing is allocated (the window and the key
+//  templates live in self, ~3 KB).
 void ufo_canon_begin (ufo_canon_t *self, const char *text, size_t len);
 //  If one canonical value starts at p, returns the end of it, else NULL. p must not be
 //  before the end of what an earlier call of this scan looked at (calls go forward: at or

@@ -31,10 +31,11 @@
 //  the position just past what it recognised, or NULL when the text is not canonical.
 //
 //  Strings are found with a bit mask per 64-byte block of the input (bytes that end or
-//  interrupt a plain run: '"', '\\', controls, DEL, non-ASCII), computed once per block and
-//  shared by all the short strings in it, so finding the end of a string is a shift and a
-//  count of trailing zeros. The masks come from AVX-512BW where the CPU has it (checked
-//  once at run time), else from SSE2 or a table; all give the same bits.
+//  interrupt a plain run: '"', '\\', controls, DEL, non-ASCII), shared by all the short
+//  strings in the block, so finding the end of a string is a shift and a count of trailing
+//  zeros. The masks of a window of UFO_CANON_WINDOW blocks are computed in one tight pass
+//  ahead of the scan; they come from AVX-512BW where the CPU has it (checked once at run
+//  time), else from SSE2 or a table; all give the same bits.
 //
 //  The scan context is ufo_canon_t (model_private.h). The scan only moves forward, also
 //  from one ufo_canon_next call to the next, so the cached block is the current one until p
@@ -117,19 +118,25 @@ s_mask64 (const char *b, uint64_t *quotes_p)
 }
 
 #if defined(S_AVX512)
-//  The same masks with AVX-512BW: one load and three compares for the 64 bytes.
+//  The same masks with AVX-512BW for count blocks of 64 readable bytes at b: one load and
+//  three compares a block, in a loop with nothing else in it.
 __attribute__ ((target ("avx512bw")))
-static uint64_t
-s_mask64_avx512 (const char *b, uint64_t *quotes_p)
+static void
+s_fill_avx512 (const char *b, size_t count, uint64_t *special, uint64_t *quotes)
 {
-    __m512i v = _mm512_loadu_si512 ((const void *) b);
-    uint64_t quotes = _mm512_cmpeq_epi8_mask (v, _mm512_set1_epi8 ('"'));
-    uint64_t bslash = _mm512_cmpeq_epi8_mask (v, _mm512_set1_epi8 ('\\'));
-    //  bytes outside 0x20..0x7e: (byte - 0x20) as unsigned is then >= 0x5f
-    uint64_t other = _mm512_cmpge_epu8_mask (_mm512_sub_epi8 (v, _mm512_set1_epi8 (0x20)),
-                                             _mm512_set1_epi8 (0x5f));
-    *quotes_p = quotes;
-    return quotes | bslash | other;
+    const __m512i quote = _mm512_set1_epi8 ('"');
+    const __m512i bslash = _mm512_set1_epi8 ('\\');
+    const __m512i low = _mm512_set1_epi8 (0x20);
+    const __m512i span = _mm512_set1_epi8 (0x5f);
+    for (size_t i = 0; i < count; i++) {
+        __m512i v = _mm512_loadu_si512 ((const void *) (b + 64 * i));
+        uint64_t q = _mm512_cmpeq_epi8_mask (v, quote);
+        uint64_t bs = _mm512_cmpeq_epi8_mask (v, bslash);
+        //  bytes outside 0x20..0x7e: (byte - 0x20) as unsigned is then >= 0x5f
+        uint64_t other = _mm512_cmpge_epu8_mask (_mm512_sub_epi8 (v, low), span);
+        special [i] = q | bs | other;
+        quotes [i] = q;
+    }
 }
 
 static int s_avx512 = -1;           //  -1: not checked yet, 0: portable masks, 1: AVX-512BW
@@ -166,57 +173,65 @@ ufo_canon__portable (bool on)
 #endif
 }
 
-//  Masks of 64 readable bytes at b, with the fastest code the CPU has.
-static inline uint64_t
-s_mask_block (const char *b, uint64_t *quotes_p)
+//  Masks of count blocks of 64 readable bytes at b, with the fastest code the CPU has.
+static void
+s_fill (const char *b, size_t count, uint64_t *special, uint64_t *quotes)
 {
 #if defined(S_AVX512)
-    if (__atomic_load_n (&s_avx512, __ATOMIC_RELAXED) == 1)
-        return s_mask64_avx512 (b, quotes_p);
-#endif
-    return s_mask64 (b, quotes_p);
-}
-
-//  Masks of the 64-byte block at offset off of the input: bytes past the input's end count
-//  as special (so no string runs past it), and a block wholly past the end is all special.
-static inline void
-s_block_masks (const s_ctx_t *c, size_t off, uint64_t *special_p, uint64_t *quotes_p)
-{
-    size_t size = (size_t) (c->end - c->text);
-    if (off >= size) {
-        *special_p = ~(uint64_t) 0;
-        *quotes_p = 0;
+    if (__atomic_load_n (&s_avx512, __ATOMIC_RELAXED) == 1) {
+        s_fill_avx512 (b, count, special, quotes);
         return;
     }
-    size_t left = size - off;
-    if (left >= 64)
-        *special_p = s_mask_block (c->text + off, quotes_p);
-    else {
-        char tmp [64];
-        memcpy (tmp, c->text + off, left);
-        memset (tmp + left, 0, 64 - left);
-        *special_p = s_mask_block (tmp, quotes_p);
-    }
+#endif
+    for (size_t i = 0; i < count; i++)
+        special [i] = s_mask64 (b + 64 * i, &quotes [i]);
 }
 
-//  Caches the masks of the block holding p (p < c->end), and those of the block after it
-//  ahead of need: the load of the next 64 bytes overlaps the scan of this block instead of
-//  stalling it when the scan gets there.
+//  Computes the masks of the window of blocks that starts with block first (which holds at
+//  least one byte of the input), all in one pass: up to UFO_CANON_WINDOW blocks, fewer at
+//  the input's end. Bytes past the input's end count as special (so no string runs past
+//  it).
+static void
+s_fill_window (s_ctx_t *c, size_t first)
+{
+    size_t size = (size_t) (c->end - c->text);
+    size_t off = first * 64;
+    assert (off < size);
+    size_t full = (size - off) / 64;
+    if (full > UFO_CANON_WINDOW)
+        full = UFO_CANON_WINDOW;
+    s_fill (c->text + off, full, c->win_special, c->win_quotes);
+    size_t count = full;
+    size_t left = size - off - 64 * full;
+    if (count < UFO_CANON_WINDOW && left > 0) {
+        char tmp [64];
+        memcpy (tmp, c->text + off + 64 * full, left);
+        memset (tmp + left, 0, 64 - left);
+        s_fill (tmp, 1, &c->win_special [count], &c->win_quotes [count]);
+        c->win_special [count] |= ~(uint64_t) 0 << left;
+        count++;
+    }
+    c->win_first = first;
+    c->win_count = count;
+}
+
+//  Caches the masks of the block holding p (p < c->end), from the window; a block past the
+//  window starts the next one.
 static inline void
 s_load_block (s_ctx_t *c, const char *p)
 {
-    size_t off = ((size_t) (p - c->text)) & ~(size_t) 63;
-    const char *b = c->text + off;
-    if (b == c->block_end && c->block != c->block_end) {
-        c->special = c->next_special;
-        c->quotes = c->next_quotes;
+    size_t index = (size_t) (p - c->text) / 64;
+    size_t at = index - c->win_first;
+    if (index < c->win_first || at >= c->win_count) {
+        s_fill_window (c, index);
+        at = 0;
     }
-    else
-        s_block_masks (c, off, &c->special, &c->quotes);
+    c->special = c->win_special [at];
+    c->quotes = c->win_quotes [at];
+    const char *b = c->text + 64 * index;
     c->block = b;
     //  the tail block ends at the input's end, where a string is refused anyway
     c->block_end = (size_t) (c->end - b) >= 64 ? b + 64 : c->end;
-    s_block_masks (c, off + 64, &c->next_special, &c->next_quotes);
 }
 
 //  At the opening quote.
@@ -429,6 +444,41 @@ s_list (s_ctx_t *c, const char *p, int depth)
     }
 }
 
+//  The len bytes at p are those at key (p + len <= end and key + len <= end, both in the
+//  same input): keys of up to 32 bytes are compared with two 16-byte loads when 32 bytes
+//  are left after both.
+static inline bool
+s_same (const char *p, const char *end, const char *key, size_t len)
+{
+#if defined(__SSE2__)
+    if (len <= 32 && end - p >= 32 && end - key >= 32) {
+        __m128i a0 = _mm_loadu_si128 ((const __m128i *) (const void *) p);
+        __m128i a1 = _mm_loadu_si128 ((const __m128i *) (const void *) (p + 16));
+        __m128i b0 = _mm_loadu_si128 ((const __m128i *) (const void *) key);
+        __m128i b1 = _mm_loadu_si128 ((const __m128i *) (const void *) (key + 16));
+        uint32_t eq = (uint32_t) _mm_movemask_epi8 (_mm_cmpeq_epi8 (a0, b0))
+                    | (uint32_t) _mm_movemask_epi8 (_mm_cmpeq_epi8 (a1, b1)) << 16;
+        uint32_t want = len == 32 ? ~(uint32_t) 0 : ((uint32_t) 1 << len) - 1;
+        return (eq & want) == want;
+    }
+#endif
+    return memcmp (p, key, len) == 0;
+}
+
+//  Bit of the duplicate-key filter for the key text k (with its quotes) of klen bytes.
+static inline uint64_t
+s_key_bit (const char *k, size_t klen)
+{
+    return (uint64_t) 1 << ((klen * 31 + (unsigned char) k [1] * 7
+                             + (unsigned char) k [klen - 2]) & 63);
+}
+
+//  Maps of one level usually have the keys of the map before them (the items of a list, the
+//  lines of a file), so each level remembers the keys of its last accepted map (c->keys).
+//  While a map's keys are those, in order, each is recognised by comparing its bytes and
+//  the ": " after it with the remembered ones: they are canonical and distinct already.
+//  From the first key that differs on, keys are scanned and checked for duplicates (among
+//  all the map's keys) as usual, and the map's keys are remembered when it is accepted.
 static const char *
 s_map (s_ctx_t *c, const char *p, int depth)
 {
@@ -437,42 +487,70 @@ s_map (s_ctx_t *c, const char *p, int depth)
     size_t key_len [S_MAX_KEYS];
     size_t nkeys = 0;
     uint64_t seen = 0;
+    ufo_canon_keys_t *known = depth < UFO_CANON_TMPL_DEPTH ? &c->keys [depth] : NULL;
+    bool follow = known && known->count > 0;
     p++;
     if (p < end && *p == '}')
         return p + 1;
     for (;;) {
         if (p >= end || *p != '"' || nkeys == S_MAX_KEYS)
             return NULL;
-        const char *k = p;
-        if (!(p = s_string (c, p)))
-            return NULL;
-        size_t klen = (size_t) (p - k);
-        //  Duplicate keys: the last would win on load, so this text is not canonical.
-        //  Equal strings have equal canonical encodings, so comparing bytes is exact.
-        //  A 64-bit filter keyed on length and two bytes skips the pairwise scan for
-        //  nearly every key; the scan runs only when the filter bit is already taken.
-        uint64_t bit = (uint64_t) 1 << ((klen * 31 + (unsigned char) k [1] * 7
-                                         + (unsigned char) k [klen - 2]) & 63);
-        if (seen & bit) {
-            for (size_t i = 0; i < nkeys; i++)
-                if (key_len [i] == klen && memcmp (key_at [i], k, klen) == 0)
-                    return NULL;
+        if (follow && nkeys < known->count && (size_t) (end - p) > known->len [nkeys]
+            && s_same (p, end, known->at [nkeys], known->len [nkeys]))
+            p += known->len [nkeys++];
+        else {
+            if (follow) {
+                //  the keys so far are the remembered ones: they seed the duplicate check
+                for (size_t i = 0; i < nkeys; i++) {
+                    key_at [i] = known->at [i];
+                    key_len [i] = known->len [i] - 2u;
+                    seen |= s_key_bit (key_at [i], key_len [i]);
+                }
+                follow = false;
+            }
+            const char *k = p;
+            if (!(p = s_string (c, p)))
+                return NULL;
+            size_t klen = (size_t) (p - k);
+            //  Duplicate keys: the last would win on load, so this text is not canonical.
+            //  Equal strings have equal canonical encodings, so comparing bytes is exact.
+            //  A 64-bit filter keyed on length and two bytes skips the pairwise scan for
+            //  nearly every key; the scan runs only when the filter bit is already taken.
+            uint64_t bit = s_key_bit (k, klen);
+            if (seen & bit) {
+                for (size_t i = 0; i < nkeys; i++)
+                    if (key_len [i] == klen && memcmp (key_at [i], k, klen) == 0)
+                        return NULL;
+            }
+            seen |= bit;
+            key_at [nkeys] = k;
+            key_len [nkeys] = klen;
+            nkeys++;
+            if (end - p < 3 || !s_pair (p, ':', ' '))
+                return NULL;
+            p += 2;
         }
-        seen |= bit;
-        key_at [nkeys] = k;
-        key_len [nkeys] = klen;
-        nkeys++;
-        if (end - p < 3 || !s_pair (p, ':', ' '))
-            return NULL;
-        p += 2;
         if (!(p = s_element (c, p, depth + 1)) || p >= end)
             return NULL;
         if (*p == '}')
-            return p + 1;
+            break;
         if (end - p < 2 || !s_pair (p, ',', ' '))
             return NULL;
         p += 2;
     }
+    if (follow)
+        known->count = nkeys;           //  the remembered keys, or the first of them
+    else
+    if (known) {
+        bool fits = nkeys <= UFO_CANON_TMPL_KEYS;
+        for (size_t i = 0; fits && i < nkeys; i++) {
+            fits = key_len [i] + 2 <= UINT8_MAX;
+            known->at [i] = key_at [i];
+            known->len [i] = (uint8_t) (key_len [i] + 2);
+        }
+        known->count = fits ? nkeys : 0;
+    }
+    return p + 1;
 }
 
 static const char *
@@ -494,6 +572,17 @@ s_value (s_ctx_t *c, const char *p, int depth)
     }
 }
 
+//  Forgets the cached masks and the remembered keys: the scan starts over.
+static void
+s_restart (s_ctx_t *c)
+{
+    c->block = c->block_end = c->text;
+    c->special = c->quotes = 0;
+    c->win_first = c->win_count = 0;
+    for (size_t i = 0; i < UFO_CANON_TMPL_DEPTH; i++)
+        c->keys [i].count = 0;
+}
+
 void
 ufo_canon_begin (ufo_canon_t *self, const char *text, size_t len)
 {
@@ -501,7 +590,9 @@ ufo_canon_begin (ufo_canon_t *self, const char *text, size_t len)
 #if defined(S_AVX512)
     s_use_avx512 ();
 #endif
-    *self = (ufo_canon_t) { text, text + len, text, text, 0, 0, 0, 0 };
+    self->text = text;
+    self->end = text + len;
+    s_restart (self);
 }
 
 const char *
@@ -510,7 +601,7 @@ ufo_canon_next (ufo_canon_t *self, const char *p)
     assert (self && p >= self->text && p <= self->end);
     assert (p >= self->block);          //  forward only
     if (p < self->block)
-        self->block = self->block_end = self->text;     //  a caller broke the rule: start over
+        s_restart (self);               //  a caller broke the rule: start over
     if (p >= self->end)
         return NULL;
     return s_value (self, p, 0);

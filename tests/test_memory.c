@@ -398,6 +398,58 @@ UFO_TEST (test_canon_mask_variants)
     ufo_canon__portable (false);
 }
 
+//  Maps of one level are matched against the keys of the level's last accepted map; from
+//  the first key that differs on, keys are scanned and checked for duplicates among all of
+//  the map's keys, the matched ones included. Each case: canonical (1) or not (0).
+UFO_TEST (test_canon_key_templates)
+{
+    struct { const char *text; int canonical; } cases [] = {
+        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"b\": 2}]", 1 },
+        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"a\": 2}]", 0 },           //  matched key again
+        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"c\": 3, \"b\": 4}]", 1 },
+        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"c\": 3, \"a\": 4}]", 0 }, //  after a difference
+        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"b\": 2, \"b\": 5}]", 0 }, //  past the known keys
+        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1}, {\"a\": 1, \"b\": 2, \"b\": 3}]", 0 },
+        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1}, {\"a\": 1, \"b\": 2}]", 1 },
+        { "[{\"a\": 1, \"b\": 2}, {\"b\": 1, \"a\": 2}]", 1 },
+        { "[{\"a\": 1, \"b\": 2}, {\"b\": 1, \"b\": 2}]", 0 },
+        { "[{\"ab\": 1}, {\"a\": 1}, {\"a\": 1, \"ab\": 2}]", 1 },
+        { "[{\"a\": 1, \"b\": 1}, {\"a\":1, \"b\": 1}]", 0 },              //  known key, no space
+        { "[{\"x\": {\"a\": 1, \"b\": 2}}, {\"x\": {\"a\": 1, \"a\": 2}}]", 0 },
+        { "[{\"x\": {\"a\": 1}}, {\"a\": {\"x\": 1}}, {\"x\": {\"a\": 1}}]", 1 },
+        { "[[{\"a\": 1}], [{\"a\": 1, \"a\": 1}]]", 0 },
+    };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases [0]); i++) {
+        size_t len = strlen (cases [i].text);
+        CHECK_INT (ufo_canon_value (cases [i].text, len), cases [i].canonical ? len : 0);
+    }
+    //  keys longer than the 32 bytes compared at once, longer than the 255 bytes a level
+    //  remembers, and more keys than it remembers (24): a repeat of any of them is refused
+    for (int kind = 0; kind < 3; kind++) {
+        size_t count = kind == 2 ? 30 : 2;
+        size_t base = kind == 0 ? 40 : kind == 1 ? 300 : 1;
+        ufo_buf_t first = {0}, good = {0}, list = {0};
+        for (size_t c = 0; c < base; c++)
+            ufo_buf_putc (&first, 'k');
+        ufo_buf_putc (&first, '0');
+        for (size_t k = 0; k < count; k++)
+            ufo_buf_printf (&good, "%s\"%.*s%zu\": %zu", k ? ", " : "{", (int) base,
+                            first.data, k, k);
+        ufo_buf_putc (&good, '}');
+        //  [good, good] is canonical; [good, good, good with its first key again] is not
+        ufo_buf_printf (&list, "[%s, %s]", good.data, good.data);
+        CHECK_INT (ufo_canon_value (list.data, list.len), list.len);
+        ufo_buf_reset (&list);
+        ufo_buf_printf (&list, "[%s, %s, ", good.data, good.data);
+        ufo_buf_append (&list, good.data, good.len - 1);
+        ufo_buf_printf (&list, ", \"%s\": 1}]", first.data);
+        CHECK_INT (ufo_canon_value (list.data, list.len), 0);
+        ufo_buf_free (&first);
+        ufo_buf_free (&good);
+        ufo_buf_free (&list);
+    }
+}
+
 //  Which path each loaded object took: canonical text stays text (lazy item), anything else
 //  is parsed alone into its map; a list that is not one of objects goes to the full parser.
 UFO_TEST (test_load_paths)
@@ -461,6 +513,7 @@ main (void)
     UFO_RUN (test_cap);
     UFO_RUN (test_canonical_edges);
     UFO_RUN (test_canon_mask_variants);
+    UFO_RUN (test_canon_key_templates);
     UFO_RUN (test_load_paths);
     UFO_RUN (test_skewed_item_sizes);
     return UFO_TEST_END ();
