@@ -168,14 +168,42 @@ s_append_item (ufo_buf_t *buf, ufo_item_t *item, const char *old_base, bool firs
     item->in_owner = true;
 }
 
+//  Before item i is written or frozen: asks for the item ahead + 1 places on and for the
+//  first 2 KB of the tree of the one ahead places on (a tree built by the parser or
+//  ufo_value_dup lies in one block, root first; ~1.75 KB for a trajectory item of ~500
+//  bytes of JSON), one line in two: the hardware fetches the other with it. On a big memory
+//  the trees are no longer in the cache, and walking them is otherwise one wait for memory
+//  after another: with 10,000 items the first JSON went from 2.0 to 1.65 ms (ahead 1: an
+//  item takes ~165 ns to write), the first to dict from 0.73 to 0.34 ms (ahead 6: ~35 ns
+//  to freeze). A prefetch never faults, so the 2 KB may run past a small tree. With
+//  unfrozen_only, a tree that is frozen already is not asked for (ufo_item_to_map then
+//  only counts a reference). Always inlined: gcc 12 deems a function that only prefetches
+//  free of effects and drops the calls to it.
+static inline __attribute__ ((always_inline)) void
+s_prefetch_items (const ufo_memory_t *self, size_t i, size_t ahead, bool unfrozen_only)
+{
+    if (i + ahead + 1 < self->count)
+        __builtin_prefetch (self->items [i + ahead + 1]);
+    if (i + ahead < self->count) {
+        const ufo_value_t *tree = self->items [i + ahead]->fields;
+        if (tree && !(unfrozen_only && ufo_value_frozen (tree))) {
+            uintptr_t at = (uintptr_t) tree;
+            for (uintptr_t k = 0; k < 16; k++)
+                __builtin_prefetch ((const void *) (at + 128 * k));
+        }
+    }
+}
+
 void
 ufo_memory__sync (ufo_memory_t *self)
 {
     if (self->dirty) {
         ufo_buf_t fresh = {0};
         ufo_buf_reserve (&fresh, self->joined.len - self->start + 64);
-        for (size_t i = 0; i < self->count; i++)
+        for (size_t i = 0; i < self->count; i++) {
+            s_prefetch_items (self, i, 1, false);
             s_append_item (&fresh, self->items [i], self->joined.data, i == 0);
+        }
         ufo_buf_free (&self->joined);
         self->joined = fresh;
         self->start = 0;
@@ -196,6 +224,7 @@ ufo_memory__sync (ufo_memory_t *self)
             size_t bound = self->joined.len + ((size_t) 64 << 20);
             ufo_buf_reserve (&self->joined, want < bound ? want : bound);
         }
+        s_prefetch_items (self, i, 1, false);
         s_append_item (&self->joined, self->items [i], self->joined.data, i == 0);
     }
     self->synced = self->count;
@@ -346,6 +375,7 @@ ufo_memory_to_list (ufo_memory_t *self)
     assert (self);
     ufo_value_t *list = ufo_value_new_list ();
     for (size_t i = 0; i < self->count; i++) {
+        s_prefetch_items (self, i, 6, true);
         ufo_value_t *map = ufo_item_to_map (self->items [i]);
         ufo_value_list_push (list, &map);
     }
