@@ -124,7 +124,8 @@ typedef struct {
     ufo_canon_keys_t keys [UFO_CANON_TMPL_DEPTH];
 } ufo_canon_t;
 //  Starts a scan of text[0..len); nothing is allocated (the window and the key
-//  templates live in self, ~3 KB).
+//  templates live in self, ~2.4 KB). The text must stay alive and unchanged for the
+//  whole scan: the remembered masks and keys point into it.
 void ufo_canon_begin (ufo_canon_t *self, const char *text, size_t len);
 //  If one canonical value starts at p, returns the end of it, else NULL. p must not be
 //  before the end of what an earlier call of this scan looked at (calls go forward: at or

@@ -423,8 +423,9 @@ UFO_TEST (test_canon_key_templates)
         size_t len = strlen (cases [i].text);
         CHECK_INT (ufo_canon_value (cases [i].text, len), cases [i].canonical ? len : 0);
     }
-    //  keys longer than the 32 bytes compared at once, longer than the 255 bytes a level
-    //  remembers, and more keys than it remembers (24): a repeat of any of them is refused
+    //  keys longer than the 32 bytes compared at once, longer than a level remembers (253
+    //  bytes with the quotes), and more keys than it remembers (24): a repeat of any of them
+    //  is refused
     for (int kind = 0; kind < 3; kind++) {
         size_t count = kind == 2 ? 30 : 2;
         size_t base = kind == 0 ? 40 : kind == 1 ? 300 : 1;
