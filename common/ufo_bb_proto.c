@@ -627,8 +627,8 @@ s_fast_add (ufo_bb_request_t *req, const uint8_t *frame, size_t size, const ufo_
     size_t board_len = 0, count = 0;
     int memory = -1;
     for (int pair = 0; ok && pair < 3; pair++) {
-        const uint8_t *key, *s;
-        size_t key_len, len;
+        const uint8_t *key, *s = NULL;
+        size_t key_len, len = 0;
         ok = s_fast_str (&p, end, &key, &key_len);
         if (!ok)
             break;

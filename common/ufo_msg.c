@@ -301,7 +301,7 @@ s_read_int (s_reader_t *r, const char *field, int64_t *out)
     if (s_peek (r, field, &b))
         return -1;
     size_t at = s_off (r);
-    uint64_t u;
+    uint64_t u = 0;
     if (b <= 0x7f) { r->p++; *out = b; return 0; }
     if (b >= 0xe0) { r->p++; *out = (int8_t) b; return 0; }
     if (b >= 0xcc && b <= 0xcf) {
@@ -337,7 +337,7 @@ s_read_str (s_reader_t *r, const char *field, size_t max, const char **s, size_t
     if (s_peek (r, field, &b))
         return -1;
     size_t at = s_off (r);
-    uint64_t n;
+    uint64_t n = 0;
     if (b >= 0xa0 && b <= 0xbf) {
         r->p++;
         n = b & 0x1f;
@@ -406,7 +406,7 @@ s_decode_head (s_reader_t *r, const void *data, size_t len, const ufo_msg_limits
     uint8_t b = 0;
     if (s_peek (r, "envelope", &b))
         return -1;
-    uint64_t count;
+    uint64_t count = 0;
     if (b >= 0x90 && b <= 0x9f) {
         r->p++;
         count = b & 0x0f;

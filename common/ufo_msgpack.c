@@ -289,7 +289,7 @@ s_decode_map (s_decoder_t *self, uint64_t count)
     }
     ufo_value_t *map = ufo_value_new_map ();
     for (uint64_t i = 0; i < count; i++) {
-        uint64_t keylen;
+        uint64_t keylen = 0;       //  set by s_str_header when it returns 0 (gcc -O3 cannot tell)
         int rc = s_str_header (self, &keylen);
         if (rc == 1)
             s_fail (self, UFO_E_TYPE, "map key is not a string");
@@ -329,7 +329,7 @@ s_decode (s_decoder_t *self)
         self->p++;
         return s_decode_list (self, tag & 0x0F);
     }
-    uint64_t len;
+    uint64_t len = 0;              //  set by s_str_header when it returns 0 (gcc -O3 cannot tell)
     int rc = s_str_header (self, &len);
     if (rc < 0)
         return NULL;

@@ -18,9 +18,9 @@ typedef struct {
 static bool
 s_is_prompt_dir (const char *dir)
 {
-    char path [1200];
-    snprintf (path, sizeof path, "%s/host_agent/system.tmpl", dir);
-    return access (path, R_OK) == 0;
+    char path [4200];               //  a longer dir is refused, not checked truncated
+    int n = snprintf (path, sizeof path, "%s/host_agent/system.tmpl", dir);
+    return n > 0 && (size_t) n < sizeof path && access (path, R_OK) == 0;
 }
 
 ufo_prompts_t *
