@@ -30,7 +30,7 @@ asan:
 	@tests/run-sanitized $(CURDIR) $(CURDIR)/$(ASAN_BUILD)
 
 fuzz:
-	@scripts/fuzz-smoke $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	@UFO_FUZZ_STRICT=1 scripts/fuzz-smoke $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 bench: build
 	@scripts/bench $(BUILD)

@@ -27,28 +27,18 @@ ufo_task_req_parse (const char *name)
 bool
 ufo_task_proto_claims (const void *frame, size_t len)
 {
-    //  97 01 <str type> ...: fixstr a0..bf or str8 d9 n
-    const uint8_t *p = (const uint8_t *) frame;
-    if (!p || len < 4 || p [0] != 0x97 || p [1] != 0x01)
-        return false;
-    size_t n, off;
-    if ((p [2] & 0xe0) == 0xa0) {
-        n = p [2] & 0x1f;
-        off = 3;
-    }
-    else
-    if (p [2] == 0xd9 && len > 4) {
-        n = p [3];
-        off = 4;
-    }
-    else
-        return false;
-    if (off + n > len)
+    //  Routed by the decoded envelope type, so every integer and string form that
+    //  docs/PROTOCOL.md 1.2 allows for the head is recognised (a version written as int8
+    //  "d0 01" was once routed to the blackboard decoder by a byte-pattern check).
+    ufo_msg_head_t head;
+    size_t body_off;
+    if (!frame || ufo_msg_decode_head (frame, len, NULL, &head, &body_off, NULL) != 0)
         return false;
     static const char *prefixes [] = { "task.", "worker.", "client.", "dispatch." };
+    size_t n = strlen (head.type);
     for (size_t i = 0; i < UFO_ARRAY_SIZE (prefixes); i++) {
         size_t pl = strlen (prefixes [i]);
-        if (n > pl && memcmp (p + off, prefixes [i], pl) == 0)
+        if (n > pl && memcmp (head.type, prefixes [i], pl) == 0)
             return true;
     }
     return false;

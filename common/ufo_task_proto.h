@@ -68,8 +68,9 @@ const char *ufo_task_req_name (int type);
 int ufo_task_req_parse (const char *name);
 
 //  True if an envelope frame carries a dispatch request or record, judged by its type
-//  prefix ("task.", "worker.", "client.", "dispatch."), without decoding the body.
-//  Cheap; false for anything that is not a well-formed envelope head.
+//  prefix ("task.", "worker.", "client.", "dispatch."), read from the decoded envelope head
+//  (any integer or string form docs/PROTOCOL.md 1.2 allows), without decoding the body.
+//  False for anything that is not a well-formed envelope head.
 bool ufo_task_proto_claims (const void *frame, size_t len);
 
 //  True if name is a valid id (1..64 bytes of [A-Za-z0-9_.:@-]).

@@ -117,6 +117,22 @@ UFO_TEST (test_claims_and_matching)
     CHECK (!ufo_task_proto_claims (buf.data, buf.len));     //  a prefix alone is no type
     CHECK (!ufo_task_proto_claims ("", 0));
     ufo_buf_free (&buf);
+    //  Every integer form of the version is a dispatch request too (PROTOCOL.md 1.2): the
+    //  version as int8 (d0 01) and as uint16 (cd 00 01), the type as str8 (d9 0e).
+    static const uint8_t int8_version [] = {
+        0x97, 0xd0, 0x01, 0xae, 'd', 'i', 's', 'p', 'a', 't', 'c', 'h', '.', 's', 't', 'a', 't', 'e',
+        0xa1, 'x', 0xa0, 0xa0, 0x00, 0xc0 };
+    CHECK (ufo_task_proto_claims (int8_version, sizeof int8_version));
+    static const uint8_t uint16_version_str8 [] = {
+        0x97, 0xcd, 0x00, 0x01, 0xd9, 0x0b, 't', 'a', 's', 'k', '.', 's', 'u', 'b', 'm', 'i', 't',
+        0xa1, 'x', 0xa0, 0xa0, 0x00, 0x80 };
+    CHECK (ufo_task_proto_claims (uint16_version_str8, sizeof uint16_version_str8));
+    ufo_task_request_t req;
+    ufo_task_request_init (&req);
+    ufo_error_t err;
+    CHECK_INT (ufo_task_request_decode (&req, int8_version, sizeof int8_version, 1 << 20, &err), 0);
+    CHECK_INT (req.type, UFO_TASK_REQ_STATE);
+    ufo_task_request_reset (&req);
     CHECK (ufo_task_service_match ("app:*", "app:word"));
     CHECK (!ufo_task_service_match ("app:*", "app:"));
     CHECK (!ufo_task_service_match ("app:*", "eval"));
