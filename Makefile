@@ -13,7 +13,7 @@ bootstrap:
 	@scripts/bootstrap
 
 build:
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUFO_WERROR=ON >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: bootstrap build

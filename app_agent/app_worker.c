@@ -5,8 +5,6 @@
 #include "app_agent.h"
 #include "app_main.h"
 
-#ifdef UFO_APP_HAVE_WORKER
-
 typedef struct {
     ufo_worker_t *worker;
     char task_id [80];
@@ -114,16 +112,3 @@ app_worker_run (app_ctx_t *ctx, const char *endpoint)
     return 0;
 }
 
-#else
-
-int
-app_worker_run (app_ctx_t *ctx, const char *endpoint)
-{
-    UFO_UNUSED (ctx);
-    UFO_UNUSED (endpoint);
-    ufo_error ("this ufo-app was built without the dispatch layer (common/ufo_worker.c); "
-               "use --subtask FILE");
-    return 2;
-}
-
-#endif
