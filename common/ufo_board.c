@@ -239,14 +239,13 @@ ufo_board_to_map (ufo_board_t *self)
     return map;
 }
 
-int
-ufo_board_from_map (ufo_board_t *self, const ufo_value_t *map, ufo_error_t *err)
+//  Checks the shape ufo_board_from_map accepts. Returns 0 or -1 with err.
+static int
+s_check_map (const ufo_value_t *map, ufo_error_t *err)
 {
-    assert (self);
     if (!map || ufo_value_type (map) != UFO_TMAP)
         return ufo_error_set (err, UFO_E_TYPE, "blackboard: expected a map, got %s",
                               map ? ufo_value_type_name (ufo_value_type (map)) : "nothing");
-    //  check everything first, so that a bad shape leaves the board unchanged
     for (int i = 0; i < UFO_MEM_COUNT; i++) {
         const ufo_value_t *list = ufo_value_map_get (map, s_names [i]);
         if (!list)
@@ -263,6 +262,16 @@ ufo_board_from_map (ufo_board_t *self, const ufo_value_t *map, ufo_error_t *err)
                                       k, ufo_value_type_name (ufo_value_type (v)));
         }
     }
+    return 0;
+}
+
+int
+ufo_board_from_map (ufo_board_t *self, const ufo_value_t *map, ufo_error_t *err)
+{
+    assert (self);
+    //  check everything first, so that a bad shape leaves the board unchanged
+    if (s_check_map (map, err))
+        return -1;
     for (int i = 0; i < UFO_MEM_COUNT; i++) {
         const ufo_value_t *list = ufo_value_map_get (map, s_names [i]);
         if (list) {
@@ -304,84 +313,32 @@ ufo_board_to_json (ufo_board_t *self, size_t *len_p)
     return text;
 }
 
-static inline const char *
-s_ws (const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-        p++;
-    return p;
-}
-
-//  Fast path of from_json: an object whose keys are the four names (each at most once,
-//  written plainly) and whose values are lists of canonical objects. Fills fresh[] and
-//  returns true, or returns false when the text is of another kind.
-static bool
-s_fast_board (ufo_memory_t **fresh, const char *text, size_t len)
-{
-    const char *end = text + len;
-    const char *p = s_ws (text, end);
-    if (p >= end || *p != '{')
-        return false;
-    p = s_ws (p + 1, end);
-    if (p < end && *p == '}')
-        return s_ws (p + 1, end) == end;
-    unsigned seen = 0;
-    for (;;) {
-        if (p >= end || *p != '"')
-            return false;
-        int which = -1;
-        for (int i = 0; i < UFO_MEM_COUNT; i++) {
-            size_t n = strlen (s_names [i]);
-            if ((size_t) (end - p) > n + 1 && memcmp (p + 1, s_names [i], n) == 0
-            &&  p [n + 1] == '"') {
-                which = i;
-                p += n + 2;
-                break;
-            }
-        }
-        if (which < 0 || (seen & (1u << which)))
-            return false;           //  other or repeated keys: the full parser decides
-        seen |= 1u << which;
-        p = s_ws (p, end);
-        if (p >= end || *p != ':')
-            return false;
-        p = ufo_memory__load_list (fresh [which], s_ws (p + 1, end), end);
-        if (!p)
-            return false;
-        p = s_ws (p, end);
-        if (p < end && *p == ',') {
-            p = s_ws (p + 1, end);
-            continue;
-        }
-        if (p < end && *p == '}')
-            return s_ws (p + 1, end) == end;
-        return false;
-    }
-}
-
 int
 ufo_board_from_json (ufo_board_t *self, const char *text, size_t len, ufo_error_t *err)
 {
     assert (self);
     if (!text)
         return ufo_error_set (err, UFO_E_INVALID, "blackboard: no JSON text");
-    ufo_memory_t *fresh [UFO_MEM_COUNT];
-    for (int i = 0; i < UFO_MEM_COUNT; i++)
-        fresh [i] = ufo_memory_new ();
-    bool fast = s_fast_board (fresh, text, len);
-    if (fast)
-        for (int i = 0; i < UFO_MEM_COUNT; i++)
-            ufo_memory__swap (self->mem [i], fresh [i]);
-    for (int i = 0; i < UFO_MEM_COUNT; i++)
-        ufo_memory_destroy (&fresh [i]);
-    if (fast)
-        return 0;
     ufo_value_t *map = ufo_json_parse (text, len, &ufo_model_limits, err);
     if (!map)
         return -1;
-    int rc = ufo_board_from_map (self, map, err);
+    if (s_check_map (map, err)) {
+        ufo_value_destroy (&map);
+        return -1;
+    }
+    //  the parsed maps become the items (no copy)
+    for (int i = 0; i < UFO_MEM_COUNT; i++) {
+        ufo_value_t *list = ufo_value_map_get (map, s_names [i]);
+        if (list) {
+            int rc = ufo_memory__from_list_take (self->mem [i], list, s_names [i], err);
+            assert (rc == 0);
+            UFO_UNUSED (rc);
+        }
+        else
+            ufo_memory_clear (self->mem [i]);
+    }
     ufo_value_destroy (&map);
-    return rc;
+    return 0;
 }
 
 //  --- Prompt --------------------------------------------------------------------
@@ -481,8 +438,7 @@ typedef struct {
 
 //  One stripped line of a question file.
 static bool
-s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_canon_t *canon,
-             ufo_buf_t *scratch, ufo_item_slab_t *slab)
+s_load_line (ufo_board_t *self, const char *line, size_t len)
 {
     const unsigned char *p = (const unsigned char *) line;
     const unsigned char *end = p + len;
@@ -493,23 +449,6 @@ s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_canon_t *canon
         end -= n;
     line = (const char *) p;
     len = (size_t) (end - p);
-    ufo_memory_t *questions = self->mem [UFO_MEM_QUESTIONS];
-
-    if (len && ufo_canon_next (canon, line) == line + len) {
-        if (*line == '{') {
-            ufo_memory__add_text (questions, line, len, slab);
-            return true;
-        }
-        if (*line == '"') {         //  a string s becomes {"text": s}, still canonical
-            ufo_buf_reset (scratch);
-            ufo_buf_append (scratch, "{\"text\": ", 9);
-            ufo_buf_append (scratch, line, len);
-            ufo_buf_putc (scratch, '}');
-            ufo_memory__add_text (questions, scratch->data, scratch->len, slab);
-            return true;
-        }
-        return false;               //  other JSON values are ignored, as add_data does
-    }
     ufo_error_t err;
     ufo_value_t *value = ufo_json_parse (line, len, &ufo_model_limits, &err);
     if (!value) {
@@ -534,6 +473,7 @@ s_load_line (ufo_board_t *self, const char *line, size_t len, ufo_canon_t *canon
                   err.message);
         return false;
     }
+    //  a map or a string is added; other JSON values are ignored, as add_data does
     return ufo_board_add_data_take (self, UFO_MEM_QUESTIONS, &value, NULL) == 0;
 }
 
@@ -571,21 +511,9 @@ ufo_board_load_questions_text (ufo_board_t *self, const char *text, size_t len, 
     }
     size_t first = last_k > 0 && (uint64_t) last_k < nlines ? nlines - (size_t) last_k : 0;
     size_t added = 0;
-    ufo_buf_t scratch = {0};
-    size_t bytes = 0;
     for (size_t i = first; i < nlines; i++)
-        bytes += lines [i].len + 2;
-    ufo_memory__reserve (self->mem [UFO_MEM_QUESTIONS], nlines - first, bytes);
-    ufo_item_slab_t *slab = nlines > first ? ufo_item__slab_new (nlines - first) : NULL;
-    //  one canonical scan over the whole text: lines go forward, and a canonical value
-    //  never runs past the end of its line
-    ufo_canon_t canon;
-    ufo_canon_begin (&canon, text, len);
-    for (size_t i = first; i < nlines; i++)
-        if (s_load_line (self, lines [i].p, lines [i].len, &canon, &scratch, slab))
+        if (s_load_line (self, lines [i].p, lines [i].len))
             added++;
-    ufo_item__slab_done (&slab);
-    ufo_buf_free (&scratch);
     free (lines);
     return added;
 }

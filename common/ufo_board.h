@@ -87,7 +87,7 @@ int ufo_board_from_json (ufo_board_t *self, const char *text, size_t len, ufo_er
 //    {"type": "text", "text": "[Step Trajectories Completed Previously:]\n " + json(trajectories)},
 //    then per screenshot {"type": "text", "text": json(metadata, "" if absent)} and
 //    {"type": "image_url", "image_url": {"url": image_str, "" if absent}}.
-//  json() is Python's json.dumps(); the memory texts are cached (see ufo_memory.h).
+//  json() is Python's json.dumps(); the item texts are cached (see ufo_memory.h).
 ufo_value_t *ufo_board_to_prompt (ufo_board_t *self);
 
 //  load_questions: reads the JSON-lines file at path and adds to questions each of the last
@@ -96,9 +96,8 @@ ufo_value_t *ufo_board_to_prompt (ufo_board_t *self);
 //  other values are ignored (as the original's add_data). A line that does not parse is
 //  skipped with the warning "Unable to parse line as JSON: <line>". A missing file adds
 //  nothing. Lines end at \n, \r\n or \r; stripping removes what Python's str.strip()
-//  does (including Unicode spaces). Canonical (json.dumps) lines are kept as text without
-//  building maps. Returns the number of items added, or -1 with err (UFO_E_IO; UFO_E_TOO_LARGE
-//  over 256 MB) if the file exists but cannot be read.
+//  does (including Unicode spaces). Returns the number of items added, or -1 with err
+//  (UFO_E_IO; UFO_E_TOO_LARGE over 256 MB) if the file exists but cannot be read.
 int ufo_board_load_questions (ufo_board_t *self, const char *path, int64_t last_k, ufo_error_t *err);
 
 //  Same as ufo_board_load_questions on the bytes text[0..len) instead of a file.

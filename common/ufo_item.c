@@ -8,8 +8,7 @@ const ufo_json_limits_t ufo_model_limits = { 128, 0, true };
 static ufo_item_t *
 s_alloc (void)
 {
-    ufo_item_t *self = (ufo_item_t *) ufo_calloc (1, sizeof (ufo_item_t));
-    return self;
+    return (ufo_item_t *) ufo_calloc (1, sizeof (ufo_item_t));
 }
 
 ufo_item_t *
@@ -18,52 +17,6 @@ ufo_item_new (void)
     ufo_item_t *self = s_alloc ();
     self->fields = ufo_value_new_map ();
     return self;
-}
-
-ufo_item_t *
-ufo_item__new_lazy (const char *text, size_t len)
-{
-    ufo_item_t *self = s_alloc ();
-    self->text = ufo_strndup (text, len);
-    self->text_len = len;
-    return self;
-}
-
-ufo_item_slab_t *
-ufo_item__slab_new (size_t count)
-{
-    assert (count > 0);
-    ufo_item_slab_t *slab = (ufo_item_slab_t *) ufo_malloc (sizeof (ufo_item_slab_t)
-                                                            + count * sizeof (ufo_item_t));
-    slab->live = 0;
-    slab->used = 0;
-    slab->count = count;
-    slab->open = true;
-    return slab;
-}
-
-ufo_item_t *
-ufo_item__slab_take (ufo_item_slab_t *slab)
-{
-    if (!slab || slab->used == slab->count)
-        return s_alloc ();
-    ufo_item_t *self = &slab->items [slab->used++];
-    memset (self, 0, sizeof (*self));
-    self->slab = slab;
-    slab->live++;
-    return self;
-}
-
-void
-ufo_item__slab_done (ufo_item_slab_t **slab_p)
-{
-    ufo_item_slab_t *slab = *slab_p;
-    if (slab) {
-        slab->open = false;
-        if (slab->live == 0)
-            free (slab);
-    }
-    *slab_p = NULL;
 }
 
 void
@@ -76,70 +29,25 @@ ufo_item_destroy (ufo_item_t **self_p)
     assert (!self->owner);          //  items held by a memory belong to it
     ufo_value_destroy (&self->fields);
     free (self->text);
-    if (self->slab) {
-        //  the block goes with its last item, once its loader has finished with it
-        //  (a cap may destroy items while the loader is still taking new ones)
-        if (--self->slab->live == 0 && !self->slab->open)
-            free (self->slab);
-    }
-    else
-        free (self);
+    free (self);
     *self_p = NULL;
-}
-
-//  Current text without computing it: owned or in the owner's buffer, else NULL.
-static const char *
-s_stored_text (ufo_item_t *self)
-{
-    if (self->text)
-        return self->text;
-    if (self->in_owner)
-        return self->owner->joined.data + self->owner_off;
-    return NULL;
-}
-
-void
-ufo_item__materialize (ufo_item_t *self)
-{
-    if (self->fields)
-        return;
-    const char *text = s_stored_text (self);
-    assert (text);
-    ufo_error_t err;
-    self->fields = ufo_json_parse (text, self->text_len, &ufo_model_limits, &err);
-    if (!self->fields || ufo_value_type (self->fields) != UFO_TMAP) {
-        //  cannot happen for text that passed ufo_canon_value; never crash on it anyway
-        ufo_error ("blackboard item text did not parse back (%s); item emptied", err.message);
-        ufo_value_destroy (&self->fields);
-        self->fields = ufo_value_new_map ();
-        free (self->text);
-        self->text = NULL;
-        self->in_owner = false;
-        if (self->owner)
-            ufo_memory__invalidate (self->owner);
-    }
 }
 
 const char *
 ufo_item__text (ufo_item_t *self, size_t *len_p)
 {
-    const char *text = s_stored_text (self);
-    if (!text) {
-        assert (self->fields);
+    if (!self->text)
         self->text = ufo_json_dump (self->fields, UFO_JSON_PY, &self->text_len);
-        text = self->text;
-    }
     if (len_p)
         *len_p = self->text_len;
-    return text;
+    return self->text;
 }
 
-//  Called before every mutation: the map becomes the truth, the text is dropped and the
-//  memory holding the item is told.
+//  Called before every mutation: the cached text is dropped, and a map shared by
+//  ufo_item_to_map is replaced by a copy of our own.
 static void
 s_touch (ufo_item_t *self)
 {
-    ufo_item__materialize (self);
     if (ufo_value_frozen (self->fields) && !ufo_value__thaw (self->fields)) {
         //  the map is shared (ufo_item_to_map): change a copy of our own (what is below
         //  its top stays frozen: the item only ever replaces whole fields)
@@ -151,20 +59,12 @@ s_touch (ufo_item_t *self)
     free (self->text);
     self->text = NULL;
     self->text_len = 0;
-    self->in_owner = false;
-    if (self->owner)
-        ufo_memory__invalidate (self->owner);
 }
 
 ufo_item_t *
 ufo_item_dup (ufo_item_t *self)
 {
     assert (self);
-    if (!self->fields) {
-        size_t len;
-        const char *text = ufo_item__text (self, &len);
-        return ufo_item__new_lazy (text, len);
-    }
     ufo_item_t *copy = s_alloc ();
     copy->fields = ufo_value__dup_frozen (self->fields);
     return copy;
@@ -226,7 +126,6 @@ ufo_item_get (ufo_item_t *self, const char *key)
     assert (self);
     if (!key)
         return NULL;
-    ufo_item__materialize (self);
     return ufo_value_map_get (self->fields, key);
 }
 
@@ -264,7 +163,6 @@ size_t
 ufo_item_size (ufo_item_t *self)
 {
     assert (self);
-    ufo_item__materialize (self);
     return ufo_value_size (self->fields);
 }
 
@@ -272,7 +170,6 @@ const char *
 ufo_item_key_at (ufo_item_t *self, size_t index)
 {
     assert (self);
-    ufo_item__materialize (self);
     return ufo_value_map_key_at (self->fields, index);
 }
 
@@ -280,7 +177,6 @@ const ufo_value_t *
 ufo_item_fields (ufo_item_t *self)
 {
     assert (self);
-    ufo_item__materialize (self);
     return self->fields;
 }
 
@@ -318,7 +214,6 @@ ufo_value_t *
 ufo_item_filter (ufo_item_t *self, const char *const *keys, size_t nkeys)
 {
     assert (self);
-    ufo_item__materialize (self);
     ufo_value_t *out = ufo_value_new_map ();
     size_t n = ufo_value_size (self->fields);
     for (size_t i = 0; i < n; i++) {
@@ -337,7 +232,6 @@ ufo_value_t *
 ufo_item_to_map (ufo_item_t *self)
 {
     assert (self);
-    ufo_item__materialize (self);
     ufo_value_freeze (self->fields);
     return ufo_value_share (self->fields);
 }
@@ -390,7 +284,6 @@ ufo_item_to_json (ufo_item_t *self, int style, size_t *len_p)
             *len_p = len;
         return ufo_strndup (text, len);
     }
-    ufo_item__materialize (self);
     return ufo_json_dump (self->fields, style, len_p);
 }
 
@@ -409,7 +302,6 @@ void
 ufo_item_to_msgpack (ufo_item_t *self, ufo_buf_t *buf)
 {
     assert (self && buf);
-    ufo_item__materialize (self);
     ufo_msgpack_append (buf, self->fields);
 }
 

@@ -3,16 +3,15 @@
 
     Keys keep insertion order; setting an existing key keeps its place (as attribute order
     in the original's dataclass). An item caches its canonical JSON text (Python's
-    json.dumps() form, see UFO_JSON_PY); any mutation through this API drops the cache and
-    tells the memory that holds the item, so serialisations stay correct. Values are only
-    reachable read-only (const); to change a nested value, set the key again.
+    json.dumps() form, see UFO_JSON_PY) once it is asked for; any mutation through this API
+    drops the cache, so serialisations stay correct. Values are only reachable read-only
+    (const); to change a nested value, set the key again.
 
     An item's "step" (used by ufo_memory_delete_step / filter_steps) is its integer "Step"
     field (the HISTORY_KEYS name), else its integer "step" field; other types do not count.
 
-    Items loaded from JSON may be lazy: only their validated text is kept, and the field map
-    is built on first access. This is invisible to callers (hence non-const getters).
-    Not thread-safe: one owner at a time. */
+    Getters take a non-const item (they may fill the text cache). Not thread-safe: one
+    owner at a time. */
 #ifndef UFO_ITEM_H_INCLUDED
 #define UFO_ITEM_H_INCLUDED
 

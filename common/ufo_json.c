@@ -2,9 +2,8 @@
 
     Parser: recursive descent over a byte range with an explicit depth bound. Strings
     without escapes are copied straight from the input; UTF-8 is validated as we go.
-    The tree is carved from blocks (value_private.h): the elements and pairs of an open
-    list or map wait on a stack in the parser and get an array of the exact size, right
-    after their node, when it closes.
+    The elements and pairs of an open list or map wait on a stack in the parser and get an
+    array of the exact size when it closes.
     Integers that fit in int64 stay exact; anything else numeric becomes a double
     (parsed with the C locale, whatever the process locale is).
 
@@ -16,9 +15,6 @@
 #include <float.h>
 #include <locale.h>
 #include <pthread.h>
-#if defined (__SSE2__)
-#   include <emmintrin.h>
-#endif
 
 #define UFO_JSON_DEFAULT_DEPTH 128
 
@@ -77,7 +73,6 @@ typedef struct {
     ufo_buf_t scratch;          //  decoded strings that had escapes
     bool plain;                 //  the last string needs no escaping (no escape, DEL or
                                 //  non-ASCII byte in its text): ufo_value_entry_t.plain
-    ufo_value_arena_t arena;    //  where the tree is carved from
     ufo_value_t **items;        //  elements of the open lists, innermost last
     size_t nitems, items_cap;
     s_entry_t *pairs;           //  pairs of the open maps, innermost last
@@ -99,30 +94,6 @@ s_tables_init (void)
 }
 
 static ufo_value_t *s_parse_value (s_parser_t *self);
-
-static inline ufo_value_t *
-s_float (s_parser_t *self, double f)
-{
-    ufo_value_t *v = ufo_value__node (&self->arena, UFO_TFLOAT);
-    v->u.f = f;
-    return v;
-}
-
-static inline ufo_value_t *
-s_int (s_parser_t *self, int64_t i)
-{
-    ufo_value_t *v = ufo_value__node (&self->arena, UFO_TINT);
-    v->u.i = i;
-    return v;
-}
-
-static inline ufo_value_t *
-s_bool (s_parser_t *self, bool b)
-{
-    ufo_value_t *v = ufo_value__node (&self->arena, UFO_TBOOL);
-    v->u.b = b;
-    return v;
-}
 
 static int
 s_fail (s_parser_t *self, int code, const char *what)
@@ -187,23 +158,6 @@ s_parse_string (s_parser_t *self, const char **out, size_t *outlen)
     while (true) {
         const unsigned char *q = (const unsigned char *) self->p;
         const unsigned char *end = (const unsigned char *) self->end;
-#if defined (__SSE2__)
-        //  16 bytes at a time up to the first quote, backslash, control, DEL or non-ASCII
-        //  byte (signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too)
-        while (end - q >= 16) {
-            __m128i v = _mm_loadu_si128 ((const __m128i *) (const void *) q);
-            __m128i m = _mm_or_si128 (_mm_or_si128 (_mm_cmplt_epi8 (v, _mm_set1_epi8 (0x20)),
-                                                    _mm_cmpeq_epi8 (v, _mm_set1_epi8 (0x7F))),
-                        _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
-                                      _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))));
-            unsigned bits = (unsigned) _mm_movemask_epi8 (m);
-            if (bits) {
-                q += __builtin_ctz (bits);
-                break;
-            }
-            q += 16;
-        }
-#endif
         while (q < end && s_plain [*q])
             q++;
         self->p = (const char *) q;
@@ -319,7 +273,7 @@ s_parse_number (s_parser_t *self)
         if (p < end && *p == 'I' && self->allow_nan) {
             if (end - p >= 8 && memcmp (p, "Infinity", 8) == 0) {
                 self->p = p + 8;
-                return s_float (self, -INFINITY);
+                return ufo_value_new_float (-INFINITY);
             }
         }
     }
@@ -384,7 +338,7 @@ s_parse_number (s_parser_t *self)
             //  they add nothing to m, so m <= 10^nsig holds either way
             double value = (double) m / pow10 [nfrac];
             self->p = p;
-            return s_float (self, neg ? -value : value);
+            return ufo_value_new_float (neg ? -value : value);
         }
     }
     if (exponent) {
@@ -403,11 +357,11 @@ s_parse_number (s_parser_t *self)
     self->p = p;
     if (!is_float && !overflow) {
         if (!neg && mag <= (uint64_t) INT64_MAX)
-            return s_int (self, (int64_t) mag);
+            return ufo_value_new_int ((int64_t) mag);
         if (neg && mag <= (uint64_t) INT64_MAX + 1)
-            return s_int (self, mag == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) mag);
+            return ufo_value_new_int (mag == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) mag);
     }
-    return s_float (self, ufo_json__strtod (s, (size_t) (p - s)));
+    return ufo_value_new_float (ufo_json__strtod (s, (size_t) (p - s)));
 }
 
 static bool
@@ -472,7 +426,7 @@ s_parse_list (s_parser_t *self)
     }
     self->depth--;
     //  (no pointer arithmetic on the stack before anything was put on it: NULL + 0 is UB)
-    ufo_value_t *list = ufo_value__list_of (&self->arena, self->items ? self->items + base : NULL,
+    ufo_value_t *list = ufo_value__list_of (self->items ? self->items + base : NULL,
                                             self->nitems - base);
     self->nitems = base;
     return list;
@@ -561,7 +515,7 @@ s_parse_map (s_parser_t *self)
         return NULL;
     }
     self->depth--;
-    ufo_value_t *map = ufo_value__map_of (&self->arena, self->pairs ? self->pairs + base : NULL,
+    ufo_value_t *map = ufo_value__map_of (self->pairs ? self->pairs + base : NULL,
                                           self->npairs - base);
     self->npairs = base;
     return map;
@@ -586,21 +540,21 @@ s_parse_value (s_parser_t *self)
             size_t len;
             if (s_parse_string (self, &s, &len))
                 return NULL;
-            return ufo_value__string (&self->arena, s, len);
+            return ufo_value_new_stringn (s, len);
         }
         case 't':
-            return s_literal (self, "true", 4) ? s_bool (self, true) : NULL;
+            return s_literal (self, "true", 4) ? ufo_value_new_bool (true) : NULL;
         case 'f':
-            return s_literal (self, "false", 5) ? s_bool (self, false) : NULL;
+            return s_literal (self, "false", 5) ? ufo_value_new_bool (false) : NULL;
         case 'n':
-            return s_literal (self, "null", 4) ? ufo_value__node (&self->arena, UFO_TNULL) : NULL;
+            return s_literal (self, "null", 4) ? ufo_value_new_null () : NULL;
         case 'N':
             if (self->allow_nan)
-                return s_literal (self, "NaN", 3) ? s_float (self, NAN) : NULL;
+                return s_literal (self, "NaN", 3) ? ufo_value_new_float (NAN) : NULL;
             break;
         case 'I':
             if (self->allow_nan)
-                return s_literal (self, "Infinity", 8) ? s_float (self, INFINITY) : NULL;
+                return s_literal (self, "Infinity", 8) ? ufo_value_new_float (INFINITY) : NULL;
             break;
         default:
             if (*self->p == '-' || (*self->p >= '0' && *self->p <= '9'))
@@ -631,10 +585,6 @@ ufo_json_parse (const char *text, size_t len, const ufo_json_limits_t *limits, u
         .allow_nan = limits ? limits->allow_nan : false, .err = err
     };
     ufo_buf_init (&self.scratch);
-    //  a first block that holds the whole tree of a typical document (~3.6x its text)
-    size_t first = len * 4 + 256;
-    ufo_value_arena_init (&self.arena, first < UFO_VALUE_BLOCK_MAX ? first : UFO_VALUE_BLOCK_MAX);
-    self.arena.prefetch = true;
     ufo_value_t *value = s_parse_value (&self);
     if (value) {
         s_skip_ws (&self);
@@ -652,7 +602,6 @@ ufo_json_parse (const char *text, size_t len, const ufo_json_limits_t *limits, u
     }
     free (self.items);
     free (self.pairs);
-    ufo_value_arena_done (&self.arena);
     ufo_buf_free (&self.scratch);
     return value;
 }

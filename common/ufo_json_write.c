@@ -35,10 +35,9 @@ s_utf8_seq (const unsigned char *s, size_t n, uint32_t *cp)
 //  --- Writer -------------------------------------------------------------------
 //
 //  The writer works on a cursor into reserved buffer space: each value reserves what it
-//  needs once (s_room) and then stores bytes by pointer bumping. Strings are scanned
-//  eight bytes at a time (SWAR): a word with no byte that needs escaping is stored as is.
-//  Invariant inside s_string: the space reserved at the cursor covers the rest of the
-//  input, the closing quote and S_SLACK bytes, so whole words can be stored blindly.
+//  needs once (s_room) and then stores bytes by pointer bumping. Invariant inside
+//  s_string: the space reserved at the cursor covers the rest of the input, the closing
+//  quote and S_SLACK bytes.
 
 #define S_SLACK 16
 
@@ -72,97 +71,24 @@ s_put_u (char *o, uint32_t unit)
     return o + 6;
 }
 
-#if defined (__GNUC__) && defined (__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#   define S_SWAR 1
-//  High bit set in the lowest byte of x that needs escaping (bits above it may be set
-//  spuriously; only the lowest is used): control bytes, '"', '\\', bytes >= 0x80 (they
-//  need UTF-8 checking), and DEL when ascii.
-static inline uint64_t
-s_special8 (uint64_t x, bool ascii)
-{
-    const uint64_t ones = 0x0101010101010101ULL;
-    const uint64_t high = 0x8080808080808080ULL;
-    uint64_t q = x ^ (ones * '"');
-    uint64_t b = x ^ (ones * '\\');
-    uint64_t m = ((x - ones * 0x20) & ~x)
-               | ((q - ones) & ~q)
-               | ((b - ones) & ~b)
-               | x;
-    if (ascii) {
-        uint64_t d = x ^ (ones * 0x7F);
-        m |= (d - ones) & ~d;
-    }
-    return m & high;
-}
-#endif
-
-#if defined (__SSE2__) && defined (S_SWAR)
-#   include <emmintrin.h>
-#   define S_SSE2 1
-//  Bit i set when byte i of v needs escaping or a UTF-8 check (signed compare: bytes
-//  >= 0x80 are negative, so "< 0x20" catches them with the control bytes).
-static inline unsigned
-s_special16 (__m128i v, bool ascii)
-{
-    __m128i m = _mm_or_si128 (_mm_cmplt_epi8 (v, _mm_set1_epi8 (0x20)),
-                _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
-                              _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))));
-    if (ascii)
-        m = _mm_or_si128 (m, _mm_cmpeq_epi8 (v, _mm_set1_epi8 (0x7F)));
-    return (unsigned) _mm_movemask_epi8 (m);
-}
-#endif
-
 //  Bytes to reserve for a string of len bytes (quotes and slack for whole-word stores).
 #define s_string_room(len) ((len) + 2 + S_SLACK)
 
-//  The general string loop, from p on (o is its place in the output, with room for the
-//  rest of the input, the closing quote, S_SLACK and `extra` bytes): escapes, UTF-8 checks.
-//  Writes the closing quote; returns the new cursor.
+//  Writes s as a JSON string at o (escapes, UTF-8 checks); returns the new cursor.
+//  The caller has made room for s_string_room (len) + extra bytes at o; room for
+//  extra + S_SLACK bytes is left after the string, whatever it held.
 static char *
-s_string_slow (ufo_buf_t *buf, char *o, const unsigned char *p, const unsigned char *end,
-               bool ascii, size_t extra)
+s_string (ufo_buf_t *buf, char *o, const char *s, size_t len, bool ascii, size_t extra)
 {
     const unsigned char *plain = ascii ? s_plain_ascii : s_plain;
+    const unsigned char *p = (const unsigned char *) s;
+    const unsigned char *end = p + len;
+    *o++ = '"';
     for (;;) {
-#ifdef S_SSE2
-        while (end - p >= 16) {
-            __m128i v = _mm_loadu_si128 ((const __m128i *) p);
-            _mm_storeu_si128 ((__m128i *) o, v);
-            unsigned m = s_special16 (v, ascii);
-            if (m) {
-                unsigned k = (unsigned) __builtin_ctz (m);
-                p += k;
-                o += k;
-                goto special;
-            }
-            p += 16;
-            o += 16;
-        }
-#endif
-#ifdef S_SWAR
-        while (end - p >= 8) {
-            uint64_t x;
-            memcpy (&x, p, 8);
-            memcpy (o, &x, 8);
-            uint64_t m = s_special8 (x, ascii);
-            if (m) {
-                size_t k = (size_t) __builtin_ctzll (m) >> 3;
-                p += k;
-                o += k;
-                goto special;
-            }
-            p += 8;
-            o += 8;
-        }
-#endif
         while (p < end && plain [*p])
             *o++ = (char) *p++;
         if (p >= end)
             break;
-#ifdef S_SWAR
-special:
-#endif
         //  the escape below writes at most 12 bytes for at least one byte read
         o = s_room (buf, o, (size_t) (end - p) + 12 + 2 + S_SLACK + extra);
         unsigned char c = *p;
@@ -218,112 +144,6 @@ special:
     }
     *o++ = '"';
     return o;
-}
-
-#if defined (__GNUC__)
-#   define S_ALWAYS_INLINE inline __attribute__ ((always_inline))
-#else
-#   define S_ALWAYS_INLINE inline
-#endif
-
-//  Writes s as a JSON string at o; returns the new cursor. The common case, nothing to
-//  escape, is handled here with whole-word loads and stores: 16-byte blocks (the last one
-//  overlapping the one before), 8 to 15 bytes as two overlapping 8-byte words, 4 to 7 as
-//  two 4-byte words; anything else continues in s_string_slow from the start of the block
-//  holding the first byte to escape.
-//  The caller has made room for s_string_room (len) + extra bytes at o; room for
-//  extra + S_SLACK bytes is left after the string, whatever it held.
-static S_ALWAYS_INLINE char *
-s_string (ufo_buf_t *buf, char *o, const char *s, size_t len, bool ascii, size_t extra)
-{
-    const unsigned char *p = (const unsigned char *) s;
-    const unsigned char *end = p + len;
-    *o++ = '"';
-#ifdef S_SSE2
-    if (len >= 16) {
-        __m128i v;
-        do {
-            v = _mm_loadu_si128 ((const __m128i *) p);
-            _mm_storeu_si128 ((__m128i *) o, v);
-            unsigned m = s_special16 (v, ascii);
-            if (m) {
-                unsigned k = (unsigned) __builtin_ctz (m);
-                p += k;
-                o += k;
-                goto slow;
-            }
-            p += 16;
-            o += 16;
-        } while (end - p >= 16);
-        if (p < end) {
-            size_t back = 16 - (size_t) (end - p);
-            v = _mm_loadu_si128 ((const __m128i *) (end - 16));
-            if (s_special16 (v, ascii) >> back)
-                goto slow;
-            _mm_storeu_si128 ((__m128i *) (o - back), v);
-            o += end - p;
-        }
-    }
-    else
-    if (len >= 8) {
-        uint64_t a, b;
-        memcpy (&a, p, 8);
-        memcpy (&b, end - 8, 8);
-        if (s_special16 (_mm_set_epi64x ((long long) b, (long long) a), ascii))
-            goto slow;
-        memcpy (o, &a, 8);
-        memcpy (o + len - 8, &b, 8);
-        o += len;
-    }
-    else
-#elif defined (S_SWAR)
-    if (len >= 8) {
-        uint64_t x, m;
-        do {
-            memcpy (&x, p, 8);
-            memcpy (o, &x, 8);
-            m = s_special8 (x, ascii);
-            if (m)
-                goto slow;
-            p += 8;
-            o += 8;
-        } while (end - p >= 8);
-        if (p < end) {
-            size_t back = 8 - (size_t) (end - p);
-            memcpy (&x, end - 8, 8);
-            m = s_special8 (x, ascii) >> (8 * back);
-            if (m)
-                goto slow;
-            memcpy (o - back, &x, 8);
-            o += end - p;
-        }
-    }
-    else
-#endif
-#ifdef S_SWAR
-    if (len >= 4) {
-        uint32_t a, b;
-        memcpy (&a, p, 4);
-        memcpy (&b, end - 4, 4);
-        if (s_special8 ((uint64_t) a | ((uint64_t) b << 32), ascii))
-            goto slow;
-        memcpy (o, &a, 4);
-        memcpy (o + len - 4, &b, 4);
-        o += len;
-    }
-    else {
-        const unsigned char *plain = ascii ? s_plain_ascii : s_plain;
-        for (; p < end; p++) {
-            if (!plain [*p])
-                goto slow;
-            *o++ = (char) *p;
-        }
-    }
-    *o++ = '"';
-    return o;
-slow:
-#endif
-    return s_string_slow (buf, o, p, end, ascii, extra);
 }
 
 void
@@ -550,7 +370,7 @@ static char *s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, in
 
 //  Writes the value v at o (the caller made room for s_value_room (v) bytes); returns
 //  the new cursor.
-static S_ALWAYS_INLINE char *
+static char *
 s_value (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool ascii, int level)
 {
     switch (v->type) {
@@ -588,8 +408,6 @@ s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool
     o = s_room (buf, o, 2);
     if (v->type == UFO_TLIST) {
         *o++ = '[';
-        for (size_t i = 0; i < n && i < 32; i++)
-            __builtin_prefetch (v->u.items [i]);
         for (size_t i = 0; i < n; i++) {
             if (base == UFO_JSON_PRETTY) {
                 o = s_indent (buf, o, level + 1, i > 0);
@@ -610,10 +428,6 @@ s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool
         return o;
     }
     const ufo_value_entry_t *e = v->u.entries;
-    //  the children are separate allocations: ask for all of them at once rather than
-    //  wait for each in turn (reading their type is otherwise a cache miss per value)
-    for (size_t i = 0; i < n && i < 32; i++)
-        __builtin_prefetch (e [i].value);
     *o++ = '{';
     for (size_t i = 0; i < n; i++, e++) {
         if (base == UFO_JSON_PRETTY) {
@@ -627,11 +441,10 @@ s_container (ufo_buf_t *buf, char *o, const ufo_value_view_t *v, int style, bool
             if (base == UFO_JSON_PY)
                 *o++ = ' ';
         }
-        if (e->plain && e->keylen < UFO_VALUE_KEY_INLINE) {
-            //  nothing to escape: the whole inline key buffer is stored blindly (the
-            //  reservation above covers it) and the cursor moves by the key's length
+        if (e->plain) {
+            //  nothing to escape in any style
             *o++ = '"';
-            memcpy (o, e->k.inl, UFO_VALUE_KEY_INLINE);
+            memcpy (o, ufo_value_entry_key (e), e->keylen);
             o += e->keylen;
             *o++ = '"';
         }

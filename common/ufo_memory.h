@@ -1,13 +1,12 @@
 /*  ufo_memory.h - an ordered list of items (the original's Memory).
 
-    The memory owns its items. It keeps the JSON text of its item list (json.dumps of the
-    list of dicts) up to date incrementally: adding an item appends to it; only delete,
-    clear, the cap and a mutation of a held item force a rebuild, which happens lazily on
-    the next serialisation. to_json and the blackboard prompt then cost about a memcpy.
+    The memory owns its items. The JSON text of its item list (json.dumps of the list of
+    dicts) is put together from the items' cached texts (ufo_item_json): each item is
+    written once, until it changes, and later serialisations and blackboard prompts copy
+    the texts.
 
     Optional cap: with a cap N > 0, adding an item to a full memory drops the oldest.
-    Items created by one bulk load (from_json, load_questions) share one allocation, which is
-    released with the last of them. Not thread-safe. */
+    Not thread-safe. */
 #ifndef UFO_MEMORY_H_INCLUDED
 #define UFO_MEMORY_H_INCLUDED
 

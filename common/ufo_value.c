@@ -1,34 +1,15 @@
 /*  ufo_value.c - JSON-like value trees with ordered maps.
 
-    Layout choices, for speed on blackboard-sized data (10k items x 10 fields):
-    - a string value is one allocation: the node followed by its bytes;
-    - map keys shorter than UFO_KEY_INLINE bytes live inside the map entry (no allocation);
-    - maps are arrays in insertion order; lookup is a linear scan up to UFO_MAP_HASH_MIN
-      pairs, beyond that an open-addressing index of entry positions keeps it O(1), so a
-      hostile document with a million keys costs linear time, not quadratic;
-    - trees built by the JSON parser and by ufo_value_dup are carved from blocks
-      (value_private.h, ufo_value_block.c): a node then returns itself to its block. */
+    Layout: a string value is one allocation (the node followed by its bytes); map keys
+    shorter than UFO_KEY_INLINE bytes live inside the map entry; maps are arrays in
+    insertion order, looked up by a linear scan up to UFO_MAP_HASH_MIN pairs and through an
+    open-addressing index of entry positions beyond that, so a hostile document with a
+    million keys costs linear time, not quadratic. */
 #include "ufo_prelude.h"
 #include "value_private.h"
 #include "model_private.h"
-//  A destroyed node carved from a block is marked inaccessible for ASan and valgrind,
-//  which would otherwise not see a use after its destruction while its block lives on.
-#if defined (__has_include)
-#   if __has_include (<valgrind/memcheck.h>)
-#       include <valgrind/memcheck.h>
-#       define S_GONE_VALGRIND(p, n) VALGRIND_MAKE_MEM_NOACCESS (p, n)
-#   endif
-#   if __has_include (<sanitizer/asan_interface.h>)
-#       include <sanitizer/asan_interface.h>
-#   endif
-#endif
-#if !defined (S_GONE_VALGRIND)
-#   define S_GONE_VALGRIND(p, n) ((void) (p), (void) (n))
-#endif
-#if !defined (ASAN_POISON_MEMORY_REGION)
-#   define ASAN_POISON_MEMORY_REGION(p, n) ((void) (p), (void) (n))
-#endif
 
+#define UFO_MAP_HASH_MIN 16
 #define UFO_KEY_INLINE UFO_VALUE_KEY_INLINE
 
 static inline const char *
@@ -41,7 +22,7 @@ static ufo_value_t *
 s_node (uint8_t type)
 {
     ufo_value_t *self = (ufo_value_t *) ufo_malloc (sizeof (ufo_value_t));
-    ufo_value__init (self, type, NULL);
+    *self = (ufo_value_t) { .type = type };
     return self;
 }
 
@@ -80,7 +61,7 @@ static ufo_value_t *
 s_string_node (size_t len)
 {
     ufo_value_t *self = (ufo_value_t *) ufo_malloc (sizeof (ufo_value_t) + len + 1);
-    ufo_value__init (self, UFO_TSTRING, NULL);
+    *self = (ufo_value_t) { .type = UFO_TSTRING };
     self->len = len;
     self->u.s = (char *) (self + 1);
     self->u.s [len] = 0;
@@ -159,27 +140,16 @@ s_entry_free (s_entry_t *e)
     ufo_value_destroy (&e->value);
 }
 
-//  Makes room for one more element (elem bytes each) in a list's or map's array; an
-//  array carved from a block moves to the heap.
+//  Makes room for one more element (elem bytes each) in a list's or map's array.
 static void
 s_grow (ufo_value_t *self, size_t elem)
 {
     assert (self->cap < UINT32_MAX / 2);
     uint32_t cap = self->cap ? self->cap * 2 : 4;
-    void *array = self->type == UFO_TLIST ? (void *) self->u.items : (void *) self->u.entries;
-    if (self->flags & S_OWN_ARRAY)
-        array = ufo_realloc (array, cap * elem);
-    else {
-        void *heap = ufo_malloc (cap * elem);
-        if (self->len)
-            memcpy (heap, array, self->len * elem);
-        array = heap;
-        self->flags |= S_OWN_ARRAY;
-    }
     if (self->type == UFO_TLIST)
-        self->u.items = (ufo_value_t **) array;
+        self->u.items = (ufo_value_t **) ufo_realloc (self->u.items, cap * elem);
     else
-        self->u.entries = (s_entry_t *) array;
+        self->u.entries = (s_entry_t *) ufo_realloc (self->u.entries, cap * elem);
     self->cap = cap;
 }
 
@@ -225,32 +195,16 @@ ufo_value_destroy (ufo_value_t **self_p)
         return;
     }
     //  Iterative for lists of lists would be nicer; depth is bounded by every decoder.
-    if (self->type == UFO_TLIST || self->type == UFO_TMAP) {
+    if (self->type == UFO_TLIST) {
         s_clear (self);
-        if (self->flags & S_OWN_ARRAY) {
-            if (self->type == UFO_TLIST)
-                free (self->u.items);
-            else
-                free (self->u.entries);
-        }
+        free (self->u.items);
     }
-    ufo_value_block_t *block = self->block;
-    if (!block)
-        free (self);
-    else {
-        //  what was carved for the node: the node and its bytes or its array
-        size_t size = sizeof (ufo_value_t);
-        if (self->type == UFO_TSTRING)
-            size += self->len + 1;
-        else
-        if (!(self->flags & S_OWN_ARRAY))
-            size += (size_t) self->cap * (self->type == UFO_TLIST ? sizeof (ufo_value_t *)
-                                          : self->type == UFO_TMAP ? sizeof (s_entry_t) : 0);
-        ASAN_POISON_MEMORY_REGION (self, size);
-        S_GONE_VALGRIND (self, size);
-        if (--block->live == 0 && !block->open)
-            ufo_value__block_free (block);
+    else
+    if (self->type == UFO_TMAP) {
+        s_clear (self);
+        free (self->u.entries);
     }
+    free (self);
 }
 
 void
@@ -455,8 +409,8 @@ s_hidx_insert (ufo_value_t *self, size_t pos)
     self->hidx [slot] = (uint32_t) (pos + 1);
 }
 
-void
-ufo_value__hidx_rebuild (ufo_value_t *self)
+static void
+s_hidx_rebuild (ufo_value_t *self)
 {
     free (self->hidx);
     self->hidx = NULL;
@@ -505,17 +459,19 @@ s_map_append (ufo_value_t *self, const s_entry_t *e)
     self->u.entries [self->len++] = *e;
     if (self->hidx) {
         if (self->len * 2 > self->hcap)
-            ufo_value__hidx_rebuild (self);
+            s_hidx_rebuild (self);
         else
             s_hidx_insert (self, self->len - 1);
     }
     else
     if (self->len >= UFO_MAP_HASH_MIN)
-        ufo_value__hidx_rebuild (self);
+        s_hidx_rebuild (self);
 }
 
-void
-ufo_value__map_put (ufo_value_t *self, s_entry_t *e)
+//  Moves the pair *e into map (taking its key and value), replacing the value of an
+//  existing equal key in place.
+static void
+s_map_put (ufo_value_t *self, s_entry_t *e)
 {
     assert (!(self->flags & S_FROZEN));
     ptrdiff_t pos = s_map_find (self, s_key (e), e->keylen);
@@ -550,8 +506,7 @@ ufo_value_map_setn (ufo_value_t *self, const char *key, size_t keylen, ufo_value
     char *dest = keylen < UFO_KEY_INLINE ? e.k.inl : (e.k.heap = (char *) ufo_malloc (keylen + 1));
     memcpy (dest, key, keylen);
     dest [keylen] = 0;
-    e.plain = keylen < UFO_KEY_INLINE ? ufo_value__inline_key_plain (e.k.inl, keylen)
-                                      : ufo_value__key_plain (key, keylen);
+    e.plain = ufo_value__key_plain (key, keylen);
     e.value = value;
     s_map_append (self, &e);
     return value;
@@ -668,7 +623,7 @@ ufo_value_map_remove (ufo_value_t *self, const char *key)
              (self->len - (size_t) pos - 1) * sizeof (s_entry_t));
     self->len--;
     if (self->hidx)
-        ufo_value__hidx_rebuild (self);
+        s_hidx_rebuild (self);
     return true;
 }
 
@@ -737,7 +692,101 @@ ufo_value_path (const ufo_value_t *self, const char *path)
     return (ufo_value_t *) cursor;
 }
 
-//  --- Compare (ufo_value_dup is in ufo_value_block.c) -------------------------------
+//  --- Built whole (the parser), deep copy ---------------------------------------
+
+ufo_value_t *
+ufo_value__list_of (ufo_value_t *const *items, size_t n)
+{
+    assert (n < UINT32_MAX / 2);
+    ufo_value_t *self = s_node (UFO_TLIST);
+    if (n) {
+        self->u.items = (ufo_value_t **) ufo_malloc (n * sizeof (ufo_value_t *));
+        memcpy (self->u.items, items, n * sizeof (ufo_value_t *));
+        self->len = n;
+        self->cap = (uint32_t) n;
+    }
+    return self;
+}
+
+ufo_value_t *
+ufo_value__map_of (s_entry_t *entries, size_t n)
+{
+    assert (n < UINT32_MAX / 2);
+    ufo_value_t *self = s_node (UFO_TMAP);
+    if (n) {
+        self->u.entries = (s_entry_t *) ufo_malloc (n * sizeof (s_entry_t));
+        self->cap = (uint32_t) n;
+    }
+    for (size_t i = 0; i < n; i++)
+        s_map_put (self, &entries [i]);
+    return self;
+}
+
+//  Deep copy of self (not NULL); every node of the copy gets the flags fl (0 or S_FROZEN).
+static ufo_value_t *
+s_copy (const ufo_value_t *self, uint8_t fl)
+{
+    ufo_value_t *copy;
+    if (self->type == UFO_TSTRING)
+        copy = ufo_value_new_stringn (self->u.s, self->len);
+    else {
+        copy = s_node (self->type);
+        copy->u = self->u;
+    }
+    copy->flags = fl;
+    size_t n = self->len;
+    if (self->type == UFO_TLIST && n) {
+        copy->u.items = (ufo_value_t **) ufo_malloc (n * sizeof (ufo_value_t *));
+        for (size_t i = 0; i < n; i++)
+            copy->u.items [i] = s_copy (self->u.items [i], fl);
+        copy->len = n;
+        copy->cap = (uint32_t) n;
+    }
+    else
+    if (self->type == UFO_TMAP && n) {
+        copy->u.entries = (s_entry_t *) ufo_malloc (n * sizeof (s_entry_t));
+        for (size_t i = 0; i < n; i++) {
+            const s_entry_t *from = &self->u.entries [i];
+            s_entry_t *to = &copy->u.entries [i];
+            *to = *from;
+            if (from->keylen >= UFO_KEY_INLINE)
+                to->k.heap = ufo_strndup (from->k.heap, from->keylen);
+            to->value = s_copy (from->value, fl);
+        }
+        copy->len = n;
+        copy->cap = (uint32_t) n;
+        if (n >= UFO_MAP_HASH_MIN)
+            s_hidx_rebuild (copy);
+    }
+    else
+    if (self->type == UFO_TLIST || self->type == UFO_TMAP)
+        copy->u.items = NULL;           //  empty: no array
+    return copy;
+}
+
+ufo_value_t *
+ufo_value_dup (const ufo_value_t *self)
+{
+    return self ? s_copy (self, 0) : NULL;
+}
+
+ufo_value_t *
+ufo_value__list_take (ufo_value_t *list, size_t index)
+{
+    assert (list && list->type == UFO_TLIST && !(list->flags & S_FROZEN));
+    assert (index < list->len);
+    ufo_value_t *item = list->u.items [index];
+    list->u.items [index] = s_node (UFO_TNULL);
+    return item;
+}
+
+ufo_value_t *
+ufo_value__dup_frozen (const ufo_value_t *self)
+{
+    return self ? s_copy (self, S_FROZEN) : NULL;
+}
+
+//  --- Compare -------------------------------------------------------------------
 
 bool
 ufo_value_equal (const ufo_value_t *a, const ufo_value_t *b)

@@ -11,17 +11,10 @@
     Strings are UTF-8 with an explicit length (they may contain NUL bytes) and are always
     NUL-terminated as well.
 
-    Memory: trees returned by the JSON parser and by ufo_value_dup are carved from a few
-    blocks (one for a typical document or copy) instead of one allocation per node. This
-    changes nothing in the ownership rules above; a block is released with the last of
-    its nodes, so a tree whose nodes are mostly replaced or removed keeps its blocks until
-    the rest goes. Freed small blocks are kept for reuse per thread (at most 32 MB per
-    thread, released when a thread other than the main one ends). Threads: a tree may be
-    read by several threads at once, but changed or destroyed - any part of it, subtrees
-    included - by one thread at a time (the nodes of one tree share their blocks' counts,
-    so two threads may not even change different subtrees of one tree at once). A shared
-    frozen tree and every tree holding a reference to it count as one tree for this rule:
-    the reference count is not atomic. */
+    Threads: a tree may be read by several threads at once, but changed or destroyed - any
+    part of it, subtrees included - by one thread at a time. A shared frozen tree and every
+    tree holding a reference to it count as one tree for this rule: the reference count is
+    not atomic. */
 #ifndef UFO_VALUE_H_INCLUDED
 #define UFO_VALUE_H_INCLUDED
 

@@ -2,7 +2,6 @@
     (golden file written by tests/golden/make_board_golden.py with Python's json module),
     the JSON-lines question loader, and cache invalidation seen through the prompt. */
 #include "ufo.h"
-#include "model_private.h"
 #include "ufo_test.h"
 #include "test_files.h"
 #include <unistd.h>
@@ -236,7 +235,7 @@ UFO_TEST (test_prompt_golden)
     CHECK (s_prompt_is_golden (board));
     CHECK (s_prompt_is_golden (board));         //  warm cache: same bytes
 
-    //  through the JSON snapshot (lazy load path) and through the map shape
+    //  through the JSON snapshot and through the map shape
     char *json = ufo_board_to_json (board, NULL);
     ufo_board_t *copy = ufo_board_new ();
     ufo_error_t err;
@@ -397,14 +396,6 @@ UFO_TEST (test_load_questions)
     CHECK_STR (text, "[{\"question\": \"q1\", \"answer\": \"a1\"}, {\"question\": \"q2\", \"answer\": \"\\u00e9\"}, "
                      "{\"text\": \"just a string\"}, {\"question\": \"q3\"}, {\"question\": \"q4\"}]");
     free (text);
-    //  which path each line took: canonical lines stay text (no map), also after refused
-    //  lines (the loader scans the whole text once, forward); the compact line is parsed
-    ufo_memory_t *questions = ufo_board_memory (board, UFO_MEM_QUESTIONS);
-    CHECK (ufo_memory_at (questions, 0)->fields == NULL);
-    CHECK (ufo_memory_at (questions, 1)->fields != NULL);
-    CHECK (ufo_memory_at (questions, 2)->fields == NULL);
-    CHECK (ufo_memory_at (questions, 3)->fields == NULL);
-    CHECK (ufo_memory_at (questions, 4)->fields == NULL);
     CHECK_STR (ufo_item_get_str (ufo_memory_at (ufo_board_memory (board, 0), 2), "text", NULL),
                "just a string");
 
@@ -432,7 +423,7 @@ UFO_TEST (test_load_questions)
     CHECK_INT (ufo_board_load_questions_text (board, "\n\n", 2, -1), 0);
     CHECK_INT (ufo_board_load_questions_text (board, "\r\r\n\xff{}", 6, -1), 0);
 
-    //  loaded questions behave like any item: lazy text, then mutation
+    //  loaded questions behave like any item: text, then mutation
     ufo_board_clear (board);
     ufo_board_load_questions_text (board, "{\"a\": 1}\n{\"b\": 2}\n", 18, -1);
     ufo_item_set_int (ufo_memory_at (ufo_board_memory (board, 0), 0), "a", 5);
@@ -449,8 +440,7 @@ UFO_TEST (test_load_questions)
 
 UFO_TEST (test_load_questions_with_cap)
 {
-    //  a cap drops items while the loader is still adding (canonical lines share one
-    //  storage block; compact lines take the full parser's path)
+    //  a cap drops items while the loader is still adding
     ufo_board_t *board = ufo_board_new ();
     ufo_memory_set_cap (ufo_board_memory (board, UFO_MEM_QUESTIONS), 1);
     const char *lines = "{\"a\": 1}\n{\"b\":2}\n{\"c\": 3}\n{\"d\":4}\n{\"e\": 5}\n";

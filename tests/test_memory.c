@@ -2,7 +2,6 @@
     and the incremental JSON text staying equal to a from-scratch serialisation. */
 #include "ufo.h"
 #include "ufo_test.h"
-#include "model_private.h"         //  white-box checks of the load paths
 
 //  The memory's JSON must always equal json.dumps(list of dicts) written from scratch.
 static bool
@@ -137,7 +136,7 @@ UFO_TEST (test_json_forms)
 {
     ufo_error_t err;
     ufo_memory_t *mem = ufo_memory_new ();
-    //  canonical text (fast path: kept as is)
+    //  canonical text comes back as it was
     const char *canon = "[{\"Step\": 1, \"u\": \"\\u00e9\"}, {\"Step\": 2, \"f\": 0.25, \"l\": [1, 2]}]";
     CHECK_INT (ufo_memory_from_json (mem, canon, strlen (canon), &err), 0);
     CHECK_INT (ufo_memory_length (mem), 2);
@@ -147,14 +146,14 @@ UFO_TEST (test_json_forms)
     CHECK_INT (ufo_item_get_int (ufo_memory_at (mem, 1), "Step", 0), 2);
     CHECK (s_consistent (mem));
 
-    //  other spellings of the same data (slow path) give the same canonical text
+    //  other spellings of the same data give the same canonical text
     const char *other = " [ {\"Step\":1,\"u\":\"\xC3\xA9\"} ,\n{\"Step\":2,\"f\":2.5e-1,\"l\":[1,2]}]\n";
     ufo_memory_t *mem2 = ufo_memory_new ();
     CHECK_INT (ufo_memory_from_json (mem2, other, strlen (other), &err), 0);
     text = ufo_memory_to_json (mem2, NULL);
     CHECK_STR (text, canon);
     free (text);
-    //  whitespace between canonical items is fine for the fast path too
+    //  whitespace between items
     const char *spaced = "[\n  {\"a\": 1},\n  {\"b\": 2}\n]";
     CHECK_INT (ufo_memory_from_json (mem2, spaced, strlen (spaced), &err), 0);
     text = ufo_memory_to_json (mem2, NULL);
@@ -168,7 +167,7 @@ UFO_TEST (test_json_forms)
     free (text);
     ufo_memory_destroy (&mem2);
 
-    //  a mix: canonical objects stay text, the others are parsed alone; one text in the end
+    //  a mix of canonical and other spellings: one canonical text in the end
     const char *mixed = "[{\"a\": 1}, {\"b\":[1,2]}, {\"c\": \"\\u00e9\"},\n{\"d\":\"\xC3\xA9\"}, {}]";
     ufo_memory_t *mem3 = ufo_memory_new ();
     CHECK_INT (ufo_memory_from_json (mem3, mixed, strlen (mixed), &err), 0);
@@ -219,7 +218,7 @@ UFO_TEST (test_cache_follows_changes)
     char *text = ufo_memory_to_json (mem, NULL);
     CHECK_STR (text, "[{\"Step\": 1, \"Action\": \"changed\"}, {\"Step\": 2, \"Action\": \"b\"}]");
     free (text);
-    //  mutate a lazily loaded item
+    //  mutate a loaded item
     const char *canon = "[{\"Step\": 1}, {\"Step\": 2}, {\"Step\": 3}]";
     CHECK_INT (ufo_memory_from_json (mem, canon, strlen (canon), &err), 0);
     ufo_item_set_int (ufo_memory_at (mem, 1), "x", 5);
@@ -262,7 +261,7 @@ UFO_TEST (test_cap)
     CHECK_STR (text, "[{\"Step\": 4, \"Action\": \"x\"}, {\"Step\": 5, \"Action\": \"x\"}, "
                      "{\"Step\": 6, \"Action\": \"y\"}]");
     free (text);
-    //  a long capped session: the text buffer is compacted as the oldest items go
+    //  a long capped session
     char big [300];
     memset (big, 'z', sizeof (big) - 1);
     big [sizeof (big) - 1] = 0;
@@ -288,8 +287,8 @@ UFO_TEST (test_cap)
     ufo_memory_destroy (&mem);
 }
 
-//  Inputs that look canonical but are not (or are, at the edges): whichever path the loader
-//  takes, the memory's text must equal a fresh json.dumps of what was loaded.
+//  Inputs that look canonical but are not (or are, at the edges): the memory's text must
+//  equal a fresh json.dumps of what was loaded.
 UFO_TEST (test_canonical_edges)
 {
     struct { const char *in, *out; } cases [] = {
@@ -322,14 +321,14 @@ UFO_TEST (test_canonical_edges)
         CHECK (s_consistent (mem));
         ufo_memory_destroy (&mem);
     }
-    //  a lone surrogate is not kept as text (the fast path refuses it); whatever the parser
-    //  makes of it, the text stays consistent with the loaded value
+    //  a lone surrogate: whatever the parser makes of it, the text stays consistent with
+    //  the loaded value
     const char *lone = "[{\"s\": \"\\ud800\"}]";
     ufo_memory_t *mem = ufo_memory_new ();
     if (ufo_memory_from_json (mem, lone, strlen (lone), &err) == 0)
         CHECK (s_consistent (mem));
 
-    //  an object with more keys than the fast path tracks, and deep nesting: full parser
+    //  an object with many keys (hash-indexed map), and deep nesting
     ufo_buf_t big = {0};
     ufo_buf_puts (&big, "[{");
     for (int k = 0; k < 100; k++)
@@ -349,142 +348,10 @@ UFO_TEST (test_canonical_edges)
     ufo_memory_destroy (&mem);
 }
 
-//  The canonical check finds string ends with bit masks per 64-byte block, made with
-//  AVX-512BW where the CPU has it and with portable code otherwise: both give the same
-//  verdicts, for strings that end, hold an escape or a raw control byte at every offset
-//  of a block and across block ends.
-UFO_TEST (test_canon_mask_variants)
-{
-    for (int portable = 0; portable < 2; portable++) {
-        ufo_canon__portable (portable == 1);
-        for (size_t lead = 0; lead < 64; lead++) {
-            for (size_t len = 0; len < 140; len += 7) {
-                //  ["<lead x's>", "<len bytes with an escape at len/2>"]
-                ufo_buf_t text = {0};
-                ufo_buf_puts (&text, "[\"");
-                for (size_t i = 0; i < lead; i++)
-                    ufo_buf_putc (&text, 'x');
-                ufo_buf_puts (&text, "\", \"");
-                for (size_t i = 0; i < len; i++)
-                    ufo_buf_puts (&text, i == len / 2 ? "\\u00e9" : "y");
-                ufo_buf_puts (&text, "\"]");
-                CHECK_INT (ufo_canon_value (text.data, text.len), text.len);
-                //  a raw tab, a raw non-ASCII byte, DEL, an upper-case escape: refused
-                size_t at = lead + 5 + len / 2;
-                char *bad = (char *) malloc (text.len);
-                REQUIRE (bad);
-                memcpy (bad, text.data, text.len);
-                bad [2 + lead / 2] = '\t';
-                CHECK_INT (ufo_canon_value (bad, text.len), 0);
-                memcpy (bad, text.data, text.len);
-                bad [at < text.len - 2 ? at : 2] = (char) 0xC3;
-                CHECK_INT (ufo_canon_value (bad, text.len), 0);
-                memcpy (bad, text.data, text.len);
-                bad [at < text.len - 2 ? at : 2] = 0x7f;                //  DEL
-                CHECK_INT (ufo_canon_value (bad, text.len), 0);
-                if (len) {
-                    memcpy (bad, text.data, text.len);
-                    bad [lead + 5 + len / 2 + 4] = 'E';
-                    CHECK_INT (ufo_canon_value (bad, text.len), 0);
-                }
-                //  cut anywhere inside the last string: never accepted past the cut
-                size_t cut = text.len - 2 - len / 3;
-                CHECK_INT (ufo_canon_value (text.data, cut), 0);
-                free (bad);
-                ufo_buf_free (&text);
-            }
-        }
-    }
-    ufo_canon__portable (false);
-}
-
-//  Maps of one level are matched against the keys of the level's last accepted map; from
-//  the first key that differs on, keys are scanned and checked for duplicates among all of
-//  the map's keys, the matched ones included. Each case: canonical (1) or not (0).
-UFO_TEST (test_canon_key_templates)
-{
-    struct { const char *text; int canonical; } cases [] = {
-        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"b\": 2}]", 1 },
-        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"a\": 2}]", 0 },           //  matched key again
-        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"c\": 3, \"b\": 4}]", 1 },
-        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"c\": 3, \"a\": 4}]", 0 }, //  after a difference
-        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"b\": 2, \"b\": 5}]", 0 }, //  past the known keys
-        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1}, {\"a\": 1, \"b\": 2, \"b\": 3}]", 0 },
-        { "[{\"a\": 1, \"b\": 2}, {\"a\": 1}, {\"a\": 1, \"b\": 2}]", 1 },
-        { "[{\"a\": 1, \"b\": 2}, {\"b\": 1, \"a\": 2}]", 1 },
-        { "[{\"a\": 1, \"b\": 2}, {\"b\": 1, \"b\": 2}]", 0 },
-        { "[{\"ab\": 1}, {\"a\": 1}, {\"a\": 1, \"ab\": 2}]", 1 },
-        { "[{\"a\": 1, \"b\": 1}, {\"a\":1, \"b\": 1}]", 0 },              //  known key, no space
-        { "[{\"x\": {\"a\": 1, \"b\": 2}}, {\"x\": {\"a\": 1, \"a\": 2}}]", 0 },
-        { "[{\"x\": {\"a\": 1}}, {\"a\": {\"x\": 1}}, {\"x\": {\"a\": 1}}]", 1 },
-        { "[[{\"a\": 1}], [{\"a\": 1, \"a\": 1}]]", 0 },
-    };
-    for (size_t i = 0; i < sizeof (cases) / sizeof (cases [0]); i++) {
-        size_t len = strlen (cases [i].text);
-        CHECK_INT (ufo_canon_value (cases [i].text, len), cases [i].canonical ? len : 0);
-    }
-    //  keys longer than the 32 bytes compared at once, longer than a level remembers (253
-    //  bytes with the quotes), and more keys than it remembers (24): a repeat of any of them
-    //  is refused
-    for (int kind = 0; kind < 3; kind++) {
-        size_t count = kind == 2 ? 30 : 2;
-        size_t base = kind == 0 ? 40 : kind == 1 ? 300 : 1;
-        ufo_buf_t first = {0}, good = {0}, list = {0};
-        for (size_t c = 0; c < base; c++)
-            ufo_buf_putc (&first, 'k');
-        ufo_buf_putc (&first, '0');
-        for (size_t k = 0; k < count; k++)
-            ufo_buf_printf (&good, "%s\"%.*s%zu\": %zu", k ? ", " : "{", (int) base,
-                            first.data, k, k);
-        ufo_buf_putc (&good, '}');
-        //  [good, good] is canonical; [good, good, good with its first key again] is not
-        ufo_buf_printf (&list, "[%s, %s]", good.data, good.data);
-        CHECK_INT (ufo_canon_value (list.data, list.len), list.len);
-        ufo_buf_reset (&list);
-        ufo_buf_printf (&list, "[%s, %s, ", good.data, good.data);
-        ufo_buf_append (&list, good.data, good.len - 1);
-        ufo_buf_printf (&list, ", \"%s\": 1}]", first.data);
-        CHECK_INT (ufo_canon_value (list.data, list.len), 0);
-        ufo_buf_free (&first);
-        ufo_buf_free (&good);
-        ufo_buf_free (&list);
-    }
-}
-
-//  Which path each loaded object took: canonical text stays text (lazy item), anything else
-//  is parsed alone into its map; a list that is not one of objects goes to the full parser.
-UFO_TEST (test_load_paths)
-{
-    ufo_error_t err;
-    ufo_memory_t *mem = ufo_memory_new ();
-    const char *canon = "[{\"a\": 1}, {\"b\": [2]}]";
-    CHECK_INT (ufo_memory_from_json (mem, canon, strlen (canon), &err), 0);
-    for (size_t i = 0; i < 2; i++) {
-        CHECK (ufo_memory_at (mem, i)->fields == NULL);
-        CHECK (ufo_memory_at (mem, i)->in_owner);
-    }
-    CHECK (ufo_memory_at (mem, 0)->slab != NULL);
-    CHECK (ufo_memory_at (mem, 0)->slab == ufo_memory_at (mem, 1)->slab);
-
-    const char *mixed = "[{\"a\":1}, {\"b\": [2]}, {\"s\":\"}]{[\\\"\"}]";
-    CHECK_INT (ufo_memory_from_json (mem, mixed, strlen (mixed), &err), 0);
-    REQUIRE (ufo_memory_length (mem) == 3);
-    CHECK (ufo_memory_at (mem, 0)->fields != NULL);                 //  parsed alone
-    CHECK (ufo_memory_at (mem, 1)->fields == NULL);                 //  kept as text
-    CHECK (ufo_memory_at (mem, 1)->text != NULL);
-    CHECK (ufo_memory_at (mem, 2)->fields != NULL);
-    CHECK_STR (ufo_item_get_str (ufo_memory_at (mem, 2), "s", NULL), "}]{[\"");
-    char *text = ufo_memory_to_json (mem, NULL);
-    CHECK_STR (text, "[{\"a\": 1}, {\"b\": [2]}, {\"s\": \"}]{[\\\"\"}]");
-    free (text);
-    CHECK (s_consistent (mem));
-    ufo_memory_destroy (&mem);
-}
-
 UFO_TEST (test_skewed_item_sizes)
 {
-    //  32 long items then many short ones: the text buffer's reservation is a guess from the
-    //  first 32 and must stay bounded (it once asked for 30,000 x 1 MB and aborted)
+    //  32 long items then many short ones (a text buffer's reservation guessed from the
+    //  first 32 once asked for 30,000 x 1 MB and aborted)
     ufo_memory_t *mem = ufo_memory_new ();
     char *big = malloc (1 << 20);
     memset (big, 'x', (1 << 20) - 1);
@@ -513,9 +380,6 @@ main (void)
     UFO_RUN (test_cache_follows_changes);
     UFO_RUN (test_cap);
     UFO_RUN (test_canonical_edges);
-    UFO_RUN (test_canon_mask_variants);
-    UFO_RUN (test_canon_key_templates);
-    UFO_RUN (test_load_paths);
     UFO_RUN (test_skewed_item_sizes);
     return UFO_TEST_END ();
 }

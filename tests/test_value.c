@@ -213,10 +213,10 @@ UFO_TEST (test_views)
 }
 
 
-//  Trees from the parser and from ufo_value_dup are carved from blocks; every node must
-//  still be replaceable, removable and destroyable on its own, and every container must
-//  still grow (its array then moves to the heap). ASan and valgrind check the memory.
-UFO_TEST (test_carved_trees)
+//  Trees from the parser and from ufo_value_dup (arrays of the exact size): every node is
+//  replaceable, removable and destroyable on its own, and every container still grows.
+//  ASan and valgrind check the memory.
+UFO_TEST (test_built_trees)
 {
     ufo_error_t err;
     const char *text = "{\"a\": [1, 2.5, \"three\", null, true, {\"x\": \"y\"}],"
@@ -231,7 +231,7 @@ UFO_TEST (test_carved_trees)
     ufo_value_t *copy = ufo_value_dup (v);
     CHECK (ufo_value_equal (v, copy));
 
-    //  grow a carved list and a carved map, remove and replace carved nodes
+    //  grow a parsed list and a parsed map, remove and replace parsed nodes
     ufo_value_t *a = ufo_value_map_get (v, "a");
     for (int i = 0; i < 40; i++)
         ufo_value_list_push_int (a, i);
@@ -254,7 +254,7 @@ UFO_TEST (test_carved_trees)
     ufo_value_list_push_str (ufo_value_map_get (copy, "a"), "after clear");
     CHECK_INT ((int) ufo_value_size (ufo_value_map_get (copy, "a")), 1);
 
-    //  a carved subtree moved into a heap tree and the carved parts destroyed apart
+    //  a copied subtree moved into another tree and the rest destroyed apart
     ufo_value_t *heap = ufo_value_new_map ();
     ufo_value_t *inner = ufo_value_dup (ufo_value_map_get (copy, "b"));
     ufo_value_map_set (heap, "inner", &inner);
@@ -282,7 +282,7 @@ UFO_TEST (test_carved_trees)
     ufo_value_destroy (&copy);
     ufo_buf_free (&buf);
 
-    //  a document bigger than one block, strings bigger than a carved node
+    //  a big document, long strings
     ufo_buf_putc (&buf, '[');
     for (int i = 0; i < 3000; i++) {
         ufo_buf_printf (&buf, "%s{\"i\": %d, \"s\": \"", i ? "," : "", i);
@@ -298,7 +298,7 @@ UFO_TEST (test_carved_trees)
     CHECK_INT (ufo_value_int (ufo_value_path (v, "2999.i")), 2999);
     copy = ufo_value_dup (v);
     CHECK (ufo_value_equal (v, copy));
-    //  a copy of one element outlives its tree; half the carved elements go first
+    //  a copy of one element outlives its tree; half the elements go first
     ufo_value_t *kept = ufo_value_dup (ufo_value_list_at (v, 1234));
     for (size_t i = ufo_value_size (v); i-- > 0; )
         if (i % 2)
@@ -322,45 +322,9 @@ UFO_TEST (test_carved_trees)
     }
 }
 
-//  Freed blocks are reused through a per-thread cache of at most 32 MB that follows the
-//  block sizes in use: fill it past its limit with trees of one size, then of another,
-//  and check every tree on the way (ASan and valgrind builds bypass the cache).
-UFO_TEST (test_block_reuse)
-{
-    const size_t count = 18000;             //  ~36 MB of 2 KB trees, more than the cache
-    ufo_value_t **trees = (ufo_value_t **) calloc (count, sizeof (ufo_value_t *));
-    REQUIRE (trees);
-    for (int round = 0; round < 3; round++) {
-        size_t size = round == 1 ? 700 : 1800;       //  string bytes: two block classes
-        ufo_value_t *model = ufo_value_new_map ();
-        char *fill = (char *) malloc (size + 1);
-        REQUIRE (fill);
-        memset (fill, 'a' + round, size);
-        fill [size] = 0;
-        ufo_value_map_set_str (model, "text", fill);
-        ufo_value_map_set_int (model, "round", round);
-        for (size_t i = 0; i < count; i++) {
-            trees [i] = ufo_value_dup (model);
-            ufo_value_map_set_int (trees [i], "i", (int64_t) i);    //  grows: array to heap
-        }
-        size_t bad = 0;
-        for (size_t i = 0; i < count; i++)
-            if (ufo_value_map_int (trees [i], "i", -1) != (int64_t) i
-            ||  ufo_value_strlen (ufo_value_map_get (trees [i], "text")) != size
-            ||  ufo_value_map_str (trees [i], "text", "") [size - 1] != 'a' + round)
-                bad++;
-        CHECK_INT ((int) bad, 0);
-        for (size_t i = 0; i < count; i++)
-            ufo_value_destroy (&trees [i]);
-        free (fill);
-        ufo_value_destroy (&model);
-    }
-    free (trees);
-}
-
 //  Frozen values are read-only and shared by counting references: every reference is
 //  destroyed like an owned value and the tree goes with the last one (ASan and valgrind
-//  check that nothing is freed early or twice, or leaked). Carved and heap trees both.
+//  check that nothing is freed early or twice, or leaked). Parsed and built trees both.
 UFO_TEST (test_frozen_sharing)
 {
     const char *text = "{\"k\": \"v\", \"n\": {\"deep\": [true, 2]}, \"f\": 1.5}";
@@ -370,7 +334,7 @@ UFO_TEST (test_frozen_sharing)
     for (int round = 0; round < 2; round++) {
         ufo_value_t *v;
         if (round == 0)
-            v = ufo_json_parse_str (text, &err);            //  carved from a block
+            v = ufo_json_parse_str (text, &err);            //  from the parser
         else {
             v = ufo_value_new_map ();                        //  one malloc per node
             ufo_value_map_set_str (v, "k", "v");
@@ -484,8 +448,7 @@ main (void)
     UFO_RUN (test_equal_and_dup);
     UFO_RUN (test_path);
     UFO_RUN (test_views);
-    UFO_RUN (test_carved_trees);
-    UFO_RUN (test_block_reuse);
+    UFO_RUN (test_built_trees);
     UFO_RUN (test_frozen_sharing);
     UFO_RUN (test_frozen_change_asserts);
     return UFO_TEST_END ();

@@ -2,9 +2,9 @@
     (ufo_board_load_questions_text) and, when the first byte has its top bit set, for the
     snapshot loader (ufo_board_from_json) on the same bytes. The first byte also picks
     last_k; the rest is the file. Any input: no crash, no leak. Oracles: every loaded item's
-    cached text (kept as is from the input on the fast path) is exactly what the JSON writer
-    produces for its parsed fields, and the board's JSON snapshot parses back with the same
-    number of questions and loads back to the same text. */
+    cached text is exactly what the JSON writer produces for its parsed fields, and the
+    board's JSON snapshot parses back with the same number of questions and loads back to
+    the same text. */
 #include "ufo_prelude.h"
 #include "fuzz_check.h"
 
