@@ -497,18 +497,15 @@ ufo_bb_mp_strn (ufo_buf_t *buf, const char *s, size_t len)
 void
 ufo_bb_mp_uint (ufo_buf_t *buf, uint64_t v)
 {
+    //  the smallest form (docs/PROTOCOL.md 1.2), as ufo_msgpack writes integers
     uint8_t *p = s_room (buf, 9);
-    if (v < 128)
+    int n = v < 128 ? 0 : v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8;
+    if (n == 0)
         *p++ = (uint8_t) v;
     else {
-        *p++ = 0xcf;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        uint64_t be = __builtin_bswap64 (v);
-#else
-        uint64_t be = v;
-#endif
-        memcpy (p, &be, 8);
-        p += 8;
+        *p++ = n == 1 ? 0xcc : n == 2 ? 0xcd : n == 4 ? 0xce : 0xcf;
+        for (int i = n - 1; i >= 0; i--)
+            *p++ = (uint8_t) (v >> (8 * i));
     }
     s_done (buf, p);
 }
