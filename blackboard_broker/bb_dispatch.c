@@ -70,6 +70,15 @@ bbd_reply_error (bb_dispatch_t *self, const ufo_task_request_t *req, int code, c
     self->host.reply (self->host.arg, self->buf.data, self->buf.len);
 }
 
+//  Sends a message to the requester after its reply (queued with it, so it cannot overtake).
+void
+bbd_reply_msg (bb_dispatch_t *self, const char *type, ufo_value_t **body_p)
+{
+    s_envelope (self, type, *body_p);
+    ufo_value_destroy (body_p);
+    self->host.reply (self->host.arg, self->buf.data, self->buf.len);
+}
+
 void
 bbd_send (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, const char *type, ufo_value_t **body_p)
 {
@@ -271,10 +280,25 @@ bbd_requeue (bb_dispatch_t *self, s_task_t *t, const char *reason)
     bbd_ev_emit (self, "task.requeued", "task", t->service, &ev);
 }
 
+//  Desktop work (sessions, service "host", and application subtasks, "app:*") belongs to
+//  the device it started on: a task submitted without a device takes its first worker's, so
+//  a requeue waits for a worker of that device (docs/PROTOCOL.md 4).
+static void
+s_bind_device (s_task_t *t, const s_worker_t *w)
+{
+    if (t->has_device || !w->has_device
+    ||  (strcmp (t->service, "host") != 0 && strncmp (t->service, "app:", 4) != 0))
+        return;
+    snprintf (t->device, sizeof t->device, "%s", w->device);
+    t->has_device = true;
+    ufo_info ("dispatch: task %s (%s) is bound to device %s, where it started", t->id, t->service, t->device);
+}
+
 static void
 s_assign (bb_dispatch_t *self, s_worker_t *w, s_task_t *t)
 {
     bbd_dequeue (t);
+    s_bind_device (t, w);
     t->state = S_RUNNING;
     t->attempts++;
     t->progress_n = 0;
@@ -282,6 +306,7 @@ s_assign (bb_dispatch_t *self, s_worker_t *w, s_task_t *t)
     t->missed = 0;
     snprintf (t->worker, sizeof t->worker, "%s", w->id);
     snprintf (t->worker_name, sizeof t->worker_name, "%s", w->name);
+    snprintf (t->worker_key, sizeof t->worker_key, "%s", w->key);
     w->tasks [w->ntasks++] = t;
     w->stamp = ++self->stamp;
     bbd_service (self, t->service, true)->running++;
@@ -290,6 +315,10 @@ s_assign (bb_dispatch_t *self, s_worker_t *w, s_task_t *t)
     ufo_value_map_set_str (ev, "worker", w->id);
     ufo_value_map_set_str (ev, "worker_name", w->name);
     ufo_value_map_set_int (ev, "attempt", t->attempts);
+    if (t->has_device)
+        ufo_value_map_set_str (ev, "device", t->device);
+    else
+        ufo_value_map_set_null (ev, "device");
     bbd_depths (self, ev, t->service);
     bbd_ev_emit (self, "task.assigned", "task", t->service, &ev);
     ufo_value_t *msg = ufo_value_new_map ();

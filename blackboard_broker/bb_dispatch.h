@@ -55,9 +55,12 @@ bb_dispatch_t *bb_dispatch_new (const bb_dispatch_config_t *config, const bb_dis
 void bb_dispatch_destroy (bb_dispatch_t **self_p);
 
 //  Handles one request frame from the peer with ROUTER identity peer[0..peer_len).
+//  key: the public key (Z85) of the peer's certificate, NULL with CURVE off; cert: the
+//  certificate's name, for log lines (NULL: unknown). Idempotency keys are scoped to the
+//  requester's identity; workers and their tasks are bound to the key that registered them.
 //  Always replies (ok or error); never fails.
-void bb_dispatch_handle (bb_dispatch_t *self, const void *peer, size_t peer_len,
-                         const void *frame, size_t len);
+void bb_dispatch_handle (bb_dispatch_t *self, const void *peer, size_t peer_len, const char *key,
+                         const char *cert, const void *frame, size_t len);
 
 //  Periodic work (call every ~100 ms): requeues the tasks that were running when the broker
 //  last stopped (first call only), drops peers whose heartbeats stopped, expires deadlines.

@@ -216,6 +216,7 @@ s_handle_blob_get (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t 
     bb_out_t *o = bb_out_reply (self, route, &self->scratch, 0, true);
     o->extra = data;                        //  handed over: freed by libzmq after sending
     o->extra_len = len;
+    bb_out_charge (self, o);
 }
 
 static ufo_value_t *
@@ -237,6 +238,8 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_int (s, "subscribers", self->subscribers);
     ufo_value_map_set_int (s, "requests", (int64_t) self->requests);
     ufo_value_map_set_int (s, "errors", (int64_t) self->errors);
+    ufo_value_map_set_int (s, "reply_bytes_queued", (int64_t) bb_peers_total (self->peers));
+    ufo_value_map_set_int (s, "busy_refusals", (int64_t) bb_peers_refused (self->peers));
     ufo_value_map_set_int (s, "fsyncs", (int64_t) syncs);
     ufo_value_map_set_int (s, "fsync_avg_us", syncs ? (int64_t) (total_us / syncs) : 0);
     ufo_value_map_set_int (s, "blob_puts", (int64_t) self->blob_puts);
@@ -284,6 +287,24 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
     if (route_data.id_len > 255)
         return;                     //  not a libzmq identity: nowhere to reply
     size_t nframes = total - first;
+    if (bb_peers_over (self->peers, route->id, route->id_len)) {
+        //  It does not read its replies: no more work for it until it does (bb_peers.h).
+        ufo_msg_head_t head;
+        size_t off;
+        ufo_error_t err;
+        ufo_msg_limits_t limits = { self->cfg.max_message_bytes, 64 };
+        bool known = nparts > first && ufo_msg_decode_head (zmq_msg_data (&parts [first]), zmq_msg_size (&parts [first]),
+                                                            &limits, &head, &off, &err) == 0;
+        char message [160];
+        snprintf (message, sizeof message, "%zu bytes of replies to this peer are not read yet (limit %zu): "
+                  "read them, then retry", bb_peers_queued (self->peers, route->id, route->id_len),
+                  self->cfg.max_peer_output_bytes);
+        self->errors++;
+        ufo_buf_reset (&self->scratch);
+        ufo_bb_encode_error (&self->scratch, known ? head.id : "", UFO_E_BUSY, message);
+        bb_out_reply (self, route, &self->scratch, 0, true);
+        return;
+    }
     const void *frames [PARTS_MAX];
     size_t sizes [PARTS_MAX];
     for (size_t i = first; i < nparts; i++) {
@@ -295,7 +316,10 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
         return;
     if (nframes == 1 && nparts > first && ufo_task_proto_claims (frames [0], sizes [0])) {
         self->cur_route = route;        //  task dispatch (docs/PROTOCOL.md section 3)
-        bb_dispatch_handle (self->dispatch, route->id, route->id_len, frames [0], sizes [0]);
+        zmq_msg_t *last = &parts [nparts - 1];
+        const char *key = self->cfg.security ? zmq_msg_gets (last, "User-Id") : NULL;
+        const char *cert = self->cfg.security ? zmq_msg_gets (last, "name") : NULL;
+        bb_dispatch_handle (self->dispatch, route->id, route->id_len, key, cert, frames [0], sizes [0]);
         self->cur_route = NULL;
         return;
     }
@@ -451,6 +475,7 @@ s_on_housekeeping (zloop_t *loop, int timer_id, void *arg)
     bb_server_t *self = (bb_server_t *) arg;
     bb_durability_snapshot_reap (self, false);
     bb_server_subscriptions (self);
+    bb_peers_sweep (self->peers);
     return 0;
 }
 
@@ -524,6 +549,7 @@ s_dispatch_out (bb_server_t *self, bool to_bus, const void *head, size_t head_le
     memcpy (o->head, head, o->head_len);
     o->delim = delim;
     bb_out_set_data (o, data, len);
+    bb_out_charge (self, o);
 }
 
 static void
@@ -604,6 +630,9 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     if (self->cfg.snapshot_every == 0)
         self->cfg.snapshot_every = 10000;
     self->store = bb_store_new ();
+    if (self->cfg.max_peer_output_bytes == 0)
+        self->cfg.max_peer_output_bytes = 64u << 20;
+    self->peers = bb_peers_new (self->cfg.max_peer_output_bytes);
     self->now_us = ufo_time_now_us ();
     bb_dispatch_host_t host = { self, s_dispatch_next_seq, s_dispatch_seq, s_dispatch_log,
                                 s_dispatch_reply, s_dispatch_send, s_dispatch_publish };
@@ -748,6 +777,7 @@ bb_server_destroy (bb_server_t **self_p)
     ufo_blob_store_destroy (&self->blobs);
     bb_store_destroy (&self->store);
     bb_dispatch_destroy (&self->dispatch);
+    bb_peers_destroy (&self->peers);        //  entries of unsent messages go with their last free
     ufo_buf_free (&self->scratch);
     if (self->lock_fd >= 0)
         close (self->lock_fd);

@@ -11,6 +11,7 @@
 #include "bb_store.h"
 #include "bb_sync.h"
 #include "bb_server.h"
+#include "bb_peers.h"
 
 //  One queued outgoing message: [head] [empty delimiter]? data [extra]?
 //  head is the peer identity (replies) or the topic (events). Data of up to BB_OUT_INLINE
@@ -34,6 +35,8 @@ typedef struct {
     size_t extra_len;
     char *fail;                     //  sent instead of data if the job fails (blob puts)
     size_t fail_len;
+    bb_charge_t *charge;            //  data and extra charged to the peer (bb_peers.h), or NULL
+    bb_charge_t *extra_charge;
 } bb_out_t;
 
 //  Where a reply goes: the ROUTER identity of the request, and whether it had a delimiter.
@@ -90,6 +93,7 @@ struct _bb_server_t {
     int64_t now_us;                 //  time of the current burst (envelope time stamps)
     char id_prefix [33];            //  random, drawn at start-up: event ids are prefix + seq
 
+    bb_peers_t *peers;              //  bytes of replies queued per peer (bb_peers.h)
     bb_dispatch_t *dispatch;        //  task dispatch (bb_dispatch.h)
     const bb_route_t *cur_route;     //  route of the dispatch request being handled
     uint64_t cp_ticket;             //  sync job that makes the last dispatch checkpoint durable
@@ -109,6 +113,9 @@ char *bb_out_copy (const void *data, size_t len);
 
 //  Sets the data of a queued message to a copy of data[0..len) (inline when it fits).
 void bb_out_set_data (bb_out_t *o, const void *data, size_t len);
+
+//  Charges a queued reply's malloc'd buffers (data, extra) to its peer (bb_peers.h).
+void bb_out_charge (bb_server_t *self, bb_out_t *o);
 
 //  Frees the buffers of a queued message that will not be sent.
 void bb_out_release (bb_out_t *o);
