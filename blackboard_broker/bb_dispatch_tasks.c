@@ -426,6 +426,13 @@ bb_dispatch_replay (bb_dispatch_t *self, const void *payload, size_t len, uint64
         return ufo_error_set (err, UFO_E_SYNTAX, "dispatch record '%s' lacks a valid seq", type);
     }
     *seq_p = (uint64_t) seq;
+    if ((uint64_t) seq <= self->last_seq) {
+        //  dispatch records follow each other in seq order: this one was replayed already
+        ufo_warn ("log record '%s' of dispatch seq %" PRId64 " repeats a record already replayed (a duplicated "
+                  "record, e.g. appended twice at the tail): skipped", type, seq);
+        ufo_msg_destroy (&msg);
+        return 0;
+    }
     self->last_seq = (uint64_t) seq;
     const char *id = ufo_value_map_str (body, "task", "");
     s_task_t *t = strncmp (type, "task.", 5) == 0 && strcmp (type, "task.submitted") != 0

@@ -83,6 +83,9 @@ struct _bb_server_t {
     uint64_t items_at_snap;         //  items held when the last snapshot was taken (or loaded)
     uint64_t snapshots;             //  snapshot writers started
     bool fatal;
+    bool disk_full;                 //  the log cannot reserve space: client writes get unavailable
+    char full_reason [256];
+    uint64_t writes_refused;
 
     //  statistics
     uint64_t requests, errors, writes, items_added, blob_puts, blob_gets;
@@ -136,6 +139,22 @@ void bb_out_reply_error (bb_server_t *self, const bb_route_t *route, const char 
 void bb_out_reply_ok (bb_server_t *self, const bb_route_t *route, const char *id, ufo_value_t **body_p);
 
 //  --- bb_durability.c: durability pipeline ------------------------------------------
+
+#define BB_RESERVE_CHUNK (1u << 20)     //  log space reserved at a time (ufo_wal_reserve)
+#define BB_RESERVE_FLOOR (1u << 20)     //  kept free by client writes, for dispatch and checkpoints
+
+//  Is there room in the log for the records of one request of len bytes? floor: a client
+//  write (board change, blob, task submission), which must also leave BB_RESERVE_FLOOR free
+//  and is refused at once while the disk is full. When there is no room: enters the
+//  disk-full state (logged once), fills why[size] and returns false.
+bool bb_durability_room (bb_server_t *self, size_t len, bool floor, char *why, size_t size);
+
+//  Enters the disk-full state (logs once): client writes are refused with unavailable until
+//  bb_durability_space_check finds space again.
+void bb_durability_disk_full (bb_server_t *self, const char *reason);
+
+//  The once-a-second timer while the disk is full: takes writes again when space is back.
+void bb_durability_space_check (bb_server_t *self);
 
 //  Marks the server failed: logs message, no further write is acknowledged.
 void bb_durability_fatal (bb_server_t *self, const char *message);
