@@ -46,6 +46,8 @@ typedef struct {
     int64_t default_deadline_ms;    //  dispatch.default_deadline_ms (0: none)
     size_t max_message_bytes;       //  largest request frame
     size_t keep_finished;           //  finished tasks kept for task.fetch (0: 10000)
+    bool seal_bodies;               //  task bodies and results on the bus sealed to their submitter
+                                    //  (CURVE on, security.monitor_sees_bodies off)
 } bb_dispatch_config_t;
 
 //  Creates an empty dispatcher. The host interface is copied.

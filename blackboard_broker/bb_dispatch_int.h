@@ -103,6 +103,8 @@ struct _bb_dispatch_t {
     bool recovered;                             //  tasks running at the last stop were requeued
     char id_prefix [33];
     uint64_t msg_counter;
+    char last_id [33];                          //  id and time of the last envelope encoded
+    int64_t last_us;
     ufo_buf_t buf;
     //  counters
     uint64_t submitted, completed, failed, cancelled, requeued, discarded, errors, denied;
@@ -132,6 +134,7 @@ void bbd_task_each (bb_dispatch_t *self, void (*fn) (bb_dispatch_t *, s_task_t *
 //  bb_dispatch.c: output, peers and the state machine (used by bb_dispatch_req.c)
 ufo_value_t *bbd_ev_new (bb_dispatch_t *self);
 void bbd_ev_emit (bb_dispatch_t *self, const char *type, const char *kind, const char *service, ufo_value_t **body_p);
+void bbd_ev_emit_task (bb_dispatch_t *self, const char *type, const s_task_t *t, ufo_value_t **body_p);
 void bbd_reply_ok (bb_dispatch_t *self, const char *id, ufo_value_t **body_p);
 void bbd_reply_error (bb_dispatch_t *self, const ufo_task_request_t *req, int code, const char *message);
 void bbd_reply_msg (bb_dispatch_t *self, const char *type, ufo_value_t **body_p);

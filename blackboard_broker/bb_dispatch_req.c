@@ -202,7 +202,7 @@ s_on_progress (bb_dispatch_t *self, ufo_task_request_t *req)
         ufo_value_map_set_int (ev, "attempt", t->attempts);
         ufo_value_map_set_int (ev, "n", req->n);
         ufo_value_map_set_copy (ev, "body", req->body);
-        bbd_ev_emit (self, "task.progress", "task", t->service, &ev);
+        bbd_ev_emit_task (self, "task.progress", t, &ev);
         ufo_value_t *msg = ufo_value_new_map ();
         ufo_value_map_set_str (msg, "task", t->id);
         ufo_value_map_set_int (msg, "seq", req->n);
@@ -291,7 +291,7 @@ s_on_submit (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task
     ufo_value_t *ev = bbd_ev_new (self);
     bbd_task_record (t, ev, false);
     bbd_depths (self, ev, t->service);
-    bbd_ev_emit (self, "task.submitted", "task", t->service, &ev);
+    bbd_ev_emit_task (self, "task.submitted", t, &ev);
     ufo_value_map_set_str (body, "task", t->id);
     ufo_value_map_set_bool (body, "duplicate", false);
     ufo_value_map_set_str (body, "state", "queued");

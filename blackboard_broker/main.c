@@ -157,6 +157,8 @@ main (int argc, char **argv)
         return 1;
     }
     cfg.security = security;
+    //  with roles, task data on the bus is for its submitter only (docs/PROTOCOL.md 3.6)
+    cfg.dispatch.seal_bodies = security && !ufo_config_bool (config, "security.monitor_sees_bodies", false);
     int rc = 2;
     int fsync_policy = s_parse_fsync (fsync_text ? fsync_text : ufo_config_str (config, "broker.fsync", "always"));
     int64_t value;

@@ -221,6 +221,8 @@ static const ufo_config_key_t s_schema [] = {
       "the broker's public certificate; empty: CERT_DIR/broker.cert" },
     { "security.allowed_dir", "string", "\"\"", NULL, NULL,
       "broker: directory of allowed public certificates, re-read on SIGHUP; empty: CERT_DIR/allowed" },
+    { "security.monitor_sees_bodies", "bool", "false", NULL, NULL,
+      "broker: publish task bodies and results on the bus in clear (else sealed to their submitter)" },
 };
 
 //  Environment variables starting with UFO_ that are not configuration keys.

@@ -10,7 +10,10 @@
       a broker SIGKILL + restart), never to d0's, and runs there when d1 is back;
     - a peer that never reads its replies is bounded in bytes: 300 requests for an 8 MB
       board keep the broker's resident memory under the limit plus a margin, it gets `busy`,
-      and another client's pings keep answering. */
+      and another client's pings keep answering;
+    - task bodies and results on the bus are sealed to their submitter: a client's subscriber
+      opens its own task's result and finds no byte of another client's data; a monitor sees
+      the events without any body. */
 #include "ufo_prelude.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
@@ -524,6 +527,143 @@ UFO_TEST (test_never_reading_peer_is_bounded)
     ufo_bb_client_destroy (&agent);
 }
 
+//  A SUB socket with the named certificate, subscribed to the task events.
+static zsock_t *
+s_sub (const char *name)
+{
+    zsock_t *sub = zsock_new (ZMQ_SUB);
+    ufo_error_t err;
+    if (ufo_security_apply_client (sub, s_broker_key, s_secret (name), &err) != 0) {
+        zsock_destroy (&sub);
+        return NULL;
+    }
+    zsock_set_subscribe (sub, "");
+    zsock_connect (sub, "%s", B.bus);
+    return sub;
+}
+
+typedef struct {
+    ufo_value_t *events;        //  bodies of task events, with "type"
+    bool leaked;                //  a raw frame contained the needle
+} s_seen_t;
+
+//  Reads sub for timeout_ms into seen; needle: bytes that must not appear in any frame.
+static void
+s_collect_bus (zsock_t *sub, s_seen_t *seen, const char *needle, int timeout_ms)
+{
+    zpoller_t *poller = zpoller_new (sub, NULL);
+    int64_t until = ufo_time_mono_ms () + timeout_ms;
+    while (ufo_time_mono_ms () < until && zpoller_wait (poller, 100)) {
+        zmsg_t *msg = zmsg_recv (sub);
+        for (zframe_t *f = zmsg_first (msg); f; f = zmsg_next (msg))
+            if (memmem (zframe_data (f), zframe_size (f), needle, strlen (needle)))
+                seen->leaked = true;
+        zframe_t *last = zmsg_last (msg);
+        ufo_error_t err;
+        ufo_msg_t *m = last ? ufo_msg_decode (zframe_data (last), zframe_size (last), NULL, &err) : NULL;
+        if (m && strncmp (ufo_msg_type (m), "task.", 5) == 0) {
+            ufo_value_t *body = ufo_value_dup (ufo_msg_body (m));
+            ufo_value_map_set_str (body, "type", ufo_msg_type (m));
+            ufo_value_list_push (seen->events, &body);
+        }
+        ufo_msg_destroy (&m);
+        zmsg_destroy (&msg);
+    }
+    zpoller_destroy (&poller);
+}
+
+static const ufo_value_t *
+s_find_event (const s_seen_t *seen, const char *type, const char *task)
+{
+    for (size_t i = 0; i < ufo_value_size (seen->events); i++) {
+        const ufo_value_t *e = ufo_value_list_at (seen->events, i);
+        if (strcmp (ufo_value_map_str (e, "type", ""), type) == 0 && strcmp (ufo_value_map_str (e, "task", ""), task) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+//  Opens a sealed field with the named certificate; returns the value (caller owns) or NULL.
+static ufo_value_t *
+s_unseal (const char *cert_name, const char *sealed)
+{
+    ufo_error_t err;
+    ufo_cert_t *cert = ufo_cert_load (s_secret (cert_name), &err);
+    ufo_buf_t plain = { 0 };
+    ufo_value_t *v = NULL;
+    if (cert && sealed && ufo_cert_unseal (cert, sealed, &plain, &err) == 0)
+        v = ufo_msgpack_decode (plain.data, plain.len, NULL, &err);
+    ufo_buf_free (&plain);
+    ufo_cert_destroy (&cert);
+    return v;
+}
+
+UFO_TEST (test_task_bodies_on_the_bus)
+{
+    zsock_t *alice_sub = s_sub ("alice"), *mon_sub = s_sub ("mon");
+    ufo_worker_t *w = s_worker ("agent1", "w-bus", "host", NULL);
+    ufo_tasks_t *alice = s_tasks ("alice", "alice"), *bob = s_tasks ("bob", "bob");
+    REQUIRE (alice_sub && mon_sub && w && alice && bob);
+    usleep (300000);                        //  subscriptions reach the broker
+    char ta [33], tb [33];
+    s_submit (alice, NULL, "alice-own-data", NULL, ta);
+    s_submit (bob, NULL, "bob-secret-data", NULL, tb);
+    for (int i = 0; i < 2; i++) {
+        ufo_value_t *task = s_worker_task (w, 10000);
+        REQUIRE (task);
+        s_echo (w, task);
+        ufo_value_destroy (&task);
+    }
+    ufo_value_t *ra = s_tasks_event (alice, "result", 10000), *rb = s_tasks_event (bob, "result", 10000);
+    CHECK (ra && rb);
+    ufo_value_destroy (&ra);
+    ufo_value_destroy (&rb);
+    s_seen_t seen_alice = { ufo_value_new_list (), false }, seen_mon = { ufo_value_new_list (), false };
+    s_collect_bus (alice_sub, &seen_alice, "bob-secret", 1500);
+    s_collect_bus (mon_sub, &seen_mon, "-data", 1500);
+    //  no byte of bob's body or result reached alice's subscriber; none of either the monitor's
+    CHECK (!seen_alice.leaked);
+    CHECK (!seen_mon.leaked);
+    //  the events themselves are there, with their metadata; bodies nil
+    const ufo_value_t *done_a = s_find_event (&seen_alice, "task.done", ta);
+    const ufo_value_t *done_b = s_find_event (&seen_alice, "task.done", tb);
+    const ufo_value_t *sub_a = s_find_event (&seen_alice, "task.submitted", ta);
+    REQUIRE (done_a && done_b && sub_a);
+    CHECK (ufo_value_type (ufo_value_map_get (done_a, "result")) == UFO_TNULL);
+    CHECK_STR (ufo_value_map_str (done_b, "status", ""), "done");
+    CHECK (s_find_event (&seen_mon, "task.done", ta) && s_find_event (&seen_mon, "task.done", tb));
+    //  alice opens her own result and body
+    ufo_value_t *result = s_unseal ("alice", ufo_value_map_str (done_a, "sealed_result", NULL));
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "echo", ""), "alice-own-data");
+    ufo_value_destroy (&result);
+    ufo_value_t *body = s_unseal ("alice", ufo_value_map_str (sub_a, "sealed_body", NULL));
+    REQUIRE (body);
+    CHECK_STR (ufo_value_map_str (body, "who", ""), "alice-own-data");
+    ufo_value_destroy (&body);
+    //  ... but not bob's
+    CHECK (ufo_value_map_str (done_b, "sealed_result", NULL) != NULL);
+    result = s_unseal ("alice", ufo_value_map_str (done_b, "sealed_result", NULL));
+    CHECK (result == NULL);
+    ufo_value_destroy (&result);
+    //  and the submitter still fetches its own result in clear; the log kept the bodies
+    ufo_bb_client_t *raw = s_client ("alice");
+    char json [100];
+    snprintf (json, sizeof json, "{\"task\":\"%s\"}", ta);
+    ufo_value_t *fetched = NULL;
+    CHECK_INT (s_call (raw, "task.fetch", json, &fetched), 0);
+    CHECK_STR (ufo_value_str (ufo_value_path (fetched, "result.echo")), "alice-own-data");
+    ufo_value_destroy (&fetched);
+    ufo_bb_client_destroy (&raw);
+    ufo_value_destroy (&seen_alice.events);
+    ufo_value_destroy (&seen_mon.events);
+    ufo_tasks_destroy (&bob);
+    ufo_tasks_destroy (&alice);
+    ufo_worker_destroy (&w);
+    zsock_destroy (&mon_sub);
+    zsock_destroy (&alice_sub);
+}
+
 int
 main (void)
 {
@@ -537,6 +677,7 @@ main (void)
     s_keygen ("agent2", "agent");
     s_keygen ("alice", "client");
     s_keygen ("bob", "client");
+    s_keygen ("mon", "monitor");
     ufo_error_t err;
     char path [600];
     snprintf (path, sizeof path, "%s/broker.cert", s_keys);
@@ -556,6 +697,7 @@ main (void)
     UFO_RUN (test_idempotency_scoped_to_submitter);
     UFO_RUN (test_worker_bound_to_certificate);
     UFO_RUN (test_session_stays_on_its_device);
+    UFO_RUN (test_task_bodies_on_the_bus);
     UFO_RUN (test_never_reading_peer_is_bounded);
     int rc = UFO_TEST_END ();
     if (rc != 0)
