@@ -565,8 +565,11 @@ bb_dispatch_handle (bb_dispatch_t *self, const void *peer, size_t peer_len, cons
     ufo_error_clear (&err);
     if (peer_len > sizeof ((s_worker_t *) 0)->peer)
         peer_len = sizeof ((s_worker_t *) 0)->peer;
-    if (ufo_task_request_decode (&req, frame, len, self->cfg.max_message_bytes, &err) != 0)
+    if (ufo_task_request_decode (&req, frame, len, self->cfg.max_message_bytes, &err) != 0) {
+        if (!*req.id)                       //  the id as far as it can be read, for the reply
+            ufo_bb_peek_id (frame, len, req.id);
         bbd_reply_error (self, &req, err.code, err.message);
+    }
     else
     if (self->cur_key && s_foreign (self, &req))
         self->denied++;

@@ -253,6 +253,8 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_str (s, "fsync", self->cfg.fsync == BB_FSYNC_ALWAYS ? "always"
                            : self->cfg.fsync == BB_FSYNC_EVERYSEC ? "everysec" : "no");
     bb_dispatch_stats (self->dispatch, s);
+    //  every rejected request, blackboard or dispatch (dispatch_errors: the dispatch share)
+    ufo_value_map_set_int (s, "errors", (int64_t) self->errors + ufo_value_map_int (s, "dispatch_errors", 0));
     return s;
 }
 
@@ -319,19 +321,16 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
     size_t nframes = total - first;
     if (bb_peers_over (self->peers, route->id, route->id_len)) {
         //  It does not read its replies: no more work for it until it does (bb_peers.h).
-        ufo_msg_head_t head;
-        size_t off;
-        ufo_error_t err;
-        ufo_msg_limits_t limits = { self->cfg.max_message_bytes, 64 };
-        bool known = nparts > first && ufo_msg_decode_head (zmq_msg_data (&parts [first]), zmq_msg_size (&parts [first]),
-                                                            &limits, &head, &off, &err) == 0;
+        char id [65] = "";
+        if (nparts > first)
+            ufo_bb_peek_id (zmq_msg_data (&parts [first]), zmq_msg_size (&parts [first]), id);
         char message [160];
         snprintf (message, sizeof message, "%zu bytes of replies to this peer are not read yet (limit %zu): "
                   "read them, then retry", bb_peers_queued (self->peers, route->id, route->id_len),
                   self->cfg.max_peer_output_bytes);
         self->errors++;
         ufo_buf_reset (&self->scratch);
-        ufo_bb_encode_error (&self->scratch, known ? head.id : "", UFO_E_BUSY, message);
+        ufo_bb_encode_error (&self->scratch, id, UFO_E_BUSY, message);
         bb_out_reply (self, route, &self->scratch, 0, true);
         return;
     }
@@ -367,8 +366,10 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
     char why [400];
     bool write = req.type == UFO_BB_REQ_ADD || req.type == UFO_BB_REQ_CLEAR || req.type == UFO_BB_REQ_DELETE
               || req.type == UFO_BB_REQ_BLOB_PUT;
+    char peeked [65];
     if (rc != 0)
-        bb_out_reply_error (self, route, req.id, req.type_name, err.code, err.message);
+        bb_out_reply_error (self, route, *req.id || nparts <= first || !ufo_bb_peek_id (frames [0], sizes [0], peeked)
+                            ? req.id : peeked, req.type_name, err.code, err.message);
     else
     if (write && !bb_durability_room (self, req.type == UFO_BB_REQ_BLOB_PUT ? 0 : sizes [0], true, why, sizeof why))
         bb_out_reply_error (self, route, req.id, req.type_name, UFO_E_UNAVAILABLE, why);
