@@ -3,27 +3,38 @@
 #include "ufo_prelude.h"
 #include "ufo_msg.h"
 #include "ufo_bb_proto.h"
+#include "ufo_cert.h"
 #include "bb_dispatch_int.h"
 
 
 //  --- Output --------------------------------------------------------------------------
 
+//  Encodes an envelope into self->buf. again: the same id and time stamp as the previous one
+//  (the published copy of a logged event).
 static void
-s_envelope (bb_dispatch_t *self, const char *type, const ufo_value_t *body)
+s_envelope_as (bb_dispatch_t *self, const char *type, const ufo_value_t *body, bool again)
 {
-    char id [33];
-    memcpy (id, self->id_prefix, 16);
-    uint64_t n = ++self->msg_counter;
     static const char digits [] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++)
-        id [16 + i] = digits [(n >> (60 - 4 * i)) & 15];
-    id [32] = 0;
+    if (!again) {
+        memcpy (self->last_id, self->id_prefix, 16);
+        uint64_t n = ++self->msg_counter;
+        for (int i = 0; i < 16; i++)
+            self->last_id [16 + i] = digits [(n >> (60 - 4 * i)) & 15];
+        self->last_id [32] = 0;
+        self->last_us = ufo_time_now_us ();
+    }
     ufo_buf_reset (&self->buf);
-    ufo_bb_envelope_head (&self->buf, type, id, "ufo-broker");
+    ufo_bb_envelope_head_at (&self->buf, type, self->last_id, "ufo-broker", self->last_us);
     if (body)
         ufo_msgpack_append (&self->buf, body);
     else
         ufo_bb_mp_map (&self->buf, 0);
+}
+
+static void
+s_envelope (bb_dispatch_t *self, const char *type, const ufo_value_t *body)
+{
+    s_envelope_as (self, type, body, false);
 }
 
 //  Starts an event body: {"seq": next global seq, "prev": previous dispatch event}.
@@ -51,6 +62,46 @@ bbd_ev_emit (bb_dispatch_t *self, const char *type, const char *kind, const char
     self->host.publish (self->host.arg, topic, self->buf.data, self->buf.len);
 }
 
+//  Logs a task event as it is and publishes it with its "body" and "result" sealed to the
+//  task's submitter (cfg.seal_bodies, CURVE on): on the bus they are nil, and
+//  "sealed_body" / "sealed_result" hold them (msgpack) in a box only the submitter's secret
+//  key opens (ufo_cert_seal). Without a submitter key (a task from an older log) they are
+//  only removed. docs/PROTOCOL.md 3.6.
+void
+bbd_ev_emit_task (bb_dispatch_t *self, const char *type, const s_task_t *t, ufo_value_t **body_p)
+{
+    if (!self->cfg.seal_bodies) {
+        bbd_ev_emit (self, type, "task", t->service, body_p);
+        return;
+    }
+    ufo_value_t *ev = *body_p;
+    *body_p = NULL;
+    s_envelope (self, type, ev);
+    self->host.log (self->host.arg, self->buf.data, self->buf.len);
+    const char *key = strncmp (t->scope, "key:", 4) == 0 ? t->scope + 4 : NULL;
+    static const char *const fields [][2] = { { "body", "sealed_body" }, { "result", "sealed_result" } };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (fields); i++) {
+        const ufo_value_t *v = ufo_value_map_get (ev, fields [i][0]);
+        if (!v || ufo_value_type (v) == UFO_TNULL)
+            continue;
+        ufo_buf_t plain = { 0 }, sealed = { 0 };
+        ufo_msgpack_append (&plain, v);
+        ufo_error_t err;
+        if (key && ufo_cert_seal (key, plain.data, plain.len, &sealed, &err) == 0) {
+            ufo_buf_putc (&sealed, 0);
+            ufo_value_map_set_str (ev, fields [i][1], sealed.data);
+        }
+        ufo_value_map_set_null (ev, fields [i][0]);
+        ufo_buf_free (&plain);
+        ufo_buf_free (&sealed);
+    }
+    s_envelope_as (self, type, ev, true);
+    ufo_value_destroy (&ev);
+    char topic [UFO_TASK_NAME_MAX + 32];
+    ufo_task_topic (topic, sizeof topic, "task", t->service);
+    self->host.publish (self->host.arg, topic, self->buf.data, self->buf.len);
+}
+
 void
 bbd_reply_ok (bb_dispatch_t *self, const char *id, ufo_value_t **body_p)
 {
@@ -67,6 +118,15 @@ bbd_reply_error (bb_dispatch_t *self, const ufo_task_request_t *req, int code, c
               req->id, ufo_errcode_name (code), message);
     ufo_buf_reset (&self->buf);
     ufo_bb_encode_error (&self->buf, req->id, code, message);
+    self->host.reply (self->host.arg, self->buf.data, self->buf.len);
+}
+
+//  Sends a message to the requester after its reply (queued with it, so it cannot overtake).
+void
+bbd_reply_msg (bb_dispatch_t *self, const char *type, ufo_value_t **body_p)
+{
+    s_envelope (self, type, *body_p);
+    ufo_value_destroy (body_p);
     self->host.reply (self->host.arg, self->buf.data, self->buf.len);
 }
 
@@ -228,7 +288,7 @@ bbd_finish (bb_dispatch_t *self, s_task_t *t, int state, const char *reason, ufo
     bbd_depths (self, ev, t->service);
     char type [32];
     snprintf (type, sizeof type, "task.%s", status);
-    bbd_ev_emit (self, type, "task", t->service, &ev);
+    bbd_ev_emit_task (self, type, t, &ev);
     ufo_value_t *msg = ufo_value_new_map ();
     ufo_value_map_set_str (msg, "task", t->id);
     ufo_value_map_set_str (msg, "status", status);
@@ -271,10 +331,25 @@ bbd_requeue (bb_dispatch_t *self, s_task_t *t, const char *reason)
     bbd_ev_emit (self, "task.requeued", "task", t->service, &ev);
 }
 
+//  Desktop work (sessions, service "host", and application subtasks, "app:*") belongs to
+//  the device it started on: a task submitted without a device takes its first worker's, so
+//  a requeue waits for a worker of that device (docs/PROTOCOL.md 4).
+static void
+s_bind_device (s_task_t *t, const s_worker_t *w)
+{
+    if (t->has_device || !w->has_device
+    ||  (strcmp (t->service, "host") != 0 && strncmp (t->service, "app:", 4) != 0))
+        return;
+    snprintf (t->device, sizeof t->device, "%s", w->device);
+    t->has_device = true;
+    ufo_info ("dispatch: task %s (%s) is bound to device %s, where it started", t->id, t->service, t->device);
+}
+
 static void
 s_assign (bb_dispatch_t *self, s_worker_t *w, s_task_t *t)
 {
     bbd_dequeue (t);
+    s_bind_device (t, w);
     t->state = S_RUNNING;
     t->attempts++;
     t->progress_n = 0;
@@ -282,6 +357,7 @@ s_assign (bb_dispatch_t *self, s_worker_t *w, s_task_t *t)
     t->missed = 0;
     snprintf (t->worker, sizeof t->worker, "%s", w->id);
     snprintf (t->worker_name, sizeof t->worker_name, "%s", w->name);
+    snprintf (t->worker_key, sizeof t->worker_key, "%s", w->key);
     w->tasks [w->ntasks++] = t;
     w->stamp = ++self->stamp;
     bbd_service (self, t->service, true)->running++;
@@ -290,6 +366,10 @@ s_assign (bb_dispatch_t *self, s_worker_t *w, s_task_t *t)
     ufo_value_map_set_str (ev, "worker", w->id);
     ufo_value_map_set_str (ev, "worker_name", w->name);
     ufo_value_map_set_int (ev, "attempt", t->attempts);
+    if (t->has_device)
+        ufo_value_map_set_str (ev, "device", t->device);
+    else
+        ufo_value_map_set_null (ev, "device");
     bbd_depths (self, ev, t->service);
     bbd_ev_emit (self, "task.assigned", "task", t->service, &ev);
     ufo_value_t *msg = ufo_value_new_map ();

@@ -46,6 +46,8 @@ typedef struct {
     int64_t default_deadline_ms;    //  dispatch.default_deadline_ms (0: none)
     size_t max_message_bytes;       //  largest request frame
     size_t keep_finished;           //  finished tasks kept for task.fetch (0: 10000)
+    bool seal_bodies;               //  task bodies and results on the bus sealed to their submitter
+                                    //  (CURVE on, security.monitor_sees_bodies off)
 } bb_dispatch_config_t;
 
 //  Creates an empty dispatcher. The host interface is copied.
@@ -55,9 +57,12 @@ bb_dispatch_t *bb_dispatch_new (const bb_dispatch_config_t *config, const bb_dis
 void bb_dispatch_destroy (bb_dispatch_t **self_p);
 
 //  Handles one request frame from the peer with ROUTER identity peer[0..peer_len).
+//  key: the public key (Z85) of the peer's certificate, NULL with CURVE off; cert: the
+//  certificate's name, for log lines (NULL: unknown). Idempotency keys are scoped to the
+//  requester's identity; workers and their tasks are bound to the key that registered them.
 //  Always replies (ok or error); never fails.
-void bb_dispatch_handle (bb_dispatch_t *self, const void *peer, size_t peer_len,
-                         const void *frame, size_t len);
+void bb_dispatch_handle (bb_dispatch_t *self, const void *peer, size_t peer_len, const char *key,
+                         const char *cert, const void *frame, size_t len);
 
 //  Periodic work (call every ~100 ms): requeues the tasks that were running when the broker
 //  last stopped (first call only), drops peers whose heartbeats stopped, expires deadlines.

@@ -6,6 +6,10 @@
 #include "ufo_task_proto.h"
 #include "bb_dispatch.h"
 
+//  An identity: "key:" + a certificate's public key (CURVE on), or "name:" + the
+//  submitter's name without a trailing ":<pid>" (CURVE off).
+#define BBD_SCOPE_MAX (UFO_TASK_NAME_MAX + 8)
+
 enum { S_QUEUED = 0, S_RUNNING, S_DONE, S_FAILED, S_CANCELLED };
 
 typedef struct _s_task_t s_task_t;
@@ -22,6 +26,8 @@ struct _s_task_t {
     char client [UFO_TASK_ID_MAX + 1];          //  the submitter's client id (routing)
     char idem [UFO_TASK_NAME_MAX + 1];
     bool has_idem;
+    char scope [BBD_SCOPE_MAX + 1];             //  the submitter's identity: idempotency keys
+                                                //  are scoped to it ("" in logs of older brokers)
     int64_t max_attempts;
     int64_t attempts;                           //  deliveries so far
     int64_t deadline_us;                        //  wall clock, 0: none
@@ -30,6 +36,7 @@ struct _s_task_t {
     int state;
     char worker [UFO_TASK_ID_MAX + 1];          //  current (running) or last worker id
     char worker_name [UFO_TASK_NAME_MAX + 1];
+    char worker_key [41];                       //  certificate of that worker ("": CURVE off)
     int64_t progress_n;                         //  highest progress number of this attempt
     int64_t assigned_ms;                        //  monotonic time of the assignment
     int missed;                                 //  heartbeats since then that did not list it
@@ -55,6 +62,7 @@ struct _s_worker_t {
     char service [UFO_TASK_NAME_MAX + 1];
     char device [UFO_TASK_NAME_MAX + 1];
     bool has_device;
+    char key [41];                              //  certificate that registered it ("": CURVE off)
     uint8_t peer [256];
     size_t peer_len;
     int64_t capacity, ivl_ms, liveness;
@@ -95,14 +103,19 @@ struct _bb_dispatch_t {
     bool recovered;                             //  tasks running at the last stop were requeued
     char id_prefix [33];
     uint64_t msg_counter;
+    char last_id [33];                          //  id and time of the last envelope encoded
+    int64_t last_us;
     ufo_buf_t buf;
     //  counters
-    uint64_t submitted, completed, failed, cancelled, requeued, discarded, errors;
+    uint64_t submitted, completed, failed, cancelled, requeued, discarded, errors, denied;
+    //  the peer of the request being handled (bb_dispatch_handle)
+    const char *cur_key;                        //  its certificate's public key, NULL: CURVE off
+    const char *cur_cert;                       //  its certificate's name (for log lines)
 };
 
 //  bb_dispatch_tasks.c
 s_task_t *bbd_task_find (bb_dispatch_t *self, const char *id);
-s_task_t *bbd_task_find_idem (bb_dispatch_t *self, const char *key);
+s_task_t *bbd_task_find_idem (bb_dispatch_t *self, const char *scope, const char *key);
 s_task_t *bbd_task_add (bb_dispatch_t *self, const char *id);
 void bbd_index_idem (bb_dispatch_t *self, s_task_t *task);
 void bbd_task_free_all (bb_dispatch_t *self);
@@ -121,8 +134,10 @@ void bbd_task_each (bb_dispatch_t *self, void (*fn) (bb_dispatch_t *, s_task_t *
 //  bb_dispatch.c: output, peers and the state machine (used by bb_dispatch_req.c)
 ufo_value_t *bbd_ev_new (bb_dispatch_t *self);
 void bbd_ev_emit (bb_dispatch_t *self, const char *type, const char *kind, const char *service, ufo_value_t **body_p);
+void bbd_ev_emit_task (bb_dispatch_t *self, const char *type, const s_task_t *t, ufo_value_t **body_p);
 void bbd_reply_ok (bb_dispatch_t *self, const char *id, ufo_value_t **body_p);
 void bbd_reply_error (bb_dispatch_t *self, const ufo_task_request_t *req, int code, const char *message);
+void bbd_reply_msg (bb_dispatch_t *self, const char *type, ufo_value_t **body_p);
 void bbd_send (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, const char *type, ufo_value_t **body_p);
 s_worker_t *bbd_worker_find (bb_dispatch_t *self, const char *id);
 s_client_t *bbd_client_find (bb_dispatch_t *self, const char *id);

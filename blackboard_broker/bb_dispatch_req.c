@@ -76,6 +76,7 @@ s_on_ready (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task_
         }
         w = ufo_calloc (1, sizeof *w);
         snprintf (w->id, sizeof w->id, "%s", req->worker);
+        snprintf (w->key, sizeof w->key, "%s", self->cur_key ? self->cur_key : "");
         w->capacity = req->capacity;
         w->tasks = ufo_calloc ((size_t) req->capacity, sizeof *w->tasks);
         self->workers [self->nworkers++] = w;
@@ -201,7 +202,7 @@ s_on_progress (bb_dispatch_t *self, ufo_task_request_t *req)
         ufo_value_map_set_int (ev, "attempt", t->attempts);
         ufo_value_map_set_int (ev, "n", req->n);
         ufo_value_map_set_copy (ev, "body", req->body);
-        bbd_ev_emit (self, "task.progress", "task", t->service, &ev);
+        bbd_ev_emit_task (self, "task.progress", t, &ev);
         ufo_value_t *msg = ufo_value_new_map ();
         ufo_value_map_set_str (msg, "task", t->id);
         ufo_value_map_set_int (msg, "seq", req->n);
@@ -213,13 +214,40 @@ s_on_progress (bb_dispatch_t *self, ufo_task_request_t *req)
 
 //  --- Requests: submitters --------------------------------------------------------------
 
+//  The requester's identity, which scopes idempotency keys: its certificate with CURVE on,
+//  else its name without a trailing ":<pid>" (the project's "<program>@<host>:<pid>" names),
+//  so a restarted process keeps its keys.
+static void
+s_scope (const bb_dispatch_t *self, const ufo_task_request_t *req, char out [BBD_SCOPE_MAX + 1])
+{
+    if (self->cur_key) {
+        snprintf (out, BBD_SCOPE_MAX + 1, "key:%s", self->cur_key);
+        return;
+    }
+    const char *name = *req->name ? req->name : req->sender;
+    size_t n = strlen (name), k = n;
+    while (k > 0 && name [k - 1] >= '0' && name [k - 1] <= '9')
+        k--;
+    if (k > 1 && k < n && name [k - 1] == ':')
+        n = k - 1;
+    snprintf (out, BBD_SCOPE_MAX + 1, "name:%.*s", (int) n, name);
+}
+
 static void
 s_on_submit (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task_request_t *req)
 {
-    bbd_client_touch (self, req->client, req->name, peer, peer_len, NULL);
+    char scope [BBD_SCOPE_MAX + 1];
+    s_scope (self, req, scope);
     s_task_t *t = bbd_task_find (self, req->task);
+    if (t && *t->scope && strcmp (t->scope, scope) != 0) {
+        char message [200];
+        snprintf (message, sizeof message, "task id '%s' is taken by another submitter", req->task);
+        bbd_reply_error (self, req, UFO_E_CONFLICT, message);
+        return;
+    }
+    bbd_client_touch (self, req->client, req->name, peer, peer_len, NULL);
     if (!t && req->has_idem)
-        t = bbd_task_find_idem (self, req->idem);
+        t = bbd_task_find_idem (self, scope, req->idem);
     ufo_value_t *body = ufo_value_new_map ();
     if (t) {
         //  A resend, or the same idempotency key: the existing task, now followed by this client.
@@ -235,7 +263,7 @@ s_on_submit (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task
             ufo_value_map_set_str (msg, "reason", t->reason);
             ufo_value_map_set_int (msg, "attempts", t->attempts);
             ufo_value_map_set_copy (msg, "body", t->result);
-            bbd_to_client (self, t->client, UFO_TASK_MSG_RESULT, &msg);
+            bbd_reply_msg (self, UFO_TASK_MSG_RESULT, &msg);     //  after the reply that names the task
         }
         return;
     }
@@ -248,6 +276,7 @@ s_on_submit (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task
     snprintf (t->client, sizeof t->client, "%s", req->client);
     snprintf (t->idem, sizeof t->idem, "%s", req->idem);
     t->has_idem = req->has_idem;
+    snprintf (t->scope, sizeof t->scope, "%s", scope);
     bbd_index_idem (self, t);
     t->max_attempts = req->max_attempts > 0 ? req->max_attempts : self->cfg.default_max_attempts;
     int64_t deadline_ms = req->deadline_ms > 0 ? req->deadline_ms : self->cfg.default_deadline_ms;
@@ -262,7 +291,7 @@ s_on_submit (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task
     ufo_value_t *ev = bbd_ev_new (self);
     bbd_task_record (t, ev, false);
     bbd_depths (self, ev, t->service);
-    bbd_ev_emit (self, "task.submitted", "task", t->service, &ev);
+    bbd_ev_emit_task (self, "task.submitted", t, &ev);
     ufo_value_map_set_str (body, "task", t->id);
     ufo_value_map_set_bool (body, "duplicate", false);
     ufo_value_map_set_str (body, "state", "queued");
@@ -407,10 +436,129 @@ s_on_state (bb_dispatch_t *self, ufo_task_request_t *req)
 
 //  --- Entry points -------------------------------------------------------------------------
 
+//  With CURVE on, a worker belongs to the certificate that registered it and a task to the
+//  certificate of the worker it was assigned to: a request from another certificate that
+//  names them is refused (denied, logged with the certificate's name). True if refused.
+static bool
+s_foreign (bb_dispatch_t *self, const ufo_task_request_t *req)
+{
+    char message [300];
+    bool worker_req = req->type == UFO_TASK_REQ_WORKER_READY || req->type == UFO_TASK_REQ_WORKER_HEARTBEAT
+                   || req->type == UFO_TASK_REQ_WORKER_LEAVE || req->type == UFO_TASK_REQ_PROGRESS
+                   || req->type == UFO_TASK_REQ_COMPLETE;
+    if (!worker_req)
+        return false;
+    s_worker_t *w = bbd_worker_find (self, req->worker);
+    if (w && *w->key && strcmp (w->key, self->cur_key) != 0)
+        snprintf (message, sizeof message, "worker %s is registered with another certificate (certificate \"%s\")",
+                  req->worker, self->cur_cert);
+    else {
+        s_task_t *t = req->type == UFO_TASK_REQ_PROGRESS || req->type == UFO_TASK_REQ_COMPLETE
+                    ? bbd_task_find (self, req->task) : NULL;
+        if (!t || !*t->worker_key || strcmp (t->worker, req->worker) != 0
+        ||  strcmp (t->worker_key, self->cur_key) == 0)
+            return false;
+        snprintf (message, sizeof message, "task %s was assigned to another certificate's worker "
+                  "(certificate \"%s\")", req->task, self->cur_cert);
+    }
+    bbd_reply_error (self, req, UFO_E_DENIED, message);
+    return true;
+}
+
+//  Routes a decoded request to its handler.
+static void
+s_route (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task_request_t *req)
+{
+    s_worker_t *w = *req->worker ? bbd_worker_find (self, req->worker) : NULL;
+    if (w) {
+        w->last_seen_ms = ufo_time_mono_ms ();
+        if (req->type != UFO_TASK_REQ_WORKER_READY && (w->peer_len != peer_len || memcmp (w->peer, peer, peer_len)))
+            w = NULL;           //  the id arrived over another connection: not this registration
+    }
+    switch (req->type) {
+        case UFO_TASK_REQ_WORKER_READY:
+            s_on_ready (self, peer, peer_len, req);
+            break;
+        case UFO_TASK_REQ_WORKER_HEARTBEAT:
+            if (!w)
+                bbd_reply_error (self, req, UFO_E_NOT_FOUND, "unknown worker: register again (worker.ready)");
+            else {
+                bbd_reply_ok (self, req->id, NULL);
+                s_on_heartbeat (self, w, req->running);
+            }
+            break;
+        case UFO_TASK_REQ_CLIENT_HEARTBEAT:
+            if (!bbd_client_find (self, req->client))
+                bbd_reply_error (self, req, UFO_E_NOT_FOUND, "unknown client: register again (client.hello)");
+            else {
+                bbd_client_touch (self, req->client, NULL, peer, peer_len, NULL);
+                bbd_reply_ok (self, req->id, NULL);
+            }
+            break;
+        case UFO_TASK_REQ_WORKER_LEAVE:
+            if (w)
+                bbd_worker_drop (self, w, "worker.left", "left");
+            bbd_reply_ok (self, req->id, NULL);
+            bbd_pump (self);
+            break;
+        case UFO_TASK_REQ_PROGRESS:
+            s_on_progress (self, req);
+            break;
+        case UFO_TASK_REQ_COMPLETE:
+            s_on_complete (self, w, req);
+            break;
+        case UFO_TASK_REQ_CLIENT_HELLO: {
+            bool known;
+            s_client_t *c = bbd_client_touch (self, req->client, req->name, peer, peer_len, &known);
+            if (req->heartbeat_ivl_ms > 0)
+                c->ivl_ms = req->heartbeat_ivl_ms;
+            if (req->heartbeat_liveness > 0)
+                c->liveness = req->heartbeat_liveness;
+            ufo_value_t *body = ufo_value_new_map ();
+            ufo_value_map_set_str (body, "client", c->id);
+            ufo_value_map_set_bool (body, "known", known);
+            ufo_value_map_set_int (body, "heartbeat_ivl_ms", c->ivl_ms);
+            ufo_value_map_set_int (body, "heartbeat_liveness", c->liveness);
+            bbd_reply_ok (self, req->id, &body);
+            break;
+        }
+        case UFO_TASK_REQ_SUBMIT:
+            s_on_submit (self, peer, peer_len, req);
+            break;
+        case UFO_TASK_REQ_INPUT:
+            s_on_input (self, req);
+            break;
+        case UFO_TASK_REQ_CANCEL:
+            s_on_cancel (self, req);
+            break;
+        case UFO_TASK_REQ_FETCH: {
+            s_task_t *t = bbd_task_find (self, req->task);
+            if (!t) {
+                char message [160];
+                snprintf (message, sizeof message, "no task '%s' (unknown, or forgotten after it ended)", req->task);
+                bbd_reply_error (self, req, UFO_E_NOT_FOUND, message);
+            }
+            else {
+                ufo_value_t *body = s_task_summary (t, true);
+                bbd_reply_ok (self, req->id, &body);
+            }
+            break;
+        }
+        case UFO_TASK_REQ_STATE:
+            s_on_state (self, req);
+            break;
+        default:
+            bbd_reply_error (self, req, UFO_E_INTERNAL, "unhandled request");
+    }
+}
+
 void
-bb_dispatch_handle (bb_dispatch_t *self, const void *peer, size_t peer_len, const void *frame, size_t len)
+bb_dispatch_handle (bb_dispatch_t *self, const void *peer, size_t peer_len, const char *key,
+                    const char *cert, const void *frame, size_t len)
 {
     bbd_recover (self);
+    self->cur_key = key && *key ? key : NULL;
+    self->cur_cert = cert && *cert ? cert : "?";
     ufo_task_request_t req;
     ufo_task_request_init (&req);
     ufo_error_t err;
@@ -418,90 +566,15 @@ bb_dispatch_handle (bb_dispatch_t *self, const void *peer, size_t peer_len, cons
     if (peer_len > sizeof ((s_worker_t *) 0)->peer)
         peer_len = sizeof ((s_worker_t *) 0)->peer;
     if (ufo_task_request_decode (&req, frame, len, self->cfg.max_message_bytes, &err) != 0) {
+        if (!*req.id)                       //  the id as far as it can be read, for the reply
+            ufo_bb_peek_id (frame, len, req.id);
         bbd_reply_error (self, &req, err.code, err.message);
-        ufo_task_request_reset (&req);
-        return;
     }
-    s_worker_t *w = *req.worker ? bbd_worker_find (self, req.worker) : NULL;
-    if (w) {
-        w->last_seen_ms = ufo_time_mono_ms ();
-        if (req.type != UFO_TASK_REQ_WORKER_READY && (w->peer_len != peer_len || memcmp (w->peer, peer, peer_len)))
-            w = NULL;           //  the id arrived over another connection: not this registration
-    }
-    switch (req.type) {
-        case UFO_TASK_REQ_WORKER_READY:
-            s_on_ready (self, peer, peer_len, &req);
-            break;
-        case UFO_TASK_REQ_WORKER_HEARTBEAT:
-            if (!w)
-                bbd_reply_error (self, &req, UFO_E_NOT_FOUND, "unknown worker: register again (worker.ready)");
-            else {
-                bbd_reply_ok (self, req.id, NULL);
-                s_on_heartbeat (self, w, req.running);
-            }
-            break;
-        case UFO_TASK_REQ_CLIENT_HEARTBEAT:
-            if (!bbd_client_find (self, req.client))
-                bbd_reply_error (self, &req, UFO_E_NOT_FOUND, "unknown client: register again (client.hello)");
-            else {
-                bbd_client_touch (self, req.client, NULL, peer, peer_len, NULL);
-                bbd_reply_ok (self, req.id, NULL);
-            }
-            break;
-        case UFO_TASK_REQ_WORKER_LEAVE:
-            if (w)
-                bbd_worker_drop (self, w, "worker.left", "left");
-            bbd_reply_ok (self, req.id, NULL);
-            bbd_pump (self);
-            break;
-        case UFO_TASK_REQ_PROGRESS:
-            s_on_progress (self, &req);
-            break;
-        case UFO_TASK_REQ_COMPLETE:
-            s_on_complete (self, w, &req);
-            break;
-        case UFO_TASK_REQ_CLIENT_HELLO: {
-            bool known;
-            s_client_t *c = bbd_client_touch (self, req.client, req.name, peer, peer_len, &known);
-            if (req.heartbeat_ivl_ms > 0)
-                c->ivl_ms = req.heartbeat_ivl_ms;
-            if (req.heartbeat_liveness > 0)
-                c->liveness = req.heartbeat_liveness;
-            ufo_value_t *body = ufo_value_new_map ();
-            ufo_value_map_set_str (body, "client", c->id);
-            ufo_value_map_set_bool (body, "known", known);
-            ufo_value_map_set_int (body, "heartbeat_ivl_ms", c->ivl_ms);
-            ufo_value_map_set_int (body, "heartbeat_liveness", c->liveness);
-            bbd_reply_ok (self, req.id, &body);
-            break;
-        }
-        case UFO_TASK_REQ_SUBMIT:
-            s_on_submit (self, peer, peer_len, &req);
-            break;
-        case UFO_TASK_REQ_INPUT:
-            s_on_input (self, &req);
-            break;
-        case UFO_TASK_REQ_CANCEL:
-            s_on_cancel (self, &req);
-            break;
-        case UFO_TASK_REQ_FETCH: {
-            s_task_t *t = bbd_task_find (self, req.task);
-            if (!t) {
-                char message [160];
-                snprintf (message, sizeof message, "no task '%s' (unknown, or forgotten after it ended)", req.task);
-                bbd_reply_error (self, &req, UFO_E_NOT_FOUND, message);
-            }
-            else {
-                ufo_value_t *body = s_task_summary (t, true);
-                bbd_reply_ok (self, req.id, &body);
-            }
-            break;
-        }
-        case UFO_TASK_REQ_STATE:
-            s_on_state (self, &req);
-            break;
-        default:
-            bbd_reply_error (self, &req, UFO_E_INTERNAL, "unhandled request");
-    }
+    else
+    if (self->cur_key && s_foreign (self, &req))
+        self->denied++;
+    else
+        s_route (self, peer, peer_len, &req);
     ufo_task_request_reset (&req);
+    self->cur_key = self->cur_cert = NULL;
 }

@@ -34,6 +34,19 @@ s_hash (const char *s)
     return (size_t) h;
 }
 
+//  Idempotency keys are scoped to the submitter's identity: the hash covers both.
+static size_t
+s_idem_hash (const char *scope, const char *key)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *scope; scope++)
+        h = (h ^ (uint8_t) *scope) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+    for (; *key; key++)
+        h = (h ^ (uint8_t) *key) * 1099511628211ULL;
+    return (size_t) h;
+}
+
 static void
 s_rehash (bb_dispatch_t *self)
 {
@@ -49,7 +62,7 @@ s_rehash (bb_dispatch_t *self)
         }
         for (s_task_t *t = self->by_idem [b], *next; t; t = next) {
             next = t->inext;
-            size_t h = s_hash (t->idem) & (n - 1);
+            size_t h = s_idem_hash (t->scope, t->idem) & (n - 1);
             t->inext = by_idem [h];
             by_idem [h] = t;
         }
@@ -73,12 +86,12 @@ bbd_task_find (bb_dispatch_t *self, const char *id)
 }
 
 s_task_t *
-bbd_task_find_idem (bb_dispatch_t *self, const char *key)
+bbd_task_find_idem (bb_dispatch_t *self, const char *scope, const char *key)
 {
     if (!self->nbuckets)
         return NULL;
-    for (s_task_t *t = self->by_idem [s_hash (key) & (self->nbuckets - 1)]; t; t = t->inext)
-        if (strcmp (t->idem, key) == 0)
+    for (s_task_t *t = self->by_idem [s_idem_hash (scope, key) & (self->nbuckets - 1)]; t; t = t->inext)
+        if (strcmp (t->idem, key) == 0 && strcmp (t->scope, scope) == 0)
             return t;
     return NULL;
 }
@@ -103,9 +116,9 @@ bbd_task_add (bb_dispatch_t *self, const char *id)
 void
 bbd_index_idem (bb_dispatch_t *self, s_task_t *t)
 {
-    if (!t->has_idem || bbd_task_find_idem (self, t->idem))
+    if (!t->has_idem || bbd_task_find_idem (self, t->scope, t->idem))
         return;
-    size_t h = s_hash (t->idem) & (self->nbuckets - 1);
+    size_t h = s_idem_hash (t->scope, t->idem) & (self->nbuckets - 1);
     t->inext = self->by_idem [h];
     self->by_idem [h] = t;
 }
@@ -120,7 +133,7 @@ s_task_remove (bb_dispatch_t *self, s_task_t *t)
             break;
         }
     if (t->has_idem) {
-        pp = &self->by_idem [s_hash (t->idem) & (self->nbuckets - 1)];
+        pp = &self->by_idem [s_idem_hash (t->scope, t->idem) & (self->nbuckets - 1)];
         for (; *pp; pp = &(*pp)->inext)
             if (*pp == t) {
                 *pp = t->inext;
@@ -275,6 +288,7 @@ bbd_task_record (const s_task_t *t, ufo_value_t *map, bool full)
         ufo_value_map_set_str (map, "idempotency_key", t->idem);
     else
         ufo_value_map_set_null (map, "idempotency_key");
+    ufo_value_map_set_str (map, "scope", t->scope);
     ufo_value_map_set_int (map, "max_attempts", t->max_attempts);
     ufo_value_map_set_int (map, "deadline_us", t->deadline_us);
     ufo_value_map_set_int (map, "submitted_us", t->submitted_us);
@@ -327,6 +341,7 @@ s_task_from_record (bb_dispatch_t *self, ufo_value_t *map, ufo_error_t *err)
     const char *idem = ufo_value_map_str (map, "idempotency_key", NULL);
     t->has_idem = idem && *idem;
     s_copy_str (t->idem, sizeof t->idem, map, "idempotency_key");
+    s_copy_str (t->scope, sizeof t->scope, map, "scope");
     t->max_attempts = ufo_value_map_int (map, "max_attempts", 1);
     if (t->max_attempts < 1)
         t->max_attempts = 1;
@@ -411,6 +426,13 @@ bb_dispatch_replay (bb_dispatch_t *self, const void *payload, size_t len, uint64
         return ufo_error_set (err, UFO_E_SYNTAX, "dispatch record '%s' lacks a valid seq", type);
     }
     *seq_p = (uint64_t) seq;
+    if ((uint64_t) seq <= self->last_seq) {
+        //  dispatch records follow each other in seq order: this one was replayed already
+        ufo_warn ("log record '%s' of dispatch seq %" PRId64 " repeats a record already replayed (a duplicated "
+                  "record, e.g. appended twice at the tail): skipped", type, seq);
+        ufo_msg_destroy (&msg);
+        return 0;
+    }
     self->last_seq = (uint64_t) seq;
     const char *id = ufo_value_map_str (body, "task", "");
     s_task_t *t = strncmp (type, "task.", 5) == 0 && strcmp (type, "task.submitted") != 0
@@ -433,6 +455,11 @@ bb_dispatch_replay (bb_dispatch_t *self, const void *payload, size_t len, uint64
         t->attempts = ufo_value_map_int (body, "attempt", t->attempts + 1);
         s_copy_str (t->worker, sizeof t->worker, body, "worker");
         s_copy_str (t->worker_name, sizeof t->worker_name, body, "worker_name");
+        const char *device = ufo_value_map_str (body, "device", NULL);
+        if (!t->has_device && device && *device) {         //  bound where it started
+            snprintf (t->device, sizeof t->device, "%s", device);
+            t->has_device = true;
+        }
     }
     else
     if (strcmp (type, "task.requeued") == 0) {

@@ -16,6 +16,46 @@ bb_durability_fatal (bb_server_t *self, const char *message)
 
 static void s_snapshot_start (bb_server_t *self);
 
+void
+bb_durability_disk_full (bb_server_t *self, const char *reason)
+{
+    if (!self->disk_full)
+        ufo_error ("disk full: %s; writes are refused (unavailable) until space returns (checked every "
+                   "second); reads, snapshots, the bus and dispatch of what is durable go on", reason);
+    self->disk_full = true;
+    snprintf (self->full_reason, sizeof self->full_reason, "%s", reason);
+}
+
+bool
+bb_durability_room (bb_server_t *self, size_t len, bool floor, char *why, size_t size)
+{
+    ufo_error_t err;
+    if (floor && self->disk_full)
+        ufo_error_set (&err, UFO_E_UNAVAILABLE, "%s", self->full_reason);
+    else {
+        uint64_t need = 2 * (uint64_t) len + 65536 + (floor ? BB_RESERVE_FLOOR : 0);
+        if (ufo_wal_reserve (self->wal, need, BB_RESERVE_CHUNK, &err) == 0)
+            return true;
+        bb_durability_disk_full (self, err.message);
+    }
+    self->writes_refused++;
+    snprintf (why, size, "the broker's disk is full (%s): nothing was written; retry later", err.message);
+    return false;
+}
+
+void
+bb_durability_space_check (bb_server_t *self)
+{
+    if (!self->disk_full)
+        return;
+    ufo_error_t err;
+    if (ufo_wal_reserve (self->wal, 65536 + BB_RESERVE_FLOOR, BB_RESERVE_CHUNK, &err) != 0)
+        return;
+    self->disk_full = false;
+    ufo_info ("disk space is back: writes are taken again (%" PRIu64 " refused while it was full)",
+              self->writes_refused);
+}
+
 //  Ends a burst: writes the log buffer and gives every queued output of the burst a ticket.
 void
 bb_durability_commit_burst (bb_server_t *self)
@@ -58,7 +98,7 @@ bb_durability_commit_burst (bb_server_t *self)
 bool
 bb_durability_snapshot_due (bb_server_t *self)
 {
-    if (self->records_since_snap < self->cfg.snapshot_every)
+    if (self->disk_full || self->records_since_snap < self->cfg.snapshot_every)
         return false;
     uint64_t growth = self->cfg.snapshot_growth;
     //  (growth is at most 100000, so the product fits for any count of items that fits memory)
@@ -125,6 +165,8 @@ s_snapshot_start (bb_server_t *self)
     ufo_buf_reset (&self->scratch);
     bb_dispatch_checkpoint (self->dispatch, &self->scratch);
     ufo_wal_append (self->wal, self->scratch.data, self->scratch.len);
+    if (ufo_wal_reserve (self->wal, BB_RESERVE_FLOOR, BB_RESERVE_CHUNK, &err) != 0)
+        bb_durability_disk_full (self, err.message);       //  the checkpoint is written all the same
     if (ufo_wal_write (self->wal, &err) != 0) {
         bb_durability_fatal (self, err.message);
         return;

@@ -27,6 +27,7 @@ bb_out_new (bb_server_t *self, bool to_bus, uint64_t ticket, bool burst)
     o->inl_used = false;
     o->data = o->extra = o->fail = NULL;
     o->len = o->extra_len = o->fail_len = 0;
+    o->charge = o->extra_charge = NULL;
     return o;
 }
 
@@ -51,24 +52,29 @@ bb_out_set_data (bb_out_t *o, const void *data, size_t len)
         o->data = bb_out_copy (data, len);
 }
 
+//  Sends one frame, handing buf to libzmq (it frees it, and releases the peer's charge for
+//  it, when it is done with it: bb_peers_free). more: more frames follow.
 static void
-s_free_data (void *data, void *hint)
-{
-    UFO_UNUSED (hint);
-    free (data);
-}
-
-//  Sends one frame, handing buf to libzmq (it frees it). more: more frames follow.
-static void
-s_send_owned (void *sock, char *buf, size_t len, bool more)
+s_send_owned (void *sock, char *buf, size_t len, bool more, bb_charge_t *charge)
 {
     zmq_msg_t msg;
-    if (zmq_msg_init_data (&msg, buf, len, s_free_data, NULL) != 0) {
-        free (buf);
+    if (zmq_msg_init_data (&msg, buf, len, bb_peers_free, charge) != 0) {
+        bb_peers_free (buf, charge);
         return;
     }
     if (zmq_msg_send (&msg, sock, more ? ZMQ_SNDMORE : 0) < 0)
         zmq_msg_close (&msg);
+}
+
+void
+bb_out_charge (bb_server_t *self, bb_out_t *o)
+{
+    if (o->to_bus)
+        return;
+    if (!o->inl_used && o->data && !o->charge)
+        o->charge = bb_peers_charge (self->peers, o->head, o->head_len, o->len);
+    if (o->extra && !o->extra_charge)
+        o->extra_charge = bb_peers_charge (self->peers, o->head, o->head_len, o->extra_len);
 }
 
 void
@@ -77,7 +83,10 @@ bb_out_release (bb_out_t *o)
     free (o->data);
     free (o->extra);
     free (o->fail);
+    bb_peers_release (o->charge);
+    bb_peers_release (o->extra_charge);
     o->data = o->extra = o->fail = NULL;
+    o->charge = o->extra_charge = NULL;
 }
 
 //  Sends queued messages whose durability job is done, in order. failed_ticket: a job that
@@ -100,6 +109,9 @@ bb_out_flush (bb_server_t *self, uint64_t failed_ticket)
         if (o->fail && o->ticket == failed_ticket) {
             free (o->data);
             free (o->extra);
+            bb_peers_release (o->charge);
+            bb_peers_release (o->extra_charge);
+            o->charge = o->extra_charge = NULL;
             o->data = o->fail;
             o->len = o->fail_len;
             o->extra = NULL;
@@ -116,10 +128,11 @@ bb_out_flush (bb_server_t *self, uint64_t failed_ticket)
         if (o->inl_used)
             zmq_send (sock, o->inl, o->len, o->extra ? ZMQ_SNDMORE : 0);
         else
-            s_send_owned (sock, o->data, o->len, o->extra != NULL);
+            s_send_owned (sock, o->data, o->len, o->extra != NULL, o->charge);
         if (o->extra)
-            s_send_owned (sock, o->extra, o->extra_len, false);
+            s_send_owned (sock, o->extra, o->extra_len, false, o->extra_charge);
         o->data = o->extra = NULL;
+        o->charge = o->extra_charge = NULL;
         self->out_head++;
     }
     if (self->out_head == self->out_tail)
@@ -137,6 +150,7 @@ bb_out_reply (bb_server_t *self, const bb_route_t *route, ufo_buf_t *buf, uint64
     memcpy (o->head, route->id, route->id_len);
     o->delim = route->delim;
     bb_out_set_data (o, buf->data, buf->len);
+    bb_out_charge (self, o);
     return o;
 }
 

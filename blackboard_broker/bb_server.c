@@ -159,6 +159,10 @@ s_handle_blob_put (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t 
     ufo_error_t err;
     if (ufo_blob_stage (self->blobs, req->blob_data, req->blob_len, stage, &err) != 0) {
         free (stage);
+        if (err.code == UFO_E_UNAVAILABLE) {
+            bb_durability_disk_full (self, err.message);
+            self->writes_refused++;
+        }
         bb_out_reply_error (self, route, req->id, req->type_name, err.code, err.message);
         return;
     }
@@ -216,6 +220,7 @@ s_handle_blob_get (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t 
     bb_out_t *o = bb_out_reply (self, route, &self->scratch, 0, true);
     o->extra = data;                        //  handed over: freed by libzmq after sending
     o->extra_len = len;
+    bb_out_charge (self, o);
 }
 
 static ufo_value_t *
@@ -237,6 +242,10 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_int (s, "subscribers", self->subscribers);
     ufo_value_map_set_int (s, "requests", (int64_t) self->requests);
     ufo_value_map_set_int (s, "errors", (int64_t) self->errors);
+    ufo_value_map_set_bool (s, "disk_full", self->disk_full);
+    ufo_value_map_set_int (s, "writes_refused", (int64_t) self->writes_refused);
+    ufo_value_map_set_int (s, "reply_bytes_queued", (int64_t) bb_peers_total (self->peers));
+    ufo_value_map_set_int (s, "busy_refusals", (int64_t) bb_peers_refused (self->peers));
     ufo_value_map_set_int (s, "fsyncs", (int64_t) syncs);
     ufo_value_map_set_int (s, "fsync_avg_us", syncs ? (int64_t) (total_us / syncs) : 0);
     ufo_value_map_set_int (s, "blob_puts", (int64_t) self->blob_puts);
@@ -244,7 +253,33 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_str (s, "fsync", self->cfg.fsync == BB_FSYNC_ALWAYS ? "always"
                            : self->cfg.fsync == BB_FSYNC_EVERYSEC ? "everysec" : "no");
     bb_dispatch_stats (self->dispatch, s);
+    //  every rejected request, blackboard or dispatch (dispatch_errors: the dispatch share)
+    ufo_value_map_set_int (s, "errors", (int64_t) self->errors + ufo_value_map_int (s, "dispatch_errors", 0));
     return s;
+}
+
+//  Log space for a dispatch request (bb_durability_room): task.submit is a client write;
+//  requests that write no record need none. False after an unavailable reply.
+static bool
+s_dispatch_room (bb_server_t *self, const bb_route_t *route, const void *frame, size_t len)
+{
+    ufo_msg_head_t head;
+    size_t off;
+    ufo_error_t err;
+    ufo_msg_limits_t limits = { self->cfg.max_message_bytes, 64 };
+    if (ufo_msg_decode_head (frame, len, &limits, &head, &off, &err) != 0)
+        return true;                    //  the dispatcher answers what is wrong with it
+    static const char *const s_no_record [] = {
+        "task.fetch", "dispatch.state", "client.hello", "client.heartbeat", "task.input", NULL
+    };
+    for (const char *const *t = s_no_record; *t; t++)
+        if (strcmp (head.type, *t) == 0)
+            return true;
+    char why [400];
+    if (bb_durability_room (self, len, strcmp (head.type, "task.submit") == 0, why, sizeof why))
+        return true;
+    bb_out_reply_error (self, route, head.id, head.type, UFO_E_UNAVAILABLE, why);
+    return false;
 }
 
 #define PARTS_MAX 6                 //  frames of one request kept (identity, delimiter, 2 + spare)
@@ -284,6 +319,21 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
     if (route_data.id_len > 255)
         return;                     //  not a libzmq identity: nowhere to reply
     size_t nframes = total - first;
+    if (bb_peers_over (self->peers, route->id, route->id_len)) {
+        //  It does not read its replies: no more work for it until it does (bb_peers.h).
+        char id [65] = "";
+        if (nparts > first)
+            ufo_bb_peek_id (zmq_msg_data (&parts [first]), zmq_msg_size (&parts [first]), id);
+        char message [160];
+        snprintf (message, sizeof message, "%zu bytes of replies to this peer are not read yet (limit %zu): "
+                  "read them, then retry", bb_peers_queued (self->peers, route->id, route->id_len),
+                  self->cfg.max_peer_output_bytes);
+        self->errors++;
+        ufo_buf_reset (&self->scratch);
+        ufo_bb_encode_error (&self->scratch, id, UFO_E_BUSY, message);
+        bb_out_reply (self, route, &self->scratch, 0, true);
+        return;
+    }
     const void *frames [PARTS_MAX];
     size_t sizes [PARTS_MAX];
     for (size_t i = first; i < nparts; i++) {
@@ -294,8 +344,13 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
                                           nparts > first ? sizes [0] : 0))
         return;
     if (nframes == 1 && nparts > first && ufo_task_proto_claims (frames [0], sizes [0])) {
+        if (!s_dispatch_room (self, route, frames [0], sizes [0]))
+            return;
         self->cur_route = route;        //  task dispatch (docs/PROTOCOL.md section 3)
-        bb_dispatch_handle (self->dispatch, route->id, route->id_len, frames [0], sizes [0]);
+        zmq_msg_t *last = &parts [nparts - 1];
+        const char *key = self->cfg.security ? zmq_msg_gets (last, "User-Id") : NULL;
+        const char *cert = self->cfg.security ? zmq_msg_gets (last, "name") : NULL;
+        bb_dispatch_handle (self->dispatch, route->id, route->id_len, key, cert, frames [0], sizes [0]);
         self->cur_route = NULL;
         return;
     }
@@ -308,8 +363,16 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
         rc = ufo_error_set (&err, UFO_E_INVALID, "request has %zu frames after routing; at most 2 are allowed", nframes);
     else
         rc = ufo_bb_request_decode (&req, frames, sizes, nframes, &self->limits, &err);
+    char why [400];
+    bool write = req.type == UFO_BB_REQ_ADD || req.type == UFO_BB_REQ_CLEAR || req.type == UFO_BB_REQ_DELETE
+              || req.type == UFO_BB_REQ_BLOB_PUT;
+    char peeked [65];
     if (rc != 0)
-        bb_out_reply_error (self, route, req.id, req.type_name, err.code, err.message);
+        bb_out_reply_error (self, route, *req.id || nparts <= first || !ufo_bb_peek_id (frames [0], sizes [0], peeked)
+                            ? req.id : peeked, req.type_name, err.code, err.message);
+    else
+    if (write && !bb_durability_room (self, req.type == UFO_BB_REQ_BLOB_PUT ? 0 : sizes [0], true, why, sizeof why))
+        bb_out_reply_error (self, route, req.id, req.type_name, UFO_E_UNAVAILABLE, why);
     else
     switch (req.type) {
         case UFO_BB_REQ_ADD:
@@ -444,6 +507,15 @@ s_on_everysec (zloop_t *loop, int timer_id, void *arg)
 }
 
 static int
+s_on_space (zloop_t *loop, int timer_id, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (timer_id);
+    bb_durability_space_check ((bb_server_t *) arg);
+    return 0;
+}
+
+static int
 s_on_housekeeping (zloop_t *loop, int timer_id, void *arg)
 {
     UFO_UNUSED (loop);
@@ -451,6 +523,7 @@ s_on_housekeeping (zloop_t *loop, int timer_id, void *arg)
     bb_server_t *self = (bb_server_t *) arg;
     bb_durability_snapshot_reap (self, false);
     bb_server_subscriptions (self);
+    bb_peers_sweep (self->peers);
     return 0;
 }
 
@@ -524,6 +597,7 @@ s_dispatch_out (bb_server_t *self, bool to_bus, const void *head, size_t head_le
     memcpy (o->head, head, o->head_len);
     o->delim = delim;
     bb_out_set_data (o, data, len);
+    bb_out_charge (self, o);
 }
 
 static void
@@ -559,7 +633,9 @@ s_on_dispatch_tick (zloop_t *loop, int timer_id, void *arg)
     UFO_UNUSED (loop);
     UFO_UNUSED (timer_id);
     bb_server_t *self = (bb_server_t *) arg;
-    bb_dispatch_tick (self->dispatch);
+    char why [400];
+    if (bb_durability_room (self, 0, false, why, sizeof why))      //  its records use the floor
+        bb_dispatch_tick (self->dispatch);
     bb_durability_commit_burst (self);
     return self->fatal ? -1 : 0;
 }
@@ -604,6 +680,9 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     if (self->cfg.snapshot_every == 0)
         self->cfg.snapshot_every = 10000;
     self->store = bb_store_new ();
+    if (self->cfg.max_peer_output_bytes == 0)
+        self->cfg.max_peer_output_bytes = 64u << 20;
+    self->peers = bb_peers_new (self->cfg.max_peer_output_bytes);
     self->now_us = ufo_time_now_us ();
     bb_dispatch_host_t host = { self, s_dispatch_next_seq, s_dispatch_seq, s_dispatch_log,
                                 s_dispatch_reply, s_dispatch_send, s_dispatch_publish };
@@ -614,8 +693,19 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
         ufo_error_set (err, UFO_E_IO, "cannot create data directory %s: %s", self->data_dir, strerror (errno));
         goto fail;
     }
+    if (access (self->data_dir, W_OK) != 0) {
+        ufo_error_set (err, UFO_E_IO, "data directory %s is %s (%s)", self->data_dir,
+                       errno == EROFS ? "on a read-only file system" : "not writable", strerror (errno));
+        goto fail;
+    }
     snprintf (path, sizeof path, "%s/LOCK", self->data_dir);
     self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (self->lock_fd < 0) {
+        ufo_error_set (err, UFO_E_IO, "data directory %s: cannot open %s: %s%s", self->data_dir, path,
+                       strerror (errno), errno == EROFS ? " (the directory is read-only)"
+                       : errno == EACCES ? " (the directory is not writable)" : "");
+        goto fail;
+    }
     //  A snapshot writer of a broker that was just killed may hold the lock for a moment.
     int locked = -1;
     for (int i = 0; self->lock_fd >= 0 && i < 300 && (locked = flock (self->lock_fd, LOCK_EX | LOCK_NB)) != 0; i++)
@@ -694,6 +784,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     }
     zloop_timer (self->loop, 50, 0, s_on_housekeeping, self);
     zloop_timer (self->loop, 50, 0, s_on_dispatch_tick, self);
+    zloop_timer (self->loop, 1000, 0, s_on_space, self);
     if (self->cfg.fsync == BB_FSYNC_EVERYSEC)
         zloop_timer (self->loop, 1000, 0, s_on_everysec, self);
     if (config->stats_interval_ms > 0)
@@ -748,6 +839,7 @@ bb_server_destroy (bb_server_t **self_p)
     ufo_blob_store_destroy (&self->blobs);
     bb_store_destroy (&self->store);
     bb_dispatch_destroy (&self->dispatch);
+    bb_peers_destroy (&self->peers);        //  entries of unsent messages go with their last free
     ufo_buf_free (&self->scratch);
     if (self->lock_fd >= 0)
         close (self->lock_fd);

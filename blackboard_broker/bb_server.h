@@ -37,6 +37,7 @@ typedef struct {
                                     //  in items (0: snapshot_every alone)
     int64_t stats_interval_ms;      //  0: no periodic stats
     int bus_hwm;                    //  send high-water mark of the bus socket
+    size_t max_peer_output_bytes;   //  replies queued for one peer before it gets busy (bb_peers.h)
     bb_dispatch_config_t dispatch;  //  task dispatch (zeros: defaults)
     bb_security_t *security;        //  CURVE, ZAP and roles (bb_security.h); NULL: off. Borrowed.
 } bb_server_config_t;

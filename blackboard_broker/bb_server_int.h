@@ -11,6 +11,7 @@
 #include "bb_store.h"
 #include "bb_sync.h"
 #include "bb_server.h"
+#include "bb_peers.h"
 
 //  One queued outgoing message: [head] [empty delimiter]? data [extra]?
 //  head is the peer identity (replies) or the topic (events). Data of up to BB_OUT_INLINE
@@ -34,6 +35,8 @@ typedef struct {
     size_t extra_len;
     char *fail;                     //  sent instead of data if the job fails (blob puts)
     size_t fail_len;
+    bb_charge_t *charge;            //  data and extra charged to the peer (bb_peers.h), or NULL
+    bb_charge_t *extra_charge;
 } bb_out_t;
 
 //  Where a reply goes: the ROUTER identity of the request, and whether it had a delimiter.
@@ -80,6 +83,9 @@ struct _bb_server_t {
     uint64_t items_at_snap;         //  items held when the last snapshot was taken (or loaded)
     uint64_t snapshots;             //  snapshot writers started
     bool fatal;
+    bool disk_full;                 //  the log cannot reserve space: client writes get unavailable
+    char full_reason [256];
+    uint64_t writes_refused;
 
     //  statistics
     uint64_t requests, errors, writes, items_added, blob_puts, blob_gets;
@@ -90,6 +96,7 @@ struct _bb_server_t {
     int64_t now_us;                 //  time of the current burst (envelope time stamps)
     char id_prefix [33];            //  random, drawn at start-up: event ids are prefix + seq
 
+    bb_peers_t *peers;              //  bytes of replies queued per peer (bb_peers.h)
     bb_dispatch_t *dispatch;        //  task dispatch (bb_dispatch.h)
     const bb_route_t *cur_route;     //  route of the dispatch request being handled
     uint64_t cp_ticket;             //  sync job that makes the last dispatch checkpoint durable
@@ -110,6 +117,9 @@ char *bb_out_copy (const void *data, size_t len);
 //  Sets the data of a queued message to a copy of data[0..len) (inline when it fits).
 void bb_out_set_data (bb_out_t *o, const void *data, size_t len);
 
+//  Charges a queued reply's malloc'd buffers (data, extra) to its peer (bb_peers.h).
+void bb_out_charge (bb_server_t *self, bb_out_t *o);
+
 //  Frees the buffers of a queued message that will not be sent.
 void bb_out_release (bb_out_t *o);
 
@@ -129,6 +139,22 @@ void bb_out_reply_error (bb_server_t *self, const bb_route_t *route, const char 
 void bb_out_reply_ok (bb_server_t *self, const bb_route_t *route, const char *id, ufo_value_t **body_p);
 
 //  --- bb_durability.c: durability pipeline ------------------------------------------
+
+#define BB_RESERVE_CHUNK (1u << 20)     //  log space reserved at a time (ufo_wal_reserve)
+#define BB_RESERVE_FLOOR (1u << 20)     //  kept free by client writes, for dispatch and checkpoints
+
+//  Is there room in the log for the records of one request of len bytes? floor: a client
+//  write (board change, blob, task submission), which must also leave BB_RESERVE_FLOOR free
+//  and is refused at once while the disk is full. When there is no room: enters the
+//  disk-full state (logged once), fills why[size] and returns false.
+bool bb_durability_room (bb_server_t *self, size_t len, bool floor, char *why, size_t size);
+
+//  Enters the disk-full state (logs once): client writes are refused with unavailable until
+//  bb_durability_space_check finds space again.
+void bb_durability_disk_full (bb_server_t *self, const char *reason);
+
+//  The once-a-second timer while the disk is full: takes writes again when space is back.
+void bb_durability_space_check (bb_server_t *self);
 
 //  Marks the server failed: logs message, no further write is acknowledged.
 void bb_durability_fatal (bb_server_t *self, const char *message);

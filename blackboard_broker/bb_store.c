@@ -36,6 +36,7 @@ struct _bb_store_t {
     size_t nboards;
     uint64_t seq;
     uint64_t items;
+    uint64_t snap_seq;              //  seq of the snapshot loaded (0: none)
 };
 
 //  A batch holding a copy of data[0..len), with the creator's reference.
@@ -133,6 +134,7 @@ bb_store_destroy (bb_store_t **self_p)
 }
 
 uint64_t bb_store_seq (const bb_store_t *self) { return self->seq; }
+uint64_t bb_store_snapshot_seq (const bb_store_t *self) { return self->snap_seq; }
 size_t bb_store_boards (const bb_store_t *self) { return self->nboards; }
 uint64_t bb_store_items (const bb_store_t *self) { return self->items; }
 size_t bb_board_items (const bb_board_t *board) { return board->items; }
@@ -341,8 +343,12 @@ bb_store_apply_record (bb_store_t *self, const void *payload, size_t len, ufo_er
     ||  (mem_name && memory < 0))
         rc = ufo_error_set (err, UFO_E_SYNTAX, "log record '%s' lacks a valid board, memory or seq", type);
     else
-    if ((uint64_t) last <= self->seq)
-        ;                           //  covered by the snapshot
+    if ((uint64_t) last <= self->seq) {
+        //  covered by the snapshot; past it, a copy of a record already replayed
+        if ((uint64_t) last > self->snap_seq)
+            ufo_warn ("log record '%s' seq %" PRId64 "..%" PRId64 " repeats a record already replayed (a duplicated "
+                      "record, e.g. appended twice at the tail): skipped", type, seq, last);
+    }
     else
     if ((uint64_t) seq != self->seq + 1)
         rc = ufo_error_set (err, UFO_E_SYNTAX, "log record seq %" PRId64 " does not follow %" PRIu64,
@@ -698,7 +704,7 @@ bb_store_load_snapshot (bb_store_t *self, const char *data_dir, uint64_t *segmen
         rc = s_load_board (self, board_path, name, (uint64_t) seq, err);
     }
     if (rc == 0) {
-        self->seq = (uint64_t) seq;
+        self->seq = self->snap_seq = (uint64_t) seq;
         *segment_p = (uint64_t) segment;
         ufo_info ("loaded snapshot %s: %zu boards, %" PRIu64 " items, seq %" PRIu64,
                   dir, self->nboards, self->items, self->seq);

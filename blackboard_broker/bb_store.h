@@ -18,6 +18,8 @@ void bb_store_destroy (bb_store_t **self_p);
 
 //  Last sequence number applied (0 for an empty store), and counts.
 uint64_t bb_store_seq (const bb_store_t *self);
+//  Sequence number of the snapshot loaded at start-up (0: none).
+uint64_t bb_store_snapshot_seq (const bb_store_t *self);
 size_t bb_store_boards (const bb_store_t *self);
 uint64_t bb_store_items (const bb_store_t *self);
 

@@ -131,6 +131,7 @@ main (int argc, char **argv)
         .snapshot_growth = (uint64_t) ufo_config_int (config, "broker.snapshot_growth", 100),
         .stats_interval_ms = ufo_config_int (config, "broker.stats_interval_ms", 5000),
         .bus_hwm = 100000,
+        .max_peer_output_bytes = (size_t) ufo_config_int (config, "broker.max_peer_output_bytes", 64 << 20),
         .dispatch = {
             .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 1000),
             .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 3),
@@ -156,6 +157,8 @@ main (int argc, char **argv)
         return 1;
     }
     cfg.security = security;
+    //  with roles, task data on the bus is for its submitter only (docs/PROTOCOL.md 3.6)
+    cfg.dispatch.seal_bodies = security && !ufo_config_bool (config, "security.monitor_sees_bodies", false);
     int rc = 2;
     int fsync_policy = s_parse_fsync (fsync_text ? fsync_text : ufo_config_str (config, "broker.fsync", "always"));
     int64_t value;

@@ -497,18 +497,15 @@ ufo_bb_mp_strn (ufo_buf_t *buf, const char *s, size_t len)
 void
 ufo_bb_mp_uint (ufo_buf_t *buf, uint64_t v)
 {
+    //  the smallest form (docs/PROTOCOL.md 1.2), as ufo_msgpack writes integers
     uint8_t *p = s_room (buf, 9);
-    if (v < 128)
+    int n = v < 128 ? 0 : v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8;
+    if (n == 0)
         *p++ = (uint8_t) v;
     else {
-        *p++ = 0xcf;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        uint64_t be = __builtin_bswap64 (v);
-#else
-        uint64_t be = v;
-#endif
-        memcpy (p, &be, 8);
-        p += 8;
+        *p++ = n == 1 ? 0xcc : n == 2 ? 0xcd : n == 4 ? 0xce : 0xcf;
+        for (int i = n - 1; i >= 0; i--)
+            *p++ = (uint8_t) (v >> (8 * i));
     }
     s_done (buf, p);
 }
@@ -706,4 +703,75 @@ ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const s
         return 0;
     }
     return ufo_bb_request_decode_tree (req, frames, sizes, nframes, limits, err);
+}
+
+//  --- Lenient reading of a rejected envelope's id --------------------------------------
+
+//  Skips a msgpack str at *p, giving its bytes; false when it is not a str or is cut.
+static bool
+s_peek_idstr (const uint8_t **p, const uint8_t *end, const uint8_t **data, size_t *len)
+{
+    if (*p >= end)
+        return false;
+    uint8_t b = *(*p)++;
+    size_t n, head = 0;
+    if ((b & 0xe0) == 0xa0)
+        n = b & 0x1f;
+    else
+    if (b == 0xd9)
+        head = 1;
+    else
+    if (b == 0xda)
+        head = 2;
+    else
+    if (b == 0xdb)
+        head = 4;
+    else
+        return false;
+    if (head) {
+        if ((size_t) (end - *p) < head)
+            return false;
+        n = 0;
+        for (size_t i = 0; i < head; i++)
+            n = n << 8 | *(*p)++;
+    }
+    if ((size_t) (end - *p) < n)
+        return false;
+    *data = *p;
+    *len = n;
+    *p += n;
+    return true;
+}
+
+bool
+ufo_bb_peek_id (const void *frame, size_t len, char id [65])
+{
+    id [0] = 0;
+    const uint8_t *p = frame, *end = p + len;
+    if (!frame || len < 3)
+        return false;
+    uint8_t b = *p++;
+    size_t skip = b == 0xdc ? 2 : b == 0xdd ? 4 : 0;
+    if (!skip && (b & 0xf0) != 0x90)
+        return false;
+    if ((size_t) (end - p) <= skip)
+        return false;
+    p += skip;
+    b = *p++;                               //  version: any int
+    static const uint8_t s_int_len [] = { 1, 2, 4, 8 };
+    skip = b >= 0xcc && b <= 0xcf ? s_int_len [b - 0xcc] : b >= 0xd0 && b <= 0xd3 ? s_int_len [b - 0xd0] : 0;
+    if (!skip && b > 0x7f && b < 0xe0)
+        return false;
+    if ((size_t) (end - p) < skip)
+        return false;
+    p += skip;
+    const uint8_t *data;
+    size_t n;
+    if (p >= end || !s_peek_idstr (&p, end, &data, &n) || !s_peek_idstr (&p, end, &data, &n))
+        return false;
+    if (n > 64 || memchr (data, 0, n) || !ufo_utf8_valid (data, n))
+        return false;
+    memcpy (id, data, n);
+    id [n] = 0;
+    return true;
 }

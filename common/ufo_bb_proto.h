@@ -98,6 +98,13 @@ void ufo_bb_request_reset (ufo_bb_request_t *req);
 int ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
                            size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err);
 
+//  The id of a request envelope that was rejected, for its error reply: reads leniently an
+//  array header of any length, a version of any int form and value, a type str, then the id
+//  str, and copies the id into id[65] when it is at most 64 bytes of UTF-8 without NUL.
+//  Returns true with the id, false (id "") when those fields cannot be read. Reads at most
+//  the first ~150 bytes of the frame, whatever its length (docs/PROTOCOL.md 2.1).
+bool ufo_bb_peek_id (const void *frame, size_t len, char id [65]);
+
 //  Start offset of item i of a decoded bb.add in req->items_data.
 static inline size_t
 ufo_bb_request_item_start (const ufo_bb_request_t *req, size_t i)

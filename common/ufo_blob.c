@@ -100,7 +100,8 @@ ufo_blob_stage (ufo_blob_store_t *self, const void *data, size_t len, ufo_blob_s
               stage->hex, (int) getpid (), ++self->counter);
     int fd = open (stage->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        return ufo_error_set (err, UFO_E_IO, "cannot create %s: %s", stage->tmp_path, strerror (errno));
+        return ufo_error_set (err, errno == ENOSPC || errno == EDQUOT ? UFO_E_UNAVAILABLE : UFO_E_IO,
+                              "cannot create %s: %s", stage->tmp_path, strerror (errno));
     size_t done = 0;
     while (done < len) {
         ssize_t rc = write (fd, (const char *) data + done, len - done);
@@ -110,7 +111,8 @@ ufo_blob_stage (ufo_blob_store_t *self, const void *data, size_t len, ufo_blob_s
             int saved = errno;
             close (fd);
             unlink (stage->tmp_path);
-            return ufo_error_set (err, UFO_E_IO, "cannot write %s: %s", stage->tmp_path, strerror (saved));
+            return ufo_error_set (err, saved == ENOSPC || saved == EDQUOT ? UFO_E_UNAVAILABLE : UFO_E_IO,
+                                  "cannot write %s: %s", stage->tmp_path, strerror (saved));
         }
         done += (size_t) rc;
     }

@@ -2,6 +2,7 @@
 #include "ufo_prelude.h"
 #include <czmq.h>
 #include <pthread.h>
+#include <sodium.h>
 
 struct _ufo_cert_t {
     zcert_t *cert;
@@ -160,6 +161,67 @@ ufo_cert_has_secret (const ufo_cert_t *self)
 {
     assert (self);
     return self->secret;
+}
+
+//  --- Sealed boxes (libsodium crypto_box_seal on the CURVE keys) ------------------------
+
+static int
+s_sodium (ufo_error_t *err)
+{
+    if (sodium_init () < 0)
+        return ufo_error_set (err, UFO_E_INTERNAL, "libsodium cannot be initialised");
+    return 0;
+}
+
+int
+ufo_cert_seal (const char *public_key, const void *data, size_t len, ufo_buf_t *out, ufo_error_t *err)
+{
+    uint8_t pk [32];
+    if (s_sodium (err) != 0)
+        return -1;
+    if (!public_key || strlen (public_key) != 40 || !zmq_z85_decode (pk, public_key))
+        return ufo_error_set (err, UFO_E_INVALID, "seal: not a Z85 public key");
+    size_t sealed_len = len + crypto_box_SEALBYTES;
+    uint8_t *sealed = ufo_malloc (sealed_len);
+    crypto_box_seal (sealed, data, len, pk);
+    size_t b64_len = sodium_base64_ENCODED_LEN (sealed_len, sodium_base64_VARIANT_ORIGINAL);
+    char *b64 = ufo_malloc (b64_len);
+    sodium_bin2base64 (b64, b64_len, sealed, sealed_len, sodium_base64_VARIANT_ORIGINAL);
+    ufo_buf_append (out, b64, strlen (b64));
+    free (b64);
+    free (sealed);
+    return 0;
+}
+
+int
+ufo_cert_unseal (const ufo_cert_t *self, const char *text, ufo_buf_t *out, ufo_error_t *err)
+{
+    assert (self);
+    if (s_sodium (err) != 0)
+        return -1;
+    if (!self->secret)
+        return ufo_error_set (err, UFO_E_INVALID, "unseal: the certificate has no secret key");
+    size_t text_len = text ? strlen (text) : 0;
+    uint8_t *sealed = ufo_malloc (text_len + 1);
+    size_t sealed_len = 0;
+    int rc = -1;
+    if (sodium_base642bin (sealed, text_len + 1, text ? text : "", text_len, NULL, &sealed_len, NULL,
+                           sodium_base64_VARIANT_ORIGINAL) != 0 || sealed_len < crypto_box_SEALBYTES)
+        ufo_error_set (err, UFO_E_SYNTAX, "unseal: not a sealed box (base64)");
+    else {
+        size_t plain_len = sealed_len - crypto_box_SEALBYTES;
+        uint8_t *plain = ufo_malloc (plain_len + 1);
+        if (crypto_box_seal_open (plain, sealed, sealed_len, zcert_public_key (self->cert),
+                                  zcert_secret_key (self->cert)) != 0)
+            ufo_error_set (err, UFO_E_DENIED, "unseal: not sealed to this certificate, or damaged");
+        else {
+            ufo_buf_append (out, plain, plain_len);
+            rc = 0;
+        }
+        free (plain);
+    }
+    free (sealed);
+    return rc;
 }
 
 int

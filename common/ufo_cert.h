@@ -38,6 +38,16 @@ const char *ufo_cert_name (const ufo_cert_t *self);
 const char *ufo_cert_role (const ufo_cert_t *self);
 bool ufo_cert_has_secret (const ufo_cert_t *self);
 
+//  Seals data[0..len) to the holder of the certificate whose public key (Z85) is given
+//  (libsodium's crypto_box_seal: only that secret key opens it) and appends it to out as
+//  base64 text (original alphabet, padded). Returns 0, or -1 with err for a bad key.
+int ufo_cert_seal (const char *public_key, const void *data, size_t len, ufo_buf_t *out, ufo_error_t *err);
+
+//  Opens text made by ufo_cert_seal with this certificate's secret key and appends the bytes
+//  to out. Returns 0, or -1 with err: UFO_E_DENIED when it was sealed to another key (or is
+//  damaged), UFO_E_SYNTAX when it is not base64, UFO_E_INVALID without a secret key.
+int ufo_cert_unseal (const ufo_cert_t *self, const char *text, ufo_buf_t *out, ufo_error_t *err);
+
 //  Makes a czmq socket (zsock_t *) a CURVE client of the server with the given public key
 //  (Z85), using this certificate's key pair. Call before connecting. Returns 0 or -1.
 int ufo_cert_apply_client (const ufo_cert_t *self, void *zsock, const char *server_public_key);

@@ -144,6 +144,8 @@ static const ufo_config_key_t s_schema [] = {
       "most items a board holds over its four memories" },
     { "broker.max_blob_bytes", "int", "16777216", "1024..1073741824", NULL,
       "largest blob (screenshot) accepted" },
+    { "broker.max_peer_output_bytes", "int", "67108864", "65536..1099511627776", NULL,
+      "bytes of replies queued for one peer that does not read them before its requests get busy" },
     { "broker.snapshot_every", "int", "10000", "1..1000000000", NULL,
       "log records between compactions into a snapshot" },
     { "broker.snapshot_growth", "int", "100", "0..100000", NULL,
@@ -219,6 +221,8 @@ static const ufo_config_key_t s_schema [] = {
       "the broker's public certificate; empty: CERT_DIR/broker.cert" },
     { "security.allowed_dir", "string", "\"\"", NULL, NULL,
       "broker: directory of allowed public certificates, re-read on SIGHUP; empty: CERT_DIR/allowed" },
+    { "security.monitor_sees_bodies", "bool", "false", NULL, NULL,
+      "broker: publish task bodies and results on the bus in clear (else sealed to their submitter)" },
 };
 
 //  Environment variables starting with UFO_ that are not configuration keys.

@@ -4,7 +4,7 @@
 static const char *s_names [UFO_E_COUNT] = {
     "ok", "syntax", "truncated", "type", "range", "too_deep", "too_large", "version",
     "missing", "not_found", "io", "invalid", "utf8", "internal", "unavailable",
-    "timeout", "cancelled", "denied", "conflict"
+    "timeout", "cancelled", "denied", "conflict", "busy"
 };
 
 void

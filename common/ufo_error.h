@@ -22,6 +22,7 @@ typedef enum {
     UFO_E_CANCELLED = 16,   //  the operation was cancelled
     UFO_E_DENIED = 17,      //  not allowed (policy, role, authentication)
     UFO_E_CONFLICT = 18,    //  state does not allow the operation
+    UFO_E_BUSY = 19,        //  the peer has too much output queued: read replies, then retry
     UFO_E_COUNT
 } ufo_errcode_t;
 

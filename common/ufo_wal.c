@@ -13,6 +13,8 @@ struct _ufo_wal_t {
     uint64_t size;              //  its size in bytes
     uint64_t records;           //  records appended since open
     ufo_buf_t pending;          //  encoded records not yet written
+    uint64_t reserved_to;       //  blocks are allocated up to this offset (ufo_wal_reserve)
+    bool no_reserve;            //  the file system cannot reserve (fallocate unsupported)
 };
 
 static const char s_magic [4] = { 'U', 'F', 'O', 'W' };
@@ -203,6 +205,7 @@ s_open_for_append (ufo_wal_t *self, uint64_t segment, bool create, ufo_error_t *
     self->fd = fd;
     self->segment = segment;
     self->size = (uint64_t) end;
+    self->reserved_to = (uint64_t) end;
     return 0;
 }
 
@@ -364,6 +367,37 @@ ufo_wal_write (ufo_wal_t *self, ufo_error_t *err)
 }
 
 int
+ufo_wal_reserve (ufo_wal_t *self, uint64_t bytes, uint64_t chunk, ufo_error_t *err)
+{
+    uint64_t want = self->size + self->pending.len + bytes;
+    if (self->no_reserve || want <= self->reserved_to)
+        return 0;
+    //  a chunk at a time (fewer calls), or just what is needed when a chunk does not fit
+    uint64_t from = self->reserved_to > self->size ? self->reserved_to : self->size;
+    uint64_t big = want + chunk;
+    int rc = fallocate (self->fd, FALLOC_FL_KEEP_SIZE, (off_t) from, (off_t) (big - from));
+    if (rc != 0 && (errno == ENOSPC || errno == EDQUOT)) {
+        big = want;
+        rc = fallocate (self->fd, FALLOC_FL_KEEP_SIZE, (off_t) from, (off_t) (big - from));
+    }
+    if (rc == 0) {
+        self->reserved_to = big;
+        return 0;
+    }
+    if (errno == EOPNOTSUPP || errno == ENOSYS) {
+        self->no_reserve = true;
+        ufo_warn ("wal: the file system of %s cannot reserve space (fallocate: %s); a full disk will "
+                  "stop the broker instead of refusing writes", self->dir, strerror (errno));
+        return 0;
+    }
+    int saved = errno;
+    ufo_error_set (err, UFO_E_UNAVAILABLE, "cannot reserve %" PRIu64 " bytes for log segment %" PRIu64 ": %s",
+                   bytes, self->segment, strerror (saved));
+    errno = saved;
+    return -1;
+}
+
+int
 ufo_wal_fd (const ufo_wal_t *self)
 {
     return self->fd;
@@ -393,11 +427,12 @@ ufo_wal_rotate (ufo_wal_t *self, int *old_fd_p, ufo_error_t *err)
     if (ufo_wal_write (self, err) != 0)
         return 0;
     int old_fd = self->fd;
-    uint64_t old_segment = self->segment, old_size = self->size;
+    uint64_t old_segment = self->segment, old_size = self->size, old_reserved = self->reserved_to;
     if (s_open_for_append (self, old_segment + 1, true, err) != 0) {
         self->fd = old_fd;
         self->segment = old_segment;
         self->size = old_size;
+        self->reserved_to = old_reserved;
         return 0;
     }
     *old_fd_p = old_fd;

@@ -59,6 +59,14 @@ size_t ufo_wal_pending (const ufo_wal_t *self);
 //  caller must treat this as fatal: the log state on disk is unknown).
 int ufo_wal_write (ufo_wal_t *self, ufo_error_t *err);
 
+//  Makes sure the file system has blocks for `bytes` more bytes after what is written and
+//  buffered (fallocate, FALLOC_FL_KEEP_SIZE: the file's size does not change), reserving
+//  `chunk` bytes more when they fit, so that writing them cannot fail with ENOSPC / EDQUOT.
+//  Returns 0 (also when the file system cannot reserve at all: then a warning is logged once
+//  and writes are unprotected), or -1 with err (UFO_E_UNAVAILABLE) and errno when the space
+//  is not there. The reservation starts anew with each segment (ufo_wal_rotate).
+int ufo_wal_reserve (ufo_wal_t *self, uint64_t bytes, uint64_t chunk, ufo_error_t *err);
+
 //  File descriptor of the current segment, for fdatasync. Owned by the log.
 int ufo_wal_fd (const ufo_wal_t *self);
 

@@ -143,10 +143,61 @@ UFO_TEST (test_garbage)
     CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
 }
 
+//  A rejected request whose id can be read gets its error reply with that id (PROTOCOL.md
+//  2.1), whatever made it invalid: extra frames, an unknown version in any int form, a wrong
+//  field type, an array of the wrong length. Rejected dispatch requests count in "errors".
+UFO_TEST (test_error_ids)
+{
+    const char *extra [] = { "--stats-ms", "0", "--log-level", "error", NULL };
+    bb_test_start (&B, extra);
+    zsock_t *raw = zsock_new_dealer (B.cmd);
+    REQUIRE (raw);
+    zsock_set_rcvtimeo (raw, 10000);
+    static const struct { const char *frame; size_t len; int extra_frames; const char *id; const char *code; } cases [] = {
+        { "\x97\x01\xa4ping\xa6myid-1\xa0\xa0\x00\x80", 18, 2, "myid-1", "invalid" },
+        { "\x97\xcc\x80\xa4ping\xa6myid-2\xa0\xa0\x00\x80", 19, 0, "myid-2", "version" },
+        { "\x97\xff\xa4ping\xa6myid-3\xa0\xa0\x00\x80", 18, 0, "myid-3", "version" },
+        { "\x97\xd0\x01\xa4ping\xa6myid-4\x05\xa0\x00\x80", 19, 0, "myid-4", "type" },
+        { "\x96\x01\xa4ping\xa6myid-5\xa0\xa0\x00", 17, 0, "myid-5", "syntax" },
+        { "\x98\x01\xa4ping\xa6myid-6\xa0\xa0\x00\x80\x80", 19, 0, "myid-6", "syntax" },
+        { "\x97\x01\xaatask.fetch\xa6myid-7\xa0\xa0\x00\x81\xa4task\x05", 30, 0, "myid-7", "type" },
+    };
+    ufo_error_t err;
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        zmsg_t *msg = zmsg_new ();
+        zmsg_addmem (msg, cases [i].frame, cases [i].len);
+        for (int k = 0; k < cases [i].extra_frames; k++)
+            zmsg_addstr (msg, "extra");
+        zmsg_send (&msg, raw);
+        zmsg_t *reply = zmsg_recv (raw);
+        REQUIRE (reply);
+        zframe_t *f = zmsg_last (reply);
+        ufo_msg_t *env = f ? ufo_msg_decode (zframe_data (f), zframe_size (f), NULL, &err) : NULL;
+        REQUIRE (env);
+        CHECK_STR (ufo_msg_type (env), "error");
+        CHECK_STR (ufo_msg_id (env), cases [i].id);
+        CHECK_STR (ufo_value_map_str (ufo_msg_body (env), "code", ""), cases [i].code);
+        ufo_msg_destroy (&env);
+        zmsg_destroy (&reply);
+    }
+    //  every one of them, the dispatch one too, is counted in stats "errors"
+    ufo_bb_client_t *good = ufo_bb_client_new (B.cmd, NULL, &err);
+    REQUIRE (good);
+    ufo_value_t *stats = ufo_bb_client_call (good, "stats", NULL, NULL, 0, NULL, NULL, &err);
+    REQUIRE (stats);
+    CHECK_INT (ufo_value_map_int (stats, "errors", 0), (int64_t) (sizeof cases / sizeof cases [0]));
+    CHECK_INT (ufo_value_map_int (stats, "dispatch_errors", 0), 1);
+    ufo_value_destroy (&stats);
+    ufo_bb_client_destroy (&good);
+    zsock_destroy (&raw);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+}
+
 int
 main (void)
 {
     bb_test_init (&B, "bb-garbage");
+    UFO_RUN (test_error_ids);
     UFO_RUN (test_garbage);
     bb_test_cleanup (&B);
     return UFO_TEST_END ();

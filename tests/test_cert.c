@@ -162,6 +162,44 @@ UFO_TEST (test_zap_roles)
     ufo_auth_destroy (&auth);
 }
 
+//  Sealed boxes: only the certificate they were sealed to opens them.
+UFO_TEST (test_seal)
+{
+    char keys [300], path [400];
+    snprintf (keys, sizeof (keys), "%s/seal", s_dir);
+    ufo_error_t err;
+    REQUIRE (ufo_cert_generate (keys, "alice", "client", &err) == 0);
+    REQUIRE (ufo_cert_generate (keys, "bob", "client", &err) == 0);
+    snprintf (path, sizeof (path), "%s/alice.cert_secret", keys);
+    ufo_cert_t *alice = ufo_cert_load (path, &err);
+    snprintf (path, sizeof (path), "%s/bob.cert_secret", keys);
+    ufo_cert_t *bob = ufo_cert_load (path, &err);
+    snprintf (path, sizeof (path), "%s/alice.cert", keys);
+    ufo_cert_t *alice_public = ufo_cert_load (path, &err);
+    REQUIRE (alice && bob && alice_public);
+    const char secret [] = "the result of alice's task";
+    ufo_buf_t sealed = { 0 }, plain = { 0 };
+    CHECK_INT (ufo_cert_seal (ufo_cert_public_key (alice), secret, sizeof secret - 1, &sealed, &err), 0);
+    ufo_buf_putc (&sealed, 0);
+    CHECK (strstr (sealed.data, "alice") == NULL);
+    CHECK_INT (ufo_cert_unseal (alice, sealed.data, &plain, &err), 0);
+    CHECK (plain.len == sizeof secret - 1 && memcmp (plain.data, secret, plain.len) == 0);
+    ufo_buf_reset (&plain);
+    CHECK_INT (ufo_cert_unseal (bob, sealed.data, &plain, &err), -1);
+    CHECK_INT (err.code, UFO_E_DENIED);
+    CHECK_INT (plain.len, 0);
+    CHECK_INT (ufo_cert_unseal (alice_public, sealed.data, &plain, &err), -1);    //  no secret key
+    CHECK_INT (ufo_cert_unseal (alice, "not base64 !!", &plain, &err), -1);
+    CHECK_INT (err.code, UFO_E_SYNTAX);
+    CHECK_INT (ufo_cert_unseal (alice, "", &plain, &err), -1);
+    CHECK_INT (ufo_cert_seal ("short", secret, 3, &sealed, &err), -1);
+    ufo_buf_free (&sealed);
+    ufo_buf_free (&plain);
+    ufo_cert_destroy (&alice_public);
+    ufo_cert_destroy (&bob);
+    ufo_cert_destroy (&alice);
+}
+
 int
 main (void)
 {
@@ -170,6 +208,7 @@ main (void)
         return 1;
     UFO_RUN (test_generate_and_load);
     UFO_RUN (test_zap_roles);
+    UFO_RUN (test_seal);
     char cmd [300];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", s_dir);
     if (system (cmd) != 0)

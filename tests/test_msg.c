@@ -1,6 +1,7 @@
 /*  test_msg.c - the message envelope: round trips and every decoding error path. */
 #include "ufo.h"
 #include "ufo_test.h"
+#include "ufo_bb_proto.h"
 
 #define UFO_ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
@@ -494,6 +495,32 @@ UFO_TEST (test_limits)
     ufo_value_destroy (&fields);
 }
 
+//  The broker's hand-written integers (seq, last, prev in replies and events) take the
+//  smallest msgpack form, the same bytes as the generic encoder (docs/PROTOCOL.md 1.2).
+UFO_TEST (test_bb_uint_smallest_form)
+{
+    const uint64_t values [] = { 0, 1, 127, 128, 255, 256, 65535, 65536, 4294967295u, 4294967296ull,
+                                 1700000000000000ull, (uint64_t) INT64_MAX };
+    const size_t sizes [] = { 1, 1, 1, 2, 2, 3, 3, 5, 5, 9, 9, 9 };
+    ufo_buf_t a = { 0 }, b = { 0 };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (values); i++) {
+        ufo_buf_reset (&a);
+        ufo_buf_reset (&b);
+        ufo_bb_mp_uint (&a, values [i]);
+        ufo_value_t *v = ufo_value_new_int ((int64_t) values [i]);
+        ufo_msgpack_append (&b, v);
+        ufo_value_destroy (&v);
+        CHECK_INT (a.len, sizes [i]);
+        CHECK (a.len == b.len && memcmp (a.data, b.data, a.len) == 0);
+    }
+    //  128 is cc 80, not cf + 8 bytes
+    ufo_buf_reset (&a);
+    ufo_bb_mp_uint (&a, 128);
+    CHECK (a.len == 2 && (uint8_t) a.data [0] == 0xcc && (uint8_t) a.data [1] == 0x80);
+    ufo_buf_free (&a);
+    ufo_buf_free (&b);
+}
+
 int
 main (void)
 {
@@ -507,5 +534,6 @@ main (void)
     UFO_RUN (test_field_limits);
     UFO_RUN (test_invalid_utf8);
     UFO_RUN (test_limits);
+    UFO_RUN (test_bb_uint_smallest_form);
     return UFO_TEST_END ();
 }

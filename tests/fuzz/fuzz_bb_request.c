@@ -69,6 +69,15 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         }
     }
     ufo_bb_request_reset (&ref);
+    //  the lenient id reader of error replies: never past the frame; when the decoder read an
+    //  id, the lenient reader reads the same one
+    if (nframes > 0) {
+        char id [65];
+        bool peeked = ufo_bb_peek_id (frames [0], sizes [0], id);
+        FUZZ_REQUIRE (memchr (id, 0, sizeof id) && (peeked || !*id));
+        if (*req.id && strlen (req.id) <= 64)
+            FUZZ_REQUIRE (peeked && strcmp (id, req.id) == 0);
+    }
     if (rc != 0) {
         FUZZ_REQUIRE (err.code != UFO_OK);
         FUZZ_REQUIRE (req.type == -1 && req.items == NULL);
