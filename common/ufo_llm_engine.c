@@ -52,6 +52,14 @@ ufo_llm_config_url (const ufo_llm_config_t *cfg, char *buf, size_t size)
         n = snprintf (buf, size, "%.*s/openai/deployments/%s/chat/completions?api-version=%s",
                       (int) len, cfg->api_base, cfg->api_deployment_id, cfg->api_version);
     else
+    if (!strcmp (cfg->api_type, "claude") || !strcmp (cfg->api_type, "anthropic")) {
+        if (s_ends_with (cfg->api_base, len, "/messages"))
+            n = snprintf (buf, size, "%.*s", (int) len, cfg->api_base);
+        else
+            n = snprintf (buf, size, "%.*s%s/messages", (int) len, cfg->api_base,
+                          s_ends_with (cfg->api_base, len, "/v1") ? "" : "/v1");
+    }
+    else
     if (s_ends_with (cfg->api_base, len, "/chat/completions"))
         n = snprintf (buf, size, "%.*s", (int) len, cfg->api_base);
     else
