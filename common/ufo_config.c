@@ -459,8 +459,8 @@ s_apply_model_env (ufo_config_t *staged, char **envp, ufo_error_t *err)
             continue;
         char key [64];
         size_t klen = (size_t) (eq - *e) - 4;
-        if (klen >= sizeof key)
-            continue;
+        if (klen >= sizeof key || !eq [1])
+            continue;       //  empty: not set (compose passes every variable, set or not)
         snprintf (key, sizeof key, "%.*s", (int) klen, *e + 4);
         for (size_t b = 0; b < UFO_ARRAY_SIZE (blocks); b++) {
             char path [128];

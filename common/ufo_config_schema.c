@@ -242,6 +242,9 @@ static const char *const s_env_ignored [] = {
     "UFO_PROMPTS_DIR",      //  prompt templates directory (ufo_prompt)
     "UFO_RUN_DIR",          //  run directory of ipc endpoints and state files (ufo_bb_endpoint)
     "UFO_DEVICE",           //  device id of a container (docker/device-entrypoint)
+    "UFO_APP_WORKERS",      //  AppAgent workers of a device container (docker/device-entrypoint)
+    "UFO_APP",              //  application of an extra AppAgent container (docker/app-entrypoint)
+    "UFO_SCREEN",           //  virtual screen size of a device container (docker/device-entrypoint)
     "UFO_AUTH_VERBOSE",     //  logs every ZAP decision (ufo_auth)
     //  The one model setting: applied to every agent block by ufo_config_apply_env
     "UFO_API_TYPE", "UFO_API_BASE", "UFO_API_KEY", "UFO_API_MODEL", "UFO_API_VERSION",

@@ -129,6 +129,13 @@ UFO_TEST (test_one_setting)
     CHECK_INT (ufo_llm_config_from (c, "APP_AGENT", &cfg, &err), 0);
     CHECK_STR (cfg.api_base, "http://127.0.0.1:9/v1");
     ufo_config_destroy (&c);
+    //  An empty variable is not a setting (compose passes every variable, set or not).
+    char *empty [] = { "UFO_API_BASE=", "UFO_API_MODEL=", NULL };
+    c = s_config (NULL, empty);
+    CHECK_INT (ufo_llm_config_from (c, "HOST_AGENT", &cfg, &err), 0);
+    CHECK_STR (cfg.api_base, "https://api.openai.com/v1/chat/completions");
+    CHECK_STR (cfg.api_model, "gpt-4o");
+    ufo_config_destroy (&c);
     //  A bad type through the one setting is refused, naming the variable.
     char *bad [] = { "UFO_API_TYPE=bard", NULL };
     c = ufo_config_new ();
