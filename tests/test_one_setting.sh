@@ -56,5 +56,10 @@ for agent in HostAgent AppAgent EvaluationAgent; do
 done
 # no request went anywhere else: every one the agents made reached this server with this model
 check '! grep -v "\"key_ok\":true,\"model\":\"scripted\"" "$T/llm.jsonl" | grep -q .'
+# ufo eval takes the same options: a re-evaluation of that session asks the same server
+n=$(grep -c '"agent":"EvaluationAgent"' "$T/llm.jsonl")
+"$UFO" eval "$T/data/logs/one" --api-type openai_compatible --api-base "http://127.0.0.1:$PORT/v1" \
+  --model scripted > "$T/eval.out" 2>&1
+check '[ "$(grep -c "\"agent\":\"EvaluationAgent\".*\"key_ok\":true,\"model\":\"scripted\"" "$T/llm.jsonl")" -gt "$n" ]'
 [ $failed = 0 ] || { echo "--- up.out"; cat "$T/up.out"; echo "--- run.out"; tail -20 "$T/run.out"; }
 exit $failed
