@@ -7,8 +7,8 @@
 # in, logs in a bind-mounted ./logs, the keygen service (run here for real) makes every key
 # a service mounts, and devices offer the same default launchers as `ufo up`.
 set -euo pipefail
-SRC=${UFO_SOURCE_DIR:?}
-BUILD=${UFO_BUILD_DIR:?}
+SRC=$(cd "${UFO_SOURCE_DIR:?}" && pwd)
+BUILD=$(cd "${UFO_BUILD_DIR:?}" && pwd)
 cd "$SRC"
 command -v docker-compose >/dev/null || { echo "docker-compose missing (scripts/bootstrap)"; exit 1; }
 docker-compose -f docker-compose.yml config -q
