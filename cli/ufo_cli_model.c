@@ -16,16 +16,6 @@ ufo_cli_model_option (const char *arg, const char *value)
 }
 
 static bool
-s_hosted (const ufo_llm_config_t *cfg)
-{
-    static const char *const hosted [] = { "openai", "aoai", "azure", "azure_ad", "claude", "gemini" };
-    for (size_t i = 0; i < UFO_ARRAY_SIZE (hosted); i++)
-        if (!strcmp (cfg->api_type, hosted [i]))
-            return true;
-    return false;
-}
-
-static bool
 s_same_engine (const ufo_llm_config_t *a, const ufo_llm_config_t *b)
 {
     char ua [1200], ub [1200];
@@ -40,7 +30,7 @@ ufo_cli_model_backup_used (const ufo_config_t *config)
     ufo_error_t err;
     if (ufo_llm_config_from (config, "BACKUP_AGENT", &backup, &err) || !ufo_llm_config_ok (&backup))
         return false;
-    if (s_hosted (&backup) && !*backup.api_key)
+    if (ufo_llm_config_needs_key (&backup) && !*backup.api_key)
         return false;
     const char *blocks [] = { "HOST_AGENT", "APP_AGENT", "EVALUATION_AGENT" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (blocks); i++)

@@ -95,16 +95,6 @@ s_check_broker (s_report_t *r, const ufo_config_t *config, const char *flag)
 
 //  --- models ------------------------------------------------------------------------------
 
-static bool
-s_needs_key (const ufo_llm_config_t *cfg)
-{
-    static const char *const hosted [] = { "openai", "aoai", "azure", "azure_ad", "claude", "gemini" };
-    for (size_t i = 0; i < UFO_ARRAY_SIZE (hosted); i++)
-        if (!strcmp (cfg->api_type, hosted [i]))
-            return true;
-    return false;
-}
-
 static const char *
 s_key_var (const ufo_llm_config_t *cfg)
 {
@@ -129,7 +119,7 @@ s_model_quick (const ufo_config_t *config, const char *block, ufo_llm_config_t *
         snprintf (advice, asize, "set UFO_API_BASE (every agent) or %s.API_BASE (docs/QUICKSTART.md)", block);
         return -1;
     }
-    if (s_needs_key (cfg) && !*cfg->api_key) {
+    if (ufo_llm_config_needs_key (cfg) && !*cfg->api_key) {
         snprintf (why, wsize, "%s %s: no API key", cfg->api_type, url);
         snprintf (advice, asize, "export UFO_API_KEY=... (or %s), or set %s.API_KEY", s_key_var (cfg), block);
         return -1;
@@ -317,12 +307,14 @@ ufo_cli_doctor_quick (const ufo_config_t *config, FILE *out, const char *prog)
         ufo_error_t err;
         if (ufo_llm_config_from (config, blocks [i], &cfg, &err) == 0 && ufo_llm_config_ok (&cfg)
         &&  ufo_llm_config_url (&cfg, url, sizeof url) == 0) {
+            char seen [1200];
+            snprintf (seen, sizeof seen, "%.1100s|%d", url, *cfg.api_key != 0);
             size_t k = 0;
-            while (k < ndone && strcmp (done [k], url))
+            while (k < ndone && strcmp (done [k], seen))
                 k++;
             if (k < ndone)
-                continue;       //  one probe per endpoint
-            snprintf (done [ndone++], sizeof done [0], "%s", url);
+                continue;       //  one probe per endpoint (and key or none)
+            snprintf (done [ndone++], sizeof done [0], "%s", seen);
         }
         if (s_model_quick (config, blocks [i], &cfg, url, sizeof url, why, sizeof why, advice, sizeof advice)) {
             fprintf (out, "%s: warning: %s: %s\n  → %s\n", prog, blocks [i], why, advice);

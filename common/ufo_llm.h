@@ -68,6 +68,10 @@ ufo_llm_t *ufo_llm_new_from_config (const ufo_config_t *config, const char *bloc
 //  True when cfg names an endpoint (API_BASE set; for aoai also a deployment).
 bool ufo_llm_config_ok (const ufo_llm_config_t *cfg);
 
+//  True for the hosted APIs, which refuse a request without a key (openai, aoai, azure_ad,
+//  claude, gemini); false for ollama and other OpenAI-compatible servers.
+bool ufo_llm_config_needs_key (const ufo_llm_config_t *cfg);
+
 //  Writes the request URL for cfg into buf (chat completions; for claude API_BASE +
 //  /v1/messages). Returns 0, or -1 if it does not fit.
 int ufo_llm_config_url (const ufo_llm_config_t *cfg, char *buf, size_t size);

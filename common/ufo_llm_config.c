@@ -119,7 +119,7 @@ ufo_llm_config_from (const ufo_config_t *config, const char *block, ufo_llm_conf
 }
 
 //  A backup engine is worth using when it is configured, is not the primary again, and
-//  (for the hosted APIs) has a key: the schema gives BACKUP_AGENT the OpenAI defaults,
+//  (for the hosted APIs, ufo_llm_config_needs_key) has a key: the schema gives BACKUP_AGENT the OpenAI defaults,
 //  which without a key could only fail.
 static bool
 s_backup_usable (const ufo_llm_config_t *primary, const ufo_llm_config_t *backup)
@@ -131,9 +131,7 @@ s_backup_usable (const ufo_llm_config_t *primary, const ufo_llm_config_t *backup
     &&  !strcmp (a, b) && !strcmp (primary->api_model, backup->api_model)
     &&  !strcmp (primary->api_key, backup->api_key))
         return false;
-    bool hosted = !strcmp (backup->api_type, "openai") || !strcmp (backup->api_type, "aoai")
-               || !strcmp (backup->api_type, "azure_ad");
-    return !hosted || *backup->api_key;
+    return !ufo_llm_config_needs_key (backup) || *backup->api_key;
 }
 
 //  Finds a data file given relative to the working directory, the source tree or the

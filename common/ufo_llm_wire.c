@@ -5,7 +5,7 @@
 bool
 ufo_llm_wire_is_claude (const ufo_llm_config_t *cfg)
 {
-    return !strcmp (cfg->api_type, "claude") || !strcmp (cfg->api_type, "anthropic");
+    return !strcmp (cfg->api_type, "claude");
 }
 
 static bool
