@@ -21,6 +21,8 @@ static const ufo_cli_command_t s_commands [] = {
       "follow the bus: workers, queues, tasks and board changes, one line per event", ufo_cmd_monitor },
     { "status", "[--json] [--broker EP]",
       "print the broker's current workers, queues and tasks", ufo_cmd_status },
+    { "doctor", "[--quick] [--only broker,model,prices,desktop] [--config FILE] [--api-base URL] [--model NAME]",
+      "check the broker, each agent's model endpoint, prices and the desktop; advice per failure", ufo_cmd_doctor },
 };
 
 static const ufo_cli_command_t *

@@ -6,6 +6,7 @@
     sub-score (docs/EVALUATION.md). */
 #include "ufo_prelude.h"
 #include "ufo_cli.h"
+#include "ufo_cli_model.h"
 
 static void
 s_help (void)
@@ -21,6 +22,7 @@ s_help (void)
             "  --first-last        send the first and the last screenshot only\n"
             "  --json              print the result as JSON instead of text\n"
             "  --dry-run           print the prompt that would be sent, without asking the model\n"
+            UFO_CLI_MODEL_HELP
             "Exit status: 0 judged (whatever the verdict), 1 the evaluation failed, 2 bad usage.\n");
 }
 
@@ -73,6 +75,9 @@ ufo_cmd_eval (int argc, char **argv)
         else
         if (strcmp (arg, "--dry-run") == 0)
             dry_run = true;
+        else
+        if (i + 1 < argc && ufo_cli_model_option (arg, argv [i + 1]))
+            i++;            //  --api-type / --api-base / --model
         else
         if (strcmp (arg, "--level") == 0 || strcmp (arg, "--round") == 0
         ||  strcmp (arg, "--config") == 0 || strcmp (arg, "--llm-mode") == 0

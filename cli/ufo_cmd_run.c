@@ -6,6 +6,7 @@
 #include "ufo_prelude.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
+#include "ufo_cli_model.h"
 #include "ufo_tasks.h"
 
 #define S_ACCEPT_TIMEOUT_S 15
@@ -219,6 +220,7 @@ ufo_cmd_run (int argc, char **argv)
         ufo_value_destroy (&plan);
         goto done;
     }
+    ufo_cli_model_warn_unpriced (config, stderr, "ufo run");     //  costs would show $0
     int64_t max_round = ufo_config_int (config, "MAX_ROUND", 1);
     if (max_round > 0 && (int64_t) ufo_value_size (requests) > max_round) {
         //  the HostAgent would refuse the session: say so before anything is submitted

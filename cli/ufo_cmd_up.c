@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
+#include "ufo_cli_model.h"
 
 #define S_MAX_CHILDREN 128
 #define S_MAX_DEVICES 16
@@ -288,6 +289,7 @@ ufo_cmd_up (int argc, char **argv)
                     "  --config FILE   configuration file passed to every process\n"
                     "  --data-dir DIR  broker data and session logs (default $XDG_DATA_HOME/ufobus)\n"
                     "  --no-eval       do not start the EvaluationAgent\n"
+                    UFO_CLI_MODEL_HELP
                     "The run directory ($UFO_RUN_DIR, $XDG_RUNTIME_DIR/ufobus or /tmp/ufobus-<uid>) holds\n"
                     "the ipc endpoints, up.json and the children's logs. Ctrl-C stops everything.\n");
             return UFO_CLI_OK;
@@ -302,7 +304,8 @@ ufo_cmd_up (int argc, char **argv)
             return UFO_CLI_USAGE;
         }
         const char *v = argv [++i];
-        if (strcmp (arg, "--workers") == 0 && (workers = atoi (v)) >= 1 && workers <= 16) {}
+        if (ufo_cli_model_option (arg, v)) {}        //  --api-type / --api-base / --model
+        else if (strcmp (arg, "--workers") == 0 && (workers = atoi (v)) >= 1 && workers <= 16) {}
         else if (strcmp (arg, "--devices") == 0 && (ndev = atoi (v)) >= 1 && ndev <= S_MAX_DEVICES) {}
         else if (strcmp (arg, "--apps") == 0 && *v && strlen (v) < 512) apps = v;
         else if (strcmp (arg, "--config") == 0) config_path = v;
@@ -328,6 +331,7 @@ ufo_cmd_up (int argc, char **argv)
         return UFO_CLI_FAIL;
     }
     bool launchers_set = ufo_value_size (ufo_config_get (config, "desktop.launchers")) > 0;
+    ufo_cli_model_at_start (config, stdout, "ufo up");     //  per-agent model, prices, quick doctor
     ufo_config_destroy (&config);
     snprintf (state_path, sizeof state_path, "%s/up.json", run_dir);
     ufo_value_t *old = access (state_path, R_OK) == 0 ? ufo_json_parse_file (state_path, NULL, NULL) : NULL;

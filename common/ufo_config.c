@@ -441,6 +441,54 @@ s_env_ignored (const char *name, size_t len)
 
 extern char **environ;
 
+//  The one model setting: UFO_API_TYPE, UFO_API_BASE, UFO_API_KEY, UFO_API_MODEL,
+//  UFO_API_VERSION and UFO_API_DEPLOYMENT_ID set that key in every agent block whose value
+//  is still the built-in default (the shipped config/ufo.json repeats the defaults, so
+//  "default" is what a block that does not choose its own value holds). EVALUATION_AGENT
+//  follows APP_AGENT as always. Applied before the per-key variables, so
+//  UFO_HOST_AGENT__API_BASE and friends still win for their block.
+static int
+s_apply_model_env (ufo_config_t *staged, char **envp, ufo_error_t *err)
+{
+    static const char *const blocks [] = { "HOST_AGENT", "APP_AGENT", "BACKUP_AGENT" };
+    for (char **e = envp; *e; e++) {
+        if (strncmp (*e, "UFO_API_", 8) != 0)
+            continue;
+        const char *eq = strchr (*e, '=');
+        if (!eq)
+            continue;
+        char key [64];
+        size_t klen = (size_t) (eq - *e) - 4;
+        if (klen >= sizeof key || !eq [1])
+            continue;       //  empty: not set (compose passes every variable, set or not)
+        snprintf (key, sizeof key, "%.*s", (int) klen, *e + 4);
+        for (size_t b = 0; b < UFO_ARRAY_SIZE (blocks); b++) {
+            char path [128];
+            snprintf (path, sizeof path, "%s.%s", blocks [b], key);
+            const ufo_config_key_t *row = ufo_config_schema_find (path);
+            if (!row || strcmp (row->type, "string") || !row->dflt)
+                continue;       //  not one of the model keys: the loop below warns
+            const ufo_value_t *now = ufo_value_path (staged->root, path);
+            ufo_value_t *dflt = ufo_json_parse (row->dflt, strlen (row->dflt), NULL, NULL);
+            bool is_default = !now || ufo_value_type (now) == UFO_TNULL
+                           || (ufo_value_type (now) == UFO_TSTRING
+                               && !strcmp (ufo_value_str (now), ufo_value_str (dflt)));
+            ufo_value_destroy (&dflt);
+            if (!is_default)
+                continue;
+            char source [96];
+            snprintf (source, sizeof source, "environment variable UFO_%s", key);
+            ufo_value_t *value = ufo_value_new_string (eq + 1);
+            ufo_value_t *patch = s_patch (path, &value);
+            int rc = s_apply (staged, patch, source, err);
+            ufo_value_destroy (&patch);
+            if (rc)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int
 ufo_config_apply_env (ufo_config_t *self, char **envp, ufo_error_t *err)
 {
@@ -449,7 +497,7 @@ ufo_config_apply_env (ufo_config_t *self, char **envp, ufo_error_t *err)
     if (!envp)
         envp = environ;
     ufo_config_t staged = { ufo_value_dup (self->root) };
-    int rc = 0;
+    int rc = s_apply_model_env (&staged, envp, err);
     for (char **e = envp; *e && rc == 0; e++) {
         if (strncmp (*e, "UFO_", 4) != 0)
             continue;

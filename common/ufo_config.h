@@ -26,7 +26,10 @@ int ufo_config_load_file (ufo_config_t *self, const char *path, ufo_error_t *err
 int ufo_config_load_text (ufo_config_t *self, const char *text, size_t len, ufo_error_t *err);
 
 //  Applies environment overrides from envp (NULL: the process environment), as documented
-//  in docs/CONFIG.md. Returns 0, or -1 with err naming the variable and key.
+//  in docs/CONFIG.md: first the one model setting (UFO_API_TYPE, UFO_API_BASE, UFO_API_KEY,
+//  UFO_API_MODEL, UFO_API_VERSION, UFO_API_DEPLOYMENT_ID: into every HOST_AGENT, APP_AGENT
+//  and BACKUP_AGENT key still at its built-in default), then UFO_<KEY> / UFO_<BLOCK>__<KEY>.
+//  Returns 0, or -1 with err naming the variable and key.
 int ufo_config_apply_env (ufo_config_t *self, char **envp, ufo_error_t *err);
 
 //  The usual start-up: defaults, then the file at path (NULL: $UFO_CONFIG, else

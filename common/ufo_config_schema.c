@@ -28,12 +28,16 @@
 //  top-level value applies unless the block sets its own (see ufo_config_agent).
 #define AGENT_CALL_KEYS(B) \
     { B ".MAX_TOKENS", "int", NULL, "1..1000000", NULL, "overrides MAX_TOKENS for this agent" }, \
+    { B ".REASONING_MODEL", "bool", NULL, NULL, NULL, "overrides REASONING_MODEL for this agent" }, \
+    { B ".REASONING_EFFORT", "string", NULL, NULL, UFO_REASONING_EFFORTS, \
+      "overrides REASONING_EFFORT for this agent" }, \
     { B ".TEMPERATURE", "float", NULL, "0..2", NULL, "overrides TEMPERATURE for this agent" }, \
     { B ".TOP_P", "float", NULL, "0..1", NULL, "overrides TOP_P for this agent" }, \
     { B ".TIMEOUT", "int", NULL, "1..3600", NULL, "overrides TIMEOUT for this agent" }, \
     { B ".MAX_RETRY", "int", NULL, "0..100", NULL, "overrides MAX_RETRY for this agent" }
 
-#define UFO_API_TYPES "openai|aoai|azure_ad|ollama|openai_compatible"
+#define UFO_API_TYPES "openai|aoai|azure_ad|ollama|openai_compatible|claude|gemini"
+#define UFO_REASONING_EFFORTS "|minimal|low|medium|high"
 
 static const ufo_config_key_t s_schema [] = {
     //  ====================================================================
@@ -89,6 +93,10 @@ static const ufo_config_key_t s_schema [] = {
     { "TIMEOUT", "int", "60", "1..3600", NULL, "seconds before an LLM call is abandoned" },
     { "MAX_RETRY", "int", "3", "0..100", NULL,
       "retries of a failed LLM call before BACKUP_AGENT is tried" },
+    { "REASONING_MODEL", "bool", "false", NULL, NULL,
+      "a reasoning model (o-series, GPT-5): send max_completion_tokens, no temperature/top_p" },
+    { "REASONING_EFFORT", "string", "\"\"", NULL, UFO_REASONING_EFFORTS,
+      "reasoning_effort sent to a reasoning model (empty: the provider's default)" },
 
     //  ====================================================================
     //  The original UFO's per-agent LLM blocks
@@ -238,7 +246,13 @@ static const char *const s_env_ignored [] = {
     "UFO_PROMPTS_DIR",      //  prompt templates directory (ufo_prompt)
     "UFO_RUN_DIR",          //  run directory of ipc endpoints and state files (ufo_bb_endpoint)
     "UFO_DEVICE",           //  device id of a container (docker/device-entrypoint)
+    "UFO_APP_WORKERS",      //  AppAgent workers of a device container (docker/device-entrypoint)
+    "UFO_APP",              //  application of an extra AppAgent container (docker/app-entrypoint)
+    "UFO_SCREEN",           //  virtual screen size of a device container (docker/device-entrypoint)
     "UFO_AUTH_VERBOSE",     //  logs every ZAP decision (ufo_auth)
+    //  The one model setting: applied to every agent block by ufo_config_apply_env
+    "UFO_API_TYPE", "UFO_API_BASE", "UFO_API_KEY", "UFO_API_MODEL", "UFO_API_VERSION",
+    "UFO_API_DEPLOYMENT_ID",
     NULL
 };
 

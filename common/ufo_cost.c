@@ -122,6 +122,14 @@ ufo_prices_cost (ufo_prices_t *self, const char *provider, const char *model,
          + (double) completion_tokens * ufo_value_map_float (e, "output", 0) / 1000.0;
 }
 
+bool
+ufo_prices_known (const ufo_prices_t *self, const char *provider, const char *model)
+{
+    char key [320];
+    snprintf (key, sizeof key, "%s/%s", provider ? provider : "", model ? model : "");
+    return self && ufo_value_map_get (self->table, key) != NULL;
+}
+
 size_t
 ufo_prices_size (const ufo_prices_t *self)
 {

@@ -32,6 +32,9 @@ const char *ufo_prices_provider (const char *api_type);
 double ufo_prices_cost (ufo_prices_t *self, const char *provider, const char *model,
                         int64_t prompt_tokens, int64_t completion_tokens, bool *known);
 
+//  True when "provider/model" has a price (no warning either way).
+bool ufo_prices_known (const ufo_prices_t *self, const char *provider, const char *model);
+
 //  Number of priced models.
 size_t ufo_prices_size (const ufo_prices_t *self);
 

@@ -355,3 +355,30 @@ ufo_http_process (ufo_http_t *self, const ufo_http_fd_t *fds, size_t n)
     }
     return completed;
 }
+
+int
+ufo_http_probe (const char *url, long timeout_ms, char *why, size_t size)
+{
+    pthread_once (&s_curl_once, s_curl_init);
+    if (!s_curl_ok) {
+        snprintf (why, size, "curl did not start");
+        return -1;
+    }
+    CURL *easy = curl_easy_init ();
+    if (!easy) {
+        snprintf (why, size, "curl did not start");
+        return -1;
+    }
+    char errbuf [CURL_ERROR_SIZE] = "";
+    curl_easy_setopt (easy, CURLOPT_URL, url);
+    curl_easy_setopt (easy, CURLOPT_CONNECT_ONLY, 1L);
+    curl_easy_setopt (easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
+    curl_easy_setopt (easy, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
+    curl_easy_setopt (easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt (easy, CURLOPT_ERRORBUFFER, errbuf);
+    CURLcode rc = curl_easy_perform (easy);
+    if (rc != CURLE_OK)
+        snprintf (why, size, "%s", *errbuf ? errbuf : curl_easy_strerror (rc));
+    curl_easy_cleanup (easy);
+    return rc == CURLE_OK ? 0 : -1;
+}

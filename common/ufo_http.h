@@ -69,6 +69,11 @@ int ufo_http_timeout (const ufo_http_t *self);
 //  timers and calls the completion callbacks. Returns the number of transfers completed.
 int ufo_http_process (ufo_http_t *self, const ufo_http_fd_t *fds, size_t n);
 
+//  Whether a connection to url's host and port (TLS included for https) can be made within
+//  timeout_ms, name resolution included. BLOCKS the caller: for command-line checks
+//  (`ufo doctor`, `ufo up` at start), never in an event loop. Returns 0, or -1 with why.
+int ufo_http_probe (const char *url, long timeout_ms, char *why, size_t size);
+
 //  Monotonic clock in milliseconds (shared by the LLM modules).
 int64_t ufo_http_now_ms (void);
 

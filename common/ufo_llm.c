@@ -8,6 +8,7 @@
 #include "ufo_prelude.h"
 #include "ufo_llm.h"
 #include "ufo_llm_parse.h"
+#include "ufo_llm_wire.h"
 #include "ufo_http.h"
 #include "ufo_cost.h"
 #include "ufo_cassette.h"
@@ -285,7 +286,7 @@ s_retry (s_req_t *req, double retry_after_s, const char *why)
     ufo_llm_t *self = req->owner;
     const ufo_llm_config_t *cfg = &self->engines [req->engine];
     if (req->tries > cfg->max_retry) {
-        char msg [2300];
+        char msg [2600];
         snprintf (msg, sizeof msg, "%s (gave up after %d attempts)", why, req->tries);
         s_engine_failed (req, strstr (why, "timed out") ? UFO_E_TIMEOUT : UFO_E_UNAVAILABLE, msg);
         return;
@@ -369,29 +370,6 @@ s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double la
     s_start (req);
 }
 
-//  The API's own error text from an error body, or the start of the body.
-static void
-s_api_message (const char *body, size_t len, char *out, size_t size)
-{
-    ufo_value_t *v = ufo_json_parse (body, len, NULL, NULL);
-    const char *msg = ufo_value_str (ufo_value_path (v, "error.message"));
-    if (!msg)
-        msg = ufo_value_str (ufo_value_map_get (v, "error"));
-    if (!msg)
-        msg = ufo_value_str (ufo_value_map_get (v, "message"));
-    if (msg)
-        snprintf (out, size, "%s", msg);
-    else {
-        size_t n = 0;
-        for (size_t i = 0; i < len && n + 1 < size && n < 200; i++)
-            out [n++] = isprint ((unsigned char) body [i]) ? body [i] : ' ';
-        out [n] = 0;
-        if (!n)
-            snprintf (out, size, "(empty body)");
-    }
-    ufo_value_destroy (&v);
-}
-
 static void
 s_on_http (const ufo_http_result_t *res, void *arg)
 {
@@ -400,7 +378,7 @@ s_on_http (const ufo_http_result_t *res, void *arg)
     const ufo_llm_config_t *cfg = &self->engines [req->engine];
     req->http_id = 0;
     req->resp->http_status = res->status;
-    char why [2100];
+    char why [2400];
     if (res->transport) {
         if (res->timed_out)
             snprintf (why, sizeof why, "POST %s timed out after %g s", self->urls [req->engine], cfg->timeout_s);
@@ -413,28 +391,22 @@ s_on_http (const ufo_http_result_t *res, void *arg)
     if (res->status >= 200 && res->status < 300) {
         ufo_error_t perr;
         ufo_value_t *body = ufo_json_parse (res->body, res->body_len, NULL, &perr);
-        const ufo_value_t *content = ufo_value_path (body, "choices.0.message.content");
-        if (!body || ufo_value_type (content) != UFO_TSTRING) {
-            snprintf (why, sizeof why, "POST %s: HTTP %ld with %s", self->urls [req->engine], res->status,
-                      body ? "no choices[0].message.content" : "a malformed JSON body");
+        char *text = NULL, finish [32] = "", bad [64] = "malformed JSON body";
+        int64_t pt = 0, ct = 0;
+        if (!body || ufo_llm_wire_reply (cfg, body, &text, &pt, &ct, finish, sizeof finish, bad, sizeof bad)) {
+            snprintf (why, sizeof why, "POST %s: HTTP %ld with %s%s", self->urls [req->engine], res->status,
+                      body ? "" : "a ", bad);
             ufo_value_destroy (&body);
             s_retry (req, -1, why);
             return;
         }
-        int64_t pt = ufo_value_int (ufo_value_path (body, "usage.prompt_tokens"));
-        int64_t ct = ufo_value_int (ufo_value_path (body, "usage.completion_tokens"));
-        char *text = ufo_strdup (ufo_value_str (content));
-        const char *finish_reason = ufo_value_str (ufo_value_path (body, "choices.0.finish_reason"));
-        char finish [32] = "";
-        if (finish_reason)
-            snprintf (finish, sizeof finish, "%s", finish_reason);
         ufo_value_destroy (&body);
-        s_on_reply (req, text, pt < 0 ? 0 : pt, ct < 0 ? 0 : ct, res->elapsed_s, false, finish);
+        s_on_reply (req, text, pt, ct, res->elapsed_s, false, finish);
         free (text);
         return;
     }
-    char api [600];
-    s_api_message (res->body, res->body_len, api, sizeof api);
+    char api [1000];
+    ufo_llm_wire_explain (cfg, res->status, res->body, res->body_len, api, sizeof api);
     snprintf (why, sizeof why, "POST %s -> HTTP %ld: %s", self->urls [req->engine], res->status, api);
     s_clean (self, why);
     if (res->status == 429 || res->status == 408 || res->status >= 500)
@@ -471,39 +443,15 @@ s_start (s_req_t *req)
     const ufo_llm_config_t *cfg = &self->engines [req->engine];
     req->tries++;
     req->resp->attempts++;
-    ufo_value_t *body = ufo_value_new_map ();
-    if (*cfg->api_model)
-        ufo_value_map_set_str (body, "model", cfg->api_model);
-    ufo_value_map_set_copy (body, "messages", req->messages);
-    ufo_value_map_set_int (body, "max_tokens", cfg->max_tokens);
-    ufo_value_map_set_float (body, "temperature", cfg->temperature);
-    ufo_value_map_set_float (body, "top_p", cfg->top_p);
-    if (cfg->json_mode && req->schema != UFO_SCHEMA_NONE) {
-        ufo_value_t *fmt = ufo_value_new_map ();
-        ufo_value_map_set_str (fmt, "type", "json_object");
-        ufo_value_map_set (body, "response_format", &fmt);
-    }
     size_t len = 0;
-    char *text = ufo_json_dump (body, UFO_JSON_COMPACT, &len);
-    ufo_value_destroy (&body);
-    bool azure = !strcmp (cfg->api_type, "aoai") || !strcmp (cfg->api_type, "azure");
-    //  azure_ad: the Azure URL with an Entra ID bearer token in API_KEY.
-    char auth [600] = "", agent [80] = "";
-    if (*cfg->api_key)
-        snprintf (auth, sizeof auth, azure ? "api-key: %s" : "Authorization: Bearer %s", cfg->api_key);
-    if (*req->agent)
-        snprintf (agent, sizeof agent, "X-UFO-Agent: %s", req->agent);
-    const char *headers [4] = { "Content-Type: application/json", NULL, NULL, NULL };
-    size_t h = 1;
-    if (*auth)
-        headers [h++] = auth;
-    if (*agent)
-        headers [h++] = agent;
+    char *text = ufo_llm_wire_body (cfg, req->messages, cfg->json_mode && req->schema != UFO_SCHEMA_NONE, &len);
+    ufo_llm_headers_t headers;
+    ufo_llm_wire_headers (cfg, req->agent, &headers);
     ufo_error_t err;
     long timeout_ms = (long) (cfg->timeout_s * 1000.0);
-    req->http_id = ufo_http_post (self->http, self->urls [req->engine], headers, text, len,
+    req->http_id = ufo_http_post (self->http, self->urls [req->engine], headers.list, text, len,
                                   timeout_ms > 0 ? timeout_ms : 1, 0, s_on_http, req, &err);
-    memset (auth, 0, sizeof auth);
+    ufo_llm_wire_headers_wipe (&headers);
     free (text);
     if (req->http_id < 0) {
         req->http_id = 0;

@@ -1,5 +1,5 @@
-/*  ufo_llm.h - the LLM client: OpenAI-compatible chat completions (openai, aoai, ollama and
-    any OpenAI-compatible server), with retries, a backup engine, cost, JSON decisions with
+/*  ufo_llm.h - the LLM client: OpenAI-compatible chat completions (openai, aoai, ollama,
+    gemini and any OpenAI-compatible server) and Anthropic's Messages API (claude), with retries, a backup engine, cost, JSON decisions with
     corrective re-asks, and record/replay cassettes.
 
     The client never blocks: requests run on curl's multi interface and are driven by the
@@ -21,8 +21,9 @@ typedef struct _ufo_llm_t ufo_llm_t;
 //  A plain struct so tests and tools can fill it directly; start from ufo_llm_config_defaults.
 typedef struct {
     char name [32];             //  block name, shown in errors ("HOST_AGENT")
-    char api_type [32];         //  API_TYPE: "openai", "aoai" (Azure), "ollama", or any other
-                                //  name for an OpenAI-compatible server
+    char api_type [32];         //  API_TYPE: "openai", "aoai" (Azure), "ollama", "claude"
+                                //  (Anthropic), "gemini", or any other name for an
+                                //  OpenAI-compatible server
     char api_base [512];        //  API_BASE
     char api_key [512];         //  API_KEY (secret; from config or environment)
     char api_version [64];      //  API_VERSION (aoai)
@@ -37,6 +38,8 @@ typedef struct {
     bool json_mode;             //  ask for response_format {"type":"json_object"} (true)
     int backoff_base_ms;        //  first retry delay before jitter (1000), doubled per retry
     int backoff_max_ms;         //  cap on one delay, also on Retry-After (60000)
+    bool reasoning_model;       //  REASONING_MODEL: max_completion_tokens, no temperature/top_p
+    char reasoning_effort [16]; //  REASONING_EFFORT: "" (not sent), minimal, low, medium, high
 } ufo_llm_config_t;
 
 //  Fills cfg with the original's defaults (api_type "openai", no base, no key).
@@ -44,8 +47,9 @@ void ufo_llm_config_defaults (ufo_llm_config_t *cfg);
 
 //  Fills cfg from a configuration block ("HOST_AGENT", ...). Keys missing from the block fall
 //  back to the top level (MAX_TOKENS, TEMPERATURE, TOP_P, TIMEOUT, MAX_RETRY), and for
-//  EVALUATION_AGENT to APP_AGENT. An empty API_KEY is taken from the environment: for aoai
-//  AZURE_OPENAI_API_KEY, then OPENAI_API_KEY. Returns 0, or -1 with err naming the block and
+//  EVALUATION_AGENT to APP_AGENT (also REASONING_MODEL, REASONING_EFFORT). An empty API_KEY
+//  is taken from the environment: for aoai AZURE_OPENAI_API_KEY, for claude
+//  ANTHROPIC_API_KEY, for gemini GEMINI_API_KEY, then OPENAI_API_KEY. Returns 0, or -1 with err naming the block and
 //  key when a value is unusable (unknown API_TYPE shape, aoai without deployment...).
 //  A block without API_BASE is "not configured": 0 is returned and ufo_llm_config_ok is false.
 int ufo_llm_config_from (const ufo_config_t *config, const char *block, ufo_llm_config_t *cfg,
@@ -64,7 +68,12 @@ ufo_llm_t *ufo_llm_new_from_config (const ufo_config_t *config, const char *bloc
 //  True when cfg names an endpoint (API_BASE set; for aoai also a deployment).
 bool ufo_llm_config_ok (const ufo_llm_config_t *cfg);
 
-//  Writes the chat-completions URL for cfg into buf. Returns 0, or -1 if it does not fit.
+//  True for the hosted APIs, which refuse a request without a key (openai, aoai, azure_ad,
+//  claude, gemini); false for ollama and other OpenAI-compatible servers.
+bool ufo_llm_config_needs_key (const ufo_llm_config_t *cfg);
+
+//  Writes the request URL for cfg into buf (chat completions; for claude API_BASE +
+//  /v1/messages). Returns 0, or -1 if it does not fit.
 int ufo_llm_config_url (const ufo_llm_config_t *cfg, char *buf, size_t size);
 
 //  "provider/model" for prices and cassettes ("openai/gpt-4o", "azure/gpt-4o").

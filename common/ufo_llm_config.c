@@ -75,6 +75,15 @@ ufo_llm_config_from (const ufo_config_t *config, const char *block, ufo_llm_conf
         return ufo_error_set (err, UFO_E_TYPE, "%s.VISUAL_MODE must be true or false", block);
     cfg->visual_mode = visual ? ufo_value_bool (visual) : true;
     cfg->json_mode = ufo_config_bool (config, "llm.json_mode", true);
+    const ufo_value_t *reasoning = s_lookup (config, block, "REASONING_MODEL", true);
+    if (reasoning && ufo_value_type (reasoning) != UFO_TBOOL)
+        return ufo_error_set (err, UFO_E_TYPE, "%s.REASONING_MODEL must be true or false", block);
+    cfg->reasoning_model = reasoning && ufo_value_bool (reasoning);
+    const ufo_value_t *effort = s_lookup (config, block, "REASONING_EFFORT", true);
+    if (effort && (ufo_value_type (effort) != UFO_TSTRING || ufo_value_strlen (effort) >= sizeof cfg->reasoning_effort))
+        return ufo_error_set (err, UFO_E_TYPE, "%s.REASONING_EFFORT must be minimal, low, medium or high", block);
+    if (effort)
+        snprintf (cfg->reasoning_effort, sizeof cfg->reasoning_effort, "%s", ufo_value_str (effort));
     double d;
     d = cfg->max_tokens;
     if (s_number (config, block, "MAX_TOKENS", 1, 1e7, &d, err))
@@ -92,6 +101,10 @@ ufo_llm_config_from (const ufo_config_t *config, const char *block, ufo_llm_conf
         const char *env = NULL;
         if (strcmp (cfg->api_type, "aoai") == 0 || strcmp (cfg->api_type, "azure") == 0)
             env = getenv ("AZURE_OPENAI_API_KEY");
+        if (strcmp (cfg->api_type, "claude") == 0)
+            env = getenv ("ANTHROPIC_API_KEY");
+        if (strcmp (cfg->api_type, "gemini") == 0)
+            env = getenv ("GEMINI_API_KEY");
         if (!env || !*env)
             env = getenv ("OPENAI_API_KEY");
         if (env && strlen (env) < sizeof cfg->api_key)
@@ -106,7 +119,7 @@ ufo_llm_config_from (const ufo_config_t *config, const char *block, ufo_llm_conf
 }
 
 //  A backup engine is worth using when it is configured, is not the primary again, and
-//  (for the hosted APIs) has a key: the schema gives BACKUP_AGENT the OpenAI defaults,
+//  (for the hosted APIs, ufo_llm_config_needs_key) has a key: the schema gives BACKUP_AGENT the OpenAI defaults,
 //  which without a key could only fail.
 static bool
 s_backup_usable (const ufo_llm_config_t *primary, const ufo_llm_config_t *backup)
@@ -118,9 +131,7 @@ s_backup_usable (const ufo_llm_config_t *primary, const ufo_llm_config_t *backup
     &&  !strcmp (a, b) && !strcmp (primary->api_model, backup->api_model)
     &&  !strcmp (primary->api_key, backup->api_key))
         return false;
-    bool hosted = !strcmp (backup->api_type, "openai") || !strcmp (backup->api_type, "aoai")
-               || !strcmp (backup->api_type, "azure_ad");
-    return !hosted || *backup->api_key;
+    return !ufo_llm_config_needs_key (backup) || *backup->api_key;
 }
 
 //  Finds a data file given relative to the working directory, the source tree or the

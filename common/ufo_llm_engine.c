@@ -33,6 +33,16 @@ ufo_llm_config_ok (const ufo_llm_config_t *cfg)
     return true;
 }
 
+bool
+ufo_llm_config_needs_key (const ufo_llm_config_t *cfg)
+{
+    static const char *const hosted [] = { "openai", "aoai", "azure", "azure_ad", "claude", "gemini" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (hosted); i++)
+        if (!strcmp (cfg->api_type, hosted [i]))
+            return true;
+    return false;
+}
+
 static bool
 s_ends_with (const char *s, size_t len, const char *suffix)
 {
@@ -51,6 +61,14 @@ ufo_llm_config_url (const ufo_llm_config_t *cfg, char *buf, size_t size)
     ||  strcmp (cfg->api_type, "azure_ad") == 0)
         n = snprintf (buf, size, "%.*s/openai/deployments/%s/chat/completions?api-version=%s",
                       (int) len, cfg->api_base, cfg->api_deployment_id, cfg->api_version);
+    else
+    if (!strcmp (cfg->api_type, "claude")) {
+        if (s_ends_with (cfg->api_base, len, "/messages"))
+            n = snprintf (buf, size, "%.*s", (int) len, cfg->api_base);
+        else
+            n = snprintf (buf, size, "%.*s%s/messages", (int) len, cfg->api_base,
+                          s_ends_with (cfg->api_base, len, "/v1") ? "" : "/v1");
+    }
     else
     if (s_ends_with (cfg->api_base, len, "/chat/completions"))
         n = snprintf (buf, size, "%.*s", (int) len, cfg->api_base);

@@ -253,7 +253,7 @@ UFO_TEST (test_errors)
     //  Not one of the allowed values.
     s_expect_error ("{\"broker\": {\"fsync\": \"sometimes\"}}", UFO_E_RANGE,
                     "broker.fsync: string \"sometimes\" is not one of always|everysec|no", NULL);
-    s_expect_error ("{\"HOST_AGENT\": {\"API_TYPE\": \"gemini\"}}", UFO_E_RANGE,
+    s_expect_error ("{\"HOST_AGENT\": {\"API_TYPE\": \"bard\"}}", UFO_E_RANGE,
                     "HOST_AGENT.API_TYPE", "openai");
     s_expect_error ("{\"log\": {\"level\": \"loud\"}}", UFO_E_RANGE, "log.level", NULL);
     //  Not an object, not JSON, NUL bytes in strings.

@@ -1,6 +1,7 @@
 /*  test_llm_config.c - engine settings from the configuration, endpoint URLs, client set-up. */
 #include "ufo_prelude.h"
 #include "ufo_llm.h"
+#include "ufo_llm_wire.h"
 #include "ufo_config.h"
 #include "ufo_cassette.h"
 #include "ufo_test.h"
@@ -82,6 +83,11 @@ UFO_TEST (test_urls)
         { "ollama", "http://localhost:11434", "http://localhost:11434/v1/chat/completions" },
         { "aoai", "https://x.openai.azure.com/", "https://x.openai.azure.com/openai/deployments/dep/chat/completions?api-version=2024-02-15-preview" },
         { "azure_ad", "https://x.openai.azure.com", "https://x.openai.azure.com/openai/deployments/dep/chat/completions?api-version=2024-02-15-preview" },
+        { "claude", "https://api.anthropic.com", "https://api.anthropic.com/v1/messages" },
+        { "claude", "https://api.anthropic.com/v1/", "https://api.anthropic.com/v1/messages" },
+        { "claude", "http://127.0.0.1:9/v1/messages", "http://127.0.0.1:9/v1/messages" },
+        { "gemini", "https://generativelanguage.googleapis.com/v1beta/openai/",
+          "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions" },
     };
     snprintf (cfg.api_deployment_id, sizeof cfg.api_deployment_id, "dep");
     snprintf (cfg.api_version, sizeof cfg.api_version, "2024-02-15-preview");
@@ -91,6 +97,123 @@ UFO_TEST (test_urls)
         CHECK_INT (ufo_llm_config_url (&cfg, url, sizeof url), 0);
         CHECK_STR (url, cases [i].expect);
     }
+}
+
+//  The one model setting: UFO_API_* reach every block still at its default, in every block
+//  reader; a block's own value (file or UFO_<BLOCK>__KEY) wins; EVALUATION_AGENT follows.
+UFO_TEST (test_one_setting)
+{
+    unsetenv ("OPENAI_API_KEY");
+    char *envp [] = { "UFO_API_BASE=http://127.0.0.1:9/v1", "UFO_API_MODEL=llava", "UFO_API_TYPE=ollama",
+                      "UFO_API_KEY=sk-one-setting-42", "UFO_APP_AGENT__API_MODEL=qwen2.5vl", NULL };
+    ufo_config_t *c = s_config (NULL, envp);
+    REQUIRE (c);
+    ufo_llm_config_t cfg;
+    ufo_error_t err;
+    const char *blocks [] = { "HOST_AGENT", "APP_AGENT", "BACKUP_AGENT", "EVALUATION_AGENT" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (blocks); i++) {
+        CHECK_INT (ufo_llm_config_from (c, blocks [i], &cfg, &err), 0);
+        CHECK_STR (cfg.api_base, "http://127.0.0.1:9/v1");
+        CHECK_STR (cfg.api_type, "ollama");
+        CHECK_STR (cfg.api_key, "sk-one-setting-42");
+        CHECK_STR (cfg.api_model, !strcmp (blocks [i], "HOST_AGENT") || !strcmp (blocks [i], "BACKUP_AGENT")
+                                  ? "llava" : "qwen2.5vl");
+    }
+    ufo_config_destroy (&c);
+    //  A block that sets its own endpoint in the file keeps it; the others take the setting.
+    c = s_config ("{\"HOST_AGENT\": {\"API_BASE\": \"https://own.example/v1\", \"API_MODEL\": \"own\"}}", envp);
+    CHECK_INT (ufo_llm_config_from (c, "HOST_AGENT", &cfg, &err), 0);
+    CHECK_STR (cfg.api_base, "https://own.example/v1");
+    CHECK_STR (cfg.api_model, "own");
+    CHECK_STR (cfg.api_type, "ollama");         //  API_TYPE was still the default
+    CHECK_INT (ufo_llm_config_from (c, "APP_AGENT", &cfg, &err), 0);
+    CHECK_STR (cfg.api_base, "http://127.0.0.1:9/v1");
+    ufo_config_destroy (&c);
+    //  An empty variable is not a setting (compose passes every variable, set or not).
+    char *empty [] = { "UFO_API_BASE=", "UFO_API_MODEL=", NULL };
+    c = s_config (NULL, empty);
+    CHECK_INT (ufo_llm_config_from (c, "HOST_AGENT", &cfg, &err), 0);
+    CHECK_STR (cfg.api_base, "https://api.openai.com/v1/chat/completions");
+    CHECK_STR (cfg.api_model, "gpt-4o");
+    ufo_config_destroy (&c);
+    //  A bad type through the one setting is refused, naming the variable.
+    char *bad [] = { "UFO_API_TYPE=bard", NULL };
+    c = ufo_config_new ();
+    CHECK_INT (ufo_config_apply_env (c, bad, &err), -1);
+    CHECK_CONTAINS (err.message, "UFO_API_TYPE");
+    CHECK_CONTAINS (err.message, "claude");
+    ufo_config_destroy (&c);
+}
+
+UFO_TEST (test_reasoning_settings)
+{
+    char *envp [] = { "UFO_REASONING_MODEL=true", "UFO_APP_AGENT__REASONING_EFFORT=low", NULL };
+    ufo_config_t *c = s_config ("{\"HOST_AGENT\": {\"REASONING_MODEL\": false}}", envp);
+    ufo_llm_config_t cfg;
+    ufo_error_t err;
+    CHECK_INT (ufo_llm_config_from (c, "HOST_AGENT", &cfg, &err), 0);
+    CHECK (!cfg.reasoning_model);
+    CHECK_INT (ufo_llm_config_from (c, "APP_AGENT", &cfg, &err), 0);
+    CHECK (cfg.reasoning_model);
+    CHECK_STR (cfg.reasoning_effort, "low");
+    CHECK_INT (ufo_llm_config_from (c, "EVALUATION_AGENT", &cfg, &err), 0);
+    CHECK (cfg.reasoning_model);
+    CHECK_STR (cfg.reasoning_effort, "low");    //  follows APP_AGENT
+    //  The body: max_completion_tokens and reasoning_effort, no max_tokens/temperature/top_p.
+    ufo_value_t *msgs = ufo_json_parse_str ("[{\"role\": \"user\", \"content\": \"hi\"}]", NULL);
+    size_t len;
+    char *body = ufo_llm_wire_body (&cfg, msgs, true, &len);
+    CHECK_CONTAINS (body, "\"max_completion_tokens\":2000");
+    CHECK_CONTAINS (body, "\"reasoning_effort\":\"low\"");
+    CHECK (!strstr (body, "\"max_tokens\"") && !strstr (body, "temperature") && !strstr (body, "top_p"));
+    free (body);
+    cfg.reasoning_model = false;
+    body = ufo_llm_wire_body (&cfg, msgs, false, &len);
+    CHECK_CONTAINS (body, "\"max_tokens\":2000");
+    CHECK_CONTAINS (body, "\"temperature\"");
+    CHECK (!strstr (body, "max_completion_tokens") && !strstr (body, "response_format"));
+    free (body);
+    ufo_value_destroy (&msgs);
+    ufo_config_destroy (&c);
+}
+
+//  An HTTP error is explained with the setting to change.
+UFO_TEST (test_error_hints)
+{
+    ufo_llm_config_t cfg;
+    ufo_llm_config_defaults (&cfg);
+    snprintf (cfg.name, sizeof cfg.name, "APP_AGENT");
+    snprintf (cfg.api_model, sizeof cfg.api_model, "o3-mini");
+    char out [1000];
+    const struct { long status; const char *body, *want; } cases [] = {
+        { 400, "{\"error\": {\"message\": \"Unsupported parameter: 'max_tokens' is not supported with this model. "
+               "Use 'max_completion_tokens' instead.\", \"param\": \"max_tokens\", \"code\": \"unsupported_parameter\"}}",
+          "set APP_AGENT.REASONING_MODEL true" },
+        //  No param field: the parameter named first in the message decides.
+        { 400, "{\"error\": {\"message\": \"Unsupported parameter: 'max_tokens' is not supported with this model. "
+               "Use 'max_completion_tokens' instead.\"}}", "set APP_AGENT.REASONING_MODEL true" },
+        { 400, "{\"error\": {\"message\": \"Unsupported value: 'temperature' does not support 0 with this model.\"}}",
+          "REASONING_MODEL true" },
+        { 400, "{\"error\": {\"message\": \"Unrecognized request argument supplied: max_completion_tokens\"}}",
+          "set APP_AGENT.REASONING_MODEL false" },
+        { 400, "{\"error\": {\"message\": \"Unrecognized request argument supplied: reasoning_effort\"}}",
+          "APP_AGENT.REASONING_EFFORT" },
+        { 400, "{\"error\": {\"message\": \"Invalid content type. image_url is only supported by certain models.\"}}",
+          "APP_AGENT.VISUAL_MODE false" },
+        { 400, "{\"error\": {\"message\": \"'response_format' of type 'json_object' is not supported with this model.\"}}",
+          "llm.json_mode false" },
+        { 401, "{\"error\": {\"message\": \"Incorrect API key provided\"}}", "set APP_AGENT.API_KEY" },
+        { 404, "{\"error\": {\"message\": \"The model `o3-mini` does not exist\"}}", "check APP_AGENT.API_MODEL" },
+        { 404, "not found", "check APP_AGENT.API_BASE" },
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (cases); i++) {
+        ufo_llm_wire_explain (&cfg, cases [i].status, cases [i].body, strlen (cases [i].body), out, sizeof out);
+        CHECK_CONTAINS (out, cases [i].want);
+    }
+    //  A plain 400 gets no invented hint.
+    const char *plain = "{\"error\": {\"message\": \"messages: too long\"}}";
+    ufo_llm_wire_explain (&cfg, 400, plain, strlen (plain), out, sizeof out);
+    CHECK_STR (out, "messages: too long");
 }
 
 UFO_TEST (test_errors)
@@ -189,6 +312,9 @@ main (void)
     ufo_log_set_level (UFO_LOG_ERROR);
     UFO_RUN (test_blocks_and_fallbacks);
     UFO_RUN (test_urls);
+    UFO_RUN (test_one_setting);
+    UFO_RUN (test_reasoning_settings);
+    UFO_RUN (test_error_hints);
     UFO_RUN (test_errors);
     UFO_RUN (test_bad_messages);
     UFO_RUN (test_connection_refused);

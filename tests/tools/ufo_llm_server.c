@@ -7,8 +7,13 @@
     POST .../chat/completions (OpenAI, ollama /v1, and the Azure deployment path) from the
     script: an ordered list of entries, each matching requests by agent, role, content or
     plain order, and giving a reply or a fault (latency, 429 + Retry-After, 500 or any
-    status, connection reset, malformed JSON, truncated body, slow drip). Every request is
-    logged as one JSON line (never the API key). docs/LLM.md describes the script format.
+    status, connection reset, malformed JSON, truncated body, slow drip). It also imitates
+    the providers' request checks where a script asks (reject_params, models, no_images) and
+    serves POST .../v1/messages in the shape of Anthropic's Messages API (x-api-key and
+    anthropic-version required, top-level system, image blocks, usage input/output_tokens).
+    Every request is logged as one JSON line with its path, headers of interest, the body's
+    top-level keys and the image shape (never the API key). docs/LLM.md describes the script
+    format.
     One thread, poll(), bounded buffers; exits cleanly on SIGTERM / SIGINT. */
 #include "ufo_prelude.h"
 #include <arpa/inet.h>
@@ -83,7 +88,8 @@ s_images (const ufo_value_t *messages)
     for (size_t i = 0; i < ufo_value_size (messages); i++) {
         const ufo_value_t *c = ufo_value_map_get (ufo_value_list_at (messages, i), "content");
         for (size_t k = 0; ufo_value_type (c) == UFO_TLIST && k < ufo_value_size (c); k++)
-            if (!strcmp (ufo_value_map_str (ufo_value_list_at (c, k), "type", ""), "image_url"))
+            if (!strcmp (ufo_value_map_str (ufo_value_list_at (c, k), "type", ""), "image_url")
+            ||  !strcmp (ufo_value_map_str (ufo_value_list_at (c, k), "type", ""), "image"))
                 n++;
     }
     return n;
@@ -149,13 +155,21 @@ s_respond (s_client_t *c, int status, const char *reason, const char *extra_head
     ufo_buf_append (&c->out, body, len);
 }
 
+//  An error body: OpenAI's {"error": {"message", "type", "param", "code"}} (param / code
+//  when given), which Anthropic's {"type": "error", "error": {"type", "message"}} also fits.
 static void
-s_error_reply (s_client_t *c, int status, const char *message, const char *extra)
+s_error_body (s_client_t *c, int status, const char *message, const char *extra, const char *param,
+              const char *code)
 {
     ufo_value_t *v = ufo_value_new_map ();
     ufo_value_t *e = ufo_value_new_map ();
+    ufo_value_map_set_str (v, "type", "error");
     ufo_value_map_set_str (e, "message", message);
-    ufo_value_map_set_str (e, "type", "scripted_error");
+    ufo_value_map_set_str (e, "type", status == 400 ? "invalid_request_error" : "scripted_error");
+    if (param)
+        ufo_value_map_set_str (e, "param", param);
+    if (code)
+        ufo_value_map_set_str (e, "code", code);
     ufo_value_map_set (v, "error", &e);
     size_t len;
     char *text = ufo_json_dump (v, UFO_JSON_COMPACT, &len);
@@ -165,6 +179,12 @@ s_error_reply (s_client_t *c, int status, const char *message, const char *extra
     s_respond (c, status, reason, extra, text, len, 0);
     free (text);
     ufo_value_destroy (&v);
+}
+
+static void
+s_error_reply (s_client_t *c, int status, const char *message, const char *extra)
+{
+    s_error_body (c, status, message, extra, NULL, NULL);
 }
 
 //  Captures: "vars": {"NAME": {"line": "Mousepad", "after": "label \"", "before": "\""}} takes,
@@ -241,7 +261,8 @@ s_substitute (const char *text, const ufo_value_t *entry, const ufo_value_t *bod
 }
 
 static void
-s_ok_reply (s_client_t *c, const ufo_value_t *entry, const ufo_value_t *body, const char *fault)
+s_ok_reply (s_client_t *c, const ufo_value_t *entry, const ufo_value_t *body, const char *fault,
+            bool anthropic)
 {
     ufo_value_t *resp = ufo_value_new_map ();
     ufo_value_map_set_str (resp, "id", "chatcmpl-scripted");
@@ -269,6 +290,28 @@ s_ok_reply (s_client_t *c, const ufo_value_t *entry, const ufo_value_t *body, co
     ufo_value_map_set_int (usage, "completion_tokens", ct);
     ufo_value_map_set_int (usage, "total_tokens", pt + ct);
     ufo_value_map_set (resp, "usage", &usage);
+    if (anthropic) {
+        //  The Messages API's reply: content blocks, stop_reason, usage input/output_tokens.
+        ufo_value_t *a = ufo_value_new_map ();
+        ufo_value_map_set_str (a, "id", "msg_scripted");
+        ufo_value_map_set_str (a, "type", "message");
+        ufo_value_map_set_str (a, "role", "assistant");
+        ufo_value_map_set_str (a, "model", ufo_value_map_str (body, "model", "scripted"));
+        ufo_value_t *blocks = ufo_value_new_list ();
+        ufo_value_t *block = ufo_value_new_map ();
+        ufo_value_map_set_str (block, "type", "text");
+        ufo_value_map_set_str (block, "text", ufo_value_str (ufo_value_path (resp, "choices.0.message.content")));
+        ufo_value_list_push (blocks, &block);
+        ufo_value_map_set (a, "content", &blocks);
+        const char *finish = ufo_value_map_str (entry, "finish_reason", "stop");
+        ufo_value_map_set_str (a, "stop_reason", !strcmp (finish, "length") ? "max_tokens" : "end_turn");
+        ufo_value_t *au = ufo_value_new_map ();
+        ufo_value_map_set_int (au, "input_tokens", pt);
+        ufo_value_map_set_int (au, "output_tokens", ct);
+        ufo_value_map_set (a, "usage", &au);
+        ufo_value_destroy (&resp);
+        resp = a;
+    }
     size_t len;
     char *text = ufo_json_dump (resp, UFO_JSON_COMPACT, &len);
     ufo_value_destroy (&resp);
@@ -294,9 +337,11 @@ s_ok_reply (s_client_t *c, const ufo_value_t *entry, const ufo_value_t *body, co
     free (text);
 }
 
+static bool s_header (const char *head, const char *name, char *out, size_t size);
+
 static void
 s_log_request (const char *path, const char *agent, int entry, const char *fault, const char *auth,
-               int key_ok, const ufo_value_t *body)
+               int key_ok, const ufo_value_t *body, const char *head, const ufo_value_t *raw)
 {
     if (!s_log)
         return;
@@ -321,6 +366,39 @@ s_log_request (const char *path, const char *agent, int entry, const char *fault
         s_message_text (ufo_value_list_at (messages, ufo_value_size (messages) - 1), &t);
     ufo_value_map_set_str (l, "last", t.data ? t.data : "");
     ufo_buf_free (&t);
+    //  The request's shape as sent (before the Messages API form is read as chat messages).
+    ufo_value_t *keys = ufo_value_new_list ();
+    for (size_t i = 0; ufo_value_type (raw) == UFO_TMAP && i < ufo_value_size (raw); i++)
+        ufo_value_list_push_str (keys, ufo_value_map_key_at (raw, i));
+    ufo_value_map_set (l, "keys", &keys);
+    ufo_value_t *headers = ufo_value_new_map ();
+    static const char *const names [] = { "Content-Type", "anthropic-version", "X-UFO-Agent" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (names); i++) {
+        char value [256];
+        if (head && s_header (head, names [i], value, sizeof value))
+            ufo_value_map_set_str (headers, names [i], value);
+    }
+    ufo_value_map_set (l, "headers", &headers);
+    const char *shape = "";
+    const ufo_value_t *raw_messages = ufo_value_map_get (raw, "messages");
+    for (size_t i = 0; i < ufo_value_size (raw_messages); i++) {
+        const ufo_value_t *c = ufo_value_map_get (ufo_value_list_at (raw_messages, i), "content");
+        for (size_t k = 0; ufo_value_type (c) == UFO_TLIST && k < ufo_value_size (c); k++) {
+            const ufo_value_t *part = ufo_value_list_at (c, k);
+            if (!strcmp (ufo_value_map_str (part, "type", ""), "image_url"))
+                shape = "image_url";
+            if (!strcmp (ufo_value_map_str (part, "type", ""), "image"))
+                shape = ufo_value_path (part, "source.data") && ufo_value_path (part, "source.media_type")
+                      ? "image/base64" : "image/other";
+        }
+    }
+    ufo_value_map_set_str (l, "image_shape", shape);
+    if (ufo_value_map_has (raw, "max_completion_tokens"))
+        ufo_value_map_set_int (l, "max_completion_tokens", ufo_value_map_int (raw, "max_completion_tokens", -1));
+    if (ufo_value_map_has (raw, "reasoning_effort"))
+        ufo_value_map_set_str (l, "reasoning_effort", ufo_value_map_str (raw, "reasoning_effort", ""));
+    if (ufo_value_type (ufo_value_map_get (raw, "system")) == UFO_TSTRING)
+        ufo_value_map_set_str (l, "system", ufo_value_map_str (raw, "system", ""));
     char *text = ufo_json_dump (l, UFO_JSON_COMPACT, NULL);
     fprintf (s_log, "%s\n", text);
     fflush (s_log);
@@ -351,6 +429,111 @@ s_header (const char *head, const char *name, char *out, size_t size)
     return false;
 }
 
+//  What the Messages API refuses in a request, as it words it; NULL when the request is fine.
+static const char *
+s_anthropic_refusal (const char *head, const ufo_value_t *raw, int *status)
+{
+    char value [256];
+    *status = 400;
+    if (!s_header (head, "x-api-key", value, sizeof value)) {
+        *status = 401;
+        return "x-api-key header is required";
+    }
+    if (!s_header (head, "anthropic-version", value, sizeof value))
+        return "anthropic-version: header is required";
+    if (!ufo_value_map_has (raw, "max_tokens"))
+        return "max_tokens: Field required";
+    if (ufo_value_map_has (raw, "temperature") && ufo_value_map_has (raw, "top_p"))
+        return "`temperature` and `top_p` cannot both be specified for this model. Please use only one.";
+    const ufo_value_t *messages = ufo_value_map_get (raw, "messages");
+    for (size_t i = 0; i < ufo_value_size (messages); i++) {
+        const ufo_value_t *m = ufo_value_list_at (messages, i);
+        const char *role = ufo_value_map_str (m, "role", "");
+        if (strcmp (role, "user") && strcmp (role, "assistant"))
+            return "messages: Unexpected role. The Messages API accepts a top-level `system` parameter, "
+                   "not \"system\" as an input message role.";
+        const ufo_value_t *c = ufo_value_map_get (m, "content");
+        for (size_t k = 0; ufo_value_type (c) == UFO_TLIST && k < ufo_value_size (c); k++) {
+            const char *type = ufo_value_map_str (ufo_value_list_at (c, k), "type", "");
+            if (strcmp (type, "text") && strcmp (type, "image"))
+                return "messages: Input tag does not match any of the expected tags: 'text', 'image', ...";
+            if (!strcmp (type, "image")
+            &&  !ufo_value_path (ufo_value_list_at (c, k), "source.type"))
+                return "messages: image.source: Field required";
+        }
+    }
+    return NULL;
+}
+
+//  The Messages API request read as chat messages (the system field first), so that
+//  matching, captures and agent detection work the same for both shapes. Caller owns.
+static ufo_value_t *
+s_from_anthropic (const ufo_value_t *raw)
+{
+    ufo_value_t *body = ufo_value_dup (raw);
+    ufo_value_t *messages = ufo_value_new_list ();
+    const char *system = ufo_value_map_str (raw, "system", NULL);
+    if (system) {
+        ufo_value_t *m = ufo_value_new_map ();
+        ufo_value_map_set_str (m, "role", "system");
+        ufo_value_map_set_str (m, "content", system);
+        ufo_value_list_push (messages, &m);
+    }
+    const ufo_value_t *given = ufo_value_map_get (raw, "messages");
+    for (size_t i = 0; i < ufo_value_size (given); i++) {
+        ufo_value_t *m = ufo_value_dup (ufo_value_list_at (given, i));
+        ufo_value_list_push (messages, &m);
+    }
+    ufo_value_map_set (body, "messages", &messages);
+    return body;
+}
+
+//  A request check of the provider that the entry imitates; true when it answered.
+static bool
+s_provider_refusal (s_client_t *c, const ufo_value_t *entry, const ufo_value_t *raw, const ufo_value_t *body)
+{
+    const ufo_value_t *models = ufo_value_map_get (entry, "models");
+    if (models) {
+        const char *model = ufo_value_map_str (raw, "model", "");
+        bool known = false;
+        for (size_t i = 0; i < ufo_value_size (models); i++)
+            if (ufo_value_str (ufo_value_list_at (models, i)) && !strcmp (ufo_value_str (ufo_value_list_at (models, i)), model))
+                known = true;
+        if (!known) {
+            char msg [400];
+            snprintf (msg, sizeof msg, "The model `%.200s` does not exist or you do not have access to it.", model);
+            s_error_body (c, 404, msg, NULL, NULL, "model_not_found");
+            return true;
+        }
+    }
+    if (ufo_value_map_bool (entry, "no_images", false) && s_images (ufo_value_map_get (body, "messages"))) {
+        s_error_body (c, 400, "Invalid content type. image_url is only supported by certain models.", NULL,
+                      "messages", "invalid_value");
+        return true;
+    }
+    //  OpenAI's reasoning models: "max_tokens" and a non-default temperature / top_p refused.
+    const ufo_value_t *reject = ufo_value_map_get (entry, "reject_params");
+    for (size_t i = 0; i < ufo_value_size (reject); i++) {
+        const char *param = ufo_value_str (ufo_value_list_at (reject, i));
+        if (!param || !ufo_value_map_has (raw, param))
+            continue;
+        char msg [400];
+        if (!strcmp (param, "max_tokens"))
+            snprintf (msg, sizeof msg, "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                      "Use 'max_completion_tokens' instead.");
+        else
+        if (!strcmp (param, "temperature") || !strcmp (param, "top_p"))
+            snprintf (msg, sizeof msg, "Unsupported value: '%s' does not support %g with this model. Only the "
+                      "default (1) value is supported.", param, ufo_value_float (ufo_value_map_get (raw, param)));
+        else
+            snprintf (msg, sizeof msg, "Unrecognized request argument supplied: %s", param);
+        s_error_body (c, 400, msg, NULL, param, !strncmp (msg, "Unsupported value", 17)
+                      ? "unsupported_value" : "unsupported_parameter");
+        return true;
+    }
+    return false;
+}
+
 //  Handles one complete request (head NUL-terminated, body[0..len)).
 static void
 s_handle (s_client_t *c, const char *head, const char *body_text, size_t body_len)
@@ -358,7 +541,11 @@ s_handle (s_client_t *c, const char *head, const char *body_text, size_t body_le
     s_requests++;
     char method [16] = "", path [1024] = "";
     sscanf (head, "%15s %1023s", method, path);
-    ufo_value_t *body = ufo_json_parse (body_text, body_len, NULL, NULL);
+    ufo_value_t *raw = ufo_json_parse (body_text, body_len, NULL, NULL);
+    char *query = strchr (path, '?');
+    size_t plen = query ? (size_t) (query - path) : strlen (path);
+    bool anthropic = plen >= 12 && !strncmp (path + plen - 12, "/v1/messages", 12);
+    ufo_value_t *body = anthropic && ufo_value_type (raw) == UFO_TMAP ? s_from_anthropic (raw) : ufo_value_dup (raw);
     char agent [64] = "";
     if (!s_header (head, "X-UFO-Agent", agent, sizeof agent)) {
         //  No header: look for "You are the <Agent>" in the system prompt.
@@ -384,16 +571,30 @@ s_handle (s_client_t *c, const char *head, const char *body_text, size_t body_le
     else
     if (s_header (head, "api-key", key, sizeof key))
         auth = "api-key";
-    if (strcmp (method, "POST") || !strstr (path, "/chat/completions")) {
-        s_log_request (path, agent, -1, "not-found", auth, -1, body);
-        s_error_reply (c, 404, "only POST .../chat/completions is served", NULL);
+    else
+    if (s_header (head, "x-api-key", key, sizeof key))
+        auth = "x-api-key";
+    if (strcmp (method, "POST") || !(strstr (path, "/chat/completions") || anthropic)) {
+        s_log_request (path, agent, -1, "not-found", auth, -1, body, head, raw);
+        s_error_reply (c, 404, "only POST .../chat/completions and .../v1/messages are served", NULL);
         ufo_value_destroy (&body);
+        ufo_value_destroy (&raw);
         return;
     }
     if (!body || ufo_value_type (ufo_value_map_get (body, "messages")) != UFO_TLIST) {
-        s_log_request (path, agent, -1, "bad-request", auth, -1, body);
+        s_log_request (path, agent, -1, "bad-request", auth, -1, body, head, raw);
         s_error_reply (c, 400, "the body must be JSON with a \"messages\" list", NULL);
         ufo_value_destroy (&body);
+        ufo_value_destroy (&raw);
+        return;
+    }
+    int refused_status = 0;
+    const char *refusal = anthropic ? s_anthropic_refusal (head, raw, &refused_status) : NULL;
+    if (refusal) {
+        s_log_request (path, agent, -1, "refused", auth, -1, body, head, raw);
+        s_error_reply (c, refused_status, refusal, NULL);
+        ufo_value_destroy (&body);
+        ufo_value_destroy (&raw);
         return;
     }
     const ufo_value_t *entry = NULL;
@@ -417,13 +618,16 @@ s_handle (s_client_t *c, const char *head, const char *body_text, size_t body_le
     const char *required = ufo_value_map_str (entry, "require_key", NULL);
     if (required)
         key_ok = strcmp (required, key) == 0;
-    s_log_request (path, agent, index, entry ? fault : "no-match", auth, key_ok, body);
+    s_log_request (path, agent, index, entry ? fault : "no-match", auth, key_ok, body, head, raw);
     c->send_at_ms = s_now_ms () + ufo_value_map_int (entry, "latency_ms", 0);
     if (!entry)
         s_error_reply (c, 404, "the script has no entry for this request", NULL);
     else
     if (key_ok == 0)
         s_error_reply (c, 401, "Incorrect API key provided", NULL);
+    else
+    if (s_provider_refusal (c, entry, raw, body))
+        ;
     else
     if (!strcmp (fault, "reset"))
         c->reset = true;
@@ -442,8 +646,9 @@ s_handle (s_client_t *c, const char *head, const char *body_text, size_t body_le
         s_error_reply (c, (int) ufo_value_map_int (entry, "status", 500),
                        ufo_value_map_str (entry, "error", "scripted failure"), NULL);
     else
-        s_ok_reply (c, entry, body, fault);
+        s_ok_reply (c, entry, body, fault, anthropic);
     ufo_value_destroy (&body);
+    ufo_value_destroy (&raw);
 }
 
 //  Parses as many complete requests as the input holds. Returns -1 to drop the client.

@@ -1,0 +1,46 @@
+/*  ufo_cli_model.h - private to the `ufo` tool: the model settings as commands show and take
+    them (`ufo up`, `ufo eval`, `ufo run`, `ufo doctor`). */
+#ifndef UFO_CLI_MODEL_H_INCLUDED
+#define UFO_CLI_MODEL_H_INCLUDED
+
+//  The agent blocks in the order they are shown and checked.
+#define UFO_CLI_MODEL_BLOCKS { "HOST_AGENT", "APP_AGENT", "EVALUATION_AGENT", "BACKUP_AGENT" }
+
+//  Options help lines for the model options (for a command's --help).
+#define UFO_CLI_MODEL_HELP \
+    "  --api-type T     API_TYPE of every agent not set otherwise (sets UFO_API_TYPE)\n" \
+    "  --api-base URL   API_BASE of every agent not set otherwise (sets UFO_API_BASE)\n" \
+    "  --model NAME     API_MODEL of every agent not set otherwise (sets UFO_API_MODEL)\n" \
+    "                   (the key: UFO_API_KEY or OPENAI_API_KEY in the environment)\n"
+
+//  Takes --api-type / --api-base / --model VALUE: sets UFO_API_TYPE / UFO_API_BASE /
+//  UFO_API_MODEL for this process and every process it starts, before the configuration is
+//  loaded. Returns true when arg was one of them.
+bool ufo_cli_model_option (const char *arg, const char *value);
+
+//  True when BACKUP_AGENT would be used by an agent (configured, not the same engine as
+//  the agents', and with a key where the API needs one).
+bool ufo_cli_model_backup_used (const ufo_config_t *config);
+
+//  Loads the price table of the configuration (llm.prices_file). NULL when there is none
+//  or it is unreadable (why in err).
+ufo_prices_t *ufo_cli_model_prices (const ufo_config_t *config, ufo_error_t *err);
+
+//  Prints, per agent, the API type, the endpoint and the model it uses (the key only as
+//  "key set" / "no key").
+void ufo_cli_model_print (const ufo_config_t *config, FILE *out);
+
+//  Prints one warning line to out when a model of the agents has no price (costs would
+//  show $0), naming the models and the file. Returns the number of unpriced models.
+int ufo_cli_model_warn_unpriced (const ufo_config_t *config, FILE *out, const char *prog);
+
+//  What `ufo up` says about the model at start: the per-agent lines, the unpriced warning
+//  and the quick checks of `ufo doctor` (configuration, key, endpoint reachable; no tokens
+//  spent) as warnings. Never fails.
+void ufo_cli_model_at_start (const ufo_config_t *config, FILE *out, const char *prog);
+
+//  The quick model checks of `ufo doctor` (ufo_cmd_doctor.c), printed as warnings to out.
+//  Returns the number of problems.
+int ufo_cli_doctor_quick (const ufo_config_t *config, FILE *out, const char *prog);
+
+#endif

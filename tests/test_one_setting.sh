@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# test_one_setting.sh - the one model setting with the real processes: `ufo up --api-type
+# --api-base --model` and UFO_API_KEY only (no per-agent variable, the shipped
+# config/ufo.json), a session through `ufo run`: the HostAgent's, the AppAgent's and the
+# EvaluationAgent's requests all reach the scripted server, with that model and that key.
+# `ufo up` names the endpoint and model per agent, never the key. Every wait is bounded.
+set -u
+SRC=$(cd "${UFO_SOURCE_DIR:?}" && pwd)
+BUILD=$(cd "${UFO_BUILD_DIR:?}" && pwd)
+UFO="$BUILD/cli/ufo"
+T=$(mktemp -d /tmp/ufo-one-setting-XXXXXX)
+failed=0
+up=""; llm=""
+cleanup () {
+  [ -n "$up" ] && { kill -TERM "$up" 2>/dev/null; for _ in $(seq 1 300); do kill -0 "$up" 2>/dev/null || break; sleep 0.1; done; }
+  [ -n "$llm" ] && { kill "$llm" 2>/dev/null; wait "$llm" 2>/dev/null; }
+  rm -rf "$T"
+}
+trap cleanup EXIT
+check () { if eval "$1"; then echo "ok   $1"; else echo "FAIL $1"; failed=1; fi; }
+cd "$SRC"
+for v in $(env | sed -n 's/^\(UFO_[A-Z_]*AGENT[A-Z_]*\)=.*/\1/p; s/^\(UFO_API_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+unset UFO_CONFIG OPENAI_API_KEY DISPLAY
+export no_proxy=127.0.0.1,localhost
+export UFO_RUN_DIR="$T/run" UFO_SLEEP_TIME=0.2 UFO_MAX_ROUND=1
+export UFO_DESKTOP__LAUNCHERS='{"mousepad": ["mousepad"]}'
+export UFO_API_KEY=sk-one-setting-7e2f
+mkdir -p "$UFO_RUN_DIR"
+# the demo's script, every entry answering only to this key
+/usr/bin/python3 - "$SRC/scripts/demo-llm.json" "$T/script.json" "$UFO_API_KEY" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for e in doc["entries"]:
+    e["require_key"] = sys.argv[3]
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+"$BUILD/tests/ufo-llm-server" --script "$T/script.json" --port-file "$T/port" --log "$T/llm.jsonl" \
+  --max-seconds 300 >/dev/null & llm=$!
+for _ in $(seq 1 200); do [ -s "$T/port" ] && break; sleep 0.05; done
+PORT=$(cat "$T/port")
+
+"$UFO" up --apps mousepad --data-dir "$T/data" --api-type openai_compatible \
+  --api-base "http://127.0.0.1:$PORT/v1" --model scripted > "$T/up.out" 2>&1 & up=$!
+for _ in $(seq 1 300); do [ -s "$UFO_RUN_DIR/up.json" ] && break; sleep 0.1; done
+check '[ -s "$UFO_RUN_DIR/up.json" ]'
+for b in HOST_AGENT APP_AGENT EVALUATION_AGENT; do
+  check 'grep -q "^  $b *openai_compatible http://127.0.0.1:$PORT/v1/chat/completions model scripted, key set" "$T/up.out"'
+done
+check '! grep -q "$UFO_API_KEY" "$T/up.out"'
+
+timeout 180 "$UFO" run "Write the note 'Shopping: milk, eggs' in Mousepad" --task one --yes --timeout 150 \
+  > "$T/run.out" 2>&1
+echo "ufo run exited $?"
+for agent in HostAgent AppAgent EvaluationAgent; do
+  check 'grep "\"agent\":\"$agent\"" "$T/llm.jsonl" | grep -q "\"path\":\"/v1/chat/completions\".*\"auth\":\"bearer\".*\"key_ok\":true,\"model\":\"scripted\""'
+done
+# no request went anywhere else: every one the agents made reached this server with this model
+check '! grep -v "\"key_ok\":true,\"model\":\"scripted\"" "$T/llm.jsonl" | grep -q .'
+# ufo eval takes the same options: a re-evaluation of that session asks the same server
+n=$(grep -c '"agent":"EvaluationAgent"' "$T/llm.jsonl")
+"$UFO" eval "$T/data/logs/one" --api-type openai_compatible --api-base "http://127.0.0.1:$PORT/v1" \
+  --model scripted > "$T/eval.out" 2>&1
+check '[ "$(grep -c "\"agent\":\"EvaluationAgent\".*\"key_ok\":true,\"model\":\"scripted\"" "$T/llm.jsonl")" -gt "$n" ]'
+[ $failed = 0 ] || { echo "--- up.out"; cat "$T/up.out"; echo "--- run.out"; tail -20 "$T/run.out"; }
+exit $failed
