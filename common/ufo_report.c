@@ -426,6 +426,18 @@ s_page (s_report_t *self)
         ufo_buf_puts (out, " &middot; <a href=\"#evaluation\">evaluation</a>: ");
         ufo_report_verdict (out, ufo_value_map_str (eval, "complete", "unsure"));
     }
+    if (eval && status) {
+        //  one line when the evaluation and the agents' status disagree
+        ufo_value_t *both = ufo_value_new_map ();
+        ufo_value_map_set_str (both, "status", status);
+        ufo_value_map_set_copy (both, "evaluation", eval);
+        char line [160];
+        if (ufo_outcome_disagreement (both, line, sizeof line)) {
+            ufo_buf_puts (out, "</p><p class=\"err disagree\">\xE2\x9A\xA0 ");
+            ufo_report_escs (out, line);
+        }
+        ufo_value_destroy (&both);
+    }
     ufo_buf_puts (out, "</p></header>\n");
     //  The tool bar is only useful with the script; it stays hidden without it.
     ufo_buf_puts (out, "<div id=\"tools\" class=\"tools\" hidden>"
