@@ -606,3 +606,23 @@ ufo_report_write (const char *logdir, const char *out_path,
 {
     return ufo_report_write_stats (logdir, out_path, opts, NULL, err);
 }
+
+bool
+ufo_report_is_session_log (const char *dir, ufo_error_t *err)
+{
+    struct stat st;
+    if (!dir || stat (dir, &st) != 0 || !S_ISDIR (st.st_mode)) {
+        ufo_error_set (err, UFO_E_NOT_FOUND, "%s is not a directory", dir ? dir : "(null)");
+        return false;
+    }
+    static const char *marks [] = { "request.json", "response.log", "session.json" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (marks); i++) {
+        char path [PATH_MAX];
+        int n = snprintf (path, sizeof path, "%s/%s", dir, marks [i]);
+        if (n > 0 && (size_t) n < sizeof path && access (path, F_OK) == 0)
+            return true;
+    }
+    ufo_error_set (err, UFO_E_INVALID, "%s is not a session log directory (no request.json, response.log or "
+                   "session.json); nothing written", dir);
+    return false;
+}

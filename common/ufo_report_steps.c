@@ -706,12 +706,20 @@ ufo_report_blackboard (s_report_t *self)
 const ufo_value_t *
 ufo_report_session_eval (s_report_t *self)
 {
-    const ufo_value_t *found = NULL;
+    //  the latest verdict that is not a failed evaluation (an unreachable model, no usable
+    //  answer): a failed re-evaluation never replaces a good one; only failures: the latest
+    const ufo_value_t *found = NULL, *failed = NULL;
     for (size_t i = 0; i < ufo_value_size (self->evals); i++) {
         const ufo_value_t *eval = ufo_value_list_at (self->evals, i);
-        if (strcmp (ufo_value_map_str (eval, "level", "session"), "round") != 0)
+        if (strcmp (ufo_value_map_str (eval, "level", "session"), "round") == 0)
+            continue;
+        if (*ufo_value_map_str (eval, "error", ""))
+            failed = eval;
+        else
             found = eval;
     }
+    if (!found)
+        found = failed;
     const ufo_value_t *from_session = ufo_value_map_get (self->session, "evaluation");
     if (!found && ufo_value_type (from_session) == UFO_TMAP)
         found = from_session;
@@ -728,7 +736,27 @@ ufo_report_evaluations (s_report_t *self)
         const ufo_value_t *eval = ufo_value_list_at (self->evals, i);
         if (strcmp (ufo_value_map_str (eval, "level", "session"), "round") == 0)
             continue;
-        ufo_buf_puts (out, "<h3>Session</h3>");
+        //  every verdict, with when and by whom; a failed evaluation says so and counts for nothing
+        const char *error = ufo_value_map_str (eval, "error", "");
+        ufo_buf_puts (out, *error ? "<h3 class=\"failed-eval\">Session <small class=\"err\">failed evaluation, "
+                      "kept apart</small>" : "<h3>Session");
+        const char *by = ufo_value_map_str (eval, "by", "");
+        const char *when = ufo_value_map_str (eval, "Timestamp", "");
+        if (*by || *when) {
+            ufo_buf_puts (out, " <small class=\"muted\">");
+            ufo_report_escs (out, by);
+            ufo_buf_puts (out, *by && *when ? ", " : "");
+            ufo_report_escs (out, when);
+            ufo_buf_puts (out, "</small>");
+        }
+        ufo_buf_puts (out, "</h3>");
+        if (*error) {
+            ufo_buf_puts (out, "<p class=\"err\">");
+            ufo_report_escs (out, error);
+            ufo_buf_puts (out, "</p>");
+            shown++;
+            continue;
+        }
         s_eval (out, eval);
         shown++;
     }
