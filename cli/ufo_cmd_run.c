@@ -269,9 +269,10 @@ ufo_cmd_run (int argc, char **argv)
     char devices [512];
     bool device_known = ufo_cli_host_devices (state, device, devices, sizeof devices);
     ufo_value_destroy (&state);
-    if (!device_known) {
-        fprintf (stderr, "ufo run: no HostAgent serves device \"%s\"; known devices: %s\n", device,
-                 *devices ? devices : "none (no HostAgent is connected)");
+    if (!device_known && *devices) {
+        //  HostAgents are connected, none for this device (with none connected yet, e.g. right
+        //  after `ufo up`, the session waits for one)
+        fprintf (stderr, "ufo run: no HostAgent serves device \"%s\"; known devices: %s\n", device, devices);
         ufo_value_destroy (&plan);
         goto done;
     }
@@ -346,7 +347,7 @@ ufo_cmd_run (int argc, char **argv)
     sigaction (SIGTERM, &sa, &old_term);
     struct timespec t0;
     clock_gettime (CLOCK_MONOTONIC, &t0);
-    bool accepted = false, cancelling = false, header_done = false;
+    bool accepted = false, cancelling = false, header_done = false, started = false;
     double cost = 0, cancel_at = 0;
     ufo_value_t *result = NULL, *pending_step = NULL;
     while (!result) {
@@ -428,7 +429,7 @@ ufo_cmd_run (int argc, char **argv)
         if (strcmp (kind, "accepted") == 0) {
             accepted = true;
             //  the HostAgent says when it takes the session (an "activity" progress event)
-            if (!json && strcmp (ufo_value_map_str (event, "state", ""), "queued") == 0)
+            if (!json && !header_done && !started && strcmp (ufo_value_map_str (event, "state", ""), "queued") == 0)
                 fprintf (stderr, "accepted; queued for a HostAgent%s%s\n", device ? " on device " : "",
                          device ? device : "");
         }
@@ -438,8 +439,10 @@ ufo_cmd_run (int argc, char **argv)
             const char *pk = ufo_value_map_str (body, "kind", "");
             if (strcmp (pk, "cost") == 0)
                 cost = ufo_value_map_float (body, "session", cost);
-            else if (strcmp (pk, "activity") == 0 && !json)
+            else if (strcmp (pk, "activity") == 0 && !json) {
+                started = true;
                 ufo_cli_live_event (body);
+            }
             else if (strcmp (pk, "step") == 0 && !json) {
                 ufo_cli_live_clear ();
                 if (!header_done)
