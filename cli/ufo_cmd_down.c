@@ -5,6 +5,25 @@
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 
+//  Whether pid still runs: it exists and is not a zombie (an exited `ufo up` whose parent has
+//  not reaped it yet has stopped everything already).
+static bool
+s_running (pid_t pid)
+{
+    if (kill (pid, 0) != 0 && errno == ESRCH)
+        return false;
+    char path [64], buf [512];
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return true;            //  no /proc: kill (pid, 0) is all we know
+    size_t n = fread (buf, 1, sizeof buf - 1, f);
+    fclose (f);
+    buf [n] = 0;
+    const char *close = strrchr (buf, ')');
+    return !(close && close [1] == ' ' && close [2] == 'Z');
+}
+
 int
 ufo_cmd_down (int argc, char **argv)
 {
@@ -33,7 +52,7 @@ ufo_cmd_down (int argc, char **argv)
     ufo_value_t *state = access (path, R_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
     int64_t pid = ufo_value_map_int (state, "pid", 0);
     ufo_value_destroy (&state);
-    if (pid <= 1 || kill ((pid_t) pid, 0) != 0) {
+    if (pid <= 1 || !s_running ((pid_t) pid)) {
         fprintf (stderr, "ufo down: nothing to stop (no `ufo up` running for %s)\n", run_dir);
         return UFO_CLI_OK;
     }
@@ -45,8 +64,8 @@ ufo_cmd_down (int argc, char **argv)
     struct timespec t0, now;
     clock_gettime (CLOCK_MONOTONIC, &t0);
     for (;;) {
-        //  `ufo up` is not our child: it is gone when kill (pid, 0) fails
-        if (kill ((pid_t) pid, 0) != 0 && errno == ESRCH) {
+        //  `ufo up` is not our child: we cannot wait for it, only look
+        if (!s_running ((pid_t) pid)) {
             fprintf (stderr, "ufo down: stopped\n");
             return UFO_CLI_OK;
         }
