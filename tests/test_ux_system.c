@@ -469,6 +469,54 @@ UFO_TEST (test_live_progress_plain)
     hfx_stop_all ();
 }
 
+//  `ufo batch`: the session vocabulary in its table, the time column from submission to the
+//  result (the model took seconds: two HTTP 500 and a dripping reply), a used task name not run.
+UFO_TEST (test_batch_status_and_time)
+{
+    setenv ("UFO_HOST_AGENT__MAX_RETRY", "3", 1);
+    int started = hfx_start ("../ux/slow_retry.json", "", 0);
+    unsetenv ("UFO_HOST_AGENT__MAX_RETRY");
+    REQUIRE (started == 0);
+    char dir [600], path [800], out [600];
+    snprintf (dir, sizeof dir, "%s/batch-tasks", afx_.broker.dir);
+    mkdir (dir, 0755);
+    snprintf (path, sizeof path, "%s/a.json", dir);
+    afx_write (path, "{\"task\": \"batch-slow\", \"request\": \"Nothing to do\"}");
+    snprintf (path, sizeof path, "%s/b.json", dir);
+    afx_write (path, "{\"task\": \"batch-used\", \"request\": \"Nothing to do\"}");
+    snprintf (path, sizeof path, "%s/logs", afx_.broker.dir);
+    mkdir (path, 0755);
+    snprintf (path, sizeof path, "%s/logs/batch-used", afx_.broker.dir);
+    mkdir (path, 0755);
+    snprintf (path, sizeof path, "%s/logs/batch-used/request.json", afx_.broker.dir);
+    afx_write (path, "{\"task\": \"batch-used\", \"session\": \"s-earlier\"}");
+    snprintf (out, sizeof out, "%s/batch.out", afx_.broker.dir);
+    const char *args [] = { "batch", dir, "--yes", "--broker", afx_.broker.cmd, NULL };
+    int64_t took = 0;
+    CHECK_INT (s_ufo (args, out, 180000, &took), 1);       //  b.json was not run
+    char *text = afx_read (out);
+    REQUIRE (text);
+    const char *row = strstr (text, "\nbatch-slow ");
+    REQUIRE (row);
+    CHECK (strncmp (row + 1 + 28 + 1, "FINISH", 6) == 0);
+    //  the last field of the row is the time, "12.3s"
+    const char *eol = strchr (row + 1, '\n');
+    REQUIRE (eol);
+    const char *p = eol;
+    while (p > row && p [-1] != ' ')
+        p--;
+    double secs = atof (p);
+    CHECK (secs >= 2.0);                        //  the session took seconds, not the last step's
+    CHECK (secs * 1000 <= (double) took);
+    CHECK_CONTAINS (text, "the task name \"batch-used\" is already used");
+    CHECK (!strstr (text, "FAILED"));
+    CHECK_CONTAINS (text, "1 of 2 task(s) completed");
+    if (secs < 2.0)
+        fprintf (stderr, "%s\n", text);
+    free (text);
+    hfx_stop_all ();
+}
+
 //  tmux: `ufo run` on an 80-column terminal: the live line is redrawn in place while the model
 //  answers (with the retries), is gone at the end, the table fits (no wrapped line) and has
 //  colour; with NO_COLOR the same output has none.
@@ -597,6 +645,7 @@ main (void)
     S_CASE (test_eval_verdicts_kept);
     S_CASE (test_fast_failures);
     S_CASE (test_live_progress_plain);
+    S_CASE (test_batch_status_and_time);
     S_CASE (test_tmux_live_line_and_80_columns);
     hfx_stop_all ();
     afx_teardown ();
