@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
+#include "ufo_cli_term.h"
 #include "ufo_tasks.h"
 
 #define S_MAX_TASKS 1000
@@ -244,6 +245,7 @@ ufo_cmd_batch (int argc, char **argv)
         fprintf (stderr, "[%s] submitted (%s)\n", e->task, e->session);
     }
     fprintf (stderr, "%zu session(s) submitted to %s; logs under %s\n", pending, endpoint, log_root);
+    ufo_cli_term_setup (stdout);
     struct sigaction sa = { .sa_handler = s_on_signal };
     sigaction (SIGINT, &sa, NULL);
     bool cancelled = false;
