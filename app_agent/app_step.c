@@ -292,6 +292,32 @@ s_vars (app_step_t *self, const ufo_value_t *controls)
 
 static void s_on_llm (ufo_llm_response_t **response_p, void *arg);
 
+//  Tells the user what the step is doing now: an "activity" progress body (what "model" |
+//  "action", phase "start" | "retry" | "end"; extra's fields added, ownership taken).
+static void
+s_activity (app_step_t *self, const char *what, const char *phase, const char *detail, ufo_value_t *extra)
+{
+    app_agent_t *a = self->agent;
+    ufo_value_t *body = extra ? extra : ufo_value_new_map ();
+    ufo_value_map_set_str (body, "kind", "activity");
+    ufo_value_map_set_str (body, "agent", a->agent_name);
+    ufo_value_map_set_str (body, "what", what);
+    ufo_value_map_set_str (body, "phase", phase);
+    ufo_value_map_set_str (body, "detail", detail ? detail : "");
+    ufo_value_map_set_int (body, "step", self->step);
+    app_agent_emit (a, &body);
+}
+
+static void
+s_on_llm_retry (void *arg, int attempt, int64_t wait_ms, const char *why)
+{
+    ufo_value_t *extra = ufo_value_new_map ();
+    ufo_value_map_set_int (extra, "attempt", attempt);
+    ufo_value_map_set_int (extra, "wait_ms", wait_ms);
+    ufo_value_map_set_str (extra, "reason", why);
+    s_activity ((app_step_t *) arg, "model", "retry", NULL, extra);
+}
+
 static void
 s_controls_done (app_step_t *self)
 {
@@ -404,7 +430,7 @@ s_controls_done (app_step_t *self)
     s_phase_time (self, "prompt");
     ufo_llm_opts_t opts = {
         .agent = "AppAgent", .step = self->step, .schema = UFO_SCHEMA_APP,
-        .json_retry = ctx->json_retry
+        .json_retry = ctx->json_retry, .on_retry = s_on_llm_retry, .retry_arg = self
     };
     int64_t id = ufo_llm_submit (ctx->llm, messages, &opts, s_on_llm, self, &err);
     ufo_value_destroy (&messages);
@@ -412,6 +438,7 @@ s_controls_done (app_step_t *self)
         s_fail (self, "LLM request rejected: %s", err.message);
         return;
     }
+    s_activity (self, "model", "start", NULL, NULL);
     self->llm_id = id;
     self->phase = APP_STEP_LLM;
 }
@@ -441,6 +468,12 @@ s_on_llm (ufo_llm_response_t **response_p, void *arg)
     *response_p = NULL;
     ufo_llm_response_t *r = self->response;
     s_phase_time (self, "llm");
+    ufo_value_t *extra = ufo_value_new_map ();
+    ufo_value_map_set_bool (extra, "ok", r->code == UFO_OK && r->decision);
+    if (r->code != UFO_OK)
+        ufo_value_map_set_str (extra, "error", r->error ? r->error : ufo_errcode_name (r->code));
+    ufo_value_map_set_float (extra, "seconds", r->latency_s);
+    s_activity (self, "model", "end", NULL, extra);
     ufo_cost_add (&a->cost, r->cost, r->prompt_tokens, r->completion_tokens);
     if (r->code != UFO_OK || !r->decision) {
         s_fail (self, "LLM: %s", r->error ? r->error : ufo_errcode_name (r->code));
@@ -517,6 +550,7 @@ app_step_act (app_step_t *self, const char *confirmed)
         return;
     }
     self->t_mark = s_now_us ();
+    s_activity (self, "action", "start", function, NULL);
     self->op = ufo_desktop_act_begin (a->ctx->desktop, a->xid, *label ? label : NULL,
                                       function, args);
     self->phase = APP_STEP_ACT;
@@ -540,6 +574,12 @@ app_step_advance (app_step_t *self)
                 self->action_result = ufo_desktop_op_take_result (self->op);
                 ufo_desktop_op_destroy (&self->op);
                 s_phase_time (self, "action");
+                ufo_value_t *extra = ufo_value_new_map ();
+                bool ok = ufo_value_map_bool (self->action_result, "success", false);
+                ufo_value_map_set_bool (extra, "ok", ok);
+                if (!ok)
+                    ufo_value_map_set_str (extra, "error", ufo_value_map_str (self->action_result, "error", "failed"));
+                s_activity (self, "action", "end", ufo_value_map_str (self->action, "function", ""), extra);
                 self->phase = APP_STEP_ACTED;
             }
             break;

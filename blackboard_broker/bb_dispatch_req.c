@@ -364,6 +364,12 @@ s_task_summary (const s_task_t *t, bool result)
     ufo_value_map_set_int (m, "submitted_us", t->submitted_us);
     ufo_value_map_set_int (m, "deadline_us", t->deadline_us);
     ufo_value_map_set_str (m, "reason", t->reason);
+    //  for people (ufo status): the device and the task's own name (a session's "task")
+    if (t->has_device)
+        ufo_value_map_set_str (m, "device", t->device);
+    const char *name = ufo_value_map_str (t->body, "task", NULL);
+    if (name)
+        ufo_value_map_set_str (m, "name", name);
     if (result) {
         if (t->result)
             ufo_value_map_set_copy (m, "result", t->result);

@@ -24,13 +24,17 @@ void ufo_cli_usage (FILE *stream, const char *name);
 int ufo_cmd_monitor (int argc, char **argv);
 int ufo_cmd_status (int argc, char **argv);
 
-//  Prints a dispatch.state snapshot (workers, queues, tasks) for people (ufo_cmd_status.c).
-void ufo_cli_print_state (FILE *out, const ufo_value_t *state, bool color);
+//  Prints a dispatch.state snapshot for people (ufo_cmd_status.c): the sessions (name,
+//  device, round, step, elapsed, cost; round, step and cost from their logs under log_root
+//  when readable here, may be NULL), the workers with their full names, the queues, and the
+//  other tasks.
+void ufo_cli_print_state (FILE *out, const ufo_value_t *state, bool color, const char *log_root);
 
 int ufo_cmd_report (int argc, char **argv);
 int ufo_cmd_run (int argc, char **argv);
 int ufo_cmd_batch (int argc, char **argv);
 int ufo_cmd_up (int argc, char **argv);
+int ufo_cmd_down (int argc, char **argv);
 int ufo_cmd_eval (int argc, char **argv);
 int ufo_cmd_keygen (int argc, char **argv);
 int ufo_cmd_doctor (int argc, char **argv);

@@ -1,6 +1,7 @@
 /*  ufo_cli_session.c - shared by `ufo run` and `ufo batch` (see ufo_cli_session.h). */
 #include "ufo_prelude.h"
 #include "ufo_cli_session.h"
+#include "ufo_cli_term.h"
 
 int
 ufo_cli_run_dir (char *out, size_t size, ufo_error_t *err)
@@ -46,6 +47,54 @@ ufo_cli_broker (const char *flag, const ufo_config_t *config, char *endpoint, si
     int rc = ufo_bb_endpoint (configured, "cmd", endpoint, size, err);
     ufo_value_destroy (&state);
     return rc;
+}
+
+ufo_value_t *
+ufo_cli_broker_state (const char *endpoint, const char *sender, int timeout_ms, ufo_error_t *err)
+{
+    if (strncmp (endpoint, "ipc://", 6) == 0 && access (endpoint + 6, F_OK) != 0) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "no broker at %s (the socket does not exist); start one with "
+                       "`ufo up` (or give --broker EP)", endpoint);
+        return NULL;
+    }
+    ufo_error_t cerr = { 0 };
+    ufo_bb_client_t *client = ufo_bb_client_new (endpoint, NULL, &cerr);
+    ufo_value_t *state = NULL;
+    if (client) {
+        ufo_bb_client_set_timeout (client, timeout_ms);
+        ufo_bb_client_set_sender (client, sender);
+        state = ufo_bb_client_call (client, "dispatch.state", NULL, NULL, 0, NULL, NULL, &cerr);
+    }
+    ufo_bb_client_destroy (&client);
+    if (!state)
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "no broker answered at %s within %.1f s (%s); start one with "
+                       "`ufo up` (or give --broker EP)", endpoint, timeout_ms / 1000.0, cerr.message);
+    return state;
+}
+
+bool
+ufo_cli_host_devices (const ufo_value_t *state, const char *device, char *out, size_t size)
+{
+    bool found = !device || !*device;
+    size_t n = 0;
+    out [0] = 0;
+    const ufo_value_t *workers = ufo_value_map_get (state, "workers");
+    for (size_t i = 0; i < ufo_value_size (workers); i++) {
+        const ufo_value_t *w = ufo_value_list_at (workers, i);
+        const char *dev = ufo_value_map_str (w, "device", "");
+        if (strcmp (ufo_value_map_str (w, "service", ""), "host") != 0 || !*dev)
+            continue;
+        if (device && strcmp (dev, device) == 0)
+            found = true;
+        //  each device once
+        bool listed = false;
+        for (const char *p = out; (p = strstr (p, dev)) != NULL; p += strlen (dev))
+            if ((p == out || p [-1] == ' ') && (p [strlen (dev)] == ',' || !p [strlen (dev)]))
+                listed = true;
+        if (!listed && n + strlen (dev) + 3 < size)
+            n += (size_t) snprintf (out + n, size - n, "%s%s", n ? ", " : "", dev);
+    }
+    return found;
 }
 
 void
@@ -155,72 +204,105 @@ ufo_cli_load_plan (const char *path, ufo_error_t *err)
     return plan;
 }
 
-//  Text cut to max bytes (on a UTF-8 boundary), newlines as spaces.
-static void
-s_cut (char *out, size_t size, const char *text, size_t max)
-{
-    size_t n = 0;
-    for (const char *p = text ? text : ""; *p && n + 4 < size; p++) {
-        if (n >= max && ((unsigned char) *p & 0xC0) != 0x80) {
-            memcpy (out + n, "…", strlen ("…"));
-            n += strlen ("…");
-            break;
-        }
-        out [n++] = *p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p;
-    }
-    out [n] = 0;
-}
+//  Column widths of the step table for the terminal width (a prefix takes room too):
+//  step, mark, agent, status, action, control, cost; the subtask gets a column only on a
+//  wide terminal (from 120 columns), else a line of its own when it changes.
+typedef struct {
+    size_t agent, action, control, subtask;
+} s_cols_t;
 
-//  Prints text and pads it with spaces to width characters (UTF-8 aware).
-static void
-s_pad (FILE *out, const char *text, size_t width)
+static s_cols_t
+s_cols (const char *prefix)
 {
-    size_t chars = 0;
-    for (const char *p = text; *p; p++)
-        chars += ((unsigned char) *p & 0xC0) != 0x80;
-    fputs (text, out);
-    for (; chars < width; chars++)
-        fputc (' ', out);
+    size_t width = (size_t) ufo_cli_term.width;
+    size_t used = prefix ? strlen (prefix) + 1 : 0;
+    width = width > used + 60 ? width - used : 60;
+    //  fixed: "%4d" + mark + 6 separators + status 8 + cost 7 = 26
+    size_t rest = width - 26;
+    s_cols_t c = { .agent = 17 };
+    if (width >= 120) {
+        c.agent = 20;
+        rest = width - 26 - c.agent;
+        c.subtask = rest * 30 / 100;
+        rest -= c.subtask + 1;
+    }
+    else
+        rest -= c.agent;
+    c.action = rest * 55 / 100;
+    c.control = rest - c.action;
+    return c;
 }
 
 void
 ufo_cli_print_step_header (FILE *out)
 {
-    fprintf (out, "%-8s  %-25s %-8s %-35s %-35s %-27s %s\n", "step", "agent", "status", "subtask", "action",
-             "control", "cost");
+    s_cols_t c = s_cols (NULL);
+    fprintf (out, "%s%4s  ", ufo_cli_color ("bold"), "step");
+    ufo_cli_pad (out, "agent", c.agent + 1);
+    ufo_cli_pad (out, "status", 9);
+    if (c.subtask)
+        ufo_cli_pad (out, "subtask", c.subtask + 1);
+    ufo_cli_pad (out, "action", c.action + 1);
+    ufo_cli_pad (out, "control", c.control + 1);
+    fprintf (out, "cost%s\n", ufo_cli_color ("off"));
 }
 
 void
 ufo_cli_print_step (FILE *out, const char *prefix, const ufo_value_t *record, double session_cost)
 {
-    char subtask [160], control [120], action [200];
+    static char last_subtask [400];
+    s_cols_t c = s_cols (prefix);
+    char subtask [400], control [400], action [400], agent [200], cut [400];
     const ufo_value_t *act = ufo_value_map_get (record, "Action");
-    s_cut (subtask, sizeof subtask, ufo_value_map_str (record, "Subtask",
-           ufo_value_map_str (record, "CurrentSubtask", "")), 33);
+    const char *sub = ufo_value_map_str (record, "Subtask", "");
+    if (!*sub)
+        sub = ufo_value_map_str (record, "CurrentSubtask", "");
+    ufo_cli_cut (subtask, sizeof subtask, sub, c.subtask ? c.subtask : (size_t) ufo_cli_term.width - 14);
     const char *fn = ufo_value_map_str (record, "FunctionCall", ufo_value_map_str (act, "function", ""));
     char *args = ufo_json_dump (ufo_value_map_get (act, "args"), UFO_JSON_COMPACT, NULL);
-    char call [400];
-    snprintf (call, sizeof call, "%s%s", fn, *fn && args && strcmp (args, "{}") ? args : "");
-    s_cut (action, sizeof action, call, 33);
+    char call [600];
+    const char *bash = ufo_value_map_str (record, "Bash", "");
+    if (strcmp (fn, "Bash") == 0 && *bash)
+        snprintf (call, sizeof call, "bash: %s", bash);
+    else
+        snprintf (call, sizeof call, "%s%s", fn, *fn && args && strcmp (args, "{}") ? args : "");
+    ufo_cli_cut (action, sizeof action, call, c.action);
     free (args);
     const char *label = ufo_value_map_str (record, "ControlLabel", "");
-    char ctl [200];
-    snprintf (ctl, sizeof ctl, "%s%s%s", *label ? "[" : "", label, *label ? "] " : "");
-    size_t l = strlen (ctl);
-    s_cut (ctl + l, sizeof ctl - l, ufo_value_map_str (record, "ControlText", ""), 32);
-    s_cut (control, sizeof control, ctl, 25);
-    //  widths in characters: pad by hand, "…" is one character but three bytes
-    fprintf (out, "%s%sstep %3" PRId64 "  %-25s %-8s ", prefix ? prefix : "", prefix ? " " : "",
-             ufo_value_map_int (record, "Step", 0),
-             ufo_value_map_str (record, "AgentName", ufo_value_map_str (record, "Agent", "?")),
-             ufo_value_map_str (record, "Status", "?"));
-    s_pad (out, subtask, 35);
-    s_pad (out, action, 35);
-    s_pad (out, control, 27);
-    fprintf (out, "$%.4f\n", session_cost);
-    const char *error = ufo_value_map_str (record, "error", "");
-    if (*error)
-        fprintf (out, "%s%s         error: %s\n", prefix ? prefix : "", prefix ? " " : "", error);
+    char ctl [400];
+    snprintf (ctl, sizeof ctl, "%s%s%s%.300s", *label ? "[" : "", label, *label ? "] " : "",
+              ufo_value_map_str (record, "ControlText", ""));
+    ufo_cli_cut (control, sizeof control, ctl, c.control);
+    ufo_cli_cut (agent, sizeof agent, ufo_value_map_str (record, "AgentName", ufo_value_map_str (record, "Agent", "?")),
+                 c.agent);
+    const char *status = ufo_value_map_str (record, "Status", "?");
+    const char *why = NULL;
+    bool failed = ufo_outcome_step_failed (record, &why);
+    const char *pre = prefix ? prefix : "";
+    const char *sp = prefix ? " " : "";
+    if (!prefix && !c.subtask && *sub && strcmp (sub, last_subtask) != 0) {
+        //  a narrow table: the subtask on a line of its own when it changes
+        fprintf (out, "%s      subtask: %s%s\n", ufo_cli_color ("dim"), subtask, ufo_cli_color ("off"));
+        snprintf (last_subtask, sizeof last_subtask, "%s", sub);
+    }
+    fprintf (out, "%s%s%4" PRId64 "%s%s%s ", pre, sp, ufo_value_map_int (record, "Step", 0),
+             ufo_cli_color ("red"), failed ? "\xE2\x9C\x97" : " ", ufo_cli_color ("off"));
+    ufo_cli_pad (out, agent, c.agent + 1);
+    ufo_cli_cut (cut, sizeof cut, status, 8);
+    fputs (ufo_cli_color (ufo_cli_status_color (status)), out);
+    ufo_cli_pad (out, cut, 8);
+    fprintf (out, "%s ", ufo_cli_color ("off"));
+    if (c.subtask)
+        ufo_cli_pad (out, subtask, c.subtask + 1);
+    ufo_cli_pad (out, action, c.action + 1);
+    ufo_cli_pad (out, control, c.control + 1);
+    fprintf (out, "%s$%.4f%s\n", ufo_cli_color ("dim"), session_cost, ufo_cli_color ("off"));
+    if (failed) {
+        char line [1200];
+        snprintf (line, sizeof line, "\xE2\x9C\x97 %s", why);
+        ufo_cli_cut (cut, sizeof cut, line, (size_t) ufo_cli_term.width - 7 - strlen (pre) - strlen (sp));
+        fprintf (out, "%s%s      %s%s%s\n", pre, sp, ufo_cli_color ("red"), cut, ufo_cli_color ("off"));
+    }
     fflush (out);
 }
 
@@ -257,8 +339,5 @@ ufo_cli_print_evaluation (FILE *out, const char *title, const ufo_value_t *resul
 int
 ufo_cli_exit_code (const ufo_value_t *result)
 {
-    if (strcmp (ufo_value_map_str (result, "status", ""), "FINISH") != 0)
-        return 1;
-    const char *complete = ufo_value_str (ufo_value_path (result, "evaluation.complete"));
-    return complete && strcmp (complete, "no") == 0 ? 1 : 0;
+    return ufo_outcome_completed (result) ? 0 : 1;
 }

@@ -14,6 +14,17 @@ int ufo_cli_run_dir (char *out, size_t size, ufo_error_t *err);
 int ufo_cli_broker (const char *flag, const ufo_config_t *config, char *endpoint, size_t size,
                     char *log_root, size_t lsize, ufo_error_t *err);
 
+//  Asks the broker at endpoint for its dispatch state within timeout_ms, as a quick check
+//  that it runs: an ipc endpoint whose socket file does not exist fails at once. Call after
+//  ufo_security_init. Returns the state (caller owns) or NULL with err (the message says to
+//  start `ufo up`).
+ufo_value_t *ufo_cli_broker_state (const char *endpoint, const char *sender, int timeout_ms,
+                                   ufo_error_t *err);
+
+//  The devices that have a HostAgent worker in a dispatch state, comma-separated, into out
+//  ("" when none). Returns whether device (NULL = any) is one of them.
+bool ufo_cli_host_devices (const ufo_value_t *state, const char *device, char *out, size_t size);
+
 //  A new id "<prefix>-YYYYmmdd-HHMMSS-<8 hex>" into out.
 void ufo_cli_new_id (char *out, size_t size, const char *prefix);
 

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
+#include "ufo_cli_term.h"
 #include "ufo_tasks.h"
 
 #define S_MAX_TASKS 1000
@@ -27,7 +28,8 @@ typedef struct {
     char id [33];
     ufo_value_t *result;        //  the session result, once known
     char failure [512];         //  the task failed without a session result
-    double started, ended;      //  seconds since the batch started
+    double submitted, started, ended;   //  seconds since the batch started
+    char task_status [16];      //  the dispatch status when the task ended without a session result
     double cost;
     bool running;
     ufo_value_t *pending_step;  //  a step line waits for the cost message that follows it
@@ -81,6 +83,16 @@ s_load (const char *dir, s_entry_t *e, const char *log_root, bool yes, int64_t d
         if (dot)
             *dot = 0;
     }
+    //  a task name names one session's logs: a used one is not run again
+    char used [PATH_MAX + 300];
+    snprintf (used, sizeof used, "%s/%s/request.json", log_root, e->task);
+    if (access (used, F_OK) == 0) {
+        ufo_error_set (err, UFO_E_INVALID, "the task name \"%s\" is already used (logs in %s/%s); rename the task",
+                       e->task, log_root, e->task);
+        ufo_value_destroy (&doc);
+        ufo_value_destroy (&requests);
+        return NULL;
+    }
     ufo_cli_new_id (e->session, sizeof e->session, "s");
     ufo_value_t *spec = ufo_cli_session_spec (e->session, e->task, log_root, requests,
                                               plan && ufo_value_size (plan) ? plan : NULL, NULL, false, yes,
@@ -103,20 +115,23 @@ s_elapsed (const struct timespec *t0)
 static void
 s_table (s_entry_t *entries, size_t n)
 {
-    printf ("\n%-28s %-8s %6s %6s %-10s %9s %8s\n", "task", "status", "rounds", "steps", "evaluation", "cost", "time");
+    printf ("\n%-28s %-9s %6s %6s %-10s %9s %8s\n", "task", "status", "rounds", "steps", "evaluation", "cost", "time");
     int done = 0;
     for (size_t i = 0; i < n; i++) {
         s_entry_t *e = &entries [i];
-        const char *status = e->result ? ufo_value_map_str (e->result, "status", "?") : e->failure [0] ? "FAILED" : "-";
+        //  one vocabulary with ufo run: FINISH, FAIL, ERROR, CANCELLED ("-": never submitted)
+        const char *status = e->result || e->task_status [0] ? ufo_outcome_session_status (e->result, e->task_status)
+                           : "-";
         const char *complete = ufo_value_str (ufo_value_path (e->result, "evaluation.complete"));
         char eval [32];
         snprintf (eval, sizeof eval, "%s %s", ufo_cli_mark (complete), complete ? complete : "-");
         bool ok = e->result && ufo_cli_exit_code (e->result) == 0;
         done += ok;
-        printf ("%-28.28s %-8s %6" PRId64 " %6" PRId64 " %-12s $%8.4f %7.1fs\n", e->task, status,
+        //  time: from submission to the result, what the user waited for
+        printf ("%-28.28s %-9s %6" PRId64 " %6" PRId64 " %-12s $%8.4f %7.1fs\n", e->task, status,
                 ufo_value_map_int (e->result, "rounds", 0), ufo_value_map_int (e->result, "steps", 0), eval,
                 ufo_value_map_float (ufo_value_map_get (e->result, "cost"), "total", e->cost),
-                e->ended > e->started ? e->ended - e->started : 0);
+                e->ended > e->submitted ? e->ended - e->submitted : 0);
         const char *error = e->failure [0] ? e->failure : ufo_value_map_str (e->result, "error", "");
         if (*error)
             printf ("    %s\n", error);
@@ -193,6 +208,14 @@ ufo_cmd_batch (int argc, char **argv)
         return UFO_CLI_FAIL;
     }
     ufo_config_destroy (&config);
+    ufo_value_t *probe = ufo_cli_broker_state (endpoint, "ufo-batch", 1000, &err);
+    if (!probe) {
+        fprintf (stderr, "ufo batch: %s\n", err.message);
+        for (size_t i = 0; i < n; i++)
+            free (names [i]);
+        return UFO_CLI_FAIL;
+    }
+    ufo_value_destroy (&probe);
     s_entry_t *entries = (s_entry_t *) ufo_calloc (n, sizeof *entries);
     char name [128];
     snprintf (name, sizeof name, "ufo-batch:%d", (int) getpid ());
@@ -218,9 +241,11 @@ ufo_cmd_batch (int argc, char **argv)
             continue;
         }
         pending++;
+        e->submitted = s_elapsed (&t0);
         fprintf (stderr, "[%s] submitted (%s)\n", e->task, e->session);
     }
     fprintf (stderr, "%zu session(s) submitted to %s; logs under %s\n", pending, endpoint, log_root);
+    ufo_cli_term_setup (stdout);
     struct sigaction sa = { .sa_handler = s_on_signal };
     sigaction (SIGINT, &sa, NULL);
     bool cancelled = false;
@@ -294,11 +319,13 @@ ufo_cmd_batch (int argc, char **argv)
                 e->started = e->ended;
             if (ufo_value_type (body) == UFO_TMAP && ufo_value_map_has (body, "status"))
                 e->result = ufo_value_dup (body);
-            else
-                snprintf (e->failure, sizeof e->failure, "%.40s: %.400s", ufo_value_map_str (event, "status", "failed"),
+            else {
+                snprintf (e->task_status, sizeof e->task_status, "%s", ufo_value_map_str (event, "status", "failed"));
+                snprintf (e->failure, sizeof e->failure, "the task %.40s: %.400s", e->task_status,
                           ufo_value_map_str (event, "reason", ""));
-            fprintf (stderr, "[%s] ended: %s\n", e->task,
-                     e->result ? ufo_value_map_str (e->result, "status", "?") : e->failure);
+            }
+            fprintf (stderr, "[%s] ended: %s%s%s%s\n", e->task, ufo_outcome_session_status (e->result, e->task_status),
+                     e->result ? "" : " (", e->result ? "" : e->failure, e->result ? "" : ")");
             pending--;
         }
         ufo_value_destroy (&event);

@@ -161,9 +161,10 @@ ufo_cmd_eval (int argc, char **argv)
         root [1] = '\0';
     else
         *slash = '\0';
-    struct stat st;
-    if (stat (logdir, &st) != 0 || !S_ISDIR (st.st_mode)) {
-        fprintf (stderr, "ufo eval: %s is not a log directory\n", logdir);
+    ufo_error_t lerr = { 0 };
+    if (!ufo_report_is_session_log (logdir, &lerr)) {
+        //  nothing is written into a folder that is not a session's logs
+        fprintf (stderr, "ufo eval: %s\n", lerr.message);
         return UFO_CLI_FAIL;
     }
     ufo_error_t err;
@@ -194,7 +195,7 @@ ufo_cmd_eval (int argc, char **argv)
     }
     else {
         ufo_eval_request_t req = { .log_root = root, .task = task, .level = level, .round = round,
-                                   .all_screenshots = all };
+                                   .all_screenshots = all, .by = "ufo eval" };
         ufo_value_t *result = ufo_eval_run (eval, &req);
         if (json) {
             char *text = ufo_json_dump (result, UFO_JSON_PRETTY, NULL);
@@ -205,7 +206,8 @@ ufo_cmd_eval (int argc, char **argv)
             ufo_eval_print (stdout, result);
         const char *error = ufo_value_map_str (result, "error", "");
         if (*error)
-            fprintf (stderr, "ufo eval: %s\n", error);
+            fprintf (stderr, "ufo eval: %s\n(logged in evaluation.log as a failed evaluation; the verdicts "
+                     "before it stand)\n", error);
         else
             rc = UFO_CLI_OK;
         ufo_value_destroy (&result);

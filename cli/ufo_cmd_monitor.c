@@ -1,5 +1,8 @@
 /*  ufo_cmd_monitor.c - `ufo monitor`: joins the bus, prints the current state (dispatch.state)
-    and then one line per event: task and worker transitions, blackboard changes, stats.
+    and then, by default, the sessions for people: one line per step (session, round, step,
+    agent, action, control, status, cost; a failed step and its error in red), session starts
+    and ends, workers joining and lost, model retries. `--raw` prints one line per bus event
+    instead (task and worker transitions, blackboard changes; `--stats` adds broker.stats).
 
     Late join and gaps (docs/PROTOCOL.md 2.6 and 3.6): the monitor subscribes to every topic
     first, then takes the snapshot; events with seq <= the snapshot's seq are already in it.
@@ -9,12 +12,16 @@
 #include "ufo_prelude.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
+#include "ufo_cli_term.h"
 #include <czmq.h>
 
 #define FILTERS_MAX 16
 
 typedef struct {
-    bool json, color;
+    bool json, color, raw, stats;
+    const char *log_root;
+    ufo_value_t *names;         //  session id -> task name (from task.submitted and the snapshot)
+    ufo_value_t *costs;         //  session id -> the session's cost so far (from "cost" progress)
     const char *topics [FILTERS_MAX];
     size_t ntopics;
     const char *sessions [FILTERS_MAX];
@@ -79,9 +86,15 @@ s_snapshot (s_monitor_t *m, const char *why)
     m->seq = (uint64_t) ufo_value_map_int (state, "seq", 0);
     char text [160];
     snprintf (text, sizeof text, "%s at seq %" PRIu64, why, m->seq);
+    const ufo_value_t *tasks = ufo_value_map_get (state, "tasks");
+    for (size_t i = 0; i < ufo_value_size (tasks); i++) {
+        const ufo_value_t *t = ufo_value_list_at (tasks, i);
+        if (ufo_value_map_str (t, "name", NULL) && strcmp (ufo_value_map_str (t, "service", ""), "host") == 0)
+            ufo_value_map_set_str (m->names, ufo_value_map_str (t, "session", ""), ufo_value_map_str (t, "name", ""));
+    }
     if (!m->json) {
         s_notice (m, "snapshot", NULL, text);
-        ufo_cli_print_state (stdout, state, m->color);
+        ufo_cli_print_state (stdout, state, m->color, m->log_root);
         fflush (stdout);
         ufo_value_destroy (&state);
     }
@@ -185,6 +198,130 @@ s_print_line (s_monitor_t *m, const char *type, int64_t ts, const ufo_value_t *b
     ufo_buf_free (&line);
 }
 
+static const char *
+s_c (s_monitor_t *m, const char *code)
+{
+    return m->color ? code : "";
+}
+
+//  The line for people of one event, or nothing (plumbing). Returns whether it printed.
+static bool
+s_print_person (s_monitor_t *m, const char *type, int64_t ts, const ufo_value_t *body)
+{
+    const char *service = ufo_value_map_str (body, "service", "");
+    const char *session = ufo_value_map_str (body, "session", "");
+    bool host = strcmp (service, "host") == 0;
+    if (strcmp (type, "task.submitted") == 0 && host) {
+        const char *name = ufo_value_str (ufo_value_path (body, "body.task"));
+        if (name)
+            ufo_value_map_set_str (m->names, session, name);
+    }
+    const char *name = ufo_value_map_str (m->names, session, session);
+    char when [32];
+    s_stamp (when, sizeof when, ts);
+    when [8] = 0;                   //  seconds are enough for people
+    ufo_buf_t line = { 0 };
+    const char *color = "";
+    if (strcmp (type, "task.submitted") == 0 && host) {
+        const char *device = ufo_value_map_str (body, "device", "");
+        ufo_buf_printf (&line, "%s  %s  submitted%s%s: %s", when, name, *device ? " for device " : "", device,
+                        ufo_value_str (ufo_value_path (body, "body.requests.0")) ?
+                        ufo_value_str (ufo_value_path (body, "body.requests.0")) : "");
+        color = "\033[34m";
+    }
+    else
+    if (strcmp (type, "task.assigned") == 0 && host) {
+        ufo_buf_printf (&line, "%s  %s  started by %s", when, name, ufo_value_map_str (body, "worker_name",
+                        ufo_value_map_str (body, "worker", "?")));
+        color = "\033[36m";
+    }
+    else
+    if (strncmp (type, "task.", 5) == 0 && host && (strcmp (type, "task.done") == 0 || strcmp (type, "task.failed") == 0
+                                                   || strcmp (type, "task.cancelled") == 0)) {
+        const ufo_value_t *result = ufo_value_map_get (body, "result");
+        const char *status = ufo_outcome_session_status (
+            ufo_value_type (result) == UFO_TMAP && ufo_value_map_has (result, "status") ? result : NULL,
+            ufo_value_map_str (body, "status", ""));
+        const char *complete = ufo_value_str (ufo_value_path (result, "evaluation.complete"));
+        double cost = ufo_value_map_float (ufo_value_map_get (result, "cost"), "total",
+                                           ufo_value_map_float (m->costs, session, 0));
+        ufo_buf_printf (&line, "%s  %s  ended %s", when, name, status);
+        if (complete)
+            ufo_buf_printf (&line, ", evaluation: complete %s", complete);
+        ufo_buf_printf (&line, ", $%.4f", cost);
+        const char *error = ufo_value_map_str (result, "error", ufo_value_map_str (body, "reason", ""));
+        if (*error && strcmp (status, "FINISH") != 0)
+            ufo_buf_printf (&line, ": %s", error);
+        color = ufo_outcome_completed (result) ? "\033[32m" : "\033[31m";
+    }
+    else
+    if (strcmp (type, "task.failed") == 0) {
+        ufo_buf_printf (&line, "%s  %s  %s task failed: %s", when, name, service, ufo_value_map_str (body, "reason", ""));
+        color = "\033[31m";
+    }
+    else
+    if (strcmp (type, "worker.ready") == 0 || strcmp (type, "worker.lost") == 0) {
+        bool lost = type [7] == 'l';
+        ufo_buf_printf (&line, "%s  worker %s (%s%s%s) %s", when, ufo_value_map_str (body, "name",
+                        ufo_value_map_str (body, "worker", "?")), service, *ufo_value_map_str (body, "device", "") ?
+                        " on " : "", ufo_value_map_str (body, "device", ""), lost ? "lost" : "ready");
+        color = lost ? "\033[31m" : "\033[2m";
+    }
+    else
+    if (strcmp (type, "task.progress") == 0 && host) {
+        const ufo_value_t *p = ufo_value_map_get (body, "body");
+        const char *kind = ufo_value_map_str (p, "kind", "");
+        if (strcmp (kind, "cost") == 0) {
+            ufo_value_map_set_float (m->costs, session, ufo_value_map_float (p, "session", 0));
+            return false;
+        }
+        if (strcmp (kind, "activity") == 0 && strcmp (ufo_value_map_str (p, "phase", ""), "retry") == 0) {
+            ufo_buf_printf (&line, "%s  %s  step %" PRId64 " %s: model call retry %" PRId64 " in %.1f s: %s", when, name,
+                            ufo_value_map_int (p, "step", 0), ufo_value_map_str (p, "agent", ""),
+                            ufo_value_map_int (p, "attempt", 0), (double) ufo_value_map_int (p, "wait_ms", 0) / 1000.0,
+                            ufo_value_map_str (p, "reason", ""));
+            color = "\033[33m";
+        }
+        else
+        if (strcmp (kind, "step") == 0) {
+            const ufo_value_t *r = ufo_value_map_get (p, "record");
+            const ufo_value_t *act = ufo_value_map_get (r, "Action");
+            const char *fn = ufo_value_map_str (r, "FunctionCall", ufo_value_map_str (act, "function", ""));
+            const char *bash = ufo_value_map_str (r, "Bash", "");
+            char action [200], control [200], ctl [400];
+            if (strcmp (fn, "Bash") == 0 && *bash)
+                snprintf (ctl, sizeof ctl, "bash: %.300s", bash);
+            else
+                snprintf (ctl, sizeof ctl, "%s", *fn ? fn : "-");
+            ufo_cli_cut (action, sizeof action, ctl, 28);
+            const char *label = ufo_value_map_str (r, "ControlLabel", "");
+            snprintf (ctl, sizeof ctl, "%s%s%s%.300s", *label ? "[" : "", label, *label ? "] " : "",
+                      ufo_value_map_str (r, "ControlText", ""));
+            ufo_cli_cut (control, sizeof control, ctl, 24);
+            const char *why = NULL;
+            bool failed = ufo_outcome_step_failed (r, &why);
+            const char *status = ufo_value_map_str (r, "Status", "?");
+            ufo_buf_printf (&line, "%s  %s  r%" PRId64 " s%-3" PRId64 " %-20s %-28s %-24s %-8s $%.4f", when, name,
+                            ufo_value_map_int (r, "Round", 0), ufo_value_map_int (r, "Step", 0),
+                            ufo_value_map_str (r, "AgentName", ufo_value_map_str (r, "Agent", "?")), action, control,
+                            status, ufo_value_map_float (m->costs, session, 0) + ufo_value_map_float (r, "Cost", 0));
+            if (failed) {
+                char cut [300];
+                ufo_cli_cut (cut, sizeof cut, why, 200);
+                ufo_buf_printf (&line, "  \xE2\x9C\x97 %s", cut);
+                color = "\033[31m";
+            }
+            else
+                color = strcmp (status, "FINISH") == 0 ? "\033[32m" : "";
+        }
+    }
+    if (!line.len)
+        return false;
+    printf ("%s%s%s\n", s_c (m, color), line.data, m->color && *color ? "\033[0m" : "");
+    ufo_buf_free (&line);
+    return true;
+}
+
 //  Handles one bus message; returns true when an event line was printed.
 static bool
 s_on_event (s_monitor_t *m, const char *topic, const void *data, size_t len)
@@ -236,7 +373,12 @@ s_on_event (s_monitor_t *m, const char *topic, const void *data, size_t len)
             ufo_value_destroy (&line);
         }
         else
-            s_print_line (m, ufo_msg_type (msg), ufo_msg_timestamp (msg), body);
+        if (m->raw) {
+            if (m->stats || strcmp (ufo_msg_type (msg), "broker.stats") != 0)
+                s_print_line (m, ufo_msg_type (msg), ufo_msg_timestamp (msg), body);
+        }
+        else
+            s_print_person (m, ufo_msg_type (msg), ufo_msg_timestamp (msg), body);
         fflush (stdout);
         printed = true;
         m->events++;
@@ -268,7 +410,9 @@ ufo_cmd_monitor (int argc, char **argv)
             printf ("\nOptions:\n"
                     "  --broker EP       broker command endpoint (default: the one `ufo up` started, else config)\n"
                     "  --bus EP          bus endpoint (default: likewise, broker.bus_endpoint)\n"
-                    "  --json            one JSON object per line (snapshot, event, gap)\n"
+                    "  --raw             one line per bus event (tasks, workers, blackboard), not per step\n"
+                    "  --stats           with --raw: the broker's stats lines too (every 5 s)\n"
+                    "  --json            one JSON object per line (snapshot, event, gap), every event\n"
                     "  --filter F        show only matching events (repeatable; kinds AND, values OR):\n"
                     "                    a topic prefix (dispatch/task/, bb/<session>/, stats, ...),\n"
                     "                    session:ID or service:NAME\n"
@@ -280,6 +424,12 @@ ufo_cmd_monitor (int argc, char **argv)
         }
         if (strcmp (arg, "--json") == 0)
             m.json = true;
+        else
+        if (strcmp (arg, "--raw") == 0)
+            m.raw = true;
+        else
+        if (strcmp (arg, "--stats") == 0)
+            m.stats = m.raw = true;
         else
         if (strcmp (arg, "--no-color") == 0)
             no_color = true;
@@ -311,7 +461,7 @@ ufo_cmd_monitor (int argc, char **argv)
                 return s_usage_error ("unknown argument", arg);
         }
     }
-    m.color = !m.json && !no_color && isatty (STDOUT_FILENO);
+    m.color = !m.json && !no_color && isatty (STDOUT_FILENO) && !(getenv ("NO_COLOR") && *getenv ("NO_COLOR"));
     ufo_error_t err;
     ufo_config_t *config = ufo_config_load (config_path, &err);
     if (!config) {
@@ -341,11 +491,21 @@ ufo_cmd_monitor (int argc, char **argv)
     }
     ufo_value_destroy (&up);
     ufo_config_destroy (&config);
+    //  no broker: say so within a second
+    ufo_value_t *probe = ufo_cli_broker_state (cmd_ep, "ufo-monitor", 1000, &err);
+    if (!probe) {
+        fprintf (stderr, "ufo monitor: %s\n", err.message);
+        return UFO_CLI_FAIL;
+    }
+    ufo_value_destroy (&probe);
     m.client = ufo_bb_client_new (cmd_ep, bus_ep, &err);
     if (!m.client) {
         fprintf (stderr, "ufo monitor: %s\n", err.message);
         return UFO_CLI_FAIL;
     }
+    m.log_root = log_root;
+    m.names = ufo_value_new_map ();
+    m.costs = ufo_value_new_map ();
     ufo_bb_client_set_timeout (m.client, 5000);
     ufo_bb_client_set_sender (m.client, "ufo-monitor");
     zsock_t *sub = (zsock_t *) ufo_bb_client_bus_socket (m.client);
@@ -377,5 +537,7 @@ ufo_cmd_monitor (int argc, char **argv)
         zpoller_destroy (&poller);
     }
     ufo_bb_client_destroy (&m.client);
+    ufo_value_destroy (&m.names);
+    ufo_value_destroy (&m.costs);
     return rc;
 }

@@ -56,6 +56,12 @@ ufo_cmd_report (int argc, char **argv)
         ufo_cli_usage (stderr, "report");
         return UFO_CLI_USAGE;
     }
+    ufo_error_t lerr = { 0 };
+    if (!ufo_report_is_session_log (logdir, &lerr)) {
+        //  nothing is written into a folder that is not a session's logs
+        fprintf (stderr, "ufo report: %s\n", lerr.message);
+        return UFO_CLI_FAIL;
+    }
     opts.title = title;
     char default_out [PATH_MAX];
     if (!out) {

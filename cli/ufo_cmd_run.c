@@ -7,9 +7,11 @@
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 #include "ufo_cli_model.h"
+#include "ufo_cli_term.h"
 #include "ufo_tasks.h"
 
 #define S_ACCEPT_TIMEOUT_S 15
+#define S_BROKER_CHECK_MS 1000
 
 static volatile sig_atomic_t s_interrupted = 0;
 
@@ -27,7 +29,9 @@ s_help (void)
     printf ("\nOptions:\n"
             "  --request TEXT   the request of the next round (repeatable; more than MAX_ROUND is refused)\n"
             "  --device ID      run on this device (default: any free one)\n"
-            "  --task NAME      log directory name under the log root (default: a timestamped name)\n"
+            "  --task NAME      log directory name under the log root (default: a timestamped name);\n"
+            "                   a name already used is refused\n"
+            "  --resume         with --task NAME: continue that session (same session id, same logs)\n"
             "  --plan FILE      follower mode: follow these subtasks (JSON list, {\"plan\": [...]}, or lines)\n"
             "  --yes            confirm sensitive actions without asking; never ask questions\n"
             "  --json           print every event and the result as JSON lines\n"
@@ -125,14 +129,20 @@ s_summary (const ufo_value_t *result, bool json)
     int code = ufo_cli_exit_code (result);
     if (json)
         return code;
-    const char *status = ufo_value_map_str (result, "status", "?");
-    printf ("\n%s session %s: %" PRId64 " round(s), %" PRId64 " step(s)\n",
-            strcmp (status, "FINISH") == 0 ? "✅" : "❌", status, ufo_value_map_int (result, "rounds", 0),
-            ufo_value_map_int (result, "steps", 0));
+    ufo_cli_live_clear ();
+    const char *status = ufo_outcome_session_status (result, NULL);
+    bool completed = ufo_outcome_completed (result);
+    //  one mark for the whole session: ✅ only when it was completed (FINISH, evaluation not "no")
+    printf ("\n%s session %s%s%s: %" PRId64 " round(s), %" PRId64 " step(s)\n", completed ? "✅" : "❌",
+            ufo_cli_color (ufo_cli_status_color (status)), status, ufo_cli_color ("off"),
+            ufo_value_map_int (result, "rounds", 0), ufo_value_map_int (result, "steps", 0));
     const char *error = ufo_value_map_str (result, "error", "");
     if (*error)
-        printf ("   error: %s\n", error);
+        printf ("   %serror: %s%s\n", ufo_cli_color ("red"), error, ufo_cli_color ("off"));
     ufo_cli_print_evaluation (stdout, "evaluation", ufo_value_map_get (result, "evaluation"));
+    char disagree [200];
+    if (ufo_outcome_disagreement (result, disagree, sizeof disagree))
+        printf ("%s⚠ %s%s\n", ufo_cli_color ("yellow"), disagree, ufo_cli_color ("off"));
     printf ("cost: $%.4f (%" PRId64 " prompt + %" PRId64 " completion tokens)\n",
             ufo_value_map_float (cost, "total", 0), ufo_value_map_int (cost, "prompt_tokens", 0),
             ufo_value_map_int (cost, "completion_tokens", 0));
@@ -148,7 +158,7 @@ int
 ufo_cmd_run (int argc, char **argv)
 {
     const char *device = NULL, *task = NULL, *plan_path = NULL, *broker = NULL, *config_path = NULL;
-    bool yes = false, json = false, force_interactive = false;
+    bool yes = false, json = false, force_interactive = false, resume = false;
     double timeout_s = 3600;
     ufo_value_t *requests = ufo_value_new_list ();
     int code = UFO_CLI_USAGE;
@@ -162,6 +172,7 @@ ufo_cmd_run (int argc, char **argv)
         }
         if (strcmp (arg, "--yes") == 0 || strcmp (arg, "-y") == 0) { yes = true; continue; }
         if (strcmp (arg, "--json") == 0) { json = true; continue; }
+        if (strcmp (arg, "--resume") == 0) { resume = true; continue; }
         if (strcmp (arg, "--interactive") == 0) { force_interactive = true; continue; }
         if (strcmp (arg, "--device") == 0) slot = &device;
         else if (strcmp (arg, "--task") == 0) slot = &task;
@@ -201,6 +212,10 @@ ufo_cmd_run (int argc, char **argv)
             goto done;
         }
         *slot = argv [++i];
+    }
+    if (resume && !task) {
+        fprintf (stderr, "ufo run: --resume needs --task NAME (the session to continue)\n");
+        goto done;
     }
     if (ufo_value_size (requests) == 0) {
         fprintf (stderr, "ufo run: what should be done? ufo run \"REQUEST\"\n");
@@ -246,12 +261,54 @@ ufo_cmd_run (int argc, char **argv)
         goto done;
     }
     ufo_config_destroy (&config);
+    //  fail fast: no broker, or a device no HostAgent serves
+    ufo_value_t *state = ufo_cli_broker_state (endpoint, "ufo-run", S_BROKER_CHECK_MS, &err);
+    if (!state) {
+        fprintf (stderr, "ufo run: %s\n", err.message);
+        ufo_value_destroy (&plan);
+        goto done;
+    }
+    char devices [512];
+    bool device_known = ufo_cli_host_devices (state, device, devices, sizeof devices);
+    ufo_value_destroy (&state);
+    if (!device_known && *devices) {
+        //  HostAgents are connected, none for this device (with none connected yet, e.g. right
+        //  after `ufo up`, the session waits for one)
+        fprintf (stderr, "ufo run: no HostAgent serves device \"%s\"; known devices: %s\n", device, devices);
+        ufo_value_destroy (&plan);
+        goto done;
+    }
+    if (!*devices && !json)
+        fprintf (stderr, "ufo run: no HostAgent is connected yet; the session waits for one\n");
     char session [128], task_name [160];
     ufo_cli_new_id (session, sizeof session, "s");
     if (task)
         snprintf (task_name, sizeof task_name, "%s", task);
     else
         ufo_cli_new_id (task_name, sizeof task_name, "run");
+    //  a task name names one session's logs: a used one is refused, or continued with --resume
+    char used [PATH_MAX + 200];
+    snprintf (used, sizeof used, "%s/%s/request.json", log_root, task_name);
+    ufo_value_t *earlier = access (used, F_OK) == 0 ? ufo_json_parse_file (used, NULL, NULL) : NULL;
+    const char *earlier_session = ufo_value_map_str (earlier, "session", "");
+    if (access (used, F_OK) == 0 && !resume) {
+        fprintf (stderr, "ufo run: the task name \"%s\" is already used (logs in %s/%s%s%s); choose another "
+                 "--task, or add --resume to continue that session\n", task_name, log_root, task_name,
+                 *earlier_session ? ", session " : "", earlier_session);
+        ufo_value_destroy (&earlier);
+        ufo_value_destroy (&plan);
+        goto done;
+    }
+    if (resume && !*earlier_session) {
+        fprintf (stderr, "ufo run: --resume: no session logged in %s/%s (no request.json with a session)\n",
+                 log_root, task_name);
+        ufo_value_destroy (&earlier);
+        ufo_value_destroy (&plan);
+        goto done;
+    }
+    if (resume)
+        snprintf (session, sizeof session, "%s", earlier_session);
+    ufo_value_destroy (&earlier);
     bool interactive = !yes && (force_interactive || isatty (STDIN_FILENO));
     char name [128], host [64] = "";
     gethostname (host, sizeof host - 1);
@@ -265,6 +322,15 @@ ufo_cmd_run (int argc, char **argv)
     ufo_value_t *spec = ufo_cli_session_spec (session, task_name, log_root, requests, plan, device,
                                               interactive, yes, (int64_t) (timeout_s * 1000));
     ufo_value_destroy (&plan);
+    if (resume) {
+        //  a new task that continues the session: its own idempotency key, "resume" in the body
+        char key [200];
+        ufo_cli_new_id (key, sizeof key, "resume");
+        char full [400];
+        snprintf (full, sizeof full, "%.120s:%s", session, key);
+        ufo_value_map_set_str (spec, "idempotency_key", full);
+        ufo_value_map_set_bool (ufo_value_map_get (spec, "body"), "resume", true);
+    }
     char id [33];
     if (ufo_tasks_submit (tasks, &spec, id, &err) != 0) {
         fprintf (stderr, "ufo run: %s\n", err.message);
@@ -272,15 +338,18 @@ ufo_cmd_run (int argc, char **argv)
         ufo_tasks_destroy (&tasks);
         goto done;
     }
-    if (!json)
-        fprintf (stderr, "session %s, task %s (%zu round(s)%s) -> %s\nlogs: %s/%s\n", session, task_name,
-                 ufo_value_size (requests), plan_path ? ", following the plan" : "", endpoint, log_root, task_name);
+    if (!json) {
+        ufo_cli_term_setup (stdout);
+        fprintf (stderr, "session %s, task %s (%zu round(s)%s%s) -> %s\nlogs: %s/%s\n", session, task_name,
+                 ufo_value_size (requests), plan_path ? ", following the plan" : "", resume ? ", resumed" : "",
+                 endpoint, log_root, task_name);
+    }
     struct sigaction sa = { .sa_handler = s_on_signal }, old_int, old_term;
     sigaction (SIGINT, &sa, &old_int);
     sigaction (SIGTERM, &sa, &old_term);
     struct timespec t0;
     clock_gettime (CLOCK_MONOTONIC, &t0);
-    bool accepted = false, cancelling = false, header_done = false;
+    bool accepted = false, cancelling = false, header_done = false, started = false;
     double cost = 0, cancel_at = 0;
     ufo_value_t *result = NULL, *pending_step = NULL;
     while (!result) {
@@ -307,6 +376,8 @@ ufo_cmd_run (int argc, char **argv)
             s_interrupted = 1;
             continue;
         }
+        if (!json)
+            ufo_cli_live_tick ();
         ufo_value_t *event = ufo_tasks_next (tasks, 200);
         if (!event)
             continue;
@@ -317,14 +388,41 @@ ufo_cmd_run (int argc, char **argv)
                     && strcmp (ufo_value_map_str (ufo_value_map_get (event, "body"), "kind", ""), "cost") == 0;
         if (pending_step && is_cost) {
             cost = ufo_value_map_float (ufo_value_map_get (event, "body"), "session", cost);
+            ufo_cli_live_clear ();
             ufo_cli_print_step (stdout, NULL, pending_step, cost);
             ufo_value_destroy (&pending_step);
         }
         else if (pending_step) {
+            ufo_cli_live_clear ();
             ufo_cli_print_step (stdout, NULL, pending_step, cost);
             ufo_value_destroy (&pending_step);
         }
         if (json) {
+            if (strcmp (kind, "result") == 0) {
+                //  one vocabulary: "status" is the session's (FINISH, FAIL, ERROR, CANCELLED), the
+                //  dispatch status of the task stays as "task_status"
+                const ufo_value_t *b = ufo_value_map_get (event, "body");
+                char task_status [32];
+                snprintf (task_status, sizeof task_status, "%s", ufo_value_map_str (event, "status", ""));
+                ufo_value_map_set_str (event, "status", ufo_outcome_session_status (
+                    ufo_value_type (b) == UFO_TMAP && ufo_value_map_has (b, "status") ? b : NULL, task_status));
+                ufo_value_map_set_str (event, "task_status", task_status);
+                ufo_value_map_set_bool (event, "completed", ufo_value_type (b) == UFO_TMAP
+                                                          && ufo_outcome_completed (b));
+            }
+            else
+            if (strcmp (kind, "progress") == 0) {
+                //  a step's outcome, spelled out: "success" false when the step failed
+                ufo_value_t *b = ufo_value_map_get (event, "body");
+                const ufo_value_t *rec = ufo_value_map_get (b, "record");
+                if (strcmp (ufo_value_map_str (b, "kind", ""), "step") == 0 && rec) {
+                    const char *why = NULL;
+                    bool failed = ufo_outcome_step_failed (rec, &why);
+                    ufo_value_map_set_bool (b, "success", !failed);
+                    if (failed)
+                        ufo_value_map_set_str (b, "failure", why);
+                }
+            }
             char *text = ufo_json_dump (event, UFO_JSON_COMPACT, NULL);
             printf ("%s\n", text);
             fflush (stdout);
@@ -332,8 +430,9 @@ ufo_cmd_run (int argc, char **argv)
         }
         if (strcmp (kind, "accepted") == 0) {
             accepted = true;
-            if (!json)
-                fprintf (stderr, "accepted; waiting for a HostAgent%s%s\n", device ? " on device " : "",
+            //  the HostAgent says when it takes the session (an "activity" progress event)
+            if (!json && !header_done && !started && strcmp (ufo_value_map_str (event, "state", ""), "queued") == 0)
+                fprintf (stderr, "accepted; queued for a HostAgent%s%s\n", device ? " on device " : "",
                          device ? device : "");
         }
         else if (strcmp (kind, "progress") == 0) {
@@ -342,22 +441,32 @@ ufo_cmd_run (int argc, char **argv)
             const char *pk = ufo_value_map_str (body, "kind", "");
             if (strcmp (pk, "cost") == 0)
                 cost = ufo_value_map_float (body, "session", cost);
+            else if (strcmp (pk, "activity") == 0 && !json) {
+                started = true;
+                ufo_cli_live_event (body);
+            }
             else if (strcmp (pk, "step") == 0 && !json) {
+                ufo_cli_live_clear ();
                 if (!header_done)
                     ufo_cli_print_step_header (stdout);
                 header_done = true;
                 pending_step = ufo_value_dup (ufo_value_map_get (body, "record"));
             }
-            else if (strcmp (pk, "question") == 0)
+            else if (strcmp (pk, "question") == 0) {
+                ufo_cli_live_clear ();
                 s_answer_question (tasks, id, body, interactive);
-            else if (strcmp (pk, "confirm") == 0)
+            }
+            else if (strcmp (pk, "confirm") == 0) {
+                ufo_cli_live_clear ();
                 s_answer_confirm (tasks, id, body, interactive, yes);
+            }
             else if (strcmp (pk, "evaluation") == 0 && !json
                      && strcmp (ufo_value_map_str (body, "level", ""), "session") != 0) {
                 char title [64];
                 snprintf (title, sizeof title, "%s evaluation%s", ufo_value_map_str (body, "level", ""), "");
                 if (strcmp (ufo_value_map_str (body, "level", ""), "round") == 0)
                     snprintf (title, sizeof title, "round %" PRId64 " evaluation", ufo_value_map_int (body, "round", 0));
+                ufo_cli_live_clear ();
                 ufo_cli_print_evaluation (stdout, title, ufo_value_map_get (body, "result"));
             }
         }
@@ -368,8 +477,9 @@ ufo_cmd_run (int argc, char **argv)
             if (ufo_value_type (body) == UFO_TMAP && ufo_value_map_has (body, "status"))
                 result = ufo_value_dup (body);
             else {
-                fprintf (stderr, "ufo run: the session %s: %s\n", status,
-                         ufo_value_map_str (event, "reason", "no reason given"));
+                ufo_cli_live_clear ();
+                fprintf (stderr, "ufo run: session %s (the task %s: %s)\n", ufo_outcome_session_status (NULL, status),
+                         status, ufo_value_map_str (event, "reason", "no reason given"));
                 ufo_value_destroy (&event);
                 break;
             }
@@ -378,6 +488,7 @@ ufo_cmd_run (int argc, char **argv)
             fprintf (stderr, "ufo run: lost the broker; reconnecting...\n");
         ufo_value_destroy (&event);
     }
+    ufo_cli_live_clear ();
     if (pending_step)
         ufo_cli_print_step (stdout, NULL, pending_step, cost);
     ufo_value_destroy (&pending_step);

@@ -10,28 +10,88 @@ s_c (bool color, const char *code)
     return color ? code : "";
 }
 
+//  A running session's progress from its logs (when they are readable here): the round and
+//  step of the last response.log line and the summed cost. false when not found.
+static bool
+s_session_progress (const char *log_root, const char *name, int64_t *round, int64_t *step, double *cost)
+{
+    if (!log_root || !*log_root || !name || !*name || strchr (name, '/'))
+        return false;
+    char path [PATH_MAX];
+    snprintf (path, sizeof path, "%s/%s/response.log", log_root, name);
+    struct stat st;
+    if (stat (path, &st) != 0 || st.st_size > 64 * 1024 * 1024)
+        return false;
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return false;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    *cost = 0;
+    while ((n = getline (&line, &cap, f)) > 0) {
+        ufo_value_t *rec = ufo_json_parse (line, (size_t) n, NULL, NULL);
+        if (ufo_value_type (rec) == UFO_TMAP) {
+            *round = ufo_value_map_int (rec, "Round", *round);
+            *step = ufo_value_map_int (rec, "Step", *step);
+            *cost += ufo_value_map_float (rec, "Cost", 0);
+        }
+        ufo_value_destroy (&rec);
+    }
+    free (line);
+    fclose (f);
+    return true;
+}
+
 void
-ufo_cli_print_state (FILE *out, const ufo_value_t *state, bool color)
+ufo_cli_print_state (FILE *out, const ufo_value_t *state, bool color, const char *log_root)
 {
     const char *bold = s_c (color, "\033[1m"), *dim = s_c (color, "\033[2m"), *off = s_c (color, "\033[0m");
     const ufo_value_t *workers = ufo_value_map_get (state, "workers");
     const ufo_value_t *services = ufo_value_map_get (state, "services");
     const ufo_value_t *tasks = ufo_value_map_get (state, "tasks");
-    fprintf (out, "%sbroker at seq %" PRId64 "%s: %zu worker%s, %zu service%s, %zu task%s in flight\n", bold,
-             ufo_value_map_int (state, "seq", 0), off, ufo_value_size (workers), ufo_value_size (workers) == 1 ? "" : "s",
-             ufo_value_size (services), ufo_value_size (services) == 1 ? "" : "s",
-             ufo_value_size (tasks), ufo_value_size (tasks) == 1 ? "" : "s");
+    size_t sessions = 0;
+    for (size_t i = 0; i < ufo_value_size (tasks); i++)
+        sessions += strcmp (ufo_value_map_str (ufo_value_list_at (tasks, i), "service", ""), "host") == 0;
+    fprintf (out, "%sbroker at seq %" PRId64 "%s: %zu session%s, %zu worker%s, %zu other task%s in flight\n", bold,
+             ufo_value_map_int (state, "seq", 0), off, sessions, sessions == 1 ? "" : "s",
+             ufo_value_size (workers), ufo_value_size (workers) == 1 ? "" : "s",
+             ufo_value_size (tasks) - sessions, ufo_value_size (tasks) - sessions == 1 ? "" : "s");
+    if (sessions) {
+        fprintf (out, "%sSESSIONS%s\n  %-30s %-8s %5s %5s %9s %9s  %-8s %s\n", bold, off, "name", "device", "round",
+                 "step", "elapsed", "cost", "state", "HostAgent");
+        int64_t now_us = ufo_time_now_us ();
+        for (size_t i = 0; i < ufo_value_size (tasks); i++) {
+            const ufo_value_t *t = ufo_value_list_at (tasks, i);
+            if (strcmp (ufo_value_map_str (t, "service", ""), "host") != 0)
+                continue;
+            const char *name = ufo_value_map_str (t, "name", ufo_value_map_str (t, "session", ""));
+            int64_t round = -1, step = -1;
+            double cost = 0;
+            bool known = s_session_progress (log_root, ufo_value_map_str (t, "name", NULL), &round, &step, &cost);
+            char r [24] = "-", st [24] = "-", c [24] = "-", elapsed [24];
+            if (known && step >= 0) {
+                snprintf (r, sizeof r, "%" PRId64, round);
+                snprintf (st, sizeof st, "%" PRId64, step);
+            }
+            if (known)
+                snprintf (c, sizeof c, "$%.4f", cost);
+            double secs = (double) (now_us - ufo_value_map_int (t, "submitted_us", now_us)) / 1e6;
+            snprintf (elapsed, sizeof elapsed, "%.0f s", secs > 0 ? secs : 0);
+            fprintf (out, "  %-30s %-8s %5s %5s %9s %9s  %-8s %s\n", name, ufo_value_map_str (t, "device", "any"), r, st,
+                     elapsed, c, ufo_value_map_str (t, "state", ""), ufo_value_map_str (t, "worker", ""));
+        }
+    }
     if (ufo_value_size (workers)) {
-        fprintf (out, "%sWORKERS%s\n  %-28s %-20s %-10s %5s %s\n", bold, off, "name", "service", "device", "busy", "tasks");
+        fprintf (out, "%sWORKERS%s\n  %-16s %-8s %5s  %s\n", bold, off, "service", "device", "busy", "name");
         for (size_t i = 0; i < ufo_value_size (workers); i++) {
             const ufo_value_t *w = ufo_value_list_at (workers, i);
             const ufo_value_t *ids = ufo_value_map_get (w, "tasks");
             char busy [32];
             snprintf (busy, sizeof busy, "%zu/%" PRId64, ufo_value_size (ids), ufo_value_map_int (w, "capacity", 1));
-            fprintf (out, "  %-28.28s %-20.20s %-10.10s %5s ", ufo_value_map_str (w, "name", ""),
-                     ufo_value_map_str (w, "service", ""), ufo_value_map_str (w, "device", "-"), busy);
-            for (size_t j = 0; j < ufo_value_size (ids); j++)
-                fprintf (out, "%s%.8s", j ? "," : "", ufo_value_str (ufo_value_list_at (ids, j)));
+            const char *service = ufo_value_map_str (w, "service", "");
+            fprintf (out, "  %-16s %-8s %5s  %s", strcmp (service, "app:*") == 0 ? "app:* (any)" : service,
+                     ufo_value_map_str (w, "device", "-"), busy, ufo_value_map_str (w, "name", ""));
             if (ufo_value_map_int (w, "stale", 0))
                 fprintf (out, " %s(+%" PRId64 " stale)%s", dim, ufo_value_map_int (w, "stale", 0), off);
             fputc ('\n', out);
@@ -41,22 +101,24 @@ ufo_cli_print_state (FILE *out, const ufo_value_t *state, bool color)
         fprintf (out, "%sQUEUES%s\n  %-28s %7s %7s %7s\n", bold, off, "service", "queued", "running", "workers");
         for (size_t i = 0; i < ufo_value_size (services); i++) {
             const ufo_value_t *s = ufo_value_list_at (services, i);
-            fprintf (out, "  %-28.28s %7" PRId64 " %7" PRId64 " %7" PRId64 "\n", ufo_value_map_str (s, "service", ""),
+            fprintf (out, "  %-28s %7" PRId64 " %7" PRId64 " %7" PRId64 "\n", ufo_value_map_str (s, "service", ""),
                      ufo_value_map_int (s, "queued", 0), ufo_value_map_int (s, "running", 0),
                      ufo_value_map_int (s, "workers", 0));
         }
     }
-    if (ufo_value_size (tasks)) {
-        fprintf (out, "%sTASKS%s\n  %-32s %-16s %-8s %-7s %-20s %s\n", bold, off, "task", "service", "state",
-                 "attempt", "worker", "session");
+    if (ufo_value_size (tasks) > sessions) {
+        fprintf (out, "%sSUBTASKS AND EVALUATIONS%s\n  %-16s %-8s %-7s %-32s %s\n", bold, off, "service", "state",
+                 "attempt", "session", "worker");
         for (size_t i = 0; i < ufo_value_size (tasks); i++) {
             const ufo_value_t *t = ufo_value_list_at (tasks, i);
+            if (strcmp (ufo_value_map_str (t, "service", ""), "host") == 0)
+                continue;
             char attempt [32];
             snprintf (attempt, sizeof attempt, "%" PRId64 "/%" PRId64, ufo_value_map_int (t, "attempts", 0),
                       ufo_value_map_int (t, "max_attempts", 0));
-            fprintf (out, "  %-32.32s %-16.16s %-8s %-7s %-20.20s %s\n", ufo_value_map_str (t, "task", ""),
-                     ufo_value_map_str (t, "service", ""), ufo_value_map_str (t, "state", ""), attempt,
-                     ufo_value_map_str (t, "worker", ""), ufo_value_map_str (t, "session", ""));
+            fprintf (out, "  %-16s %-8s %-7s %-32s %s\n", ufo_value_map_str (t, "service", ""),
+                     ufo_value_map_str (t, "state", ""), attempt, ufo_value_map_str (t, "session", ""),
+                     ufo_value_map_str (t, "worker", ""));
         }
     }
 }
@@ -103,15 +165,10 @@ ufo_cmd_status (int argc, char **argv)
     ||  ufo_security_init (config, "monitor", &err) < 0)
         fprintf (stderr, "ufo status: %s\n", err.message);
     else {
-        ufo_bb_client_t *client = ufo_bb_client_new (endpoint, NULL, &err);
-        ufo_value_t *state = NULL;
-        if (client) {
-            ufo_bb_client_set_timeout (client, 5000);
-            ufo_bb_client_set_sender (client, "ufo-status");
-            state = ufo_bb_client_call (client, "dispatch.state", NULL, NULL, 0, NULL, NULL, &err);
-        }
+        //  a quick answer or none: a broker that does not answer within 1 s is not there
+        ufo_value_t *state = ufo_cli_broker_state (endpoint, "ufo-status", 1000, &err);
         if (!state)
-            fprintf (stderr, "ufo status: no answer from the broker at %s: %s\n", endpoint, err.message);
+            fprintf (stderr, "ufo status: %s\n", err.message);
         else {
             if (json) {
                 char *text = ufo_json_dump (state, UFO_JSON_COMPACT, NULL);
@@ -119,11 +176,11 @@ ufo_cmd_status (int argc, char **argv)
                 free (text);
             }
             else
-                ufo_cli_print_state (stdout, state, isatty (STDOUT_FILENO));
+                ufo_cli_print_state (stdout, state, isatty (STDOUT_FILENO) && !(getenv ("NO_COLOR")
+                                     && *getenv ("NO_COLOR")), log_root);
             rc = UFO_CLI_OK;
         }
         ufo_value_destroy (&state);
-        ufo_bb_client_destroy (&client);
     }
     ufo_config_destroy (&config);
     return rc;

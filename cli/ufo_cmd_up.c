@@ -332,13 +332,46 @@ ufo_cmd_up (int argc, char **argv)
     }
     bool launchers_set = ufo_value_size (ufo_config_get (config, "desktop.launchers")) > 0;
     ufo_cli_model_at_start (config, stdout, "ufo up");     //  per-agent model, prices, quick doctor
+    ufo_value_t *launchers = launchers_set ? ufo_value_dup (ufo_config_get (config, "desktop.launchers")) : NULL;
     ufo_config_destroy (&config);
+    if (!launchers_set) {
+        //  embedded default: the desktop applications installed here
+        const char *known [] = { "mousepad", "gnome-calculator", "gedit", "gnome-text-editor", "xterm" };
+        char found [PATH_MAX];
+        launchers = ufo_value_new_map ();
+        for (size_t i = 0; i < UFO_ARRAY_SIZE (known); i++)
+            if (s_find_binary (known [i], NULL, found, sizeof found)) {
+                ufo_value_t *argv1 = ufo_value_new_list ();
+                ufo_value_list_push_str (argv1, known [i]);
+                ufo_value_map_set (launchers, known [i], &argv1);
+            }
+    }
+    //  every application named in --apps needs a launcher ("*" serves any of them)
+    char names [1024] = "";
+    for (size_t i = 0, n = 0; i < ufo_value_size (launchers) && ufo_value_type (launchers) == UFO_TMAP; i++)
+        if (n + strlen (ufo_value_map_key_at (launchers, i)) + 3 < sizeof names)
+            n += (size_t) snprintf (names + n, sizeof names - n, "%s%s", n ? ", " : "",
+                                    ufo_value_map_key_at (launchers, i));
+    {
+        char list [512];
+        snprintf (list, sizeof list, "%s", apps);
+        char *save = NULL;
+        for (char *app = strtok_r (list, ",", &save); app; app = strtok_r (NULL, ",", &save))
+            if (strcmp (app, "*") != 0 && !ufo_value_map_get (launchers, app)) {
+                fprintf (stderr, "ufo up: --apps: no launcher for \"%s\"; launchers known: %s (desktop.launchers%s)\n",
+                         app, *names ? names : "none", launchers_set ? " of the configuration" : ", default: the "
+                         "applications installed here");
+                ufo_value_destroy (&launchers);
+                return UFO_CLI_USAGE;
+            }
+    }
     snprintf (state_path, sizeof state_path, "%s/up.json", run_dir);
     ufo_value_t *old = access (state_path, R_OK) == 0 ? ufo_json_parse_file (state_path, NULL, NULL) : NULL;
     int64_t old_pid = ufo_value_map_int (old, "pid", 0);
     ufo_value_destroy (&old);
     if (old_pid > 0 && old_pid != getpid () && kill ((pid_t) old_pid, 0) == 0) {
-        fprintf (stderr, "ufo up: already running (pid %" PRId64 ", %s)\n", old_pid, state_path);
+        fprintf (stderr, "ufo up: already running (pid %" PRId64 ", %s); `ufo down` stops it\n", old_pid, state_path);
+        ufo_value_destroy (&launchers);
         return UFO_CLI_FAIL;
     }
     if (data_arg)
@@ -353,6 +386,7 @@ ufo_cmd_up (int argc, char **argv)
     int mkn = snprintf (mk, sizeof mk, "mkdir -p '%s' '%s' '%s/broker'", log_root, logdir, data_dir);
     if (mkn < 0 || (size_t) mkn >= sizeof mk || system (mk) != 0) {
         fprintf (stderr, "ufo up: cannot create %s\n", data_dir);
+        ufo_value_destroy (&launchers);
         return UFO_CLI_FAIL;
     }
     //  the children find everything through the environment
@@ -362,18 +396,9 @@ ufo_cmd_up (int argc, char **argv)
     if (config_path)
         setenv ("UFO_CONFIG", config_path, 1);
     if (!launchers_set) {
-        //  embedded default: the desktop applications installed here
-        ufo_buf_t json = { 0 };
-        ufo_buf_puts (&json, "{");
-        const char *known [] = { "mousepad", "gnome-calculator", "gedit", "gnome-text-editor", "xterm" };
-        char found [PATH_MAX];
-        int nfound = 0;
-        for (size_t i = 0; i < UFO_ARRAY_SIZE (known); i++)
-            if (s_find_binary (known [i], NULL, found, sizeof found))
-                ufo_buf_printf (&json, "%s\"%s\": [\"%s\"]", nfound++ ? ", " : "", known [i], known [i]);
-        ufo_buf_puts (&json, "}");
-        setenv ("UFO_DESKTOP__LAUNCHERS", json.data, 1);
-        ufo_buf_free (&json);
+        char *json = ufo_json_dump (launchers, UFO_JSON_COMPACT, NULL);
+        setenv ("UFO_DESKTOP__LAUNCHERS", json ? json : "{}", 1);
+        free (json);
     }
     struct sigaction sa = { .sa_handler = s_on_signal };
     sigaction (SIGINT, &sa, NULL);
@@ -445,7 +470,10 @@ ufo_cmd_up (int argc, char **argv)
                 if (strncmp (devices [d].env [k], "DISPLAY=", 8) == 0)
                     printf ("  device %s:  %s%s\n", devices [d].id, devices [d].env [k],
                             devices [d].session [0] ? " (virtual desktop)" : "");
-        printf ("Ctrl-C stops everything.\n");
+        printf ("  launchers:  %s\n", *names ? names : "none (set desktop.launchers)");
+        printf ("  apps:       %s\n", strcmp (apps, "*") == 0 ? "any (one AppAgent worker serves every application)"
+                                                            : apps);
+        printf ("Ctrl-C (or `ufo down`) stops everything.\n");
         fflush (stdout);
     }
     while (!s_stop) {
@@ -527,6 +555,7 @@ ufo_cmd_up (int argc, char **argv)
         for (int k = 0; k < devices [d].nunset; k++)
             free (devices [d].unset [k]);
     }
+    ufo_value_destroy (&launchers);
     fprintf (stderr, "ufo up: stopped\n");
     return code;
 }

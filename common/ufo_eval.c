@@ -143,7 +143,7 @@ s_log_record (const ufo_value_t *result)
     if (strcmp (level, "round") == 0)
         ufo_value_map_set_int (rec, "Round", ufo_value_map_int (result, "round", 0));
     const char *copied [] = { "request", "reason", "sub_scores", "complete", "screenshots",
-                              "images", "screenshot_note", "steps", "engine", "source", "error" };
+                              "images", "screenshot_note", "steps", "engine", "source", "by", "error" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (copied); i++) {
         const ufo_value_t *v = ufo_value_map_get (result, copied [i]);
         if (!v || (ufo_value_type (v) == UFO_TSTRING && ufo_value_strlen (v) == 0
@@ -692,6 +692,7 @@ s_job_new (ufo_eval_t *self, const ufo_eval_request_t *req)
     job->id = self->next_id++;
     job->owner = self;
     job->result = s_result_new (strcmp (level, "round") == 0 ? "round" : "session", req->round);
+    ufo_value_map_set_str (job->result, "by", req->by && *req->by ? req->by : "EvaluationAgent");
     return job;
 }
 

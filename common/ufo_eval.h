@@ -47,6 +47,8 @@ typedef struct {
                                     //  image_str filled), or NULL. Used when the log directory
                                     //  is not reachable (trajectory, requests, screenshots),
                                     //  and for screenshots when the directory has none.
+    const char *by;                 //  who judged, logged as "by" with the verdict: "ufo eval"
+                                    //  for an offline re-evaluation; NULL = "EvaluationAgent"
 } ufo_eval_request_t;
 
 //  Completion callback: *result_p is the result map (see above); the callee may take it

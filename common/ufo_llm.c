@@ -33,6 +33,8 @@ struct _s_req_t {
     int json_retry;
     ufo_llm_done_fn *done;
     void *arg;
+    void (*on_retry) (void *arg, int attempt, int64_t wait_ms, const char *why);
+    void *retry_arg;
     int engine;                 //  0 primary, 1 backup
     int tries;                  //  attempts on the current engine
     int64_t http_id;            //  transfer in flight, 0 when none
@@ -301,6 +303,8 @@ s_retry (s_req_t *req, double retry_after_s, const char *why)
         delay = (int64_t) (retry_after_s * 1000.0);
     ufo_info ("llm: %s attempt %d failed (%s); retrying in %" PRId64 " ms", cfg->name, req->tries, why, delay);
     req->due_ms = ufo_http_now_ms () + delay;
+    if (req->on_retry)
+        req->on_retry (req->retry_arg, req->tries, delay, why);
 }
 
 //  A reply text arrived (network or cassette). finish is the API's finish_reason ("" if none).
@@ -486,6 +490,8 @@ ufo_llm_submit (ufo_llm_t *self, const ufo_value_t *messages, const ufo_llm_opts
         req->step = opts->step;
         req->schema = opts->schema;
         req->json_retry = opts->json_retry >= 0 ? opts->json_retry : 0;
+        req->on_retry = opts->on_retry;
+        req->retry_arg = opts->retry_arg;
     }
     req->submitted_ms = ufo_http_now_ms ();
     req->resp = ufo_calloc (1, sizeof (ufo_llm_response_t));

@@ -89,6 +89,11 @@ typedef struct {
     int schema;                 //  ufo_schema_t: UFO_SCHEMA_NONE returns text only; otherwise the
                                 //  reply is extracted and validated, with corrective re-asks
     int json_retry;             //  JSON_PARSING_RETRY: re-asks after an unusable reply (3)
+    //  Called (from inside ufo_llm_process / ufo_llm_poll) when an HTTP attempt failed and
+    //  will be tried again after wait_ms; why names the failure. NULL = not told. Lets an
+    //  agent show retries to the user while they happen.
+    void (*on_retry) (void *arg, int attempt, int64_t wait_ms, const char *why);
+    void *retry_arg;
 } ufo_llm_opts_t;
 
 //  The outcome of one request (including its retries, backup and re-asks).

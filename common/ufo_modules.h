@@ -42,6 +42,7 @@
 
 //  report: the session report
 #include "ufo_report.h"
+#include "ufo_outcome.h"
 
 //  eval: the EvaluationAgent
 #include "ufo_eval.h"

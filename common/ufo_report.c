@@ -426,6 +426,18 @@ s_page (s_report_t *self)
         ufo_buf_puts (out, " &middot; <a href=\"#evaluation\">evaluation</a>: ");
         ufo_report_verdict (out, ufo_value_map_str (eval, "complete", "unsure"));
     }
+    if (eval && status) {
+        //  one line when the evaluation and the agents' status disagree
+        ufo_value_t *both = ufo_value_new_map ();
+        ufo_value_map_set_str (both, "status", status);
+        ufo_value_map_set_copy (both, "evaluation", eval);
+        char line [160];
+        if (ufo_outcome_disagreement (both, line, sizeof line)) {
+            ufo_buf_puts (out, "</p><p class=\"err disagree\">\xE2\x9A\xA0 ");
+            ufo_report_escs (out, line);
+        }
+        ufo_value_destroy (&both);
+    }
     ufo_buf_puts (out, "</p></header>\n");
     //  The tool bar is only useful with the script; it stays hidden without it.
     ufo_buf_puts (out, "<div id=\"tools\" class=\"tools\" hidden>"
@@ -593,4 +605,24 @@ ufo_report_write (const char *logdir, const char *out_path,
                   const ufo_report_options_t *opts, ufo_error_t *err)
 {
     return ufo_report_write_stats (logdir, out_path, opts, NULL, err);
+}
+
+bool
+ufo_report_is_session_log (const char *dir, ufo_error_t *err)
+{
+    struct stat st;
+    if (!dir || stat (dir, &st) != 0 || !S_ISDIR (st.st_mode)) {
+        ufo_error_set (err, UFO_E_NOT_FOUND, "%s is not a directory", dir ? dir : "(null)");
+        return false;
+    }
+    static const char *marks [] = { "request.json", "response.log", "session.json" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (marks); i++) {
+        char path [PATH_MAX];
+        int n = snprintf (path, sizeof path, "%s/%s", dir, marks [i]);
+        if (n > 0 && (size_t) n < sizeof path && access (path, F_OK) == 0)
+            return true;
+    }
+    ufo_error_set (err, UFO_E_INVALID, "%s is not a session log directory (no request.json, response.log or "
+                   "session.json); nothing written", dir);
+    return false;
 }

@@ -52,4 +52,8 @@ char *ufo_report_render (const char *logdir, const char *image_prefix,
                          const ufo_report_options_t *opts, size_t *len_p,
                          ufo_report_stats_t *stats_p, ufo_error_t *err);
 
+//  Whether dir holds a session's logs (request.json, response.log or session.json, as an
+//  agent writes them). false with err naming dir and what is missing.
+bool ufo_report_is_session_log (const char *dir, ufo_error_t *err);
+
 #endif

@@ -128,6 +128,18 @@ s_control_line (ufo_buf_t *out, const ufo_value_t *step)
     }
 }
 
+//  "✘ failed" (the reason as its tooltip) after the status of a step that failed.
+static void
+s_failed_mark (ufo_buf_t *out, const ufo_value_t *step)
+{
+    const char *why = NULL;
+    if (!ufo_outcome_step_failed (step, &why))
+        return;
+    ufo_buf_puts (out, " <span class=\"err failed\" title=\"");
+    ufo_report_escs (out, why);
+    ufo_buf_puts (out, "\">\xE2\x9C\x98 failed</span>");
+}
+
 void
 ufo_report_timeline (s_report_t *self)
 {
@@ -145,9 +157,10 @@ ufo_report_timeline (s_report_t *self)
         const ufo_value_t *step = ufo_value_list_at (self->steps, i);
         int64_t id = ufo_report_step_id (step, i);
         bool app = s_is_app (step);
-        ufo_buf_printf (out, "<tr class=\"row %s\" data-step=\"%" PRId64 "\"><td><a href=\"#step-%"
+        ufo_buf_printf (out, "<tr class=\"row %s%s\" data-step=\"%" PRId64 "\"><td><a href=\"#step-%"
                         PRId64 "\">%" PRId64 "</a></td><td>%" PRId64 "</td><td class=\"agent%s\">",
-                        app ? "app" : "host", id, id, id, ufo_value_map_int (step, "Round", 0),
+                        app ? "app" : "host", ufo_outcome_step_failed (step, NULL) ? " failed" : "", id, id, id,
+                        ufo_value_map_int (step, "Round", 0),
                         app ? " app" : "");
         ufo_report_escs (out, s_agent_name (step));
         ufo_buf_puts (out, "</td><td class=\"trunc\" title=\"");
@@ -160,6 +173,7 @@ ufo_report_timeline (s_report_t *self)
         s_control_line (out, step);
         ufo_buf_puts (out, "</td><td>");
         s_status_badge (out, ufo_value_map_str (step, "Status", ""));
+        s_failed_mark (out, step);
         ufo_buf_printf (out, "</td><td class=\"num\">%.1f s</td><td class=\"num\">$%.4f</td></tr>",
                         ufo_value_float (ufo_value_path (step, "time_cost.total")),
                         ufo_value_map_float (step, "Cost", 0));
@@ -246,7 +260,9 @@ s_results (ufo_buf_t *out, const ufo_value_t *step)
     const ufo_value_t *list = ufo_value_map_get (step, "ActionSuccess");
     for (size_t i = 0; i < ufo_value_size (list) && ufo_value_type (list) == UFO_TLIST; i++) {
         const ufo_value_t *r = ufo_value_list_at (list, i);
-        bool ok = ufo_value_map_bool (r, "success", false);
+        //  an ERROR step's outcome is no success, whatever an older log recorded
+        bool ok = ufo_value_map_bool (r, "success", false)
+               && strcmp (ufo_value_map_str (step, "Status", ""), "ERROR") != 0;
         ufo_buf_printf (out, "<dt>Outcome</dt><dd>%s ", ok ? "\xE2\x9C\x94 ok" :
                         "<span class=\"err\">\xE2\x9C\x98 failed</span>");
         ufo_report_esc_value (out, ufo_value_map_get (r, "result"), 2000);
@@ -355,6 +371,7 @@ s_step (s_report_t *self, const ufo_value_t *step, size_t index)
     ufo_report_escs (out, s_agent_name (step));
     ufo_buf_puts (out, "</span>");
     s_status_badge (out, status);
+    s_failed_mark (out, step);
     s_action_line (out, step, S_SUMMARY_MAX);
     ufo_buf_t control = {0};
     s_control_line (&control, step);
@@ -689,12 +706,20 @@ ufo_report_blackboard (s_report_t *self)
 const ufo_value_t *
 ufo_report_session_eval (s_report_t *self)
 {
-    const ufo_value_t *found = NULL;
+    //  the latest verdict that is not a failed evaluation (an unreachable model, no usable
+    //  answer): a failed re-evaluation never replaces a good one; only failures: the latest
+    const ufo_value_t *found = NULL, *failed = NULL;
     for (size_t i = 0; i < ufo_value_size (self->evals); i++) {
         const ufo_value_t *eval = ufo_value_list_at (self->evals, i);
-        if (strcmp (ufo_value_map_str (eval, "level", "session"), "round") != 0)
+        if (strcmp (ufo_value_map_str (eval, "level", "session"), "round") == 0)
+            continue;
+        if (*ufo_value_map_str (eval, "error", ""))
+            failed = eval;
+        else
             found = eval;
     }
+    if (!found)
+        found = failed;
     const ufo_value_t *from_session = ufo_value_map_get (self->session, "evaluation");
     if (!found && ufo_value_type (from_session) == UFO_TMAP)
         found = from_session;
@@ -711,7 +736,27 @@ ufo_report_evaluations (s_report_t *self)
         const ufo_value_t *eval = ufo_value_list_at (self->evals, i);
         if (strcmp (ufo_value_map_str (eval, "level", "session"), "round") == 0)
             continue;
-        ufo_buf_puts (out, "<h3>Session</h3>");
+        //  every verdict, with when and by whom; a failed evaluation says so and counts for nothing
+        const char *error = ufo_value_map_str (eval, "error", "");
+        ufo_buf_puts (out, *error ? "<h3 class=\"failed-eval\">Session <small class=\"err\">failed evaluation, "
+                      "kept apart</small>" : "<h3>Session");
+        const char *by = ufo_value_map_str (eval, "by", "");
+        const char *when = ufo_value_map_str (eval, "Timestamp", "");
+        if (*by || *when) {
+            ufo_buf_puts (out, " <small class=\"muted\">");
+            ufo_report_escs (out, by);
+            ufo_buf_puts (out, *by && *when ? ", " : "");
+            ufo_report_escs (out, when);
+            ufo_buf_puts (out, "</small>");
+        }
+        ufo_buf_puts (out, "</h3>");
+        if (*error) {
+            ufo_buf_puts (out, "<p class=\"err\">");
+            ufo_report_escs (out, error);
+            ufo_buf_puts (out, "</p>");
+            shown++;
+            continue;
+        }
         s_eval (out, eval);
         shown++;
     }

@@ -41,6 +41,7 @@ struct _host_bus_t {
     ufo_value_t *relays;        //  qid -> subtask id whose question is with the user
     ufo_value_t *events;        //  submitter events not yet taken
     ufo_value_t *queued;        //  session tasks delivered while busy
+    int64_t activity_step;      //  the step of the last model call, named in activity events
     //  the LLM call in flight
     ufo_llm_response_t *resp;
     bool resp_done;
@@ -173,6 +174,9 @@ s_windows (void *arg, const char *shot_path, char **url_p, ufo_error_t *err)
     return windows;
 }
 
+static void s_activity (host_bus_t *self, const char *what, const char *phase, const char *detail, int64_t step,
+                        ufo_value_t *extra);
+
 static int
 s_launch (void *arg, const char *name, ufo_error_t *err)
 {
@@ -182,7 +186,15 @@ s_launch (void *arg, const char *name, ufo_error_t *err)
     ufo_value_t *before = ufo_desktop_windows (self->desktop, NULL);
     size_t count = ufo_value_size (before);
     ufo_value_destroy (&before);
+    char detail [300];
+    snprintf (detail, sizeof detail, "Bash %.250s", name);
+    s_activity (self, "action", "start", detail, self->activity_step, NULL);
     int pid = ufo_desktop_launch (self->desktop, name, err);
+    ufo_value_t *extra = ufo_value_new_map ();
+    ufo_value_map_set_bool (extra, "ok", pid > 0);
+    if (pid <= 0)
+        ufo_value_map_set_str (extra, "error", err ? err->message : "failed");
+    s_activity (self, "action", "end", detail, self->activity_step, extra);
     if (pid <= 0)
         return -1;
     //  wait (bounded, serving the bus) until the new window shows, as the original sleeps
@@ -216,6 +228,40 @@ s_snapshot (void *arg, int64_t xid, const char *path, ufo_error_t *err)
     return rc;
 }
 
+//  --- activity: what the session is doing now, for the user (ufo run's live line) ------------
+
+static void s_progress (void *arg, ufo_value_t **event_p);
+
+//  Publishes {"kind": "activity", "agent": "HostAgent", "what", "phase", "detail", "step",
+//  + extra's fields} to the session's submitter (PROTOCOL.md, agent tasks). step < 0: none.
+static void
+s_activity (host_bus_t *self, const char *what, const char *phase, const char *detail, int64_t step,
+            ufo_value_t *extra)
+{
+    if (!self->task_id [0])
+        return;
+    ufo_value_t *event = extra ? extra : ufo_value_new_map ();
+    ufo_value_map_set_str (event, "kind", "activity");
+    ufo_value_map_set_str (event, "agent", "HostAgent");
+    ufo_value_map_set_str (event, "what", what);
+    ufo_value_map_set_str (event, "phase", phase);
+    ufo_value_map_set_str (event, "detail", detail ? detail : "");
+    if (step >= 0)
+        ufo_value_map_set_int (event, "step", step);
+    s_progress (self, &event);
+}
+
+static void
+s_on_llm_retry (void *arg, int attempt, int64_t wait_ms, const char *why)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    ufo_value_t *extra = ufo_value_new_map ();
+    ufo_value_map_set_int (extra, "attempt", attempt);
+    ufo_value_map_set_int (extra, "wait_ms", wait_ms);
+    ufo_value_map_set_str (extra, "reason", why);
+    s_activity (self, "model", "retry", NULL, self->activity_step, extra);
+}
+
 //  --- ops: LLM -------------------------------------------------------------------------------
 
 static void
@@ -233,9 +279,14 @@ s_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts, ufo_e
     host_bus_t *self = (host_bus_t *) arg;
     self->resp = NULL;
     self->resp_done = false;
-    int64_t id = ufo_llm_submit (self->llm, messages, opts, s_llm_done, self, err);
+    ufo_llm_opts_t told = *opts;
+    told.on_retry = s_on_llm_retry;
+    told.retry_arg = self;
+    self->activity_step = opts->step;
+    int64_t id = ufo_llm_submit (self->llm, messages, &told, s_llm_done, self, err);
     if (id < 0)
         return NULL;
+    s_activity (self, "model", "start", NULL, opts->step, NULL);
     while (!self->resp_done) {
         if (s_cancelled (self)) {
             ufo_llm_cancel (self->llm, id);
@@ -246,6 +297,13 @@ s_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts, ufo_e
     }
     ufo_llm_response_t *resp = self->resp;
     self->resp = NULL;
+    ufo_value_t *extra = ufo_value_new_map ();
+    bool ok = resp && resp->code == UFO_OK;
+    ufo_value_map_set_bool (extra, "ok", ok);
+    if (!ok)
+        ufo_value_map_set_str (extra, "error", resp && resp->error ? resp->error : "no reply");
+    ufo_value_map_set_float (extra, "seconds", resp ? resp->latency_s : 0);
+    s_activity (self, "model", "end", NULL, opts->step, extra);
     return resp;
 }
 
@@ -420,7 +478,8 @@ s_has_worker (void *arg, const char *service, ufo_error_t *err)
         bool found = false;
         for (size_t i = 0; i < ufo_value_size (workers) && !found; i++) {
             const ufo_value_t *w = ufo_value_list_at (workers, i);
-            found = strcmp (ufo_value_map_str (w, "service", ""), service) == 0
+            //  an any-application worker (app:*) serves app:<name> too, as dispatch sees it
+            found = ufo_task_service_match (ufo_value_map_str (w, "service", ""), service)
                  && strcmp (ufo_value_map_str (w, "device", ""), self->device ? self->device : "") == 0;
         }
         ufo_value_destroy (&state);
@@ -518,6 +577,23 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         error = "\"plan\" must be a list of texts";
     else if (ufo_value_map_has (body, "log_root") && !ufo_tasklog_root_safe (ufo_value_map_str (body, "log_root", NULL)))
         error = "\"log_root\" must be a directory path without \"..\" components";
+    char used [800] = "";
+    if (!error) {
+        //  a task name names one session's logs: another session under the same name is
+        //  refused (the same session again, on a re-delivery or --resume, continues them)
+        const char *root = ufo_value_map_str (body, "log_root", "");
+        char path [PATH_MAX];
+        snprintf (path, sizeof path, "%s/%s/request.json", *root ? root : ufo_config_str (config, "log.dir", "logs"),
+                  name);
+        ufo_value_t *earlier = access (path, F_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
+        const char *was = ufo_value_map_str (earlier, "session", "");
+        if (*was && strcmp (was, session) != 0) {
+            snprintf (used, sizeof used, "the task name \"%.200s\" is already used by session %.200s; choose "
+                      "another task name", name, was);
+            error = used;
+        }
+        ufo_value_destroy (&earlier);
+    }
     if (error) {
         ufo_warn ("host: refusing session task %s: %s", self->task_id, error);
         ufo_value_t *result = s_error_result (error);
@@ -553,7 +629,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     host_session_config_t cfg = {
         .session = session, .task = name, .log_root = log_root, .device = self->device,
         .requests = requests, .plan = plan,
-        .resume = ufo_value_map_int (task, "attempt", 1) > 1,
+        .resume = ufo_value_map_int (task, "attempt", 1) > 1 || ufo_value_map_bool (body, "resume", false),
         .interactive = ufo_value_map_bool (body, "interactive", false),
         .auto_confirm = ufo_value_map_bool (body, "auto_confirm", false),
         .max_step = ufo_config_int (config, "MAX_STEP", 50),
@@ -581,6 +657,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     };
     ufo_info ("host: session %s (task %s, %zu request(s)%s) started", session, name,
               ufo_value_size (requests), plan ? ", follower" : "");
+    s_activity (self, "session", "start", self->device, -1, NULL);
     ufo_value_t *result = host_session_run (&cfg, &ops);
     ufo_info ("host: session %s ended: %s", session, ufo_value_map_str (result, "status", "?"));
     if (!(self->stop && *self->stop)) {

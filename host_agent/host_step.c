@@ -371,6 +371,9 @@ host_step_run (host_t *self)
         next = HOST_ERROR;
         snprintf (self->error, sizeof self->error, "%s", error);
         ufo_value_map_set_str (record, "Status", "ERROR");
+        success = false;            //  an ERROR step did not do what it was for
+        if (!*action_error)
+            snprintf (action_error, sizeof action_error, "%s", error);
     }
 
     double t_end = s_mono ();

@@ -163,7 +163,9 @@ UFO_TEST (test_human_output_report_no_keys)
                          "  \xE2\x9D\x8C note saved: no\n"
                          "  \xE2\x9D\x93 note formatted: unsure\n"
                          "  reason: The note is typed but was not saved.\n");
-    CHECK_CONTAINS (out, "\n\xE2\x9C\x85 session FINISH: 1 round(s), 5 step(s)\n");
+    //  one mark for the session: ❌ (not completed), and a line on the disagreement
+    CHECK_CONTAINS (out, "\n\xE2\x9D\x8C session FINISH: 1 round(s), 5 step(s)\n");
+    CHECK_CONTAINS (out, "the agents said FINISH, but the evaluation found the request not completed\n");
     CHECK_CONTAINS (out, "\nevaluation: \xE2\x9D\x8C complete: no\n  \xE2\x9C\x85 Mousepad opened: yes\n");
     CHECK_CONTAINS (out, "cost: $");
     CHECK_CONTAINS (out, "report: ");
