@@ -210,6 +210,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         w [i] = (int) ufo_value_int (ufo_value_list_at (window_rect, (size_t) i));
     for (size_t i = 0; i < n; i++) {
         ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (ufo_value_type (c) != UFO_TMAP)
+            continue;               //  not a control: left alone
         const char *desc = ufo_value_map_str (c, "description", "");
         if (!best [i] && s_usable (desc))
             best [i] = s_trim_caption (desc);
@@ -224,12 +226,14 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
     char **final = ufo_calloc (n, sizeof (char *));
     for (size_t i = 0; i < n; i++) {
         const ufo_value_t *ci = ufo_value_list_at (controls, i);
+        if (!best [i])
+            continue;
         const char *type = ufo_value_map_str (ci, "control_type", "");
         const char *in = ufo_value_map_str (ci, "container", "");
         size_t same = 0, same_in = 0, rank = 0;
         for (size_t k = 0; k < n; k++) {
             const ufo_value_t *ck = ufo_value_list_at (controls, k);
-            if (!streq (best [k], best [i]) || !streq (ufo_value_map_str (ck, "control_type", ""), type))
+            if (!best [k] || !streq (best [k], best [i]) || !streq (ufo_value_map_str (ck, "control_type", ""), type))
                 continue;
             same++;
             if (streq (ufo_value_map_str (ck, "container", ""), in)) {
@@ -250,6 +254,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
     }
     for (size_t i = 0; i < n; i++) {
         ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (!final [i])
+            continue;
         ufo_value_map_set_str (c, "control_text", final [i]);
         ufo_value_map_remove (c, "labelled_by");
         ufo_value_map_remove (c, "container");
