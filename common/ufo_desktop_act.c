@@ -356,22 +356,35 @@ static char *
 s_focus_where (ufo_desktop_t *desk, int64_t xid, const char *app_bus)
 {
     ufo_dnode_t *f = desk->focus_key ? g_hash_table_lookup (desk->nodes, desk->focus_key) : NULL;
-    if (!f || (app_bus && !streq (f->bus, app_bus)))
+    ufo_dwin_t *win = ufo_desktop_win_ (desk, xid, false);
+    if (!f || (app_bus && !streq (f->bus, app_bus)) || !ufo_dnode_has_state_ (f, ATSPI_STATE_FOCUSED)) {
+        //  no focus event seen (or an old one): the latest snapshot's focused control
+        f = NULL;
+        for (guint i = 0; win && !f && i < win->labels->len; i++) {
+            const ufo_dlabel_t *l = g_ptr_array_index (win->labels, i);
+            ufo_dnode_t *n = g_hash_table_lookup (desk->nodes, l->key);
+            if (n && ufo_dnode_has_state_ (n, ATSPI_STATE_FOCUSED))
+                f = n;
+        }
+    }
+    if (!f)
         return g_strdup ("the window's focus (no focused control was reported)");
+    char *fkey = ufo_dnode_key_ (f->bus, f->path);
     const char *type = ufo_desktop_control_type_ (desk, f);
     const char *name = f->name ? f->name : "";
     while (*name == ' ')
         name++;
-    ufo_dwin_t *win = ufo_desktop_win_ (desk, xid, false);
     for (guint i = 0; win && i < win->labels->len; i++) {
         const ufo_dlabel_t *l = g_ptr_array_index (win->labels, i);
-        if (streq (l->key, desk->focus_key)) {
+        if (streq (l->key, fkey)) {
             const ufo_value_t *c = ufo_value_list_at (win->controls, l->index);
+            g_free (fkey);
             return g_strdup_printf ("the focused control, %s '%s' (label %d)",
                                     ufo_value_map_str (c, "control_type", "?"),
                                     ufo_value_map_str (c, "control_text", ""), l->label);
         }
     }
+    g_free (fkey);
     return g_strdup_printf ("the focused control, %s '%s' (not in the latest snapshot)",
                             type ? type : "control", name);
 }

@@ -157,7 +157,9 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         const ufo_value_t *c = ufo_value_list_at (controls, i);
         const char *own = ufo_value_map_str (c, "control_text", "");
         const char *by = ufo_value_map_str (c, "labelled_by", "");
-        if (s_usable (own))
+        //  a combo box's own name is usually its selection (GTK3): its value, not its name
+        bool combo = streq (ufo_value_map_str (c, "control_type", ""), "ComboBox");
+        if (s_usable (own) && !combo)
             best [i] = ufo_strdup (own);
         else if (s_usable (by))
             best [i] = s_trim_caption (by);
@@ -212,6 +214,13 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         ufo_value_t *c = ufo_value_list_at (controls, i);
         if (ufo_value_type (c) != UFO_TMAP)
             continue;               //  not a control: left alone
+        const char *own = ufo_value_map_str (c, "control_text", "");
+        if (streq (ufo_value_map_str (c, "control_type", ""), "ComboBox") && s_usable (own)) {
+            if (!*ufo_value_map_str (c, "value", ""))
+                ufo_value_map_set_str (c, "value", own);     //  the selection
+            if (!best [i])
+                best [i] = ufo_strdup (own);
+        }
         const char *desc = ufo_value_map_str (c, "description", "");
         if (!best [i] && s_usable (desc))
             best [i] = s_trim_caption (desc);

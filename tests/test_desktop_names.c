@@ -229,6 +229,20 @@ UFO_TEST (test_rule_order)
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 5), "control_text", ""), "Send it");
     ufo_value_destroy (&list);
     ufo_value_destroy (&captions);
+
+    //  a combo box named after its selection (GTK3): the caption names it, the selection is
+    //  its value; without a caption its own name stays
+    list = ufo_json_parse_str (
+        "[{\"control_type\": \"ComboBox\", \"control_text\": \"yes\", \"value\": \"\","
+        "  \"control_rect\": [100, 0, 200, 20]},"
+        " {\"control_type\": \"ComboBox\", \"control_text\": \"Large\", \"control_rect\": [100, 200, 200, 220]}]", NULL);
+    captions = ufo_json_parse_str ("[{\"text\": \"Member:\", \"rect\": [20, 0, 90, 20]}]", NULL);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Member");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "value", ""), "yes");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Large");
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&captions);
     ufo_value_destroy (&win);
 
     //  bad input is ignored, never a crash
