@@ -638,6 +638,11 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
         int index = s_click_action (node);
         if (!button)
             return op;
+        //  a cell or row: a click selects it (its "activate" would open it, as a double
+        //  click does): click it for real, as pywinauto's click_input does
+        if (node->role == ATSPI_ROLE_TABLE_CELL || node->role == ATSPI_ROLE_LIST_ITEM
+        ||  node->role == ATSPI_ROLE_TREE_ITEM)
+            index = -1;
         if (button == 1 && !dbl && index >= 0 && (node->ifaces & S_IF_ACTION)) {
             st->wait = A_EFFECT;
             ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Action", "DoAction",
