@@ -336,7 +336,7 @@ static void
 s_focus_then_type (ufo_desktop_op_t *op, const ufo_dnode_t *node)
 {
     s_act_t *st = op->state;
-    if (ufo_dnode_has_state_ (node, ATSPI_STATE_FOCUSED)) {
+    if (node->valid && ufo_dnode_has_state_ (node, ATSPI_STATE_FOCUSED)) {    //  fresh states
         GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
         s_on_done_call (op, empty, NULL, "typing");
         g_variant_unref (empty);
@@ -357,13 +357,13 @@ s_focus_where (ufo_desktop_t *desk, int64_t xid, const char *app_bus)
 {
     ufo_dnode_t *f = desk->focus_key ? g_hash_table_lookup (desk->nodes, desk->focus_key) : NULL;
     ufo_dwin_t *win = ufo_desktop_win_ (desk, xid, false);
-    if (!f || (app_bus && !streq (f->bus, app_bus)) || !ufo_dnode_has_state_ (f, ATSPI_STATE_FOCUSED)) {
-        //  no focus event seen (or an old one): the latest snapshot's focused control
+    if (!f || (app_bus && !streq (f->bus, app_bus))) {
+        //  no focus event seen from this application: the latest snapshot's focused control
         f = NULL;
         for (guint i = 0; win && !f && i < win->labels->len; i++) {
             const ufo_dlabel_t *l = g_ptr_array_index (win->labels, i);
             ufo_dnode_t *n = g_hash_table_lookup (desk->nodes, l->key);
-            if (n && ufo_dnode_has_state_ (n, ATSPI_STATE_FOCUSED))
+            if (n && n->valid && ufo_dnode_has_state_ (n, ATSPI_STATE_FOCUSED))
                 f = n;
         }
     }
