@@ -108,9 +108,11 @@ s_check_prompts (const char *task, const char *const *lines, size_t steps_min)
     size_t most = 0;
     for (size_t i = 0; i < ufo_value_size (prompts); i++) {
         const char *p = ufo_value_str (ufo_value_list_at (prompts, i));
-        size_t tokens = strlen (p) / 4;
+        size_t tokens = strlen (p) / 4, controls = 0;
+        for (const char *q = p; (q = strstr (q, "\n- label \"")); q++)
+            controls++;
         most = tokens > most ? tokens : most;
-        printf ("  %s step %zu: prompt ~%zu tokens\n", task, i, tokens);
+        printf ("  %s step %zu: %zu controls, prompt ~%zu tokens\n", task, i, controls, tokens);
         for (size_t k = 0; lines [k]; k++) {
             char first [32];
             snprintf (first, sizeof first, "%s",
