@@ -563,6 +563,14 @@ s_maybe_finish (ufo_desktop_op_t *op)
     ufo_value_list_push_int (rect, st->wx + st->ww);
     ufo_value_list_push_int (rect, st->wy + st->wh);
     ufo_value_map_set (info, "rect", &rect);
+    //  what the accessible window says of itself: a dialog (dialog, file chooser and alert
+    //  roles, or the modal state), modal, active (the toolkit's focused top-level)
+    uint32_t role = win->root->role;
+    bool modal = ufo_dnode_has_state_ (win->root, ATSPI_STATE_MODAL);
+    ufo_value_map_set_bool (info, "dialog", modal || role == ATSPI_ROLE_DIALOG
+                            || role == ATSPI_ROLE_FILE_CHOOSER || role == ATSPI_ROLE_ALERT);
+    ufo_value_map_set_bool (info, "modal", modal);
+    ufo_value_map_set_bool (info, "active", ufo_dnode_has_state_ (win->root, ATSPI_STATE_ACTIVE));
     ufo_value_map_set (op->result, "window", &info);
     ufo_value_destroy (&win->controls);
     win->controls = ufo_value_dup (controls);
@@ -630,6 +638,7 @@ static bool
 s_snap_poll (ufo_desktop_op_t *op)
 {
     ufo_dsnap_t *st = op->state;
+    ufo_desktop_find_poll_ (op);
     if (st->retry && !op->done && op->pending == 0) {
         st->retry = false;
         ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
@@ -650,6 +659,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
     op->state = st;
     op->free_state = s_snap_free;
     op->poll = s_snap_poll;
+    op->wake = ufo_desktop_find_wake_;
     st->xid = xid;
     st->frames = g_ptr_array_new_with_free_func (g_free);
     st->frame_names = g_ptr_array_new ();

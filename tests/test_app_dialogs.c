@@ -1,0 +1,134 @@
+/*  test_app_dialogs.c - the AppAgent works on its application, not on one window: dialogs
+    the application opens are handled in the same subtask (issue 18). `ufo-app --subtask`
+    on real applications in a private virtual desktop, the scripted LLM server choosing
+    every control by what the prompt shows (tests/data/app_agent/NAME.json, `vars`), a real
+    ufo-broker. Outcomes are checked by the test itself: the saved file on disk. */
+#include "app_fixture.h"
+
+#define RUN_MS 180000
+
+//  Runs ufo-app --subtask on file with the config, against the broker. Returns exit status.
+static int
+s_run (const char *config, const char *file, ufo_value_t **lines_p)
+{
+    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
+    return afx_run_app (args, RUN_MS, lines_p);
+}
+
+//  Writes a subtask file for application app, window xid, with this request and subtask.
+static const char *
+s_subtask (const char *session, const char *app, int64_t xid, const char *request,
+           const char *subtask)
+{
+    static char path [400];
+    snprintf (path, sizeof path, "%s/subtask-%s.json", afx_.broker.dir, session);
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "session", session);
+    ufo_value_map_set_str (body, "task", session);
+    char logs [500];
+    snprintf (logs, sizeof logs, "%s/logs", afx_.broker.dir);
+    ufo_value_map_set_str (body, "log_root", logs);
+    ufo_value_map_set_str (body, "subtask", subtask);
+    ufo_value_map_set_str (body, "request", request);
+    ufo_value_map_set_str (body, "application", app);
+    ufo_value_t *window = ufo_value_new_map ();
+    ufo_value_map_set_int (window, "xid", xid);
+    ufo_value_map_set (body, "window", &window);
+    ufo_value_map_set_int (body, "max_steps", 15);
+    ufo_value_t *file = ufo_value_new_map ();
+    ufo_value_map_set (file, "body", &body);
+    char *text = ufo_json_dump (file, 0, NULL);
+    afx_write (path, text);
+    free (text);
+    ufo_value_destroy (&file);
+    return path;
+}
+
+//  The user messages of request.log, one string per step (caller owns the list).
+static ufo_value_t *
+s_prompts (const char *task)
+{
+    char path [600];
+    ufo_value_t *lines = afx_lines (afx_log_path (task, "request.log", path, sizeof path));
+    ufo_value_t *out = ufo_value_new_list ();
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        char *text = ufo_json_dump (ufo_value_list_at (lines, i), 0, NULL);
+        ufo_value_list_push_str (out, text ? text : "");
+        free (text);
+    }
+    ufo_value_destroy (&lines);
+    return out;
+}
+
+UFO_TEST (test_mousepad_save_as)
+{
+    //  two lines, ^s, and the Save As dialog that opens: one subtask, one AppAgent
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("save_as.json") == 0);
+    char target [500], request [800];
+    snprintf (target, sizeof target, "%s/notes-%d.txt", afx_.broker.dir, (int) getpid ());
+    unlink (target);
+    snprintf (request, sizeof request, "Write the lines 'milk' and 'eggs' in Mousepad. Save the note "
+              "as the file %s and leave Mousepad open.", target);
+    const char *file = s_subtask ("s-save-as", "mousepad", xid, request,
+                                  "Type the two lines into the document and save it with Ctrl+S");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (afx_config (""), file, &lines), 0);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    //  5 steps; Save pressed again while GTK had not enabled it yet (it does so a moment
+    //  after the name is set; a click before is ignored)
+    int64_t steps = ufo_value_map_int (result, "steps", -1);
+    CHECK (steps >= 5 && steps <= 15);
+    //  the file, read by the test
+    char *saved = afx_read (target);
+    REQUIRE (saved);
+    CHECK_STR (saved, "milk\neggs");
+    free (saved);
+    //  the prompts: steps 0-1 on the main window, then the dialog (named as such, with the
+    //  window behind it), the last step on the main window again, now titled with the file
+    ufo_value_t *prompts = s_prompts ("s-save-as");
+    size_t n = ufo_value_size (prompts);
+    REQUIRE (n == (size_t) steps);
+    for (size_t i = 0; i < n; i++) {
+        const char *p = ufo_value_str (ufo_value_list_at (prompts, i));
+        bool dialog = i >= 2 && i + 1 < n;
+        CHECK_CONTAINS (p, dialog ? "[Control List of \\\"mousepad\\\", dialog \\\"Save As\\\":]"
+                                  : "[Control List of \\\"mousepad\\\", window \\\"");
+        CHECK (!dialog || strstr (p, "The dialog is in front of the window \\\"*Untitled 1 - Mousepad\\\""));
+    }
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (prompts, n - 1)), "notes-");
+    CHECK_CONTAINS (ufo_value_map_str (result, "comment", ""), "notes-");
+    ufo_value_destroy (&prompts);
+    //  every action succeeded, each on the window of its step
+    char path [600];
+    ufo_value_t *resp = afx_lines (afx_log_path ("s-save-as", "response.log", path, sizeof path));
+    CHECK_INT (ufo_value_size (resp), steps);
+    for (size_t i = 0; i + 1 < ufo_value_size (resp); i++) {
+        const ufo_value_t *r = ufo_value_list_at (resp, i);
+        const ufo_value_t *ok = ufo_value_list_at (ufo_value_map_get (r, "ActionSuccess"), 0);
+        if (!ufo_value_map_bool (ok, "success", false))
+            UFO_FAIL_ ("step %zu (%s) failed: %s", i, ufo_value_map_str (r, "FunctionCall", ""),
+                       ufo_value_map_str (ok, "error", "?"));
+    }
+    ufo_value_destroy (&resp);
+    ufo_value_destroy (&lines);
+    afx_mousepad_kill (pid, xid);
+}
+
+int
+main (void)
+{
+    if (afx_setup ("dialogs") < 0) {
+        fprintf (stderr, "cannot set up the desktop and the broker\n");
+        afx_teardown ();
+        return 1;
+    }
+    AFX_RUN (test_mousepad_save_as);
+    afx_teardown ();
+    return UFO_TEST_END ();
+}
