@@ -82,6 +82,7 @@ typedef struct {
     double cost;
     int64_t prompt_tokens, completion_tokens;
     const char *results;            //  the action's text result
+    const ufo_value_t *window;      //  {"xid", "title", "dialog"} of the step's window, or NULL
 } app_record_t;
 
 //  Writes everything about a finished step; failures are logged, not fatal.

@@ -15,6 +15,7 @@ struct _app_step_t {
     int64_t xid;                    //  the application's window this step works on
     ufo_value_t *window;            //  its entry of the window list (owned)
     char *main_title;               //  the main window's title when this is another window
+    ufo_value_t *window_log;        //  {"xid", "title", "dialog"} for response.log
     int restarts;                   //  observations restarted (the window closed meanwhile)
     ufo_desktop_op_t *op;           //  snapshot or action in flight
     ufo_value_t *snapshot;          //  the control snapshot result
@@ -99,6 +100,7 @@ app_step_destroy (app_step_t **self_p)
     ufo_image_destroy (&self->shot);
     ufo_value_destroy (&self->snapshot);
     ufo_value_destroy (&self->window);
+    ufo_value_destroy (&self->window_log);
     ufo_llm_response_destroy (&self->response);
     ufo_value_destroy (&self->action);
     ufo_value_destroy (&self->action_result);
@@ -344,6 +346,11 @@ s_vars (app_step_t *self, const ufo_value_t *controls)
     ufo_value_map_set_str (vars, "window_title", *title ? title : a->application);
     ufo_value_map_set_str (vars, "window_kind", dialog ? "dialog" : "window");
     ufo_value_map_set_str (vars, "main_window", self->main_title && dialog ? self->main_title : "");
+    ufo_value_destroy (&self->window_log);
+    self->window_log = ufo_value_new_map ();
+    ufo_value_map_set_int (self->window_log, "xid", self->xid);
+    ufo_value_map_set_str (self->window_log, "title", title);
+    ufo_value_map_set_bool (self->window_log, "dialog", dialog);
     ufo_value_t *prev = ufo_value_new_list ();
     for (size_t i = 0; i < ufo_value_size (a->previous_subtasks); i++) {
         const ufo_value_t *p = ufo_value_list_at (a->previous_subtasks, i);
@@ -379,6 +386,11 @@ s_controls_done (app_step_t *self)
         return;
     }
     s_phase_time (self, "control_info");
+    ufo_debug ("%s step %" PRId64 ": snapshot of window %" PRId64 " in %.1f ms: %" PRId64 " nodes, %"
+               PRId64 " fetched, %" PRId64 " calls, %" PRId64 " rewalks", a->agent_name, self->step,
+               self->xid, ufo_value_map_float (self->time_cost, "control_info", 0) * 1e3,
+               ufo_value_map_int (self->snapshot, "nodes", 0), ufo_value_map_int (self->snapshot, "fetched", 0),
+               ufo_value_map_int (self->snapshot, "calls", 0), ufo_value_map_int (self->snapshot, "rewalks", 0));
     //  annotated (and concatenated) screenshots
     ufo_value_t *marked = s_annotated_controls (self, controls);
     ufo_value_destroy (&a->annotate_labels);
@@ -442,11 +454,13 @@ s_controls_done (app_step_t *self)
     }
     ufo_image_destroy (&concat);
     ufo_image_destroy (&annotated);
+    s_phase_time (self, "annotation");
     //  the blackboard and the agent's own memory
     ufo_error_t err;
     ufo_value_t *board = app_board_prompt (ctx->board, a->session, &err);
     if (!board)
         ufo_warn ("%s: blackboard unavailable for the prompt: %s", a->agent_name, err.message);
+    s_phase_time (self, "blackboard");
     ufo_value_t *memory = ufo_value_new_list ();
     size_t total = ufo_value_size (a->memory);
     size_t from = total > (size_t) ctx->memory_steps ? total - (size_t) ctx->memory_steps : 0;
@@ -667,7 +681,8 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
         .selected = self->selected_name, .time_cost = self->time_cost,
         .cost = r ? r->cost : 0, .prompt_tokens = r ? r->prompt_tokens : 0,
         .completion_tokens = r ? r->completion_tokens : 0,
-        .results = self->action_result && text ? text : ""
+        .results = self->action_result && text ? text : "",
+        .window = self->window_log
     };
     app_record_step (a, &rec);
     if (self->shot_url) {
