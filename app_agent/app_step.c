@@ -326,11 +326,8 @@ s_vars (app_step_t *self, const ufo_value_t *controls)
     ufo_value_map_set (vars, "host_message", &tips);
     ufo_value_t *list = ufo_value_new_list ();
     for (size_t i = 0; i < ufo_value_size (controls); i++) {
-        const ufo_value_t *c = ufo_value_list_at (controls, i);
-        ufo_value_t *e = ufo_value_new_map ();
-        ufo_value_map_set_str (e, "label", ufo_value_map_str (c, "label", ""));
-        ufo_value_map_set_str (e, "type", ufo_value_map_str (c, "control_type", ""));
-        ufo_value_map_set_str (e, "name", ufo_value_map_str (c, "control_text", ""));
+        //  one line per control: label, type, name, value, states (ufo_desktop.h)
+        ufo_value_t *e = ufo_desktop_control_prompt (ufo_value_list_at (controls, i));
         ufo_value_list_push (list, &e);
     }
     ufo_value_map_set (vars, "controls", &list);

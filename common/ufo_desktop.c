@@ -178,6 +178,16 @@ s_on_signal (GDBusConnection *conn, const char *sender, const char *path, const 
         GVariant *first = g_variant_get_child_value (params, 0);
         if (g_variant_is_of_type (first, G_VARIANT_TYPE_STRING))
             detail = g_variant_get_string (first, NULL);
+        //  object:state-changed:focused with detail1 = 1: where untargeted keys will go
+        if (streq (member, "StateChanged") && streq (detail, "focused")
+        &&  g_variant_n_children (params) > 1) {
+            GVariant *d1 = g_variant_get_child_value (params, 1);
+            if (g_variant_is_of_type (d1, G_VARIANT_TYPE_INT32) && g_variant_get_int32 (d1) == 1) {
+                g_free (desk->focus_key);
+                desk->focus_key = ufo_dnode_key_ (sender, path);
+            }
+            g_variant_unref (d1);
+        }
         ufo_desktop_invalidate_ (desk, sender, path, member, detail);
         g_variant_unref (first);
     }
@@ -318,7 +328,7 @@ ufo_desktop_win_ (ufo_desktop_t *desk, int64_t xid, bool create)
         return NULL;
     ufo_dwin_t *w = ufo_calloc (1, sizeof (*w));
     w->xid = xid;
-    w->labels = g_ptr_array_new_with_free_func (g_free);
+    w->labels = g_ptr_array_new_with_free_func (ufo_dlabel_free_);
     w->next = desk->wins;
     desk->wins = w;
     return w;
@@ -388,6 +398,7 @@ ufo_desktop_destroy (ufo_desktop_t **self_p)
         g_hash_table_destroy (self->bus_pid);
     if (self->bus_event_ms)
         g_hash_table_destroy (self->bus_event_ms);
+    g_free (self->focus_key);
     if (self->children)
         g_array_free (self->children, TRUE);
     if (self->ops)

@@ -163,6 +163,30 @@ int ufo_image_save_png (const ufo_image_t *self, const char *path, int level, uf
 int ufo_image_encode_png (const ufo_image_t *self, int level, void **data_p, size_t *size_p,
                           ufo_error_t *err);
 
+//  --- Names and prompt lines (pure functions on snapshot values; docs/DESKTOP.md "Names") ---
+//  Gives every control of `controls` (a snapshot's list, modified in place) its best name in
+//  "control_text": the accessible name; else the text of its labelled-by target ("labelled_by");
+//  else, for fields (Edit, ComboBox, Spinner, CheckBox, RadioButton, Document), the caption
+//  beside or above it, taken from `captions` (list of {"text", "rect": [l, t, r, b]}; each
+//  caption names at most one field, the closest); else its description/tooltip
+//  ("description"); else "(unnamed, top right)" (where it is in `window_rect` [l, t, r, b]).
+//  Toolkit class names ("GtkButton") never count as names. Controls of one type with the same
+//  name get " (in CONTAINER)" (their "container": nearest named ancestor) when that tells
+//  them apart, else " (1)", " (2)" in list order. The helper fields "labelled_by",
+//  "container" and "description" are removed. A controls value that is not a list is ignored.
+void ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
+                                const ufo_value_t *window_rect);
+
+//  True if name is a toolkit class name ("GtkButton", "GtkImage", "AdwHeaderBar",
+//  "QPushButton") rather than a name a person gave the control.
+bool ufo_desktop_class_name (const char *name);
+
+//  The variables of one control's line in the AppAgent prompt: a new map {"label", "type",
+//  "name", "value" (the value excerpt on one line, at most ~80 bytes, "" when it only repeats
+//  the name), "states" (the states that matter, comma-separated: disabled, focused, checked,
+//  selected, pressed, expanded, editable, indeterminate)}. Caller owns the result.
+ufo_value_t *ufo_desktop_control_prompt (const ufo_value_t *control);
+
 //  --- Keys (exposed for tests and documentation) ----------------------------------------
 //  Parses pywinauto key syntax ("^a{DELETE}Hello{ENTER}", "%f", "+{TAB}", "{VK_F5 3}") into a
 //  list of {"keysym": int, "down": bool} events. Returns NULL with err on a syntax error.

@@ -23,6 +23,11 @@ typedef struct {
     int sx, sy, ex, ey, button;
     int64_t drag_start, drag_ms;
     ufo_value_t *keys;          //  parsed keys waiting for focus
+    int restore_caret;          //  caret offset to put back after GrabFocus, or -1
+    char *what;                 //  "Edit 'Name'" (label N), for messages
+    ufo_reply_fn text_fn;       //  gets the text read by s_get_text
+    char *target_note;          //  where untargeted keys went (the result's text)
+    char *inner_path;           //  the button inside a button without a click action
 } s_act_t;
 
 static void
@@ -35,6 +40,9 @@ s_act_free (ufo_desktop_op_t *op)
     free (st->bus);
     free (st->app_bus);
     free (st->expect);
+    g_free (st->what);
+    g_free (st->target_note);
+    free (st->inner_path);
     ufo_value_destroy (&st->keys);
     free (st);
     op->state = NULL;
@@ -106,11 +114,17 @@ s_act_poll (ufo_desktop_op_t *op)
             //  keep the action waiting
             int64_t last = s_last_event_ms (desk, st->app_bus);
             bool changed = last >= st->sent_ms;
+            const char *note = changed ? "the UI was still changing when the wait ended"
+                                       : "no UI change was observed";
             if (changed && now - last >= desk->settle_ms && now - st->sent_ms >= desk->settle_ms)
-                ufo_desktop_op_finish_ (op, true, NULL, NULL);
+                ufo_desktop_op_finish_ (op, true, st->target_note, NULL);
+            else if (now > st->effect_deadline && st->target_note) {
+                char *text = g_strdup_printf ("%s; %s", st->target_note, note);
+                ufo_desktop_op_finish_ (op, true, text, NULL);
+                g_free (text);
+            }
             else if (now > st->effect_deadline)
-                ufo_desktop_op_finish_ (op, true, changed ? "the UI was still changing when the "
-                                        "wait ended" : "no UI change was observed", NULL);
+                ufo_desktop_op_finish_ (op, true, note, NULL);
             return op->done;
         }
     }
@@ -159,13 +173,46 @@ s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
         ufo_desktop_op_finish_ (op, true, text, NULL);
 }
 
+//  Reads the whole text of the action's control and calls fn with the (s) reply: the
+//  character count first, then exactly that many characters (GTK4, Qt and Firefox answer ""
+//  to GetText (0, -1)); without a count, GetText (0, -1).
+static void
+s_on_count (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    int count = -1;
+    GVariant *v = NULL;
+    if (reply) {
+        g_variant_get (reply, "(v)", &v);
+        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
+            count = g_variant_get_int32 (v);
+        if (v)
+            g_variant_unref (v);
+    }
+    UFO_UNUSED (error);
+    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
+                       g_variant_new ("(ii)", 0, count), "(s)", st->text_fn, NULL);
+}
+
+static void
+s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn)
+{
+    s_act_t *st = op->state;
+    st->text_fn = fn;
+    ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
+                       g_variant_new ("(ss)", "org.a11y.atspi.Text", "CharacterCount"), "(v)",
+                       s_on_count, NULL);
+}
+
 static void
 s_poll_text (ufo_desktop_op_t *op)
 {
     s_act_t *st = op->state;
     st->polling = true;
-    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
-                       g_variant_new ("(ii)", 0, -1), "(s)", s_on_text_poll, NULL);
+    s_get_text (op, s_on_text_poll);
 }
 
 static void
@@ -196,6 +243,16 @@ s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
     }
     else if (!ok) {
         ufo_desktop_op_finish_ (op, false, NULL, "%s was refused by the application", what);
+        return;
+    }
+    if (st->restore_caret >= 0 && streq (what, "focusing the control")) {
+        //  focusing selected the text or moved the caret (GTK entries select all): put the
+        //  caret back where it was, which also drops the selection, before typing
+        int caret = st->restore_caret;
+        st->restore_caret = -1;
+        ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "SetCaretOffset",
+                           g_variant_new ("(i)", caret), "(b)", s_on_done_call,
+                           "restoring the caret");
         return;
     }
     if (st->keys) {                 //  focus granted: now type
@@ -251,6 +308,86 @@ s_on_caret (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
 }
 
 //  --- helpers -------------------------------------------------------------------------------
+
+static void
+s_on_focus_caret (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    GVariant *v = NULL;
+    if (reply) {
+        g_variant_get (reply, "(v)", &v);
+        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
+            st->restore_caret = g_variant_get_int32 (v);
+        if (v)
+            g_variant_unref (v);
+    }
+    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
+                       NULL, "(b)", s_on_done_call, "focusing the control");
+}
+
+//  Gives the control the keyboard focus without changing its content or caret, then types
+//  st->keys (s_on_done_call). A control that has the focus already is left alone; for a text
+//  control the caret offset is read first and put back after GrabFocus.
+static void
+s_focus_then_type (ufo_desktop_op_t *op, const ufo_dnode_t *node)
+{
+    s_act_t *st = op->state;
+    if (ufo_dnode_has_state_ (node, ATSPI_STATE_FOCUSED)) {
+        GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
+        s_on_done_call (op, empty, NULL, "typing");
+        g_variant_unref (empty);
+    }
+    else if (node->ifaces & S_IF_TEXT)
+        ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
+                           g_variant_new ("(ss)", "org.a11y.atspi.Text", "CaretOffset"), "(v)",
+                           s_on_focus_caret, NULL);
+    else
+        ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
+                           NULL, "(b)", s_on_done_call, "focusing the control");
+}
+
+//  "the focused control, Edit 'Name' (label 3)" or what is known of where keys without a
+//  target go. Caller frees (g_free).
+static char *
+s_focus_where (ufo_desktop_t *desk, int64_t xid, const char *app_bus)
+{
+    ufo_dnode_t *f = desk->focus_key ? g_hash_table_lookup (desk->nodes, desk->focus_key) : NULL;
+    ufo_dwin_t *win = ufo_desktop_win_ (desk, xid, false);
+    if (!f || (app_bus && !streq (f->bus, app_bus)) || !ufo_dnode_has_state_ (f, ATSPI_STATE_FOCUSED)) {
+        //  no focus event seen (or an old one): the latest snapshot's focused control
+        f = NULL;
+        for (guint i = 0; win && !f && i < win->labels->len; i++) {
+            const ufo_dlabel_t *l = g_ptr_array_index (win->labels, i);
+            ufo_dnode_t *n = g_hash_table_lookup (desk->nodes, l->key);
+            if (n && ufo_dnode_has_state_ (n, ATSPI_STATE_FOCUSED))
+                f = n;
+        }
+    }
+    if (!f)
+        return g_strdup ("the window's focus (no focused control was reported)");
+    char *fkey = ufo_dnode_key_ (f->bus, f->path);
+    const char *type = ufo_desktop_control_type_ (desk, f);
+    const char *name = f->name ? f->name : "";
+    while (*name == ' ')
+        name++;
+    for (guint i = 0; win && i < win->labels->len; i++) {
+        const ufo_dlabel_t *l = g_ptr_array_index (win->labels, i);
+        if (streq (l->key, fkey)) {
+            const ufo_value_t *c = ufo_value_list_at (win->controls, l->index);
+            g_free (fkey);
+            return g_strdup_printf ("the focused control, %s '%s' (label %d)",
+                                    ufo_value_map_str (c, "control_type", "?"),
+                                    ufo_value_map_str (c, "control_text", ""), l->label);
+        }
+    }
+    g_free (fkey);
+    return g_strdup_printf ("the focused control, %s '%s' (not in the latest snapshot)",
+                            type ? type : "control", name);
+}
 
 static bool
 s_xtest_click (ufo_desktop_op_t *op, int x, int y, int button, bool dbl)
@@ -337,6 +474,59 @@ s_click_action (const ufo_dnode_t *node)
     return -1;
 }
 
+static void
+s_on_inner_actions (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (error);
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    int index = -1;
+    if (reply) {
+        GVariant *arr = g_variant_get_child_value (reply, 0);
+        for (size_t k = 0; k < UFO_ARRAY_SIZE (s_click_actions) && index < 0; k++)
+            for (gsize i = 0; i < g_variant_n_children (arr) && index < 0; i++) {
+                const char *name = NULL;
+                g_variant_get_child (arr, i, "(&sss)", &name, NULL, NULL);
+                if (name && strcasecmp (name, s_click_actions [k]) == 0)
+                    index = (int) i;
+            }
+        g_variant_unref (arr);
+    }
+    if (index < 0) {
+        s_xtest_click (op, st->cx, st->cy, 1, false);
+        return;
+    }
+    ufo_desktop_call_ (op, st->bus, st->inner_path, "org.a11y.atspi.Action", "DoAction",
+                       g_variant_new ("(i)", index), "(b)", s_on_done_call, "the click");
+}
+
+static void
+s_on_inner_kids (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (error);
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    GVariant *arr = reply ? g_variant_get_child_value (reply, 0) : NULL;
+    if (arr && g_variant_n_children (arr) > 0) {
+        const char *bus = NULL, *path = NULL;
+        g_variant_get_child (arr, 0, "(&s&o)", &bus, &path);
+        if (streq (bus, st->bus)) {
+            st->inner_path = ufo_strdup (path);
+            ufo_desktop_call_ (op, st->bus, st->inner_path, "org.a11y.atspi.Action", "GetActions",
+                               NULL, "(a(sss))", s_on_inner_actions, NULL);
+            g_variant_unref (arr);
+            return;
+        }
+    }
+    if (arr)
+        g_variant_unref (arr);
+    s_xtest_click (op, st->cx, st->cy, 1, false);
+}
+
 static const char *s_needs_control [] = {
     "click_input", "set_edit_text", "texts", "wheel_mouse_input"
 };
@@ -354,6 +544,7 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
     op->wake = s_act_wake;
     st->xid = xid;
     st->wait = A_DONE;
+    st->restore_caret = -1;
     s_start_effect_wait (op);
     if (args && ufo_value_type (args) != UFO_TMAP) {
         ufo_desktop_op_finish_ (op, false, NULL, "Args must be an object");
@@ -398,25 +589,27 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
         needs = true;
     if (needs || (label && *label && !streq (function, "annotation"))) {
         ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
-        char *end = NULL;
-        long n = label ? strtol (label, &end, 10) : 0;
         if (!label || !*label) {
             ufo_desktop_op_finish_ (op, false, NULL, "%s needs a control label", function);
             return op;
         }
-        if (*end) {
+        if (label [strspn (label, "0123456789")]) {
             ufo_desktop_op_finish_ (op, false, NULL, "control label '%.64s' is not a number",
                                     label);
             return op;
         }
-        if (!win || n < 1 || (size_t) n > win->labels->len) {
+        const ufo_dlabel_t *entry = ufo_desktop_label_find_ (win, label);
+        if (!entry) {
             ufo_desktop_op_finish_ (op, false, NULL,
-                                    "no control labelled '%s' in the latest snapshot of window %"
+                                    "no control labelled '%.64s' in the latest snapshot of window %"
                                     PRId64, label, xid);
             return op;
         }
-        control = ufo_value_list_at (win->controls, (size_t) n - 1);
-        st->key = ufo_strdup (g_ptr_array_index (win->labels, (guint) n - 1));
+        control = ufo_value_list_at (win->controls, entry->index);
+        st->key = ufo_strdup (entry->key);
+        st->what = g_strdup_printf ("%s '%s' (label %s)",
+                                    ufo_value_map_str (control, "control_type", "?"),
+                                    ufo_value_map_str (control, "control_text", ""), label);
         node = g_hash_table_lookup (self->nodes, st->key);
         if (!node) {
             ufo_desktop_op_finish_ (op, false, NULL,
@@ -449,6 +642,14 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
             st->wait = A_EFFECT;
             ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Action", "DoAction",
                                g_variant_new ("(i)", index), "(b)", s_on_done_call, "the click");
+        }
+        else if (button == 1 && !dbl && (node->role == ATSPI_ROLE_PUSH_BUTTON
+                                         || node->role == ATSPI_ROLE_TOGGLE_BUTTON)) {
+            //  a button without a click action (GTK4's menu button): the button inside it
+            //  has one; else a pointer click
+            st->wait = A_EFFECT;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetChildren",
+                               NULL, "(a(so))", s_on_inner_kids, NULL);
         }
         else
             s_xtest_click (op, st->cx, st->cy, button, dbl);
@@ -500,6 +701,12 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
             return op;
         }
         st->expect = ufo_strdup (ufo_value_str (text_v));
+        if (!(node->ifaces & S_IF_EDITABLE) && !ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE)) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "control %s is not editable: set_edit_text needs an editable "
+                                    "control (Edit); nothing was typed", st->what);
+            return op;
+        }
         if (!(node->ifaces & S_IF_EDITABLE)) {
             //  no EditableText: type the text (literally) into the focused control
             ufo_error_t err = { 0 };
@@ -510,8 +717,7 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
                 return op;
             }
             st->wait = (node->ifaces & S_IF_TEXT) ? A_TEXT_CONTAINS : A_EFFECT;
-            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
-                               NULL, "(b)", s_on_done_call, "focusing the control");
+            s_focus_then_type (op, node);
             return op;
         }
         if (ufo_value_map_bool (args, "clear_current_text", false)) {
@@ -541,9 +747,12 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
         }
         st->wait = A_EFFECT;
         if (node && (node->ifaces & S_IF_COMPONENT))
-            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
-                               NULL, "(b)", s_on_done_call, "focusing the control");
+            s_focus_then_type (op, node);
         else {
+            //  no target: the keys go wherever the focus is; the result says where that was
+            char *where = s_focus_where (self, xid, st->app_bus);
+            st->target_note = g_strdup_printf ("keys sent to %s", where);
+            g_free (where);
             GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
             s_on_done_call (op, empty, NULL, "typing");
             g_variant_unref (empty);
@@ -572,8 +781,7 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
     }
     else if (streq (function, "texts")) {
         if (node->ifaces & S_IF_TEXT)
-            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
-                               g_variant_new ("(ii)", 0, -1), "(s)", s_on_texts, NULL);
+            s_get_text (op, s_on_texts);
         else
             ufo_desktop_op_finish_ (op, true, ufo_value_map_str (control, "control_text", ""),
                                     NULL);
@@ -595,8 +803,7 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
                 snprintf (buf, sizeof (buf), "%" PRId64, ufo_value_int (l));
                 s = buf;
             }
-            long n = s ? strtol (s, NULL, 10) : 0;
-            if (n >= 1 && (size_t) n <= win->labels->len)
+            if (ufo_desktop_label_find_ (win, s))
                 ufo_value_list_push_str (picked, s);
         }
         op->result = ufo_value_new_map ();

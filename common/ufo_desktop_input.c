@@ -3,6 +3,10 @@
 #include "ufo_prelude.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
+
+//  The escaping rule, quoted by every syntax error.
+#define S_ESCAPES "the characters ( ) + ^ % ~ # { } are special: to type one, put it in braces, " \
+                  "e.g. {(} {)} {+} {{} {}}"
 #include <X11/keysym.h>
 #include <X11/XKBlib.h>
 #include <X11/extensions/XTest.h>
@@ -130,7 +134,8 @@ ufo_desktop_keys_parse (const char *keys, ufo_error_t *err)
         if (*p == '(') {
             if (in_group) {
                 ufo_value_destroy (&list);
-                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys), "keys: nested '('");
+                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys),
+                                  "keys: nested '(' at \"%.24s\"; %s", p, S_ESCAPES);
                 return NULL;
             }
             in_group = true;
@@ -142,7 +147,8 @@ ufo_desktop_keys_parse (const char *keys, ufo_error_t *err)
         if (*p == ')') {
             if (!in_group) {
                 ufo_value_destroy (&list);
-                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys), "keys: ')' without '('");
+                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys),
+                                  "keys: ')' without '(' at \"%.24s\"; %s", p, S_ESCAPES);
                 return NULL;
             }
             for (int i = 3; i >= 0; i--)
@@ -164,14 +170,16 @@ ufo_desktop_keys_parse (const char *keys, ufo_error_t *err)
                 end = start [1] == '}' ? start + 1 : NULL;
             if (!end) {
                 ufo_value_destroy (&list);
-                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys), "keys: unclosed '{'");
+                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys),
+                                  "keys: unclosed '{' at \"%.24s\"; %s", p, S_ESCAPES);
                 return NULL;
             }
             char body [64];
             size_t blen = (size_t) (end - start);
             if (blen == 0 || blen >= sizeof (body)) {
                 ufo_value_destroy (&list);
-                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys), "keys: bad {...}");
+                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys),
+                                  "keys: bad \"%.*s\"; %s", (int) (end - p + 1), p, S_ESCAPES);
                 return NULL;
             }
             memcpy (body, start, blen);
@@ -190,7 +198,9 @@ ufo_desktop_keys_parse (const char *keys, ufo_error_t *err)
                     if (!*arg || *endp || n < 0 || n > S_MAX_REPEAT) {
                         ufo_value_destroy (&list);
                         ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys),
-                                          "keys: bad count or action '%s'", arg);
+                                          "keys: bad count or action '%s' in \"%.*s\" "
+                                          "(write {KEY n}, {KEY down} or {KEY up})", arg,
+                                          (int) (end - p + 1), p);
                         return NULL;
                     }
                     repeat = (int) n;
@@ -199,8 +209,10 @@ ufo_desktop_keys_parse (const char *keys, ufo_error_t *err)
             keysym = s_brace_keysym (body);
             if (!keysym) {
                 ufo_value_destroy (&list);
-                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys), "keys: unknown key {%s}",
-                                  body);
+                ufo_error_set_at (err, UFO_E_SYNTAX, (size_t) (p - keys),
+                                  "keys: unknown key \"%.*s\" (names: {ENTER}, {TAB}, {ESC}, "
+                                  "{F5} ...; Ctrl, Shift, Alt are written ^ + %% before a key, "
+                                  "e.g. \"^s\"); %s", (int) (end - p + 1), p, S_ESCAPES);
                 return NULL;
             }
             p = end + 1;
@@ -233,7 +245,7 @@ ufo_desktop_keys_parse (const char *keys, ufo_error_t *err)
     }
     if (in_group) {
         ufo_value_destroy (&list);
-        ufo_error_set (err, UFO_E_SYNTAX, "keys: unclosed '('");
+        ufo_error_set (err, UFO_E_SYNTAX, "keys: unclosed '(' in \"%.40s\"; %s", keys, S_ESCAPES);
         return NULL;
     }
     if (ufo_value_size (list) > S_MAX_EVENTS) {

@@ -34,7 +34,8 @@ struct _ufo_dnode_t {
     int32_t ext [4];            //  x, y, w, h relative to the window; w = -1 unknown
     char **actions;             //  NULL-terminated, NULL until read
     char *text;                 //  text / value excerpt
-    char *desc;                 //  description, read when the name is a widget class name
+    char *desc;                 //  description, read when the name is empty or a class name
+    char *relby;                //  "bus path" of the labelled-by target, read with desc
     bool valid;                 //  role and states fresh
     bool detail_valid;          //  extents, name, interfaces fresh
     bool ext_stale;             //  extents to re-read (layout may have changed)
@@ -47,6 +48,15 @@ struct _ufo_dnode_t {
     GPtrArray *new_kids;        //  children reply being assembled
 };
 
+//  A label of a snapshot (ufo_desktop_label.c): which object it names, and its identity.
+typedef struct {
+    int label;                  //  1.. (0 while not yet assigned)
+    size_t index;               //  position in the snapshot's control list
+    char *key;                  //  node key "bus path"
+    char *ident;                //  "ROLE|name|ancestor roles" (see ufo_desktop_label.c)
+    int cx, cy;                 //  centre on screen
+} ufo_dlabel_t;
+
 typedef struct _ufo_dwin_t ufo_dwin_t;
 struct _ufo_dwin_t {
     int64_t xid;
@@ -55,7 +65,8 @@ struct _ufo_dwin_t {
     int width, height;          //  X geometry at the last snapshot
     bool uses_showing;          //  the toolkit sets SHOWING (GTK3 yes, GTK4 no)
     int64_t snap_ms;            //  when the last snapshot ended
-    GPtrArray *labels;          //  char* node keys of the last snapshot, label i+1
+    GPtrArray *labels;          //  ufo_dlabel_t* of the last snapshot, in list order
+    int next_label;             //  the highest label ever given in this window
     ufo_value_t *controls;      //  the last snapshot's control list (owned)
     ufo_dwin_t *next;
 };
@@ -74,6 +85,7 @@ struct _ufo_desktop_t {
     GHashTable *bus_pid;        //  bus name -> pid (int)
     ufo_dwin_t *wins;
     uint64_t event_seq;         //  AT-SPI events seen
+    char *focus_key;            //  "bus path" of the control that last reported the focus
     GHashTable *bus_event_ms;   //  bus name -> last event time (ms) as gint64*
     ufo_value_t *launchers;
     ufo_value_t *control_list;
@@ -112,6 +124,7 @@ typedef struct {
     GPtrArray *frames;          //  char* "bus path" keys of the app's windows
     GPtrArray *frame_names;
     bool want_tree;
+    bool raw;                   //  controls before the naming rules, plus "captions"
     ufo_value_t *types;         //  control types offered
     int fetched;
     unsigned gen;
@@ -153,14 +166,13 @@ ufo_dnode_t *ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *p
                              ufo_dnode_t *parent);
 uint64_t ufo_dnode_serial_ (ufo_dnode_t *node);
 char *ufo_dnode_key_ (const char *bus, const char *path);      //  "bus path", g_free
-bool ufo_dnode_leaf_ (uint32_t role);
+bool ufo_dnode_leaf_ (const ufo_dnode_t *node);   //  inside not walked (an open menu button's is)
 bool ufo_dnode_label_role_ (uint32_t role);
 bool ufo_dnode_text_role_ (uint32_t role);
 bool ufo_dnode_value_role_ (uint32_t role);
 ufo_value_t *ufo_dnode_states_value_ (const ufo_dnode_t *node);    //  ["focused", ...]
 ufo_value_t *ufo_dnode_excerpt_ (const char *text, int max);       //  UTF-8-safe, "..." if cut
 ufo_value_t *ufo_dnode_clean_name_ (const char *name);             //  "2 2" -> "2" (GTK4)
-bool ufo_dnode_class_name_ (const char *name);      //  "GtkButton": unlabeled GTK4 widget
 void ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
                               const char *member, const char *detail);
 const char *ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node);
@@ -168,6 +180,14 @@ bool ufo_dnode_hidden_ (const ufo_dnode_t *node, bool uses_showing);
 bool ufo_dnode_has_state_ (const ufo_dnode_t *node, AtspiStateType state);
 
 void ufo_desktop_walk_start_ (ufo_desktop_op_t *op, ufo_dwin_t *win);
+
+//  ufo_desktop_label.c
+void ufo_dlabel_free_ (void *label);
+//  Gives each entry of fresh (labels 0) the label of the same control in the last snapshot,
+//  or a new one; fresh (a reference is taken) becomes win->labels.
+void ufo_desktop_labels_assign_ (ufo_dwin_t *win, GPtrArray *fresh);
+//  The entry with this label ("12") in the window's latest snapshot, or NULL.
+const ufo_dlabel_t *ufo_desktop_label_find_ (const ufo_dwin_t *win, const char *label);
 
 //  ufo_desktop_find.c
 void ufo_desktop_find_start_ (ufo_desktop_op_t *op);

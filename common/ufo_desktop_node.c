@@ -66,6 +66,7 @@ ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node)
     free (node->name);
     free (node->text);
     free (node->desc);
+    free (node->relby);
     g_strfreev (node->actions);
     free (node);
 }
@@ -146,8 +147,13 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
         case ATSPI_ROLE_LIST_ITEM:
             return "ListItem";
         case ATSPI_ROLE_MENU_ITEM: case ATSPI_ROLE_CHECK_MENU_ITEM: case ATSPI_ROLE_RADIO_MENU_ITEM:
-        case ATSPI_ROLE_MENU: case ATSPI_ROLE_TEAROFF_MENU_ITEM:
+        case ATSPI_ROLE_TEAROFF_MENU_ITEM:
             return "MenuItem";
+        case ATSPI_ROLE_MENU:
+            //  a submenu ("File" in a menu bar) is an item; a popup menu or a GTK4 popover
+            //  (the child of a button, a window) is only the container of its items
+            return node->parent && (node->parent->role == ATSPI_ROLE_MENU_BAR
+                                    || node->parent->role == ATSPI_ROLE_MENU) ? "MenuItem" : NULL;
         case ATSPI_ROLE_SCROLL_BAR:
             return "ScrollBar";
         case ATSPI_ROLE_TREE_ITEM:
@@ -177,11 +183,15 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
 }
 
 //  Controls whose inside is not offered: the walk does not enter them (a button's label
-//  is the button's name). Containers such as menus, lists, trees and documents are entered.
+//  is the button's name). Containers such as menus, lists, trees and documents are entered,
+//  and so is an expanded button: a GTK4 menu button holds its open popover.
 bool
-ufo_dnode_leaf_ (uint32_t role)
+ufo_dnode_leaf_ (const ufo_dnode_t *node)
 {
-    switch (role) {
+    if ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
+    &&  ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED))
+        return false;
+    switch (node->role) {
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
         case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
         case ATSPI_ROLE_TEXT: case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC:
@@ -282,15 +292,4 @@ ufo_dnode_clean_name_ (const char *name)
         value = ufo_value_new_string (name);
     free (trimmed);
     return value;
-}
-
-bool
-ufo_dnode_class_name_ (const char *name)
-{
-    if (!name || strncmp (name, "Gtk", 3) != 0 || !isupper ((unsigned char) name [3]))
-        return false;
-    for (const char *p = name; *p; p++)
-        if (!isalnum ((unsigned char) *p))
-            return false;
-    return true;
 }

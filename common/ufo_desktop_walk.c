@@ -19,7 +19,7 @@ typedef struct {
 } s_ref_t;
 
 enum { W_ROLE, W_STATE, W_NAME, W_IFACES, W_EXTENTS, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE,
-       W_DESC };
+       W_DESC, W_RELS, W_COUNT, W_TEXT2 };
 
 
 static bool
@@ -116,10 +116,20 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
         node->extra_valid = true;
         free (node->desc);
         node->desc = NULL;
-        if (ufo_dnode_class_name_ (node->name))  //  GTK4 names unlabeled widgets by class:
-            s_node_call (op, node, W_DESC, "org.freedesktop.DBus.Properties", "Get",  //  the
+        free (node->relby);
+        node->relby = NULL;
+        //  no usable name (none, or a class name such as GtkButton): the naming rules need
+        //  the labelled-by relation and the description (tooltip)
+        const char *nm = node->name ? node->name : "";
+        while (*nm == ' ')
+            nm++;
+        if (!*nm || ufo_desktop_class_name (nm)) {
+            s_node_call (op, node, W_DESC, "org.freedesktop.DBus.Properties", "Get",
                          g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Description"),
-                         "(v)");                 //  description (tooltip) says more
+                         "(v)");
+            s_node_call (op, node, W_RELS, "org.a11y.atspi.Accessible", "GetRelationSet", NULL,
+                         "(a(ua(so)))");
+        }
         if (node->ext [2] < 0)      //  a named panel (Group): its extents now
             s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
                          s_coords (op), "((iiii))");
@@ -147,7 +157,7 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
                              "(v)");
         }
     }
-    if (node->kids && !ufo_dnode_leaf_ (node->role))
+    if (node->kids && !ufo_dnode_leaf_ (node))
         for (guint i = 0; i < node->kids->len; i++)
             s_visit (op, g_ptr_array_index (node->kids, i));
 }
@@ -163,7 +173,7 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
         return;
     bool detail = !node->detail_valid;
     bool ext_only = !detail && node->ext_stale;
-    bool kids = !ufo_dnode_leaf_ (node->role) && !node->kids_valid;
+    bool kids = !ufo_dnode_leaf_ (node) && !node->kids_valid;
     if (!detail && !kids && !ext_only) {
         s_expand (op, node);
         return;
@@ -295,7 +305,8 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                     node->ifaces |= S_IF_ACTION;
                 break;
             }
-            case W_TEXT: {
+            case W_TEXT:
+            case W_TEXT2: {
                 const char *s = NULL;
                 g_variant_get (reply, "(&s)", &s);
                 free (node->text);
@@ -303,6 +314,44 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 node->ifaces |= S_IF_TEXT;
                 if (ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE))
                     node->ifaces |= S_IF_EDITABLE;
+                //  GTK4, Qt (and Firefox for short texts) answer "" when the end offset is past
+                //  the text: ask for the character count, then for exactly that much
+                if (ref->what == W_TEXT && !*node->text && !op->cancelled && !op->done)
+                    s_node_call (op, node, W_COUNT, "org.freedesktop.DBus.Properties", "Get",
+                                 g_variant_new ("(ss)", "org.a11y.atspi.Text", "CharacterCount"),
+                                 "(v)");
+                break;
+            }
+            case W_COUNT: {
+                GVariant *v = NULL;
+                g_variant_get (reply, "(v)", &v);
+                int count = v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32)
+                          ? g_variant_get_int32 (v) : 0;
+                if (v)
+                    g_variant_unref (v);
+                int want = count < op->desk->text_excerpt + 1 ? count : op->desk->text_excerpt + 1;
+                if (want > 0 && !op->cancelled && !op->done)
+                    s_node_call (op, node, W_TEXT2, "org.a11y.atspi.Text", "GetText",
+                                 g_variant_new ("(ii)", 0, want), "(s)");
+                break;
+            }
+            case W_RELS: {
+                GVariant *arr = g_variant_get_child_value (reply, 0);
+                GVariantIter iter;
+                guint32 type;
+                GVariant *targets;
+                g_variant_iter_init (&iter, arr);
+                while (!node->relby && g_variant_iter_next (&iter, "(u@a(so))", &type, &targets)) {
+                    const char *bus, *path;
+                    if (type == ATSPI_RELATION_LABELLED_BY && g_variant_n_children (targets) > 0) {
+                        g_variant_get_child (targets, 0, "(&s&o)", &bus, &path);
+                        char *key = ufo_dnode_key_ (bus, path);
+                        node->relby = ufo_strdup (key);
+                        g_free (key);
+                    }
+                    g_variant_unref (targets);
+                }
+                g_variant_unref (arr);
                 break;
             }
             case W_DESC: {
@@ -411,14 +460,50 @@ s_rect (const ufo_dsnap_t *st, const ufo_dnode_t *node)
     return rect;
 }
 
+//  What s_collect gathers besides the control list.
+typedef struct {
+    ufo_value_t *controls;      //  the control list (labels filled in later)
+    GPtrArray *labels;          //  ufo_dlabel_t*, one per control
+    GPtrArray *tree_refs;       //  the tree node of each control (borrowed) or NULL
+    ufo_value_t *captions;      //  labels that may name a field: {text, rect}
+    int nodes;
+} s_collect_t;
+
+//  "ROLE|name|parent role/grandparent role/..." (see ufo_desktop_label.c).
+static char *
+s_ident (const ufo_dnode_t *node)
+{
+    GString *s = g_string_new (NULL);
+    g_string_append_printf (s, "%u|%s|", node->role, node->name ? node->name : "");
+    for (const ufo_dnode_t *up = node->parent; up; up = up->parent)
+        g_string_append_printf (s, "%u/", up->role);
+    char *out = ufo_strdup (s->str);
+    g_string_free (s, TRUE);
+    return out;
+}
+
+//  The name of the nearest named ancestor below the window (a panel, group, menu ...).
+static const char *
+s_container (const ufo_dnode_t *node)
+{
+    for (const ufo_dnode_t *up = node->parent; up && up->parent; up = up->parent) {
+        const char *name = up->name;
+        while (name && *name == ' ')
+            name++;
+        if (name && *name && !ufo_desktop_class_name (name))
+            return name;
+    }
+    return "";
+}
+
 static void
-s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t *controls,
-           ufo_value_t *tree_parent, int *nodes)
+s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_t *tree_parent,
+           bool popup)
 {
     ufo_dsnap_t *st = op->state;
     if (!node->valid || !node->detail_valid || ufo_dnode_hidden_ (node, st->uses_showing))
         return;
-    (*nodes)++;
+    out->nodes++;
     const char *type = ufo_desktop_control_type_ (op->desk, node);
     ufo_value_t *tree_node = NULL;
     if (tree_parent) {
@@ -436,7 +521,13 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
     //  offered: inside the window; a menu item may also be in a popup outside it
     int x, y;
     s_origin (st, node, &x, &y);
-    bool menu = type && streq (type, "MenuItem");
+    //  popups (menus, GTK4 popovers, the open menu button holding one) may extend
+    //  beyond the window: what is inside them counts if it is on the screen
+    popup = popup || node->role == ATSPI_ROLE_MENU || node->role == ATSPI_ROLE_POPUP_MENU
+         || (node->parent && node->role == ATSPI_ROLE_WINDOW)
+         || ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
+             && ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED));
+    bool menu = popup || (type && streq (type, "MenuItem"));
     int bx = menu ? 0 : st->wx, by = menu ? 0 : st->wy;
     int bw = menu ? op->desk->screen_w : st->ww, bh = menu ? op->desk->screen_h : st->wh;
     bool on_screen = node->ext [2] > 0 && node->ext [3] > 0
@@ -451,17 +542,30 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
                 type = NULL;
         }
     }
+    //  a button inside a button (GTK4's menu button holds the toggle that opens its popover)
+    //  is part of the outer one, which is offered and clicked through it
+    if (type && streq (type, "Button") && node->parent
+    &&  (node->parent->role == ATSPI_ROLE_PUSH_BUTTON || node->parent->role == ATSPI_ROLE_TOGGLE_BUTTON))
+        type = NULL;
+    //  any label on screen may be the caption of a field, offered or not
+    if (on_screen && type && streq (type, "Text") && node->name && *node->name) {
+        ufo_value_t *cap = ufo_value_new_map ();
+        ufo_value_map_set_str (cap, "text", node->name);
+        ufo_value_t *rect = s_rect (st, node);
+        ufo_value_map_set (cap, "rect", &rect);
+        ufo_value_list_push (out->captions, &cap);
+    }
     if (on_screen && s_offered (st, type)) {
         ufo_value_t *c = ufo_value_new_map ();
-        ufo_value_t *label = ufo_value_new_stringf ("%zu", ufo_value_size (controls) + 1);
-        if (tree_node)
-            ufo_value_map_set_copy (tree_node, "label", label);
-        ufo_value_map_set (c, "label", &label);
+        ufo_value_map_set_str (c, "label", "");
         ufo_value_map_set_str (c, "control_type", type);
-        ufo_value_t *text = ufo_dnode_clean_name_ (node->desc && *node->desc ? node->desc
-                                                                               : node->name);
+        ufo_value_t *text = ufo_dnode_clean_name_ (node->name);
         ufo_value_map_set (c, "control_text", &text);
         ufo_value_t *rect = s_rect (st, node);
+        int cx = (int) (ufo_value_int (ufo_value_list_at (rect, 0))
+                        + ufo_value_int (ufo_value_list_at (rect, 2))) / 2;
+        int cy = (int) (ufo_value_int (ufo_value_list_at (rect, 1))
+                        + ufo_value_int (ufo_value_list_at (rect, 3))) / 2;
         ufo_value_map_set (c, "control_rect", &rect);
         ufo_value_t *actions = ufo_value_new_list ();
         for (int i = 0; node->actions && node->actions [i]; i++)
@@ -471,12 +575,30 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, ufo_dwin_t *win, ufo_value_t
         ufo_value_map_set (c, "value", &value);
         ufo_value_t *states = ufo_dnode_states_value_ (node);
         ufo_value_map_set (c, "states", &states);
-        ufo_value_list_push (controls, &c);
-        g_ptr_array_add (win->labels, ufo_dnode_key_ (node->bus, node->path));
+        //  inputs of the naming rules (ufo_desktop_name_controls removes them)
+        if (node->desc && *node->desc)
+            ufo_value_map_set_str (c, "description", node->desc);
+        ufo_dnode_t *lab = node->relby ? g_hash_table_lookup (op->desk->nodes, node->relby) : NULL;
+        if (lab && lab->name && *lab->name)
+            ufo_value_map_set_str (c, "labelled_by", lab->name);
+        const char *in = s_container (node);
+        if (*in)
+            ufo_value_map_set_str (c, "container", in);
+        ufo_dlabel_t *l = ufo_calloc (1, sizeof (*l));
+        l->index = ufo_value_size (out->controls);
+        char *key = ufo_dnode_key_ (node->bus, node->path);
+        l->key = ufo_strdup (key);
+        g_free (key);
+        l->ident = s_ident (node);
+        l->cx = cx;
+        l->cy = cy;
+        g_ptr_array_add (out->labels, l);
+        g_ptr_array_add (out->tree_refs, tree_node);
+        ufo_value_list_push (out->controls, &c);
     }
     ufo_value_t *kids = tree_node ? ufo_value_new_list () : NULL;
-    for (guint i = 0; node->kids && !ufo_dnode_leaf_ (node->role) && i < node->kids->len; i++)
-        s_collect (op, g_ptr_array_index (node->kids, i), win, controls, kids, nodes);
+    for (guint i = 0; node->kids && !ufo_dnode_leaf_ (node) && i < node->kids->len; i++)
+        s_collect (op, g_ptr_array_index (node->kids, i), out, kids, popup);
     if (tree_node) {
         ufo_value_map_set (tree_node, "children", &kids);
         ufo_value_list_push (tree_parent, &tree_node);
@@ -498,7 +620,7 @@ s_stale (const ufo_dsnap_t *st, const ufo_dnode_t *node)
                    node->busy, node->stage);
         return true;
     }
-    if (ufo_dnode_hidden_ (node, st->uses_showing) || ufo_dnode_leaf_ (node->role))
+    if (ufo_dnode_hidden_ (node, st->uses_showing) || ufo_dnode_leaf_ (node))
         return false;
     if (!node->kids_valid)
         return true;
@@ -546,12 +668,29 @@ s_maybe_finish (ufo_desktop_op_t *op)
             return;
         }
     }
-    g_ptr_array_set_size (win->labels, 0);
     win->snap_ms = ufo_desktop_now_ms_ ();
-    ufo_value_t *controls = ufo_value_new_list ();
+    s_collect_t out = {
+        .controls = ufo_value_new_list (),
+        .labels = g_ptr_array_new_with_free_func (ufo_dlabel_free_),
+        .tree_refs = g_ptr_array_new (),
+        .captions = ufo_value_new_list ()
+    };
     ufo_value_t *tree = st->want_tree ? ufo_value_new_list () : NULL;
-    int nodes = 0;
-    s_collect (op, win->root, win, controls, tree, &nodes);
+    s_collect (op, win->root, &out, tree, false);
+    //  stable labels, then the best names
+    ufo_desktop_labels_assign_ (win, out.labels);
+    for (guint i = 0; i < out.labels->len; i++) {
+        const ufo_dlabel_t *l = g_ptr_array_index (out.labels, i);
+        char num [16];
+        snprintf (num, sizeof num, "%d", l->label);
+        ufo_value_map_set_str (ufo_value_list_at (out.controls, l->index), "label", num);
+        if (g_ptr_array_index (out.tree_refs, i))
+            ufo_value_map_set_str (g_ptr_array_index (out.tree_refs, i), "label", num);
+    }
+    g_ptr_array_unref (out.labels);
+    g_ptr_array_unref (out.tree_refs);
+    ufo_value_t *controls = out.controls;
+    int nodes = out.nodes;
     op->result = ufo_value_new_map ();
     ufo_value_t *info = ufo_value_new_map ();
     ufo_value_map_set_int (info, "xid", st->xid);
@@ -571,6 +710,11 @@ s_maybe_finish (ufo_desktop_op_t *op)
                             || role == ATSPI_ROLE_FILE_CHOOSER || role == ATSPI_ROLE_ALERT);
     ufo_value_map_set_bool (info, "modal", modal);
     ufo_value_map_set_bool (info, "active", ufo_dnode_has_state_ (win->root, ATSPI_STATE_ACTIVE));
+    if (st->raw)                //  the inputs of the naming rules, as recorded for tests
+        ufo_value_map_set_copy (op->result, "captions", out.captions);
+    else
+        ufo_desktop_name_controls (controls, out.captions, ufo_value_map_get (info, "rect"));
+    ufo_value_destroy (&out.captions);
     ufo_value_map_set (op->result, "window", &info);
     ufo_value_destroy (&win->controls);
     win->controls = ufo_value_dup (controls);
@@ -664,6 +808,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
     st->frames = g_ptr_array_new_with_free_func (g_free);
     st->frame_names = g_ptr_array_new ();
     st->want_tree = ufo_value_map_bool (options, "tree", false);
+    st->raw = ufo_value_map_bool (options, "raw", false);
     st->uses_showing = true;
     st->calls0 = self->calls;
     const ufo_value_t *types = ufo_value_map_get (options, "control_list");

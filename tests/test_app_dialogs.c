@@ -62,7 +62,8 @@ s_prompts (const char *task)
 
 UFO_TEST (test_mousepad_save_as)
 {
-    //  two lines, ^s, and the Save As dialog that opens: one subtask, one AppAgent
+    //  two lines, ^s, and the Save As dialog that opens: one subtask, one AppAgent. The
+    //  scripted model finds the file name field by its caption ("Name"), Save by its name
     int pid = 0;
     const char *label = NULL;
     int64_t xid = afx_mousepad (&pid, &label);
@@ -80,8 +81,9 @@ UFO_TEST (test_mousepad_save_as)
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
-    //  5 steps; Save pressed again while GTK had not enabled it yet (it does so a moment
-    //  after the name is set; a click before is ignored)
+    //  5 steps, plus waits while the prompt shows Save disabled (GTK enables it a moment
+    //  after the name is set) and Save pressed again while the dialog stays (GTK checks the
+    //  typed folder asynchronously; that can outlast the click's effect wait)
     int64_t steps = ufo_value_map_int (result, "steps", -1);
     CHECK (steps >= 5 && steps <= 15);
     //  the file, read by the test

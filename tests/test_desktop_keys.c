@@ -1,6 +1,7 @@
 /*  test_desktop_keys.c - the pywinauto key syntax of keyboard_input (no display needed). */
 #include "ufo_test.h"
 #include "ufo.h"
+#include <dirent.h>
 
 //  Renders parsed events as "+Control_L +a -a -Control_L" using X keysym numbers.
 static char *
@@ -74,11 +75,123 @@ UFO_TEST (test_errors)
     CHECK_INT (code, UFO_E_TOO_LARGE);
 }
 
+//  Appends to found every key string a prompt file shows: `...` spans on lines about keys
+//  and the values of "keys": "..." in JSON examples.
+static void
+s_prompt_keys (const char *path, ufo_value_t *found)
+{
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return;
+    char line [8192];
+    while (fgets (line, sizeof line, f)) {
+        bool about_keys = strstr (line, "keyboard_input") || strstr (line, "\"keys\"");
+        for (char *p = line; about_keys && (p = strchr (p, '`')); ) {
+            char *end = strchr (p + 1, '`');
+            if (!end)
+                break;
+            ufo_value_t *s = ufo_value_new_stringn (p + 1, (size_t) (end - p - 1));
+            ufo_value_list_push (found, &s);
+            p = end + 1;
+        }
+        for (char *p = line; (p = strstr (p, "\"keys\": \"")); ) {
+            p += 8;
+            ufo_error_t err = { 0 };
+            char *end = p + 1;
+            while (*end && *end != '"')
+                end += *end == '\\' && end [1] ? 2 : 1;
+            ufo_value_t *s = ufo_json_parse (p, (size_t) (end + 1 - p), NULL, &err);
+            if (ufo_value_type (s) == UFO_TSTRING)
+                ufo_value_list_push (found, &s);
+            else
+                ufo_value_destroy (&s);
+            p = end;
+        }
+    }
+    fclose (f);
+}
+
+//  Every key string in prompts/ is one the parser reads; the prompts teach the escaping.
+UFO_TEST (test_prompt_keys)
+{
+    const char *src = getenv ("UFO_SOURCE_DIR") ? getenv ("UFO_SOURCE_DIR") : "..";
+    ufo_value_t *found = ufo_value_new_list ();
+    //  every template of every agent (prompts/<agent>/<name>.tmpl)
+    char root [1024];
+    snprintf (root, sizeof root, "%s/prompts", src);
+    DIR *top = opendir (root);
+    REQUIRE (top);
+    int files = 0;
+    for (struct dirent *d; (d = readdir (top)); ) {
+        if (d->d_name [0] == '.')
+            continue;
+        char sub [2048];
+        snprintf (sub, sizeof sub, "%s/%s", root, d->d_name);
+        DIR *dir = opendir (sub);
+        for (struct dirent *e; dir && (e = readdir (dir)); ) {
+            size_t len = strlen (e->d_name);
+            if (len < 6 || strcmp (e->d_name + len - 5, ".tmpl"))
+                continue;
+            char path [4096];
+            snprintf (path, sizeof path, "%s/%s", sub, e->d_name);
+            files++;
+            s_prompt_keys (path, found);
+            FILE *f = fopen (path, "r");
+            static char text [262144];
+            size_t n = f ? fread (text, 1, sizeof text - 1, f) : 0;
+            text [n] = 0;
+            if (f)
+                fclose (f);
+            CHECK (!strstr (text, "{CTRL}"));       //  not our syntax: "^s"
+        }
+        if (dir)
+            closedir (dir);
+    }
+    closedir (top);
+    CHECK (files >= 10);
+    CHECK (ufo_value_size (found) >= 20);          //  the prompt shows the syntax
+    for (size_t i = 0; i < ufo_value_size (found); i++) {
+        const char *keys = ufo_value_str (ufo_value_list_at (found, i));
+        ufo_error_t err = { 0 };
+        ufo_value_t *events = ufo_desktop_keys_parse (keys, &err);
+        if (!events)
+            fprintf (stderr, "prompt keys '%s': %s\n", keys, err.message);
+        CHECK (events != NULL);
+        ufo_value_destroy (&events);
+    }
+    ufo_value_destroy (&found);
+    //  the escaping the prompt teaches types the characters themselves
+    int code;
+    const char *sum = s_render ("=SUM{(}A1:A3{)}", &code);
+    CHECK (sum && strstr (sum, "+28 -28") && strstr (sum, "+29 -29"));
+    CHECK (s_render ("^s", &code) && strstr (s_render ("^s", &code), "+ffe3 +73 -73 -ffe3"));
+}
+
+//  A syntax error quotes the part it could not read and states the escaping rule.
+UFO_TEST (test_error_messages)
+{
+    ufo_error_t err = { 0 };
+    CHECK (ufo_desktop_keys_parse ("{CTRL}s", &err) == NULL);
+    CHECK_CONTAINS (err.message, "\"{CTRL}\"");
+    CHECK_CONTAINS (err.message, "^s");
+    CHECK_CONTAINS (err.message, "{(}");
+    CHECK (ufo_desktop_keys_parse ("=SUM(A1:A3", &err) == NULL);
+    CHECK_CONTAINS (err.message, "=SUM(A1:A3");
+    CHECK (ufo_desktop_keys_parse ("x{ENTER", &err) == NULL);
+    CHECK_CONTAINS (err.message, "\"{ENTER\"");
+    CHECK (ufo_desktop_keys_parse ("ab)c", &err) == NULL);
+    CHECK_CONTAINS (err.message, "\")c\"");
+    CHECK (ufo_desktop_keys_parse ("{TAB x}", &err) == NULL);
+    CHECK_CONTAINS (err.message, "{TAB x}");
+}
+
 int
 main (void)
 {
     UFO_RUN (test_plain_and_special);
     UFO_RUN (test_modifiers);
     UFO_RUN (test_errors);
+    UFO_RUN (test_prompt_keys);
+    UFO_RUN (test_error_messages);
     return UFO_TEST_END ();
 }

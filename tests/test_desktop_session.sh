@@ -12,7 +12,14 @@ gone () { for _ in $(seq 1 200); do kill -0 "$1" 2>/dev/null || return 0; sleep 
 out=$("$S" run -- sh -c 'echo "$UFO_DESKTOP_SESSION"; test -S "/tmp/.X11-unix/X${DISPLAY#:}" &&
   dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames >/dev/null &&
   dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.a11y.Bus.GetAddress >/dev/null &&
-  test -d "$XDG_RUNTIME_DIR" && test -z "${NO_AT_BRIDGE:-}" && echo fine')
+  test -d "$XDG_RUNTIME_DIR" && test -z "${NO_AT_BRIDGE:-}" &&
+  test "${QT_ACCESSIBILITY:-}" = 1 && test "${QT_LINUX_ACCESSIBILITY_ALWAYS_ON:-}" = 1 &&
+  test "${GNOME_ACCESSIBILITY:-}" = 1 && echo fine')
+# start prints the Qt/Gecko accessibility variables for the caller's shell too
+e0=$("$S" start)
+qt=$(eval "$e0"; "$S" stop "$UFO_DESKTOP_SESSION"
+     echo "$QT_ACCESSIBILITY$QT_LINUX_ACCESSIBILITY_ALWAYS_ON$GNOME_ACCESSIBILITY")
+check '[ "$qt" = 111 ]'
 check '[ "$(echo "$out" | tail -1)" = fine ]'
 dir=$(echo "$out" | head -1)
 check '[ -n "$dir" ] && [ ! -e "$dir" ]'

@@ -1,7 +1,8 @@
 /*  ufo-desktop - the desktop layer from the command line, for debugging and demos.
 
     ufo-desktop windows                         list application windows (JSON)
-    ufo-desktop controls XID [tree]             control snapshot of a window (JSON)
+    ufo-desktop controls XID [tree|raw]         control snapshot of a window (JSON); raw: before
+                                                the naming rules, with "captions" (for recording)
     ufo-desktop act XID LABEL FUNCTION [ARGS]   one action; LABEL "-" for none; ARGS JSON
     ufo-desktop shot XID|screen PATH [annotate] screenshot to PNG (annotated with the controls)
     ufo-desktop keys KEYS                       parse pywinauto key syntax (JSON key events)
@@ -16,7 +17,7 @@
 static int
 s_usage (void)
 {
-    fprintf (stderr, "usage: ufo-desktop windows | controls XID [tree] | act XID LABEL FUNCTION "
+    fprintf (stderr, "usage: ufo-desktop windows | controls XID [tree|raw] | act XID LABEL FUNCTION "
                      "[ARGS] | shot XID|screen PATH [annotate] | keys KEYS\n");
     return 2;
 }
@@ -30,10 +31,11 @@ s_print (const ufo_value_t *value)
 }
 
 static ufo_value_t *
-s_snapshot (ufo_desktop_t *desk, int64_t xid, bool tree)
+s_snapshot (ufo_desktop_t *desk, int64_t xid, bool tree, bool raw)
 {
     ufo_value_t *opts = ufo_value_new_map ();
     ufo_value_map_set_bool (opts, "tree", tree);
+    ufo_value_map_set_bool (opts, "raw", raw);
     ufo_desktop_op_t *op = ufo_desktop_controls_begin (desk, xid, opts);
     ufo_value_destroy (&opts);
     return ufo_desktop_op_run (desk, &op);
@@ -73,13 +75,14 @@ main (int argc, char **argv)
         ufo_value_destroy (&wins);
     }
     else if (strcmp (argv [1], "controls") == 0 && argc >= 3) {
-        ufo_value_t *r = s_snapshot (desk, xid, argc > 3 && strcmp (argv [3], "tree") == 0);
+        ufo_value_t *r = s_snapshot (desk, xid, argc > 3 && strcmp (argv [3], "tree") == 0,
+                                    argc > 3 && strcmp (argv [3], "raw") == 0);
         s_print (r);
         rc = ufo_value_map_bool (r, "success", false) ? 0 : 1;
         ufo_value_destroy (&r);
     }
     else if (strcmp (argv [1], "act") == 0 && argc >= 5) {
-        ufo_value_t *snap = s_snapshot (desk, xid, false);
+        ufo_value_t *snap = s_snapshot (desk, xid, false, false);
         ufo_value_destroy (&snap);
         ufo_value_t *args = argc > 5 ? ufo_json_parse_str (argv [5], &err) : NULL;
         if (argc > 5 && !args) {
@@ -101,7 +104,7 @@ main (int argc, char **argv)
         ufo_image_t *img = screen ? ufo_desktop_capture_screen (desk, &err)
                                   : ufo_desktop_capture_window (desk, xid, &err);
         if (img && argc > 4 && strcmp (argv [4], "annotate") == 0 && !screen) {
-            ufo_value_t *snap = s_snapshot (desk, xid, false);
+            ufo_value_t *snap = s_snapshot (desk, xid, false, false);
             ufo_value_t *marks = NULL;
             ufo_image_t *annotated = ufo_image_annotate (img, ufo_value_map_get (snap, "controls"),
                                                          &marks);

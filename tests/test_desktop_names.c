@@ -1,0 +1,308 @@
+/*  test_desktop_names.c - the naming rules and prompt lines of controls (ufo_desktop_name.c)
+    on accessibility trees recorded from real applications (the files in tests/data/names/, written
+    by `ufo-desktop controls XID raw`: the controls before naming plus the captions), and on
+    small hand-made cases for what no recording shows. No display needed. */
+#include "ufo_test.h"
+#include "ufo.h"
+
+#define streq(a, b) (strcmp ((a), (b)) == 0)
+
+static ufo_value_t *
+s_load (const char *name)
+{
+    char path [1024];
+    const char *dir = getenv ("UFO_TEST_DATA") ? getenv ("UFO_TEST_DATA") : "../tests";
+    snprintf (path, sizeof path, "%s/data/names/%s", dir, name);
+    ufo_error_t err = { 0 };
+    ufo_value_t *v = ufo_json_parse_file (path, NULL, &err);
+    if (!v)
+        fprintf (stderr, "%s: %s\n", path, err.message);
+    return v;
+}
+
+//  Names the recorded snapshot's controls as the walk does; returns the control list.
+static ufo_value_t *
+s_named (ufo_value_t *snap)
+{
+    ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    ufo_desktop_name_controls (controls, ufo_value_map_get (snap, "captions"),
+                               ufo_value_path (snap, "window.rect"));
+    return controls;
+}
+
+//  Index of the control of this type whose rectangle's top is `top` (the recording's
+//  geometry identifies the fields independently of any name), or -1.
+static int
+s_at_row (const ufo_value_t *controls, const char *type, int64_t top)
+{
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (streq (ufo_value_map_str (c, "control_type", ""), type)
+        &&  ufo_value_int (ufo_value_list_at (ufo_value_map_get (c, "control_rect"), 1)) == top)
+            return (int) i;
+    }
+    return -1;
+}
+
+static int
+s_named_index (const ufo_value_t *controls, const char *type, const char *name)
+{
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (streq (ufo_value_map_str (c, "control_type", ""), type)
+        &&  streq (ufo_value_map_str (c, "control_text", ""), name))
+            return (int) i;
+    }
+    return -1;
+}
+
+//  No name in the list is empty or a toolkit class name; no two of a type are equal; the
+//  helper fields are gone.
+static void
+s_check_clean (const ufo_value_t *controls)
+{
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        const char *name = ufo_value_map_str (c, "control_text", "");
+        CHECK (*name);
+        CHECK (!ufo_desktop_class_name (name));
+        CHECK (!strstr (name, "Gtk"));
+        CHECK (!ufo_value_map_get (c, "labelled_by"));
+        CHECK (!ufo_value_map_get (c, "container"));
+        CHECK (!ufo_value_map_get (c, "description"));
+        for (size_t k = i + 1; k < ufo_value_size (controls); k++) {
+            const ufo_value_t *d = ufo_value_list_at (controls, k);
+            if (streq (ufo_value_map_str (c, "control_type", ""), ufo_value_map_str (d, "control_type", "")))
+                CHECK (!streq (name, ufo_value_map_str (d, "control_text", "")));
+        }
+    }
+}
+
+//  zenity --forms (GTK3): each caption is a separate label listed AFTER its field, and the
+//  fields have no accessible name; the caption beside each field names it.
+UFO_TEST (test_caption_after_field)
+{
+    ufo_value_t *snap = s_load ("zenity_forms.json");
+    REQUIRE (snap);
+    ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    //  the recording really has unnamed fields whose caption comes later in the list
+    int first = s_at_row (controls, "Edit", 428);
+    int first_caption = s_at_row (controls, "Text", 428);
+    REQUIRE (first >= 0 && first_caption >= 0);
+    CHECK (first < first_caption);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) first), "control_text", "?"), "");
+    s_named (snap);
+    static const struct { const char *type; int64_t top; const char *name; } want [] = {
+        { "Edit", 428, "First name" }, { "Edit", 468, "Last name" }, { "Edit", 508, "Secret" },
+        { "ComboBox", 548, "Member" },
+    };
+    for (size_t i = 0; i < sizeof (want) / sizeof (want [0]); i++) {
+        int at = s_at_row (controls, want [i].type, want [i].top);
+        REQUIRE (at >= 0);
+        CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) at), "control_text", ""),
+                   want [i].name);
+    }
+    //  the captions themselves stay in the list, unchanged
+    CHECK (s_named_index (controls, "Text", "First name") >= 0);
+    CHECK (s_named_index (controls, "Button", "OK") >= 0);
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+}
+
+//  gnome-calculator (GTK4): unlabeled widgets are named after their class (GtkMenuButton,
+//  GtkButton, GtkImage, GtkSourceView); the description or a placeholder replaces it.
+UFO_TEST (test_class_names)
+{
+    ufo_value_t *snap = s_load ("calculator.json");
+    REQUIRE (snap);
+    ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    size_t classes = 0;
+    for (size_t i = 0; i < ufo_value_size (controls); i++)
+        classes += ufo_desktop_class_name (ufo_value_map_str (ufo_value_list_at (controls, i),
+                                                              "control_text", ""));
+    CHECK (classes >= 5);           //  the recording has them
+    s_named (snap);
+    CHECK (s_named_index (controls, "Button", "Mode selection") >= 0);
+    CHECK (s_named_index (controls, "Button", "Primary menu") >= 0);
+    CHECK (s_named_index (controls, "Button", "Clear Display [Escape]") >= 0);
+    CHECK (s_named_index (controls, "Button", "Pi [Ctrl+P]") >= 0);
+    CHECK (s_named_index (controls, "Button", "=") >= 0);
+    //  the display (no name, no description) gets a placeholder saying where it is
+    int display = s_at_row (controls, "Edit", 166);
+    REQUIRE (display >= 0);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) display), "control_text", ""),
+               "(unnamed, middle)");
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+
+    //  an open GTK4 popover: its items, named; the menu button holding it says "expanded"
+    snap = s_load ("calculator_popover.json");
+    REQUIRE (snap);
+    controls = s_named (snap);
+    int advanced = s_named_index (controls, "MenuItem", "Advanced");
+    int mode = s_named_index (controls, "Button", "Mode selection");
+    CHECK (advanced >= 0 && mode >= 0);
+    ufo_value_t *line = ufo_desktop_control_prompt (ufo_value_list_at (controls, (size_t) mode));
+    CHECK_STR (ufo_value_map_str (line, "states", ""), "expanded");
+    ufo_value_destroy (&line);
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+
+    CHECK (ufo_desktop_class_name ("GtkButton"));
+    CHECK (ufo_desktop_class_name ("AdwHeaderBar"));
+    CHECK (ufo_desktop_class_name ("QPushButton"));
+    CHECK (!ufo_desktop_class_name ("Quit"));
+    CHECK (!ufo_desktop_class_name ("Gtk"));
+    CHECK (!ufo_desktop_class_name ("QA"));
+    CHECK (!ufo_desktop_class_name ("Gtk Button"));
+    CHECK (!ufo_desktop_class_name (""));
+    CHECK (!ufo_desktop_class_name (NULL));
+}
+
+//  zenity --list: cells with the same text ("red", "yes") are told apart by their order.
+UFO_TEST (test_duplicates)
+{
+    ufo_value_t *snap = s_load ("zenity_list.json");
+    REQUIRE (snap);
+    ufo_value_t *controls = s_named (snap);
+    int r1 = s_named_index (controls, "ListItem", "red (1)");
+    int r2 = s_named_index (controls, "ListItem", "red (2)");
+    CHECK (r1 >= 0 && r2 >= 0 && r1 < r2);
+    CHECK (s_named_index (controls, "ListItem", "yes (2)") >= 0);
+    CHECK (s_named_index (controls, "ListItem", "banana") >= 0);     //  unique: unchanged
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+
+    //  the nearest named container, when it tells them apart; a control of another type
+    //  with the same name is no duplicate
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Button\", \"control_text\": \"Menu\", \"container\": \"Toolbar\","
+        "  \"control_rect\": [0, 0, 10, 10]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"Menu\", \"container\": \"Sidebar\","
+        "  \"control_rect\": [0, 20, 10, 30]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"Menu\", \"container\": \"Sidebar\","
+        "  \"control_rect\": [0, 40, 10, 50]},"
+        " {\"control_type\": \"Text\", \"control_text\": \"Menu\", \"control_rect\": [0, 60, 10, 70]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"GtkButton\", \"control_rect\": [0, 80, 10, 90]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"\", \"control_rect\": [0, 80, 10, 90]}]", NULL);
+    REQUIRE (list);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 100, 100]", NULL);
+    ufo_desktop_name_controls (list, NULL, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Menu (in Toolbar)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Menu (in Sidebar, 1)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "Menu (in Sidebar, 2)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Menu");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 4), "control_text", ""), "(unnamed, bottom left) (1)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 5), "control_text", ""), "(unnamed, bottom left) (2)");
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&win);
+}
+
+//  The order of the rules: own name, labelled-by, caption (closest; each caption names one
+//  field; above when nothing is beside), description, placeholder.
+UFO_TEST (test_rule_order)
+{
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Edit\", \"control_text\": \"Own\", \"labelled_by\": \"By\","
+        "  \"control_rect\": [100, 0, 200, 20]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"labelled_by\": \"Street:\","
+        "  \"description\": \"tip\", \"control_rect\": [100, 30, 200, 50]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"GtkText\", \"description\": \"Where you live\","
+        "  \"control_rect\": [100, 60, 200, 80]},"
+        " {\"control_type\": \"Spinner\", \"control_text\": \"\", \"control_rect\": [300, 130, 400, 150]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [100, 200, 200, 220]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"\", \"description\": \"Send it\","
+        "  \"control_rect\": [100, 230, 200, 250]}]", NULL);
+    ufo_value_t *captions = ufo_json_parse_str (
+        "[{\"text\": \"Far:\", \"rect\": [0, 60, 20, 80]},"
+        " {\"text\": \"City:\", \"rect\": [40, 60, 95, 80]},"
+        " {\"text\": \"Count\", \"rect\": [300, 105, 360, 125]},"
+        " {\"text\": \"GtkLabel\", \"rect\": [40, 200, 95, 220]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 400, 300]", NULL);
+    REQUIRE (list && captions && win);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Own");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Street");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "City");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Count");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 4), "control_text", ""), "(unnamed, bottom)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 5), "control_text", ""), "Send it");
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&captions);
+
+    //  a combo box named after its selection (GTK3): the caption names it, the selection is
+    //  its value; without a caption its own name stays
+    list = ufo_json_parse_str (
+        "[{\"control_type\": \"ComboBox\", \"control_text\": \"yes\", \"value\": \"\","
+        "  \"control_rect\": [100, 0, 200, 20]},"
+        " {\"control_type\": \"ComboBox\", \"control_text\": \"Large\", \"control_rect\": [100, 200, 200, 220]}]", NULL);
+    captions = ufo_json_parse_str ("[{\"text\": \"Member:\", \"rect\": [20, 0, 90, 20]}]", NULL);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Member");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "value", ""), "yes");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Large");
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&captions);
+    ufo_value_destroy (&win);
+
+    //  bad input is ignored, never a crash
+    ufo_desktop_name_controls (NULL, NULL, NULL);
+    ufo_value_t *odd = ufo_json_parse_str ("[1, \"x\", {\"control_text\": 3}]", NULL);
+    ufo_desktop_name_controls (odd, odd, odd);
+    ufo_value_destroy (&odd);
+    odd = ufo_json_parse_str ("{\"a\": 1}", NULL);
+    ufo_desktop_name_controls (odd, NULL, NULL);
+    ufo_value_destroy (&odd);
+}
+
+//  The prompt line: value once and short, on one line; only the states that matter.
+UFO_TEST (test_prompt_line)
+{
+    ufo_value_t *c = ufo_json_parse_str (
+        "{\"label\": \"7\", \"control_type\": \"Edit\", \"control_text\": \"Notes\","
+        " \"value\": \"line one\\nline two\","
+        " \"states\": [\"focusable\", \"editable\", \"focused\", \"active\", \"multi_line\"]}", NULL);
+    ufo_value_t *line = ufo_desktop_control_prompt (c);
+    CHECK_STR (ufo_value_map_str (line, "label", ""), "7");
+    CHECK_STR (ufo_value_map_str (line, "type", ""), "Edit");
+    CHECK_STR (ufo_value_map_str (line, "name", ""), "Notes");
+    CHECK_STR (ufo_value_map_str (line, "value", ""), "line one line two");
+    CHECK_STR (ufo_value_map_str (line, "states", ""), "focused, editable");
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
+    //  a label's value is its name: not repeated; a long value is cut (UTF-8 safe) with "..."
+    c = ufo_json_parse_str ("{\"control_type\": \"Text\", \"control_text\": \"Total\", \"value\": \"Total\","
+                            " \"states\": [\"disabled\", \"checked\"]}", NULL);
+    line = ufo_desktop_control_prompt (c);
+    CHECK_STR (ufo_value_map_str (line, "value", "?"), "");
+    CHECK_STR (ufo_value_map_str (line, "states", ""), "disabled, checked");
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
+    char big [400];
+    strcpy (big, "{\"value\": \"");
+    for (int i = 0; i < 60; i++)
+        strcat (big, "é");
+    strcat (big, "\"}");
+    c = ufo_json_parse_str (big, NULL);
+    line = ufo_desktop_control_prompt (c);
+    const char *v = ufo_value_map_str (line, "value", "");
+    CHECK (strlen (v) <= 83 && strlen (v) > 60);
+    CHECK (strstr (v, "...") == v + strlen (v) - 3);
+    CHECK (ufo_utf8_valid (v, strlen (v)));
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
+    line = ufo_desktop_control_prompt (NULL);
+    CHECK_STR (ufo_value_map_str (line, "name", "?"), "");
+    ufo_value_destroy (&line);
+}
+
+int
+main (void)
+{
+    UFO_RUN (test_caption_after_field);
+    UFO_RUN (test_class_names);
+    UFO_RUN (test_duplicates);
+    UFO_RUN (test_rule_order);
+    UFO_RUN (test_prompt_line);
+    return UFO_TEST_END ();
+}
