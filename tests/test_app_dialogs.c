@@ -4,6 +4,7 @@
     every control by what the prompt shows (tests/data/app_agent/NAME.json, `vars`), a real
     ufo-broker. Outcomes are checked by the test itself: the saved file on disk. */
 #include "app_fixture.h"
+#include <sys/wait.h>
 
 #define RUN_MS 180000
 
@@ -122,6 +123,81 @@ UFO_TEST (test_mousepad_save_as)
     afx_mousepad_kill (pid, xid);
 }
 
+//  Starts argv (a child of the test, in its own process group) with Qt's accessibility on.
+//  Returns the pid or -1.
+static pid_t
+s_spawn (const char *const *argv)
+{
+    pid_t pid = fork ();
+    if (pid == 0) {
+        setpgid (0, 0);
+        setenv ("QT_ACCESSIBILITY", "1", 1);
+        setenv ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1", 1);
+        int devnull = open ("/dev/null", O_WRONLY);
+        if (devnull >= 0) {
+            dup2 (devnull, STDOUT_FILENO);
+            dup2 (devnull, STDERR_FILENO);
+        }
+        execvp (argv [0], (char *const *) argv);
+        _exit (127);
+    }
+    return pid;
+}
+
+static void
+s_stop (pid_t pid)
+{
+    if (pid > 0) {
+        kill (pid, SIGKILL);
+        waitpid (pid, NULL, 0);
+    }
+}
+
+UFO_TEST (test_featherpad_save)
+{
+    //  a Qt5 editor: text typed, ^s, Qt's own Save As dialog handled in the same subtask
+    const char *argv [] = { "featherpad", "--standalone", NULL };
+    pid_t pid = s_spawn (argv);
+    REQUIRE (pid > 0);
+    int64_t xid = dfx_wait_window (afx_.desk, pid, NULL, AFX_WAIT_MS);
+    ufo_value_t *ready = xid ? dfx_wait_control (afx_.desk, xid, "Edit", NULL, AFX_WAIT_MS) : NULL;
+    if (!ready) {
+        s_stop (pid);
+        REQUIRE (ready);
+    }
+    ufo_value_destroy (&ready);
+    REQUIRE (afx_llm_start ("featherpad_save.json") == 0);
+    char target [500], request [800];
+    snprintf (target, sizeof target, "%s/qt-note-%d.txt", afx_.broker.dir, (int) getpid ());
+    unlink (target);
+    snprintf (request, sizeof request, "Write 'hello from featherpad' in FeatherPad. Save the note as "
+              "the file %s and keep the editor open.", target);
+    const char *file = s_subtask ("s-featherpad", "featherpad", xid, request,
+                                  "Type the text into the document and save it with Ctrl+S");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (afx_config (""), file, &lines), 0);
+    const ufo_value_t *result = afx_result (lines);
+    CHECK (result && !strcmp (ufo_value_map_str (result, "status", ""), "FINISH"));
+    //  the file, read by the test (FeatherPad ends the last line with a newline)
+    char *saved = afx_read (target);
+    CHECK (saved && (!strcmp (saved, "hello from featherpad\n") || !strcmp (saved, "hello from featherpad")));
+    free (saved);
+    //  the dialog was a step of this subtask, named as a dialog; the last step is back on
+    //  the main window, titled with the file
+    char path [600];
+    ufo_value_t *resp = afx_lines (afx_log_path ("s-featherpad", "response.log", path, sizeof path));
+    size_t n = ufo_value_size (resp), dialogs = 0;
+    for (size_t i = 0; i < n; i++)
+        dialogs += ufo_value_map_bool (ufo_value_map_get (ufo_value_list_at (resp, i), "Window"), "dialog", false);
+    CHECK (n >= 5 && n <= 12 && dialogs >= 2 && dialogs + 3 <= n);
+    const ufo_value_t *last = ufo_value_map_get (ufo_value_list_at (resp, n ? n - 1 : 0), "Window");
+    CHECK (!ufo_value_map_bool (last, "dialog", true));
+    CHECK_CONTAINS (ufo_value_map_str (last, "title", ""), "qt-note-");
+    ufo_value_destroy (&resp);
+    ufo_value_destroy (&lines);
+    s_stop (pid);
+}
+
 int
 main (void)
 {
@@ -131,6 +207,7 @@ main (void)
         return 1;
     }
     AFX_RUN (test_mousepad_save_as);
+    AFX_RUN (test_featherpad_save);
     afx_teardown ();
     return UFO_TEST_END ();
 }
