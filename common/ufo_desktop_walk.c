@@ -762,12 +762,18 @@ s_snap_free (ufo_desktop_op_t *op)
     op->state = NULL;
 }
 
+//  GTK4 sends neither bounds events nor, for parts of a window no client has read yet (a
+//  stack page shown, rows added to a list inside it), children-changed: after any event
+//  from the application, the extents and the child lists of what is cached are read again
+//  (children already known keep what was read of them).
 static void
-s_stale_extents (ufo_dnode_t *node)
+s_stale_layout (ufo_dnode_t *node)
 {
     node->ext_stale = true;
+    if (!ufo_dnode_leaf_ (node))
+        node->kids_valid = false;
     for (guint i = 0; node->kids && i < node->kids->len; i++)
-        s_stale_extents (g_ptr_array_index (node->kids, i));
+        s_stale_layout (g_ptr_array_index (node->kids, i));
 }
 
 static void
@@ -834,11 +840,12 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
             win->height = st->wh;
         }
         st->uses_showing = win->uses_showing;
-        //  GTK4 sends no bounds events: after any event from the application, re-read the
-        //  extents (only) of what is cached; an unchanged window costs nothing
+        //  GTK4 sends no bounds events and few children-changed: after any event from the
+        //  application, re-read the extents and child lists of what is cached (s_stale_layout);
+        //  an unchanged window costs nothing
         gint64 *last = g_hash_table_lookup (self->bus_event_ms, win->root->bus);
         if (!win->uses_showing && last && *last >= win->snap_ms)
-            s_stale_extents (win->root);
+            s_stale_layout (win->root);
         ufo_desktop_walk_start_ (op, win);
         return op;
     }
