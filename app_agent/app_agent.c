@@ -12,9 +12,9 @@ app_agent_emit (app_agent_t *self, ufo_value_t **body_p)
 }
 
 //  Finds the window of the subtask: by xid, else by pid, else by title, else by the
-//  application name. Returns the xid or 0.
+//  application name. Returns the xid (*pid_p its process) or 0.
 static int64_t
-s_find_window (app_ctx_t *ctx, const ufo_value_t *window, const char *application)
+s_find_window (app_ctx_t *ctx, const ufo_value_t *window, const char *application, int64_t *pid_p)
 {
     ufo_error_t err;
     ufo_value_t *wins = ufo_desktop_windows (ctx->desktop, &err);
@@ -36,13 +36,16 @@ s_find_window (app_ctx_t *ctx, const ufo_value_t *window, const char *applicatio
         if (*application && strcasecmp (ufo_value_map_str (w, "name", ""), application) == 0 && !found [3])
             found [3] = xid;
     }
-    ufo_value_destroy (&wins);
+    int64_t xid = 0;
     if (want_xid)
-        return found [0];       //  a named window that is gone is not replaced by another
-    for (int i = 1; i < 4; i++)
-        if (found [i])
-            return found [i];
-    return 0;
+        xid = found [0];        //  a named window that is gone is not replaced by another
+    for (int i = 1; i < 4 && !want_xid && !xid; i++)
+        xid = found [i];
+    for (size_t i = 0; i < ufo_value_size (wins) && xid; i++)
+        if (ufo_value_map_int (ufo_value_list_at (wins, i), "xid", 0) == xid)
+            *pid_p = ufo_value_map_int (ufo_value_list_at (wins, i), "pid", 0);
+    ufo_value_destroy (&wins);
+    return xid;
 }
 
 static int
@@ -69,7 +72,8 @@ s_parse_body (app_agent_t *self, ufo_error_t *err)
     const ufo_value_t *window = body.window;
     if (!*self->application && strcmp (self->ctx->app, "*") != 0)
         self->application = self->ctx->app;
-    self->xid = s_find_window (self->ctx, window, self->application);
+    self->xid = s_find_window (self->ctx, window, self->application, &self->pid);
+    self->window_xid = self->xid;
     if (!self->xid)
         return ufo_error_set (err, UFO_E_NOT_FOUND, "the window of '%s' (%s) is not on the desktop",
                               self->application, ufo_value_map_str (window, "title", "no title"));
@@ -240,10 +244,12 @@ s_end (app_agent_t *self, app_state_t state, const char *error, const char *comm
     static const char *const names [] = {
         "CONTINUE", "SCREENSHOT", "PENDING", "CONFIRM", "FINISH", "FAIL", "ERROR" };
     app_step_destroy (&self->step);
-    //  the window as the subtask ends
+    //  the window as the subtask ends: the one of the last step (a dialog), else the main one
     char final [128] = "";
     ufo_error_t err;
-    ufo_image_t *img = ufo_desktop_capture_window (self->ctx->desktop, self->xid, &err);
+    ufo_image_t *img = ufo_desktop_capture_window (self->ctx->desktop, self->window_xid, &err);
+    if (!img && self->window_xid != self->xid)
+        img = ufo_desktop_capture_window (self->ctx->desktop, self->xid, &err);
     if (img) {
         snprintf (final, sizeof final, "action_round_%" PRId64 "_sub_round_%" PRId64 "_final.png",
                   self->round, self->subtask_index);

@@ -5,6 +5,7 @@
 
 #include "app_agent.h"
 #include "app_step.h"
+#include "app_window.h"
 
 //  The answer recorded for a question nobody could be asked (the original's ASK_QUESTION off).
 #define APP_PLACEHOLDER "no answer available, proceed"
@@ -22,7 +23,9 @@ struct _app_agent_t {
     int64_t round, subtask_index, step_base, round_step_base, max_steps;
     bool interactive, auto_confirm;
     const ufo_value_t *tips, *previous_subtasks;
-    int64_t xid;
+    int64_t xid;                    //  the subtask's (main) window
+    int64_t pid;                    //  its application's process (_NET_WM_PID; 0 unknown)
+    int64_t window_xid;             //  the window of the last step (a dialog, or xid)
     char agent_name [160];          //  "AppAgent/<application>"
     ufo_tasklog_t *log;
     app_emit_fn *emit;
@@ -79,6 +82,7 @@ typedef struct {
     double cost;
     int64_t prompt_tokens, completion_tokens;
     const char *results;            //  the action's text result
+    const ufo_value_t *window;      //  {"xid", "title", "dialog"} of the step's window, or NULL
 } app_record_t;
 
 //  Writes everything about a finished step; failures are logged, not fatal.

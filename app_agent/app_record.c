@@ -82,6 +82,10 @@ s_build_record (app_agent_t *a, const app_record_t *rec)
     ufo_value_map_set_str (r, "Results", rec->results ? rec->results : "");
     ufo_value_map_set_str (r, "error", rec->error ? rec->error : "");
     ufo_value_map_set_copy (r, "time_cost", rec->time_cost);
+    if (rec->window)
+        ufo_value_map_set_copy (r, "Window", rec->window);
+    else
+        ufo_value_map_set (r, "Window", &(ufo_value_t *) { ufo_value_new_map () });
     ufo_value_t *clog = ufo_value_new_map ();
     if (rec->control) {
         ufo_value_map_set_str (clog, "label", ufo_value_map_str (rec->control, "label", ""));
@@ -161,6 +165,8 @@ app_record_step (app_agent_t *a, const app_record_t *rec)
 {
     app_ctx_t *ctx = a->ctx;
     ufo_error_t err;
+    struct timespec t0;
+    clock_gettime (CLOCK_MONOTONIC, &t0);
     ufo_value_t *record = s_build_record (a, rec);
     if (ufo_tasklog_append (a->log, "response.log", record, &err) < 0)
         ufo_warn ("%s: response.log: %s", a->agent_name, err.message);
@@ -220,6 +226,11 @@ app_record_step (app_agent_t *a, const app_record_t *rec)
     ufo_value_map_set_str (ev, "kind", "step");
     ufo_value_t *red = ufo_tasklog_redact (a->log, record);
     ufo_value_map_set (ev, "record", &red);
+    //  what recording took (logs, board items, screenshot blob): after time_cost was written
+    struct timespec t1;
+    clock_gettime (CLOCK_MONOTONIC, &t1);
+    ufo_value_map_set_float (ev, "record_s", (double) (t1.tv_sec - t0.tv_sec)
+                                             + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9);
     app_agent_emit (a, &ev);
     ev = ufo_value_new_map ();
     ufo_value_map_set_str (ev, "kind", "cost");

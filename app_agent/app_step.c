@@ -12,6 +12,11 @@ struct _app_step_t {
     ufo_value_t *time_cost;         //  seconds per phase (map)
     ufo_image_t *shot;              //  clean screenshot
     char shot_name [S_NAME], annotated_name [S_NAME], concat_name [S_NAME], selected_name [S_NAME];
+    int64_t xid;                    //  the application's window this step works on
+    ufo_value_t *window;            //  its entry of the window list (owned)
+    char *main_title;               //  the main window's title when this is another window
+    ufo_value_t *window_log;        //  {"xid", "title", "dialog"} for response.log
+    int restarts;                   //  observations restarted (the window closed meanwhile)
     ufo_desktop_op_t *op;           //  snapshot or action in flight
     ufo_value_t *snapshot;          //  the control snapshot result
     int64_t llm_id;                 //  request in flight (0 none)
@@ -94,12 +99,15 @@ app_step_destroy (app_step_t **self_p)
     ufo_desktop_op_destroy (&self->op);
     ufo_image_destroy (&self->shot);
     ufo_value_destroy (&self->snapshot);
+    ufo_value_destroy (&self->window);
+    ufo_value_destroy (&self->window_log);
     ufo_llm_response_destroy (&self->response);
     ufo_value_destroy (&self->action);
     ufo_value_destroy (&self->action_result);
     ufo_value_destroy (&self->time_cost);
     free (self->error);
     free (self->shot_url);
+    free (self->main_title);
     free (self);
     *self_p = NULL;
 }
@@ -161,6 +169,38 @@ s_window_alive (app_ctx_t *ctx, int64_t xid)
     return alive;
 }
 
+//  Chooses the window of the application this step works on (app_window.h): a dialog it
+//  opened, else its main window. Returns false when the application has no window left.
+static bool
+s_pick_window (app_step_t *self)
+{
+    app_agent_t *a = self->agent;
+    ufo_error_t err;
+    ufo_value_t *wins = ufo_desktop_windows (a->ctx->desktop, &err);
+    if (!wins) {
+        self->xid = a->window_xid;      //  cannot tell: the capture will say
+        return true;
+    }
+    const ufo_value_t *w = app_window_pick (wins, a->pid, a->xid, a->window_xid);
+    ufo_value_destroy (&self->window);
+    free (self->main_title);
+    self->main_title = NULL;
+    if (w) {
+        self->xid = ufo_value_map_int (w, "xid", 0);
+        self->window = ufo_value_dup (w);
+        for (size_t i = 0; i < ufo_value_size (wins) && self->xid != a->xid; i++)
+            if (ufo_value_map_int (ufo_value_list_at (wins, i), "xid", 0) == a->xid)
+                self->main_title = ufo_strdup (ufo_value_map_str (ufo_value_list_at (wins, i), "title", ""));
+        if (self->xid != a->window_xid)
+            ufo_info ("%s step %" PRId64 ": now on the %s '%s' (window %" PRId64 ")", a->agent_name,
+                      self->step, ufo_value_map_bool (w, "dialog", false) ? "dialog" : "window",
+                      ufo_value_map_str (w, "title", ""), self->xid);
+        a->window_xid = self->xid;
+    }
+    ufo_value_destroy (&wins);
+    return w != NULL;
+}
+
 //  Saves img as name in the log directory. Returns 0 or -1 (logged).
 static int
 s_save (app_step_t *self, const ufo_image_t *img, const char *name)
@@ -192,21 +232,39 @@ s_url (app_step_t *self, const ufo_image_t *img)
     return url;
 }
 
+//  The step's window closed between choosing it and reading it (a dialog that was going
+//  away): observe again, on the window the application shows now. False when the
+//  application has no window left or this happened too often (the caller ends the step).
+static bool
+s_observe_again (app_step_t *self)
+{
+    if (self->restarts >= 3)
+        return false;
+    self->restarts++;
+    ufo_image_destroy (&self->shot);
+    ufo_value_destroy (&self->snapshot);
+    ufo_desktop_op_destroy (&self->op);
+    self->phase = APP_STEP_OBSERVE;
+    return true;
+}
+
 static void
 s_observe (app_step_t *self)
 {
     app_agent_t *a = self->agent;
     app_ctx_t *ctx = a->ctx;
     self->t0 = self->t_mark = s_now_us ();
-    if (!s_window_alive (ctx, a->xid)) {
+    if (!s_pick_window (self)) {
         self->phase = APP_STEP_CLOSED;
         return;
     }
     ufo_error_t err;
-    self->shot = ufo_desktop_capture_window (ctx->desktop, a->xid, &err);
+    self->shot = ufo_desktop_capture_window (ctx->desktop, self->xid, &err);
     if (!self->shot) {
-        if (!s_window_alive (ctx, a->xid))
-            self->phase = APP_STEP_CLOSED;
+        if (!s_window_alive (ctx, self->xid)) {
+            if (!s_observe_again (self))
+                self->phase = APP_STEP_CLOSED;
+        }
         else
             s_fail (self, "screenshot of the window failed: %s", err.message);
         return;
@@ -227,7 +285,7 @@ s_observe (app_step_t *self)
     ufo_value_t *opts = ufo_value_new_map ();
     if (ctx->save_ui_tree)
         ufo_value_map_set_bool (opts, "tree", true);
-    self->op = ufo_desktop_controls_begin (ctx->desktop, a->xid, opts);
+    self->op = ufo_desktop_controls_begin (ctx->desktop, self->xid, opts);
     ufo_value_destroy (&opts);
     self->phase = APP_STEP_CONTROLS;
 }
@@ -273,6 +331,23 @@ s_vars (app_step_t *self, const ufo_value_t *controls)
         ufo_value_list_push (list, &e);
     }
     ufo_value_map_set (vars, "controls", &list);
+    //  the window the controls belong to: its title, and "dialog" when it is one (for X a
+    //  dialog type, transient or modal window; for AT-SPI a dialog, file chooser or alert
+    //  role, or the modal state); a dialog names the window it is in front of
+    const ufo_value_t *info = ufo_value_map_get (self->snapshot, "window");
+    const char *title = ufo_value_map_str (self->window, "title", ufo_value_map_str (info, "title", ""));
+    bool dialog = ufo_value_map_bool (self->window, "dialog", false)
+               || ufo_value_map_bool (self->window, "modal", false)
+               || ufo_value_map_int (self->window, "transient_for", 0) > 0
+               || ufo_value_map_bool (info, "dialog", false);
+    ufo_value_map_set_str (vars, "window_title", *title ? title : a->application);
+    ufo_value_map_set_str (vars, "window_kind", dialog ? "dialog" : "window");
+    ufo_value_map_set_str (vars, "main_window", self->main_title && dialog ? self->main_title : "");
+    ufo_value_destroy (&self->window_log);
+    self->window_log = ufo_value_new_map ();
+    ufo_value_map_set_int (self->window_log, "xid", self->xid);
+    ufo_value_map_set_str (self->window_log, "title", title);
+    ufo_value_map_set_bool (self->window_log, "dialog", dialog);
     ufo_value_t *prev = ufo_value_new_list ();
     for (size_t i = 0; i < ufo_value_size (a->previous_subtasks); i++) {
         const ufo_value_t *p = ufo_value_list_at (a->previous_subtasks, i);
@@ -324,8 +399,9 @@ s_controls_done (app_step_t *self)
     ufo_desktop_op_destroy (&self->op);
     const ufo_value_t *controls = ufo_value_map_get (self->snapshot, "controls");
     if (ufo_value_type (controls) != UFO_TLIST) {
-        if (!s_window_alive (ctx, a->xid)) {
-            self->phase = APP_STEP_CLOSED;
+        if (!s_window_alive (ctx, self->xid)) {
+            if (!s_observe_again (self))
+                self->phase = APP_STEP_CLOSED;
             return;
         }
         s_fail (self, "control snapshot failed: %s",
@@ -333,6 +409,11 @@ s_controls_done (app_step_t *self)
         return;
     }
     s_phase_time (self, "control_info");
+    ufo_debug ("%s step %" PRId64 ": snapshot of window %" PRId64 " in %.1f ms: %" PRId64 " nodes, %"
+               PRId64 " fetched, %" PRId64 " calls, %" PRId64 " rewalks", a->agent_name, self->step,
+               self->xid, ufo_value_map_float (self->time_cost, "control_info", 0) * 1e3,
+               ufo_value_map_int (self->snapshot, "nodes", 0), ufo_value_map_int (self->snapshot, "fetched", 0),
+               ufo_value_map_int (self->snapshot, "calls", 0), ufo_value_map_int (self->snapshot, "rewalks", 0));
     //  annotated (and concatenated) screenshots
     ufo_value_t *marked = s_annotated_controls (self, controls);
     ufo_value_destroy (&a->annotate_labels);
@@ -396,11 +477,13 @@ s_controls_done (app_step_t *self)
     }
     ufo_image_destroy (&concat);
     ufo_image_destroy (&annotated);
+    s_phase_time (self, "annotation");
     //  the blackboard and the agent's own memory
     ufo_error_t err;
     ufo_value_t *board = app_board_prompt (ctx->board, a->session, &err);
     if (!board)
         ufo_warn ("%s: blackboard unavailable for the prompt: %s", a->agent_name, err.message);
+    s_phase_time (self, "blackboard");
     ufo_value_t *memory = ufo_value_new_list ();
     size_t total = ufo_value_size (a->memory);
     size_t from = total > (size_t) ctx->memory_steps ? total - (size_t) ctx->memory_steps : 0;
@@ -548,7 +631,7 @@ app_step_act (app_step_t *self, const char *confirmed)
     }
     self->t_mark = s_now_us ();
     s_activity (self, "action", "start", function, NULL);
-    self->op = ufo_desktop_act_begin (a->ctx->desktop, a->xid, *label ? label : NULL,
+    self->op = ufo_desktop_act_begin (a->ctx->desktop, self->xid, *label ? label : NULL,
                                       function, args);
     self->phase = APP_STEP_ACT;
 }
@@ -565,6 +648,8 @@ app_step_advance (app_step_t *self)
         case APP_STEP_CONTROLS:
             if (ufo_desktop_op_done (self->op))
                 s_controls_done (self);
+            if (self->phase == APP_STEP_OBSERVE)
+                s_observe (self);       //  the window closed meanwhile: the one shown now
             break;
         case APP_STEP_ACT:
             if (ufo_desktop_op_done (self->op)) {
@@ -633,7 +718,8 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
         .selected = self->selected_name, .time_cost = self->time_cost,
         .cost = r ? r->cost : 0, .prompt_tokens = r ? r->prompt_tokens : 0,
         .completion_tokens = r ? r->completion_tokens : 0,
-        .results = self->action_result && text ? text : ""
+        .results = self->action_result && text ? text : "",
+        .window = self->window_log
     };
     app_record_step (a, &rec);
     if (self->shot_url) {

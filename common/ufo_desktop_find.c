@@ -1,9 +1,52 @@
 /*  ufo_desktop_find.c - finding the accessible window of an X window: the application by
     pid (registry children, GetConnectionUnixProcessID, cached per bus name), its toolkit
-    (GTK4 never sets SHOWING), and the window by title. Then the walk starts. */
+    (GTK4 never sets SHOWING), and the window by title. Then the walk starts.
+
+    A window shows up in X before its application is on the accessibility bus (a freshly
+    launched editor; in a fresh session even the registry may not run yet), and an application's accessible window may get its title after the X
+    window: a failed look-up is tried again, when the next AT-SPI event arrives (an
+    application registering makes the registry announce it) or after 250 ms at the latest,
+    for UFO_DESKTOP_APP_WAIT_MS in all; only then does the snapshot fail. */
 #include "ufo_prelude.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
+
+#define S_RETRY_MS 250          //  try again at the latest after this
+#define S_RETRY_MIN_MS 40       //  and not more often than this, whatever the events
+
+//  A look-up failed: try again later while the wait lasts, else end the snapshot with the
+//  error (and how long it waited).
+static void
+s_find_fail (ufo_desktop_op_t *op, const char *format, ...) __attribute__ ((format (printf, 2, 3)));
+
+static void
+s_find_fail (ufo_desktop_op_t *op, const char *format, ...)
+{
+    ufo_dsnap_t *st = op->state;
+    char message [400];
+    va_list ap;
+    va_start (ap, format);
+    vsnprintf (message, sizeof message, format, ap);
+    va_end (ap);
+    int64_t now = ufo_desktop_now_ms_ ();
+    if (now < st->find_until) {
+        ufo_trace ("desktop: %s; trying again", message);
+        free (st->app_bus);
+        st->app_bus = NULL;
+        g_ptr_array_set_size (st->frames, 0);
+        for (guint i = 0; i < st->frame_names->len; i++)
+            g_free (g_ptr_array_index (st->frame_names, i));
+        g_ptr_array_set_size (st->frame_names, 0);
+        st->find_waiting = true;
+        st->find_seq = op->desk->event_seq;
+        return;
+    }
+    if (st->find_attempts > 1)
+        ufo_desktop_op_finish_ (op, false, NULL, "%s (waited %" PRId64 " ms, %d attempts)", message,
+                                now - (st->find_until - UFO_DESKTOP_APP_WAIT_MS), st->find_attempts);
+    else
+        ufo_desktop_op_finish_ (op, false, NULL, "%s", message);
+}
 
 static void
 s_on_frame_name (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
@@ -30,8 +73,7 @@ s_on_frame_name (ufo_desktop_op_t *op, GVariant *reply, const char *error, void 
     if (pick < 0 && st->frames->len == 1)
         pick = 0;
     if (pick < 0) {
-        ufo_desktop_op_finish_ (op, false, NULL, "no accessible window titled '%s' in %s",
-                                st->title, st->app_bus);
+        s_find_fail (op, "no accessible window titled '%s' in %s", st->title, st->app_bus);
         return;
     }
     const char *key = g_ptr_array_index (st->frames, (guint) pick);
@@ -71,8 +113,7 @@ s_on_frames (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *dat
     }
     g_variant_unref (arr);
     if (st->frames->len == 0) {
-        ufo_desktop_op_finish_ (op, false, NULL, "application %s has no accessible window",
-                                st->app_bus);
+        s_find_fail (op, "application %s has no accessible window", st->app_bus);
         return;
     }
     st->frames_left = (int) st->frames->len;
@@ -142,9 +183,8 @@ s_on_pid (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
         return;
     ufo_dsnap_t *st = op->state;
     if (!s_try_app (op))
-        ufo_desktop_op_finish_ (op, false, NULL,
-                                "no accessible application for window %" PRId64 " (pid %d)",
-                                st->xid, st->pid);
+        s_find_fail (op, "no accessible application for window %" PRId64 " (pid %d)", st->xid,
+                     st->pid);
 }
 
 static void
@@ -154,8 +194,8 @@ s_on_apps (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
     if (!op || op->done || op->cancelled)
         return;
     if (!reply) {
-        ufo_desktop_op_finish_ (op, false, NULL, "cannot list accessible applications: %s",
-                                error);
+        //  in a fresh session the registry starts with the first application
+        s_find_fail (op, "cannot list accessible applications: %s", error);
         return;
     }
     GVariant *arr = g_variant_get_child_value (reply, 0);
@@ -179,8 +219,45 @@ s_on_apps (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 void
 ufo_desktop_find_start_ (ufo_desktop_op_t *op)
 {
+    ufo_dsnap_t *st = op->state;
+    st->find_tried = ufo_desktop_now_ms_ ();
+    if (!st->find_until)
+        st->find_until = st->find_tried + UFO_DESKTOP_APP_WAIT_MS;
+    st->find_waiting = false;
+    st->find_attempts++;
     if (!s_try_app (op))
         ufo_desktop_call_ (op, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
                            "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))",
                            s_on_apps, NULL);
+}
+
+bool
+ufo_desktop_find_poll_ (ufo_desktop_op_t *op)
+{
+    ufo_dsnap_t *st = op->state;
+    if (!st->find_waiting || op->done || op->pending > 0)
+        return false;
+    int64_t now = ufo_desktop_now_ms_ ();
+    bool event = op->desk->event_seq != st->find_seq;
+    if (now < st->find_tried + S_RETRY_MIN_MS || (!event && now < st->find_tried + S_RETRY_MS))
+        return false;
+    //  the X window may have gone, or got its title, meanwhile
+    free (st->title);
+    st->title = NULL;
+    if (!ufo_desktop_x_window_info_ (op->desk, st->xid, &st->wx, &st->wy, &st->ww, &st->wh,
+                                     &st->title, &st->pid)) {
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " does not exist", st->xid);
+        return false;
+    }
+    ufo_desktop_find_start_ (op);
+    return true;
+}
+
+int64_t
+ufo_desktop_find_wake_ (const ufo_desktop_op_t *op)
+{
+    const ufo_dsnap_t *st = op->state;
+    if (!st || !st->find_waiting)
+        return op->deadline;
+    return st->find_tried + S_RETRY_MS;
 }

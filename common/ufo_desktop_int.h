@@ -12,6 +12,7 @@
 #define streq(a, b) (strcmp ((a), (b)) == 0)
 #define UFO_DESKTOP_CALL_TIMEOUT_MS 5000    //  one D-Bus call
 #define UFO_DESKTOP_SNAPSHOT_TIMEOUT_MS 20000
+#define UFO_DESKTOP_APP_WAIT_MS 10000       //  a window's application not yet on the bus
 
 //  Interfaces a node offers (bit set).
 enum {
@@ -132,6 +133,12 @@ typedef struct {
     int rewalks;
     bool retry;                 //  waiting for another walk's replies
     int64_t calls0;             //  desk->calls when the snapshot started
+    //  waiting for the application to appear on the accessibility bus (ufo_desktop_find.c)
+    int64_t find_until;         //  ms: give up then (0: not started)
+    int64_t find_tried;         //  ms: the last attempt started
+    bool find_waiting;          //  an attempt failed: try again on an event or in a while
+    uint64_t find_seq;          //  desk->event_seq when the attempt failed
+    int find_attempts;
 } ufo_dsnap_t;
 
 typedef void (*ufo_reply_fn) (ufo_desktop_op_t *op, GVariant *reply, const char *error,
@@ -184,6 +191,8 @@ const ufo_dlabel_t *ufo_desktop_label_find_ (const ufo_dwin_t *win, const char *
 
 //  ufo_desktop_find.c
 void ufo_desktop_find_start_ (ufo_desktop_op_t *op);
+bool ufo_desktop_find_poll_ (ufo_desktop_op_t *op);         //  true: a new attempt started
+int64_t ufo_desktop_find_wake_ (const ufo_desktop_op_t *op);
 
 //  ufo_desktop_input.c (XTest and key syntax)
 int ufo_desktop_send_keys_ (ufo_desktop_t *desk, const ufo_value_t *events, ufo_error_t *err);

@@ -702,6 +702,14 @@ s_maybe_finish (ufo_desktop_op_t *op)
     ufo_value_list_push_int (rect, st->wx + st->ww);
     ufo_value_list_push_int (rect, st->wy + st->wh);
     ufo_value_map_set (info, "rect", &rect);
+    //  what the accessible window says of itself: a dialog (dialog, file chooser and alert
+    //  roles, or the modal state), modal, active (the toolkit's focused top-level)
+    uint32_t role = win->root->role;
+    bool modal = ufo_dnode_has_state_ (win->root, ATSPI_STATE_MODAL);
+    ufo_value_map_set_bool (info, "dialog", modal || role == ATSPI_ROLE_DIALOG
+                            || role == ATSPI_ROLE_FILE_CHOOSER || role == ATSPI_ROLE_ALERT);
+    ufo_value_map_set_bool (info, "modal", modal);
+    ufo_value_map_set_bool (info, "active", ufo_dnode_has_state_ (win->root, ATSPI_STATE_ACTIVE));
     if (st->raw)                //  the inputs of the naming rules, as recorded for tests
         ufo_value_map_set_copy (op->result, "captions", out.captions);
     else
@@ -754,12 +762,18 @@ s_snap_free (ufo_desktop_op_t *op)
     op->state = NULL;
 }
 
+//  GTK4 sends neither bounds events nor, for parts of a window no client has read yet (a
+//  stack page shown, rows added to a list inside it), children-changed: after any event
+//  from the application, the extents and the child lists of what is cached are read again
+//  (children already known keep what was read of them).
 static void
-s_stale_extents (ufo_dnode_t *node)
+s_stale_layout (ufo_dnode_t *node)
 {
     node->ext_stale = true;
+    if (!ufo_dnode_leaf_ (node))
+        node->kids_valid = false;
     for (guint i = 0; node->kids && i < node->kids->len; i++)
-        s_stale_extents (g_ptr_array_index (node->kids, i));
+        s_stale_layout (g_ptr_array_index (node->kids, i));
 }
 
 static void
@@ -774,6 +788,7 @@ static bool
 s_snap_poll (ufo_desktop_op_t *op)
 {
     ufo_dsnap_t *st = op->state;
+    ufo_desktop_find_poll_ (op);
     if (st->retry && !op->done && op->pending == 0) {
         st->retry = false;
         ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
@@ -794,6 +809,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
     op->state = st;
     op->free_state = s_snap_free;
     op->poll = s_snap_poll;
+    op->wake = ufo_desktop_find_wake_;
     st->xid = xid;
     st->frames = g_ptr_array_new_with_free_func (g_free);
     st->frame_names = g_ptr_array_new ();
@@ -824,11 +840,12 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
             win->height = st->wh;
         }
         st->uses_showing = win->uses_showing;
-        //  GTK4 sends no bounds events: after any event from the application, re-read the
-        //  extents (only) of what is cached; an unchanged window costs nothing
+        //  GTK4 sends no bounds events and few children-changed: after any event from the
+        //  application, re-read the extents and child lists of what is cached (s_stale_layout);
+        //  an unchanged window costs nothing
         gint64 *last = g_hash_table_lookup (self->bus_event_ms, win->root->bus);
         if (!win->uses_showing && last && *last >= win->snap_ms)
-            s_stale_extents (win->root);
+            s_stale_layout (win->root);
         ufo_desktop_walk_start_ (op, win);
         return op;
     }

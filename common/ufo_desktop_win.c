@@ -19,6 +19,47 @@ s_is_app_window (ufo_desktop_t *self, Window w)
         && attr.width > 1 && attr.height > 1;
 }
 
+//  What X says about a top-level window's kind: the window it is transient for (0 none),
+//  whether its type is a dialog (_NET_WM_WINDOW_TYPE_DIALOG, or transient without a type, as
+//  the EWMH says to assume) and whether it is modal (_NET_WM_STATE_MODAL). Toolkits set these
+//  before mapping (GTK, Qt), so they hold with and without a window manager.
+static void
+s_window_kind (ufo_desktop_t *self, Window w, int64_t *transient_p, bool *dialog_p, bool *modal_p)
+{
+    Window owner = None;
+    *transient_p = XGetTransientForHint (self->dpy, w, &owner) && owner != None ? (int64_t) owner : 0;
+    *dialog_p = false;
+    *modal_p = false;
+    Atom actual;
+    int format;
+    unsigned long n = 0, after;
+    unsigned char *data = NULL;
+    bool typed = false;
+    Atom type_prop = XInternAtom (self->dpy, "_NET_WM_WINDOW_TYPE", False);
+    Atom dialog = XInternAtom (self->dpy, "_NET_WM_WINDOW_TYPE_DIALOG", False);
+    if (XGetWindowProperty (self->dpy, w, type_prop, 0, 32, False, XA_ATOM, &actual, &format, &n,
+                            &after, &data) == Success && data) {
+        if (format == 32)
+            for (unsigned long i = 0; i < n; i++) {
+                typed = true;
+                *dialog_p |= ((unsigned long *) data) [i] == dialog;
+            }
+        XFree (data);
+        data = NULL;
+    }
+    if (!typed && *transient_p)
+        *dialog_p = true;
+    Atom state_prop = XInternAtom (self->dpy, "_NET_WM_STATE", False);
+    Atom modal = XInternAtom (self->dpy, "_NET_WM_STATE_MODAL", False);
+    if (XGetWindowProperty (self->dpy, w, state_prop, 0, 32, False, XA_ATOM, &actual, &format, &n,
+                            &after, &data) == Success && data) {
+        if (format == 32)
+            for (unsigned long i = 0; i < n; i++)
+                *modal_p |= ((unsigned long *) data) [i] == modal;
+        XFree (data);
+    }
+}
+
 static Window
 s_focus_toplevel (ufo_desktop_t *self)
 {
@@ -84,6 +125,10 @@ ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
         bool app = s_is_app_window (self, wins [i]);
         XClassHint hint = { NULL, NULL };
         Status has_class = app ? XGetClassHint (self->dpy, wins [i], &hint) : 0;
+        int64_t transient = 0;
+        bool dialog = false, modal = false;
+        if (app)
+            s_window_kind (self, wins [i], &transient, &dialog, &modal);
         ufo_desktop_x_trap_end_ (self);
         int x, y, w, h, pid;
         char *title = NULL;
@@ -103,6 +148,9 @@ ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
             ufo_value_list_push_int (rect, y + h);
             ufo_value_map_set (item, "rect", &rect);
             ufo_value_map_set_bool (item, "active", wins [i] == focus);
+            ufo_value_map_set_bool (item, "dialog", dialog);
+            ufo_value_map_set_bool (item, "modal", modal);
+            ufo_value_map_set_int (item, "transient_for", transient);
             ufo_value_t *label = ufo_value_new_stringf ("%zu", ufo_value_size (list) + 1);
             ufo_value_map_set (item, "label", &label);
             ufo_value_list_push (list, &item);

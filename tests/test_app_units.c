@@ -5,6 +5,7 @@
 #include "ufo_test.h"
 #include "app_ctx.h"
 #include "app_body.h"
+#include "app_window.h"
 
 UFO_TEST (test_policy)
 {
@@ -175,6 +176,67 @@ UFO_TEST (test_body)
     CHECK_INT (app_body_parse (NULL, &b, &err), -1);
 }
 
+//  The xid of the window app_window_pick chooses from a JSON window list, 0 for none.
+static int64_t
+s_pick (const char *json, int64_t pid, int64_t main_xid, int64_t last_xid)
+{
+    ufo_value_t *wins = ufo_json_parse_str (json, NULL);
+    assert (wins);
+    const ufo_value_t *w = app_window_pick (wins, pid, main_xid, last_xid);
+    int64_t xid = w ? ufo_value_map_int (w, "xid", 0) : 0;
+    ufo_value_destroy (&wins);
+    return xid;
+}
+
+UFO_TEST (test_window_pick)
+{
+    //  main window 10 of pid 7, another application's window 20 (pid 8)
+    const char *base = "[{\"xid\": 10, \"pid\": 7, \"title\": \"Untitled\"},"
+                       " {\"xid\": 20, \"pid\": 8, \"title\": \"Other\", \"active\": true, \"modal\": true}";
+    char json [1024];
+    //  alone: the main window, whatever the other application shows
+    snprintf (json, sizeof json, "%s]", base);
+    CHECK_INT (s_pick (json, 7, 10, 10), 10);
+    //  a dialog (transient for the main window) appeared: the dialog
+    snprintf (json, sizeof json, "%s, {\"xid\": 30, \"pid\": 7, \"title\": \"Save As\", \"transient_for\": 10}]", base);
+    CHECK_INT (s_pick (json, 7, 10, 10), 30);
+    //  the dialog type alone says so too
+    snprintf (json, sizeof json, "%s, {\"xid\": 30, \"pid\": 7, \"title\": \"Tip\", \"dialog\": true}]", base);
+    CHECK_INT (s_pick (json, 7, 10, 10), 30);
+    //  the focused window of the application wins over a non-modal dialog ...
+    snprintf (json, sizeof json, "[{\"xid\": 10, \"pid\": 7, \"active\": true},"
+              " {\"xid\": 30, \"pid\": 7, \"dialog\": true}]");
+    CHECK_INT (s_pick (json, 7, 10, 30), 10);
+    //  ... a modal one wins over everything; of two, the newest (later in the list)
+    snprintf (json, sizeof json, "[{\"xid\": 10, \"pid\": 7, \"active\": true},"
+              " {\"xid\": 30, \"pid\": 7, \"modal\": true}, {\"xid\": 40, \"pid\": 7, \"modal\": true},"
+              " {\"xid\": 50, \"pid\": 7}]");
+    CHECK_INT (s_pick (json, 7, 10, 10), 40);
+    //  the dialog closed: back to the main window (the last window is gone)
+    snprintf (json, sizeof json, "%s]", base);
+    CHECK_INT (s_pick (json, 7, 10, 30), 10);
+    //  a second plain window of the application: the previous step's window is kept
+    snprintf (json, sizeof json, "%s, {\"xid\": 60, \"pid\": 7}]", base);
+    CHECK_INT (s_pick (json, 7, 10, 60), 60);
+    CHECK_INT (s_pick (json, 7, 10, 10), 10);
+    //  a second document window of the same process, focused, and a dialog of that
+    //  document: neither is this subtask's; a dialog of a dialog of ours is
+    CHECK_INT (s_pick ("[{\"xid\": 10, \"pid\": 7}, {\"xid\": 60, \"pid\": 7, \"active\": true},"
+                       " {\"xid\": 70, \"pid\": 7, \"modal\": true, \"transient_for\": 60}]", 7, 10, 10), 10);
+    CHECK_INT (s_pick ("[{\"xid\": 10, \"pid\": 7}, {\"xid\": 90, \"pid\": 7, \"modal\": true, \"transient_for\": 80},"
+                       " {\"xid\": 80, \"pid\": 7, \"dialog\": true, \"transient_for\": 10}]", 7, 10, 10), 90);
+    //  the main window closed, another window of the application remains
+    CHECK_INT (s_pick ("[{\"xid\": 60, \"pid\": 7}, {\"xid\": 20, \"pid\": 8}]", 7, 10, 10), 60);
+    //  no window of the application left
+    CHECK_INT (s_pick ("[{\"xid\": 20, \"pid\": 8, \"modal\": true}]", 7, 10, 10), 0);
+    //  pid unknown: only the subtask's own window belongs to it
+    CHECK_INT (s_pick ("[{\"xid\": 10, \"pid\": 0}, {\"xid\": 30, \"pid\": 0, \"modal\": true}]", 0, 10, 10), 10);
+    //  junk in the list is skipped
+    CHECK_INT (s_pick ("[1, \"x\", null, {\"xid\": 10, \"pid\": 7}]", 7, 10, 10), 10);
+    CHECK_INT (s_pick ("[]", 7, 10, 10), 0);
+    CHECK (app_window_pick (NULL, 7, 10, 10) == NULL);
+}
+
 int
 main (void)
 {
@@ -182,5 +244,6 @@ main (void)
     UFO_RUN (test_body);
     UFO_RUN (test_data_url);
     UFO_RUN (test_local_board);
+    UFO_RUN (test_window_pick);
     return UFO_TEST_END ();
 }
