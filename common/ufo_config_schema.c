@@ -115,6 +115,33 @@ static const ufo_config_key_t s_schema [] = {
     AGENT_CALL_KEYS ("EVALUATION_AGENT"),
 
     //  ====================================================================
+    //  The original UFO's knowledge (RAG) keys (issue 23)
+    //  ====================================================================
+    { "RAG_OFFLINE_DOCS", "bool", "false", NULL, NULL,
+      "AppAgent: put help passages of the application (ufo knowledge index) into the prompt" },
+    { "RAG_OFFLINE_DOCS_RETRIEVED_TOPK", "int", "1", "0..100", NULL,
+      "how many help passages go into the prompt" },
+
+    //  ====================================================================
+    //  knowledge: the knowledge index and offline help (issue 23)
+    //  ====================================================================
+    { "knowledge", "map", "{}", NULL, NULL, "the knowledge index: help documents, experience" },
+    { "knowledge.index", "string", "\"run/knowledge.db\"", NULL, NULL,
+      "the index file (SQLite); created when absent" },
+    { "knowledge.help_dirs", "list<string>", "[\"/usr/share/help\"]", NULL, NULL,
+      "roots of installed Mallard / DocBook help (ROOT/LANG/APP/)" },
+    { "knowledge.help_lang", "string", "\"C\"", NULL, NULL,
+      "language directory of the help to index" },
+    { "knowledge.man_dirs", "list<string>", "[\"/usr/share/man\"]", NULL, NULL,
+      "roots of man pages; the pages of the desktop.launchers programs are indexed" },
+    { "knowledge.folders", "map<list<string>>", "{}", NULL, NULL,
+      "per application, folders of .md / .txt notes to index: app -> list of directories" },
+    { "knowledge.max_file_bytes", "int", "1048576", "1024..1073741824", NULL,
+      "larger help files are skipped (with a log line)" },
+    { "knowledge.prompt_bytes", "int", "1500", "64..1000000", NULL,
+      "most bytes of each retrieved passage put into a prompt" },
+
+    //  ====================================================================
     //  log: ufobus logging
     //  ====================================================================
     { "log", "map", "{}", NULL, NULL, "logging of every ufobus process" },

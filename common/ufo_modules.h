@@ -46,6 +46,11 @@
 //  eval: the EvaluationAgent
 #include "ufo_eval.h"
 
+//  knowledge: the knowledge index, help documents, offline help (issue 23)
+#include "ufo_kb.h"
+#include "ufo_helpdoc.h"
+#include "ufo_knowledge.h"
+
 //  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
 #include "ufo_agent_opts.h"
 
