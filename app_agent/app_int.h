@@ -85,8 +85,10 @@ typedef struct {
 void app_record_step (app_agent_t *agent, const app_record_t *rec);
 
 //  Writes request.log for a step: the messages with image URLs replaced by file names
-//  (urls[i] -> names[i]; any other image URL -> "blackboard image").
+//  (urls[i] -> names[i]; any other image URL -> "blackboard image"), and the knowledge
+//  retrieved for the prompt (ufo_rag_for_app: offline_docs ...; may be NULL).
 void app_record_request (app_agent_t *agent, int64_t step, const ufo_value_t *messages,
-                         const char *const *urls, const char *const *names, size_t n);
+                         const char *const *urls, const char *const *names, size_t n,
+                         const ufo_value_t *knowledge);
 
 #endif

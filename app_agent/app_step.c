@@ -384,6 +384,10 @@ s_controls_done (app_step_t *self)
     for (size_t i = from; i < total; i++)
         ufo_value_list_push (memory, &(ufo_value_t *) { ufo_value_dup (ufo_value_list_at (a->memory, i)) });
     ufo_value_t *vars = s_vars (self, controls);
+    //  knowledge (docs/KNOWLEDGE.md): into the prompt's variables and request.log
+    ufo_value_t *knowledge = ufo_rag_for_app (ctx->rag, a->subtask,
+                                              strcmp (ctx->app, "*") ? ctx->app : a->application);
+    ufo_rag_merge (vars, knowledge);
     ufo_prompt_input_t in = {
         .schema = UFO_SCHEMA_APP, .visual = ctx->visual, .vars = vars, .images = images,
         .blackboard = board, .memory = memory
@@ -394,7 +398,8 @@ s_controls_done (app_step_t *self)
     ufo_value_destroy (&board);
     ufo_value_destroy (&images);
     if (messages)
-        app_record_request (a, self->step, messages, urls, names, n);
+        app_record_request (a, self->step, messages, urls, names, n, knowledge);
+    ufo_value_destroy (&knowledge);
     free (owned [0]);
     free (owned [1]);
     if (!messages) {

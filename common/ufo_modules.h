@@ -50,6 +50,7 @@
 #include "ufo_kb.h"
 #include "ufo_helpdoc.h"
 #include "ufo_knowledge.h"
+#include "ufo_rag.h"
 
 //  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
 #include "ufo_agent_opts.h"
