@@ -22,6 +22,7 @@ struct _app_agent_t {
     int64_t round, subtask_index, step_base, round_step_base, max_steps;
     bool interactive, auto_confirm;
     const ufo_value_t *tips, *previous_subtasks;
+    const ufo_value_t *experience;  //  "experience_examples" of the body (list) or NULL
     int64_t xid;
     char agent_name [160];          //  "AppAgent/<application>"
     ufo_tasklog_t *log;

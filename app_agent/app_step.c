@@ -387,6 +387,8 @@ s_controls_done (app_step_t *self)
     //  knowledge (docs/KNOWLEDGE.md): into the prompt's variables and request.log
     ufo_value_t *knowledge = ufo_rag_for_app (ctx->rag, a->subtask,
                                               strcmp (ctx->app, "*") ? ctx->app : a->application);
+    if (a->experience)          //  retrieved by the HostAgent (RAG_EXPERIENCE)
+        ufo_value_map_set_copy (knowledge, "experience_examples", a->experience);
     ufo_rag_merge (vars, knowledge);
     ufo_prompt_input_t in = {
         .schema = UFO_SCHEMA_APP, .visual = ctx->visual, .vars = vars, .images = images,

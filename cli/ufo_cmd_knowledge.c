@@ -4,9 +4,12 @@
           indexes the installed help, the launchers' man pages and the configured note
           folders, incrementally; progress on a terminal, a summary at the end.
       ufo knowledge search "QUERY" [--app NAME] [--top N] [--kind KIND] [--json]
-          prints what an agent would retrieve for QUERY. */
+          prints what an agent would retrieve for QUERY.
+      ufo knowledge list | show ID | delete ID [--broker EP] [--json]
+          the experience records on the broker. */
 #include "ufo_prelude.h"
 #include "ufo_cli.h"
+#include "ufo_cli_session.h"
 
 static void
 s_help (void)
@@ -15,18 +18,23 @@ s_help (void)
     printf ("\nSubcommands:\n"
             "  index [--app NAME]            index help documents (changed files only)\n"
             "  search \"QUERY\" [--app NAME]   the best passages for QUERY\n"
+            "  list                          the experience records on the broker\n"
+            "  show ID                       one experience record\n"
+            "  delete ID                     deletes an experience record\n"
             "Options:\n"
             "  --app NAME      only this application\n"
             "  --config FILE   configuration (knowledge.* keys)\n"
             "  --index FILE    the index file (default: knowledge.index)\n"
             "  --top N         search: passages shown (default 5)\n"
             "  --kind KIND     search: help (default), or any kind stored in the index\n"
-            "  --json          search: print the hits as JSON\n"
+            "  --json          search, list, show: print JSON\n"
+            "  --broker EP     list, show, delete: broker command endpoint (default: the one\n"
+            "                  `ufo up` started, else the configuration)\n"
             "Exit status: 0 done, 1 failed, 2 bad usage.\n");
 }
 
 typedef struct {
-    const char *sub, *query, *app, *config_path, *index_path, *kind;
+    const char *sub, *query, *app, *config_path, *index_path, *kind, *broker;
     int64_t top;
     bool json;
 } s_args_t;
@@ -50,7 +58,8 @@ s_parse (int argc, char **argv, s_args_t *a)
         const char **slot = strcmp (arg, "--app") == 0 ? &a->app
                           : strcmp (arg, "--config") == 0 ? &a->config_path
                           : strcmp (arg, "--index") == 0 ? &a->index_path
-                          : strcmp (arg, "--kind") == 0 ? &a->kind : NULL;
+                          : strcmp (arg, "--kind") == 0 ? &a->kind
+                          : strcmp (arg, "--broker") == 0 ? &a->broker : NULL;
         if (strcmp (arg, "--top") == 0) {
             char *end = NULL;
             if (i + 1 >= argc || (a->top = strtoll (argv [i + 1], &end, 10)) < 1 || a->top > 1000
@@ -158,6 +167,96 @@ s_search (ufo_kb_t *kb, const s_args_t *a)
     return UFO_CLI_OK;
 }
 
+static void
+s_print_record (const ufo_value_t *record)
+{
+    printf ("%s\n  request: %s\n  saved %s on %s (session %s, evaluation: %s)\n",
+            ufo_value_map_str (record, "id", ""), ufo_value_map_str (record, "request", ""),
+            ufo_value_map_str (record, "saved_at", "?"), ufo_value_map_str (record, "device", "?"),
+            ufo_value_map_str (record, "session", "?"), ufo_value_map_str (record, "evaluation", "?"));
+}
+
+//  list / show / delete: the experience records on the broker.
+static int
+s_experience (const ufo_config_t *config, const s_args_t *a)
+{
+    bool list = strcmp (a->sub, "list") == 0;
+    if (!list && (!a->query || !*a->query)) {
+        fprintf (stderr, "ufo knowledge: %s needs an ID (see ufo knowledge list)\n", a->sub);
+        return UFO_CLI_USAGE;
+    }
+    ufo_error_t err = {0};
+    char endpoint [512], log_root [PATH_MAX];
+    if (ufo_cli_broker (a->broker, config, endpoint, sizeof endpoint, log_root, sizeof log_root, &err) != 0
+    ||  ufo_security_init (config, "client", &err) < 0) {
+        fprintf (stderr, "ufo knowledge: %s\n", err.message);
+        return UFO_CLI_FAIL;
+    }
+    ufo_bb_client_t *bb = ufo_bb_client_new (endpoint, NULL, &err);
+    if (!bb) {
+        fprintf (stderr, "ufo knowledge: %s\n", err.message);
+        return UFO_CLI_FAIL;
+    }
+    ufo_bb_client_set_timeout (bb, 5000);
+    ufo_bb_client_set_sender (bb, "ufo-knowledge");
+    int rc = UFO_CLI_OK;
+    if (list) {
+        ufo_value_t *records = ufo_experience_list (bb, &err);
+        if (!records) {
+            fprintf (stderr, "ufo knowledge: no answer from the broker at %s: %s\n", endpoint, err.message);
+            rc = UFO_CLI_FAIL;
+        }
+        else
+        if (a->json) {
+            char *text = ufo_json_dump (records, UFO_JSON_COMPACT, NULL);
+            printf ("%s\n", text);
+            free (text);
+        }
+        else {
+            for (size_t i = 0; i < ufo_value_size (records); i++) {
+                const ufo_value_t *e = ufo_value_list_at (records, i);
+                ufo_value_t *record = ufo_value_dup (ufo_value_map_get (e, "record"));
+                ufo_value_map_set_str (record, "id", ufo_value_map_str (e, "id", ""));
+                s_print_record (record);
+                ufo_value_destroy (&record);
+            }
+            printf ("%zu experience record%s\n", ufo_value_size (records),
+                    ufo_value_size (records) == 1 ? "" : "s");
+        }
+        ufo_value_destroy (&records);
+    }
+    else
+    if (strcmp (a->sub, "show") == 0) {
+        ufo_value_t *record = ufo_experience_get (bb, a->query, &err);
+        if (!record) {
+            fprintf (stderr, "ufo knowledge: %s\n", err.message);
+            rc = UFO_CLI_FAIL;
+        }
+        else
+        if (a->json) {
+            char *text = ufo_json_dump (record, UFO_JSON_COMPACT, NULL);
+            printf ("%s\n", text);
+            free (text);
+        }
+        else {
+            s_print_record (record);
+            char *text = ufo_experience_text (record);
+            printf ("%s", text);
+            free (text);
+        }
+        ufo_value_destroy (&record);
+    }
+    else
+    if (ufo_experience_delete (bb, a->query, &err) < 0) {
+        fprintf (stderr, "ufo knowledge: %s\n", err.message);
+        rc = UFO_CLI_FAIL;
+    }
+    else
+        printf ("deleted %s\n", a->query);
+    ufo_bb_client_destroy (&bb);
+    return rc;
+}
+
 int
 ufo_cmd_knowledge (int argc, char **argv)
 {
@@ -165,8 +264,12 @@ ufo_cmd_knowledge (int argc, char **argv)
     int parsed = s_parse (argc, argv, &a);
     if (parsed != 0)
         return parsed > 0 ? UFO_CLI_OK : UFO_CLI_USAGE;
-    if (strcmp (a.sub, "index") != 0 && strcmp (a.sub, "search") != 0) {
-        fprintf (stderr, "ufo knowledge: unknown subcommand %s (index, search)\n", a.sub);
+    static const char *const subs [] = { "index", "search", "list", "show", "delete" };
+    bool known = false;
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (subs); i++)
+        known |= strcmp (a.sub, subs [i]) == 0;
+    if (!known) {
+        fprintf (stderr, "ufo knowledge: unknown subcommand %s (index, search, list, show, delete)\n", a.sub);
         return UFO_CLI_USAGE;
     }
     ufo_error_t err = {0};
@@ -176,6 +279,11 @@ ufo_cmd_knowledge (int argc, char **argv)
         return UFO_CLI_FAIL;
     }
     ufo_config_apply_log (config);
+    if (strcmp (a.sub, "index") != 0 && strcmp (a.sub, "search") != 0) {
+        int rc = s_experience (config, &a);
+        ufo_config_destroy (&config);
+        return rc;
+    }
     char path [PATH_MAX];
     if (a.index_path)
         snprintf (path, sizeof path, "%s", a.index_path);

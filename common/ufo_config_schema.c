@@ -121,6 +121,12 @@ static const ufo_config_key_t s_schema [] = {
       "AppAgent: put help passages of the application (ufo knowledge index) into the prompt" },
     { "RAG_OFFLINE_DOCS_RETRIEVED_TOPK", "int", "1", "0..100", NULL,
       "how many help passages go into the prompt" },
+    { "RAG_EXPERIENCE", "bool", "false", NULL, NULL,
+      "HostAgent and AppAgent: put records of similar past sessions (experience) into the prompt" },
+    { "RAG_EXPERIENCE_RETRIEVED_TOPK", "int", "5", "0..100", NULL,
+      "how many experience records go into the prompt" },
+    { "SAVE_EXPERIENCE", "string", "\"always_not\"", NULL, "always|ask|auto|always_not",
+      "save a finished session as experience: always, ask the user, auto (when the evaluation says complete), never" },
 
     //  ====================================================================
     //  knowledge: the knowledge index and offline help (issue 23)

@@ -51,6 +51,7 @@
 #include "ufo_helpdoc.h"
 #include "ufo_knowledge.h"
 #include "ufo_rag.h"
+#include "ufo_experience.h"
 
 //  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
 #include "ufo_agent_opts.h"

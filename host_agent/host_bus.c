@@ -26,6 +26,7 @@ struct _host_bus_t {
     ufo_tasks_t *tasks;
     ufo_bb_client_t *bb;
     ufo_bb_mirror_t *mirror;    //  the running session's board, kept in step incrementally
+    ufo_kb_t *experience;       //  experience records indexed (RAG_EXPERIENCE), opened when first used
     ufo_desktop_t *desktop;
     ufo_llm_t *llm;
     ufo_prompts_t *prompts;
@@ -482,6 +483,32 @@ s_text_list (const ufo_value_t *list, size_t max)
     return true;
 }
 
+//  Experience records (docs/KNOWLEDGE.md): kept on the broker; an in-memory index of them
+//  is brought in step before each search.
+static ufo_value_t *
+s_experience_find (void *arg, const char *request, ufo_error_t *err)
+{
+    host_bus_t *self = arg;
+    if (!self->experience) {
+        self->experience = ufo_kb_open (":memory:", err);
+        if (!self->experience)
+            return NULL;
+    }
+    if (ufo_experience_sync (self->experience, self->bb, err) < 0)
+        return NULL;
+    const ufo_config_t *config = self->config;
+    return ufo_experience_retrieve (self->experience, request,
+                                    (size_t) ufo_config_int (config, "RAG_EXPERIENCE_RETRIEVED_TOPK", 5),
+                                    (size_t) ufo_config_int (config, "knowledge.prompt_bytes", 1500));
+}
+
+static int
+s_experience_save (void *arg, ufo_value_t **record_p, char *id_out, ufo_error_t *err)
+{
+    host_bus_t *self = arg;
+    return ufo_experience_save (self->bb, record_p, id_out, err);
+}
+
 static ufo_value_t *
 s_error_result (const char *error)
 {
@@ -571,6 +598,8 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .llm_endpoint = ufo_value_str (ufo_config_agent (config, "HOST_AGENT", "API_BASE")),
         .prompts = self->prompts,
         .secrets = sp,
+        .save_experience = ufo_config_str (config, "SAVE_EXPERIENCE", "always_not"),
+        .rag_experience = ufo_config_bool (config, "RAG_EXPERIENCE", false),
     };
     host_ops_t ops = {
         .arg = self, .windows = s_windows, .launch = s_launch, .snapshot = s_snapshot, .ask = s_ask,
@@ -578,6 +607,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .run_task = s_run_task,
         .ask_user = s_ask_user, .progress = s_progress, .cancelled = s_cancelled,
         .has_worker = s_has_worker,
+        .experience_find = s_experience_find, .experience_save = s_experience_save,
     };
     ufo_info ("host: session %s (task %s, %zu request(s)%s) started", session, name,
               ufo_value_size (requests), plan ? ", follower" : "");
@@ -666,6 +696,7 @@ host_bus_destroy (host_bus_t **self_p)
     ufo_tasks_destroy (&self->tasks);
     ufo_bb_mirror_destroy (&self->mirror);
     ufo_bb_client_destroy (&self->bb);
+    ufo_kb_destroy (&self->experience);
     ufo_llm_response_destroy (&self->resp);
     ufo_llm_destroy (&self->llm);
     ufo_desktop_destroy (&self->desktop);
