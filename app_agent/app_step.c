@@ -389,6 +389,8 @@ s_controls_done (app_step_t *self)
                                               strcmp (ctx->app, "*") ? ctx->app : a->application);
     if (a->experience)          //  retrieved by the HostAgent (RAG_EXPERIENCE)
         ufo_value_map_set_copy (knowledge, "experience_examples", a->experience);
+    if (a->online)              //  web search by the HostAgent (RAG_ONLINE_SEARCH)
+        ufo_value_map_set_copy (knowledge, "online_docs", a->online);
     ufo_rag_merge (vars, knowledge);
     ufo_prompt_input_t in = {
         .schema = UFO_SCHEMA_APP, .visual = ctx->visual, .vars = vars, .images = images,

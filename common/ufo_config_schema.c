@@ -125,6 +125,12 @@ static const ufo_config_key_t s_schema [] = {
       "HostAgent and AppAgent: put records of similar past sessions (experience) into the prompt" },
     { "RAG_EXPERIENCE_RETRIEVED_TOPK", "int", "5", "0..100", NULL,
       "how many experience records go into the prompt" },
+    { "RAG_ONLINE_SEARCH", "bool", "false", NULL, NULL,
+      "HostAgent and AppAgent: put web search results for the request into the prompt" },
+    { "RAG_ONLINE_SEARCH_TOPK", "int", "5", "1..50", NULL, "results asked of the search API" },
+    { "RAG_ONLINE_RETRIEVED_TOPK", "int", "1", "0..50", NULL, "results that go into the prompt" },
+    { "BING_API_KEY", "string", "\"\"", NULL, NULL,
+      "key of the Bing Web Search API (knowledge.search_provider bing)" },
     { "SAVE_EXPERIENCE", "string", "\"always_not\"", NULL, "always|ask|auto|always_not",
       "save a finished session as experience: always, ask the user, auto (when the evaluation says complete), never" },
 
@@ -146,6 +152,12 @@ static const ufo_config_key_t s_schema [] = {
       "larger help files are skipped (with a log line)" },
     { "knowledge.prompt_bytes", "int", "1500", "64..1000000", NULL,
       "most bytes of each retrieved passage put into a prompt" },
+    { "knowledge.search_provider", "string", "\"bing\"", NULL, "bing|searxng",
+      "web search API: Bing Web Search v7 or SearXNG's JSON API" },
+    { "knowledge.search_endpoint", "string", "\"https://api.bing.microsoft.com/v7.0/search\"", NULL, NULL,
+      "URL of the search API (SearXNG: https://HOST/search)" },
+    { "knowledge.search_timeout_ms", "int", "3000", "100..60000", NULL,
+      "a web search not answered by then is given up (the step goes on without it)" },
 
     //  ====================================================================
     //  log: ufobus logging

@@ -52,6 +52,7 @@
 #include "ufo_knowledge.h"
 #include "ufo_rag.h"
 #include "ufo_experience.h"
+#include "ufo_websearch.h"
 
 //  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
 #include "ufo_agent_opts.h"

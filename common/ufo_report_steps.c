@@ -373,6 +373,8 @@ s_knowledge (s_report_t *self, const ufo_value_t *step)
             ufo_report_escs (out, where);
             ufo_buf_puts (out, "</span><br>");
             const ufo_value_t *text = ufo_value_map_get (e, "text");
+            if (!text)
+                text = ufo_value_map_get (e, "snippet");
             ufo_report_esc_value (out, text ? text : e, 600);
             ufo_buf_puts (out, "</div>");
         }

@@ -1,7 +1,8 @@
-/*  host_experience.c - the HostAgent's experience (docs/KNOWLEDGE.md): at the start of a
-    round, the records of similar past requests (RAG_EXPERIENCE) for its prompts and the
-    AppAgents'; at the end of a session, the summary of what it did (SAVE_EXPERIENCE) made by
-    the model with the summariser prompt (prompts/experience/) and saved on the broker. */
+/*  host_experience.c - the HostAgent's knowledge (docs/KNOWLEDGE.md): at the start of a
+    round, the records of similar past requests (RAG_EXPERIENCE) and web search results
+    (RAG_ONLINE_SEARCH) for its prompts and the AppAgents'; at the end of a session, the
+    summary of what it did (SAVE_EXPERIENCE) made by the model with the summariser prompt
+    (prompts/experience/) and saved on the broker. */
 #include "ufo_prelude.h"
 #include "host_int.h"
 
@@ -19,6 +20,20 @@ host_experience_find (host_t *self)
     }
     ufo_info ("host: session %s round %" PRId64 ": %zu experience record(s) retrieved",
               cfg->session, self->round, ufo_value_size (found));
+    return found;
+}
+
+ufo_value_t *
+host_online_find (host_t *self)
+{
+    if (!self->cfg->rag_online || !self->ops->online_search)
+        return NULL;
+    ufo_error_t err = {0};
+    ufo_value_t *found = self->ops->online_search (self->ops->arg, self->request, &err);
+    if (!found) {
+        ufo_warn ("host: online search failed, going on without it: %s", err.message);
+        found = ufo_value_new_list ();
+    }
     return found;
 }
 

@@ -101,6 +101,8 @@ s_assign (host_t *self)
     ufo_value_map_set (body, "tips", &(ufo_value_t *) { s_str_list (self->messages) });
     if (self->experience)
         ufo_value_map_set_copy (body, "experience_examples", self->experience);
+    if (self->online)
+        ufo_value_map_set_copy (body, "online_docs", self->online);
     ufo_value_map_set_copy (body, "previous_subtasks", self->previous);
     ufo_value_map_set_str (body, "application", self->application);
     ufo_value_map_set_copy (body, "window", self->window);
@@ -345,6 +347,7 @@ s_host_free (host_t *self)
     ufo_value_destroy (&self->messages);
     ufo_value_destroy (&self->evaluation);
     ufo_value_destroy (&self->experience);
+    ufo_value_destroy (&self->online);
     free (self->subtask);
     free (self->application);
     ufo_tasklog_destroy (&self->log);
@@ -539,6 +542,8 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         ufo_cost_next_round (&self.cost);
         ufo_value_destroy (&self.experience);
         self.experience = host_experience_find (&self);
+        ufo_value_destroy (&self.online);
+        self.online = host_online_find (&self);
         self.round_step = self.agent_step = 0;
         self.subtask_index = -1;
         self.follow_index = 0;

@@ -63,6 +63,9 @@ typedef struct {
     //  gets its id, 64 bytes), 0 or -1 with err.
     ufo_value_t *(*experience_find) (void *arg, const char *request, ufo_error_t *err);
     int (*experience_save) (void *arg, ufo_value_t **record_p, char *id_out, ufo_error_t *err);
+    //  Optional (NULL: no web search): the top web results for query (a new list of
+    //  {"title", "url", "snippet"}), bounded by the search timeout; NULL with err on failure.
+    ufo_value_t *(*online_search) (void *arg, const char *query, ufo_error_t *err);
 } host_ops_t;
 
 //  What a session needs from the configuration and the task body.
@@ -93,6 +96,7 @@ typedef struct {
     const char *const *secrets;     //  NULL-terminated strings to redact from the logs, may be NULL
     const char *save_experience;    //  SAVE_EXPERIENCE: always | ask | auto | always_not (NULL)
     bool rag_experience;            //  RAG_EXPERIENCE
+    bool rag_online;                //  RAG_ONLINE_SEARCH
 } host_session_config_t;
 
 //  Runs a whole session. Returns the result body of the protocol (caller owns):

@@ -152,6 +152,8 @@ s_vars (host_t *self)
     ufo_buf_free (&tips);
     if (self->experience)
         ufo_value_map_set_copy (vars, "experience_examples", self->experience);
+    if (self->online)
+        ufo_value_map_set_copy (vars, "online_docs", self->online);
     return vars;
 }
 
@@ -439,6 +441,8 @@ host_step_run (host_t *self)
         ufo_value_map_set_str (req, "model", resp ? resp->model : "");
         if (self->experience)
             ufo_value_map_set_copy (req, "experience_examples", self->experience);
+        if (self->online)
+            ufo_value_map_set_copy (req, "online_docs", self->online);
         if (ufo_tasklog_append (self->log, "request.log", req, &lerr) != 0)
             ufo_warn ("host: request.log: %s", lerr.message);
         ufo_value_destroy (&req);

@@ -8,9 +8,13 @@
          and the AppAgent's prompts (request.log experience_examples).
       3. The broker restarted: the record is still there (`ufo knowledge list`).
       4. A HostAgent of another device gets it too.
-      5. A record with missing fields on the broker is skipped with a log line; delete works. */
+      5. A record with missing fields on the broker is skipped with a log line; delete works.
+      6. RAG_ONLINE_SEARCH against tests/ufo-search-server (SearXNG shape): the results are in
+         both agents' prompts and request.log (online_docs); a search endpoint too slow for
+         knowledge.search_timeout_ms leaves the session as it was, with a log line. */
 #include "ufo_prelude.h"
 #include "host_fixture.h"
+#include "search_server_fixture.h"
 
 #define S_REQUEST "Write 'Hello from the HostAgent' in a new Mousepad note"
 
@@ -204,6 +208,63 @@ UFO_TEST (test_bad_record_and_delete)
     CHECK_CONTAINS (out, "0 experience records");
 }
 
+UFO_TEST (test_online_search_in_prompts)
+{
+    char port_file [400], log [400];
+    snprintf (port_file, sizeof port_file, "%s/search-port", afx_.broker.dir);
+    snprintf (log, sizeof log, "%s/search.log", afx_.broker.dir);
+    pid_t server = 0;
+    int port = ssfx_start (port_file, log, &server);
+    REQUIRE (port > 0);
+    char extra [600];
+    snprintf (extra, sizeof extra, "\"RAG_ONLINE_SEARCH\": true, \"RAG_ONLINE_RETRIEVED_TOPK\": 1,"
+              " \"knowledge\": {\"search_provider\": \"searxng\", \"search_endpoint\": \"http://127.0.0.1:%d/searxng/search\"}",
+              port);
+    REQUIRE (hfx_start ("experience.json", extra, 1) == 0);
+    const char *args [] = { S_REQUEST, "--device", "t0", "--task", "web-1", "--yes", NULL };
+    CHECK_INT (hfx_run (args, NULL, NULL), 0);
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    const char *agents [] = { "HostAgent", "AppAgent" };
+    for (int k = 0; k < 2; k++) {
+        ufo_value_t *reqs = s_requests_of (agents [k]);
+        CHECK (ufo_value_size (reqs) >= 1);
+        for (size_t i = 0; i < ufo_value_size (reqs); i++) {
+            const ufo_value_t *r = ufo_value_list_at (reqs, i);
+            const ufo_value_t *docs = ufo_value_map_get (r, "online_docs");
+            CHECK_INT (ufo_value_size (docs), 1);
+            CHECK_STR (ufo_value_str (ufo_value_path (docs, "0.title")), "SearXNG result 1 about " S_REQUEST);
+            CHECK_STR (ufo_value_str (ufo_value_path (docs, "0.url")), "https://example.org/searx/1");
+            char *prompt = ufo_json_dump (ufo_value_map_get (r, "prompt"), 0, NULL);
+            CHECK_CONTAINS (prompt, "[Web Search Results:]\\n- SearXNG result 1 about");
+            free (prompt);
+        }
+        ufo_value_destroy (&reqs);
+    }
+    hfx_stop_all ();
+
+    //  too slow: the round goes on after the timeout, without results
+    snprintf (extra, sizeof extra, "\"RAG_ONLINE_SEARCH\": true, \"knowledge\": {\"search_provider\": \"searxng\","
+              " \"search_endpoint\": \"http://127.0.0.1:%d/slow\", \"search_timeout_ms\": 1000}", port);
+    REQUIRE (hfx_start ("experience.json", extra, 1) == 0);
+    const char *args2 [] = { S_REQUEST, "--device", "t0", "--task", "web-2", "--yes", NULL };
+    CHECK_INT (hfx_run (args2, NULL, NULL), 0);
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    ufo_value_t *reqs = s_requests_of ("HostAgent");
+    const ufo_value_t *docs = ufo_value_map_get (ufo_value_list_at (reqs, 0), "online_docs");
+    CHECK (docs && ufo_value_size (docs) == 0);
+    ufo_value_destroy (&reqs);
+    char path [500];
+    snprintf (path, sizeof path, "%s/host.log", afx_.broker.dir);
+    char *host_log = afx_read (path);
+    CHECK_CONTAINS (host_log, "online search failed, going on without it");
+    CHECK_CONTAINS (host_log, "timed out after 1000 ms");
+    free (host_log);
+    hfx_stop_all ();
+    ssfx_stop (&server);
+}
+
 int
 main (void)
 {
@@ -216,6 +277,7 @@ main (void)
     UFO_RUN (test_retrieved_in_both_prompts);
     UFO_RUN (test_broker_restart_and_other_device);
     UFO_RUN (test_bad_record_and_delete);
+    UFO_RUN (test_online_search_in_prompts);
     hfx_stop_all ();
     afx_teardown ();
     return UFO_TEST_END ();
