@@ -66,6 +66,10 @@ s_parse_body (app_agent_t *self, ufo_error_t *err)
     self->max_steps = body.max_steps;
     self->tips = body.tips;
     self->previous_subtasks = body.previous_subtasks;
+    const ufo_value_t *experience = ufo_value_map_get (self->body, "experience_examples");
+    self->experience = ufo_value_type (experience) == UFO_TLIST ? experience : NULL;
+    const ufo_value_t *online = ufo_value_map_get (self->body, "online_docs");
+    self->online = ufo_value_type (online) == UFO_TLIST ? online : NULL;
     self->interactive = body.interactive;
     self->auto_confirm = body.auto_confirm;
     const char *log_root = body.log_root;

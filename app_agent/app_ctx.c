@@ -92,6 +92,7 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     ctx->history_keys = ufo_config_get (c, "HISTORY_KEYS");
     ctx->control_list = ufo_config_get (c, "CONTROL_LIST");
     ctx->memory_steps = 20;
+    ctx->rag = ufo_rag_new (c);
     return 0;
 fail:
     app_ctx_close (ctx);
@@ -102,6 +103,7 @@ void
 app_ctx_close (app_ctx_t *ctx)
 {
     app_board_destroy (&ctx->board);
+    ufo_rag_destroy (&ctx->rag);
     ufo_desktop_destroy (&ctx->desktop);
     ufo_prompts_destroy (&ctx->prompts);
     ufo_llm_destroy (&ctx->llm);

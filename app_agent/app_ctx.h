@@ -15,6 +15,7 @@ typedef struct {
     ufo_llm_t *llm;                 //  owned
     ufo_prompts_t *prompts;         //  owned
     app_board_t *board;             //  owned: broker or in-process board
+    ufo_rag_t *rag;                 //  owned: knowledge retrieval (RAG_* keys, docs/KNOWLEDGE.md)
     char api_key [512];             //  APP_AGENT key, registered as a secret in every log
     char model [192];               //  "provider/model" of APP_AGENT, for request.log
     char endpoint [1024];           //  the broker's command endpoint ("" with a local board)

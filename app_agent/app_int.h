@@ -23,6 +23,8 @@ struct _app_agent_t {
     int64_t round, subtask_index, step_base, round_step_base, max_steps;
     bool interactive, auto_confirm;
     const ufo_value_t *tips, *previous_subtasks;
+    const ufo_value_t *experience;  //  "experience_examples" of the body (list) or NULL
+    const ufo_value_t *online;      //  "online_docs" of the body (list) or NULL
     int64_t xid;                    //  the subtask's (main) window
     int64_t pid;                    //  its application's process (_NET_WM_PID; 0 unknown)
     int64_t window_xid;             //  the window of the last step (a dialog, or xid)
@@ -89,8 +91,10 @@ typedef struct {
 void app_record_step (app_agent_t *agent, const app_record_t *rec);
 
 //  Writes request.log for a step: the messages with image URLs replaced by file names
-//  (urls[i] -> names[i]; any other image URL -> "blackboard image").
+//  (urls[i] -> names[i]; any other image URL -> "blackboard image"), and the knowledge
+//  retrieved for the prompt (ufo_rag_for_app: offline_docs ...; may be NULL).
 void app_record_request (app_agent_t *agent, int64_t step, const ufo_value_t *messages,
-                         const char *const *urls, const char *const *names, size_t n);
+                         const char *const *urls, const char *const *names, size_t n,
+                         const ufo_value_t *knowledge);
 
 #endif

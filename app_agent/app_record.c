@@ -269,7 +269,8 @@ s_elide_images (ufo_value_t *messages, const char *const *urls, const char *cons
 
 void
 app_record_request (app_agent_t *a, int64_t step, const ufo_value_t *messages,
-                    const char *const *urls, const char *const *names, size_t n)
+                    const char *const *urls, const char *const *names, size_t n,
+                    const ufo_value_t *knowledge)
 {
     ufo_value_t *r = ufo_value_new_map ();
     ufo_value_map_set_int (r, "Step", step);
@@ -281,6 +282,7 @@ app_record_request (app_agent_t *a, int64_t step, const ufo_value_t *messages,
     s_elide_images (copy, urls, names, n);
     ufo_value_map_set (r, "prompt", &copy);
     ufo_value_map_set_str (r, "model", a->ctx->model);
+    ufo_rag_merge (r, knowledge);
     ufo_error_t err;
     if (ufo_tasklog_append (a->log, "request.log", r, &err) < 0)
         ufo_warn ("%s: request.log: %s", a->agent_name, err.message);

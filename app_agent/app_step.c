@@ -490,6 +490,14 @@ s_controls_done (app_step_t *self)
     for (size_t i = from; i < total; i++)
         ufo_value_list_push (memory, &(ufo_value_t *) { ufo_value_dup (ufo_value_list_at (a->memory, i)) });
     ufo_value_t *vars = s_vars (self, controls);
+    //  knowledge (docs/KNOWLEDGE.md): into the prompt's variables and request.log
+    ufo_value_t *knowledge = ufo_rag_for_app (ctx->rag, a->subtask,
+                                              strcmp (ctx->app, "*") ? ctx->app : a->application);
+    if (a->experience)          //  retrieved by the HostAgent (RAG_EXPERIENCE)
+        ufo_value_map_set_copy (knowledge, "experience_examples", a->experience);
+    if (a->online)              //  web search by the HostAgent (RAG_ONLINE_SEARCH)
+        ufo_value_map_set_copy (knowledge, "online_docs", a->online);
+    ufo_rag_merge (vars, knowledge);
     ufo_prompt_input_t in = {
         .schema = UFO_SCHEMA_APP, .visual = ctx->visual, .vars = vars, .images = images,
         .blackboard = board, .memory = memory
@@ -500,7 +508,8 @@ s_controls_done (app_step_t *self)
     ufo_value_destroy (&board);
     ufo_value_destroy (&images);
     if (messages)
-        app_record_request (a, self->step, messages, urls, names, n);
+        app_record_request (a, self->step, messages, urls, names, n, knowledge);
+    ufo_value_destroy (&knowledge);
     free (owned [0]);
     free (owned [1]);
     if (!messages) {

@@ -19,6 +19,8 @@ static const ufo_cli_command_t s_commands [] = {
       "re-evaluate a finished session from its log directory (offline, no broker)", ufo_cmd_eval },
     { "keygen", "NAME --role agent|client|monitor|broker [--dir DIR]",
       "write a CURVE certificate pair (private key mode 0600)", ufo_cmd_keygen },
+    { "knowledge", "index [--app NAME] | search \"QUERY\" [--app NAME] [--top N] [--json] | list | show ID | delete ID [--broker EP]",
+      "the agents' knowledge: index installed help, search it; experience records", ufo_cmd_knowledge },
     { "monitor", "[--raw] [--stats] [--json] [--filter PREFIX|session:ID|service:NAME] [--broker EP] [--bus EP]",
       "follow the sessions live, one line per step (--raw: every bus event)", ufo_cmd_monitor },
     { "status", "[--json] [--broker EP]",

@@ -38,5 +38,6 @@ int ufo_cmd_down (int argc, char **argv);
 int ufo_cmd_eval (int argc, char **argv);
 int ufo_cmd_keygen (int argc, char **argv);
 int ufo_cmd_doctor (int argc, char **argv);
+int ufo_cmd_knowledge (int argc, char **argv);
 
 #endif

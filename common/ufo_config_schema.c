@@ -123,6 +123,51 @@ static const ufo_config_key_t s_schema [] = {
     AGENT_CALL_KEYS ("EVALUATION_AGENT"),
 
     //  ====================================================================
+    //  The original UFO's knowledge (RAG) keys (issue 23)
+    //  ====================================================================
+    { "RAG_OFFLINE_DOCS", "bool", "false", NULL, NULL,
+      "AppAgent: put help passages of the application (ufo knowledge index) into the prompt" },
+    { "RAG_OFFLINE_DOCS_RETRIEVED_TOPK", "int", "1", "0..100", NULL,
+      "how many help passages go into the prompt" },
+    { "RAG_EXPERIENCE", "bool", "false", NULL, NULL,
+      "HostAgent and AppAgent: put records of similar past sessions (experience) into the prompt" },
+    { "RAG_EXPERIENCE_RETRIEVED_TOPK", "int", "5", "0..100", NULL,
+      "how many experience records go into the prompt" },
+    { "RAG_ONLINE_SEARCH", "bool", "false", NULL, NULL,
+      "HostAgent and AppAgent: put web search results for the request into the prompt" },
+    { "RAG_ONLINE_SEARCH_TOPK", "int", "5", "1..50", NULL, "results asked of the search API" },
+    { "RAG_ONLINE_RETRIEVED_TOPK", "int", "1", "0..50", NULL, "results that go into the prompt" },
+    { "BING_API_KEY", "string", "\"\"", NULL, NULL,
+      "key of the Bing Web Search API (knowledge.search_provider bing)" },
+    { "SAVE_EXPERIENCE", "string", "\"always_not\"", NULL, "always|ask|auto|always_not",
+      "save a finished session as experience: always, ask the user, auto (when the evaluation says complete), never" },
+
+    //  ====================================================================
+    //  knowledge: the knowledge index and offline help (issue 23)
+    //  ====================================================================
+    { "knowledge", "map", "{}", NULL, NULL, "the knowledge index: help documents, experience" },
+    { "knowledge.index", "string", "\"run/knowledge.db\"", NULL, NULL,
+      "the index file (SQLite); created when absent" },
+    { "knowledge.help_dirs", "list<string>", "[\"/usr/share/help\"]", NULL, NULL,
+      "roots of installed Mallard / DocBook help (ROOT/LANG/APP/)" },
+    { "knowledge.help_lang", "string", "\"C\"", NULL, NULL,
+      "language directory of the help to index" },
+    { "knowledge.man_dirs", "list<string>", "[\"/usr/share/man\"]", NULL, NULL,
+      "roots of man pages; the pages of the desktop.launchers programs are indexed" },
+    { "knowledge.folders", "map<list<string>>", "{}", NULL, NULL,
+      "per application, folders of .md / .txt notes to index: app -> list of directories" },
+    { "knowledge.max_file_bytes", "int", "1048576", "1024..1073741824", NULL,
+      "larger help files are skipped (with a log line)" },
+    { "knowledge.prompt_bytes", "int", "1500", "64..1000000", NULL,
+      "most bytes of each retrieved passage put into a prompt" },
+    { "knowledge.search_provider", "string", "\"bing\"", NULL, "bing|searxng",
+      "web search API: Bing Web Search v7 or SearXNG's JSON API" },
+    { "knowledge.search_endpoint", "string", "\"https://api.bing.microsoft.com/v7.0/search\"", NULL, NULL,
+      "URL of the search API (SearXNG: https://HOST/search)" },
+    { "knowledge.search_timeout_ms", "int", "3000", "100..60000", NULL,
+      "a web search not answered by then is given up (the step goes on without it)" },
+
+    //  ====================================================================
     //  log: ufobus logging
     //  ====================================================================
     { "log", "map", "{}", NULL, NULL, "logging of every ufobus process" },

@@ -183,10 +183,29 @@ ufo_http_destroy (ufo_http_t **self_p)
     *self_p = NULL;
 }
 
+static int64_t s_start (ufo_http_t *self, bool post, const char *url, const char *const *headers,
+                        const char *body, size_t len, long timeout_ms, size_t max_body,
+                        ufo_http_done_fn *done, void *arg, ufo_error_t *err);
+
 int64_t
 ufo_http_post (ufo_http_t *self, const char *url, const char *const *headers,
                const char *body, size_t len, long timeout_ms, size_t max_body,
                ufo_http_done_fn *done, void *arg, ufo_error_t *err)
+{
+    return s_start (self, true, url, headers, body, len, timeout_ms, max_body, done, arg, err);
+}
+
+int64_t
+ufo_http_get (ufo_http_t *self, const char *url, const char *const *headers, long timeout_ms,
+              size_t max_body, ufo_http_done_fn *done, void *arg, ufo_error_t *err)
+{
+    return s_start (self, false, url, headers, NULL, 0, timeout_ms, max_body, done, arg, err);
+}
+
+static int64_t
+s_start (ufo_http_t *self, bool post, const char *url, const char *const *headers,
+         const char *body, size_t len, long timeout_ms, size_t max_body,
+         ufo_http_done_fn *done, void *arg, ufo_error_t *err)
 {
     assert (self && url && done);
     s_xfer_t *x = ufo_calloc (1, sizeof (s_xfer_t));
@@ -210,9 +229,13 @@ ufo_http_post (ufo_http_t *self, const char *url, const char *const *headers,
     x->headers = curl_slist_append (x->headers, "Expect:");
     CURL *e = x->easy;
     curl_easy_setopt (e, CURLOPT_URL, url);
-    curl_easy_setopt (e, CURLOPT_POST, 1L);
-    curl_easy_setopt (e, CURLOPT_POSTFIELDS, x->body);
-    curl_easy_setopt (e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) len);
+    if (post) {
+        curl_easy_setopt (e, CURLOPT_POST, 1L);
+        curl_easy_setopt (e, CURLOPT_POSTFIELDS, x->body);
+        curl_easy_setopt (e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) len);
+    }
+    else
+        curl_easy_setopt (e, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt (e, CURLOPT_HTTPHEADER, x->headers);
     curl_easy_setopt (e, CURLOPT_WRITEFUNCTION, s_write_cb);
     curl_easy_setopt (e, CURLOPT_WRITEDATA, x);

@@ -52,6 +52,10 @@ int64_t ufo_http_post (ufo_http_t *self, const char *url, const char *const *hea
                        const char *body, size_t len, long timeout_ms, size_t max_body,
                        ufo_http_done_fn *done, void *arg, ufo_error_t *err);
 
+//  Starts a GET of url; otherwise as ufo_http_post. Returns a positive id, or -1 with err.
+int64_t ufo_http_get (ufo_http_t *self, const char *url, const char *const *headers, long timeout_ms,
+                      size_t max_body, ufo_http_done_fn *done, void *arg, ufo_error_t *err);
+
 //  Aborts a transfer; its callback is not called. Returns 0, or -1 if id is unknown.
 int ufo_http_cancel (ufo_http_t *self, int64_t id);
 

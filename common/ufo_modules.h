@@ -47,6 +47,14 @@
 //  eval: the EvaluationAgent
 #include "ufo_eval.h"
 
+//  knowledge: the knowledge index, help documents, offline help (issue 23)
+#include "ufo_kb.h"
+#include "ufo_helpdoc.h"
+#include "ufo_knowledge.h"
+#include "ufo_rag.h"
+#include "ufo_experience.h"
+#include "ufo_websearch.h"
+
 //  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
 #include "ufo_agent_opts.h"
 

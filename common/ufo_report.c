@@ -218,12 +218,55 @@ s_collect_rounds (s_report_t *self)
     self->stats.rounds = ufo_value_size (self->rounds);
 }
 
+//  What request.log recorded as retrieved for each step (docs/KNOWLEDGE.md): only these
+//  fields are kept, under "AgentName|Round|Step" (the last record of a step wins).
+static const char *const s_knowledge_fields [] = {
+    "offline_docs", "online_docs", "experience_examples", "demonstration_examples" };
+
+static void
+s_key (const ufo_value_t *r, char *out, size_t size)
+{
+    snprintf (out, size, "%s|%" PRId64 "|%" PRId64, ufo_value_map_str (r, "AgentName", ""),
+              ufo_value_map_int (r, "Round", 0), ufo_value_map_int (r, "Step", -1));
+}
+
+static void
+s_load_knowledge (s_report_t *self)
+{
+    self->knowledge = ufo_value_new_map ();
+    ufo_value_t *requests = s_load_lines (self, "request.log", NULL);
+    for (size_t i = 0; i < ufo_value_size (requests); i++) {
+        const ufo_value_t *r = ufo_value_list_at (requests, i);
+        ufo_value_t *found = ufo_value_new_map ();
+        for (size_t k = 0; k < UFO_ARRAY_SIZE (s_knowledge_fields); k++) {
+            const ufo_value_t *v = ufo_value_map_get (r, s_knowledge_fields [k]);
+            if (ufo_value_type (v) == UFO_TLIST)
+                ufo_value_map_set_copy (found, s_knowledge_fields [k], v);
+        }
+        char key [300];
+        s_key (r, key, sizeof key);
+        if (ufo_value_size (found))
+            ufo_value_map_set (self->knowledge, key, &found);
+        ufo_value_destroy (&found);
+    }
+    ufo_value_destroy (&requests);
+}
+
+const ufo_value_t *
+ufo_report_step_knowledge (s_report_t *self, const ufo_value_t *step)
+{
+    char key [300];
+    s_key (step, key, sizeof key);
+    return ufo_value_map_get (self->knowledge, key);
+}
+
 static void
 s_load (s_report_t *self)
 {
     self->request = s_load_object (self, "request.json", ": the request is taken from the steps");
     self->steps = s_load_lines (self, "response.log", ": no step was logged");
     self->evals = s_load_lines (self, "evaluation.log", NULL);
+    s_load_knowledge (self);
     self->session = s_load_object (self, "session.json",
                                    ": the session may not have ended; totals are "
                                    "computed from the steps");
@@ -486,6 +529,7 @@ s_report_free (s_report_t *self)
     ufo_value_destroy (&self->blackboard);
     ufo_value_destroy (&self->steps);
     ufo_value_destroy (&self->evals);
+    ufo_value_destroy (&self->knowledge);
     ufo_value_destroy (&self->notes);
     ufo_value_destroy (&self->rounds);
 }

@@ -15,6 +15,7 @@ typedef struct {
     ufo_value_t *blackboard;        //  blackboard.json (map) or NULL
     ufo_value_t *steps;             //  list of response.log objects, in file order
     ufo_value_t *evals;             //  list of evaluation.log objects
+    ufo_value_t *knowledge;         //  "AgentName|Round|Step" -> request.log knowledge fields
     ufo_value_t *notes;             //  list of strings: problems found in the logs
     ufo_value_t *rounds;            //  list of round numbers (ints), ascending
     char nonce [33];                //  CSP nonce of the inline script
@@ -47,6 +48,9 @@ int ufo_report_image_data_url (s_report_t *self, const char *url, const char *ca
 //  The page's style sheet and script.
 extern const char *ufo_report_css;
 extern const char *ufo_report_js;
+
+//  The knowledge fields request.log recorded for a step (offline_docs, ...), or NULL.
+const ufo_value_t *ufo_report_step_knowledge (s_report_t *self, const ufo_value_t *step);
 
 //  --- ufo_report_steps.c ---
 //  Each appends one part of the page body to self->out: the timeline table; the rounds

@@ -353,6 +353,52 @@ s_other_fields (ufo_buf_t *out, const ufo_value_t *step)
     ufo_value_destroy (&other);
 }
 
+//  The knowledge retrieved for the step's prompt (request.log), one list per kind.
+static void
+s_knowledge (s_report_t *self, const ufo_value_t *step)
+{
+    static const char *const labels [][2] = {
+        { "offline_docs", "Help documents" }, { "online_docs", "Web search" },
+        { "experience_examples", "Experience" }, { "demonstration_examples", "Demonstrations" } };
+    const ufo_value_t *knowledge = ufo_report_step_knowledge (self, step);
+    if (!knowledge)
+        return;
+    ufo_buf_t *out = self->out;
+    ufo_buf_puts (out, "<div class=\"knowledge\"><h4>Knowledge</h4><dl class=\"kv\">");
+    for (size_t k = 0; k < UFO_ARRAY_SIZE (labels); k++) {
+        const ufo_value_t *list = ufo_value_map_get (knowledge, labels [k][0]);
+        if (!list)
+            continue;
+        ufo_buf_puts (out, "<dt>");
+        ufo_report_escs (out, labels [k][1]);
+        ufo_buf_puts (out, "</dt><dd>");
+        if (ufo_value_size (list) == 0)
+            ufo_buf_puts (out, "<span class=\"muted\">nothing retrieved</span>");
+        for (size_t i = 0; i < ufo_value_size (list); i++) {
+            const ufo_value_t *e = ufo_value_list_at (list, i);
+            const char *title = ufo_value_map_str (e, "title", NULL);
+            const char *where = ufo_value_map_str (e, "source", NULL);
+            if (!where)
+                where = ufo_value_map_str (e, "url", "");
+            ufo_buf_puts (out, "<div><b>");
+            if (title)
+                ufo_report_escs (out, title);
+            else
+                ufo_report_esc_value (out, ufo_value_map_get (e, "request"), 200);
+            ufo_buf_puts (out, "</b> <span class=\"muted\">");
+            ufo_report_escs (out, where);
+            ufo_buf_puts (out, "</span><br>");
+            const ufo_value_t *text = ufo_value_map_get (e, "text");
+            if (!text)
+                text = ufo_value_map_get (e, "snippet");
+            ufo_report_esc_value (out, text ? text : e, 600);
+            ufo_buf_puts (out, "</div>");
+        }
+        ufo_buf_puts (out, "</dd>");
+    }
+    ufo_buf_puts (out, "</dl></div>");
+}
+
 static void
 s_step (s_report_t *self, const ufo_value_t *step, size_t index)
 {
@@ -458,6 +504,7 @@ s_step (s_report_t *self, const ufo_value_t *step, size_t index)
     ufo_buf_puts (out, "</dl>");
     s_questions (out, step);
     s_confirm (out, step);
+    s_knowledge (self, step);
     s_step_images (self, step, id);
     ufo_buf_puts (out, "</details>\n");
 }

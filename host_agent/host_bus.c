@@ -26,6 +26,11 @@ struct _host_bus_t {
     ufo_tasks_t *tasks;
     ufo_bb_client_t *bb;
     ufo_bb_mirror_t *mirror;    //  the running session's board, kept in step incrementally
+    ufo_kb_t *experience;       //  experience records indexed (RAG_EXPERIENCE), opened when first used
+    ufo_http_t *http;           //  web search (RAG_ONLINE_SEARCH), made when first used
+    ufo_value_t *search;        //  the search in flight: its results, once done
+    char search_error [320];
+    bool search_done;
     ufo_desktop_t *desktop;
     ufo_llm_t *llm;
     ufo_prompts_t *prompts;
@@ -87,7 +92,7 @@ s_on_worker_event (host_bus_t *self, ufo_value_t **event_p)
 static void
 s_pump (host_bus_t *self, int timeout_ms)
 {
-    struct pollfd fds [40];
+    struct pollfd fds [44];
     ufo_llm_fd_t lfds [36];
     size_t n = 0;
     fds [n++] = (struct pollfd) { .fd = ufo_worker_fd (self->worker), .events = POLLIN };
@@ -98,9 +103,20 @@ s_pump (host_bus_t *self, int timeout_ms)
     for (size_t i = 0; i < nl; i++)
         fds [n++] = (struct pollfd) { .fd = lfds [i].fd,
             .events = (short) ((lfds [i].events & UFO_LLM_IN ? POLLIN : 0) | (lfds [i].events & UFO_LLM_OUT ? POLLOUT : 0)) };
+    //  the web search's sockets (RAG_ONLINE_SEARCH), after the LLM's
+    ufo_http_fd_t hfds [4];
+    size_t nh = self->http ? ufo_http_fds (self->http, hfds, UFO_ARRAY_SIZE (hfds)) : 0;
+    if (nh > UFO_ARRAY_SIZE (hfds))
+        nh = UFO_ARRAY_SIZE (hfds);
+    for (size_t i = 0; i < nh; i++)
+        fds [n++] = (struct pollfd) { .fd = hfds [i].fd,
+            .events = (short) ((hfds [i].events & UFO_HTTP_IN ? POLLIN : 0) | (hfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0)) };
     int lt = ufo_llm_timeout (self->llm);
     if (lt >= 0 && lt < timeout_ms)
         timeout_ms = lt;
+    int ht = self->http ? ufo_http_timeout (self->http) : -1;
+    if (ht >= 0 && ht < timeout_ms)
+        timeout_ms = ht;
     if (timeout_ms > S_PUMP_MS)
         timeout_ms = S_PUMP_MS;
     if (poll (fds, n, timeout_ms) < 0 && errno != EINTR)
@@ -111,6 +127,14 @@ s_pump (host_bus_t *self, int timeout_ms)
                          | (re & (POLLERR | POLLHUP) ? UFO_LLM_ERR : 0);
     }
     ufo_llm_process (self->llm, lfds, nl);
+    if (self->http) {
+        for (size_t i = 0; i < nh; i++) {
+            short re = fds [2 + nl + i].revents;
+            hfds [i].revents = (re & POLLIN ? UFO_HTTP_IN : 0) | (re & POLLOUT ? UFO_HTTP_OUT : 0)
+                             | (re & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
+        }
+        ufo_http_process (self->http, hfds, nh);
+    }
     ufo_value_t *event;
     while ((event = ufo_worker_next (self->worker, 0)))
         s_on_worker_event (self, &event);
@@ -541,6 +565,71 @@ s_text_list (const ufo_value_t *list, size_t max)
     return true;
 }
 
+//  Experience records (docs/KNOWLEDGE.md): kept on the broker; an in-memory index of them
+//  is brought in step before each search.
+static ufo_value_t *
+s_experience_find (void *arg, const char *request, ufo_error_t *err)
+{
+    host_bus_t *self = arg;
+    if (!self->experience) {
+        self->experience = ufo_kb_open (":memory:", err);
+        if (!self->experience)
+            return NULL;
+    }
+    if (ufo_experience_sync (self->experience, self->bb, err) < 0)
+        return NULL;
+    const ufo_config_t *config = self->config;
+    return ufo_experience_retrieve (self->experience, request,
+                                    (size_t) ufo_config_int (config, "RAG_EXPERIENCE_RETRIEVED_TOPK", 5),
+                                    (size_t) ufo_config_int (config, "knowledge.prompt_bytes", 1500));
+}
+
+static int
+s_experience_save (void *arg, ufo_value_t **record_p, char *id_out, ufo_error_t *err)
+{
+    host_bus_t *self = arg;
+    return ufo_experience_save (self->bb, record_p, id_out, err);
+}
+
+static void
+s_search_done (ufo_value_t **results_p, const char *error, void *arg)
+{
+    host_bus_t *self = arg;
+    ufo_value_destroy (&self->search);
+    self->search = results_p ? *results_p : NULL;
+    if (results_p)
+        *results_p = NULL;
+    snprintf (self->search_error, sizeof self->search_error, "%s", error ? error : "");
+    self->search_done = true;
+}
+
+//  One web search, the loop kept serving while it runs; bounded by knowledge.search_timeout_ms.
+static ufo_value_t *
+s_online_search (void *arg, const char *query, ufo_error_t *err)
+{
+    host_bus_t *self = arg;
+    if (!self->http && !(self->http = ufo_http_new ()))
+        return ufo_error_set (err, UFO_E_INTERNAL, "no HTTP client"), NULL;
+    ufo_websearch_opts_t opts;
+    ufo_websearch_opts_from_config (&opts, self->config);
+    self->search_done = false;
+    if (ufo_websearch_start (self->http, &opts, query, s_search_done, self, err) < 0)
+        return NULL;
+    while (!self->search_done)
+        s_pump (self, S_PUMP_MS);
+    ufo_value_t *results = self->search;
+    self->search = NULL;
+    if (!results) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "%s %s: %s", opts.provider, opts.endpoint, self->search_error);
+        return NULL;
+    }
+    //  RAG_ONLINE_RETRIEVED_TOPK of the RAG_ONLINE_SEARCH_TOPK results go into the prompt
+    size_t keep = (size_t) ufo_config_int (self->config, "RAG_ONLINE_RETRIEVED_TOPK", 1);
+    while (ufo_value_size (results) > keep)
+        ufo_value_list_remove (results, ufo_value_size (results) - 1);
+    return results;
+}
+
 static ufo_value_t *
 s_error_result (const char *error)
 {
@@ -647,6 +736,9 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .llm_endpoint = ufo_value_str (ufo_config_agent (config, "HOST_AGENT", "API_BASE")),
         .prompts = self->prompts,
         .secrets = sp,
+        .save_experience = ufo_config_str (config, "SAVE_EXPERIENCE", "always_not"),
+        .rag_experience = ufo_config_bool (config, "RAG_EXPERIENCE", false),
+        .rag_online = ufo_config_bool (config, "RAG_ONLINE_SEARCH", false),
     };
     host_ops_t ops = {
         .arg = self, .windows = s_windows, .launch = s_launch, .snapshot = s_snapshot, .ask = s_ask,
@@ -654,6 +746,8 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .run_task = s_run_task,
         .ask_user = s_ask_user, .progress = s_progress, .cancelled = s_cancelled,
         .has_worker = s_has_worker,
+        .experience_find = s_experience_find, .experience_save = s_experience_save,
+        .online_search = s_online_search,
     };
     ufo_info ("host: session %s (task %s, %zu request(s)%s) started", session, name,
               ufo_value_size (requests), plan ? ", follower" : "");
@@ -743,6 +837,9 @@ host_bus_destroy (host_bus_t **self_p)
     ufo_tasks_destroy (&self->tasks);
     ufo_bb_mirror_destroy (&self->mirror);
     ufo_bb_client_destroy (&self->bb);
+    ufo_kb_destroy (&self->experience);
+    ufo_http_destroy (&self->http);
+    ufo_value_destroy (&self->search);
     ufo_llm_response_destroy (&self->resp);
     ufo_llm_destroy (&self->llm);
     ufo_desktop_destroy (&self->desktop);

@@ -46,9 +46,19 @@ typedef struct {
     int64_t follow_index;       //  follower mode: next plan entry
     char error [1024];          //  reason of an ERROR
     ufo_value_t *evaluation;    //  last session-level evaluation (or NULL)
+    ufo_value_t *experience;    //  RAG_EXPERIENCE: records retrieved for this round (list) or NULL
+    ufo_value_t *online;        //  RAG_ONLINE_SEARCH: web results for this round (list) or NULL
     char started [40];          //  ISO-8601
     int64_t started_us;
 } host_t;
+
+//  Experience (host_experience.c): the records retrieved for this round's request (a new
+//  list, or NULL when RAG_EXPERIENCE is off); saving the session by SAVE_EXPERIENCE.
+ufo_value_t *host_experience_find (host_t *self);
+//  The web search results for this round's request (a new list, or NULL when
+//  RAG_ONLINE_SEARCH is off); a failed search gives an empty list and a log line.
+ufo_value_t *host_online_find (host_t *self);
+void host_experience_save (host_t *self, const char *status, const ufo_value_t *board);
 
 //  One HostAgent step in state CONTINUE: look, ask, act, log. Returns the next state.
 host_state_t host_step_run (host_t *self);

@@ -99,6 +99,10 @@ s_assign (host_t *self)
     ufo_value_map_set_str (body, "subtask", self->subtask);
     ufo_value_map_set_str (body, "request", self->request);
     ufo_value_map_set (body, "tips", &(ufo_value_t *) { s_str_list (self->messages) });
+    if (self->experience)
+        ufo_value_map_set_copy (body, "experience_examples", self->experience);
+    if (self->online)
+        ufo_value_map_set_copy (body, "online_docs", self->online);
     ufo_value_map_set_copy (body, "previous_subtasks", self->previous);
     ufo_value_map_set_str (body, "application", self->application);
     ufo_value_map_set_copy (body, "window", self->window);
@@ -342,6 +346,8 @@ s_host_free (host_t *self)
     ufo_value_destroy (&self->window);
     ufo_value_destroy (&self->messages);
     ufo_value_destroy (&self->evaluation);
+    ufo_value_destroy (&self->experience);
+    ufo_value_destroy (&self->online);
     free (self->subtask);
     free (self->application);
     ufo_tasklog_destroy (&self->log);
@@ -534,6 +540,10 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
         if (r > 0)
             host_logs_request (&self);      //  rewritten at each round start (its "round")
         ufo_cost_next_round (&self.cost);
+        ufo_value_destroy (&self.experience);
+        self.experience = host_experience_find (&self);
+        ufo_value_destroy (&self.online);
+        self.online = host_online_find (&self);
         self.round_step = self.agent_step = 0;
         self.subtask_index = -1;
         self.follow_index = 0;
@@ -581,6 +591,7 @@ host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
     if (cfg->eva_session && !any_error && nreq > 0 && !ops->cancelled (ops->arg))
         self.evaluation = s_evaluate (&self, "session");
     ufo_value_t *board = ops->board_get (ops->arg, &err);
+    host_experience_save (&self, status, board);
     host_logs_session_end (&self, status, board);
     ufo_value_destroy (&board);
     ufo_value_t *result = s_result (&self, status, rounds);

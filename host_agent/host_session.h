@@ -58,6 +58,14 @@ typedef struct {
     //  that a subtask is not queued for an application nobody serves. Returns 1 yes, 0 no
     //  (err says why), -1 when it cannot be told (the subtask is submitted anyway).
     int (*has_worker) (void *arg, const char *service, ufo_error_t *err);
+    //  Optional (NULL: no experience): the experience records most like request (a new list,
+    //  docs/KNOWLEDGE.md), or NULL with err; and saving a record (ownership taken; id_out
+    //  gets its id, 64 bytes), 0 or -1 with err.
+    ufo_value_t *(*experience_find) (void *arg, const char *request, ufo_error_t *err);
+    int (*experience_save) (void *arg, ufo_value_t **record_p, char *id_out, ufo_error_t *err);
+    //  Optional (NULL: no web search): the top web results for query (a new list of
+    //  {"title", "url", "snippet"}), bounded by the search timeout; NULL with err on failure.
+    ufo_value_t *(*online_search) (void *arg, const char *query, ufo_error_t *err);
 } host_ops_t;
 
 //  What a session needs from the configuration and the task body.
@@ -86,6 +94,9 @@ typedef struct {
     const char *llm_endpoint;       //  for request.json (user:password@ and the query are dropped)
     ufo_prompts_t *prompts;         //  prompt templates (borrowed)
     const char *const *secrets;     //  NULL-terminated strings to redact from the logs, may be NULL
+    const char *save_experience;    //  SAVE_EXPERIENCE: always | ask | auto | always_not (NULL)
+    bool rag_experience;            //  RAG_EXPERIENCE
+    bool rag_online;                //  RAG_ONLINE_SEARCH
 } host_session_config_t;
 
 //  Runs a whole session. Returns the result body of the protocol (caller owns):

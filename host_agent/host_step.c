@@ -150,6 +150,10 @@ s_vars (host_t *self)
         ufo_buf_printf (&tips, "%s\n", ufo_value_str (ufo_value_list_at (self->tips, i)));
     ufo_value_map_set (vars, "tips", &(ufo_value_t *) { ufo_value_new_stringn (tips.data ? tips.data : "", tips.len) });
     ufo_buf_free (&tips);
+    if (self->experience)
+        ufo_value_map_set_copy (vars, "experience_examples", self->experience);
+    if (self->online)
+        ufo_value_map_set_copy (vars, "online_docs", self->online);
     return vars;
 }
 
@@ -438,6 +442,10 @@ host_step_run (host_t *self)
         ufo_value_map_set_int (req, "Round", self->round);
         ufo_value_map_set (req, "prompt", &(ufo_value_t *) { s_elide_images (messages, shot_name [0] ? shot_name : NULL) });
         ufo_value_map_set_str (req, "model", resp ? resp->model : "");
+        if (self->experience)
+            ufo_value_map_set_copy (req, "experience_examples", self->experience);
+        if (self->online)
+            ufo_value_map_set_copy (req, "online_docs", self->online);
         if (ufo_tasklog_append (self->log, "request.log", req, &lerr) != 0)
             ufo_warn ("host: request.log: %s", lerr.message);
         ufo_value_destroy (&req);
