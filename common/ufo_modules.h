@@ -46,6 +46,10 @@
 //  eval: the EvaluationAgent
 #include "ufo_eval.h"
 
+//  mcp: clients of MCP servers, and the tool set of an agent
+#include "ufo_mcp.h"
+#include "ufo_mcp_hub.h"
+
 //  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
 #include "ufo_agent_opts.h"
 
