@@ -13,6 +13,8 @@ struct _app_step_t {
     ufo_image_t *shot;              //  clean screenshot
     char shot_name [S_NAME], annotated_name [S_NAME], concat_name [S_NAME], selected_name [S_NAME];
     ufo_desktop_op_t *op;           //  snapshot or action in flight
+    ufo_mcp_op_t *mcp_op;           //  API tool call in flight (MCP)
+    int64_t mcp_wait_until;         //  monotonic ms: waiting for the MCP servers to start
     ufo_value_t *snapshot;          //  the control snapshot result
     int64_t llm_id;                 //  request in flight (0 none)
     ufo_llm_response_t *response;   //  the model's answer
@@ -92,6 +94,7 @@ app_step_destroy (app_step_t **self_p)
     if (self->llm_id > 0)
         ufo_llm_cancel (self->agent->ctx->llm, self->llm_id);
     ufo_desktop_op_destroy (&self->op);
+    ufo_mcp_op_destroy (&self->mcp_op);
     ufo_image_destroy (&self->shot);
     ufo_value_destroy (&self->snapshot);
     ufo_llm_response_destroy (&self->response);
@@ -197,6 +200,17 @@ s_observe (app_step_t *self)
 {
     app_agent_t *a = self->agent;
     app_ctx_t *ctx = a->ctx;
+    //  the API tools are in the prompt: wait (bounded) for the MCP servers to start
+    ufo_mcp_hub_t *mcp = app_ctx_mcp (ctx, a->application);
+    if (!ufo_mcp_hub_settled (mcp)) {
+        if (!self->mcp_wait_until)
+            self->mcp_wait_until = app_now_ms () + 2 * (int64_t) (ufo_config_float (ctx->config,
+                                   "MCP_TOOL_TIMEOUT", 30.0) * 1000.0) + 1000;
+        if (app_now_ms () < self->mcp_wait_until)
+            return;
+        ufo_warn ("%s: MCP servers still starting; their tools are left out of this step",
+                  a->agent_name);
+    }
     self->t0 = self->t_mark = s_now_us ();
     if (!s_window_alive (ctx, a->xid)) {
         self->phase = APP_STEP_CLOSED;
@@ -287,6 +301,9 @@ s_vars (app_step_t *self, const ufo_value_t *controls)
     ufo_value_map_set_str (vars, "last_result", a->last_result ? a->last_result : "");
     ufo_value_map_set_copy (vars, "user_answers", a->user_answers);
     ufo_value_map_set_str (vars, "tips", "");
+    ufo_mcp_hub_t *mcp = a->ctx->mcp;
+    ufo_value_map_set (vars, "api_tools", &(ufo_value_t *) { ufo_mcp_hub_prompt_tools (mcp) });
+    ufo_value_map_set_bool (vars, "api_preferred", ufo_mcp_hub_preferred (mcp));
     return vars;
 }
 
@@ -481,6 +498,8 @@ s_action_type (const char *function)
         "click_on_coordinates", "drag_on_coordinates", "keyboard_input", "wheel_mouse_input" };
     if (!function || !*function)
         return "";
+    if (ufo_mcp_hub_is_tool_name (function))
+        return "MCP";
     for (size_t i = 0; i < UFO_ARRAY_SIZE (input); i++)
         if (strcmp (function, input [i]) == 0)
             return "Input";
@@ -517,8 +536,11 @@ app_step_act (app_step_t *self, const char *confirmed)
         return;
     }
     self->t_mark = s_now_us ();
-    self->op = ufo_desktop_act_begin (a->ctx->desktop, a->xid, *label ? label : NULL,
-                                      function, args);
+    if (ufo_mcp_hub_is_tool_name (function))
+        self->mcp_op = ufo_mcp_hub_call (app_ctx_mcp (a->ctx, a->application), function, args);
+    else
+        self->op = ufo_desktop_act_begin (a->ctx->desktop, a->xid, *label ? label : NULL,
+                                          function, args);
     self->phase = APP_STEP_ACT;
 }
 
@@ -528,6 +550,8 @@ app_step_advance (app_step_t *self)
     switch (self->phase) {
         case APP_STEP_OBSERVE:
             s_observe (self);
+            if (self->phase == APP_STEP_OBSERVE)
+                break;              //  still waiting for the MCP servers
             if (self->phase == APP_STEP_CONTROLS && ufo_desktop_op_done (self->op))
                 s_controls_done (self);
             break;
@@ -536,9 +560,11 @@ app_step_advance (app_step_t *self)
                 s_controls_done (self);
             break;
         case APP_STEP_ACT:
-            if (ufo_desktop_op_done (self->op)) {
-                self->action_result = ufo_desktop_op_take_result (self->op);
+            if (self->mcp_op ? ufo_mcp_op_done (self->mcp_op) : ufo_desktop_op_done (self->op)) {
+                self->action_result = self->mcp_op ? ufo_mcp_op_take_result (self->mcp_op)
+                                                   : ufo_desktop_op_take_result (self->op);
                 ufo_desktop_op_destroy (&self->op);
+                ufo_mcp_op_destroy (&self->mcp_op);
                 s_phase_time (self, "action");
                 self->phase = APP_STEP_ACTED;
             }
@@ -567,8 +593,11 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
         if (ok)
             a->last_result = ufo_strdup (text);
         else {
-            char buf [1200];
-            snprintf (buf, sizeof buf, "The action %s failed: %s", function, text);
+            char buf [1400];
+            bool api = ufo_mcp_hub_is_tool_name (function);
+            snprintf (buf, sizeof buf, "The action %s failed: %s%s", function, text,
+                      api && ufo_mcp_hub_fallback (a->ctx->mcp)
+                      ? "\nThe API tool did not work: do it through the GUI controls instead." : "");
             a->last_result = ufo_strdup (buf);
         }
         if (ok && (!strcmp (function, "texts") || !strcmp (function, "summary")))

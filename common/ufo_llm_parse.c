@@ -193,6 +193,13 @@ ufo_llm_validate_action (const char *function, const ufo_value_t *args, ufo_erro
 {
     if (!function || !*function)
         return 0;
+    if (strchr (function, '.')) {
+        //  an API tool of an MCP server ("<server>.<tool>"): the agent that offered it checks
+        //  the name and the arguments against the tool's input schema (ufo_mcp_hub_check)
+        if (args && ufo_value_type (args) != UFO_TMAP)
+            return ufo_error_set (err, UFO_E_TYPE, "\"Args\" must be an object");
+        return 0;
+    }
     const s_action_t *act = NULL;
     for (size_t i = 0; i < UFO_ARRAY_SIZE (s_actions); i++)
         if (strcmp (s_actions [i].name, function) == 0)
