@@ -21,6 +21,8 @@ static const ufo_cli_command_t s_commands [] = {
       "follow the bus: workers, queues, tasks and board changes, one line per event", ufo_cmd_monitor },
     { "status", "[--json] [--broker EP]",
       "print the broker's current workers, queues and tasks", ufo_cmd_status },
+    { "mcp", "tools [--server NAME] [--app APP] [--agent APP_AGENT|HOST_AGENT] [--config FILE] [--json]",
+      "list the tools of the configured MCP servers, as the agents show them", ufo_cmd_mcp },
 };
 
 static const ufo_cli_command_t *

@@ -4,6 +4,7 @@
 #include "ufo_config.h"
 #include "ufo_mcp.h"
 #include "ufo_mcp_hub.h"
+#include <poll.h>
 
 #define S_MAX_SERVERS 32
 #define S_DESC_MAX    300
@@ -84,16 +85,45 @@ s_list_has (const ufo_value_t *list, const char *s)
     return false;
 }
 
-ufo_mcp_hub_t *
-ufo_mcp_hub_new (const ufo_config_t *config, const char *agent, const char *app, const char *only,
-                 ufo_error_t *err)
+static void
+s_add (ufo_mcp_hub_t *self, const ufo_value_t *spec, const ufo_mcp_options_t *opts)
+{
+    if (self->count >= S_MAX_SERVERS)
+        return;
+    ufo_error_t e;
+    ufo_mcp_t *server = ufo_mcp_new (spec, opts, &e);
+    if (!server)
+        ufo_warn ("MCP server %s: %s", ufo_value_map_str (spec, "name", "?"), e.message);
+    else
+        self->servers [self->count++] = server;
+}
+
+static ufo_mcp_hub_t *
+s_hub_new (const ufo_config_t *config, const char *app, ufo_mcp_options_t *opts)
 {
     ufo_mcp_hub_t *self = ufo_calloc (1, sizeof *self);
     self->preferred = s_list_has (ufo_config_get (config, "MCP_PREFERRED_APPS"), app);
     self->fallback = ufo_config_bool (config, "MCP_FALLBACK_TO_UI", true);
-    ufo_mcp_options_t opts = {
-        .timeout_ms = (int64_t) (ufo_config_float (config, "MCP_TOOL_TIMEOUT", 30.0) * 1000.0)
-    };
+    opts->timeout_ms = (int64_t) (ufo_config_float (config, "MCP_TOOL_TIMEOUT", 30.0) * 1000.0);
+    return self;
+}
+
+ufo_mcp_hub_t *
+ufo_mcp_hub_new_servers (const ufo_config_t *config, const ufo_value_t *servers, const char *app)
+{
+    ufo_mcp_options_t opts = { 0 };
+    ufo_mcp_hub_t *self = s_hub_new (config, app, &opts);
+    for (size_t k = 0; k < ufo_value_size (servers); k++)
+        s_add (self, ufo_value_list_at (servers, k), &opts);
+    return self;
+}
+
+ufo_mcp_hub_t *
+ufo_mcp_hub_new (const ufo_config_t *config, const char *agent, const char *app, const char *only,
+                 ufo_error_t *err)
+{
+    ufo_mcp_options_t opts = { 0 };
+    ufo_mcp_hub_t *self = s_hub_new (config, app, &opts);
     bool found = false;
     const ufo_value_t *apps = ufo_value_map_get (ufo_config_get (config, "MCP_SERVERS"), agent);
     for (size_t i = 0; ufo_config_bool (config, "USE_MCP", true) && i < ufo_value_size (apps); i++) {
@@ -106,14 +136,7 @@ ufo_mcp_hub_new (const ufo_config_t *config, const char *agent, const char *app,
             if (only && strcmp (ufo_value_map_str (spec, "name", ""), only))
                 continue;
             found = true;
-            ufo_error_t e;
-            ufo_mcp_t *server = ufo_mcp_new (spec, &opts, &e);
-            if (!server) {
-                //  kept as a failed entry: a spawn failure becomes a definition that cannot run
-                ufo_warn ("MCP server %s: %s", ufo_value_map_str (spec, "name", "?"), e.message);
-                continue;
-            }
-            self->servers [self->count++] = server;
+            s_add (self, spec, &opts);
         }
     }
     if (only && !found) {
@@ -723,4 +746,44 @@ ufo_mcp_hub_process (ufo_mcp_hub_t *self, const ufo_http_fd_t *fds, size_t n)
         ufo_mcp_process (self->servers [i], k ? fds + off : NULL, k);
         off += k;
     }
+}
+
+static bool
+s_settled (void *arg)
+{
+    return ufo_mcp_hub_settled (arg);
+}
+
+bool
+ufo_mcp_hub_run (ufo_mcp_hub_t *self, bool (*done) (void *arg), void *arg, int timeout_ms)
+{
+    if (!done) {
+        done = s_settled;
+        arg = self;
+    }
+    int64_t end = ufo_http_now_ms () + timeout_ms;
+    while (!done (arg) && ufo_http_now_ms () < end) {
+        ufo_http_fd_t fds [64];
+        size_t n = ufo_mcp_hub_fds (self, fds, 64);
+        if (n > 64)
+            n = 64;
+        struct pollfd pfds [64];
+        for (size_t i = 0; i < n; i++) {
+            pfds [i].fd = fds [i].fd;
+            pfds [i].events = (short) ((fds [i].events & UFO_HTTP_IN ? POLLIN : 0)
+                                     | (fds [i].events & UFO_HTTP_OUT ? POLLOUT : 0));
+            pfds [i].revents = 0;
+        }
+        int t = ufo_mcp_hub_timeout (self);
+        if (t < 0 || t > 100)
+            t = 100;
+        if (poll (pfds, n, t) < 0 && errno != EINTR)
+            break;
+        for (size_t i = 0; i < n; i++)
+            fds [i].revents = (pfds [i].revents & POLLIN ? UFO_HTTP_IN : 0)
+                            | (pfds [i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
+                            | (pfds [i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
+        ufo_mcp_hub_process (self, fds, n);
+    }
+    return done (arg);
 }

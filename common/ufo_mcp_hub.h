@@ -23,11 +23,16 @@ int ufo_mcp_servers_check (const ufo_value_t *value, const char *keypath, ufo_er
 
 //  Starts the servers of agent block `agent` ("APP_AGENT" / "HOST_AGENT") for application
 //  app (NULL: only "*"); only: just the server of that name (NULL: all). With USE_MCP off,
-//  or none configured, the hub has no server. A server that cannot even be spawned is kept
-//  as FAILED (ufo_mcp_hub_report says why). Returns NULL with err only when `only` names no
+//  or none configured, the hub has no server. A server that cannot even be forked is left
+//  out (logged); one whose command does not run is FAILED (ufo_mcp_hub_report says why). Returns NULL with err only when `only` names no
 //  configured server. Never blocks.
 ufo_mcp_hub_t *ufo_mcp_hub_new (const ufo_config_t *config, const char *agent, const char *app,
                                 const char *only, ufo_error_t *err);
+
+//  Starts the servers of a list of definitions (checked by ufo_mcp_servers_check already) as a
+//  hub for application app (NULL: none), with the other settings from config. Never NULL.
+ufo_mcp_hub_t *ufo_mcp_hub_new_servers (const ufo_config_t *config, const ufo_value_t *servers,
+                                        const char *app);
 
 //  Stops every server, cancels every operation's call (the operations stay valid until
 //  destroyed and end as failed). Sets *self_p to NULL. Safe with NULL.
@@ -91,5 +96,10 @@ int ufo_mcp_hub_timeout (const ufo_mcp_hub_t *self);
 
 //  Processes every server (see ufo_mcp_process).
 void ufo_mcp_hub_process (ufo_mcp_hub_t *self, const ufo_http_fd_t *fds, size_t n);
+
+//  Runs a private poll loop over the hub until done(arg) (NULL: until every server is settled)
+//  or timeout_ms passes; returns whether done. Blocks: for command-line tools and tests, never
+//  from a process's event loop.
+bool ufo_mcp_hub_run (ufo_mcp_hub_t *self, bool (*done) (void *arg), void *arg, int timeout_ms);
 
 #endif
