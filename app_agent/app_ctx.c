@@ -92,6 +92,7 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     ctx->history_keys = ufo_config_get (c, "HISTORY_KEYS");
     ctx->control_list = ufo_config_get (c, "CONTROL_LIST");
     ctx->memory_steps = 20;
+    ctx->action_sequence = ufo_config_bool (c, "ACTION_SEQUENCE", false);
     return 0;
 fail:
     app_ctx_close (ctx);

@@ -41,6 +41,7 @@ typedef struct {
     const ufo_value_t *history_keys;        //  HISTORY_KEYS
     const ufo_value_t *control_list;        //  CONTROL_LIST
     int memory_steps;               //  steps of this subtask shown as memory (20)
+    bool action_sequence;           //  ACTION_SEQUENCE: the model may answer an ActionList
 } app_ctx_t;
 
 //  Options of the process that shape the context.

@@ -127,6 +127,8 @@ static const ufo_config_key_t s_schema [] = {
       "when an API tool call fails, tell the model to do it through the GUI instead" },
     { "MCP_TOOL_TIMEOUT", "float", "30.0", "0.1..3600", NULL,
       "seconds an MCP request may take before it is cancelled" },
+    { "ACTION_SEQUENCE", "bool", "false", NULL, NULL,
+      "let the AppAgent answer several actions at once (ActionList), each checked against the window before it runs" },
 
     //  ====================================================================
     //  log: ufobus logging
