@@ -5,7 +5,10 @@
     by the mcp_npm_ci fixture; UFO_MCP_BIN names their .bin folder. */
 #include "ufo_prelude.h"
 #include "ufo_test.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 static char s_bin [1024];          //  node_modules/.bin
@@ -216,10 +219,46 @@ UFO_TEST (test_everything_tool_error)
     ufo_mcp_hub_destroy (&hub);
 }
 
+//  A loopback port that was free a moment ago.
+static int
+s_free_port (void)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (fd >= 0 && bind (fd, (struct sockaddr *) &a, sizeof a) == 0
+    &&  getsockname (fd, (struct sockaddr *) &a, &len) == 0)
+        port = ntohs (a.sin_port);
+    if (fd >= 0)
+        close (fd);
+    return port;
+}
+
+//  True once something accepts connections on the loopback port (bounded wait).
+static bool
+s_wait_port (int port, int timeout_ms)
+{
+    int64_t end = ufo_http_now_ms () + timeout_ms;
+    while (ufo_http_now_ms () < end) {
+        int fd = socket (AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port),
+                                 .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+        bool up = fd >= 0 && connect (fd, (struct sockaddr *) &a, sizeof a) == 0;
+        if (fd >= 0)
+            close (fd);
+        if (up)
+            return true;
+        usleep (50000);
+    }
+    return false;
+}
+
 UFO_TEST (test_everything_http)
 {
     //  the reference server over Streamable HTTP on a free loopback port
-    int port = 20000 + (int) (getpid () % 20000);
+    int port = s_free_port ();
+    REQUIRE (port > 0);
     pid_t pid = fork ();
     if (pid == 0) {
         char p [16];
@@ -237,9 +276,7 @@ UFO_TEST (test_everything_http)
     snprintf (servers, sizeof servers,
               "[{\"name\": \"web\", \"type\": \"http\", \"url\": \"http://127.0.0.1:%d/mcp\", "
               "\"headers\": {\"X-Test\": \"1\"}}]", port);
-    //  the server needs a moment to listen: a refused first start is restarted once
-    struct timespec ts = { 1, 500000000 };
-    nanosleep (&ts, NULL);
+    CHECK (s_wait_port (port, 30000));
     ufo_mcp_hub_t *hub = s_hub (servers, 5.0);
     REQUIRE (hub);
     ufo_mcp_t *s = ufo_mcp_hub_server (hub, 0);
