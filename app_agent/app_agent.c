@@ -228,6 +228,7 @@ app_agent_destroy (app_agent_t **self_p)
     ufo_value_destroy (&self->annotate_labels);
     ufo_value_destroy (&self->asked);
     ufo_value_destroy (&self->result);
+    ufo_value_destroy (&self->action_queue);
     free (self->last_result);
     free (self->last_shot_url);
     free (self->task_id);

@@ -93,6 +93,7 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     ctx->control_list = ufo_config_get (c, "CONTROL_LIST");
     ctx->memory_steps = 20;
     ctx->rag = ufo_rag_new (c);
+    ctx->action_sequence = ufo_config_bool (c, "ACTION_SEQUENCE", false);
     return 0;
 fail:
     app_ctx_close (ctx);
@@ -102,6 +103,9 @@ fail:
 void
 app_ctx_close (app_ctx_t *ctx)
 {
+    ufo_mcp_hub_destroy (&ctx->mcp);
+    free (ctx->mcp_app);
+    ctx->mcp_app = NULL;
     app_board_destroy (&ctx->board);
     ufo_rag_destroy (&ctx->rag);
     ufo_desktop_destroy (&ctx->desktop);
@@ -151,10 +155,25 @@ app_ctx_policy_requires (const app_ctx_t *ctx, const char *function, const char 
     return false;
 }
 
+ufo_mcp_hub_t *
+app_ctx_mcp (app_ctx_t *ctx, const char *application)
+{
+    const char *app = application && *application ? application : ctx->app;
+    if (ctx->mcp && ctx->mcp_app && !strcasecmp (ctx->mcp_app, app))
+        return ctx->mcp;
+    ufo_mcp_hub_destroy (&ctx->mcp);
+    free (ctx->mcp_app);
+    ctx->mcp_app = ufo_strdup (app);
+    ufo_error_t err;
+    ctx->mcp = ufo_mcp_hub_new (ctx->config, "APP_AGENT", strcmp (app, "*") ? app : NULL, NULL, &err);
+    assert (ctx->mcp);              //  only a named server can be missing, and we name none
+    return ctx->mcp;
+}
+
 void
 app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
 {
-    struct pollfd fds [34];
+    struct pollfd fds [66];     //  32 LLM + 32 MCP + the extra fd + the desktop's
     ufo_llm_fd_t lfds [32];
     size_t n = ufo_llm_fds (ctx->llm, lfds, 32);
     if (n > 32)
@@ -162,11 +181,25 @@ app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
     int llm_timeout = ufo_llm_timeout (ctx->llm);
     if (llm_timeout >= 0 && llm_timeout < timeout_ms)
         timeout_ms = llm_timeout;
+    //  the MCP servers' descriptors follow the LLM client's
+    ufo_http_fd_t mfds [32];
+    size_t m = ufo_mcp_hub_fds (ctx->mcp, mfds, 32);
+    if (m > 32)
+        m = 32;
+    int mcp_timeout = ufo_mcp_hub_timeout (ctx->mcp);
+    if (mcp_timeout >= 0 && mcp_timeout < timeout_ms)
+        timeout_ms = mcp_timeout;
     size_t k = 0;
     for (size_t i = 0; i < n; i++, k++) {
         fds [k].fd = lfds [i].fd;
         fds [k].events = (short) ((lfds [i].events & UFO_LLM_IN ? POLLIN : 0)
                                 | (lfds [i].events & UFO_LLM_OUT ? POLLOUT : 0));
+        fds [k].revents = 0;
+    }
+    for (size_t i = 0; i < m; i++, k++) {
+        fds [k].fd = mfds [i].fd;
+        fds [k].events = (short) ((mfds [i].events & UFO_HTTP_IN ? POLLIN : 0)
+                                | (mfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0));
         fds [k].revents = 0;
     }
     if (extra_fd >= 0) {
@@ -192,5 +225,11 @@ app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
                          | (fds [i].revents & POLLOUT ? UFO_LLM_OUT : 0)
                          | (fds [i].revents & (POLLERR | POLLHUP) ? UFO_LLM_ERR : 0);
     ufo_llm_process (ctx->llm, lfds, n);
+    for (size_t i = 0; i < m; i++)
+        mfds [i].revents = (fds [n + i].revents & POLLIN ? UFO_HTTP_IN : 0)
+                         | (fds [n + i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
+                         | (fds [n + i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
+    if (ctx->mcp)
+        ufo_mcp_hub_process (ctx->mcp, mfds, m);
     ufo_desktop_pump (ctx->desktop);
 }

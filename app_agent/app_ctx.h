@@ -16,6 +16,8 @@ typedef struct {
     ufo_prompts_t *prompts;         //  owned
     app_board_t *board;             //  owned: broker or in-process board
     ufo_rag_t *rag;                 //  owned: knowledge retrieval (RAG_* keys, docs/KNOWLEDGE.md)
+    ufo_mcp_hub_t *mcp;             //  owned: MCP servers of the current application (app_ctx_mcp)
+    char *mcp_app;                  //  the application mcp was started for
     char api_key [512];             //  APP_AGENT key, registered as a secret in every log
     char model [192];               //  "provider/model" of APP_AGENT, for request.log
     char endpoint [1024];           //  the broker's command endpoint ("" with a local board)
@@ -40,6 +42,7 @@ typedef struct {
     const ufo_value_t *history_keys;        //  HISTORY_KEYS
     const ufo_value_t *control_list;        //  CONTROL_LIST
     int memory_steps;               //  steps of this subtask shown as memory (20)
+    bool action_sequence;           //  ACTION_SEQUENCE: the model may answer an ActionList
 } app_ctx_t;
 
 //  Options of the process that shape the context.
@@ -66,9 +69,14 @@ void app_ctx_close (app_ctx_t *ctx);
 bool app_ctx_policy_requires (const app_ctx_t *ctx, const char *function,
                               const char *control_name, char *why, size_t size);
 
-//  One turn of the process's loop: polls the LLM client's sockets and extra_fd (-1: none)
-//  for at most timeout_ms, lets the LLM client process what is ready (completion callbacks
-//  run here) and pumps the desktop.
+//  The MCP servers (API tools) for application: started on first use, kept while the
+//  subtasks are for the same application, replaced when another one comes (a worker of
+//  --app '*'). Never NULL (a hub without servers when none are configured).
+ufo_mcp_hub_t *app_ctx_mcp (app_ctx_t *ctx, const char *application);
+
+//  One turn of the process's loop: polls the LLM client's sockets, the MCP servers' and
+//  extra_fd (-1: none) for at most timeout_ms, lets the LLM client and the MCP servers process
+//  what is ready (completion callbacks run here) and pumps the desktop.
 void app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms);
 
 #endif

@@ -53,6 +53,9 @@ struct _app_agent_t {
     char qid [96];
     int waiting;                    //  0, APP_PENDING or APP_CONFIRM
     ufo_value_t *asked;             //  the questions asked (PENDING)
+    //  ACTION_SEQUENCE: the actions of the model's ActionList still to run (list of
+    //  {"decision", "expect_text", "expect_type", "index", "total"}), each checked before it runs
+    ufo_value_t *action_queue;
     //  end
     bool ended;
     char *error;

@@ -18,10 +18,14 @@ struct _app_step_t {
     ufo_value_t *window_log;        //  {"xid", "title", "dialog"} for response.log
     int restarts;                   //  observations restarted (the window closed meanwhile)
     ufo_desktop_op_t *op;           //  snapshot or action in flight
+    ufo_mcp_op_t *mcp_op;           //  API tool call in flight (MCP)
+    int64_t mcp_wait_until;         //  monotonic ms: waiting for the MCP servers to start
     ufo_value_t *snapshot;          //  the control snapshot result
     int64_t llm_id;                 //  request in flight (0 none)
     ufo_llm_response_t *response;   //  the model's answer
-    const ufo_value_t *decision;    //  in response
+    const ufo_value_t *decision;    //  in response, or own_decision
+    ufo_value_t *own_decision;      //  ACTION_SEQUENCE: the decision of one action of a list
+    int seq_index, seq_total;       //  this step runs action seq_index of seq_total (0: no list)
     const ufo_value_t *control;     //  selected control (in snapshot)
     ufo_value_t *action;            //  as executed
     ufo_value_t *action_result;     //  desktop result
@@ -97,11 +101,13 @@ app_step_destroy (app_step_t **self_p)
     if (self->llm_id > 0)
         ufo_llm_cancel (self->agent->ctx->llm, self->llm_id);
     ufo_desktop_op_destroy (&self->op);
+    ufo_mcp_op_destroy (&self->mcp_op);
     ufo_image_destroy (&self->shot);
     ufo_value_destroy (&self->snapshot);
     ufo_value_destroy (&self->window);
     ufo_value_destroy (&self->window_log);
     ufo_llm_response_destroy (&self->response);
+    ufo_value_destroy (&self->own_decision);
     ufo_value_destroy (&self->action);
     ufo_value_destroy (&self->action_result);
     ufo_value_destroy (&self->time_cost);
@@ -253,6 +259,17 @@ s_observe (app_step_t *self)
 {
     app_agent_t *a = self->agent;
     app_ctx_t *ctx = a->ctx;
+    //  the API tools are in the prompt: wait (bounded) for the MCP servers to start
+    ufo_mcp_hub_t *mcp = app_ctx_mcp (ctx, a->application);
+    if (!ufo_mcp_hub_settled (mcp)) {
+        if (!self->mcp_wait_until)
+            self->mcp_wait_until = app_now_ms () + 2 * (int64_t) (ufo_config_float (ctx->config,
+                                   "MCP_TOOL_TIMEOUT", 30.0) * 1000.0) + 1000;
+        if (app_now_ms () < self->mcp_wait_until)
+            return;
+        ufo_warn ("%s: MCP servers still starting; their tools are left out of this step",
+                  a->agent_name);
+    }
     self->t0 = self->t_mark = s_now_us ();
     if (!s_pick_window (self)) {
         self->phase = APP_STEP_CLOSED;
@@ -359,10 +376,17 @@ s_vars (app_step_t *self, const ufo_value_t *controls)
     ufo_value_map_set_str (vars, "last_result", a->last_result ? a->last_result : "");
     ufo_value_map_set_copy (vars, "user_answers", a->user_answers);
     ufo_value_map_set_str (vars, "tips", "");
+    ufo_mcp_hub_t *mcp = a->ctx->mcp;
+    ufo_value_map_set (vars, "api_tools", &(ufo_value_t *) { ufo_mcp_hub_prompt_tools (mcp) });
+    ufo_value_map_set_bool (vars, "api_preferred", ufo_mcp_hub_preferred (mcp));
+    ufo_value_map_set_bool (vars, "action_sequence", a->ctx->action_sequence);
     return vars;
 }
 
 static void s_on_llm (ufo_llm_response_t **response_p, void *arg);
+static void s_decided (app_step_t *self);
+static bool s_seq_next (app_step_t *self);
+static void s_seq_begin (app_step_t *self);
 
 //  Tells the user what the step is doing now: an "activity" progress body (what "model" |
 //  "action", phase "start" | "retry" | "end"; extra's fields added, ownership taken).
@@ -434,6 +458,12 @@ s_controls_done (app_step_t *self)
         ufo_error_t err;
         if (tree && ufo_tasklog_write_json (a->log, name, tree, &err) < 0)
             ufo_warn ("%s: %s", a->agent_name, err.message);
+    }
+    //  the next action of the model's ActionList, if it still fits the window: no model call
+    if (s_seq_next (self)) {
+        ufo_image_destroy (&concat);
+        ufo_image_destroy (&annotated);
+        return;
     }
     //  images for the model, in the original's order
     ufo_value_t *images = ufo_value_new_list ();
@@ -547,6 +577,131 @@ s_find_control (const ufo_value_t *snapshot, const char *label)
     return NULL;
 }
 
+//  --- ACTION_SEQUENCE ------------------------------------------------------------------------
+
+//  A decision for one entry of the ActionList: the model's decision with the entry's action.
+static ufo_value_t *
+s_seq_decision (const ufo_value_t *decision, const ufo_value_t *entry, const char *status)
+{
+    ufo_value_t *d = ufo_value_dup (decision);
+    ufo_value_map_remove (d, "ActionList");
+    ufo_value_map_set_str (d, "Function", ufo_value_map_str (entry, "Function", ""));
+    ufo_value_map_set_copy (d, "Args", ufo_value_map_get (entry, "Args"));
+    ufo_value_map_set_str (d, "ControlLabel", ufo_value_map_str (entry, "ControlLabel", ""));
+    ufo_value_map_set_str (d, "ControlText", ufo_value_map_str (entry, "ControlText", ""));
+    ufo_value_map_set_str (d, "Status", status);
+    return d;
+}
+
+//  "click_input on control 5 'Open'"
+static void
+s_seq_describe (const ufo_value_t *decision, char *out, size_t size)
+{
+    const char *label = ufo_value_map_str (decision, "ControlLabel", "");
+    if (*label)
+        snprintf (out, size, "%s on control %s '%.60s'", ufo_value_map_str (decision, "Function", ""), label,
+                  ufo_value_map_str (decision, "ControlText", ""));
+    else
+        snprintf (out, size, "%s", ufo_value_map_str (decision, "Function", ""));
+}
+
+//  The model answered an ActionList: this step runs its first action, the others are queued
+//  with the name and type their controls have now (checked again before each runs).
+static void
+s_seq_begin (app_step_t *self)
+{
+    app_agent_t *a = self->agent;
+    const ufo_value_t *list = ufo_value_map_get (self->decision, "ActionList");
+    size_t n = ufo_value_size (list);
+    ufo_value_destroy (&a->action_queue);
+    if (n == 0)
+        return;
+    const char *last_status = ufo_value_map_str (self->decision, "Status", "CONTINUE");
+    a->action_queue = ufo_value_new_list ();
+    for (size_t i = 0; i < n; i++) {
+        const ufo_value_t *e = ufo_value_list_at (list, i);
+        const char *status = ufo_value_map_str (e, "Status", i + 1 == n ? last_status : "CONTINUE");
+        ufo_value_t *d = s_seq_decision (self->decision, e, status);
+        if (i == 0) {
+            self->own_decision = d;
+            continue;
+        }
+        const ufo_value_t *c = s_find_control (self->snapshot, ufo_value_map_str (e, "ControlLabel", ""));
+        ufo_value_t *q = ufo_value_new_map ();
+        ufo_value_map_set (q, "decision", &d);
+        ufo_value_map_set_bool (q, "has_control", c != NULL);
+        ufo_value_map_set_str (q, "expect_text", c ? ufo_value_map_str (c, "control_text", "") : "");
+        ufo_value_map_set_str (q, "expect_type", c ? ufo_value_map_str (c, "control_type", "") : "");
+        ufo_value_map_set_int (q, "index", (int64_t) i + 1);
+        ufo_value_map_set_int (q, "total", (int64_t) n);
+        ufo_value_list_push (a->action_queue, &q);
+    }
+    self->decision = self->own_decision;
+    self->seq_index = 1;
+    self->seq_total = (int) n;
+}
+
+//  Drops the rest of the sequence; the next prompt's last result says what ran and why it stopped.
+static void
+s_seq_stop (app_agent_t *a, int index, int total, const char *why)
+{
+    char note [700];
+    snprintf (note, sizeof note, "The action sequence stopped before action %d of %d (actions 1 to %d ran): %s",
+              index, total, index - 1, why);
+    ufo_info ("%s: %s", a->agent_name, note);
+    char *text = NULL;
+    if (asprintf (&text, "%s%s%s", a->last_result ? a->last_result : "", a->last_result ? "\n" : "", note) < 0)
+        abort ();
+    free (a->last_result);
+    a->last_result = text;
+    ufo_value_destroy (&a->action_queue);
+}
+
+//  The next queued action, if its control is still the one the model meant (same label, name
+//  and type in this step's fresh snapshot of the same window): decided without a model call.
+//  Returns false when there is none or it no longer fits (the queue is dropped, with a note).
+static bool
+s_seq_next (app_step_t *self)
+{
+    app_agent_t *a = self->agent;
+    if (ufo_value_size (a->action_queue) == 0)
+        return false;
+    ufo_value_t *q = ufo_value_dup (ufo_value_list_at (a->action_queue, 0));
+    ufo_value_list_remove (a->action_queue, 0);
+    const ufo_value_t *d = ufo_value_map_get (q, "decision");
+    int index = (int) ufo_value_map_int (q, "index", 0), total = (int) ufo_value_map_int (q, "total", 0);
+    const char *label = ufo_value_map_str (d, "ControlLabel", "");
+    char what [200], why [400] = "";
+    s_seq_describe (d, what, sizeof what);
+    if (*label) {
+        const ufo_value_t *c = s_find_control (self->snapshot, label);
+        const char *text = c ? ufo_value_map_str (c, "control_text", "") : "";
+        const char *type = c ? ufo_value_map_str (c, "control_type", "") : "";
+        if (!ufo_value_map_bool (q, "has_control", false))
+            snprintf (why, sizeof why, "%s names control %s, which the window did not have", what, label);
+        else
+        if (!c)
+            snprintf (why, sizeof why, "%s: the control is no longer in the window", what);
+        else
+        if (strcmp (text, ufo_value_map_str (q, "expect_text", "")) || strcmp (type, ufo_value_map_str (q, "expect_type", "")))
+            snprintf (why, sizeof why, "%s: control %s is now %s '%.60s', not %s '%.60s'", what, label, type, text,
+                      ufo_value_map_str (q, "expect_type", ""), ufo_value_map_str (q, "expect_text", ""));
+    }
+    if (*why) {
+        s_seq_stop (a, index, total, why);
+        ufo_value_destroy (&q);
+        return false;
+    }
+    self->own_decision = ufo_value_dup (d);
+    self->decision = self->own_decision;
+    self->seq_index = index;
+    self->seq_total = total;
+    ufo_value_destroy (&q);
+    ufo_value_map_set_float (self->time_cost, "llm", 0.0);
+    s_decided (self);
+    return true;
+}
+
 static void
 s_on_llm (ufo_llm_response_t **response_p, void *arg)
 {
@@ -569,9 +724,20 @@ s_on_llm (ufo_llm_response_t **response_p, void *arg)
         return;
     }
     self->decision = r->decision;
+    if (a->ctx->action_sequence)
+        s_seq_begin (self);
+    s_decided (self);
+}
+
+//  The decision is made (by the model, or as the next action of its list): the selected
+//  control, its screenshot, the plan. Moves to DECIDED.
+static void
+s_decided (app_step_t *self)
+{
+    app_agent_t *a = self->agent;
     snprintf (self->status, sizeof self->status, "%s",
-              ufo_value_map_str (r->decision, "Status", "ERROR"));
-    const char *label = ufo_value_map_str (r->decision, "ControlLabel", "");
+              ufo_value_map_str (self->decision, "Status", "ERROR"));
+    const char *label = ufo_value_map_str (self->decision, "ControlLabel", "");
     self->control = s_find_control (self->snapshot, label);
     if (self->control) {
         ufo_image_t *sel = ufo_image_highlight (self->shot, self->control);
@@ -585,7 +751,7 @@ s_on_llm (ufo_llm_response_t **response_p, void *arg)
     else
     if (a->ctx->visual && a->ctx->include_last_screenshot)
         self->shot_url = s_url (self, self->shot);
-    const ufo_value_t *plan = ufo_value_map_get (r->decision, "Plan");
+    const ufo_value_t *plan = ufo_value_map_get (self->decision, "Plan");
     if (ufo_value_type (plan) == UFO_TLIST) {
         ufo_value_destroy (&a->plan);
         a->plan = ufo_value_dup (plan);
@@ -603,6 +769,8 @@ s_action_type (const char *function)
         "click_on_coordinates", "drag_on_coordinates", "keyboard_input", "wheel_mouse_input" };
     if (!function || !*function)
         return "";
+    if (ufo_mcp_hub_is_tool_name (function))
+        return "MCP";
     for (size_t i = 0; i < UFO_ARRAY_SIZE (input); i++)
         if (strcmp (function, input [i]) == 0)
             return "Input";
@@ -640,8 +808,11 @@ app_step_act (app_step_t *self, const char *confirmed)
     }
     self->t_mark = s_now_us ();
     s_activity (self, "action", "start", function, NULL);
-    self->op = ufo_desktop_act_begin (a->ctx->desktop, self->xid, *label ? label : NULL,
-                                      function, args);
+    if (ufo_mcp_hub_is_tool_name (function))
+        self->mcp_op = ufo_mcp_hub_call (app_ctx_mcp (a->ctx, a->application), function, args);
+    else
+        self->op = ufo_desktop_act_begin (a->ctx->desktop, self->xid, *label ? label : NULL,
+                                          function, args);
     self->phase = APP_STEP_ACT;
 }
 
@@ -651,6 +822,8 @@ app_step_advance (app_step_t *self)
     switch (self->phase) {
         case APP_STEP_OBSERVE:
             s_observe (self);
+            if (self->phase == APP_STEP_OBSERVE)
+                break;              //  still waiting for the MCP servers
             if (self->phase == APP_STEP_CONTROLS && ufo_desktop_op_done (self->op))
                 s_controls_done (self);
             break;
@@ -661,9 +834,11 @@ app_step_advance (app_step_t *self)
                 s_observe (self);       //  the window closed meanwhile: the one shown now
             break;
         case APP_STEP_ACT:
-            if (ufo_desktop_op_done (self->op)) {
-                self->action_result = ufo_desktop_op_take_result (self->op);
+            if (self->mcp_op ? ufo_mcp_op_done (self->mcp_op) : ufo_desktop_op_done (self->op)) {
+                self->action_result = self->mcp_op ? ufo_mcp_op_take_result (self->mcp_op)
+                                                   : ufo_desktop_op_take_result (self->op);
                 ufo_desktop_op_destroy (&self->op);
+                ufo_mcp_op_destroy (&self->mcp_op);
                 s_phase_time (self, "action");
                 ufo_value_t *extra = ufo_value_new_map ();
                 bool ok = ufo_value_map_bool (self->action_result, "success", false);
@@ -698,8 +873,11 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
         if (ok)
             a->last_result = ufo_strdup (text);
         else {
-            char buf [1200];
-            snprintf (buf, sizeof buf, "The action %s failed: %s", function, text);
+            char buf [1400];
+            bool api = ufo_mcp_hub_is_tool_name (function);
+            snprintf (buf, sizeof buf, "The action %s failed: %s%s", function, text,
+                      api && ufo_mcp_hub_fallback (a->ctx->mcp)
+                      ? "\nThe API tool did not work: do it through the GUI controls instead." : "");
             a->last_result = ufo_strdup (buf);
         }
         if (ok && (!strcmp (function, "texts") || !strcmp (function, "summary")))
@@ -713,6 +891,21 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
     else {
         free (a->last_result);
         a->last_result = NULL;
+    }
+    if (self->seq_total > 0) {
+        bool ok = self->action_result && ufo_value_map_bool (self->action_result, "success", false);
+        bool more = ufo_value_size (a->action_queue) > 0;
+        if (self->action_result && !ok && more)
+            s_seq_stop (a, self->seq_index + 1, self->seq_total, "the action before it failed");
+        else
+        if (!more && self->seq_index == self->seq_total) {
+            char *note = NULL;
+            if (asprintf (&note, "%s%sAll %d actions of the sequence ran.", a->last_result ? a->last_result : "",
+                          a->last_result && *a->last_result ? "\n" : "", self->seq_total) < 0)
+                abort ();
+            free (a->last_result);
+            a->last_result = note;
+        }
     }
     const ufo_llm_response_t *r = self->response;
     app_record_t rec = {

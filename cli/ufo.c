@@ -27,6 +27,8 @@ static const ufo_cli_command_t s_commands [] = {
       "print the broker's current workers, queues and tasks", ufo_cmd_status },
     { "doctor", "[--quick] [--only broker,model,prices,desktop] [--config FILE] [--api-base URL] [--model NAME]",
       "check the broker, each agent's model endpoint, prices and the desktop; advice per failure", ufo_cmd_doctor },
+    { "mcp", "tools [--server NAME] [--app APP] [--agent APP_AGENT|HOST_AGENT] [--config FILE] [--json]",
+      "list the tools of the configured MCP servers, as the agents show them", ufo_cmd_mcp },
 };
 
 static const ufo_cli_command_t *

@@ -39,5 +39,6 @@ int ufo_cmd_eval (int argc, char **argv);
 int ufo_cmd_keygen (int argc, char **argv);
 int ufo_cmd_doctor (int argc, char **argv);
 int ufo_cmd_knowledge (int argc, char **argv);
+int ufo_cmd_mcp (int argc, char **argv);
 
 #endif

@@ -99,6 +99,13 @@ s_check (const ufo_value_t *value, const char *sig, size_t siglen, const ufo_con
     if (SIG_IS ("map"))
         ok = type == UFO_TMAP;
     else
+    if (SIG_IS ("mcp_servers")) {       //  MCP servers per agent and application (ufo_mcp_hub.h)
+        ufo_error_t sub;
+        if (ufo_mcp_servers_check (value, keypath, &sub) < 0)
+            return ufo_error_set (err, sub.code, "%s: %s", source, sub.message);
+        ok = true;
+    }
+    else
     if (siglen > 6 && memcmp (sig, "list<", 5) == 0 && sig [siglen - 1] == '>') {
         if (type != UFO_TLIST)
             ok = false;

@@ -168,6 +168,22 @@ static const ufo_config_key_t s_schema [] = {
       "a web search not answered by then is given up (the step goes on without it)" },
 
     //  ====================================================================
+    //  The original UFO's MCP keys: API tools of MCP servers beside the GUI actions
+    //  ====================================================================
+    { "USE_MCP", "bool", "true", NULL, NULL,
+      "give the agents the tools of the MCP servers in MCP_SERVERS" },
+    { "MCP_SERVERS", "mcp_servers", "{}", NULL, NULL,
+      "MCP servers per agent and application: {\"APP_AGENT\": {\"*\" or app: [server, ...]}, \"HOST_AGENT\": {...}}" },
+    { "MCP_PREFERRED_APPS", "list<string>", "[]", NULL, NULL,
+      "applications whose API tools the AppAgent is told to prefer over the GUI" },
+    { "MCP_FALLBACK_TO_UI", "bool", "true", NULL, NULL,
+      "when an API tool call fails, tell the model to do it through the GUI instead" },
+    { "MCP_TOOL_TIMEOUT", "float", "30.0", "0.1..3600", NULL,
+      "seconds an MCP request may take before it is cancelled" },
+    { "ACTION_SEQUENCE", "bool", "false", NULL, NULL,
+      "let the AppAgent answer several actions at once (ActionList), each checked against the window before it runs" },
+
+    //  ====================================================================
     //  log: ufobus logging
     //  ====================================================================
     { "log", "map", "{}", NULL, NULL, "logging of every ufobus process" },

@@ -15,6 +15,7 @@ struct _s_xfer_t {
     struct curl_slist *headers;
     char *body;                 //  request body (curl does not copy it)
     ufo_buf_t response;
+    ufo_buf_t resp_headers;     //  header lines of the last response
     size_t max_body;
     bool overflow;
     double retry_after_s;
@@ -110,6 +111,10 @@ s_header_cb (char *data, size_t size, size_t nmemb, void *userp)
 {
     s_xfer_t *x = (s_xfer_t *) userp;
     size_t n = size * nmemb;
+    if (n >= 5 && strncmp (data, "HTTP/", 5) == 0)
+        ufo_buf_reset (&x->resp_headers);       //  a new response: keep only its headers
+    if (x->resp_headers.len + n <= 64 * 1024)
+        ufo_buf_append (&x->resp_headers, data, n);
     static const char name [] = "retry-after:";
     if (n > sizeof (name) - 1 && strncasecmp (data, name, sizeof (name) - 1) == 0) {
         char value [64];
@@ -141,6 +146,7 @@ s_xfer_free (s_xfer_t *x)
     curl_slist_free_all (x->headers);
     free (x->body);
     ufo_buf_free (&x->response);
+    ufo_buf_free (&x->resp_headers);
     free (x);
 }
 
@@ -338,6 +344,9 @@ s_finish (ufo_http_t *self, s_xfer_t *x, CURLcode code)
     x->response.len--;
     r.body = x->response.data;
     r.body_len = x->response.len;
+    ufo_buf_putc (&x->resp_headers, 0);
+    x->resp_headers.len--;
+    r.headers = x->resp_headers.data;
     r.elapsed_s = (double) (ufo_http_now_ms () - x->started_ms) / 1000.0;
     x->done (&r, x->arg);
     UFO_UNUSED (self);
@@ -404,4 +413,32 @@ ufo_http_probe (const char *url, long timeout_ms, char *why, size_t size)
         snprintf (why, size, "%s", *errbuf ? errbuf : curl_easy_strerror (rc));
     curl_easy_cleanup (easy);
     return rc == CURLE_OK ? 0 : -1;
+}
+
+int
+ufo_http_header (const ufo_http_result_t *result, const char *name, char *out, size_t size)
+{
+    assert (result && name && out && size > 0);
+    out [0] = 0;
+    size_t nlen = strlen (name);
+    for (const char *line = result->headers; line && *line; ) {
+        const char *end = strchr (line, '\n');
+        size_t len = end ? (size_t) (end - line) : strlen (line);
+        if (len > nlen && line [nlen] == ':' && strncasecmp (line, name, nlen) == 0) {
+            const char *v = line + nlen + 1;
+            const char *stop = line + len;
+            while (v < stop && (*v == ' ' || *v == '\t'))
+                v++;
+            while (stop > v && (stop [-1] == '\r' || stop [-1] == ' ' || stop [-1] == '\t'))
+                stop--;
+            size_t vlen = (size_t) (stop - v);
+            if (vlen >= size)
+                return -1;
+            memcpy (out, v, vlen);
+            out [vlen] = 0;
+            return (int) vlen;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return -1;
 }

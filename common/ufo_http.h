@@ -32,7 +32,12 @@ typedef struct {
     bool body_overflow;     //  the body exceeded max_body and was cut
     double retry_after_s;   //  Retry-After header in seconds, -1 when absent or unparsable
     double elapsed_s;       //  wall time of the transfer
+    const char *headers;    //  the response's header lines (raw, NUL-terminated, <= 64 KiB)
 } ufo_http_result_t;
+
+//  Copies the value of response header `name` (any case) of result into out[size].
+//  Returns its length, or -1 when absent or longer than size - 1 (out is then "").
+int ufo_http_header (const ufo_http_result_t *result, const char *name, char *out, size_t size);
 
 //  Called once per transfer from inside ufo_http_process (never for cancelled transfers).
 //  The result and its body are only valid during the call. The callback may post or cancel.

@@ -193,6 +193,13 @@ ufo_llm_validate_action (const char *function, const ufo_value_t *args, ufo_erro
 {
     if (!function || !*function)
         return 0;
+    if (strchr (function, '.')) {
+        //  an API tool of an MCP server ("<server>.<tool>"): the agent that offered it checks
+        //  the name and the arguments against the tool's input schema (ufo_mcp_hub_check)
+        if (args && ufo_value_type (args) != UFO_TMAP)
+            return ufo_error_set (err, UFO_E_TYPE, "\"Args\" must be an object");
+        return 0;
+    }
     const s_action_t *act = NULL;
     for (size_t i = 0; i < UFO_ARRAY_SIZE (s_actions); i++)
         if (strcmp (s_actions [i].name, function) == 0)
@@ -227,6 +234,41 @@ static const char *const s_app_status [] = { "CONTINUE", "FINISH", "FAIL", "PEND
 static const char *const s_host_status [] = { "ASSIGN", "CONTINUE", "PENDING", "FINISH", "FAIL", NULL };
 static const char *const s_judgement [] = { "yes", "no", "unsure", NULL };
 
+//  "ActionList" (ACTION_SEQUENCE): a list of {Function, Args, ControlLabel, ControlText,
+//  Status}, each checked as a single action is; absent or null: nothing to check.
+static int
+s_action_list (ufo_value_t *obj, ufo_error_t *err)
+{
+    ufo_value_t *list = ufo_value_map_get (obj, "ActionList");
+    if (!list || ufo_value_type (list) == UFO_TNULL) {
+        ufo_value_map_remove (obj, "ActionList");
+        return 0;
+    }
+    if (ufo_value_type (list) != UFO_TLIST)
+        return ufo_error_set (err, UFO_E_TYPE, "\"ActionList\" must be a list of actions, not %s",
+                              ufo_value_type_name (ufo_value_type (list)));
+    if (ufo_value_size (list) > 20)
+        return ufo_error_set (err, UFO_E_TOO_LARGE, "\"ActionList\" has %zu actions; at most 20",
+                              ufo_value_size (list));
+    for (size_t i = 0; i < ufo_value_size (list); i++) {
+        ufo_value_t *e = ufo_value_list_at (list, i);
+        ufo_error_t sub;
+        if (ufo_value_type (e) != UFO_TMAP)
+            return ufo_error_set (err, UFO_E_TYPE, "\"ActionList\"[%zu] must be an object", i);
+        ufo_value_t *args = ufo_value_map_get (e, "Args");
+        if (!args || ufo_value_type (args) == UFO_TNULL)
+            args = ufo_value_map_set (e, "Args", &(ufo_value_t *) { ufo_value_new_map () });
+        if (s_string (e, "Function", true, &sub) || s_label (e, "ControlLabel", &sub)
+        ||  s_string (e, "ControlText", false, &sub)
+        ||  (ufo_value_map_has (e, "Status") && s_enum (e, "Status", s_app_status, &sub))
+        ||  ufo_llm_validate_action (ufo_value_map_str (e, "Function", ""), args, &sub))
+            return ufo_error_set (err, sub.code, "\"ActionList\"[%zu]: %s", i, sub.message);
+        if (!*ufo_value_map_str (e, "Function", ""))
+            return ufo_error_set (err, UFO_E_MISSING, "\"ActionList\"[%zu] names no \"Function\"", i);
+    }
+    return 0;
+}
+
 static int
 s_validate_app (ufo_value_t *obj, ufo_error_t *err)
 {
@@ -260,6 +302,8 @@ s_validate_app (ufo_value_t *obj, ufo_error_t *err)
         return ufo_error_set (err, UFO_E_MISSING, "Status PENDING needs at least one question in \"Questions\"");
     if (!strcmp (status, "CONFIRM") && !*function)
         return ufo_error_set (err, UFO_E_MISSING, "Status CONFIRM needs the action to confirm in \"Function\"");
+    if (s_action_list (obj, err))
+        return -1;
     ufo_value_t *save = ufo_value_map_get (obj, "SaveScreenshot");
     if (!save || ufo_value_type (save) == UFO_TNULL) {
         save = ufo_value_new_map ();

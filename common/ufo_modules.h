@@ -54,6 +54,9 @@
 #include "ufo_rag.h"
 #include "ufo_experience.h"
 #include "ufo_websearch.h"
+//  mcp: clients of MCP servers, and the tool set of an agent
+#include "ufo_mcp.h"
+#include "ufo_mcp_hub.h"
 
 //  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
 #include "ufo_agent_opts.h"

@@ -163,6 +163,32 @@ static const s_case_t s_cases [] = {
     { "host pending without questions", UFO_SCHEMA_HOST,
       "{\"Observation\": \"o\", \"Thought\": \"t\", \"Status\": \"PENDING\"}", UFO_E_MISSING, "Questions", NULL },
     { "nested object only valid", UFO_SCHEMA_OBJECT, "noise {\"a\": {\"b\": \"}\"}} tail", UFO_OK, NULL, NULL },
+    //  API tools of MCP servers ("<server>.<tool>"): the agent checks them against the tool's schema
+    { "app mcp tool", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"files.write_file\", \"Args\": {\"path\": \"/x\"}, \"Status\": \"CONTINUE\"}",
+      UFO_OK, "Function", "files.write_file" },
+    { "app mcp tool args not object", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"files.write_file\", \"Args\": [1], \"Status\": \"CONTINUE\"}",
+      UFO_E_TYPE, "Args", NULL },
+    //  ActionList (ACTION_SEQUENCE)
+    { "app action list", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"\", \"Status\": \"FINISH\", \"ActionList\": "
+      "[{\"Function\": \"click_input\", \"ControlLabel\": 3, \"Args\": null}, {\"Function\": \"texts\", \"ControlLabel\": \"4\", \"Status\": \"finish\"}]}",
+      UFO_OK, "Status", "FINISH" },
+    { "app action list not a list", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"\", \"Status\": \"FINISH\", \"ActionList\": {}}",
+      UFO_E_TYPE, "ActionList", NULL },
+    { "app action list bad action", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"\", \"Status\": \"FINISH\", \"ActionList\": "
+      "[{\"Function\": \"click_input\"}, {\"Function\": \"fly\"}]}",
+      UFO_E_INVALID, "ActionList\"[1]", NULL },
+    { "app action list bad status", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"\", \"Status\": \"FINISH\", \"ActionList\": "
+      "[{\"Function\": \"texts\", \"Status\": \"DONE\"}]}",
+      UFO_E_RANGE, "ActionList\"[0]", NULL },
+    { "app action list without function", UFO_SCHEMA_APP,
+      "{\"Observation\": \"o\", \"Thought\": \"t\", \"Function\": \"\", \"Status\": \"FINISH\", \"ActionList\": [{\"Function\": \"\"}]}",
+      UFO_E_MISSING, "names no", NULL },
 };
 
 UFO_TEST (test_table)

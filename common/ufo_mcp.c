@@ -1,0 +1,1377 @@
+/*  ufo_mcp.c - a client of one MCP server over stdio or Streamable HTTP (see ufo_mcp.h).
+    JSON-RPC and the lifecycle are here; the two transports are the s_stdio_* and s_http_*
+    functions below them. */
+#include "ufo_prelude.h"
+#include "ufo_http.h"
+#include "ufo_mcp.h"
+#include <sys/wait.h>
+
+#define S_DEFAULT_TIMEOUT_MS 30000
+#define S_DEFAULT_MAX        (4u * 1024 * 1024)
+#define S_MAX_PAGES          100        //  tools/list pages before we call the server broken
+#define S_MAX_OUTQ           (16u * 1024 * 1024)
+#define S_EXCERPT            120
+
+const char *const ufo_mcp_versions [] = { "2025-06-18", "2025-03-26", "2024-11-05", NULL };
+
+extern char **environ;
+
+typedef struct _s_req_t s_req_t;
+struct _s_req_t {
+    ufo_mcp_t *owner;
+    int64_t id;
+    char method [48];
+    int64_t deadline_ms;
+    int64_t timeout_ms;
+    ufo_mcp_progress_fn *progress;
+    ufo_mcp_reply_fn *reply;
+    void *arg;
+    int64_t xfer;                   //  http: the POST carrying it (0 none)
+    s_req_t *next;
+};
+
+struct _ufo_mcp_t {
+    ufo_value_t *spec;
+    char name [64];
+    bool http;
+    int64_t timeout_ms;
+    size_t max_message;
+    ufo_mcp_state_t state;
+    char error [768];
+    int restarts;
+    unsigned gen;                   //  bumped at every (re)start
+    char protocol [32];
+    ufo_value_t *tools;             //  the complete list (READY)
+    ufo_value_t *listing;           //  pages gathered so far
+    int pages, listed_pages;
+    int64_t next_id;
+    s_req_t *reqs;
+    bool dead_pending;              //  the transport died: handle it in process
+    char dead_why [512];
+    //  stdio
+    pid_t pid;
+    int in_fd, out_fd, err_fd;
+    ufo_buf_t outq;
+    size_t outq_off;
+    ufo_buf_t line;                 //  partial line from stdout
+    bool skipping;                  //  discarding an oversized line
+    size_t skipped;
+    char head [160], tail [160];
+    size_t headlen, taillen;
+    ufo_buf_t errline;
+    char last_stderr [256];
+    char garbage [S_EXCERPT + 8];   //  the last non-JSON-RPC output
+    //  http
+    ufo_http_t *client;
+    char session [256];
+};
+
+static void s_start (ufo_mcp_t *self);
+static void s_stop_transport (ufo_mcp_t *self, int grace_ms);
+static void s_on_text (ufo_mcp_t *self, const char *text, size_t len);
+static int s_http_post (ufo_mcp_t *self, const ufo_value_t *msg, s_req_t *req, ufo_error_t *err);
+
+static int64_t
+s_now (void)
+{
+    return ufo_http_now_ms ();
+}
+
+//  A printable excerpt of text (control characters as '?').
+static void
+s_excerpt (char *out, size_t size, const char *text, size_t len)
+{
+    size_t n = len < size - 1 ? len : size - 1;
+    if (n > S_EXCERPT)
+        n = S_EXCERPT;
+    for (size_t i = 0; i < n; i++)
+        out [i] = (unsigned char) text [i] < 32 ? '?' : text [i];
+    out [n] = 0;
+}
+
+//  --- server definitions -----------------------------------------------------------------
+
+static int
+s_str_field (const ufo_value_t *spec, const char *key, bool required, const char *where,
+             ufo_error_t *err)
+{
+    const ufo_value_t *v = ufo_value_map_get (spec, key);
+    if (!v)
+        return required ? ufo_error_set (err, UFO_E_MISSING, "%s: \"%s\" is required", where, key) : 0;
+    if (ufo_value_type (v) != UFO_TSTRING || (required && !*ufo_value_str (v)))
+        return ufo_error_set (err, UFO_E_TYPE, "%s: \"%s\" must be a%s string", where, key,
+                              required ? " non-empty" : "");
+    return 0;
+}
+
+static int
+s_str_map (const ufo_value_t *spec, const char *key, const char *where, ufo_error_t *err)
+{
+    const ufo_value_t *v = ufo_value_map_get (spec, key);
+    if (!v)
+        return 0;
+    if (ufo_value_type (v) != UFO_TMAP)
+        return ufo_error_set (err, UFO_E_TYPE, "%s: \"%s\" must be an object of strings", where, key);
+    for (size_t i = 0; i < ufo_value_size (v); i++)
+        if (ufo_value_type (ufo_value_map_value_at (v, i)) != UFO_TSTRING)
+            return ufo_error_set (err, UFO_E_TYPE, "%s: \"%s\".\"%.40s\" must be a string", where, key,
+                                  ufo_value_map_key_at (v, i));
+    return 0;
+}
+
+int
+ufo_mcp_spec_check (const ufo_value_t *spec, const char *where, ufo_error_t *err)
+{
+    if (ufo_value_type (spec) != UFO_TMAP)
+        return ufo_error_set (err, UFO_E_TYPE, "%s: a server must be an object", where);
+    if (s_str_field (spec, "name", true, where, err))
+        return -1;
+    const char *name = ufo_value_map_str (spec, "name", "");
+    if (strlen (name) > 48 || strspn (name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                            "0123456789_-") != strlen (name))
+        return ufo_error_set (err, UFO_E_INVALID, "%s: \"name\" \"%.60s\" must be 1-48 of A-Z a-z 0-9 _ -",
+                              where, name);
+    const char *type = ufo_value_map_str (spec, "type", "stdio");
+    static const char *const known [] = { "name", "type", "command", "args", "env", "cwd", "url",
+                                          "headers", NULL };
+    for (size_t i = 0; i < ufo_value_size (spec); i++) {
+        const char *k = ufo_value_map_key_at (spec, i);
+        size_t j = 0;
+        while (known [j] && strcmp (known [j], k))
+            j++;
+        if (!known [j])
+            return ufo_error_set (err, UFO_E_INVALID, "%s: unknown key \"%.40s\" in server %s", where, k, name);
+    }
+    if (s_str_field (spec, "type", false, where, err))
+        return -1;
+    if (!strcmp (type, "stdio")) {
+        if (s_str_field (spec, "command", true, where, err) || s_str_field (spec, "cwd", false, where, err)
+        ||  s_str_map (spec, "env", where, err))
+            return -1;
+        const ufo_value_t *args = ufo_value_map_get (spec, "args");
+        if (args && ufo_value_type (args) != UFO_TLIST)
+            return ufo_error_set (err, UFO_E_TYPE, "%s: \"args\" must be a list of strings", where);
+        for (size_t i = 0; i < ufo_value_size (args); i++)
+            if (ufo_value_type (ufo_value_list_at (args, i)) != UFO_TSTRING)
+                return ufo_error_set (err, UFO_E_TYPE, "%s: \"args\"[%zu] must be a string", where, i);
+        if (ufo_value_map_has (spec, "url") || ufo_value_map_has (spec, "headers"))
+            return ufo_error_set (err, UFO_E_INVALID, "%s: a stdio server has no \"url\" or \"headers\"", where);
+        return 0;
+    }
+    if (!strcmp (type, "http")) {
+        if (s_str_field (spec, "url", true, where, err) || s_str_map (spec, "headers", where, err))
+            return -1;
+        const char *url = ufo_value_map_str (spec, "url", "");
+        if (strncmp (url, "http://", 7) && strncmp (url, "https://", 8))
+            return ufo_error_set (err, UFO_E_INVALID, "%s: \"url\" must start with http:// or https://", where);
+        if (ufo_value_map_has (spec, "command") || ufo_value_map_has (spec, "args"))
+            return ufo_error_set (err, UFO_E_INVALID, "%s: an http server has no \"command\" or \"args\"", where);
+        return 0;
+    }
+    return ufo_error_set (err, UFO_E_INVALID, "%s: \"type\" must be \"stdio\" or \"http\", not \"%.20s\"",
+                          where, type);
+}
+
+//  --- requests ---------------------------------------------------------------------------
+
+static s_req_t *
+s_take (ufo_mcp_t *self, int64_t id)
+{
+    for (s_req_t **p = &self->reqs; *p; p = &(*p)->next)
+        if ((*p)->id == id) {
+            s_req_t *r = *p;
+            *p = r->next;
+            r->next = NULL;
+            return r;
+        }
+    return NULL;
+}
+
+static s_req_t *
+s_find (ufo_mcp_t *self, int64_t id)
+{
+    for (s_req_t *r = self->reqs; r; r = r->next)
+        if (r->id == id)
+            return r;
+    return NULL;
+}
+
+static void
+s_req_free (ufo_mcp_t *self, s_req_t *r)
+{
+    if (r->xfer > 0 && self->client)
+        ufo_http_cancel (self->client, r->xfer);
+    free (r);
+}
+
+//  Completes r (already taken out of the list) with result or err, then frees it.
+static void
+s_complete (ufo_mcp_t *self, s_req_t *r, const ufo_value_t *result, const ufo_error_t *err)
+{
+    if (r->xfer > 0 && self->client)
+        ufo_http_cancel (self->client, r->xfer);
+    r->xfer = 0;
+    if (r->reply)
+        r->reply (r->arg, result, err);
+    free (r);
+}
+
+static void
+s_fail_req (ufo_mcp_t *self, s_req_t *r, int code, const char *format, ...)
+    __attribute__ ((format (printf, 4, 5)));
+
+static void
+s_fail_req (ufo_mcp_t *self, s_req_t *r, int code, const char *format, ...)
+{
+    ufo_error_t err = { .code = code };
+    va_list ap;
+    va_start (ap, format);
+    vsnprintf (err.message, sizeof err.message, format, ap);
+    va_end (ap);
+    s_complete (self, r, NULL, &err);
+}
+
+//  Sends one message (not owned). Returns 0, or -1 with err.
+static int
+s_send (ufo_mcp_t *self, const ufo_value_t *msg, s_req_t *req, ufo_error_t *err)
+{
+    if (self->http)
+        return s_http_post (self, msg, req, err);
+    if (self->in_fd < 0)
+        return ufo_error_set (err, UFO_E_UNAVAILABLE, "MCP server %s is not running", self->name);
+    if (self->outq.len - self->outq_off > S_MAX_OUTQ)
+        return ufo_error_set (err, UFO_E_TOO_LARGE, "MCP server %s does not read its input (%zu bytes queued)",
+                              self->name, self->outq.len - self->outq_off);
+    ufo_json_append (&self->outq, msg, UFO_JSON_COMPACT);
+    ufo_buf_putc (&self->outq, '\n');
+    return 0;
+}
+
+static void
+s_notify (ufo_mcp_t *self, const char *method, ufo_value_t **params_p)
+{
+    ufo_value_t *msg = ufo_value_new_map ();
+    ufo_value_map_set_str (msg, "jsonrpc", "2.0");
+    ufo_value_map_set_str (msg, "method", method);
+    if (params_p && *params_p)
+        ufo_value_map_set (msg, "params", params_p);
+    ufo_error_t err;
+    if (s_send (self, msg, NULL, &err) < 0)
+        ufo_warn ("MCP %s: cannot send %s: %s", self->name, method, err.message);
+    ufo_value_destroy (&msg);
+}
+
+//  Sends a request whatever the state (the lifecycle's own requests go through here).
+static int64_t
+s_request (ufo_mcp_t *self, const char *method, ufo_value_t **params_p, int64_t timeout_ms,
+           ufo_mcp_progress_fn *progress, ufo_mcp_reply_fn *reply, void *arg, ufo_error_t *err)
+{
+    s_req_t *r = ufo_calloc (1, sizeof *r);
+    r->owner = self;
+    r->id = self->next_id++;
+    snprintf (r->method, sizeof r->method, "%s", method);
+    r->timeout_ms = timeout_ms > 0 ? timeout_ms : self->timeout_ms;
+    r->deadline_ms = s_now () + r->timeout_ms;
+    r->progress = progress;
+    r->reply = reply;
+    r->arg = arg;
+    ufo_value_t *params = params_p && *params_p ? *params_p : ufo_value_new_map ();
+    if (params_p)
+        *params_p = NULL;
+    if (progress && ufo_value_type (params) == UFO_TMAP) {
+        ufo_value_t *meta = ufo_value_map_get (params, "_meta");
+        if (ufo_value_type (meta) != UFO_TMAP)
+            meta = ufo_value_map_set (params, "_meta", &(ufo_value_t *) { ufo_value_new_map () });
+        ufo_value_map_set_int (meta, "progressToken", r->id);
+    }
+    ufo_value_t *msg = ufo_value_new_map ();
+    ufo_value_map_set_str (msg, "jsonrpc", "2.0");
+    ufo_value_map_set_int (msg, "id", r->id);
+    ufo_value_map_set_str (msg, "method", method);
+    ufo_value_map_set (msg, "params", &params);
+    //  in the list before sending: an HTTP reply may complete inside s_send
+    r->next = self->reqs;
+    self->reqs = r;
+    int64_t id = r->id;
+    int rc = s_send (self, msg, r, err);
+    ufo_value_destroy (&msg);
+    if (rc < 0) {
+        s_req_t *t = s_take (self, id);
+        if (t)
+            s_req_free (self, t);
+        return -1;
+    }
+    return id;
+}
+
+int64_t
+ufo_mcp_request (ufo_mcp_t *self, const char *method, ufo_value_t **params_p, int64_t timeout_ms,
+                 ufo_mcp_progress_fn *progress, ufo_mcp_reply_fn *reply, void *arg, ufo_error_t *err)
+{
+    assert (self && method);
+    if (self->state != UFO_MCP_READY) {
+        if (params_p)
+            ufo_value_destroy (params_p);
+        if (self->state == UFO_MCP_FAILED)
+            return ufo_error_set (err, UFO_E_UNAVAILABLE, "MCP server %s is unavailable: %s", self->name,
+                                  self->error);
+        return ufo_error_set (err, UFO_E_UNAVAILABLE, "MCP server %s is still starting", self->name);
+    }
+    return s_request (self, method, params_p, timeout_ms, progress, reply, arg, err);
+}
+
+int64_t
+ufo_mcp_call_tool (ufo_mcp_t *self, const char *name, const ufo_value_t *arguments, int64_t timeout_ms,
+                   ufo_mcp_progress_fn *progress, ufo_mcp_reply_fn *reply, void *arg, ufo_error_t *err)
+{
+    ufo_value_t *params = ufo_value_new_map ();
+    ufo_value_map_set_str (params, "name", name);
+    ufo_value_map_set (params, "arguments", &(ufo_value_t *) {
+        ufo_value_type (arguments) == UFO_TMAP ? ufo_value_dup (arguments) : ufo_value_new_map () });
+    return ufo_mcp_request (self, "tools/call", &params, timeout_ms, progress, reply, arg, err);
+}
+
+int
+ufo_mcp_cancel (ufo_mcp_t *self, int64_t id, const char *reason)
+{
+    s_req_t *r = s_take (self, id);
+    if (!r)
+        return -1;
+    ufo_value_t *params = ufo_value_new_map ();
+    ufo_value_map_set_int (params, "requestId", id);
+    ufo_value_map_set_str (params, "reason", reason ? reason : "cancelled");
+    s_req_free (self, r);
+    s_notify (self, "notifications/cancelled", &params);
+    return 0;
+}
+
+//  --- lifecycle ---------------------------------------------------------------------------
+
+//  The server is dead or unusable: handled by ufo_mcp_process once the transport's
+//  callbacks have returned (the HTTP client must not be destroyed inside its own callback).
+static void
+s_dead (ufo_mcp_t *self, const char *why)
+{
+    if (!self->dead_pending) {
+        self->dead_pending = true;
+        snprintf (self->dead_why, sizeof self->dead_why, "%s", why);
+    }
+}
+
+//  The transport died or the server misbehaved past recovery: fail everything in flight,
+//  restart once, else FAILED.
+static void
+s_die (ufo_mcp_t *self, const char *why)
+{
+    s_req_t *list = self->reqs;
+    self->reqs = NULL;
+    s_stop_transport (self, 0);
+    self->dead_pending = false;
+    char reason [700];
+    snprintf (reason, sizeof reason, "MCP server %s %s", self->name, why);
+    if (self->restarts < 1 && self->state != UFO_MCP_FAILED) {
+        self->restarts++;
+        ufo_warn ("%s; restarting it (once)", reason);
+        snprintf (self->error, sizeof self->error, "%s; it was restarted", reason);
+        s_start (self);
+    }
+    else {
+        ufo_warn ("%s; giving up on it", reason);
+        snprintf (self->error, sizeof self->error, "%s", reason);
+        self->state = UFO_MCP_FAILED;
+    }
+    while (list) {
+        s_req_t *r = list;
+        list = r->next;
+        r->xfer = 0;                //  the transfers were aborted with the transport
+        if (strcmp (r->method, "initialize") && strcmp (r->method, "tools/list"))
+            s_fail_req (self, r, UFO_E_UNAVAILABLE, "%s", reason);
+        else
+            free (r);
+    }
+}
+
+static void s_list_next (ufo_mcp_t *self, const char *cursor);
+
+static void
+s_on_list (void *arg, const ufo_value_t *result, const ufo_error_t *err)
+{
+    ufo_mcp_t *self = arg;
+    if (err) {
+        if (err->code == UFO_E_TIMEOUT)
+            s_dead (self, "did not answer tools/list in time");
+        else {
+            char why [400];
+            snprintf (why, sizeof why, "failed tools/list: %s", err->message);
+            self->state = UFO_MCP_FAILED;       //  an error answer: restarting will not help
+            snprintf (self->error, sizeof self->error, "MCP server %s %s", self->name, why);
+            ufo_warn ("%s", self->error);
+        }
+        return;
+    }
+    const ufo_value_t *tools = ufo_value_map_get (result, "tools");
+    if (ufo_value_type (tools) != UFO_TLIST) {
+        self->state = UFO_MCP_FAILED;
+        snprintf (self->error, sizeof self->error, "MCP server %s: tools/list result has no \"tools\" list",
+                  self->name);
+        ufo_warn ("%s", self->error);
+        return;
+    }
+    for (size_t i = 0; i < ufo_value_size (tools); i++) {
+        const ufo_value_t *t = ufo_value_list_at (tools, i);
+        const char *name = ufo_value_map_str (t, "name", NULL);
+        if (ufo_value_type (t) != UFO_TMAP || !name || !*name || strlen (name) > 128) {
+            ufo_warn ("MCP %s: tools/list entry %zu is not a tool with a name; ignored", self->name, i);
+            continue;
+        }
+        ufo_value_list_push (self->listing, &(ufo_value_t *) { ufo_value_dup (t) });
+    }
+    self->pages++;
+    const char *cursor = ufo_value_map_str (result, "nextCursor", NULL);
+    if (cursor && *cursor) {
+        if (self->pages >= S_MAX_PAGES) {
+            self->state = UFO_MCP_FAILED;
+            snprintf (self->error, sizeof self->error, "MCP server %s: tools/list has more than %d pages",
+                      self->name, S_MAX_PAGES);
+            ufo_warn ("%s", self->error);
+            return;
+        }
+        s_list_next (self, cursor);
+        return;
+    }
+    ufo_value_destroy (&self->tools);
+    self->tools = self->listing;
+    self->listing = NULL;
+    self->listed_pages = self->pages;
+    self->state = UFO_MCP_READY;
+    ufo_info ("MCP %s: ready, protocol %s, %zu tools in %d page(s)", self->name, self->protocol,
+              ufo_value_size (self->tools), self->pages);
+}
+
+static void
+s_list_next (ufo_mcp_t *self, const char *cursor)
+{
+    if (!cursor) {
+        ufo_value_destroy (&self->listing);
+        self->listing = ufo_value_new_list ();
+        self->pages = 0;
+    }
+    ufo_value_t *params = ufo_value_new_map ();
+    if (cursor)
+        ufo_value_map_set_str (params, "cursor", cursor);
+    ufo_error_t err;
+    if (s_request (self, "tools/list", &params, 0, NULL, s_on_list, self, &err) < 0)
+        s_dead (self, err.message);
+}
+
+static void
+s_on_init (void *arg, const ufo_value_t *result, const ufo_error_t *err)
+{
+    ufo_mcp_t *self = arg;
+    if (err) {
+        char why [400];
+        snprintf (why, sizeof why, "failed initialize: %s", err->message);
+        s_dead (self, why);
+        return;
+    }
+    const char *version = ufo_value_map_str (result, "protocolVersion", "");
+    bool known = false;
+    for (size_t i = 0; ufo_mcp_versions [i]; i++)
+        known = known || !strcmp (ufo_mcp_versions [i], version);
+    if (!known) {
+        self->state = UFO_MCP_FAILED;       //  the transport is stopped by ufo_mcp_process
+        snprintf (self->error, sizeof self->error,
+                  "MCP server %s: protocol version \"%.40s\" is not one we speak (%s, %s, %s)", self->name,
+                  version, ufo_mcp_versions [0], ufo_mcp_versions [1], ufo_mcp_versions [2]);
+        ufo_warn ("%s", self->error);
+        return;
+    }
+    snprintf (self->protocol, sizeof self->protocol, "%s", version);
+    s_notify (self, "notifications/initialized", NULL);
+    if (ufo_value_map_get (ufo_value_map_get (result, "capabilities"), "tools") == NULL) {
+        ufo_value_destroy (&self->tools);
+        self->tools = ufo_value_new_list ();
+        self->state = UFO_MCP_READY;
+        ufo_info ("MCP %s: ready, protocol %s, no tools capability", self->name, self->protocol);
+        return;
+    }
+    s_list_next (self, NULL);
+}
+
+//  --- incoming messages ---------------------------------------------------------------------
+
+static void
+s_answer (ufo_mcp_t *self, const ufo_value_t *id, int code, const char *message)
+{
+    ufo_value_t *msg = ufo_value_new_map ();
+    ufo_value_map_set_str (msg, "jsonrpc", "2.0");
+    ufo_value_map_set_copy (msg, "id", id);
+    if (message) {
+        ufo_value_t *e = ufo_value_new_map ();
+        ufo_value_map_set_int (e, "code", code);
+        ufo_value_map_set_str (e, "message", message);
+        ufo_value_map_set (msg, "error", &e);
+    }
+    else
+        ufo_value_map_set (msg, "result", &(ufo_value_t *) { ufo_value_new_map () });
+    ufo_error_t err;
+    if (s_send (self, msg, NULL, &err) < 0)
+        ufo_warn ("MCP %s: cannot answer: %s", self->name, err.message);
+    ufo_value_destroy (&msg);
+}
+
+static void
+s_garbage (ufo_mcp_t *self, const char *what, const char *text, size_t len)
+{
+    char ex [S_EXCERPT + 8];
+    s_excerpt (ex, sizeof ex, text, len);
+    snprintf (self->garbage, sizeof self->garbage, "%s", ex);
+    ufo_warn ("MCP %s: %s: '%s'", self->name, what, ex);
+    //  Before the server is ready, anything that is not JSON-RPC ends the start-up at once.
+    if (self->state == UFO_MCP_STARTING && !self->dead_pending) {
+        char why [400];
+        snprintf (why, sizeof why, "%s during start-up: '%s'", what, ex);
+        self->dead_pending = true;
+        snprintf (self->dead_why, sizeof self->dead_why, "%s", why);
+    }
+}
+
+static void
+s_on_progress (ufo_mcp_t *self, const ufo_value_t *params)
+{
+    const ufo_value_t *token = ufo_value_map_get (params, "progressToken");
+    if (ufo_value_type (token) != UFO_TINT)
+        return;
+    s_req_t *r = s_find (self, ufo_value_int (token));
+    if (!r || !r->progress)
+        return;
+    const ufo_value_t *p = ufo_value_map_get (params, "progress");
+    const ufo_value_t *t = ufo_value_map_get (params, "total");
+    double progress = ufo_value_type (p) == UFO_TINT || ufo_value_type (p) == UFO_TFLOAT
+                    ? ufo_value_float (p) : 0;
+    double total = ufo_value_type (t) == UFO_TINT || ufo_value_type (t) == UFO_TFLOAT
+                 ? ufo_value_float (t) : -1;
+    r->progress (r->arg, progress, total, ufo_value_map_str (params, "message", NULL));
+}
+
+static void
+s_on_log (ufo_mcp_t *self, const ufo_value_t *params)
+{
+    const char *level = ufo_value_map_str (params, "level", "info");
+    const ufo_value_t *data = ufo_value_map_get (params, "data");
+    char *json = ufo_value_type (data) == UFO_TSTRING ? ufo_strdup (ufo_value_str (data))
+                                                      : ufo_json_dump (data, UFO_JSON_COMPACT, NULL);
+    ufo_log_level_t lv = !strcmp (level, "debug") ? UFO_LOG_DEBUG
+                       : (!strcmp (level, "info") || !strcmp (level, "notice")) ? UFO_LOG_INFO
+                       : !strcmp (level, "warning") ? UFO_LOG_WARN : UFO_LOG_ERROR;
+    ufo_log (lv, "MCP %s log%s%s: %.2000s", self->name, ufo_value_map_has (params, "logger") ? " " : "",
+             ufo_value_map_str (params, "logger", ""), json ? json : "");
+    free (json);
+}
+
+static void
+s_on_message (ufo_mcp_t *self, const ufo_value_t *msg, const char *text, size_t len)
+{
+    if (ufo_value_type (msg) != UFO_TMAP || strcmp (ufo_value_map_str (msg, "jsonrpc", ""), "2.0")) {
+        //  invalid JSON-RPC; if it names a request of ours, that request fails with it
+        const ufo_value_t *id = ufo_value_map_get (msg, "id");
+        s_req_t *r = ufo_value_type (id) == UFO_TINT ? s_take (self, ufo_value_int (id)) : NULL;
+        char ex [S_EXCERPT + 8];
+        s_excerpt (ex, sizeof ex, text, len);
+        if (r)
+            s_fail_req (self, r, UFO_E_SYNTAX, "MCP server %s sent an invalid JSON-RPC response: '%s'",
+                        self->name, ex);
+        else
+            s_garbage (self, "invalid JSON-RPC message", text, len);
+        return;
+    }
+    const char *method = ufo_value_map_str (msg, "method", NULL);
+    const ufo_value_t *id = ufo_value_map_get (msg, "id");
+    if (method && id) {
+        if (!strcmp (method, "ping"))
+            s_answer (self, id, 0, NULL);
+        else
+            s_answer (self, id, -32601, "method not supported by this client");
+        return;
+    }
+    if (method) {
+        const ufo_value_t *params = ufo_value_map_get (msg, "params");
+        if (!strcmp (method, "notifications/progress"))
+            s_on_progress (self, params);
+        else
+        if (!strcmp (method, "notifications/message"))
+            s_on_log (self, params);
+        else
+        if (!strcmp (method, "notifications/tools/list_changed") && self->state == UFO_MCP_READY) {
+            ufo_info ("MCP %s: the tool list changed; listing again", self->name);
+            s_list_next (self, NULL);
+        }
+        return;
+    }
+    const ufo_value_t *result = ufo_value_map_get (msg, "result");
+    const ufo_value_t *error = ufo_value_map_get (msg, "error");
+    s_req_t *r = ufo_value_type (id) == UFO_TINT ? s_take (self, ufo_value_int (id)) : NULL;
+    if (!r) {
+        ufo_debug ("MCP %s: a response to no request of ours; ignored", self->name);
+        return;
+    }
+    if (ufo_value_type (error) == UFO_TMAP)
+        s_fail_req (self, r, UFO_E_INVALID, "MCP server %s: %s failed (%" PRId64 "): %.180s", self->name,
+                    r->method, ufo_value_map_int (error, "code", 0),
+                    ufo_value_map_str (error, "message", "no message"));
+    else
+    if (ufo_value_type (result) == UFO_TMAP)
+        s_complete (self, r, result, NULL);
+    else {
+        char ex [S_EXCERPT + 8];
+        s_excerpt (ex, sizeof ex, text, len);
+        s_fail_req (self, r, UFO_E_SYNTAX,
+                    "MCP server %s sent an invalid JSON-RPC response to %s (no result object): '%s'",
+                    self->name, r->method, ex);
+    }
+}
+
+//  One JSON text from the server (a line, or an SSE event's data, or an HTTP body).
+static void
+s_on_text (ufo_mcp_t *self, const char *text, size_t len)
+{
+    while (len && isspace ((unsigned char) *text))
+        text++, len--;
+    if (!len)
+        return;
+    ufo_json_limits_t limits = { .max_depth = 64 };
+    ufo_error_t err;
+    ufo_value_t *v = ufo_json_parse (text, len, &limits, &err);
+    if (!v) {
+        s_garbage (self, "output that is not JSON", text, len);
+        return;
+    }
+    unsigned gen = self->gen;
+    if (ufo_value_type (v) == UFO_TLIST)
+        for (size_t i = 0; i < ufo_value_size (v) && gen == self->gen; i++)
+            s_on_message (self, ufo_value_list_at (v, i), text, len);
+    else
+        s_on_message (self, v, text, len);
+    ufo_value_destroy (&v);
+}
+
+//  --- stdio transport -------------------------------------------------------------------------
+
+static void
+s_close (int *fd)
+{
+    if (*fd >= 0)
+        close (*fd);
+    *fd = -1;
+}
+
+static void
+s_status_text (int status, char *out, size_t size)
+{
+    if (WIFEXITED (status))
+        snprintf (out, size, "exited with status %d", WEXITSTATUS (status));
+    else
+    if (WIFSIGNALED (status))
+        snprintf (out, size, "was killed by signal %d", WTERMSIG (status));
+    else
+        snprintf (out, size, "stopped");
+}
+
+//  Reaps the child: waits up to grace_ms after SIGTERM, then SIGKILL. Writes how it ended.
+static void
+s_reap (ufo_mcp_t *self, int grace_ms, char *how, size_t size)
+{
+    snprintf (how, size, "stopped");
+    if (self->pid <= 0)
+        return;
+    int status = 0;
+    pid_t got = waitpid (self->pid, &status, WNOHANG);
+    if (got == 0) {
+        kill (-self->pid, SIGTERM);
+        for (int waited = 0; waited < grace_ms && got == 0; waited += 10) {
+            struct timespec ts = { 0, 10 * 1000000 };
+            nanosleep (&ts, NULL);
+            got = waitpid (self->pid, &status, WNOHANG);
+        }
+        if (got == 0) {
+            kill (-self->pid, SIGKILL);
+            got = waitpid (self->pid, &status, 0);
+            snprintf (how, size, "closed its output and was stopped");
+        }
+        else
+            s_status_text (status, how, size);
+    }
+    else
+    if (got == self->pid) {
+        s_status_text (status, how, size);
+        kill (-self->pid, SIGKILL);         //  what it started goes too
+    }
+    self->pid = 0;
+}
+
+static void
+s_stop_transport (ufo_mcp_t *self, int grace_ms)
+{
+    if (self->http) {
+        ufo_http_destroy (&self->client);
+        self->session [0] = 0;
+        return;
+    }
+    s_close (&self->in_fd);
+    char how [128];
+    s_reap (self, grace_ms, how, sizeof how);
+    s_close (&self->out_fd);
+    s_close (&self->err_fd);
+}
+
+static int
+s_spawn (ufo_mcp_t *self, ufo_error_t *err)
+{
+    const ufo_value_t *args = ufo_value_map_get (self->spec, "args");
+    const ufo_value_t *env = ufo_value_map_get (self->spec, "env");
+    const char *cwd = ufo_value_map_str (self->spec, "cwd", NULL);
+    size_t nargs = ufo_value_size (args);
+    char **argv = ufo_calloc (nargs + 2, sizeof (char *));
+    argv [0] = (char *) ufo_value_map_str (self->spec, "command", "");
+    for (size_t i = 0; i < nargs; i++)
+        argv [i + 1] = (char *) ufo_value_str (ufo_value_list_at (args, i));
+    size_t nenv = 0;
+    while (environ [nenv])
+        nenv++;
+    char **envp = ufo_calloc (nenv + ufo_value_size (env) + 1, sizeof (char *));
+    size_t k = 0;
+    for (size_t i = 0; i < nenv; i++) {
+        const char *eq = strchr (environ [i], '=');
+        size_t klen = eq ? (size_t) (eq - environ [i]) : strlen (environ [i]);
+        bool overridden = false;
+        for (size_t j = 0; j < ufo_value_size (env) && !overridden; j++)
+            overridden = strlen (ufo_value_map_key_at (env, j)) == klen
+                      && !strncmp (ufo_value_map_key_at (env, j), environ [i], klen);
+        if (!overridden)
+            envp [k++] = ufo_strdup (environ [i]);
+    }
+    for (size_t j = 0; j < ufo_value_size (env); j++) {
+        char *e = NULL;
+        if (asprintf (&e, "%s=%s", ufo_value_map_key_at (env, j),
+                      ufo_value_str (ufo_value_map_value_at (env, j))) < 0)
+            abort ();
+        envp [k++] = e;
+    }
+    int in [2] = { -1, -1 }, out [2] = { -1, -1 }, er [2] = { -1, -1 };
+    int rc = 0;
+    if (pipe2 (in, O_CLOEXEC) || pipe2 (out, O_CLOEXEC) || pipe2 (er, O_CLOEXEC))
+        rc = ufo_error_set (err, UFO_E_IO, "MCP server %s: pipe: %s", self->name, strerror (errno));
+    pid_t pid = rc ? -1 : fork ();
+    if (pid == 0) {
+        setpgid (0, 0);
+        signal (SIGPIPE, SIG_DFL);
+        dup2 (in [0], 0);
+        dup2 (out [1], 1);
+        dup2 (er [1], 2);
+        if (cwd && *cwd && chdir (cwd) < 0) {
+            dprintf (2, "cannot change to the directory %s: %s\n", cwd, strerror (errno));
+            _exit (127);
+        }
+        execvpe (argv [0], argv, envp);
+        dprintf (2, "cannot run %s: %s\n", argv [0], strerror (errno));
+        _exit (127);
+    }
+    if (!rc && pid < 0)
+        rc = ufo_error_set (err, UFO_E_IO, "MCP server %s: fork: %s", self->name, strerror (errno));
+    s_close (&in [0]);
+    s_close (&out [1]);
+    s_close (&er [1]);
+    if (rc) {
+        s_close (&in [1]);
+        s_close (&out [0]);
+        s_close (&er [0]);
+    }
+    else {
+        setpgid (pid, pid);             //  also from here: no race with kill (-pid)
+        self->pid = pid;
+        self->in_fd = in [1];
+        self->out_fd = out [0];
+        self->err_fd = er [0];
+        fcntl (self->in_fd, F_SETFL, fcntl (self->in_fd, F_GETFL) | O_NONBLOCK);
+        fcntl (self->out_fd, F_SETFL, fcntl (self->out_fd, F_GETFL) | O_NONBLOCK);
+        fcntl (self->err_fd, F_SETFL, fcntl (self->err_fd, F_GETFL) | O_NONBLOCK);
+        ufo_buf_reset (&self->outq);
+        self->outq_off = 0;
+        ufo_buf_reset (&self->line);
+        ufo_buf_reset (&self->errline);
+        self->skipping = false;
+        self->last_stderr [0] = 0;
+    }
+    for (size_t i = 0; i < k; i++)
+        free (envp [i]);
+    free (envp);
+    free (argv);
+    return rc;
+}
+
+static void
+s_flush (ufo_mcp_t *self)
+{
+    while (self->in_fd >= 0 && self->outq_off < self->outq.len) {
+        ssize_t n = write (self->in_fd, self->outq.data + self->outq_off, self->outq.len - self->outq_off);
+        if (n > 0)
+            self->outq_off += (size_t) n;
+        else {
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && errno != EAGAIN && !self->dead_pending) {
+                self->dead_pending = true;
+                snprintf (self->dead_why, sizeof self->dead_why, "stopped reading its input (%s)",
+                          strerror (errno));
+            }
+            break;
+        }
+    }
+    if (self->outq_off == self->outq.len) {
+        ufo_buf_reset (&self->outq);
+        self->outq_off = 0;
+    }
+}
+
+//  The oversized line ended: fail the request it answered (found by its id near the
+//  start or the end of the line), else the only request in flight.
+static void
+s_oversized (ufo_mcp_t *self)
+{
+    s_req_t *r = NULL;
+    const char *parts [2] = { self->head, self->tail };
+    size_t lens [2] = { self->headlen, self->taillen };
+    for (int p = 0; p < 2 && !r; p++) {
+        for (size_t i = 0; i + 5 < lens [p] && !r; i++)
+            if (!memcmp (parts [p] + i, "\"id\":", 5)) {
+                size_t j = i + 5;
+                while (j < lens [p] && parts [p][j] == ' ')
+                    j++;
+                if (j < lens [p] && isdigit ((unsigned char) parts [p][j]))
+                    r = s_take (self, strtoll (parts [p] + j, NULL, 10));
+            }
+    }
+    if (!r && self->reqs && !self->reqs->next)
+        r = s_take (self, self->reqs->id);
+    ufo_warn ("MCP %s: discarded a message of %zu bytes (limit %zu)", self->name, self->skipped,
+              self->max_message);
+    if (r)
+        s_fail_req (self, r, UFO_E_TOO_LARGE,
+                    "MCP server %s: the reply to %s is larger than the %zu-byte limit (%zu bytes); discarded",
+                    self->name, r->method, self->max_message, self->skipped);
+}
+
+static void
+s_tail_push (ufo_mcp_t *self, const char *data, size_t len)
+{
+    size_t cap = sizeof self->tail;
+    if (len >= cap) {
+        memcpy (self->tail, data + len - cap, cap);
+        self->taillen = cap;
+        return;
+    }
+    size_t keep = self->taillen + len > cap ? cap - len : self->taillen;
+    memmove (self->tail, self->tail + self->taillen - keep, keep);
+    memcpy (self->tail + keep, data, len);
+    self->taillen = keep + len;
+}
+
+static void
+s_stdout_data (ufo_mcp_t *self, const char *data, size_t len)
+{
+    unsigned gen = self->gen;
+    while (len && gen == self->gen) {
+        const char *nl = memchr (data, '\n', len);
+        size_t chunk = nl ? (size_t) (nl - data) : len;
+        if (self->skipping) {
+            self->skipped += chunk;
+            s_tail_push (self, data, chunk);
+        }
+        else
+        if (self->line.len + chunk > self->max_message) {
+            self->skipping = true;
+            self->skipped = self->line.len + chunk;
+            self->headlen = self->line.len < sizeof self->head ? self->line.len : sizeof self->head;
+            memcpy (self->head, self->line.data, self->headlen);
+            if (self->headlen < sizeof self->head) {
+                size_t more = chunk < sizeof self->head - self->headlen ? chunk : sizeof self->head - self->headlen;
+                memcpy (self->head + self->headlen, data, more);
+                self->headlen += more;
+            }
+            self->taillen = 0;
+            s_tail_push (self, data, chunk);
+            ufo_buf_reset (&self->line);
+        }
+        else
+            ufo_buf_append (&self->line, data, chunk);
+        if (!nl)
+            break;
+        if (self->skipping) {
+            self->skipping = false;
+            s_oversized (self);
+        }
+        else {
+            ufo_buf_t line = self->line;
+            ufo_buf_init (&self->line);
+            s_on_text (self, line.data ? line.data : "", line.len);
+            ufo_buf_free (&line);
+        }
+        data += chunk + 1;
+        len -= chunk + 1;
+    }
+}
+
+static void
+s_stderr_data (ufo_mcp_t *self, const char *data, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (data [i] == '\n' || self->errline.len >= 1000) {
+            ufo_buf_putc (&self->errline, 0);
+            ufo_info ("MCP %s stderr: %s", self->name, self->errline.data);
+            if (self->errline.len > 1)
+                snprintf (self->last_stderr, sizeof self->last_stderr, "%s", self->errline.data);
+            ufo_buf_reset (&self->errline);
+            if (data [i] == '\n')
+                continue;
+        }
+        ufo_buf_putc (&self->errline, data [i]);
+    }
+}
+
+static void
+s_stdio_io (ufo_mcp_t *self)
+{
+    unsigned gen = self->gen;
+    char buf [65536];
+    for (int rounds = 0; self->err_fd >= 0 && rounds < 16; rounds++) {
+        ssize_t n = read (self->err_fd, buf, sizeof buf);
+        if (n > 0)
+            s_stderr_data (self, buf, (size_t) n);
+        else {
+            if (n == 0)
+                s_close (&self->err_fd);
+            break;
+        }
+    }
+    for (int rounds = 0; self->out_fd >= 0 && rounds < 32 && gen == self->gen; rounds++) {
+        ssize_t n = read (self->out_fd, buf, sizeof buf);
+        if (n > 0)
+            s_stdout_data (self, buf, (size_t) n);
+        else {
+            if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                //  the server is gone (or closed its output): read the rest of its stderr
+                for (int r = 0; self->err_fd >= 0 && r < 16; r++) {
+                    ssize_t m = read (self->err_fd, buf, sizeof buf);
+                    if (m <= 0)
+                        break;
+                    s_stderr_data (self, buf, (size_t) m);
+                }
+                s_close (&self->in_fd);
+                char how [128];
+                s_reap (self, 100, how, sizeof how);
+                s_close (&self->out_fd);
+                s_close (&self->err_fd);
+                if (!self->dead_pending) {
+                    self->dead_pending = true;
+                    if (self->last_stderr [0])
+                        snprintf (self->dead_why, sizeof self->dead_why, "%s (its last words: %.200s)",
+                                  how, self->last_stderr);
+                    else
+                        snprintf (self->dead_why, sizeof self->dead_why, "%s", how);
+                }
+            }
+            break;
+        }
+    }
+    if (gen == self->gen)
+        s_flush (self);
+}
+
+//  --- HTTP transport --------------------------------------------------------------------------
+
+//  Parses an SSE stream: each event's data lines, joined, is one message.
+static void
+s_sse (ufo_mcp_t *self, const char *body, size_t len)
+{
+    ufo_buf_t data;
+    ufo_buf_init (&data);
+    unsigned gen = self->gen;
+    const char *p = body, *end = body + len;
+    while (p <= end && gen == self->gen) {
+        const char *nl = memchr (p, '\n', (size_t) (end - p));
+        const char *stop = nl ? nl : end;
+        size_t l = (size_t) (stop - p);
+        if (l && p [l - 1] == '\r')
+            l--;
+        if (l == 0) {
+            if (data.len)
+                s_on_text (self, data.data, data.len);
+            ufo_buf_reset (&data);
+        }
+        else
+        if (l >= 5 && !memcmp (p, "data:", 5)) {
+            const char *v = p + 5;
+            size_t vl = l - 5;
+            if (vl && *v == ' ')
+                v++, vl--;
+            if (data.len)
+                ufo_buf_putc (&data, '\n');
+            ufo_buf_append (&data, v, vl);
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    if (data.len && gen == self->gen)
+        s_on_text (self, data.data, data.len);
+    ufo_buf_free (&data);
+}
+
+static void
+s_on_http (const ufo_http_result_t *res, void *arg)
+{
+    s_req_t *req = arg;
+    ufo_mcp_t *self = req->owner;
+    int64_t id = req->id;
+    req->xfer = 0;
+    if (!s_find (self, id))
+        return;
+    if (res->transport) {
+        char why [400];
+        snprintf (why, sizeof why, "is unreachable at %s: %s", ufo_value_map_str (self->spec, "url", ""),
+                  res->error);
+        if (res->body_overflow) {
+            s_req_t *r = s_take (self, id);
+            s_fail_req (self, r, UFO_E_TOO_LARGE, "MCP server %s: the reply to %s is larger than the %zu-byte limit",
+                        self->name, r->method, self->max_message);
+        }
+        else
+        if (self->state == UFO_MCP_STARTING) {
+            self->dead_pending = true;
+            snprintf (self->dead_why, sizeof self->dead_why, "%s", why);
+        }
+        else
+            s_fail_req (self, s_take (self, id), UFO_E_UNAVAILABLE, "MCP server %s %s", self->name, why);
+        return;
+    }
+    if (res->status == 404 && self->session [0]) {
+        self->dead_pending = true;
+        snprintf (self->dead_why, sizeof self->dead_why, "forgot our session (HTTP 404)");
+        return;
+    }
+    if (res->status < 200 || res->status >= 300) {
+        char ex [S_EXCERPT + 8];
+        s_excerpt (ex, sizeof ex, res->body, res->body_len);
+        s_req_t *r = s_take (self, id);
+        if (!strcmp (r->method, "initialize")) {
+            free (r);
+            self->dead_pending = true;
+            snprintf (self->dead_why, sizeof self->dead_why, "answered initialize with HTTP %ld: %s",
+                      res->status, ex);
+            return;
+        }
+        s_fail_req (self, r, UFO_E_UNAVAILABLE, "MCP server %s answered %s with HTTP %ld: %s", self->name,
+                    r->method, res->status, ex);
+        return;
+    }
+    char session [256];
+    if (ufo_http_header (res, "mcp-session-id", session, sizeof session) > 0)
+        snprintf (self->session, sizeof self->session, "%s", session);
+    char type [128];
+    ufo_http_header (res, "content-type", type, sizeof type);
+    if (!strncasecmp (type, "text/event-stream", 17))
+        s_sse (self, res->body, res->body_len);
+    else
+        s_on_text (self, res->body, res->body_len);
+    s_req_t *r = s_take (self, id);
+    if (r) {
+        if (!strcmp (r->method, "initialize") || !strcmp (r->method, "tools/list")) {
+            free (r);
+            self->dead_pending = true;
+            snprintf (self->dead_why, sizeof self->dead_why, "sent no JSON-RPC response in its HTTP reply");
+        }
+        else
+            s_fail_req (self, r, UFO_E_SYNTAX, "MCP server %s sent no JSON-RPC response to %s in its HTTP reply",
+                        self->name, r->method);
+    }
+}
+
+static void
+s_on_http_note (const ufo_http_result_t *res, void *arg)
+{
+    ufo_mcp_t *self = arg;
+    if (res->transport || res->status >= 300)
+        ufo_debug ("MCP %s: a notification POST failed: %s (HTTP %ld)", self->name, res->error, res->status);
+}
+
+static int
+s_http_post (ufo_mcp_t *self, const ufo_value_t *msg, s_req_t *req, ufo_error_t *err)
+{
+    if (!self->client)
+        return ufo_error_set (err, UFO_E_UNAVAILABLE, "MCP server %s is not connected", self->name);
+    const ufo_value_t *hdrs = ufo_value_map_get (self->spec, "headers");
+    size_t nh = ufo_value_size (hdrs);
+    char **lines = ufo_calloc (nh + 6, sizeof (char *));
+    size_t k = 0;
+    lines [k++] = ufo_strdup ("Content-Type: application/json");
+    lines [k++] = ufo_strdup ("Accept: application/json, text/event-stream");
+    if (self->session [0] && asprintf (&lines [k++], "Mcp-Session-Id: %s", self->session) < 0)
+        abort ();
+    if (self->protocol [0] && asprintf (&lines [k++], "MCP-Protocol-Version: %s", self->protocol) < 0)
+        abort ();
+    for (size_t i = 0; i < nh; i++)
+        if (asprintf (&lines [k++], "%s: %s", ufo_value_map_key_at (hdrs, i),
+                      ufo_value_str (ufo_value_map_value_at (hdrs, i))) < 0)
+            abort ();
+    size_t len = 0;
+    char *body = ufo_json_dump (msg, UFO_JSON_COMPACT, &len);
+    long timeout = req ? (long) req->timeout_ms + 2000 : 10000;
+    int64_t id = ufo_http_post (self->client, ufo_value_map_str (self->spec, "url", ""),
+                                (const char *const *) lines, body, len, timeout, self->max_message + 65536,
+                                req ? s_on_http : s_on_http_note, req ? (void *) req : (void *) self, err);
+    free (body);
+    for (size_t i = 0; i < k; i++)
+        free (lines [i]);
+    free (lines);
+    if (id < 0)
+        return -1;
+    if (req)
+        req->xfer = id;
+    return 0;
+}
+
+//  --- the client ------------------------------------------------------------------------------
+
+static void
+s_start (ufo_mcp_t *self)
+{
+    self->gen++;
+    self->state = UFO_MCP_STARTING;
+    self->protocol [0] = 0;
+    self->session [0] = 0;
+    self->garbage [0] = 0;
+    self->dead_pending = false;
+    ufo_error_t err;
+    if (self->http) {
+        self->client = ufo_http_new ();
+        if (!self->client) {
+            self->state = UFO_MCP_FAILED;
+            snprintf (self->error, sizeof self->error, "MCP server %s: HTTP client unavailable", self->name);
+            return;
+        }
+    }
+    else
+    if (s_spawn (self, &err) < 0) {
+        self->state = UFO_MCP_FAILED;
+        snprintf (self->error, sizeof self->error, "%s", err.message);
+        ufo_warn ("%s", self->error);
+        return;
+    }
+    ufo_value_t *params = ufo_value_new_map ();
+    ufo_value_map_set_str (params, "protocolVersion", ufo_mcp_versions [0]);
+    ufo_value_map_set (params, "capabilities", &(ufo_value_t *) { ufo_value_new_map () });
+    ufo_value_t *info = ufo_value_new_map ();
+    ufo_value_map_set_str (info, "name", "ufobus");
+    ufo_value_map_set_str (info, "version", "1.0");
+    ufo_value_map_set (params, "clientInfo", &info);
+    if (s_request (self, "initialize", &params, 0, NULL, s_on_init, self, &err) < 0) {
+        self->dead_pending = true;
+        snprintf (self->dead_why, sizeof self->dead_why, "cannot be initialized: %s", err.message);
+    }
+}
+
+ufo_mcp_t *
+ufo_mcp_new (const ufo_value_t *spec, const ufo_mcp_options_t *options, ufo_error_t *err)
+{
+    if (ufo_mcp_spec_check (spec, "MCP server", err) < 0)
+        return NULL;
+    //  a write to a server that just died must be an error, not the end of this process
+    struct sigaction sa;
+    if (sigaction (SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+        signal (SIGPIPE, SIG_IGN);
+    ufo_mcp_t *self = ufo_calloc (1, sizeof *self);
+    self->spec = ufo_value_dup (spec);
+    snprintf (self->name, sizeof self->name, "%s", ufo_value_map_str (spec, "name", ""));
+    self->http = !strcmp (ufo_value_map_str (spec, "type", "stdio"), "http");
+    self->timeout_ms = options && options->timeout_ms > 0 ? options->timeout_ms : S_DEFAULT_TIMEOUT_MS;
+    self->max_message = options && options->max_message > 0 ? options->max_message : S_DEFAULT_MAX;
+    self->next_id = 1;
+    self->in_fd = self->out_fd = self->err_fd = -1;
+    self->tools = ufo_value_new_list ();
+    ufo_buf_init (&self->outq);
+    ufo_buf_init (&self->line);
+    ufo_buf_init (&self->errline);
+    s_start (self);
+    if (self->state == UFO_MCP_FAILED) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "%s", self->error);
+        ufo_mcp_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+ufo_mcp_destroy (ufo_mcp_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    ufo_mcp_t *self = *self_p;
+    if (!self->http && self->in_fd >= 0)
+        s_flush (self);
+    while (self->reqs) {
+        s_req_t *r = self->reqs;
+        self->reqs = r->next;
+        s_req_free (self, r);
+    }
+    s_stop_transport (self, 200);
+    ufo_value_destroy (&self->spec);
+    ufo_value_destroy (&self->tools);
+    ufo_value_destroy (&self->listing);
+    ufo_buf_free (&self->outq);
+    ufo_buf_free (&self->line);
+    ufo_buf_free (&self->errline);
+    free (self);
+    *self_p = NULL;
+}
+
+const char *
+ufo_mcp_name (const ufo_mcp_t *self)
+{
+    return self->name;
+}
+
+ufo_mcp_state_t
+ufo_mcp_state (const ufo_mcp_t *self)
+{
+    return self->state;
+}
+
+const char *
+ufo_mcp_error (const ufo_mcp_t *self)
+{
+    return self->error;
+}
+
+int
+ufo_mcp_restarts (const ufo_mcp_t *self)
+{
+    return self->restarts;
+}
+
+const char *
+ufo_mcp_protocol (const ufo_mcp_t *self)
+{
+    return self->protocol;
+}
+
+const ufo_value_t *
+ufo_mcp_tools (const ufo_mcp_t *self)
+{
+    return self->tools;
+}
+
+int
+ufo_mcp_list_pages (const ufo_mcp_t *self)
+{
+    return self->listed_pages;
+}
+
+size_t
+ufo_mcp_fds (const ufo_mcp_t *self, ufo_http_fd_t *fds, size_t max)
+{
+    if (self->http)
+        return self->client ? ufo_http_fds (self->client, fds, max) : 0;
+    size_t n = 0;
+    const int list [3] = { self->out_fd, self->err_fd, self->in_fd };
+    for (int i = 0; i < 3; i++) {
+        if (list [i] < 0)
+            continue;
+        if (i == 2 && self->outq_off >= self->outq.len)
+            continue;
+        if (n < max) {
+            fds [n].fd = list [i];
+            fds [n].events = i == 2 ? UFO_HTTP_OUT : UFO_HTTP_IN;
+            fds [n].revents = 0;
+        }
+        n++;
+    }
+    return n;
+}
+
+int
+ufo_mcp_timeout (const ufo_mcp_t *self)
+{
+    if (self->dead_pending)
+        return 0;
+    int64_t now = s_now ();
+    int64_t best = -1;
+    for (s_req_t *r = self->reqs; r; r = r->next) {
+        int64_t left = r->deadline_ms - now;
+        if (left < 0)
+            left = 0;
+        if (best < 0 || left < best)
+            best = left;
+    }
+    if (self->http && self->client) {
+        int h = ufo_http_timeout (self->client);
+        if (h >= 0 && (best < 0 || h < best))
+            best = h;
+    }
+    if (!self->http && self->outq_off < self->outq.len && (best < 0 || best > 50))
+        best = 50;
+    return best < 0 ? -1 : best > INT_MAX ? INT_MAX : (int) best;
+}
+
+void
+ufo_mcp_process (ufo_mcp_t *self, const ufo_http_fd_t *fds, size_t n)
+{
+    if (self->http) {
+        if (self->client)
+            ufo_http_process (self->client, fds, n);
+    }
+    else
+    if (self->out_fd >= 0 || self->err_fd >= 0)
+        s_stdio_io (self);
+    if (self->dead_pending) {
+        char why [512];
+        snprintf (why, sizeof why, "%s", self->dead_why);
+        s_die (self, why);
+        return;
+    }
+    if (self->state == UFO_MCP_FAILED && (self->client || self->in_fd >= 0 || self->out_fd >= 0)) {
+        s_stop_transport (self, 0);
+        return;
+    }
+    //  deadlines
+    int64_t now = s_now ();
+    for (bool again = true; again; ) {
+        again = false;
+        for (s_req_t *r = self->reqs; r; r = r->next) {
+            if (r->deadline_ms > now)
+                continue;
+            s_req_t *t = s_take (self, r->id);
+            if (!strcmp (t->method, "initialize") || !strcmp (t->method, "tools/list")) {
+                char why [400];
+                snprintf (why, sizeof why, "did not answer %s within %.1f s%s%s%s", t->method,
+                          (double) t->timeout_ms / 1000.0, self->garbage [0] ? " (it wrote: '" : "",
+                          self->garbage, self->garbage [0] ? "')" : "");
+                s_req_free (self, t);
+                s_die (self, why);
+                return;
+            }
+            ufo_value_t *params = ufo_value_new_map ();
+            ufo_value_map_set_int (params, "requestId", t->id);
+            ufo_value_map_set_str (params, "reason", "timed out");
+            s_notify (self, "notifications/cancelled", &params);
+            char extra [S_EXCERPT + 40] = "";
+            if (self->garbage [0])
+                snprintf (extra, sizeof extra, " (it wrote: '%s')", self->garbage);
+            s_fail_req (self, t, UFO_E_TIMEOUT, "MCP server %s: %s timed out after %.1f s and was cancelled%s",
+                        self->name, t->method, (double) t->timeout_ms / 1000.0, extra);
+            again = true;
+            break;
+        }
+    }
+    if (!self->http)
+        s_flush (self);
+}
