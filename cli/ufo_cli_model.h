@@ -19,6 +19,11 @@
 //  loaded. Returns true when arg was one of them.
 bool ufo_cli_model_option (const char *arg, const char *value);
 
+//  For commands that submit to a running system (`ufo run`): when arg is a model option,
+//  says on stderr that the agents' model is chosen when they start (`ufo up --model ...`)
+//  and returns true (the caller fails with usage); false for any other arg.
+bool ufo_cli_model_refuse (const char *arg, const char *prog);
+
 //  True when BACKUP_AGENT would be used by an agent (configured, not the same engine as
 //  the agents', and with a key where the API needs one).
 bool ufo_cli_model_backup_used (const ufo_config_t *config);
