@@ -15,6 +15,19 @@ ufo_cli_model_option (const char *arg, const char *value)
     return true;
 }
 
+bool
+ufo_cli_model_refuse (const char *arg, const char *prog)
+{
+    if (strcmp (arg, "--api-type") && strcmp (arg, "--api-base") && strcmp (arg, "--model")
+    &&  strcmp (arg, "--api-key"))
+        return false;
+    fprintf (stderr, "%s: %s: the agents' model is chosen when they start: stop `ufo up` and start it "
+             "again with %s (or UFO_API_TYPE / UFO_API_BASE / UFO_API_MODEL / UFO_API_KEY in its "
+             "environment); `ufo up` prints what each agent uses, `ufo doctor` checks it\n", prog, arg,
+             strcmp (arg, "--api-key") ? arg : "UFO_API_KEY set");
+    return true;
+}
+
 static bool
 s_same_engine (const ufo_llm_config_t *a, const ufo_llm_config_t *b)
 {

@@ -6,17 +6,23 @@
 //  The agent blocks in the order they are shown and checked.
 #define UFO_CLI_MODEL_BLOCKS { "HOST_AGENT", "APP_AGENT", "EVALUATION_AGENT", "BACKUP_AGENT" }
 
-//  Options help lines for the model options (for a command's --help).
-#define UFO_CLI_MODEL_HELP \
-    "  --api-type T     API_TYPE of every agent not set otherwise (sets UFO_API_TYPE)\n" \
-    "  --api-base URL   API_BASE of every agent not set otherwise (sets UFO_API_BASE)\n" \
-    "  --model NAME     API_MODEL of every agent not set otherwise (sets UFO_API_MODEL)\n" \
-    "                   (the key: UFO_API_KEY or OPENAI_API_KEY in the environment)\n"
+//  Help lines of the model options for a command's --help; PAD (a string literal of
+//  spaces) aligns the text with the command's other options (the names take 16 columns).
+#define UFO_CLI_MODEL_HELP(PAD) \
+    "  --api-type T  " PAD "API_TYPE of every agent not set otherwise (sets UFO_API_TYPE)\n" \
+    "  --api-base URL" PAD "API_BASE of every agent not set otherwise (sets UFO_API_BASE)\n" \
+    "  --model NAME  " PAD "API_MODEL of every agent not set otherwise (sets UFO_API_MODEL)\n" \
+    "                " PAD "(the key: UFO_API_KEY or OPENAI_API_KEY in the environment)\n"
 
 //  Takes --api-type / --api-base / --model VALUE: sets UFO_API_TYPE / UFO_API_BASE /
 //  UFO_API_MODEL for this process and every process it starts, before the configuration is
 //  loaded. Returns true when arg was one of them.
 bool ufo_cli_model_option (const char *arg, const char *value);
+
+//  For commands that submit to a running system (`ufo run`): when arg is a model option,
+//  says on stderr that the agents' model is chosen when they start (`ufo up --model ...`)
+//  and returns true (the caller fails with usage); false for any other arg.
+bool ufo_cli_model_refuse (const char *arg, const char *prog);
 
 //  True when BACKUP_AGENT would be used by an agent (configured, not the same engine as
 //  the agents', and with a key where the API needs one).

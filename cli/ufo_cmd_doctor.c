@@ -460,7 +460,7 @@ ufo_cmd_doctor (int argc, char **argv)
                     "  --only LIST      some of broker,model,prices,desktop (comma-separated)\n"
                     "  --config FILE    configuration file\n"
                     "  --broker EP      broker command endpoint (default: the one `ufo up` started, else config)\n"
-                    UFO_CLI_MODEL_HELP
+                    UFO_CLI_MODEL_HELP ("   ")
                     "Exit status: 0 when every check passed, 1 when one failed.\n");
             return UFO_CLI_OK;
         }

@@ -22,7 +22,7 @@ s_help (void)
             "  --first-last        send the first and the last screenshot only\n"
             "  --json              print the result as JSON instead of text\n"
             "  --dry-run           print the prompt that would be sent, without asking the model\n"
-            UFO_CLI_MODEL_HELP
+            UFO_CLI_MODEL_HELP ("      ")
             "Exit status: 0 judged (whatever the verdict), 1 the evaluation failed, 2 bad usage.\n");
 }
 

@@ -192,6 +192,8 @@ ufo_cmd_run (int argc, char **argv)
             }
             continue;
         }
+        else if (ufo_cli_model_refuse (arg, "ufo run"))
+            goto done;          //  --api-base / --model / --api-type: chosen at `ufo up`
         else if (arg [0] == '-' && arg [1]) {
             fprintf (stderr, "ufo run: unknown option %s\n", arg);
             ufo_cli_usage (stderr, "run");

@@ -289,7 +289,7 @@ ufo_cmd_up (int argc, char **argv)
                     "  --config FILE   configuration file passed to every process\n"
                     "  --data-dir DIR  broker data and session logs (default $XDG_DATA_HOME/ufobus)\n"
                     "  --no-eval       do not start the EvaluationAgent\n"
-                    UFO_CLI_MODEL_HELP
+                    UFO_CLI_MODEL_HELP ("  ")
                     "The run directory ($UFO_RUN_DIR, $XDG_RUNTIME_DIR/ufobus or /tmp/ufobus-<uid>) holds\n"
                     "the ipc endpoints, up.json and the children's logs. Ctrl-C stops everything.\n");
             return UFO_CLI_OK;

@@ -172,7 +172,7 @@ open(os.path.join(build, "compose-keygen.txt"), "w").write(" ".join(f"{k}:{v}" f
 # launchers: the devices' default is `ufo up`'s (and the doctor's) list
 def c_list(path):
     text = open(os.path.join(src, path)).read()
-    m = re.search(r"const char \*known \[\] = \{([^}]*)\}", text)
+    m = re.search(r'\{([^{}]*"mousepad"[^{}]*)\}', text)      # the list of known applications
     return re.findall(r'"([^"]+)"', m.group(1)) if m else None
 sh = re.search(r"for app in ([^;]+);", open(os.path.join(src, "docker/default-launchers")).read())
 need(sh and c_list("cli/ufo_cmd_up.c") == sh.group(1).split(), "docker/default-launchers differs from ufo up's list")

@@ -86,6 +86,10 @@ check '[ "$(rc)" = 0 ] && [ "$(wc -l < "$T/requests.jsonl")" = "$n" ]'
 "$UFO" doctor --only frobs > /dev/null 2>&1
 check '[ $? = 2 ]'
 
+# ufo run cannot change the running agents' model: refused at once, saying where it is chosen
+"$UFO" run "hello" --model gpt-5 > "$T/out" 2>&1; echo $? > "$T/rc"
+check '[ "$(rc)" = 2 ] && has "chosen when they start" && has "ufo up"'
+
 # broker: none, then a real one
 doc --only broker
 check '[ "$(rc)" = 1 ] && has "no broker at" && has "ufo up"'

@@ -177,6 +177,77 @@ UFO_TEST (test_reasoning_settings)
     ufo_config_destroy (&c);
 }
 
+//  The Messages API shape (claude): top-level system, roles, image blocks, no top_p, no JSON
+//  mode; its reply: text blocks joined, usage input/output_tokens, max_tokens = cut off.
+UFO_TEST (test_claude_wire)
+{
+    ufo_llm_config_t cfg;
+    ufo_llm_config_defaults (&cfg);
+    snprintf (cfg.api_type, sizeof cfg.api_type, "claude");
+    snprintf (cfg.api_model, sizeof cfg.api_model, "claude-sonnet-4-5");
+    snprintf (cfg.api_key, sizeof cfg.api_key, "sk-ant-test-1234");
+    cfg.temperature = 1.5;
+    ufo_value_t *msgs = ufo_json_parse_str (
+        "[{\"role\": \"system\", \"content\": \"rules one\"},"
+        " {\"role\": \"system\", \"content\": [{\"type\": \"text\", \"text\": \"rules two\"}]},"
+        " {\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"look\"},"
+        "   {\"type\": \"image_url\", \"image_url\": {\"url\": \"data:image/jpeg;base64,QUJD\"}},"
+        "   {\"type\": \"image_url\", \"image_url\": {\"url\": \"https://example.org/a.png\"}}]},"
+        " {\"role\": \"assistant\", \"content\": \"ok\"}]", NULL);
+    size_t len;
+    char *text = ufo_llm_wire_body (&cfg, msgs, true, &len);
+    ufo_value_t *body = ufo_json_parse (text, len, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (body, "system", ""), "rules one\n\nrules two");
+    CHECK_INT (ufo_value_size (ufo_value_map_get (body, "messages")), 2);
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "messages.0.role")), "user");
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "messages.0.content.1.type")), "image");
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "messages.0.content.1.source.type")), "base64");
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "messages.0.content.1.source.media_type")), "image/jpeg");
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "messages.0.content.1.source.data")), "QUJD");
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "messages.0.content.2.source.type")), "url");
+    CHECK_STR (ufo_value_str (ufo_value_path (body, "messages.1.content")), "ok");
+    CHECK_INT (ufo_value_map_int (body, "max_tokens", 0), 2000);
+    CHECK (fabs (ufo_value_float (ufo_value_map_get (body, "temperature")) - 1.0) < 1e-12);    //  capped
+    CHECK (!ufo_value_map_has (body, "top_p") && !ufo_value_map_has (body, "response_format"));
+    ufo_value_destroy (&body);
+    free (text);
+    cfg.reasoning_model = true;
+    text = ufo_llm_wire_body (&cfg, msgs, true, &len);
+    CHECK (!strstr (text, "temperature") && strstr (text, "\"max_tokens\":2000"));
+    free (text);
+    ufo_value_destroy (&msgs);
+
+    ufo_llm_headers_t h;
+    ufo_llm_wire_headers (&cfg, "AppAgent", &h);
+    CHECK_STR (h.list [0], "Content-Type: application/json");
+    CHECK_STR (h.list [1], "x-api-key: sk-ant-test-1234");
+    CHECK_STR (h.list [2], "anthropic-version: " UFO_LLM_ANTHROPIC_VERSION);
+    CHECK_STR (h.list [3], "X-UFO-Agent: AppAgent");
+    CHECK (h.list [4] == NULL);
+    ufo_llm_wire_headers_wipe (&h);
+    CHECK (!strstr (h.lines [1], "sk-ant"));
+
+    ufo_value_t *reply = ufo_json_parse_str (
+        "{\"type\": \"message\", \"content\": [{\"type\": \"text\", \"text\": \"{\\\"a\\\": \"},"
+        " {\"type\": \"text\", \"text\": \"1}\"}], \"stop_reason\": \"max_tokens\","
+        " \"usage\": {\"input_tokens\": 12, \"output_tokens\": 3}}", NULL);
+    char *content = NULL, finish [32], why [64];
+    int64_t pt, ct;
+    CHECK_INT (ufo_llm_wire_reply (&cfg, reply, &content, &pt, &ct, finish, sizeof finish, why, sizeof why), 0);
+    CHECK_STR (content, "{\"a\": 1}");
+    CHECK_INT (pt, 12);
+    CHECK_INT (ct, 3);
+    CHECK_STR (finish, "length");
+    free (content);
+    ufo_value_destroy (&reply);
+    //  An OpenAI-shaped reply is not a Messages reply.
+    reply = ufo_json_parse_str ("{\"choices\": [{\"message\": {\"content\": \"x\"}}]}", NULL);
+    CHECK_INT (ufo_llm_wire_reply (&cfg, reply, &content, &pt, &ct, finish, sizeof finish, why, sizeof why), -1);
+    CHECK_STR (why, "no content blocks");
+    CHECK (content == NULL);
+    ufo_value_destroy (&reply);
+}
+
 //  An HTTP error is explained with the setting to change.
 UFO_TEST (test_error_hints)
 {
@@ -314,6 +385,7 @@ main (void)
     UFO_RUN (test_urls);
     UFO_RUN (test_one_setting);
     UFO_RUN (test_reasoning_settings);
+    UFO_RUN (test_claude_wire);
     UFO_RUN (test_error_hints);
     UFO_RUN (test_errors);
     UFO_RUN (test_bad_messages);

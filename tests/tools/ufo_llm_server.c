@@ -626,8 +626,10 @@ s_handle (s_client_t *c, const char *head, const char *body_text, size_t body_le
     if (key_ok == 0)
         s_error_reply (c, 401, "Incorrect API key provided", NULL);
     else
-    if (s_provider_refusal (c, entry, raw, body))
-        ;
+    if (s_provider_refusal (c, entry, raw, body)) {
+        if (index >= 0)
+            s_used [index]--;       //  refused before the script answered: the entry is not used up
+    }
     else
     if (!strcmp (fault, "reset"))
         c->reset = true;
