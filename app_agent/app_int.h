@@ -24,6 +24,7 @@ struct _app_agent_t {
     const ufo_value_t *tips, *previous_subtasks;
     const ufo_value_t *experience;  //  "experience_examples" of the body (list) or NULL
     const ufo_value_t *online;      //  "online_docs" of the body (list) or NULL
+    const ufo_value_t *demonstrations;  //  "demonstration_examples" of the body (list) or NULL
     int64_t xid;
     char agent_name [160];          //  "AppAgent/<application>"
     ufo_tasklog_t *log;

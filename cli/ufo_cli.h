@@ -34,5 +34,6 @@ int ufo_cmd_up (int argc, char **argv);
 int ufo_cmd_eval (int argc, char **argv);
 int ufo_cmd_keygen (int argc, char **argv);
 int ufo_cmd_knowledge (int argc, char **argv);
+int ufo_cmd_record (int argc, char **argv);
 
 #endif

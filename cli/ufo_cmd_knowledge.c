@@ -21,6 +21,8 @@ s_help (void)
             "  list                          the experience records on the broker\n"
             "  show ID                       one experience record\n"
             "  delete ID                     deletes an experience record\n"
+            "  import-plan FILE --app NAME   a UFO plan file (task, steps) as a demonstration\n"
+            "  (list, show, delete: --kind demonstration for demonstrations)\n"
             "Options:\n"
             "  --app NAME      only this application\n"
             "  --config FILE   configuration (knowledge.* keys)\n"
@@ -36,7 +38,7 @@ s_help (void)
 typedef struct {
     const char *sub, *query, *app, *config_path, *index_path, *kind, *broker;
     int64_t top;
-    bool json;
+    bool json, kind_given;
 } s_args_t;
 
 static int
@@ -76,6 +78,7 @@ s_parse (int argc, char **argv, s_args_t *a)
                 return -1;
             }
             *slot = argv [++i];
+            a->kind_given |= slot == &a->kind;
         }
         else
         if (arg [0] == '-') {
@@ -176,11 +179,54 @@ s_print_record (const ufo_value_t *record)
             ufo_value_map_str (record, "session", "?"), ufo_value_map_str (record, "evaluation", "?"));
 }
 
-//  list / show / delete: the experience records on the broker.
+//  A UFO plan file ({"task": str, "steps": [str], "object": ...}, the original's follower
+//  mode) as a demonstration record: one subtask per plan step. NULL with err.
+static ufo_value_t *
+s_plan_record (const char *path, const char *app, ufo_error_t *err)
+{
+    ufo_value_t *plan = ufo_json_parse_file (path, NULL, err);
+    if (!plan)
+        return NULL;
+    const char *task = ufo_value_map_str (plan, "task", NULL);
+    const ufo_value_t *steps = ufo_value_map_get (plan, "steps");
+    ufo_value_t *record = NULL;
+    if (!task || !*task || ufo_value_type (steps) != UFO_TLIST || ufo_value_size (steps) == 0)
+        ufo_error_set (err, UFO_E_MISSING, "%s: a plan needs \"task\" (text) and \"steps\" (a list of texts)", path);
+    else {
+        record = ufo_value_new_map ();
+        ufo_value_map_set_str (record, "request", task);
+        ufo_value_t *apps = ufo_value_new_list ();
+        ufo_value_list_push_str (apps, app);
+        ufo_value_map_set (record, "applications", &apps);
+        ufo_value_t *subtasks = ufo_value_new_list ();
+        for (size_t i = 0; i < ufo_value_size (steps); i++) {
+            const char *text = ufo_value_str (ufo_value_list_at (steps, i));
+            if (!text || !*text)
+                continue;
+            ufo_value_t *s = ufo_value_new_map ();
+            ufo_value_map_set_str (s, "subtask", text);
+            ufo_value_map_set_str (s, "application", app);
+            ufo_value_map_set (s, "steps", &(ufo_value_t *) { ufo_value_new_list () });
+            ufo_value_list_push (subtasks, &s);
+        }
+        ufo_value_map_set (record, "subtasks", &subtasks);
+        ufo_value_map_set (record, "source", &(ufo_value_t *) { ufo_value_new_stringf ("plan %s", path) });
+    }
+    ufo_value_destroy (&plan);
+    return record;
+}
+
+//  list / show / delete: the experience records on the broker; import-plan.
 static int
 s_experience (const ufo_config_t *config, const s_args_t *a)
 {
     bool list = strcmp (a->sub, "list") == 0;
+    if (strcmp (a->sub, "import-plan") == 0 && (!a->app || !*a->app)) {
+        fprintf (stderr, "ufo knowledge: import-plan needs --app NAME\n");
+        return UFO_CLI_USAGE;
+    }
+    //  --kind names the records: experience (default) or demonstration
+    const char *kind = a->kind_given ? a->kind : "experience";
     if (!list && (!a->query || !*a->query)) {
         fprintf (stderr, "ufo knowledge: %s needs an ID (see ufo knowledge list)\n", a->sub);
         return UFO_CLI_USAGE;
@@ -201,7 +247,7 @@ s_experience (const ufo_config_t *config, const s_args_t *a)
     ufo_bb_client_set_sender (bb, "ufo-knowledge");
     int rc = UFO_CLI_OK;
     if (list) {
-        ufo_value_t *records = ufo_experience_list (bb, &err);
+        ufo_value_t *records = ufo_experience_list (bb, kind, &err);
         if (!records) {
             fprintf (stderr, "ufo knowledge: no answer from the broker at %s: %s\n", endpoint, err.message);
             rc = UFO_CLI_FAIL;
@@ -220,14 +266,14 @@ s_experience (const ufo_config_t *config, const s_args_t *a)
                 s_print_record (record);
                 ufo_value_destroy (&record);
             }
-            printf ("%zu experience record%s\n", ufo_value_size (records),
+            printf ("%zu %s record%s\n", ufo_value_size (records), kind,
                     ufo_value_size (records) == 1 ? "" : "s");
         }
         ufo_value_destroy (&records);
     }
     else
     if (strcmp (a->sub, "show") == 0) {
-        ufo_value_t *record = ufo_experience_get (bb, a->query, &err);
+        ufo_value_t *record = ufo_experience_get (bb, kind, a->query, &err);
         if (!record) {
             fprintf (stderr, "ufo knowledge: %s\n", err.message);
             rc = UFO_CLI_FAIL;
@@ -247,7 +293,18 @@ s_experience (const ufo_config_t *config, const s_args_t *a)
         ufo_value_destroy (&record);
     }
     else
-    if (ufo_experience_delete (bb, a->query, &err) < 0) {
+    if (strcmp (a->sub, "import-plan") == 0) {
+        ufo_value_t *record = s_plan_record (a->query, a->app, &err);
+        char id [64] = "";
+        if (!record || ufo_experience_save (bb, "demonstration", &record, id, &err) < 0) {
+            fprintf (stderr, "ufo knowledge: %s\n", err.message);
+            rc = UFO_CLI_FAIL;
+        }
+        else
+            printf ("demonstration %s imported from %s\n", id, a->query);
+    }
+    else
+    if (ufo_experience_delete (bb, kind, a->query, &err) < 0) {
         fprintf (stderr, "ufo knowledge: %s\n", err.message);
         rc = UFO_CLI_FAIL;
     }
@@ -264,12 +321,12 @@ ufo_cmd_knowledge (int argc, char **argv)
     int parsed = s_parse (argc, argv, &a);
     if (parsed != 0)
         return parsed > 0 ? UFO_CLI_OK : UFO_CLI_USAGE;
-    static const char *const subs [] = { "index", "search", "list", "show", "delete" };
+    static const char *const subs [] = { "index", "search", "list", "show", "delete", "import-plan" };
     bool known = false;
     for (size_t i = 0; i < UFO_ARRAY_SIZE (subs); i++)
         known |= strcmp (a.sub, subs [i]) == 0;
     if (!known) {
-        fprintf (stderr, "ufo knowledge: unknown subcommand %s (index, search, list, show, delete)\n", a.sub);
+        fprintf (stderr, "ufo knowledge: unknown subcommand %s (index, search, list, show, delete, import-plan)\n", a.sub);
         return UFO_CLI_USAGE;
     }
     ufo_error_t err = {0};

@@ -131,6 +131,10 @@ static const ufo_config_key_t s_schema [] = {
     { "RAG_ONLINE_RETRIEVED_TOPK", "int", "1", "0..50", NULL, "results that go into the prompt" },
     { "BING_API_KEY", "string", "\"\"", NULL, NULL,
       "key of the Bing Web Search API (knowledge.search_provider bing)" },
+    { "RAG_DEMONSTRATION", "bool", "false", NULL, NULL,
+      "AppAgent: put recorded demonstrations (ufo record) of similar subtasks into the prompt" },
+    { "RAG_DEMONSTRATION_RETRIEVED_TOPK", "int", "5", "0..100", NULL,
+      "how many demonstrations go into the prompt" },
     { "SAVE_EXPERIENCE", "string", "\"always_not\"", NULL, "always|ask|auto|always_not",
       "save a finished session as experience: always, ask the user, auto (when the evaluation says complete), never" },
 

@@ -53,6 +53,7 @@
 #include "ufo_rag.h"
 #include "ufo_experience.h"
 #include "ufo_websearch.h"
+#include "ufo_xrecord.h"
 
 //  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
 #include "ufo_agent_opts.h"
