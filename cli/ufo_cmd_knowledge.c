@@ -113,6 +113,46 @@ s_progress (size_t done, size_t total, const char *path, void *arg)
         fprintf (stderr, "\r\033[K");
 }
 
+//  Embeddings (knowledge.embeddings_url): vectors for the passages that have none, in
+//  batches. Returns the number stored; on a failure it says so and stops (BM25 still works).
+static size_t
+s_embed_passages (ufo_kb_t *kb, const ufo_embed_opts_t *eopts)
+{
+    size_t stored = 0;
+    float *vec = ufo_malloc (65536 * sizeof (float));
+    for (;;) {
+        ufo_value_t *todo = ufo_kb_without_vector (kb, 64);
+        if (ufo_value_size (todo) == 0) {
+            ufo_value_destroy (&todo);
+            break;
+        }
+        ufo_value_t *texts = ufo_value_new_list ();
+        for (size_t i = 0; i < ufo_value_size (todo); i++)
+            ufo_value_list_push_str (texts, ufo_value_map_str (ufo_value_list_at (todo, i), "text", ""));
+        ufo_error_t err = {0};
+        ufo_value_t *vectors = ufo_embed_texts (eopts, texts, &err);
+        bool ok = vectors != NULL && ufo_kb_begin (kb, &err) == 0;
+        for (size_t i = 0; ok && i < ufo_value_size (todo); i++) {
+            size_t n = ufo_embed_floats (ufo_value_list_at (vectors, i), vec, 65536);
+            ok = n > 0 && ufo_kb_set_vector (kb, ufo_value_map_int (ufo_value_list_at (todo, i), "id", 0),
+                                             vec, n, &err) == 0;
+            stored += ok;
+        }
+        if (vectors)
+            ok = ufo_kb_commit (kb, &err) == 0 && ok;
+        ufo_value_destroy (&vectors);
+        ufo_value_destroy (&texts);
+        ufo_value_destroy (&todo);
+        if (!ok) {
+            fprintf (stderr, "ufo knowledge: embeddings stopped (search uses BM25 alone for the rest): %s\n",
+                     err.message);
+            break;
+        }
+    }
+    free (vec);
+    return stored;
+}
+
 static int
 s_index (ufo_kb_t *kb, const ufo_config_t *config, const s_args_t *a)
 {
@@ -131,19 +171,41 @@ s_index (ufo_kb_t *kb, const ufo_config_t *config, const s_args_t *a)
             stats.passages, stats.unchanged, stats.skipped, stats.removed,
             (double) (ufo_http_now_ms () - start) / 1000.0, ufo_kb_count (kb, "help"),
             ufo_kb_path (kb));
+    ufo_embed_opts_t eopts;
+    if (ufo_embed_opts_from_config (&eopts, config))
+        printf ("%zu passages embedded (%s)\n", s_embed_passages (kb, &eopts), eopts.model);
     return UFO_CLI_OK;
 }
 
 static int
-s_search (ufo_kb_t *kb, const s_args_t *a)
+s_search (ufo_kb_t *kb, const ufo_config_t *config, const s_args_t *a)
 {
     if (!a->query || !*a->query) {
         fprintf (stderr, "ufo knowledge: search needs a QUERY\n");
         return UFO_CLI_USAGE;
     }
     ufo_error_t err = {0};
-    ufo_value_t *hits = ufo_kb_search (kb, a->query, a->kind, a->app, (size_t) a->top, NULL, 0,
-                                       &err);
+    //  with embeddings: the query's vector re-ranks by cosine; without (or when the
+    //  endpoint fails): BM25 alone
+    float *qvec = NULL;
+    size_t qlen = 0;
+    ufo_embed_opts_t eopts;
+    if (ufo_embed_opts_from_config (&eopts, config)) {
+        ufo_value_t *texts = ufo_value_new_list ();
+        ufo_value_list_push_str (texts, a->query);
+        ufo_value_t *vectors = ufo_embed_texts (&eopts, texts, &err);
+        if (vectors) {
+            qvec = ufo_malloc (65536 * sizeof (float));
+            qlen = ufo_embed_floats (ufo_value_list_at (vectors, 0), qvec, 65536);
+        }
+        else
+            fprintf (stderr, "ufo knowledge: no query embedding, BM25 alone: %s\n", err.message);
+        ufo_value_destroy (&vectors);
+        ufo_value_destroy (&texts);
+    }
+    ufo_value_t *hits = ufo_kb_search (kb, a->query, a->kind, a->app, (size_t) a->top,
+                                       qlen ? qvec : NULL, qlen, &err);
+    free (qvec);
     if (!hits) {
         fprintf (stderr, "ufo knowledge: %s\n", err.message);
         return UFO_CLI_FAIL;
@@ -357,7 +419,7 @@ ufo_cmd_knowledge (int argc, char **argv)
         rc = UFO_CLI_FAIL;
     }
     else
-        rc = strcmp (a.sub, "index") == 0 ? s_index (kb, config, &a) : s_search (kb, &a);
+        rc = strcmp (a.sub, "index") == 0 ? s_index (kb, config, &a) : s_search (kb, config, &a);
     ufo_kb_destroy (&kb);
     ufo_config_destroy (&config);
     return rc;

@@ -54,6 +54,7 @@
 #include "ufo_experience.h"
 #include "ufo_websearch.h"
 #include "ufo_xrecord.h"
+#include "ufo_embed.h"
 
 //  agents: common options and start-up of ufo-host, ufo-app, ufo-eval
 #include "ufo_agent_opts.h"
