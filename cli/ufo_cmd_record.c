@@ -26,6 +26,16 @@ typedef struct {
     int64_t last_xid;           //  the app window of the last click
 } s_rec_t;
 
+//  Whether rectangle r ([left, top, right, bottom]) holds (x, y); *area_p gets its area.
+static bool
+s_holds (const ufo_value_t *r, int64_t x, int64_t y, int64_t *area_p)
+{
+    int64_t l = ufo_value_int (ufo_value_list_at (r, 0)), t = ufo_value_int (ufo_value_list_at (r, 1));
+    int64_t rr = ufo_value_int (ufo_value_list_at (r, 2)), b = ufo_value_int (ufo_value_list_at (r, 3));
+    *area_p = (rr - l) * (b - t);
+    return x >= l && x < rr && y >= t && y < b;
+}
+
 //  The application's window that holds point (x, y) (the smallest one), else its first window.
 static int64_t
 s_window_at (s_rec_t *self, int64_t x, int64_t y, bool *inside_p)
@@ -39,11 +49,8 @@ s_window_at (s_rec_t *self, int64_t x, int64_t y, bool *inside_p)
         int64_t xid = ufo_value_map_int (w, "xid", 0);
         if (!first)
             first = xid;
-        const ufo_value_t *r = ufo_value_map_get (w, "rect");
-        int64_t l = ufo_value_int (ufo_value_list_at (r, 0)), t = ufo_value_int (ufo_value_list_at (r, 1));
-        int64_t rr = ufo_value_int (ufo_value_list_at (r, 2)), b = ufo_value_int (ufo_value_list_at (r, 3));
-        int64_t area = (rr - l) * (b - t);
-        if (x >= l && x < rr && y >= t && y < b && area < best_area) {
+        int64_t area;
+        if (s_holds (ufo_value_map_get (w, "rect"), x, y, &area) && area < best_area) {
             best = xid;
             best_area = area;
         }
@@ -114,11 +121,8 @@ s_click (s_rec_t *self, const ufo_value_t *event)
     int64_t hit_area = INT64_MAX;
     for (size_t i = 0; i < ufo_value_size (controls); i++) {
         const ufo_value_t *c = ufo_value_list_at (controls, i);
-        const ufo_value_t *r = ufo_value_map_get (c, "control_rect");
-        int64_t l = ufo_value_int (ufo_value_list_at (r, 0)), t = ufo_value_int (ufo_value_list_at (r, 1));
-        int64_t rr = ufo_value_int (ufo_value_list_at (r, 2)), b = ufo_value_int (ufo_value_list_at (r, 3));
-        int64_t area = (rr - l) * (b - t);
-        if (x >= l && x < rr && y >= t && y < b && area < hit_area) {
+        int64_t area;
+        if (s_holds (ufo_value_map_get (c, "control_rect"), x, y, &area) && area < hit_area) {
             hit = c;
             hit_area = area;
         }

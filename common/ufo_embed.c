@@ -1,6 +1,5 @@
 /*  ufo_embed.c - embeddings from an OpenAI-compatible endpoint (see ufo_embed.h). */
 #include "ufo_prelude.h"
-#include <poll.h>
 #include "ufo_http.h"
 #include "ufo_embed.h"
 
@@ -123,22 +122,9 @@ ufo_embed_texts (const ufo_embed_opts_t *opts, const ufo_value_t *texts, ufo_err
     int64_t id = http ? ufo_http_post (http, opts->url, headers, json, len, opts->timeout_ms, 0,
                                        s_done, &reply, err) : -1;
     free (json);
-    while (id > 0 && !reply.done) {
-        ufo_http_fd_t hfds [8];
-        struct pollfd fds [8];
-        size_t n = ufo_http_fds (http, hfds, 8);
-        if (n > 8)
-            n = 8;
-        for (size_t i = 0; i < n; i++)
-            fds [i] = (struct pollfd) { .fd = hfds [i].fd,
-                .events = (short) ((hfds [i].events & UFO_HTTP_IN ? POLLIN : 0) | (hfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0)) };
-        int t = ufo_http_timeout (http);
-        poll (fds, n, t < 0 || t > 100 ? 100 : t);
-        for (size_t i = 0; i < n; i++)
-            hfds [i].revents = (fds [i].revents & POLLIN ? UFO_HTTP_IN : 0) | (fds [i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
-                             | (fds [i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
-        ufo_http_process (http, hfds, n);
-    }
+    //  curl's own timeout ends the transfer; the wait's bound is only a backstop
+    if (id > 0)
+        ufo_http_wait (http, &reply.done, (int) opts->timeout_ms + 5000);
     ufo_http_destroy (&http);
     ufo_value_t *out = NULL;
     if (id <= 0)

@@ -57,22 +57,8 @@ s_search (const char *provider, const char *path, const char *key, long timeout_
         snprintf (got->error, sizeof got->error, "start: %s", err.message);
         got->done = true;
     }
-    while (!got->done && s_now_ms () - start < 20000) {
-        ufo_http_fd_t hfds [8];
-        struct pollfd fds [8];
-        size_t n = ufo_http_fds (http, hfds, 8);
-        if (n > 8)
-            n = 8;
-        for (size_t i = 0; i < n; i++)
-            fds [i] = (struct pollfd) { .fd = hfds [i].fd,
-                .events = (short) ((hfds [i].events & UFO_HTTP_IN ? POLLIN : 0) | (hfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0)) };
-        int t = ufo_http_timeout (http);
-        poll (fds, n, t < 0 || t > 50 ? 50 : t);
-        for (size_t i = 0; i < n; i++)
-            hfds [i].revents = (fds [i].revents & POLLIN ? UFO_HTTP_IN : 0) | (fds [i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
-                             | (fds [i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
-        ufo_http_process (http, hfds, n);
-    }
+    if (!got->done)
+        ufo_http_wait (http, &got->done, 20000);
     *elapsed_ms_p = s_now_ms () - start;
     ufo_http_destroy (&http);
 }
