@@ -200,6 +200,8 @@ UFO_TEST (test_helpdoc_formats)
     CHECK_INT (err.code, UFO_E_SYNTAX);
     CHECK_INT (ufo_helpdoc_parse_mem ("x.page", "<page>\xff</page>", 14, s_collect, got, &err), -1);
     CHECK_INT (err.code, UFO_E_UTF8);
+    CHECK_INT (ufo_helpdoc_parse_mem ("x.md", "# T\n\0text", 10, s_collect, got, &err), -1);
+    CHECK_CONTAINS (err.message, "NUL byte at 4");
     CHECK_INT (ufo_helpdoc_parse_mem ("x.page", "", 0, s_collect, got, &err), -1);
     CHECK_INT (ufo_value_size (got), 0);
     ufo_value_destroy (&got);
