@@ -70,6 +70,8 @@ s_parse_body (app_agent_t *self, ufo_error_t *err)
     self->experience = ufo_value_type (experience) == UFO_TLIST ? experience : NULL;
     const ufo_value_t *online = ufo_value_map_get (self->body, "online_docs");
     self->online = ufo_value_type (online) == UFO_TLIST ? online : NULL;
+    const ufo_value_t *demos = ufo_value_map_get (self->body, "demonstration_examples");
+    self->demonstrations = ufo_value_type (demos) == UFO_TLIST ? demos : NULL;
     self->interactive = body.interactive;
     self->auto_confirm = body.auto_confirm;
     const char *log_root = body.log_root;

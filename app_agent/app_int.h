@@ -25,6 +25,7 @@ struct _app_agent_t {
     const ufo_value_t *tips, *previous_subtasks;
     const ufo_value_t *experience;  //  "experience_examples" of the body (list) or NULL
     const ufo_value_t *online;      //  "online_docs" of the body (list) or NULL
+    const ufo_value_t *demonstrations;  //  "demonstration_examples" of the body (list) or NULL
     int64_t xid;                    //  the subtask's (main) window
     int64_t pid;                    //  its application's process (_NET_WM_PID; 0 unknown)
     int64_t window_xid;             //  the window of the last step (a dialog, or xid)

@@ -527,6 +527,8 @@ s_controls_done (app_step_t *self)
         ufo_value_map_set_copy (knowledge, "experience_examples", a->experience);
     if (a->online)              //  web search by the HostAgent (RAG_ONLINE_SEARCH)
         ufo_value_map_set_copy (knowledge, "online_docs", a->online);
+    if (a->demonstrations)      //  retrieved by the HostAgent for this subtask (RAG_DEMONSTRATION)
+        ufo_value_map_set_copy (knowledge, "demonstration_examples", a->demonstrations);
     ufo_rag_merge (vars, knowledge);
     ufo_prompt_input_t in = {
         .schema = UFO_SCHEMA_APP, .visual = ctx->visual, .vars = vars, .images = images,

@@ -21,6 +21,8 @@ static const ufo_cli_command_t s_commands [] = {
       "write a CURVE certificate pair (private key mode 0600)", ufo_cmd_keygen },
     { "knowledge", "index [--app NAME] | search \"QUERY\" [--app NAME] [--top N] [--json] | list | show ID | delete ID [--broker EP]",
       "the agents' knowledge: index installed help, search it; experience records", ufo_cmd_knowledge },
+    { "record", "--app NAME \"WHAT I AM SHOWING\" [--broker EP] [--json]",
+      "record a demonstration: your clicks and typing in the application, until Ctrl-C", ufo_cmd_record },
     { "monitor", "[--raw] [--stats] [--json] [--filter PREFIX|session:ID|service:NAME] [--broker EP] [--bus EP]",
       "follow the sessions live, one line per step (--raw: every bus event)", ufo_cmd_monitor },
     { "status", "[--json] [--broker EP]",

@@ -21,6 +21,8 @@ s_help (void)
             "  list                          the experience records on the broker\n"
             "  show ID                       one experience record\n"
             "  delete ID                     deletes an experience record\n"
+            "  import-plan FILE --app NAME   a UFO plan file (task, steps) as a demonstration\n"
+            "  (list, show, delete: --kind demonstration for demonstrations)\n"
             "Options:\n"
             "  --app NAME      only this application\n"
             "  --config FILE   configuration (knowledge.* keys)\n"
@@ -36,7 +38,7 @@ s_help (void)
 typedef struct {
     const char *sub, *query, *app, *config_path, *index_path, *kind, *broker;
     int64_t top;
-    bool json;
+    bool json, kind_given;
 } s_args_t;
 
 static int
@@ -76,6 +78,7 @@ s_parse (int argc, char **argv, s_args_t *a)
                 return -1;
             }
             *slot = argv [++i];
+            a->kind_given |= slot == &a->kind;
         }
         else
         if (arg [0] == '-') {
@@ -110,6 +113,46 @@ s_progress (size_t done, size_t total, const char *path, void *arg)
         fprintf (stderr, "\r\033[K");
 }
 
+//  Embeddings (knowledge.embeddings_url): vectors for the passages that have none, in
+//  batches. Returns the number stored; on a failure it says so and stops (BM25 still works).
+static size_t
+s_embed_passages (ufo_kb_t *kb, const ufo_embed_opts_t *eopts)
+{
+    size_t stored = 0;
+    float *vec = ufo_malloc (65536 * sizeof (float));
+    for (;;) {
+        ufo_value_t *todo = ufo_kb_without_vector (kb, 64);
+        if (ufo_value_size (todo) == 0) {
+            ufo_value_destroy (&todo);
+            break;
+        }
+        ufo_value_t *texts = ufo_value_new_list ();
+        for (size_t i = 0; i < ufo_value_size (todo); i++)
+            ufo_value_list_push_str (texts, ufo_value_map_str (ufo_value_list_at (todo, i), "text", ""));
+        ufo_error_t err = {0};
+        ufo_value_t *vectors = ufo_embed_texts (eopts, texts, &err);
+        bool ok = vectors != NULL && ufo_kb_begin (kb, &err) == 0;
+        for (size_t i = 0; ok && i < ufo_value_size (todo); i++) {
+            size_t n = ufo_embed_floats (ufo_value_list_at (vectors, i), vec, 65536);
+            ok = n > 0 && ufo_kb_set_vector (kb, ufo_value_map_int (ufo_value_list_at (todo, i), "id", 0),
+                                             vec, n, &err) == 0;
+            stored += ok;
+        }
+        if (vectors)
+            ok = ufo_kb_commit (kb, &err) == 0 && ok;
+        ufo_value_destroy (&vectors);
+        ufo_value_destroy (&texts);
+        ufo_value_destroy (&todo);
+        if (!ok) {
+            fprintf (stderr, "ufo knowledge: embeddings stopped (search uses BM25 alone for the rest): %s\n",
+                     err.message);
+            break;
+        }
+    }
+    free (vec);
+    return stored;
+}
+
 static int
 s_index (ufo_kb_t *kb, const ufo_config_t *config, const s_args_t *a)
 {
@@ -128,19 +171,41 @@ s_index (ufo_kb_t *kb, const ufo_config_t *config, const s_args_t *a)
             stats.passages, stats.unchanged, stats.skipped, stats.removed,
             (double) (ufo_http_now_ms () - start) / 1000.0, ufo_kb_count (kb, "help"),
             ufo_kb_path (kb));
+    ufo_embed_opts_t eopts;
+    if (ufo_embed_opts_from_config (&eopts, config))
+        printf ("%zu passages embedded (%s)\n", s_embed_passages (kb, &eopts), eopts.model);
     return UFO_CLI_OK;
 }
 
 static int
-s_search (ufo_kb_t *kb, const s_args_t *a)
+s_search (ufo_kb_t *kb, const ufo_config_t *config, const s_args_t *a)
 {
     if (!a->query || !*a->query) {
         fprintf (stderr, "ufo knowledge: search needs a QUERY\n");
         return UFO_CLI_USAGE;
     }
     ufo_error_t err = {0};
-    ufo_value_t *hits = ufo_kb_search (kb, a->query, a->kind, a->app, (size_t) a->top, NULL, 0,
-                                       &err);
+    //  with embeddings: the query's vector re-ranks by cosine; without (or when the
+    //  endpoint fails): BM25 alone
+    float *qvec = NULL;
+    size_t qlen = 0;
+    ufo_embed_opts_t eopts;
+    if (ufo_embed_opts_from_config (&eopts, config)) {
+        ufo_value_t *texts = ufo_value_new_list ();
+        ufo_value_list_push_str (texts, a->query);
+        ufo_value_t *vectors = ufo_embed_texts (&eopts, texts, &err);
+        if (vectors) {
+            qvec = ufo_malloc (65536 * sizeof (float));
+            qlen = ufo_embed_floats (ufo_value_list_at (vectors, 0), qvec, 65536);
+        }
+        else
+            fprintf (stderr, "ufo knowledge: no query embedding, BM25 alone: %s\n", err.message);
+        ufo_value_destroy (&vectors);
+        ufo_value_destroy (&texts);
+    }
+    ufo_value_t *hits = ufo_kb_search (kb, a->query, a->kind, a->app, (size_t) a->top,
+                                       qlen ? qvec : NULL, qlen, &err);
+    free (qvec);
     if (!hits) {
         fprintf (stderr, "ufo knowledge: %s\n", err.message);
         return UFO_CLI_FAIL;
@@ -176,11 +241,54 @@ s_print_record (const ufo_value_t *record)
             ufo_value_map_str (record, "session", "?"), ufo_value_map_str (record, "evaluation", "?"));
 }
 
-//  list / show / delete: the experience records on the broker.
+//  A UFO plan file ({"task": str, "steps": [str], "object": ...}, the original's follower
+//  mode) as a demonstration record: one subtask per plan step. NULL with err.
+static ufo_value_t *
+s_plan_record (const char *path, const char *app, ufo_error_t *err)
+{
+    ufo_value_t *plan = ufo_json_parse_file (path, NULL, err);
+    if (!plan)
+        return NULL;
+    const char *task = ufo_value_map_str (plan, "task", NULL);
+    const ufo_value_t *steps = ufo_value_map_get (plan, "steps");
+    ufo_value_t *record = NULL;
+    if (!task || !*task || ufo_value_type (steps) != UFO_TLIST || ufo_value_size (steps) == 0)
+        ufo_error_set (err, UFO_E_MISSING, "%s: a plan needs \"task\" (text) and \"steps\" (a list of texts)", path);
+    else {
+        record = ufo_value_new_map ();
+        ufo_value_map_set_str (record, "request", task);
+        ufo_value_t *apps = ufo_value_new_list ();
+        ufo_value_list_push_str (apps, app);
+        ufo_value_map_set (record, "applications", &apps);
+        ufo_value_t *subtasks = ufo_value_new_list ();
+        for (size_t i = 0; i < ufo_value_size (steps); i++) {
+            const char *text = ufo_value_str (ufo_value_list_at (steps, i));
+            if (!text || !*text)
+                continue;
+            ufo_value_t *s = ufo_value_new_map ();
+            ufo_value_map_set_str (s, "subtask", text);
+            ufo_value_map_set_str (s, "application", app);
+            ufo_value_map_set (s, "steps", &(ufo_value_t *) { ufo_value_new_list () });
+            ufo_value_list_push (subtasks, &s);
+        }
+        ufo_value_map_set (record, "subtasks", &subtasks);
+        ufo_value_map_set (record, "source", &(ufo_value_t *) { ufo_value_new_stringf ("plan %s", path) });
+    }
+    ufo_value_destroy (&plan);
+    return record;
+}
+
+//  list / show / delete: the experience records on the broker; import-plan.
 static int
 s_experience (const ufo_config_t *config, const s_args_t *a)
 {
     bool list = strcmp (a->sub, "list") == 0;
+    if (strcmp (a->sub, "import-plan") == 0 && (!a->app || !*a->app)) {
+        fprintf (stderr, "ufo knowledge: import-plan needs --app NAME\n");
+        return UFO_CLI_USAGE;
+    }
+    //  --kind names the records: experience (default) or demonstration
+    const char *kind = a->kind_given ? a->kind : "experience";
     if (!list && (!a->query || !*a->query)) {
         fprintf (stderr, "ufo knowledge: %s needs an ID (see ufo knowledge list)\n", a->sub);
         return UFO_CLI_USAGE;
@@ -201,7 +309,7 @@ s_experience (const ufo_config_t *config, const s_args_t *a)
     ufo_bb_client_set_sender (bb, "ufo-knowledge");
     int rc = UFO_CLI_OK;
     if (list) {
-        ufo_value_t *records = ufo_experience_list (bb, &err);
+        ufo_value_t *records = ufo_experience_list (bb, kind, &err);
         if (!records) {
             fprintf (stderr, "ufo knowledge: no answer from the broker at %s: %s\n", endpoint, err.message);
             rc = UFO_CLI_FAIL;
@@ -220,14 +328,14 @@ s_experience (const ufo_config_t *config, const s_args_t *a)
                 s_print_record (record);
                 ufo_value_destroy (&record);
             }
-            printf ("%zu experience record%s\n", ufo_value_size (records),
+            printf ("%zu %s record%s\n", ufo_value_size (records), kind,
                     ufo_value_size (records) == 1 ? "" : "s");
         }
         ufo_value_destroy (&records);
     }
     else
     if (strcmp (a->sub, "show") == 0) {
-        ufo_value_t *record = ufo_experience_get (bb, a->query, &err);
+        ufo_value_t *record = ufo_experience_get (bb, kind, a->query, &err);
         if (!record) {
             fprintf (stderr, "ufo knowledge: %s\n", err.message);
             rc = UFO_CLI_FAIL;
@@ -247,7 +355,18 @@ s_experience (const ufo_config_t *config, const s_args_t *a)
         ufo_value_destroy (&record);
     }
     else
-    if (ufo_experience_delete (bb, a->query, &err) < 0) {
+    if (strcmp (a->sub, "import-plan") == 0) {
+        ufo_value_t *record = s_plan_record (a->query, a->app, &err);
+        char id [64] = "";
+        if (!record || ufo_experience_save (bb, "demonstration", &record, id, &err) < 0) {
+            fprintf (stderr, "ufo knowledge: %s\n", err.message);
+            rc = UFO_CLI_FAIL;
+        }
+        else
+            printf ("demonstration %s imported from %s\n", id, a->query);
+    }
+    else
+    if (ufo_experience_delete (bb, kind, a->query, &err) < 0) {
         fprintf (stderr, "ufo knowledge: %s\n", err.message);
         rc = UFO_CLI_FAIL;
     }
@@ -264,12 +383,12 @@ ufo_cmd_knowledge (int argc, char **argv)
     int parsed = s_parse (argc, argv, &a);
     if (parsed != 0)
         return parsed > 0 ? UFO_CLI_OK : UFO_CLI_USAGE;
-    static const char *const subs [] = { "index", "search", "list", "show", "delete" };
+    static const char *const subs [] = { "index", "search", "list", "show", "delete", "import-plan" };
     bool known = false;
     for (size_t i = 0; i < UFO_ARRAY_SIZE (subs); i++)
         known |= strcmp (a.sub, subs [i]) == 0;
     if (!known) {
-        fprintf (stderr, "ufo knowledge: unknown subcommand %s (index, search, list, show, delete)\n", a.sub);
+        fprintf (stderr, "ufo knowledge: unknown subcommand %s (index, search, list, show, delete, import-plan)\n", a.sub);
         return UFO_CLI_USAGE;
     }
     ufo_error_t err = {0};
@@ -300,7 +419,7 @@ ufo_cmd_knowledge (int argc, char **argv)
         rc = UFO_CLI_FAIL;
     }
     else
-        rc = strcmp (a.sub, "index") == 0 ? s_index (kb, config, &a) : s_search (kb, &a);
+        rc = strcmp (a.sub, "index") == 0 ? s_index (kb, config, &a) : s_search (kb, config, &a);
     ufo_kb_destroy (&kb);
     ufo_config_destroy (&config);
     return rc;

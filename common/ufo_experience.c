@@ -4,7 +4,6 @@
 #include "ufo_kb.h"
 #include "ufo_experience.h"
 
-#define S_KIND "experience"
 #define S_MEMORY "requests"
 #define S_MAX_ID 64
 
@@ -123,10 +122,27 @@ s_id_ok (const char *id)
     return true;
 }
 
+//  "experience:" or "demonstration:" for kind; NULL for another kind.
+static const char *
+s_prefix (const char *kind)
+{
+    if (kind && strcmp (kind, "experience") == 0)
+        return UFO_EXPERIENCE_PREFIX;
+    if (kind && strcmp (kind, "demonstration") == 0)
+        return UFO_DEMONSTRATION_PREFIX;
+    return NULL;
+}
+
 int
-ufo_experience_save (ufo_bb_client_t *bb, ufo_value_t **record_p, char *id_out, ufo_error_t *err)
+ufo_experience_save (ufo_bb_client_t *bb, const char *kind, ufo_value_t **record_p, char *id_out,
+                     ufo_error_t *err)
 {
     assert (record_p && id_out);
+    const char *prefix = s_prefix (kind);
+    if (!prefix) {
+        ufo_value_destroy (record_p);
+        return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : "");
+    }
     if (ufo_experience_check (*record_p, err) < 0) {
         ufo_value_destroy (record_p);
         return -1;
@@ -137,39 +153,42 @@ ufo_experience_save (ufo_bb_client_t *bb, ufo_value_t **record_p, char *id_out, 
     unsigned int seed = (unsigned int) (ts.tv_nsec ^ getpid ());
     snprintf (id_out, S_MAX_ID, "%010lld-%08x", (long long) ts.tv_sec,
               (unsigned int) rand_r (&seed) ^ (unsigned int) ts.tv_nsec);
-    char board [S_MAX_ID + 16];
-    snprintf (board, sizeof board, UFO_EXPERIENCE_PREFIX "%s", id_out);
+    char board [S_MAX_ID + 32];
+    snprintf (board, sizeof board, "%s%s", prefix, id_out);
     ufo_value_t *item = ufo_value_new_map ();
-    ufo_value_map_set (item, "experience", record_p);
+    ufo_value_map_set (item, kind, record_p);
     return ufo_bb_client_add (bb, board, S_MEMORY, &item, NULL, NULL, err) < 0 ? -1 : 0;
 }
 
 //  The record held by a board snapshot reply, borrowed; NULL with err when it has none.
 static const ufo_value_t *
-s_record_of (const ufo_value_t *reply, ufo_error_t *err)
+s_record_of (const ufo_value_t *reply, const char *kind, ufo_error_t *err)
 {
     const ufo_value_t *items = ufo_value_path (reply, "board.requests");
-    const ufo_value_t *record = ufo_value_map_get (ufo_value_list_at (items, 0), "experience");
+    const ufo_value_t *record = ufo_value_map_get (ufo_value_list_at (items, 0), kind);
     if (ufo_experience_check (record, err) < 0)
         return NULL;
     return record;
 }
 
 ufo_value_t *
-ufo_experience_get (ufo_bb_client_t *bb, const char *id, ufo_error_t *err)
+ufo_experience_get (ufo_bb_client_t *bb, const char *kind, const char *id, ufo_error_t *err)
 {
+    const char *prefix = s_prefix (kind);
+    if (!prefix)
+        return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : ""), NULL;
     if (!s_id_ok (id))
-        return ufo_error_set (err, UFO_E_INVALID, "'%s' is not an experience id", id ? id : ""), NULL;
-    char board [S_MAX_ID + 16];
-    snprintf (board, sizeof board, UFO_EXPERIENCE_PREFIX "%s", id);
+        return ufo_error_set (err, UFO_E_INVALID, "'%s' is not an %s id", id ? id : "", kind), NULL;
+    char board [S_MAX_ID + 32];
+    snprintf (board, sizeof board, "%s%s", prefix, id);
     ufo_value_t *reply = ufo_bb_client_snapshot (bb, board, S_MEMORY, 0, err);
     if (!reply)
         return NULL;
     ufo_value_t *out = NULL;
     if (!ufo_value_map_bool (reply, "exists", false))
-        ufo_error_set (err, UFO_E_NOT_FOUND, "no experience record %s", id);
+        ufo_error_set (err, UFO_E_NOT_FOUND, "no %s record %s", kind, id);
     else {
-        const ufo_value_t *record = s_record_of (reply, err);
+        const ufo_value_t *record = s_record_of (reply, kind, err);
         if (record) {
             out = ufo_value_dup (record);
             ufo_value_map_set_str (out, "id", id);
@@ -180,21 +199,24 @@ ufo_experience_get (ufo_bb_client_t *bb, const char *id, ufo_error_t *err)
 }
 
 ufo_value_t *
-ufo_experience_list (ufo_bb_client_t *bb, ufo_error_t *err)
+ufo_experience_list (ufo_bb_client_t *bb, const char *kind, ufo_error_t *err)
 {
+    const char *prefix = s_prefix (kind);
+    if (!prefix)
+        return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : ""), NULL;
     ufo_value_t *reply = ufo_bb_client_call (bb, "bb.list", NULL, NULL, 0, NULL, NULL, err);
     if (!reply)
         return NULL;
     ufo_value_t *out = ufo_value_new_list ();
     const ufo_value_t *boards = ufo_value_map_get (reply, "boards");
-    size_t plen = strlen (UFO_EXPERIENCE_PREFIX);
+    size_t plen = strlen (prefix);
     for (size_t i = 0; i < ufo_value_size (boards); i++) {
         const ufo_value_t *b = ufo_value_list_at (boards, i);
         const char *name = ufo_value_map_str (b, "name", "");
-        if (strncmp (name, UFO_EXPERIENCE_PREFIX, plen) != 0)
+        if (strncmp (name, prefix, plen) != 0)
             continue;
         ufo_error_t gerr = {0};
-        ufo_value_t *record = ufo_experience_get (bb, name + plen, &gerr);
+        ufo_value_t *record = ufo_experience_get (bb, kind, name + plen, &gerr);
         if (!record) {
             if (gerr.code == UFO_E_TIMEOUT || gerr.code == UFO_E_UNAVAILABLE) {
                 if (err)
@@ -202,7 +224,7 @@ ufo_experience_list (ufo_bb_client_t *bb, ufo_error_t *err)
                 ufo_value_destroy (&out);
                 break;
             }
-            ufo_warn ("knowledge: experience board %s skipped: %s", name, gerr.message);
+            ufo_warn ("knowledge: %s board %s skipped: %s", kind, name, gerr.message);
             continue;
         }
         ufo_value_map_remove (record, "id");
@@ -217,19 +239,22 @@ ufo_experience_list (ufo_bb_client_t *bb, ufo_error_t *err)
 }
 
 int
-ufo_experience_delete (ufo_bb_client_t *bb, const char *id, ufo_error_t *err)
+ufo_experience_delete (ufo_bb_client_t *bb, const char *kind, const char *id, ufo_error_t *err)
 {
+    const char *prefix = s_prefix (kind);
+    if (!prefix)
+        return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : "");
     if (!s_id_ok (id))
-        return ufo_error_set (err, UFO_E_INVALID, "'%s' is not an experience id", id ? id : "");
-    char board [S_MAX_ID + 16];
-    snprintf (board, sizeof board, UFO_EXPERIENCE_PREFIX "%s", id);
+        return ufo_error_set (err, UFO_E_INVALID, "'%s' is not an %s id", id ? id : "", kind);
+    char board [S_MAX_ID + 32];
+    snprintf (board, sizeof board, "%s%s", prefix, id);
     return ufo_bb_client_delete (bb, board, err);
 }
 
 int
-ufo_experience_sync (ufo_kb_t *kb, ufo_bb_client_t *bb, ufo_error_t *err)
+ufo_experience_sync (ufo_kb_t *kb, ufo_bb_client_t *bb, const char *kind, ufo_error_t *err)
 {
-    ufo_value_t *records = ufo_experience_list (bb, err);
+    ufo_value_t *records = ufo_experience_list (bb, kind, err);
     if (!records)
         return -1;
     ufo_value_t *seen = ufo_value_new_map ();
@@ -245,14 +270,14 @@ ufo_experience_sync (ufo_kb_t *kb, ufo_bb_client_t *bb, ufo_error_t *err)
         const ufo_value_t *record = ufo_value_map_get (e, "record");
         char *text = ufo_experience_text (record);
         char *json = ufo_json_dump (record, UFO_JSON_COMPACT, NULL);
-        ufo_kb_passage_t p = { S_KIND, "", id, ufo_value_map_str (record, "request", ""), text, json };
-        if (ufo_kb_add (kb, &p, err) < 0 || ufo_kb_source_set (kb, id, S_KIND, "", last, 0, err) < 0)
+        ufo_kb_passage_t p = { kind, "", id, ufo_value_map_str (record, "request", ""), text, json };
+        if (ufo_kb_add (kb, &p, err) < 0 || ufo_kb_source_set (kb, id, kind, "", last, 0, err) < 0)
             rc = -1;
         free (text);
         free (json);
     }
     if (rc == 0) {
-        ufo_value_t *sources = ufo_kb_sources (kb, S_KIND, NULL);
+        ufo_value_t *sources = ufo_kb_sources (kb, kind, NULL);
         for (size_t i = 0; i < ufo_value_size (sources); i++) {
             const char *id = ufo_value_str (ufo_value_list_at (sources, i));
             if (!ufo_value_map_has (seen, id))
@@ -270,11 +295,12 @@ ufo_experience_sync (ufo_kb_t *kb, ufo_bb_client_t *bb, ufo_error_t *err)
 }
 
 ufo_value_t *
-ufo_experience_retrieve (ufo_kb_t *kb, const char *query, size_t topk, size_t max_text)
+ufo_experience_retrieve (ufo_kb_t *kb, const char *kind, const char *query, size_t topk,
+                         size_t max_text)
 {
     ufo_value_t *out = ufo_value_new_list ();
     ufo_error_t err = {0};
-    ufo_value_t *hits = kb ? ufo_kb_search (kb, query, S_KIND, NULL, topk, NULL, 0, &err) : NULL;
+    ufo_value_t *hits = kb ? ufo_kb_search (kb, query, kind, NULL, topk, NULL, 0, &err) : NULL;
     for (size_t i = 0; i < ufo_value_size (hits); i++) {
         const ufo_value_t *hit = ufo_value_list_at (hits, i);
         ufo_value_t *record = ufo_json_parse_str (ufo_value_map_str (hit, "ref", ""), NULL);

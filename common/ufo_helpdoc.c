@@ -340,6 +340,19 @@ s_roff_text (s_out_t *out, const char *s, size_t len)
             ufo_buf_putc (&b, ' ');
         //  \& \| \^ \c and others: nothing
     }
+    //  an escape may have cut a multi-byte character: keep only whole characters
+    size_t kept = 0;
+    for (size_t i = 0; i < b.len; ) {
+        size_t k = ufo_utf8_seq (b.data + i, b.len - i, NULL);
+        if (k == 0) {
+            i++;
+            continue;
+        }
+        memmove (b.data + kept, b.data + i, k);
+        kept += k;
+        i += k;
+    }
+    b.len = kept;
     if (b.len)
         s_words (out, b.data, b.len);
     out->space = true;
@@ -420,7 +433,7 @@ s_parse_notes (s_out_t *out, const char *data, size_t len, bool markdown)
             while (i < n && (line [i] == '#' || line [i] == ' '))
                 i++;
             char *heading = ufo_strndup (line + i, n - i);
-            if (first_heading && line [1] != '#') {         //  "# Title" names the document
+            if (first_heading && (n < 2 || line [1] != '#')) {         //  "# Title" names the document
                 free (out->doc_title);
                 out->doc_title = heading;
                 heading = NULL;
@@ -495,6 +508,10 @@ ufo_helpdoc_parse_mem (const char *name, const char *data, size_t len, ufo_helpd
     if (!ufo_utf8_valid (data, len))
         return ufo_error_set (err, UFO_E_UTF8, "%s: not valid UTF-8 (at byte %zu)", name,
                               ufo_utf8_check (data, len));
+    const char *nul = len ? memchr (data, 0, len) : NULL;
+    if (nul)
+        return ufo_error_set (err, UFO_E_INVALID, "%s: a NUL byte at %zu (not a text file)", name,
+                              (size_t) (nul - data));
     //  collect first, so a failure calls nothing
     s_out_t out;
     ufo_value_t *collected = ufo_value_new_list ();

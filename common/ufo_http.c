@@ -2,6 +2,7 @@
     curl tells us which sockets to watch (socket callback) and when to wake up (timer
     callback); the caller's loop polls them and gives them back to ufo_http_process. */
 #include "ufo_prelude.h"
+#include <poll.h>
 #include "ufo_http.h"
 #include <curl/curl.h>
 #include <pthread.h>
@@ -441,4 +442,36 @@ ufo_http_header (const ufo_http_result_t *result, const char *name, char *out, s
         line = end ? end + 1 : NULL;
     }
     return -1;
+}
+
+int
+ufo_http_wait (ufo_http_t *self, const bool *done, int timeout_ms)
+{
+    int64_t end = ufo_http_now_ms () + timeout_ms;
+    while (!*done) {
+        int64_t left = end - ufo_http_now_ms ();
+        if (left <= 0)
+            return -1;
+        ufo_http_fd_t hfds [16];
+        struct pollfd fds [16];
+        size_t n = ufo_http_fds (self, hfds, 16);
+        if (n > 16)
+            n = 16;
+        for (size_t i = 0; i < n; i++)
+            fds [i] = (struct pollfd) { .fd = hfds [i].fd,
+                .events = (short) ((hfds [i].events & UFO_HTTP_IN ? POLLIN : 0)
+                                 | (hfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0)) };
+        int t = ufo_http_timeout (self);
+        if (t < 0 || t > 100)
+            t = 100;
+        if (t > left)
+            t = (int) left;
+        poll (fds, n, t);
+        for (size_t i = 0; i < n; i++)
+            hfds [i].revents = (fds [i].revents & POLLIN ? UFO_HTTP_IN : 0)
+                             | (fds [i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
+                             | (fds [i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
+        ufo_http_process (self, hfds, n);
+    }
+    return 0;
 }

@@ -83,6 +83,10 @@ int ufo_http_process (ufo_http_t *self, const ufo_http_fd_t *fds, size_t n);
 //  (`ufo doctor`, `ufo up` at start), never in an event loop. Returns 0, or -1 with why.
 int ufo_http_probe (const char *url, long timeout_ms, char *why, size_t size);
 
+//  For a caller without an event loop of its own (a command-line tool, a test): polls and
+//  processes until *done becomes true or timeout_ms passed. Returns 0, or -1 on timeout.
+int ufo_http_wait (ufo_http_t *self, const bool *done, int timeout_ms);
+
 //  Monotonic clock in milliseconds (shared by the LLM modules).
 int64_t ufo_http_now_ms (void);
 

@@ -54,6 +54,8 @@
 #include "ufo_rag.h"
 #include "ufo_experience.h"
 #include "ufo_websearch.h"
+#include "ufo_xrecord.h"
+#include "ufo_embed.h"
 //  mcp: clients of MCP servers, and the tool set of an agent
 #include "ufo_mcp.h"
 #include "ufo_mcp_hub.h"

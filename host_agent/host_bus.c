@@ -26,7 +26,8 @@ struct _host_bus_t {
     ufo_tasks_t *tasks;
     ufo_bb_client_t *bb;
     ufo_bb_mirror_t *mirror;    //  the running session's board, kept in step incrementally
-    ufo_kb_t *experience;       //  experience records indexed (RAG_EXPERIENCE), opened when first used
+    ufo_kb_t *experience;       //  experience records and demonstrations indexed (RAG_EXPERIENCE,
+                                //  RAG_DEMONSTRATION), opened when first used
     ufo_http_t *http;           //  web search (RAG_ONLINE_SEARCH), made when first used
     ufo_value_t *search;        //  the search in flight: its results, once done
     char search_error [320];
@@ -576,11 +577,28 @@ s_experience_find (void *arg, const char *request, ufo_error_t *err)
         if (!self->experience)
             return NULL;
     }
-    if (ufo_experience_sync (self->experience, self->bb, err) < 0)
+    if (ufo_experience_sync (self->experience, self->bb, "experience", err) < 0)
         return NULL;
     const ufo_config_t *config = self->config;
-    return ufo_experience_retrieve (self->experience, request,
+    return ufo_experience_retrieve (self->experience, "experience", request,
                                     (size_t) ufo_config_int (config, "RAG_EXPERIENCE_RETRIEVED_TOPK", 5),
+                                    (size_t) ufo_config_int (config, "knowledge.prompt_bytes", 1500));
+}
+
+static ufo_value_t *
+s_demonstration_find (void *arg, const char *subtask, ufo_error_t *err)
+{
+    host_bus_t *self = arg;
+    if (!self->experience) {
+        self->experience = ufo_kb_open (":memory:", err);
+        if (!self->experience)
+            return NULL;
+    }
+    if (ufo_experience_sync (self->experience, self->bb, "demonstration", err) < 0)
+        return NULL;
+    const ufo_config_t *config = self->config;
+    return ufo_experience_retrieve (self->experience, "demonstration", subtask,
+                                    (size_t) ufo_config_int (config, "RAG_DEMONSTRATION_RETRIEVED_TOPK", 5),
                                     (size_t) ufo_config_int (config, "knowledge.prompt_bytes", 1500));
 }
 
@@ -588,7 +606,7 @@ static int
 s_experience_save (void *arg, ufo_value_t **record_p, char *id_out, ufo_error_t *err)
 {
     host_bus_t *self = arg;
-    return ufo_experience_save (self->bb, record_p, id_out, err);
+    return ufo_experience_save (self->bb, "experience", record_p, id_out, err);
 }
 
 static void
@@ -739,6 +757,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .save_experience = ufo_config_str (config, "SAVE_EXPERIENCE", "always_not"),
         .rag_experience = ufo_config_bool (config, "RAG_EXPERIENCE", false),
         .rag_online = ufo_config_bool (config, "RAG_ONLINE_SEARCH", false),
+        .rag_demonstration = ufo_config_bool (config, "RAG_DEMONSTRATION", false),
     };
     host_ops_t ops = {
         .arg = self, .windows = s_windows, .launch = s_launch, .snapshot = s_snapshot, .ask = s_ask,
@@ -747,7 +766,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .ask_user = s_ask_user, .progress = s_progress, .cancelled = s_cancelled,
         .has_worker = s_has_worker,
         .experience_find = s_experience_find, .experience_save = s_experience_save,
-        .online_search = s_online_search,
+        .online_search = s_online_search, .demonstration_find = s_demonstration_find,
     };
     ufo_info ("host: session %s (task %s, %zu request(s)%s) started", session, name,
               ufo_value_size (requests), plan ? ", follower" : "");

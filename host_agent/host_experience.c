@@ -37,6 +37,20 @@ host_online_find (host_t *self)
     return found;
 }
 
+ufo_value_t *
+host_demonstration_find (host_t *self)
+{
+    if (!self->cfg->rag_demonstration || !self->ops->demonstration_find || !self->subtask)
+        return NULL;
+    ufo_error_t err = {0};
+    ufo_value_t *found = self->ops->demonstration_find (self->ops->arg, self->subtask, &err);
+    if (!found) {
+        ufo_warn ("host: demonstrations not retrieved: %s", err.message);
+        found = ufo_value_new_list ();
+    }
+    return found;
+}
+
 //  Whether this session is to be saved, by SAVE_EXPERIENCE.
 static bool
 s_wanted (host_t *self, const char *status)

@@ -58,6 +58,9 @@ ufo_value_t *host_experience_find (host_t *self);
 //  The web search results for this round's request (a new list, or NULL when
 //  RAG_ONLINE_SEARCH is off); a failed search gives an empty list and a log line.
 ufo_value_t *host_online_find (host_t *self);
+//  The demonstrations for the subtask being assigned (a new list, or NULL when
+//  RAG_DEMONSTRATION is off); they go to the AppAgent only.
+ufo_value_t *host_demonstration_find (host_t *self);
 void host_experience_save (host_t *self, const char *status, const ufo_value_t *board);
 
 //  One HostAgent step in state CONTINUE: look, ask, act, log. Returns the next state.

@@ -103,6 +103,9 @@ s_assign (host_t *self)
         ufo_value_map_set_copy (body, "experience_examples", self->experience);
     if (self->online)
         ufo_value_map_set_copy (body, "online_docs", self->online);
+    ufo_value_t *demonstrations = host_demonstration_find (self);
+    if (demonstrations)
+        ufo_value_map_set (body, "demonstration_examples", &demonstrations);
     ufo_value_map_set_copy (body, "previous_subtasks", self->previous);
     ufo_value_map_set_str (body, "application", self->application);
     ufo_value_map_set_copy (body, "window", self->window);

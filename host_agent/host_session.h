@@ -66,6 +66,8 @@ typedef struct {
     //  Optional (NULL: no web search): the top web results for query (a new list of
     //  {"title", "url", "snippet"}), bounded by the search timeout; NULL with err on failure.
     ufo_value_t *(*online_search) (void *arg, const char *query, ufo_error_t *err);
+    //  Optional (NULL: none): the demonstrations most like a subtask (a new list), or NULL with err.
+    ufo_value_t *(*demonstration_find) (void *arg, const char *subtask, ufo_error_t *err);
 } host_ops_t;
 
 //  What a session needs from the configuration and the task body.
@@ -97,6 +99,7 @@ typedef struct {
     const char *save_experience;    //  SAVE_EXPERIENCE: always | ask | auto | always_not (NULL)
     bool rag_experience;            //  RAG_EXPERIENCE
     bool rag_online;                //  RAG_ONLINE_SEARCH
+    bool rag_demonstration;         //  RAG_DEMONSTRATION
 } host_session_config_t;
 
 //  Runs a whole session. Returns the result body of the protocol (caller owns):

@@ -11,7 +11,9 @@
       5. A record with missing fields on the broker is skipped with a log line; delete works.
       6. RAG_ONLINE_SEARCH against tests/ufo-search-server (SearXNG shape): the results are in
          both agents' prompts and request.log (online_docs); a search endpoint too slow for
-         knowledge.search_timeout_ms leaves the session as it was, with a log line. */
+         knowledge.search_timeout_ms leaves the session as it was, with a log line.
+      7. RAG_DEMONSTRATION: a demonstration on the broker reaches the AppAgent's prompt
+         (demonstration_examples), not the HostAgent's. */
 #include "ufo_prelude.h"
 #include "host_fixture.h"
 #include "search_server_fixture.h"
@@ -87,7 +89,7 @@ UFO_TEST (test_saved_when_complete)
     ufo_value_destroy (&reqs);
     //  the record, read from the broker by the test itself
     ufo_error_t err = {0};
-    ufo_value_t *records = ufo_experience_list (afx_.bb, &err);
+    ufo_value_t *records = ufo_experience_list (afx_.bb, "experience", &err);
     REQUIRE (records && ufo_value_size (records) == 1);
     const ufo_value_t *e = ufo_value_list_at (records, 0);
     snprintf (s_id, sizeof s_id, "%s", ufo_value_map_str (e, "id", ""));
@@ -132,7 +134,7 @@ UFO_TEST (test_retrieved_in_both_prompts)
     s_check_examples ("HostAgent", 1);
     s_check_examples ("AppAgent", 1);
     ufo_error_t err = {0};
-    ufo_value_t *records = ufo_experience_list (afx_.bb, &err);
+    ufo_value_t *records = ufo_experience_list (afx_.bb, "experience", &err);
     CHECK_INT (ufo_value_size (records), 1);
     ufo_value_destroy (&records);
     hfx_stop_all ();
@@ -196,7 +198,7 @@ UFO_TEST (test_bad_record_and_delete)
     //  the same record through the store's own check
     ufo_value_t *bad = ufo_json_parse_str ("{\"request\": \"x\", \"applications\": [], \"subtasks\": [{\"subtask\": \"s\"}]}", NULL);
     char id [64];
-    CHECK_INT (ufo_experience_save (afx_.bb, &bad, id, &err), -1);
+    CHECK_INT (ufo_experience_save (afx_.bb, "experience", &bad, id, &err), -1);
     CHECK_CONTAINS (err.message, "subtasks [0]");
     char args [200];
     snprintf (args, sizeof args, "delete %s", s_id);
@@ -265,6 +267,46 @@ UFO_TEST (test_online_search_in_prompts)
     ssfx_stop (&server);
 }
 
+UFO_TEST (test_demonstration_in_app_prompt)
+{
+    //  a demonstration as `ufo record` saves it, of a subtask like the one the HostAgent assigns
+    ufo_value_t *demo = ufo_json_parse_str (
+        "{\"request\": \"Type a greeting into the Mousepad document\", \"applications\": [\"mousepad\"],"
+        " \"subtasks\": [{\"subtask\": \"Type a greeting into the Mousepad document\", \"application\": \"mousepad\","
+        " \"steps\": [{\"control\": \"\", \"control_type\": \"Edit\", \"action\": \"click_input\", \"args\": {\"button\": \"left\"}},"
+        " {\"control\": \"\", \"control_type\": \"Edit\", \"action\": \"keyboard_input\", \"args\": {\"keys\": \"Hello there\"}}]}],"
+        " \"source\": \"recorded\"}", NULL);
+    REQUIRE (demo);
+    char id [64];
+    ufo_error_t err = {0};
+    REQUIRE (ufo_experience_save (afx_.bb, "demonstration", &demo, id, &err) == 0);
+    REQUIRE (hfx_start ("experience.json", "\"RAG_DEMONSTRATION\": true, \"RAG_DEMONSTRATION_RETRIEVED_TOPK\": 1", 1) == 0);
+    const char *args [] = { S_REQUEST, "--device", "t0", "--task", "demo-1", "--yes", NULL };
+    CHECK_INT (hfx_run (args, NULL, NULL), 0);
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    ufo_value_t *reqs = s_requests_of ("AppAgent");
+    CHECK (ufo_value_size (reqs) >= 1);
+    for (size_t i = 0; i < ufo_value_size (reqs); i++) {
+        const ufo_value_t *r = ufo_value_list_at (reqs, i);
+        const ufo_value_t *ex = ufo_value_map_get (r, "demonstration_examples");
+        CHECK_INT (ufo_value_size (ex), 1);
+        CHECK_STR (ufo_value_str (ufo_value_path (ex, "0.id")), id);
+        char *prompt = ufo_json_dump (ufo_value_map_get (r, "prompt"), 0, NULL);
+        CHECK_CONTAINS (prompt, "[Demonstrations by a Person of Similar Tasks:]");
+        CHECK_CONTAINS (prompt, "keyboard_input on");
+        free (prompt);
+    }
+    ufo_value_destroy (&reqs);
+    //  the HostAgent's own prompts do not carry them (as in the original)
+    reqs = s_requests_of ("HostAgent");
+    for (size_t i = 0; i < ufo_value_size (reqs); i++)
+        CHECK (!ufo_value_map_has (ufo_value_list_at (reqs, i), "demonstration_examples"));
+    ufo_value_destroy (&reqs);
+    CHECK_INT (ufo_experience_delete (afx_.bb, "demonstration", id, &err), 0);
+    hfx_stop_all ();
+}
+
 int
 main (void)
 {
@@ -278,6 +320,7 @@ main (void)
     UFO_RUN (test_broker_restart_and_other_device);
     UFO_RUN (test_bad_record_and_delete);
     UFO_RUN (test_online_search_in_prompts);
+    UFO_RUN (test_demonstration_in_app_prompt);
     hfx_stop_all ();
     afx_teardown ();
     return UFO_TEST_END ();

@@ -200,6 +200,8 @@ UFO_TEST (test_helpdoc_formats)
     CHECK_INT (err.code, UFO_E_SYNTAX);
     CHECK_INT (ufo_helpdoc_parse_mem ("x.page", "<page>\xff</page>", 14, s_collect, got, &err), -1);
     CHECK_INT (err.code, UFO_E_UTF8);
+    CHECK_INT (ufo_helpdoc_parse_mem ("x.md", "# T\n\0text", 10, s_collect, got, &err), -1);
+    CHECK_CONTAINS (err.message, "NUL byte at 4");
     CHECK_INT (ufo_helpdoc_parse_mem ("x.page", "", 0, s_collect, got, &err), -1);
     CHECK_INT (ufo_value_size (got), 0);
     ufo_value_destroy (&got);
@@ -395,6 +397,78 @@ UFO_TEST (test_incremental_and_bad_files)
     ufo_kb_destroy (&kb);
 }
 
+UFO_TEST (test_experience_records)
+{
+    const char *good =
+        "{\"request\": \"Write a note in Mousepad\", \"applications\": [\"mousepad\"],"
+        " \"subtasks\": [{\"subtask\": \"Type the note\", \"application\": \"mousepad\","
+        " \"steps\": [{\"control\": \"Text View\", \"action\": \"set_edit_text\", \"args\": {\"text\": \"hi\"}},"
+        " {\"control\": \"Save\", \"action\": \"click_input\", \"args\": {}}]}], \"tips\": [\"save at the end\"]}";
+    ufo_value_t *r = ufo_json_parse_str (good, NULL);
+    ufo_error_t err = {0};
+    CHECK_INT (ufo_experience_check (r, &err), 0);
+    char *text = ufo_experience_text (r);
+    CHECK_CONTAINS (text, "Write a note in Mousepad\n1. Type the note (mousepad): set_edit_text on \"Text View\"; click_input on \"Save\"");
+    CHECK_CONTAINS (text, "Tip: save at the end");
+    free (text);
+    //  missing or mistyped fields, each named
+    const char *bad [][2] = {
+        { "[]", "must be a map" },
+        { "{\"applications\": [], \"subtasks\": [{}]}", "'request'" },
+        { "{\"request\": \"x\", \"subtasks\": [{}]}", "'applications'" },
+        { "{\"request\": \"x\", \"applications\": [1], \"subtasks\": []}", "applications' [0]" },
+        { "{\"request\": \"x\", \"applications\": [], \"subtasks\": []}", "'subtasks'" },
+        { "{\"request\": \"x\", \"applications\": [], \"subtasks\": [{\"subtask\": \"s\", \"application\": \"a\"}]}", "steps must be a list" },
+        { "{\"request\": \"x\", \"applications\": [], \"subtasks\": [{\"subtask\": \"s\", \"application\": \"a\","
+          " \"steps\": [{\"control\": 3, \"action\": \"click_input\"}]}]}", "steps [0]" },
+        { "{\"request\": \"x\", \"applications\": [], \"subtasks\": [{\"subtask\": \"s\", \"application\": \"a\","
+          " \"steps\": [{\"control\": \"c\", \"action\": \"click_input\", \"args\": []}]}]}", "'args' a map" },
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (bad); i++) {
+        ufo_value_t *b = ufo_json_parse_str (bad [i][0], NULL);
+        REQUIRE (b);
+        CHECK_INT (ufo_experience_check (b, &err), -1);
+        CHECK_CONTAINS (err.message, bad [i][1]);
+        ufo_value_destroy (&b);
+    }
+    //  the steps of a blackboard: only trajectories that acted, controls by name
+    ufo_value_t *board = ufo_json_parse_str (
+        "{\"trajectories\": [{\"Subtask\": \"\", \"Application\": \"\", \"Action\": {\"function\": \"\"}},"
+        " {\"Subtask\": \"Type\", \"Application\": \"mousepad\", \"Action\": {\"function\": \"set_edit_text\","
+        " \"args\": {\"text\": \"hi\"}, \"control_label\": \"12\", \"control_text\": \"Text View\"}}]}", NULL);
+    ufo_value_t *traj = ufo_experience_trajectory (board);
+    REQUIRE (ufo_value_size (traj) == 1);
+    CHECK_STR (ufo_value_str (ufo_value_path (traj, "0.control")), "Text View");
+    CHECK_STR (ufo_value_str (ufo_value_path (traj, "0.action")), "set_edit_text");
+    CHECK (!strstr (ufo_value_str (ufo_value_path (traj, "0.control")), "12"));
+    ufo_value_destroy (&traj);
+    ufo_value_destroy (&board);
+    //  retrieval from an index: by request words, bounded by dropping steps
+    ufo_kb_t *kb = ufo_kb_open (":memory:", &err);
+    REQUIRE (kb);
+    char *json = ufo_json_dump (r, UFO_JSON_COMPACT, NULL);
+    text = ufo_experience_text (r);
+    ufo_kb_passage_t p = { "experience", "", "id-1", "Write a note in Mousepad", text, json };
+    CHECK (ufo_kb_add (kb, &p, &err) > 0);
+    ufo_value_t *got = ufo_experience_retrieve (kb, "experience", "note in mousepad", 5, 0);
+    CHECK_INT (ufo_value_size (got), 1);
+    CHECK_STR (ufo_value_str (ufo_value_path (got, "0.id")), "id-1");
+    CHECK_INT (ufo_value_size (ufo_value_path (got, "0.subtasks.0.steps")), 2);
+    ufo_value_destroy (&got);
+    //  a bound just under the record's size drops its last step only
+    got = ufo_experience_retrieve (kb, "experience", "note in mousepad", 5, strlen (json) - 10);
+    CHECK_INT (ufo_value_size (ufo_value_path (got, "0.subtasks.0.steps")), 1);
+    CHECK_STR (ufo_value_str (ufo_value_path (got, "0.subtasks.0.steps.0.action")), "set_edit_text");
+    ufo_value_destroy (&got);
+    got = ufo_experience_retrieve (kb, "demonstration", "note in mousepad", 5, 0);
+    CHECK_INT (ufo_value_size (got), 0);
+    ufo_value_destroy (&got);
+    free (json);
+    free (text);
+    ufo_kb_destroy (&kb);
+    ufo_value_destroy (&r);
+}
+
 int
 main (void)
 {
@@ -406,6 +480,7 @@ main (void)
     UFO_RUN (test_helpdoc_formats);
     UFO_RUN (test_real_help_questions);
     UFO_RUN (test_incremental_and_bad_files);
+    UFO_RUN (test_experience_records);
     char cmd [128];
     snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_tmp);
     if (system (cmd) != 0)

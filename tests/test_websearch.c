@@ -1,6 +1,9 @@
 /*  test_websearch.c - web search for the agents (ufo_websearch over ufo_http) against
     tests/ufo-search-server on loopback: the Bing v7 and SearXNG shapes, a missing key, a body
-    that is not JSON, an HTTP error, an endpoint that is down and one that is too slow. */
+    that is not JSON, an HTTP error, an endpoint that is down and one that is too slow. And
+    embeddings (ufo_embed, the server's toy /v1/embeddings): cosine re-ranking finds a passage
+    BM25 cannot, through the library and through `ufo knowledge index|search`; with the
+    endpoint down, search falls back to BM25. */
 #include "ufo_prelude.h"
 #include <poll.h>
 #include <sys/socket.h>
@@ -8,6 +11,7 @@
 #include <arpa/inet.h>
 #include "ufo_test.h"
 #include "search_server_fixture.h"
+#include "test_files.h"
 
 static char s_dir [64];
 static int s_port;
@@ -53,22 +57,8 @@ s_search (const char *provider, const char *path, const char *key, long timeout_
         snprintf (got->error, sizeof got->error, "start: %s", err.message);
         got->done = true;
     }
-    while (!got->done && s_now_ms () - start < 20000) {
-        ufo_http_fd_t hfds [8];
-        struct pollfd fds [8];
-        size_t n = ufo_http_fds (http, hfds, 8);
-        if (n > 8)
-            n = 8;
-        for (size_t i = 0; i < n; i++)
-            fds [i] = (struct pollfd) { .fd = hfds [i].fd,
-                .events = (short) ((hfds [i].events & UFO_HTTP_IN ? POLLIN : 0) | (hfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0)) };
-        int t = ufo_http_timeout (http);
-        poll (fds, n, t < 0 || t > 50 ? 50 : t);
-        for (size_t i = 0; i < n; i++)
-            hfds [i].revents = (fds [i].revents & POLLIN ? UFO_HTTP_IN : 0) | (fds [i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
-                             | (fds [i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
-        ufo_http_process (http, hfds, n);
-    }
+    if (!got->done)
+        ufo_http_wait (http, &got->done, 20000);
     *elapsed_ms_p = s_now_ms () - start;
     ufo_http_destroy (&http);
 }
@@ -162,6 +152,90 @@ UFO_TEST (test_failures)
     CHECK (ufo_websearch_parse ("searxng", "[1, 2]", 6, 5, 0, &err) == NULL);
 }
 
+UFO_TEST (test_embeddings_rerank)
+{
+    char url [128];
+    snprintf (url, sizeof url, "http://127.0.0.1:%d/v1/embeddings", s_port);
+    ufo_embed_opts_t eopts = { url, "toy", "", 5000 };
+    ufo_error_t err = {0};
+    ufo_kb_t *kb = ufo_kb_open (":memory:", &err);
+    REQUIRE (kb);
+    ufo_kb_passage_t a = { "help", "calc", "a.md", "Addition", "Addition of values: put two numbers together", NULL };
+    ufo_kb_passage_t b = { "help", "calc", "b.md", "Saving", "Press Ctrl+S to keep the document on disk", NULL };
+    int64_t ida = ufo_kb_add (kb, &a, &err), idb = ufo_kb_add (kb, &b, &err);
+    REQUIRE (ida > 0 && idb > 0);
+    //  BM25 alone: "plus" is in no passage
+    ufo_value_t *hits = ufo_kb_search (kb, "plus", "help", NULL, 2, NULL, 0, &err);
+    CHECK_INT (ufo_value_size (hits), 0);
+    ufo_value_destroy (&hits);
+    ufo_value_t *texts = ufo_json_parse_str ("[\"Addition of values: put two numbers together\","
+                                             " \"Press Ctrl+S to keep the document on disk\", \"plus\"]", NULL);
+    ufo_value_t *vectors = ufo_embed_texts (&eopts, texts, &err);
+    REQUIRE (vectors && ufo_value_size (vectors) == 3);
+    float v [3][64];
+    size_t n = 0;
+    for (int i = 0; i < 3; i++)
+        n = ufo_embed_floats (ufo_value_list_at (vectors, (size_t) i), v [i], 64);
+    CHECK_INT (n, 16);
+    CHECK_INT (ufo_kb_set_vector (kb, ida, v [0], n, &err), 0);
+    CHECK_INT (ufo_kb_set_vector (kb, idb, v [1], n, &err), 0);
+    hits = ufo_kb_search (kb, "plus", "help", NULL, 2, v [2], n, &err);
+    REQUIRE (ufo_value_size (hits) >= 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (hits, 0), "title", ""), "Addition");
+    ufo_value_destroy (&hits);
+    ufo_value_destroy (&vectors);
+    ufo_value_destroy (&texts);
+    ufo_kb_destroy (&kb);
+    //  a down endpoint and bad input: errors, no crash
+    texts = ufo_json_parse_str ("[\"x\"]", NULL);
+    ufo_embed_opts_t down = { "http://127.0.0.1:1/v1/embeddings", "toy", "", 2000 };
+    CHECK (ufo_embed_texts (&down, texts, &err) == NULL);
+    ufo_embed_opts_t wrong = { url, "toy", "", 2000 };
+    char bad_url [160];
+    snprintf (bad_url, sizeof bad_url, "http://127.0.0.1:%d/searxng/search?format=json", s_port);
+    wrong.url = bad_url;                    //  answers JSON of another shape
+    CHECK (ufo_embed_texts (&wrong, texts, &err) == NULL);
+    ufo_value_destroy (&texts);
+
+    //  the same through `ufo knowledge index|search`
+    char notes [128], cfg [128], cmd [1200], out [256];
+    snprintf (notes, sizeof notes, "%s/notes", s_dir);
+    mkdir (notes, 0755);
+    snprintf (cmd, sizeof cmd, "%s/calc.md", notes);
+    FILE *f = fopen (cmd, "w");
+    REQUIRE (f);
+    fputs ("# Calc\n\n## Addition\n\nAddition of values: put two numbers together.\n\n"
+           "## Saving\n\nPress Ctrl+S to keep the document on disk.\n", f);
+    fclose (f);
+    const char *ports [] = { url, "http://127.0.0.1:1/v1/embeddings" };
+    for (int k = 0; k < 2; k++) {
+        snprintf (cfg, sizeof cfg, "%s/ufo-%d.json", s_dir, k);
+        f = fopen (cfg, "w");
+        REQUIRE (f);
+        fprintf (f, "{\"knowledge\": {\"index\": \"%s/kb-%d.db\", \"help_dirs\": [], \"man_dirs\": [],"
+                    " \"folders\": {\"calc\": [\"%s\"]}, \"embeddings_url\": \"%s\", \"search_timeout_ms\": 500}}",
+                 s_dir, k, notes, ports [k]);
+        fclose (f);
+        snprintf (out, sizeof out, "%s/cli-%d.out", s_dir, k);
+        snprintf (cmd, sizeof cmd, "'%s/cli/ufo' knowledge index --config '%s' > '%s' 2>&1 &&"
+                  " '%s/cli/ufo' knowledge search plus --json --config '%s' >> '%s' 2>&1",
+                  getenv ("UFO_BUILD_DIR"), cfg, out, getenv ("UFO_BUILD_DIR"), cfg, out);
+        CHECK_INT (system (cmd), 0);
+        char *text = tf_read_text (out);
+        if (k == 0) {
+            CHECK_CONTAINS (text, "2 passages embedded (text-embedding-3-small)");
+            CHECK_CONTAINS (text, "[{\"id\":");
+            CHECK_CONTAINS (text, "\"title\":\"Calc \xe2\x80\xba Addition\"");
+        }
+        else {
+            CHECK_CONTAINS (text, "embeddings stopped");
+            CHECK_CONTAINS (text, "no query embedding, BM25 alone");
+            CHECK_CONTAINS (text, "[]");
+        }
+        free (text);
+    }
+}
+
 int
 main (void)
 {
@@ -181,6 +255,7 @@ main (void)
     UFO_RUN (test_bing_shape);
     UFO_RUN (test_searxng_shape);
     UFO_RUN (test_failures);
+    UFO_RUN (test_embeddings_rerank);
     ssfx_stop (&pid);
     char cmd [128];
     snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_dir);

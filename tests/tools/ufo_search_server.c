@@ -8,6 +8,11 @@
                                  search that must time out)
       GET /broken                200 with a body that is not JSON
       GET /error                 500
+      POST /v1/embeddings        OpenAI-compatible embeddings of {"model", "input": [texts]}: a
+                                 deterministic toy model (16 dimensions; each word counts in
+                                 the dimension its hash picks, and the words of a few synonym
+                                 sets - plus/add/addition/sum, minus/subtract/... - share
+                                 one), so a test can see cosine re-ranking find what BM25 misses
     Each result's title and snippet repeat the decoded query, so a test can see it arrived.
     Usage: ufo-search-server --port-file FILE [--log FILE] [--max-seconds S]
     Writes the port it bound (127.0.0.1, any free port) to FILE; each request line is
@@ -66,10 +71,80 @@ s_reply (int fd, int status, const char *body)
         return;
 }
 
+#define S_DIM 16
+
+//  The toy embedding of text (see the header comment).
+static ufo_value_t *
+s_embedding (const char *text)
+{
+    static const char *const synonyms [][5] = {
+        { "plus", "add", "addition", "sum", "adding" },
+        { "minus", "subtract", "subtraction", "difference", "subtracting" },
+        { "save", "store", "keep", "write", "saving" } };
+    double v [S_DIM] = { 0 };
+    for (const char *p = text; *p; ) {
+        while (*p && !isalnum ((unsigned char) *p))
+            p++;
+        char word [64];
+        size_t n = 0;
+        while (isalnum ((unsigned char) *p)) {
+            if (n < sizeof word - 1)
+                word [n++] = (char) tolower ((unsigned char) *p);
+            p++;
+        }
+        word [n] = 0;
+        if (n < 3)
+            continue;
+        const char *canon = word;
+        for (size_t s = 0; s < UFO_ARRAY_SIZE (synonyms); s++)
+            for (size_t k = 0; k < 5; k++)
+                if (strcmp (word, synonyms [s][k]) == 0)
+                    canon = synonyms [s][0];
+        uint32_t h = 2166136261u;
+        for (const char *c = canon; *c; c++)
+            h = (h ^ (uint8_t) *c) * 16777619u;
+        v [h % S_DIM] += 1.0;
+    }
+    ufo_value_t *list = ufo_value_new_list ();
+    for (int i = 0; i < S_DIM; i++)
+        ufo_value_list_push (list, &(ufo_value_t *) { ufo_value_new_float (v [i]) });
+    return list;
+}
+
+static void
+s_embeddings (int fd, const char *body, size_t len)
+{
+    ufo_value_t *req = ufo_json_parse (body, len, NULL, NULL);
+    const ufo_value_t *input = ufo_value_map_get (req, "input");
+    if (ufo_value_type (input) != UFO_TLIST) {
+        s_reply (fd, 400, "{\"error\": {\"message\": \"input must be a list\"}}");
+        ufo_value_destroy (&req);
+        return;
+    }
+    ufo_value_t *reply = ufo_value_new_map ();
+    ufo_value_map_set_str (reply, "object", "list");
+    ufo_value_t *data = ufo_value_new_list ();
+    for (size_t i = 0; i < ufo_value_size (input); i++) {
+        ufo_value_t *e = ufo_value_new_map ();
+        ufo_value_map_set_str (e, "object", "embedding");
+        ufo_value_map_set_int (e, "index", (int64_t) i);
+        ufo_value_map_set (e, "embedding", &(ufo_value_t *) {
+            s_embedding (ufo_value_str (ufo_value_list_at (input, i)) ?: "") });
+        ufo_value_list_push (data, &e);
+    }
+    ufo_value_map_set (reply, "data", &data);
+    ufo_value_map_set_str (reply, "model", ufo_value_map_str (req, "model", ""));
+    char *text = ufo_json_dump (reply, UFO_JSON_COMPACT, NULL);
+    s_reply (fd, 200, text);
+    free (text);
+    ufo_value_destroy (&reply);
+    ufo_value_destroy (&req);
+}
+
 static void
 s_serve (int fd, const char *log_path)
 {
-    char req [8192];
+    char req [262144];
     size_t len = 0;
     while (len < sizeof req - 1) {
         ssize_t n = read (fd, req + len, sizeof req - 1 - len);
@@ -81,6 +156,17 @@ s_serve (int fd, const char *log_path)
             break;
     }
     req [len] = 0;
+    //  a POST body: read up to its Content-Length
+    char *head_end = strstr (req, "\r\n\r\n");
+    const char *cl = strcasestr (req, "Content-Length:");
+    size_t want = cl ? (size_t) strtoul (cl + 15, NULL, 10) : 0;
+    while (head_end && want && len - (size_t) (head_end + 4 - req) < want && len < sizeof req - 1) {
+        ssize_t n = read (fd, req + len, sizeof req - 1 - len);
+        if (n <= 0)
+            break;
+        len += (size_t) n;
+        req [len] = 0;
+    }
     char method [8] = "", target [4096] = "";
     if (sscanf (req, "%7s %4095s", method, target) != 2) {
         s_reply (fd, 400, "{\"error\": \"bad request\"}");
@@ -101,6 +187,13 @@ s_serve (int fd, const char *log_path)
         if (*p == '"' || *p == '\\' || (unsigned char) *p < 0x20)
             *p = ' ';
     char body [8192];
+    if (strcmp (method, "POST") == 0 && strncmp (target, "/v1/embeddings", 14) == 0) {
+        if (head_end)
+            s_embeddings (fd, head_end + 4, len - (size_t) (head_end + 4 - req));
+        else
+            s_reply (fd, 400, "{\"error\": \"no body\"}");
+        return;
+    }
     if (strncmp (target, "/bing", 5) == 0) {
         if (!strstr (req, "Ocp-Apim-Subscription-Key: test-key")) {
             s_reply (fd, 401, "{\"error\": {\"code\": \"401\", \"message\": \"Access denied\"}}");
