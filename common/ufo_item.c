@@ -36,8 +36,11 @@ ufo_item_destroy (ufo_item_t **self_p)
 const char *
 ufo_item__text (ufo_item_t *self, size_t *len_p)
 {
-    if (!self->text)
+    if (!self->text) {
         self->text = ufo_json_dump (self->fields, UFO_JSON_PY, &self->text_len);
+        //  the writer's buffer grows by doubling: keep only what the text needs
+        self->text = (char *) ufo_realloc (self->text, self->text_len + 1);
+    }
     if (len_p)
         *len_p = self->text_len;
     return self->text;
