@@ -535,6 +535,21 @@ UFO_TEST (test_never_reading_peer_is_bounded)
     CHECK (snapshots >= 2 && snapshots <= 8);
     CHECK (s_log_contains ("of replies it has not read (limit 16777216", 1000));
     //  once it has read them, it is served again
+    ufo_msg_t *ping = ufo_msg_new ("ping");
+    ufo_msg_set_id (ping, "after-reading");
+    ufo_buf_t pframe = { 0 };
+    ufo_msg_encode (ping, &pframe);
+    ufo_msg_destroy (&ping);
+    zsock_send (bad, "b", pframe.data, pframe.len);
+    ufo_buf_free (&pframe);
+    zsock_set_rcvtimeo (bad, 5000);
+    zmsg_t *pong = zmsg_recv (bad);
+    zframe_t *pf = pong ? zmsg_last (pong) : NULL;
+    ufo_msg_t *pm = pf ? ufo_msg_decode (zframe_data (pf), zframe_size (pf), NULL, &err) : NULL;
+    CHECK (pm && strcmp (ufo_msg_type (pm), "ok") == 0 && strcmp (ufo_msg_id (pm), "after-reading") == 0);
+    ufo_msg_destroy (&pm);
+    zmsg_destroy (&pong);
+    CHECK (s_log_contains ("read its replies", 1000));
     zsock_destroy (&bad);
     CHECK_INT (s_call (other, "ping", NULL, NULL), 0);
     CHECK_INT (s_call (agent, "bb.delete", "{\"board\":\"big\"}", NULL), 0);
