@@ -385,7 +385,7 @@ UFO_TEST (test_fast_failures)
     free (text);
     const char *device [] = { "run", "hello", "--device", "d9", "--broker", afx_.broker.cmd, NULL };
     CHECK_INT (s_ufo (device, out, 30000, &took), 1);
-    CHECK (took < 2000);
+    CHECK (took < 4000);        //  at once, not the old hour-long wait (room for a loaded machine)
     text = afx_read (out);
     CHECK_CONTAINS (text, "no HostAgent serves device \"d9\"; known devices: t0");
     free (text);
@@ -400,7 +400,9 @@ UFO_TEST (test_fast_failures)
         const char *const *cmds [] = { run, st, mon };
         for (size_t c = 0; c < 3; c++) {
             CHECK_INT (s_ufo (cmds [c], out, 30000, &took), 1);
-            if (took >= 1500)
+            //  the bound tells "fails at once" (~0.1 s here) from the old 5-15 s waits with room
+            //  for a loaded CI machine; it is not a performance target
+            if (took >= 4000)
                 UFO_FAIL_ ("ufo %s --broker %s took %" PRId64 " ms", cmds [c][0], eps [k], took);
             text = afx_read (out);
             CHECK_CONTAINS (text, "start one with `ufo up`");
@@ -537,6 +539,14 @@ s_tmux_capture (bool escapes)
 static int
 s_tmux_run (const char *task, bool no_color, char **live_p, char **final_p)
 {
+    //  one tmux server per run: a new-session right after kill-server on the same socket
+    //  can meet the old server while it exits ("server exited unexpectedly")
+    if (*s_tmux_sock) {
+        char kill [128];
+        snprintf (kill, sizeof kill, "tmux -L %s kill-server 2>/dev/null", s_tmux_sock);
+        if (system (kill)) { /* no server left: fine */ }
+    }
+    snprintf (s_tmux_sock, sizeof s_tmux_sock, "ufo-ux-%d-%s", (int) getpid (), task);
     char cmd [4000];
     snprintf (cmd, sizeof cmd, "tmux -L %s kill-server 2>/dev/null; tmux -L %s new-session -d -s ux -x 80 -y 50 "
               "\"cd '%s' && env %s UFO_CONFIG='%s' UFO_RUN_DIR='%s' '%s/cli/ufo' run 'Nothing to do' --device t0 "
@@ -568,7 +578,6 @@ UFO_TEST (test_tmux_live_line_and_80_columns)
         CHECK (false);
         return;
     }
-    snprintf (s_tmux_sock, sizeof s_tmux_sock, "ufo-ux-%d", (int) getpid ());
     setenv ("UFO_HOST_AGENT__MAX_RETRY", "3", 1);
     int started = hfx_start ("../ux/slow_retry.json", "", 0);
     unsetenv ("UFO_HOST_AGENT__MAX_RETRY");
