@@ -34,5 +34,6 @@ int ufo_cmd_up (int argc, char **argv);
 int ufo_cmd_eval (int argc, char **argv);
 int ufo_cmd_keygen (int argc, char **argv);
 int ufo_cmd_mcp (int argc, char **argv);
+int ufo_cmd_mcp_server (int argc, char **argv);
 
 #endif
