@@ -18,30 +18,7 @@ static char s_scripted [1024];     //  scripted_server.js
 static bool
 s_run (ufo_mcp_hub_t *hub, bool (*done) (void *), void *arg, int timeout_ms)
 {
-    int64_t end = ufo_http_now_ms () + timeout_ms;
-    while (!done (arg) && ufo_http_now_ms () < end) {
-        ufo_http_fd_t fds [32];
-        size_t n = ufo_mcp_hub_fds (hub, fds, 32);
-        if (n > 32)
-            n = 32;
-        struct pollfd pfds [32];
-        for (size_t i = 0; i < n; i++) {
-            pfds [i].fd = fds [i].fd;
-            pfds [i].events = (short) ((fds [i].events & UFO_HTTP_IN ? POLLIN : 0)
-                                     | (fds [i].events & UFO_HTTP_OUT ? POLLOUT : 0));
-            pfds [i].revents = 0;
-        }
-        int t = ufo_mcp_hub_timeout (hub);
-        if (t < 0 || t > 100)
-            t = 100;
-        poll (pfds, n, t);
-        for (size_t i = 0; i < n; i++)
-            fds [i].revents = (pfds [i].revents & POLLIN ? UFO_HTTP_IN : 0)
-                            | (pfds [i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
-                            | (pfds [i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
-        ufo_mcp_hub_process (hub, fds, n);
-    }
-    return done (arg);
+    return ufo_mcp_hub_run (hub, done, arg, timeout_ms);
 }
 
 static bool
