@@ -8,8 +8,9 @@ UFO="$UFO_BUILD_DIR/cli/ufo"
 INSPECT="$UFO_MCP_BIN/mcp-inspector"
 DIR=$(mktemp -d /tmp/ufo_mcp_srv.XXXXXX)
 export UFO_RUN_DIR="$DIR/run"
-LLM_PID= UP_PID=
+LLM_PID= UP_PID= HTTP_PID=
 cleanup() {
+  [ -n "$HTTP_PID" ] && kill "$HTTP_PID" 2>/dev/null && wait "$HTTP_PID" 2>/dev/null
   [ -n "$UP_PID" ] && kill "$UP_PID" 2>/dev/null && wait "$UP_PID" 2>/dev/null
   [ -n "$LLM_PID" ] && kill "$LLM_PID" 2>/dev/null && wait "$LLM_PID" 2>/dev/null
   [ -n "${KEEP:-}" ] && echo "kept $DIR" || rm -rf "$DIR"
@@ -78,5 +79,34 @@ check "$DIR/raw.out" 'accepted (task '
 check "$DIR/raw.out" '"id":2,"result"'
 check "$DIR/raw.out" '"type":"image"'
 check "$DIR/raw.out" '"mimeType":"image/png"'
+# Streamable HTTP: the same server on a loopback port, the inspector as its client
+"${SERVER[@]}" --http 127.0.0.1:0 > "$DIR/http.out" 2> "$DIR/http.err" &
+HTTP_PID=$!
+for _ in $(seq 100); do [ -s "$DIR/http.out" ] && break; sleep 0.1; done
+URL=$(head -1 "$DIR/http.out")
+case "$URL" in http://127.0.0.1:*/mcp) ;; *) echo "FAIL: no URL from --http: '$URL'"; cat "$DIR/http.err"; fail=1 ;; esac
+timeout 120 "$INSPECT" --cli "$URL" --method tools/call --tool-name list_devices > "$DIR/http_devices.json" 2>&1
+check "$DIR/http_devices.json" '\"device\": \"d0\"'
+timeout 300 "$INSPECT" --cli "$URL" --method tools/call --tool-name run_session \
+  --tool-arg request="Nothing to do over HTTP" > "$DIR/http_run.json" 2>&1
+check "$DIR/http_run.json" '"status": "FINISH"'
+check "$DIR/http_run.json" '"completed": true'
+# without a session id, a request is refused; GET is not offered
+status() {  # HTTP status of METHOD URL [BODY] (python3: curl's command is not installed by bootstrap)
+  python3 - "$@" <<'PY'
+import sys, urllib.request, urllib.error
+req = urllib.request.Request(sys.argv[2], data=sys.argv[3].encode() if len(sys.argv) > 3 else None,
+                             method=sys.argv[1], headers={"Content-Type": "application/json"})
+try:
+    print(urllib.request.urlopen(req, timeout=10).status)
+except urllib.error.HTTPError as e:
+    print(e.code)
+PY
+}
+status POST "$URL" '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' > "$DIR/nosession.txt"
+check "$DIR/nosession.txt" "400"
+status GET "$URL" > "$DIR/get.txt"
+check "$DIR/get.txt" "405"
+kill "$HTTP_PID"; wait "$HTTP_PID" 2>/dev/null; HTTP_PID=
 [ $fail -eq 0 ] && echo "test_mcp_server: passed"
 exit $fail
