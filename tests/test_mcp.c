@@ -103,6 +103,33 @@ s_scripted_server (const char *name, const char *mode)
     return out;
 }
 
+static FILE *s_log_mem = NULL;
+static char *s_log_text = NULL;
+
+static bool
+s_logged (void *arg)
+{
+    UFO_UNUSED (arg);
+    fflush (s_log_mem);
+    return s_log_text && strstr (s_log_text, "-level message");
+}
+
+static bool s_ping_done = false;
+
+static void
+s_on_ping (void *arg, const ufo_value_t *result, const ufo_error_t *err)
+{
+    UFO_UNUSED (arg);
+    s_ping_done = !err && ufo_value_type (result) == UFO_TMAP;
+}
+
+static bool
+s_pinged (void *arg)
+{
+    UFO_UNUSED (arg);
+    return s_ping_done;
+}
+
 //  --- the real servers ----------------------------------------------------------------------------
 
 UFO_TEST (test_everything_stdio)
@@ -124,6 +151,12 @@ UFO_TEST (test_everything_stdio)
     CHECK_CONTAINS (json, "messageType: one of \\\"error\\\"|\\\"success\\\"|\\\"debug\\\" (required)");
     free (json);
     ufo_value_destroy (&tools);
+
+    //  a ping of ours is answered
+    ufo_error_t perr;
+    s_ping_done = false;
+    CHECK (ufo_mcp_request (s, "ping", NULL, 0, NULL, s_on_ping, NULL, &perr) > 0);
+    CHECK (s_run (hub, s_pinged, NULL, 5000));
 
     //  a call
     ufo_value_t *r = s_call (hub, "every.echo", "{\"message\": \"hello MCP\"}", 5000);
@@ -156,6 +189,28 @@ UFO_TEST (test_everything_stdio)
     r = s_call (hub, "every.get-structured-content", "{\"location\": \"Chicago\"}", 5000);
     CHECK (ufo_value_map_bool (r, "success", false));
     CHECK (ufo_value_type (ufo_value_map_get (r, "structured")) == UFO_TMAP);
+    ufo_value_destroy (&r);
+
+    //  log notifications go to our log
+    s_log_text = NULL;
+    size_t log_len = 0;
+    s_log_mem = open_memstream (&s_log_text, &log_len);
+    REQUIRE (s_log_mem);
+    ufo_log_set_stream (s_log_mem);
+    ufo_log_set_level (UFO_LOG_TRACE);
+    r = s_call (hub, "every.toggle-simulated-logging", "{}", 5000);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    bool logged = s_run (hub, s_logged, NULL, 8000);
+    ufo_log_set_stream (stderr);
+    ufo_log_set_level (UFO_LOG_WARN);
+    fclose (s_log_mem);
+    CHECK (logged);
+    CHECK_CONTAINS (s_log_text ? s_log_text : "", "MCP every log");
+    CHECK_CONTAINS (s_log_text ? s_log_text : "", "-level message");
+    free (s_log_text);
+    s_log_text = NULL;
+    r = s_call (hub, "every.toggle-simulated-logging", "{}", 5000);     //  off again
     ufo_value_destroy (&r);
 
     //  progress notifications of a long-running tool
