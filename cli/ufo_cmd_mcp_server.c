@@ -24,55 +24,13 @@
 #include "ufo_prelude.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
-#include "ufo_tasks.h"
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include "ufo_mcp_server.h"
 #include <poll.h>
-#include <sys/socket.h>
 
-#define S_MAX_LINE (4u * 1024 * 1024)
-#define S_MAX_CALLS 64
 
-//  Streamable HTTP: one connection, one request (Connection: close). A request whose answer
-//  takes time (run_session) gets an SSE stream: progress notifications, then the result.
-typedef struct _s_conn_t s_conn_t;
-struct _s_conn_t {
-    int fd;
-    ufo_buf_t in, out;
-    size_t off;                     //  bytes of out sent
-    bool responded;                 //  a whole response is in out
-    bool sse;                       //  out is an open SSE stream
-    bool closing;                   //  close once out is sent
-    s_conn_t *next;
-};
-
-typedef struct {
-    char task [33];                 //  ufo_tasks id ("" free slot)
-    ufo_value_t *id;                //  the JSON-RPC id of the tools/call
-    ufo_value_t *token;             //  progressToken or NULL
-    char session [128], task_name [160];
-    int steps;
-    bool yes;
-    s_conn_t *conn;                 //  HTTP: the SSE stream of the call (NULL: stdio or gone)
-} s_call_t;
-
-typedef struct {
-    ufo_config_t *config;
-    char endpoint [512], log_root [PATH_MAX];
-    ufo_tasks_t *tasks;
-    ufo_desktop_t *desktop;         //  opened on first use
-    s_call_t calls [S_MAX_CALLS];
-    char protocol [32];
-    //  Streamable HTTP
-    int listen_fd;
-    s_conn_t *conns;
-    char sessions [8][40];          //  Mcp-Session-Id values handed out
-} s_server_t;
-
-//  Where s_send writes: stdout (stdio), the SSE stream of a connection, or a captured reply.
-static bool s_http_mode = false;
-static s_conn_t *s_sink = NULL;
-static ufo_buf_t *s_capture = NULL;
+bool ufo_mcps_http_mode = false;
+ufo_mcps_conn_t *ufo_mcps_sink = NULL;
+ufo_buf_t *ufo_mcps_capture = NULL;
 
 //  --- output ---------------------------------------------------------------------------------
 
@@ -81,13 +39,13 @@ s_send (ufo_value_t **msg_p)
 {
     ufo_value_map_set_str (*msg_p, "jsonrpc", "2.0");
     char *text = ufo_json_dump (*msg_p, UFO_JSON_COMPACT, NULL);
-    if (s_sink && s_sink->sse)
-        ufo_buf_printf (&s_sink->out, "event: message\ndata: %s\n\n", text);
+    if (ufo_mcps_sink && ufo_mcps_sink->sse)
+        ufo_buf_printf (&ufo_mcps_sink->out, "event: message\ndata: %s\n\n", text);
     else
-    if (s_capture)
-        ufo_buf_puts (s_capture, text);
+    if (ufo_mcps_capture)
+        ufo_buf_puts (ufo_mcps_capture, text);
     else
-    if (!s_http_mode) {
+    if (!ufo_mcps_http_mode) {
         fputs (text, stdout);
         fputc ('\n', stdout);
         fflush (stdout);
@@ -175,7 +133,7 @@ static const char *s_tools_json =
     " \"inputSchema\": {\"type\": \"object\", \"properties\": {\"xid\": {\"type\": \"integer\"}}}}]";
 
 static ufo_value_t *
-s_state (s_server_t *self, ufo_error_t *err)
+s_state (ufo_mcps_t *self, ufo_error_t *err)
 {
     ufo_bb_client_t *client = ufo_bb_client_new (self->endpoint, NULL, err);
     if (!client)
@@ -188,24 +146,24 @@ s_state (s_server_t *self, ufo_error_t *err)
 }
 
 static ufo_desktop_t *
-s_desktop (s_server_t *self, ufo_error_t *err)
+s_desktop (ufo_mcps_t *self, ufo_error_t *err)
 {
     if (!self->desktop)
         self->desktop = ufo_desktop_new (NULL, err);
     return self->desktop;
 }
 
-static s_call_t *
-s_call_find (s_server_t *self, const char *task)
+static ufo_mcps_call_t *
+s_call_find (ufo_mcps_t *self, const char *task)
 {
-    for (int i = 0; i < S_MAX_CALLS; i++)
+    for (int i = 0; i < UFO_MCPS_MAX_CALLS; i++)
         if (self->calls [i].task [0] && !strcmp (self->calls [i].task, task))
             return &self->calls [i];
     return NULL;
 }
 
 static void
-s_call_free (s_call_t *c)
+s_call_free (ufo_mcps_call_t *c)
 {
     ufo_value_destroy (&c->id);
     ufo_value_destroy (&c->token);
@@ -213,15 +171,15 @@ s_call_free (s_call_t *c)
 }
 
 static void
-s_run_session (s_server_t *self, const ufo_value_t *id, const ufo_value_t *args, const ufo_value_t *meta)
+s_run_session (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *args, const ufo_value_t *meta)
 {
     const char *request = ufo_value_map_str (args, "request", "");
     if (!*request) {
         s_tool_result (id, "run_session needs a non-empty \"request\"", NULL, true);
         return;
     }
-    s_call_t *slot = NULL;
-    for (int i = 0; i < S_MAX_CALLS && !slot; i++)
+    ufo_mcps_call_t *slot = NULL;
+    for (int i = 0; i < UFO_MCPS_MAX_CALLS && !slot; i++)
         if (!self->calls [i].task [0])
             slot = &self->calls [i];
     if (!slot) {
@@ -261,7 +219,7 @@ s_run_session (s_server_t *self, const ufo_value_t *id, const ufo_value_t *args,
         return;
     }
     slot->id = ufo_value_dup (id);
-    slot->conn = s_sink;
+    slot->conn = ufo_mcps_sink;
     const ufo_value_t *token = ufo_value_map_get (meta, "progressToken");
     slot->token = token ? ufo_value_dup (token) : NULL;
     slot->yes = yes;
@@ -269,7 +227,7 @@ s_run_session (s_server_t *self, const ufo_value_t *id, const ufo_value_t *args,
 }
 
 static void
-s_progress (s_call_t *c, const char *message)
+s_progress (ufo_mcps_call_t *c, const char *message)
 {
     if (!c->token)
         return;
@@ -284,24 +242,24 @@ s_progress (s_call_t *c, const char *message)
 }
 
 //  An event of a session task: progress, questions, the result.
-static void s_on_event_ (s_server_t *self, s_call_t *c, const ufo_value_t *ev);
+static void s_on_event_ (ufo_mcps_t *self, ufo_mcps_call_t *c, const ufo_value_t *ev);
 
-static void
-s_on_event (s_server_t *self, const ufo_value_t *ev)
+void
+ufo_mcps_on_event (ufo_mcps_t *self, const ufo_value_t *ev)
 {
-    s_call_t *c = s_call_find (self, ufo_value_map_str (ev, "task", ""));
+    ufo_mcps_call_t *c = s_call_find (self, ufo_value_map_str (ev, "task", ""));
     if (!c)
         return;
-    s_conn_t *conn = c->conn;
-    s_sink = conn;
+    ufo_mcps_conn_t *conn = c->conn;
+    ufo_mcps_sink = conn;
     s_on_event_ (self, c, ev);
-    s_sink = NULL;
+    ufo_mcps_sink = NULL;
     if (conn && !s_call_find (self, ufo_value_map_str (ev, "task", "")))
         conn->closing = true;       //  the result was the last event of the stream
 }
 
 static void
-s_on_event_ (s_server_t *self, s_call_t *c, const ufo_value_t *ev)
+s_on_event_ (ufo_mcps_t *self, ufo_mcps_call_t *c, const ufo_value_t *ev)
 {
     const char *kind = ufo_value_map_str (ev, "kind", "");
     const ufo_value_t *body = ufo_value_map_get (ev, "body");
@@ -383,7 +341,7 @@ s_on_event_ (s_server_t *self, s_call_t *c, const ufo_value_t *ev)
 }
 
 static void
-s_tools_call (s_server_t *self, const ufo_value_t *id, const ufo_value_t *params)
+s_tools_call (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *params)
 {
     const char *name = ufo_value_map_str (params, "name", "");
     const ufo_value_t *args = ufo_value_map_get (params, "arguments");
@@ -396,7 +354,7 @@ s_tools_call (s_server_t *self, const ufo_value_t *id, const ufo_value_t *params
         s_run_session (self, id, args, ufo_value_map_get (params, "_meta"));
     else
     if (!strcmp (name, "cancel_session")) {
-        s_call_t *c = s_call_find (self, ufo_value_map_str (args, "task", ""));
+        ufo_mcps_call_t *c = s_call_find (self, ufo_value_map_str (args, "task", ""));
         if (!c)
             s_tool_result (id, "no session of this server has that task id", NULL, true);
         else {
@@ -503,8 +461,8 @@ s_tools_call (s_server_t *self, const ufo_value_t *id, const ufo_value_t *params
 }
 
 //  One JSON-RPC message from the client.
-static void
-s_on_message (s_server_t *self, const ufo_value_t *msg)
+void
+ufo_mcps_on_message (ufo_mcps_t *self, const ufo_value_t *msg)
 {
     const ufo_value_t *id = ufo_value_map_get (msg, "id");
     const char *method = ufo_value_map_str (msg, "method", NULL);
@@ -520,7 +478,7 @@ s_on_message (s_server_t *self, const ufo_value_t *msg)
     if (!id) {
         if (!strcmp (method, "notifications/cancelled")) {
             const ufo_value_t *rid = ufo_value_map_get (params, "requestId");
-            for (int i = 0; i < S_MAX_CALLS; i++)
+            for (int i = 0; i < UFO_MCPS_MAX_CALLS; i++)
                 if (self->calls [i].task [0] && ufo_value_equal (self->calls [i].id, rid)) {
                     ufo_info ("MCP client cancelled the call of session %s", self->calls [i].session);
                     ufo_tasks_cancel (self->tasks, self->calls [i].task);
@@ -561,7 +519,7 @@ s_on_message (s_server_t *self, const ufo_value_t *msg)
 }
 
 static void
-s_on_line (s_server_t *self, const char *line, size_t len)
+s_on_line (ufo_mcps_t *self, const char *line, size_t len)
 {
     while (len && isspace ((unsigned char) *line))
         line++, len--;
@@ -578,313 +536,10 @@ s_on_line (s_server_t *self, const char *line, size_t len)
     }
     if (ufo_value_type (msg) == UFO_TLIST)
         for (size_t i = 0; i < ufo_value_size (msg); i++)
-            s_on_message (self, ufo_value_list_at (msg, i));
+            ufo_mcps_on_message (self, ufo_value_list_at (msg, i));
     else
-        s_on_message (self, msg);
+        ufo_mcps_on_message (self, msg);
     ufo_value_destroy (&msg);
-}
-
-//  --- Streamable HTTP ------------------------------------------------------------------------
-
-static volatile sig_atomic_t s_stop = 0;
-
-static void
-s_on_stop (int sig)
-{
-    UFO_UNUSED (sig);
-    s_stop = 1;
-}
-
-#define S_MAX_CONNS 32
-
-static void
-s_http_respond (s_conn_t *c, int status, const char *reason, const char *type, const char *extra,
-                const char *body, size_t len)
-{
-    ufo_buf_printf (&c->out, "HTTP/1.1 %d %s\r\nConnection: close\r\nContent-Length: %zu\r\n%s%s%s%s\r\n",
-                    status, reason, len, type ? "Content-Type: " : "", type ? type : "", type ? "\r\n" : "",
-                    extra ? extra : "");
-    ufo_buf_append (&c->out, body, len);
-    c->responded = true;
-    c->closing = true;
-}
-
-static void
-s_http_error (s_conn_t *c, int status, const char *reason, const char *message)
-{
-    char body [400];
-    int n = snprintf (body, sizeof body, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"%s\"}}",
-                      message);
-    s_http_respond (c, status, reason, "application/json", NULL, body, (size_t) n);
-}
-
-//  The value of header name (any case) in the header block, into out; false when absent.
-static bool
-s_header (const char *head, const char *name, char *out, size_t size)
-{
-    size_t nlen = strlen (name);
-    for (const char *line = strstr (head, "\r\n"); line && line [2]; line = strstr (line + 2, "\r\n")) {
-        const char *l = line + 2;
-        if (!strncasecmp (l, name, nlen) && l [nlen] == ':') {
-            const char *v = l + nlen + 1;
-            while (*v == ' ' || *v == '\t')
-                v++;
-            const char *end = strstr (v, "\r\n");
-            size_t vlen = end ? (size_t) (end - v) : strlen (v);
-            if (vlen >= size)
-                vlen = size - 1;
-            memcpy (out, v, vlen);
-            out [vlen] = 0;
-            return true;
-        }
-    }
-    return false;
-}
-
-static bool
-s_session_known (s_server_t *self, const char *id)
-{
-    for (size_t i = 0; *id && i < UFO_ARRAY_SIZE (self->sessions); i++)
-        if (!strcmp (self->sessions [i], id))
-            return true;
-    return false;
-}
-
-//  One complete request on c (headers end at head_len, the body follows).
-static void
-s_http_request (s_server_t *self, s_conn_t *c, size_t head_len, size_t body_len)
-{
-    char *head = ufo_strndup (c->in.data, head_len);
-    const char *body = c->in.data + head_len;
-    char method [16] = "", path [256] = "", session [64] = "", origin [256] = "";
-    sscanf (head, "%15s %255s", method, path);
-    s_header (head, "mcp-session-id", session, sizeof session);
-    bool has_origin = s_header (head, "origin", origin, sizeof origin);
-    free (head);
-    char *q = strchr (path, '?');
-    if (q)
-        *q = 0;
-    if (has_origin && strncmp (origin, "http://127.0.0.1", 16) && strncmp (origin, "http://localhost", 16)) {
-        s_http_error (c, 403, "Forbidden", "origin not allowed");
-        return;
-    }
-    if (strcmp (path, "/mcp")) {
-        s_http_error (c, 404, "Not Found", "the MCP endpoint is /mcp");
-        return;
-    }
-    if (!strcmp (method, "DELETE")) {
-        for (size_t i = 0; i < UFO_ARRAY_SIZE (self->sessions); i++)
-            if (*session && !strcmp (self->sessions [i], session))
-                self->sessions [i][0] = 0;
-        s_http_respond (c, 200, "OK", NULL, NULL, "", 0);
-        return;
-    }
-    if (strcmp (method, "POST")) {
-        s_http_respond (c, 405, "Method Not Allowed", NULL, "Allow: POST, DELETE\r\n", "", 0);
-        return;
-    }
-    ufo_error_t err;
-    ufo_json_limits_t limits = { .max_depth = 64 };
-    ufo_value_t *msg = ufo_json_parse (body, body_len, &limits, &err);
-    if (!msg) {
-        char text [320];
-        int n = snprintf (text, sizeof text, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
-                          "\"message\":\"parse error\"}}");
-        s_http_respond (c, 400, "Bad Request", "application/json", NULL, text, (size_t) n);
-        ufo_value_destroy (&msg);
-        return;
-    }
-    const char *m = ufo_value_map_str (msg, "method", "");
-    bool init = !strcmp (m, "initialize");
-    if (!init && !s_session_known (self, session)) {
-        s_http_error (c, *session ? 404 : 400, *session ? "Not Found" : "Bad Request",
-                      *session ? "unknown session" : "Mcp-Session-Id is required");
-        ufo_value_destroy (&msg);
-        return;
-    }
-    if (!ufo_value_map_has (msg, "id") || !*m) {
-        s_on_message (self, msg);                   //  a notification or a response: 202, no body
-        s_http_respond (c, 202, "Accepted", NULL, NULL, "", 0);
-        ufo_value_destroy (&msg);
-        return;
-    }
-    bool stream = !strcmp (m, "tools/call")
-               && !strcmp (ufo_value_map_str (ufo_value_map_get (msg, "params"), "name", ""), "run_session");
-    if (stream) {
-        //  the answer comes when the session ends: an SSE stream, progress first
-        ufo_buf_puts (&c->out, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: text/event-stream\r\n"
-                               "Cache-Control: no-cache\r\n\r\n");
-        c->sse = true;
-        c->responded = true;
-        s_sink = c;
-        s_on_message (self, msg);
-        s_sink = NULL;
-        bool pending = false;
-        for (int i = 0; i < S_MAX_CALLS; i++)
-            pending |= self->calls [i].task [0] && self->calls [i].conn == c;
-        c->closing = !pending;                      //  refused at once: the stream ends with it
-        ufo_value_destroy (&msg);
-        return;
-    }
-    ufo_buf_t reply;
-    ufo_buf_init (&reply);
-    s_capture = &reply;
-    s_on_message (self, msg);
-    s_capture = NULL;
-    char extra [128] = "";
-    if (init) {
-        char id [40];
-        ufo_cli_new_id (id, sizeof id, "mcp");
-        size_t slot = 0;
-        for (size_t i = 0; i < UFO_ARRAY_SIZE (self->sessions); i++)
-            if (!self->sessions [i][0]) {
-                slot = i;
-                break;
-            }
-        snprintf (self->sessions [slot], sizeof self->sessions [slot], "%s", id);
-        snprintf (extra, sizeof extra, "Mcp-Session-Id: %s\r\n", id);
-    }
-    s_http_respond (c, 200, "OK", "application/json", extra, reply.data ? reply.data : "", reply.len);
-    ufo_buf_free (&reply);
-    ufo_value_destroy (&msg);
-}
-
-//  Reads what c sent; handles a complete request.
-static void
-s_http_read (s_server_t *self, s_conn_t *c)
-{
-    char chunk [65536];
-    ssize_t n = read (c->fd, chunk, sizeof chunk);
-    if (n <= 0) {
-        if (n == 0 || (errno != EAGAIN && errno != EINTR))
-            c->closing = true, c->out.len = c->off;     //  gone: nothing more to send
-        return;
-    }
-    if (c->responded)
-        return;                                         //  one request per connection
-    ufo_buf_append (&c->in, chunk, (size_t) n);
-    ufo_buf_putc (&c->in, 0);
-    c->in.len--;
-    const char *end = strstr (c->in.data, "\r\n\r\n");
-    if (!end) {
-        if (c->in.len > 64 * 1024)
-            s_http_error (c, 431, "Request Header Fields Too Large", "headers too large");
-        return;
-    }
-    size_t head_len = (size_t) (end - c->in.data) + 4;
-    char value [32] = "0";
-    char *head = ufo_strndup (c->in.data, head_len);
-    s_header (head, "content-length", value, sizeof value);
-    free (head);
-    char *stop = NULL;
-    unsigned long long body_len = strtoull (value, &stop, 10);
-    if (body_len > S_MAX_LINE) {
-        s_http_error (c, 413, "Payload Too Large", "message larger than 4 MiB");
-        return;
-    }
-    if (c->in.len - head_len < body_len)
-        return;                                         //  more to come
-    s_http_request (self, c, head_len, (size_t) body_len);
-}
-
-static void
-s_conn_close (s_server_t *self, s_conn_t *c)
-{
-    for (int i = 0; i < S_MAX_CALLS; i++)
-        if (self->calls [i].conn == c)
-            self->calls [i].conn = NULL;                //  the session goes on; its result is dropped
-    for (s_conn_t **p = &self->conns; *p; p = &(*p)->next)
-        if (*p == c) {
-            *p = c->next;
-            break;
-        }
-    close (c->fd);
-    ufo_buf_free (&c->in);
-    ufo_buf_free (&c->out);
-    free (c);
-}
-
-//  Opens the listening socket on "HOST:PORT" (PORT 0: any free one); writes the URL into url.
-static int
-s_http_listen (s_server_t *self, const char *address, char *url, size_t size, ufo_error_t *err)
-{
-    char host [128] = "127.0.0.1";
-    const char *colon = strrchr (address, ':');
-    int port = atoi (colon ? colon + 1 : address);
-    if (colon && colon != address)
-        snprintf (host, sizeof host, "%.*s", (int) (colon - address), address);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
-    if (port < 0 || port > 65535 || inet_pton (AF_INET, host, &a.sin_addr) != 1)
-        return ufo_error_set (err, UFO_E_INVALID, "--http wants IPV4:PORT, not '%s'", address);
-    int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    int one = 1;
-    setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    socklen_t len = sizeof a;
-    if (fd < 0 || bind (fd, (struct sockaddr *) &a, sizeof a) < 0 || listen (fd, 16) < 0
-    ||  getsockname (fd, (struct sockaddr *) &a, &len) < 0) {
-        if (fd >= 0)
-            close (fd);
-        return ufo_error_set (err, UFO_E_IO, "cannot listen on %s: %s", address, strerror (errno));
-    }
-    self->listen_fd = fd;
-    snprintf (url, size, "http://%s:%d/mcp", host, ntohs (a.sin_port));
-    return 0;
-}
-
-//  One turn of the HTTP loop: accept, read, write, close.
-static void
-s_http_turn (s_server_t *self)
-{
-    struct pollfd fds [S_MAX_CONNS + 2];
-    s_conn_t *conns [S_MAX_CONNS];
-    size_t n = 0;
-    fds [n++] = (struct pollfd) { .fd = self->listen_fd, .events = POLLIN };
-    fds [n++] = (struct pollfd) { .fd = ufo_tasks_fd (self->tasks), .events = POLLIN };
-    size_t k = 0;
-    for (s_conn_t *c = self->conns; c && k < S_MAX_CONNS; c = c->next, k++) {
-        conns [k] = c;
-        fds [n++] = (struct pollfd) { .fd = c->fd, .events = (short) (POLLIN | (c->off < c->out.len ? POLLOUT : 0)) };
-    }
-    if (poll (fds, n, 200) < 0 && errno != EINTR)
-        return;
-    if (fds [0].revents & POLLIN) {
-        int fd = accept4 (self->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        size_t count = 0;
-        for (s_conn_t *c = self->conns; c; c = c->next)
-            count++;
-        if (fd >= 0 && count >= S_MAX_CONNS)
-            close (fd);
-        else
-        if (fd >= 0) {
-            s_conn_t *c = ufo_calloc (1, sizeof *c);
-            c->fd = fd;
-            c->next = self->conns;
-            self->conns = c;
-        }
-    }
-    for (size_t i = 0; i < k; i++) {
-        s_conn_t *c = conns [i];
-        if (fds [i + 2].revents & (POLLIN | POLLHUP | POLLERR))
-            s_http_read (self, c);
-    }
-    for (ufo_value_t *ev = ufo_tasks_next (self->tasks, 0); ev; ev = ufo_tasks_next (self->tasks, 0)) {
-        s_on_event (self, ev);
-        ufo_value_destroy (&ev);
-    }
-    for (s_conn_t *c = self->conns, *next; c; c = next) {
-        next = c->next;
-        while (c->off < c->out.len) {
-            ssize_t w = send (c->fd, c->out.data + c->off, c->out.len - c->off, MSG_NOSIGNAL);
-            if (w <= 0) {
-                if (w < 0 && errno != EAGAIN && errno != EINTR)
-                    c->off = c->out.len, c->closing = true;
-                break;
-            }
-            c->off += (size_t) w;
-        }
-        if (c->closing && c->off >= c->out.len)
-            s_conn_close (self, c);
-    }
 }
 
 int
@@ -905,7 +560,7 @@ ufo_cmd_mcp_server (int argc, char **argv)
             return !strcmp (argv [i], "--help") ? UFO_CLI_OK : UFO_CLI_USAGE;
         }
     }
-    s_server_t self;
+    ufo_mcps_t self;
     memset (&self, 0, sizeof self);
     ufo_error_t err;
     self.config = ufo_config_load (config_path, &err);
@@ -934,22 +589,22 @@ ufo_cmd_mcp_server (int argc, char **argv)
     self.listen_fd = -1;
     if (http) {
         char url [200];
-        if (s_http_listen (&self, http, url, sizeof url, &err) < 0) {
+        if (ufo_mcps_http_listen (&self, http, url, sizeof url, &err) < 0) {
             fprintf (stderr, "ufo mcp-server: %s\n", err.message);
             ufo_tasks_destroy (&self.tasks);
             ufo_config_destroy (&self.config);
             return UFO_CLI_FAIL;
         }
-        s_http_mode = true;
+        ufo_mcps_http_mode = true;
         printf ("%s\n", url);          //  the first line of stdout: where to connect
         fflush (stdout);
-        struct sigaction sa = { .sa_handler = s_on_stop };
+        struct sigaction sa = { .sa_handler = ufo_mcps_on_stop };
         sigaction (SIGINT, &sa, NULL);
         sigaction (SIGTERM, &sa, NULL);
-        while (!s_stop)
-            s_http_turn (&self);
+        while (!ufo_mcps_stop)
+            ufo_mcps_http_turn (&self);
         while (self.conns)
-            s_conn_close (&self, self.conns);
+            ufo_mcps_conn_close (&self, self.conns);
         close (self.listen_fd);
     }
     ufo_buf_t in;
@@ -974,7 +629,7 @@ ufo_cmd_mcp_server (int argc, char **argv)
                     ufo_buf_reset (&in);
                 }
                 else
-                if (!skipping && in.len >= S_MAX_LINE) {
+                if (!skipping && in.len >= UFO_MCPS_MAX_LINE) {
                     skipping = true;
                     ufo_buf_reset (&in);
                 }
@@ -984,11 +639,11 @@ ufo_cmd_mcp_server (int argc, char **argv)
             }
         }
         for (ufo_value_t *ev = ufo_tasks_next (self.tasks, 0); ev; ev = ufo_tasks_next (self.tasks, 0)) {
-            s_on_event (&self, ev);
+            ufo_mcps_on_event (&self, ev);
             ufo_value_destroy (&ev);
         }
     }
-    for (int i = 0; i < S_MAX_CALLS; i++)
+    for (int i = 0; i < UFO_MCPS_MAX_CALLS; i++)
         if (self.calls [i].task [0]) {
             ufo_tasks_cancel (self.tasks, self.calls [i].task);
             s_call_free (&self.calls [i]);
