@@ -120,7 +120,7 @@ s_draw (void)
     int n = snprintf (line, sizeof line, "\xE2\x8F\xB3 step %" PRId64 " \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %.0f s",
                       s_live.step, s_live.agent, s_live.doing, s_now () - s_live.since);
     if (n > 0 && s_live.retries && (size_t) n < sizeof line)
-        snprintf (line + n, sizeof line - (size_t) n, " \xC2\xB7 retry %d: %s", s_live.retries, s_live.retry);
+        snprintf (line + n, sizeof line - (size_t) n, " \xC2\xB7 retry %d %s", s_live.retries, s_live.retry);
     ufo_cli_cut (cut, sizeof cut, line, (size_t) ufo_cli_term.width - 1);
     printf ("\r\033[K%s%s%s", ufo_cli_color ("yellow"), cut, ufo_cli_color ("off"));
     fflush (stdout);
@@ -167,12 +167,15 @@ ufo_cli_live_event (const ufo_value_t *a)
     }
     else
     if (strcmp (what, "model") == 0 && strcmp (phase, "retry") == 0) {
+        //  the failure without the request line before it ("POST <url>: HTTP 500 ...")
+        const char *reason = ufo_value_map_str (a, "reason", "failed");
+        const char *http = strstr (reason, "HTTP ");
         char retry [200];
-        snprintf (retry, sizeof retry, "%s; next try in %.1f s", ufo_value_map_str (a, "reason", "failed"),
-                  (double) ufo_value_map_int (a, "wait_ms", 0) / 1000.0);
+        snprintf (retry, sizeof retry, "in %.1f s: %s", (double) ufo_value_map_int (a, "wait_ms", 0) / 1000.0,
+                  http ? http : reason);
         snprintf (s_live.retry, sizeof s_live.retry, "%s", retry);
         s_live.retries++;
-        snprintf (plain, sizeof plain, "step %" PRId64 " %s: model call retry %d: %s", step, agent,
+        snprintf (plain, sizeof plain, "step %" PRId64 " %s: model call retry %d %s", step, agent,
                   s_live.retries, retry);
     }
     else
