@@ -412,6 +412,22 @@ UFO_TEST (test_fast_failures)
 
 //  --- Live progress -------------------------------------------------------------------------
 
+//  `ufo status` once, while a session runs (a during () callback of hfx_run).
+static char *s_status_seen;
+static int64_t s_status_at;
+
+static void
+s_status_during (void)
+{
+    if (s_status_seen || dfx_now_ms () < s_status_at)
+        return;
+    char out [500];
+    snprintf (out, sizeof out, "%s/status-during.out", afx_.broker.dir);
+    const char *args [] = { "status", "--broker", afx_.broker.cmd, NULL };
+    s_ufo (args, out, 5000, NULL);
+    s_status_seen = afx_read (out);
+}
+
 //  The model answers HTTP 500 twice, then drips its reply: `ufo run` without a terminal prints
 //  the model call, each retry with its reason and wait; --json carries the activity events.
 UFO_TEST (test_live_progress_plain)
@@ -441,15 +457,31 @@ UFO_TEST (test_live_progress_plain)
     unsetenv ("UFO_HOST_AGENT__MAX_RETRY");
     REQUIRE (started == 0);
     const char *jargs [] = { "Nothing to do", "--device", "t0", "--task", "live-json", "--yes", NULL };
-    CHECK_INT (hfx_run (jargs, NULL, NULL), 0);
+    s_status_seen = NULL;
+    s_status_at = dfx_now_ms () + 1500;
+    CHECK_INT (hfx_run (jargs, NULL, s_status_during), 0);
+    //  `ufo status` while the model was being asked: the session by its task name, its device,
+    //  its state and the HostAgent that runs it, by its full name
+    REQUIRE (s_status_seen);
+    if (getenv ("UX_TEST_VERBOSE"))
+        fprintf (stderr, "ufo status during the session:\n%s\n", s_status_seen);
+    CHECK_CONTAINS (s_status_seen, "SESSIONS");
+    CHECK_CONTAINS (s_status_seen, "live-json");
+    CHECK_CONTAINS (s_status_seen, " t0 ");
+    CHECK_CONTAINS (s_status_seen, "running");
+    CHECK_CONTAINS (s_status_seen, "host@");
+    free (s_status_seen);
+    s_status_seen = NULL;
     ufo_value_t *lines = afx_lines (hfx_.out);
-    size_t starts = 0, retries = 0, ends = 0, sessions = 0;
+    size_t starts = 0, retries = 0, ends = 0, sessions = 0, judging = 0;
     for (size_t i = 0; i < ufo_value_size (lines); i++) {
         const ufo_value_t *b = ufo_value_map_get (ufo_value_list_at (lines, i), "body");
         if (strcmp (ufo_value_map_str (b, "kind", ""), "activity") != 0)
             continue;
         const char *what = ufo_value_map_str (b, "what", ""), *phase = ufo_value_map_str (b, "phase", "");
         sessions += !strcmp (what, "session");
+        judging += !strcmp (ufo_value_map_str (b, "agent", ""), "EvaluationAgent") && !strcmp (phase, "end")
+                && ufo_value_map_bool (b, "ok", false);
         if (strcmp (what, "model") == 0 && strcmp (ufo_value_map_str (b, "agent", ""), "HostAgent") == 0) {
             starts += !strcmp (phase, "start");
             ends += !strcmp (phase, "end") && ufo_value_map_bool (b, "ok", false);
@@ -464,6 +496,7 @@ UFO_TEST (test_live_progress_plain)
     CHECK_INT (starts, 1);
     CHECK_INT (retries, 2);
     CHECK_INT (ends, 1);
+    CHECK_INT (judging, 1);                     //  the EvaluationAgent's, relayed by the HostAgent
     ufo_value_destroy (&lines);
     hfx_stop_all ();
 }
