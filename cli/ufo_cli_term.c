@@ -71,7 +71,9 @@ ufo_cli_cut (char *out, size_t size, const char *text, size_t max)
             break;
         }
         chars += lead;
-        out [n++] = *p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p;
+        //  control characters (newlines, ESC: text from a model or an application could move
+        //  the cursor or recolour the terminal) become spaces
+        out [n++] = (unsigned char) *p < 0x20 || *p == 0x7F ? ' ' : *p;
     }
     //  never end inside a character
     while (n > 0 && ((unsigned char) out [n - 1] & 0x80) && !ufo_utf8_valid (out, n))
@@ -226,7 +228,9 @@ ufo_cli_live_event (const ufo_value_t *a)
         s_draw ();
     else
     if (*plain) {
-        fprintf (stderr, "%s%s\n", failed ? "" : "\xE2\x80\xA6 ", plain);
+        char clean [sizeof plain + 8];
+        ufo_cli_cut (clean, sizeof clean, plain, sizeof plain);
+        fprintf (stderr, "%s%s\n", failed ? "" : "\xE2\x80\xA6 ", clean);
         fflush (stderr);
     }
 }

@@ -330,7 +330,11 @@ s_print_person (s_monitor_t *m, const char *type, int64_t ts, const ufo_value_t 
     }
     if (!line.len)
         return false;
-    printf ("%s%s%s\n", s_c (m, color), line.data, m->color && *color ? "\033[0m" : "");
+    //  texts from the network (requests, errors) never reach the terminal as control codes
+    char *clean = ufo_malloc (line.len * 3 + 8);
+    ufo_cli_cut (clean, line.len * 3 + 8, line.data, line.len);
+    printf ("%s%s%s\n", s_c (m, color), clean, m->color && *color ? "\033[0m" : "");
+    free (clean);
     ufo_buf_free (&line);
     return true;
 }
