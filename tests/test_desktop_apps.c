@@ -55,6 +55,8 @@ s_wait_text (ufo_desktop_t *desk, int64_t xid, const char *label, const char *wa
     return text;
 }
 
+static ufo_value_t *s_snap (ufo_desktop_t *desk, int64_t xid);
+
 UFO_TEST (test_mousepad_text_and_shortcut)
 {
     REQUIRE (dfx_session_start () == 0);
@@ -235,6 +237,39 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     CHECK_CONTAINS (tree_text, "\"control_type\":\"Edit\"");
     free (tree_text);
     ufo_value_destroy (&tsnap);
+
+    //  the context menu is a popup window of the application (GTK3), not part of the
+    //  frame's tree: its items are offered all the same, and work
+    r = dfx_act (desk, xid, label, "click_input", "{\"button\": \"right\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    ufo_value_t *menu = dfx_wait_control (desk, xid, "MenuItem", "Select All", WAIT_MS);
+    CHECK (menu != NULL);
+    const char *all = menu ? dfx_find (menu, "MenuItem", "Select All") : NULL;
+    if (all) {
+        CHECK (dfx_find (menu, "MenuItem", "Paste") != NULL);
+        r = dfx_act (desk, xid, all, "click_input", NULL);
+        CHECK (ufo_value_map_bool (r, "success", false));
+        ufo_value_destroy (&r);
+        //  the menu closes (GTK3 runs the item's action from an idle, as it closes): its
+        //  items are no longer offered
+        bool closed = false;
+        for (int64_t end = dfx_now_ms () + WAIT_MS / 2; !closed && dfx_now_ms () < end; ) {
+            ufo_value_t *after_menu = s_snap (desk, xid);
+            closed = !dfx_find (after_menu, "MenuItem", "Select All");
+            ufo_value_destroy (&after_menu);
+            ufo_desktop_iterate (desk, 50);
+        }
+        CHECK (closed);
+        //  the whole text is selected: typing (without re-focusing) replaces it
+        r = dfx_act (desk, xid, label, "keyboard_input", "{\"keys\": \"Menu works\", \"control_focus\": false}");
+        CHECK (ufo_value_map_bool (r, "success", false));
+        ufo_value_destroy (&r);
+        char *mtext = s_wait_text (desk, xid, label, "Menu works", false);
+        CHECK_STR (mtext, "Menu works");
+        free (mtext);
+    }
+    ufo_value_destroy (&menu);
 
     //  wheel and drag (XTest); a drag takes its duration without blocking the caller
     r = dfx_act (desk, xid, label, "wheel_mouse_input", "{\"wheel_dist\": -3}");
