@@ -159,8 +159,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         const char *by = ufo_value_map_str (c, "labelled_by", "");
         //  a combo box's own name is usually its selection (GTK3): its value, not its name
         bool combo = streq (ufo_value_map_str (c, "control_type", ""), "ComboBox");
-        if (s_usable (own) && !combo)
-            best [i] = ufo_strdup (own);
+        if (s_usable (own) && !combo)     //  a field named after its caption: no ":"
+            best [i] = s_type_is (c, s_captioned) ? s_trim_caption (own) : ufo_strdup (own);
         else if (s_usable (by))
             best [i] = s_trim_caption (by);
         if (best [i] && !*best [i])

@@ -243,6 +243,19 @@ UFO_TEST (test_rule_order)
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Large");
     ufo_value_destroy (&list);
     ufo_value_destroy (&captions);
+
+    //  a field's own name loses its caption colon (GTK4 names an entry after its mnemonic
+    //  label, "Future Value:"); other controls keep theirs
+    list = ufo_json_parse_str (
+        "[{\"control_type\": \"Edit\", \"control_text\": \"Future Value:\", \"control_rect\": [0, 0, 9, 9]},"
+        " {\"control_type\": \"Text\", \"control_text\": \"my_file.txt\", \"value\": \"my_file.txt\","
+        "  \"control_rect\": [0, 0, 9, 9]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"Ratio:\", \"control_rect\": [0, 0, 9, 9]}]", NULL);
+    ufo_desktop_name_controls (list, NULL, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Future Value");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "my_file.txt");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "Ratio:");
+    ufo_value_destroy (&list);
     ufo_value_destroy (&win);
 
     //  bad input is ignored, never a crash
