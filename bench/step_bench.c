@@ -2,11 +2,12 @@
     OSWorld-style observation in the same run (issue 18).
 
     In a private headless session, per application (mousepad GTK3, zenity GTK3,
-    gnome-calculator GTK4, featherpad Qt5 when installed), a real `ufo-app --subtask` with a
+    gnome-calculator and gnome-clocks GTK4, featherpad Qt5), a real `ufo-app --subtask` with a
     real ufo-broker and the scripted LLM server answering at once (the "instant model"), whose
     replies pick controls by what the prompt shows (`vars`). Every step does a real action
-    (typing, reading, clicking; in mousepad ^s opens the Save As dialog and Escape closes it,
-    so steps on a window new to the agent recur). Per step, from response.log's time_cost and
+    (typing, reading, clicking; in mousepad ^s opens the Save As dialog, in gnome-clocks Add
+    Location its "Add a New World Clock" dialog where a city is typed, and Escape or Cancel closes them,
+    so steps on a window new to the agent recur; clocks then waits 0.5 s for the dialog to go). Per step, from response.log's time_cost and
     the step progress: screenshot (capture + PNG file), control snapshot, annotation (boxes +
     PNG file), blackboard (the board's prompt part from the broker), prompt (build +
     request.log), model (HTTP to the scripted server), parse (+ the selected-control image),
@@ -35,6 +36,8 @@ typedef struct {
     const char *const *cycle;   //  reply templates, one per step, repeated
     size_t cycle_len;
     bool gtk3;
+    //  the dialog its cycle opens: the control and action that open it, its title
+    const char *dialog_type, *dialog_text, *dialog_function, *dialog_args, *dialog_title;
 } s_app_t;
 
 //  A reply: FUNCTION, ARGS (JSON), LABEL ("" none); vars: JSON map or "".
@@ -62,6 +65,12 @@ static const char *const s_calculator [] = {
     S_REPLY (S_VAR ("L", "name \\\"=\\\""), "${L}", "click_input", "{}"),
     S_REPLY (S_VAR ("L", "type Edit"), "${L}", "texts", "{}"),
 };
+static const char *const s_clocks [] = {
+    S_REPLY (S_VAR ("L", "name \\\"Add Location\\\""), "${L}", "click_input", "{}"),
+    S_REPLY (S_VAR ("L", "type Edit"), "${L}", "set_edit_text", "{\"text\": \"Ber\", \"clear_current_text\": true}"),
+    S_REPLY (S_VAR ("L", "Cancel\\\""), "${L}", "click_input", "{}"),
+    S_REPLY ("", "", "wait", "{\"seconds\": 0.5}"),
+};
 static const char *const s_featherpad [] = {
     S_REPLY (S_VAR ("L", "type Edit"), "${L}", "set_edit_text", "{\"text\": \"one line\", \"clear_current_text\": true}"),
     S_REPLY (S_VAR ("L", "type Edit"), "${L}", "texts", "{}"),
@@ -69,13 +78,15 @@ static const char *const s_featherpad [] = {
 
 static const s_app_t s_apps [] = {
     { "mousepad", "GTK3", "[\"mousepad\"]", "Mousepad", "Edit", NULL, s_mousepad,
-      UFO_ARRAY_SIZE (s_mousepad), true },
+      UFO_ARRAY_SIZE (s_mousepad), true, "Edit", NULL, "keyboard_input", "{\"keys\": \"^s\"}", "Save As" },
     { "zenity", "GTK3", "[\"zenity\", \"--entry\", \"--title=Name\", \"--text=Your name:\"]", "Name",
-      "Edit", NULL, s_zenity, UFO_ARRAY_SIZE (s_zenity), true },
+      "Edit", NULL, s_zenity, UFO_ARRAY_SIZE (s_zenity), true, NULL, NULL, NULL, NULL, NULL },
     { "gnome-calculator", "GTK4", "[\"gnome-calculator\"]", NULL, "Button", "=", s_calculator,
-      UFO_ARRAY_SIZE (s_calculator), false },
+      UFO_ARRAY_SIZE (s_calculator), false, NULL, NULL, NULL, NULL, NULL },
+    { "gnome-clocks", "GTK4", "[\"gnome-clocks\"]", "Clocks", "Button", "Add Location", s_clocks,
+      UFO_ARRAY_SIZE (s_clocks), false, "Button", "Add Location", "click_input", "{}", "Add a New World Clock" },
     { "featherpad", "Qt5", "[\"featherpad\", \"--standalone\"]", NULL, "Edit", NULL, s_featherpad,
-      UFO_ARRAY_SIZE (s_featherpad), false },
+      UFO_ARRAY_SIZE (s_featherpad), false, NULL, NULL, NULL, NULL, NULL },
 };
 
 static const char *const s_phases [] = {
@@ -122,6 +133,9 @@ s_standalone (int64_t xid, int *controls)
     ufo_value_t *r = ufo_desktop_op_run (desk, &op);
     double ms = s_now_ms () - t0;
     bool ok = ufo_value_map_bool (r, "success", false);
+    if (!ok)
+        fprintf (stderr, "step_bench: standalone snapshot of %" PRId64 ": %s\n", xid,
+                 ufo_value_map_str (r, "error", "?"));
     *controls = (int) ufo_value_size (ufo_value_map_get (r, "controls"));
     ufo_value_destroy (&r);
     ufo_desktop_destroy (&desk);
@@ -218,17 +232,17 @@ typedef struct {
     bool met;
 } s_outcome_t;
 
-//  Opens mousepad's Save As dialog from the bench's own desktop; returns its xid or 0.
+//  Opens the application's dialog from the bench's own desktop; returns its xid or 0.
 static int64_t
-s_open_dialog (int64_t xid, int pid)
+s_open_dialog (const s_app_t *app, int64_t xid, int pid)
 {
-    ufo_value_t *snap = dfx_wait_control (afx_.desk, xid, "Edit", NULL, WAIT_MS);
-    const char *label = snap ? dfx_find (snap, "Edit", NULL) : NULL;
-    ufo_value_t *r = label ? dfx_act (afx_.desk, xid, label, "keyboard_input", "{\"keys\": \"^s\"}")
+    ufo_value_t *snap = dfx_wait_control (afx_.desk, xid, app->dialog_type, app->dialog_text, WAIT_MS);
+    const char *label = snap ? dfx_find (snap, app->dialog_type, app->dialog_text) : NULL;
+    ufo_value_t *r = label ? dfx_act (afx_.desk, xid, label, app->dialog_function, app->dialog_args)
                            : NULL;
     ufo_value_destroy (&r);
     ufo_value_destroy (&snap);
-    return dfx_wait_window (afx_.desk, pid, "Save As", WAIT_MS);
+    return dfx_wait_window (afx_.desk, pid, app->dialog_title, WAIT_MS);
 }
 
 static int
@@ -377,14 +391,14 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
     bool ok_first = first_main > 0 && first_main <= 2 * out->standalone_ms;
     bool ok_ratio = out->baseline_ms > 0 && out->baseline_ms >= 10 * own50;
     bool ok_gtk3 = !app->gtk3 || own50 <= 50;
-    if (n_first_dialog) {
-        int64_t dxid = s_open_dialog (xid, pid);
+    if (n_first_dialog && app->dialog_title) {
+        int64_t dxid = s_open_dialog (app, xid, pid);
         double dsa [7], dfirst = s_pct (first_dialog, n_first_dialog, 50);
         int dcontrols = 0, dnodes = 0;
         for (int i = 0; dxid && i < 7; i++)
             dsa [i] = s_standalone (dxid, &dcontrols);
         out->dialog_standalone_ms = dxid ? s_pct (dsa, 7, 50) : -1;
-        out->dialog_baseline_ms = dxid ? s_baseline (pid, "Save As", 3, &dnodes) : -1;
+        out->dialog_baseline_ms = dxid ? s_baseline (pid, app->dialog_title, 3, &dnodes) : -1;
         printf ("  dialog: first step's snapshot p50 %.1f ms (%zu times); standalone cold p50 %.1f ms"
                 " (%d controls): %.2fx; baseline observation p50 %.1f ms (%d nodes)\n", dfirst,
                 n_first_dialog, out->dialog_standalone_ms, dcontrols, dfirst / out->dialog_standalone_ms,
