@@ -173,6 +173,22 @@ s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
         ufo_desktop_op_finish_ (op, true, text, NULL);
 }
 
+//  The int32 in a Properties.Get reply "(v)" (CharacterCount, CaretOffset), or -1.
+static int
+s_int_property (GVariant *reply)
+{
+    int value = -1;
+    GVariant *v = NULL;
+    if (reply) {
+        g_variant_get (reply, "(v)", &v);
+        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
+            value = g_variant_get_int32 (v);
+        if (v)
+            g_variant_unref (v);
+    }
+    return value;
+}
+
 //  Reads the whole text of the action's control and calls fn with the (s) reply: the
 //  character count first, then exactly that many characters (GTK4, Qt and Firefox answer ""
 //  to GetText (0, -1)); without a count, GetText (0, -1).
@@ -183,15 +199,7 @@ s_on_count (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
-    int count = -1;
-    GVariant *v = NULL;
-    if (reply) {
-        g_variant_get (reply, "(v)", &v);
-        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
-            count = g_variant_get_int32 (v);
-        if (v)
-            g_variant_unref (v);
-    }
+    int count = s_int_property (reply);
     UFO_UNUSED (error);
     ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
                        g_variant_new ("(ii)", 0, count), "(s)", st->text_fn, NULL);
@@ -291,15 +299,7 @@ s_on_caret (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
-    int caret = -1;
-    GVariant *v = NULL;
-    if (reply) {
-        g_variant_get (reply, "(v)", &v);
-        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
-            caret = g_variant_get_int32 (v);
-        if (v)
-            g_variant_unref (v);
-    }
+    int caret = s_int_property (reply);
     //  insert at the caret (at the end if the caret is unknown); length is in bytes
     ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.EditableText", "InsertText",
                        g_variant_new ("(isi)", caret < 0 ? INT32_MAX : caret, st->expect,
@@ -317,14 +317,7 @@ s_on_focus_caret (ufo_desktop_op_t *op, GVariant *reply, const char *error, void
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
-    GVariant *v = NULL;
-    if (reply) {
-        g_variant_get (reply, "(v)", &v);
-        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
-            st->restore_caret = g_variant_get_int32 (v);
-        if (v)
-            g_variant_unref (v);
-    }
+    st->restore_caret = s_int_property (reply);
     ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
                        NULL, "(b)", s_on_done_call, "focusing the control");
 }
@@ -336,7 +329,7 @@ static void
 s_focus_then_type (ufo_desktop_op_t *op, const ufo_dnode_t *node)
 {
     s_act_t *st = op->state;
-    if (ufo_dnode_has_state_ (node, ATSPI_STATE_FOCUSED)) {
+    if (node->valid && ufo_dnode_has_state_ (node, ATSPI_STATE_FOCUSED)) {    //  fresh states
         GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
         s_on_done_call (op, empty, NULL, "typing");
         g_variant_unref (empty);
@@ -357,13 +350,13 @@ s_focus_where (ufo_desktop_t *desk, int64_t xid, const char *app_bus)
 {
     ufo_dnode_t *f = desk->focus_key ? g_hash_table_lookup (desk->nodes, desk->focus_key) : NULL;
     ufo_dwin_t *win = ufo_desktop_win_ (desk, xid, false);
-    if (!f || (app_bus && !streq (f->bus, app_bus)) || !ufo_dnode_has_state_ (f, ATSPI_STATE_FOCUSED)) {
-        //  no focus event seen (or an old one): the latest snapshot's focused control
+    if (!f || (app_bus && !streq (f->bus, app_bus))) {
+        //  no focus event seen from this application: the latest snapshot's focused control
         f = NULL;
         for (guint i = 0; win && !f && i < win->labels->len; i++) {
             const ufo_dlabel_t *l = g_ptr_array_index (win->labels, i);
             ufo_dnode_t *n = g_hash_table_lookup (desk->nodes, l->key);
-            if (n && ufo_dnode_has_state_ (n, ATSPI_STATE_FOCUSED))
+            if (n && n->valid && ufo_dnode_has_state_ (n, ATSPI_STATE_FOCUSED))
                 f = n;
         }
     }
@@ -638,6 +631,11 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
         int index = s_click_action (node);
         if (!button)
             return op;
+        //  a cell or row: a click selects it (its "activate" would open it, as a double
+        //  click does): click it for real, as pywinauto's click_input does
+        if (node->role == ATSPI_ROLE_TABLE_CELL || node->role == ATSPI_ROLE_LIST_ITEM
+        ||  node->role == ATSPI_ROLE_TREE_ITEM)
+            index = -1;
         if (button == 1 && !dbl && index >= 0 && (node->ifaces & S_IF_ACTION)) {
             st->wait = A_EFFECT;
             ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Action", "DoAction",

@@ -451,6 +451,177 @@ UFO_TEST (test_calculator_two_plus_three)
     dfx_session_stop ();
 }
 
+//  Starts argv [0] with its stdout in out_path. Returns the pid, or -1.
+static pid_t
+s_spawn_out (char *const *argv, const char *out_path)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init (&fa);
+    posix_spawn_file_actions_addopen (&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid;
+    int rc = posix_spawnp (&pid, argv [0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy (&fa);
+    return rc == 0 ? pid : -1;
+}
+
+//  Waits (bounded) for pid to exit 0, then reads the first line of out_path into line.
+static void
+s_exit_line (ufo_desktop_t *desk, pid_t pid, const char *out_path, char *line, size_t size)
+{
+    int status = -1;
+    int64_t end = dfx_now_ms () + WAIT_MS;
+    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
+        ufo_desktop_iterate (desk, 50);
+    if (status == -1) {
+        kill (pid, SIGKILL);
+        waitpid (pid, &status, 0);
+        CHECK (!"the program did not exit");
+    }
+    else
+        CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    FILE *f = fopen (out_path, "r");
+    line [0] = '\0';
+    if (f) {
+        if (!fgets (line, (int) size, f))
+            line [0] = '\0';
+        fclose (f);
+    }
+}
+
+//  The label of the control of `type` named `name` in snap, as a number (0 if absent).
+static long
+s_label_of (const ufo_value_t *snap, const char *type, const char *name)
+{
+    const char *l = dfx_find (snap, type, name);
+    return l ? strtol (l, NULL, 10) : 0;
+}
+
+static ufo_value_t *
+s_snap (ufo_desktop_t *desk, int64_t xid)
+{
+    ufo_desktop_op_t *op = ufo_desktop_controls_begin (desk, xid, NULL);
+    return ufo_desktop_op_run (desk, &op);
+}
+
+//  zenity --forms (GTK3): fields named by their captions; keys into a field keep its text
+//  and caret; keys without a target say where they went; set_edit_text on a button fails
+//  naming it; a combo's popup offers its items with new labels while every other control
+//  keeps its label; the combo shows its selection as value. zenity's output checks it all.
+UFO_TEST (test_zenity_forms_actions)
+{
+    REQUIRE (dfx_session_start () == 0);
+    ufo_desktop_t *desk = s_open ();
+    REQUIRE (desk);
+    char out_path [600];
+    snprintf (out_path, sizeof (out_path), "%s/forms.out", getenv ("UFO_DESKTOP_SESSION"));
+    char *argv [] = { "zenity", "--forms", "--title", "Contact", "--text", "Your details",
+                      "--add-entry", "First name", "--add-entry", "Last name",
+                      "--add-entry", "Email", "--add-combo", "Member", "--combo-values", "yes|no",
+                      NULL };
+    pid_t pid = s_spawn_out (argv, out_path);
+    REQUIRE (pid > 0);
+    int64_t xid = dfx_wait_window (desk, pid, "Contact", WAIT_MS);
+    REQUIRE (xid);
+    ufo_value_t *snap = dfx_wait_control (desk, xid, "Button", "OK", WAIT_MS);
+    REQUIRE (snap);
+    char first [16], last [16], ok [16], combo [16];
+    REQUIRE (dfx_find (snap, "Edit", "First name") && dfx_find (snap, "Edit", "Last name"));
+    REQUIRE (dfx_find (snap, "Button", "OK") && dfx_find (snap, "ComboBox", "Member"));
+    snprintf (first, sizeof first, "%s", dfx_find (snap, "Edit", "First name"));
+    snprintf (last, sizeof last, "%s", dfx_find (snap, "Edit", "Last name"));
+    snprintf (ok, sizeof ok, "%s", dfx_find (snap, "Button", "OK"));
+    snprintf (combo, sizeof combo, "%s", dfx_find (snap, "ComboBox", "Member"));
+    CHECK (dfx_find (snap, "Edit", "Email") != NULL);
+    long max0 = 0;
+    const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        long n = strtol (ufo_value_map_str (ufo_value_list_at (controls, i), "label", "0"), NULL, 10);
+        max0 = n > max0 ? n : max0;
+    }
+
+    ufo_value_t *r = dfx_act (desk, xid, first, "keyboard_input", "{\"keys\": \"Ada\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    char *text = s_wait_text (desk, xid, first, "Ada", false);
+    CHECK_STR (text, "Ada");
+    free (text);
+    r = dfx_act (desk, xid, last, "keyboard_input", "{\"keys\": \"Love\"}");
+    ufo_value_destroy (&r);
+    text = s_wait_text (desk, xid, last, "Love", false);
+    CHECK_STR (text, "Love");
+    free (text);
+    //  focusing the first field again must not select (and so replace) its text
+    r = dfx_act (desk, xid, first, "keyboard_input", "{\"keys\": \"X\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    text = s_wait_text (desk, xid, first, "AdaX", false);
+    CHECK_STR (text, "AdaX");
+    free (text);
+    //  keys without a target go to the focus, and the result says which control that was
+    ufo_value_destroy (&snap);
+    snap = s_snap (desk, xid);
+    r = dfx_act (desk, xid, NULL, "keyboard_input", "{\"keys\": \"Z\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    CHECK_CONTAINS (ufo_value_map_str (r, "text", ""), "Edit 'First name'");
+    ufo_value_destroy (&r);
+    text = s_wait_text (desk, xid, first, "AdaXZ", false);
+    CHECK_STR (text, "AdaXZ");
+    free (text);
+    //  a text action on a button fails, naming it, and types nothing
+    r = dfx_act (desk, xid, ok, "set_edit_text", "{\"text\": \"oops\"}");
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "Button 'OK'");
+    CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "not editable");
+    ufo_value_destroy (&r);
+
+    //  the combo's popup: its items get new labels, everything else keeps its label
+    r = dfx_act (desk, xid, combo, "click_input", NULL);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    ufo_value_destroy (&snap);
+    snap = dfx_wait_control (desk, xid, "MenuItem", "yes", WAIT_MS);
+    REQUIRE (snap);
+    CHECK (s_label_of (snap, "MenuItem", "yes") > max0);
+    CHECK (s_label_of (snap, "MenuItem", "no") > max0);
+    CHECK_INT (s_label_of (snap, "Edit", "First name"), strtol (first, NULL, 10));
+    CHECK_INT (s_label_of (snap, "Edit", "Last name"), strtol (last, NULL, 10));
+    CHECK_INT (s_label_of (snap, "Button", "OK"), strtol (ok, NULL, 10));
+    CHECK_INT (s_label_of (snap, "ComboBox", "Member"), strtol (combo, NULL, 10));
+    r = dfx_act (desk, xid, dfx_find (snap, "MenuItem", "yes"), "click_input", NULL);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    //  the combo keeps its caption as name and its label, and shows the choice as value
+    int64_t end = dfx_now_ms () + WAIT_MS;
+    const ufo_value_t *member = NULL;
+    while (dfx_now_ms () < end) {
+        ufo_value_destroy (&snap);
+        snap = s_snap (desk, xid);
+        const char *l = dfx_find (snap, "ComboBox", "Member");
+        controls = ufo_value_map_get (snap, "controls");
+        member = NULL;
+        for (size_t i = 0; l && i < ufo_value_size (controls); i++)
+            if (!strcmp (ufo_value_map_str (ufo_value_list_at (controls, i), "label", ""), l))
+                member = ufo_value_list_at (controls, i);
+        if (member && !strcmp (ufo_value_map_str (member, "value", ""), "yes"))
+            break;
+        ufo_desktop_iterate (desk, 50);
+    }
+    REQUIRE (member);
+    CHECK_STR (ufo_value_map_str (member, "value", ""), "yes");
+    CHECK_STR (ufo_value_map_str (member, "label", ""), combo);
+    CHECK (!dfx_find (snap, "MenuItem", "yes"));        //  the popup is gone
+
+    r = dfx_act (desk, xid, ok, "click_input", NULL);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    char line [256];
+    s_exit_line (desk, pid, out_path, line, sizeof line);
+    CHECK_STR (line, "AdaXZ|Love||yes\n");
+    ufo_value_destroy (&snap);
+    ufo_desktop_destroy (&desk);
+    dfx_session_stop ();
+}
+
 UFO_TEST (test_zenity_entry)
 {
     REQUIRE (dfx_session_start () == 0);
@@ -459,13 +630,9 @@ UFO_TEST (test_zenity_entry)
     //  zenity prints the entry on stdout: run it ourselves with stdout in a file
     char out_path [600];
     snprintf (out_path, sizeof (out_path), "%s/zenity.out", getenv ("UFO_DESKTOP_SESSION"));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init (&fa);
-    posix_spawn_file_actions_addopen (&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     char *argv [] = { "zenity", "--entry", "--title", "Who", "--text", "Your name?", NULL };
-    pid_t pid;
-    REQUIRE (posix_spawnp (&pid, "zenity", &fa, NULL, argv, environ) == 0);
-    posix_spawn_file_actions_destroy (&fa);
+    pid_t pid = s_spawn_out (argv, out_path);
+    REQUIRE (pid > 0);
     int64_t xid = dfx_wait_window (desk, pid, "Who", WAIT_MS);
     REQUIRE (xid);
     ufo_value_t *snap = dfx_wait_control (desk, xid, "Button", "OK", WAIT_MS);
@@ -483,24 +650,8 @@ UFO_TEST (test_zenity_entry)
     r = dfx_act (desk, xid, ok_label, "click_input", NULL);
     CHECK (ufo_value_map_bool (r, "success", false));
     ufo_value_destroy (&r);
-    int status = -1;
-    int64_t end = dfx_now_ms () + WAIT_MS;
-    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
-        ufo_desktop_iterate (desk, 50);
-    if (status == -1) {
-        kill (pid, SIGKILL);
-        waitpid (pid, &status, 0);
-        CHECK (!"zenity did not exit after OK");
-    }
-    else
-        CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
-    FILE *f = fopen (out_path, "r");
-    char line [256] = "";
-    if (f) {
-        if (!fgets (line, sizeof (line), f))
-            line [0] = '\0';
-        fclose (f);
-    }
+    char line [256];
+    s_exit_line (desk, pid, out_path, line, sizeof line);
     CHECK_STR (line, "Ada Lovelace\n");
 
     //  the whole session goes away under the desktop: errors, no crash, no exit
@@ -534,6 +685,7 @@ main (void)
     UFO_RUN (test_mousepad_text_and_shortcut);
     UFO_RUN (test_window_id_reused);
     UFO_RUN (test_calculator_two_plus_three);
+    UFO_RUN (test_zenity_forms_actions);
     UFO_RUN (test_zenity_entry);
     return UFO_TEST_END ();
 }
