@@ -17,6 +17,7 @@ struct _app_step_t {
     char *main_title;               //  the main window's title when this is another window
     ufo_value_t *window_log;        //  {"xid", "title", "dialog"} for response.log
     int restarts;                   //  observations restarted (the window closed meanwhile)
+    int64_t observe_at;             //  monotonic ms: observe (again) not before
     ufo_desktop_op_t *op;           //  snapshot or action in flight
     ufo_value_t *snapshot;          //  the control snapshot result
     int64_t llm_id;                 //  request in flight (0 none)
@@ -232,15 +233,16 @@ s_url (app_step_t *self, const ufo_image_t *img)
     return url;
 }
 
-//  The step's window closed between choosing it and reading it (a dialog that was going
-//  away): observe again, on the window the application shows now. False when the
-//  application has no window left or this happened too often (the caller ends the step).
+//  The step's window closed between choosing it and reading it, or showed nothing (a
+//  dialog that was going away): observe again after delay_ms, on the window the
+//  application shows then. False when this happened too often (the caller goes on without).
 static bool
-s_observe_again (app_step_t *self)
+s_observe_again (app_step_t *self, int delay_ms)
 {
     if (self->restarts >= 3)
         return false;
     self->restarts++;
+    self->observe_at = app_now_ms () + delay_ms;
     ufo_image_destroy (&self->shot);
     ufo_value_destroy (&self->snapshot);
     ufo_desktop_op_destroy (&self->op);
@@ -253,7 +255,11 @@ s_observe (app_step_t *self)
 {
     app_agent_t *a = self->agent;
     app_ctx_t *ctx = a->ctx;
-    self->t0 = self->t_mark = s_now_us ();
+    if (self->observe_at && app_now_ms () < self->observe_at)
+        return;
+    self->t_mark = s_now_us ();
+    if (!self->t0)
+        self->t0 = self->t_mark;    //  a step observed again counts from its first attempt
     if (!s_pick_window (self)) {
         self->phase = APP_STEP_CLOSED;
         return;
@@ -262,7 +268,7 @@ s_observe (app_step_t *self)
     self->shot = ufo_desktop_capture_window (ctx->desktop, self->xid, &err);
     if (!self->shot) {
         if (!s_window_alive (ctx, self->xid)) {
-            if (!s_observe_again (self))
+            if (!s_observe_again (self, 0))
                 self->phase = APP_STEP_CLOSED;
         }
         else
@@ -374,12 +380,19 @@ s_controls_done (app_step_t *self)
     const ufo_value_t *controls = ufo_value_map_get (self->snapshot, "controls");
     if (ufo_value_type (controls) != UFO_TLIST) {
         if (!s_window_alive (ctx, self->xid)) {
-            if (!s_observe_again (self))
+            if (!s_observe_again (self, 0))
                 self->phase = APP_STEP_CLOSED;
             return;
         }
         s_fail (self, "control snapshot failed: %s",
                 ufo_value_map_str (self->snapshot, "error", "no control list"));
+        return;
+    }
+    //  a dialog that shows no control at all is usually going away (its accessible
+    //  contents are gone before its X window): look again a little later
+    if (ufo_value_size (controls) == 0 && self->xid != a->xid && s_observe_again (self, 150)) {
+        ufo_debug ("%s step %" PRId64 ": window %" PRId64 " shows no control; observing again",
+                   a->agent_name, self->step, self->xid);
         return;
     }
     s_phase_time (self, "control_info");
