@@ -76,6 +76,8 @@ s_fail (app_step_t *self, const char *format, ...)
     ufo_warn ("%s step %" PRId64 ": %s", self->agent->agent_name, self->step, text);
 }
 
+static void s_save (app_step_t *self, ufo_image_t **img_p, const char *name);
+
 app_step_t *
 app_step_new (app_agent_t *agent)
 {
@@ -98,6 +100,8 @@ app_step_destroy (app_step_t **self_p)
     if (self->llm_id > 0)
         ufo_llm_cancel (self->agent->ctx->llm, self->llm_id);
     ufo_desktop_op_destroy (&self->op);
+    if (self->shot && self->shot_name [0])
+        s_save (self, &self->shot, self->shot_name);    //  a step that ended unrecorded
     ufo_image_destroy (&self->shot);
     ufo_value_destroy (&self->snapshot);
     ufo_value_destroy (&self->window);
@@ -202,19 +206,43 @@ s_pick_window (app_step_t *self)
     return w != NULL;
 }
 
-//  Saves img as name in the log directory. Returns 0 or -1 (logged).
-static int
-s_save (app_step_t *self, const ufo_image_t *img, const char *name)
-{
-    app_agent_t *a = self->agent;
+typedef struct {
+    ufo_image_t *img;
     char path [1024];
-    ufo_tasklog_path (a->log, name, path, sizeof path);
+    int level;
+} s_save_job_t;
+
+static void
+s_save_run (void *arg)
+{
+    s_save_job_t *job = arg;
     ufo_error_t err;
-    if (ufo_image_save_png (img, path, a->ctx->png_level, &err) < 0) {
-        ufo_warn ("%s: cannot save %s: %s", a->agent_name, name, err.message);
-        return -1;
-    }
-    return 0;
+    if (ufo_image_save_png (job->img, job->path, job->level, &err) < 0)
+        ufo_warn ("app: cannot save %s: %s", job->path, err.message);
+}
+
+static void
+s_save_free (void *arg)
+{
+    s_save_job_t *job = arg;
+    ufo_image_destroy (&job->img);
+    free (job);
+}
+
+//  Saves *img_p as name in the log directory, in the background (app_writer.h); takes the
+//  image (*img_p becomes NULL). Failures are logged. Safe with *img_p NULL.
+static void
+s_save (app_step_t *self, ufo_image_t **img_p, const char *name)
+{
+    if (!*img_p)
+        return;
+    app_agent_t *a = self->agent;
+    s_save_job_t *job = ufo_malloc (sizeof *job);
+    job->img = *img_p;
+    *img_p = NULL;
+    job->level = a->ctx->png_level;
+    ufo_tasklog_path (a->log, name, job->path, sizeof job->path);
+    app_writer_submit (a->writer, s_save_run, s_save_free, job);
 }
 
 //  A data URL of img (PNG), or NULL (logged).
@@ -275,17 +303,16 @@ s_observe (app_step_t *self)
             s_fail (self, "screenshot of the window failed: %s", err.message);
         return;
     }
+    //  written when the step is recorded (the image is used until then)
     snprintf (self->shot_name, S_NAME, "action_step%" PRId64 ".png", self->step);
-    s_save (self, self->shot, self->shot_name);
     if (ctx->save_full_screen) {
         ufo_image_t *screen = ufo_desktop_capture_screen (ctx->desktop, &err);
         char name [S_NAME];
         snprintf (name, S_NAME, "desktop_step%" PRId64 ".png", self->step);
         if (screen)
-            s_save (self, screen, name);
+            s_save (self, &screen, name);
         else
             ufo_warn ("%s: full-screen capture failed: %s", a->agent_name, err.message);
-        ufo_image_destroy (&screen);
     }
     s_phase_time (self, "screenshot");
     ufo_value_t *opts = ufo_value_new_map ();
@@ -407,12 +434,12 @@ s_controls_done (app_step_t *self)
     ufo_image_t *annotated = ufo_image_annotate (self->shot, marked, NULL);
     ufo_value_destroy (&marked);
     snprintf (self->annotated_name, S_NAME, "action_step%" PRId64 "_annotated.png", self->step);
-    s_save (self, annotated, self->annotated_name);
+
     ufo_image_t *concat = NULL;
     if (ctx->concat_screenshot) {
         concat = ufo_image_concat (self->shot, annotated);
         snprintf (self->concat_name, S_NAME, "action_step%" PRId64 "_concat.png", self->step);
-        s_save (self, concat, self->concat_name);
+
     }
     if (ctx->save_ui_tree) {
         char name [S_NAME];
@@ -462,8 +489,8 @@ s_controls_done (app_step_t *self)
             ufo_value_list_push (images, &img);
         }
     }
-    ufo_image_destroy (&concat);
-    ufo_image_destroy (&annotated);
+    s_save (self, &concat, self->concat_name);
+    s_save (self, &annotated, self->annotated_name);
     s_phase_time (self, "annotation");
     //  the blackboard and the agent's own memory
     ufo_error_t err;
@@ -548,10 +575,10 @@ s_on_llm (ufo_llm_response_t **response_p, void *arg)
         ufo_image_t *sel = ufo_image_highlight (self->shot, self->control);
         snprintf (self->selected_name, S_NAME, "action_step%" PRId64 "_selected_controls.png",
                   self->step);
-        s_save (self, sel, self->selected_name);
+
         if (a->ctx->visual && a->ctx->include_last_screenshot)
             self->shot_url = s_url (self, sel);
-        ufo_image_destroy (&sel);
+        s_save (self, &sel, self->selected_name);
     }
     else
     if (a->ctx->visual && a->ctx->include_last_screenshot)
@@ -678,6 +705,7 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
         free (a->last_result);
         a->last_result = NULL;
     }
+    s_save (self, &self->shot, self->shot_name);
     const ufo_llm_response_t *r = self->response;
     app_record_t rec = {
         .decision = self->decision, .status = self->status, .error = self->error,
