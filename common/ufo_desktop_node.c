@@ -270,7 +270,7 @@ ufo_dnode_excerpt_ (const char *text, int max)
     return ufo_value_new_stringf ("%.*s...", (int) cut, text);
 }
 
-//  GTK4 doubles some button names ("2 2"): keep one half.
+//  GTK4 doubles some button names ("2 2", "_Cancel Cancel"): keep the plain half.
 ufo_value_t *
 ufo_dnode_clean_name_ (const char *name)
 {
@@ -284,11 +284,28 @@ ufo_dnode_clean_name_ (const char *name)
         len--;
     char *trimmed = ufo_strndup (name, len);
     name = trimmed;
-    ufo_value_t *value;
-    if (len >= 3 && len % 2 == 1 && name [len / 2] == ' '
-    &&  memcmp (name, name + len / 2 + 1, len / 2) == 0)
-        value = ufo_value_new_stringn (name, len / 2);
-    else
+    //  "2 2", and "_Cancel Cancel" / "Save _As Save As" (the mnemonic text, then the text):
+    //  the second half when the first, without underscores, equals it
+    ufo_value_t *value = NULL;
+    for (size_t k = 1; k + 1 < len && !value; k++) {
+        if (name [k] != ' ')
+            continue;
+        const char *right = name + k + 1;
+        size_t rlen = len - k - 1, a = 0, b = 0;
+        while (a < k && b < rlen) {
+            if (name [a] == '_' && a + 1 < k) {
+                a++;            //  a mnemonic mark
+                continue;
+            }
+            if (name [a] != right [b])
+                break;
+            a++;
+            b++;
+        }
+        if (a == k && b == rlen)
+            value = ufo_value_new_stringn (right, rlen);
+    }
+    if (!value)
         value = ufo_value_new_string (name);
     free (trimmed);
     return value;
