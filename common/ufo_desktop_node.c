@@ -184,13 +184,15 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
 
 //  Controls whose inside is not offered: the walk does not enter them (a button's label
 //  is the button's name). Containers such as menus, lists, trees and documents are entered,
-//  and so is an expanded button: a GTK4 menu button holds its open popover.
+//  and so is an expanded button (a GTK4 menu button holds its open popover) and the button of
+//  a combo box (a GTK4 drop-down shows its selection in a label inside it).
 bool
 ufo_dnode_leaf_ (const ufo_dnode_t *node)
 {
     if ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
-    &&  ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED))
-        return false;
+    &&  (ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED)
+         || (node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)))
+        return false;           //  (a GTK4 drop-down's button holds the label of its choice)
     switch (node->role) {
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
         case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:

@@ -556,6 +556,24 @@ s_container (const ufo_dnode_t *node)
     return "";
 }
 
+//  The name of the first label at most `depth` levels below node (walked, shown), or NULL.
+static const char *
+s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
+{
+    for (guint i = 0; depth > 0 && node->kids && i < node->kids->len; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid || !kid->detail_valid || ufo_dnode_hidden_ (kid, uses_showing))
+            continue;           //  not shown (a closed drop-down's list)
+        if (ufo_dnode_label_role_ (kid->role) && kid->name && *kid->name
+        &&  !ufo_desktop_class_name (kid->name))
+            return kid->name;
+        const char *found = s_shown_label (kid, depth - 1, uses_showing);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
 static void
 s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_t *tree_parent,
            bool popup)
@@ -603,10 +621,15 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
                 type = NULL;
         }
     }
+    //  a label inside a combo box shows its selection: that is the combo's value
+    for (const ufo_dnode_t *up = node->parent; type && up && up->parent; up = up->parent)
+        if (up->role == ATSPI_ROLE_COMBO_BOX && streq (type, "Text"))
+            type = NULL;
     //  a button inside a button (GTK4's menu button holds the toggle that opens its popover)
     //  is part of the outer one, which is offered and clicked through it
     if (type && streq (type, "Button") && node->parent
-    &&  (node->parent->role == ATSPI_ROLE_PUSH_BUTTON || node->parent->role == ATSPI_ROLE_TOGGLE_BUTTON))
+    &&  (node->parent->role == ATSPI_ROLE_PUSH_BUTTON || node->parent->role == ATSPI_ROLE_TOGGLE_BUTTON
+         || node->parent->role == ATSPI_ROLE_COMBO_BOX))
         type = NULL;
     //  any label on screen may be the caption of a field, offered or not
     if (on_screen && type && streq (type, "Text") && node->name && *node->name) {
@@ -632,7 +655,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         for (int i = 0; node->actions && node->actions [i]; i++)
             ufo_value_list_push_str (actions, node->actions [i]);
         ufo_value_map_set (c, "actions", &actions);
-        ufo_value_t *value = ufo_dnode_excerpt_ (node->text, op->desk->text_excerpt);
+        const char *shown = node->text;
+        if ((!shown || !*shown) && node->role == ATSPI_ROLE_COMBO_BOX)
+            shown = s_shown_label (node, 6, st->uses_showing);    //  a GTK4 drop-down's selection
+        ufo_value_t *value = ufo_dnode_excerpt_ (shown, op->desk->text_excerpt);
         ufo_value_map_set (c, "value", &value);
         ufo_value_t *states = ufo_dnode_states_value_ (node);
         ufo_value_map_set (c, "states", &states);
