@@ -1,15 +1,16 @@
 /*  step_bench - a whole AppAgent step as the user waits for it, phase by phase, against the
     OSWorld-style observation in the same run (issue 18).
 
-    In a private headless session, per application, three sessions of STEPS steps each (mousepad GTK3, zenity GTK3,
-    gnome-calculator and gnome-clocks GTK4, featherpad Qt5), a real `ufo-app --subtask` with a
-    real ufo-broker and the scripted LLM server answering at once (the "instant model"), whose
-    replies pick controls by what the prompt shows (`vars`). Every step does a real action
-    (typing, reading, clicking; in mousepad ^s opens the Save As dialog, in gnome-clocks Add
-    Location its "Add a New World Clock" dialog where a city is typed, and Escape or Cancel closes them,
-    so steps on a window new to the agent recur; clocks then waits 0.5 s for the dialog to go). Per step, from response.log's time_cost and
-    the step progress: screenshot (capture + PNG file), control snapshot, annotation (boxes +
-    PNG file), blackboard (the board's prompt part from the broker), prompt (build +
+    In a private headless session, per application (mousepad GTK3, zenity GTK3,
+    gnome-calculator and gnome-clocks GTK4, featherpad Qt5) three sessions of STEPS steps:
+    a real `ufo-app --subtask` with a real ufo-broker and the scripted LLM server answering at
+    once (the "instant model"), whose replies pick controls by what the prompt shows
+    (`vars`). Every step does a real action (typing, reading, clicking; in mousepad ^s opens
+    the Save As dialog and Escape closes it, in gnome-clocks Add Location opens its dialog, a
+    city is typed and Cancel closes it, then it waits 0.5 s for the dialog to go; so steps on
+    a window new to the agent recur). Per step, from response.log's time_cost and
+    the step progress: screenshot (capture; its PNG is written by the writer thread), control
+    snapshot, annotation (boxes), blackboard (the board's prompt part from the broker), prompt (build +
     request.log), model (HTTP to the scripted server), parse (+ the selected-control image),
     action (incl. the wait for its effect), record (response.log, board items, progress);
     p50 / p95 per phase; "own" = the step without model and action; prompt tokens (bytes / 4

@@ -3,10 +3,11 @@
     (GTK4 never sets SHOWING), and the window by title. Then the walk starts.
 
     A window shows up in X before its application is on the accessibility bus (a freshly
-    launched editor; in a fresh session even the registry may not run yet), and an application's accessible window may get its title after the X
-    window: a failed look-up is tried again, when the next AT-SPI event arrives (an
-    application registering makes the registry announce it) or after 250 ms at the latest,
-    for UFO_DESKTOP_APP_WAIT_MS in all; only then does the snapshot fail. */
+    launched editor; in a fresh session even the registry may not run yet), and an
+    application's accessible window may get its title after the X window: a failed look-up
+    is tried again, when the next AT-SPI event arrives (an application registering makes the
+    registry announce it) or after 250 ms at the latest, for UFO_DESKTOP_APP_WAIT_MS in all;
+    only then does the snapshot fail. */
 #include "ufo_prelude.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
