@@ -71,12 +71,6 @@ static void s_stop_transport (ufo_mcp_t *self, int grace_ms);
 static void s_on_text (ufo_mcp_t *self, const char *text, size_t len);
 static int s_http_post (ufo_mcp_t *self, const ufo_value_t *msg, s_req_t *req, ufo_error_t *err);
 
-static int64_t
-s_now (void)
-{
-    return ufo_http_now_ms ();
-}
-
 //  A printable excerpt of text (control characters as '?').
 static void
 s_excerpt (char *out, size_t size, const char *text, size_t len)
@@ -271,7 +265,7 @@ s_request (ufo_mcp_t *self, const char *method, ufo_value_t **params_p, int64_t 
     r->id = self->next_id++;
     snprintf (r->method, sizeof r->method, "%s", method);
     r->timeout_ms = timeout_ms > 0 ? timeout_ms : self->timeout_ms;
-    r->deadline_ms = s_now () + r->timeout_ms;
+    r->deadline_ms = ufo_time_mono_ms () + r->timeout_ms;
     r->progress = progress;
     r->reply = reply;
     r->arg = arg;
@@ -1303,7 +1297,7 @@ ufo_mcp_timeout (const ufo_mcp_t *self)
 {
     if (self->dead_pending)
         return 0;
-    int64_t now = s_now ();
+    int64_t now = ufo_time_mono_ms ();
     int64_t best = -1;
     for (s_req_t *r = self->reqs; r; r = r->next) {
         int64_t left = r->deadline_ms - now;
@@ -1343,7 +1337,7 @@ ufo_mcp_process (ufo_mcp_t *self, const ufo_http_fd_t *fds, size_t n)
         return;
     }
     //  deadlines
-    int64_t now = s_now ();
+    int64_t now = ufo_time_mono_ms ();
     for (bool again = true; again; ) {
         again = false;
         for (s_req_t *r = self->reqs; r; r = r->next) {

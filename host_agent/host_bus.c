@@ -491,7 +491,7 @@ static int
 s_has_worker (void *arg, const char *service, ufo_error_t *err)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    int64_t end = host_now_us () + (int64_t) S_WORKER_GRACE_MS * 1000;
+    int64_t end = ufo_time_now_us () + (int64_t) S_WORKER_GRACE_MS * 1000;
     while (true) {
         ufo_error_t cerr = { 0 };
         ufo_value_t *state = ufo_bb_client_call (self->bb, "dispatch.state", NULL, NULL, 0, NULL, NULL, &cerr);
@@ -510,7 +510,7 @@ s_has_worker (void *arg, const char *service, ufo_error_t *err)
         ufo_value_destroy (&state);
         if (found)
             return 1;
-        if (host_now_us () >= end || s_cancelled (self))
+        if (ufo_time_now_us () >= end || s_cancelled (self))
             break;
         for (int i = 0; i < 5; i++)
             s_pump (self, S_PUMP_MS);

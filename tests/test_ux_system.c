@@ -27,7 +27,7 @@ s_ufo (const char *const *args, const char *out, int timeout_ms, int64_t *took_m
     for (int i = 0; args [i] && n < 39; i++)
         argv [n++] = args [i];
     argv [n] = NULL;
-    int64_t t0 = dfx_now_ms ();
+    int64_t t0 = ufo_time_mono_ms ();
     pid_t pid = fork ();
     if (pid == 0) {
         if (chdir (afx_.broker.dir) != 0)
@@ -42,7 +42,7 @@ s_ufo (const char *const *args, const char *out, int timeout_ms, int64_t *took_m
         _exit (127);
     }
     int status = 0, rc = -1;
-    while (dfx_now_ms () - t0 < timeout_ms) {
+    while (ufo_time_mono_ms () - t0 < timeout_ms) {
         if (waitpid (pid, &status, WNOHANG) == pid) {
             rc = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
             break;
@@ -54,7 +54,7 @@ s_ufo (const char *const *args, const char *out, int timeout_ms, int64_t *took_m
         waitpid (pid, NULL, 0);
     }
     if (took_ms)
-        *took_ms = dfx_now_ms () - t0;
+        *took_ms = ufo_time_mono_ms () - t0;
     return rc;
 }
 
@@ -253,8 +253,8 @@ UFO_TEST (test_task_name_reuse)
     char id [33];
     REQUIRE (ufo_tasks_submit (tasks, &spec, id, NULL) == 0);
     ufo_value_t *result = NULL;
-    int64_t end = dfx_now_ms () + 30000;
-    while (!result && dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + 30000;
+    while (!result && ufo_time_mono_ms () < end) {
         ufo_value_t *e = ufo_tasks_next (tasks, 100);
         if (e && !strcmp (ufo_value_map_str (e, "kind", ""), "result") && !strcmp (ufo_value_map_str (e, "task", ""), id))
             result = e;
@@ -545,8 +545,8 @@ s_tmux_run (const char *task, bool no_color, char **live_p, char **final_p)
               afx_.broker.cmd);
     if (system (cmd) != 0)
         return -1;
-    int64_t end = dfx_now_ms () + 120000;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + 120000;
+    while (ufo_time_mono_ms () < end) {
         char *pane = s_tmux_capture (false);
         if (pane && strstr (pane, "\xE2\x8F\xB3 step") && strstr (pane, "retry 2") && !*live_p)
             *live_p = ufo_strdup (pane);
