@@ -157,20 +157,45 @@ ufo_mp_put_map (ufo_buf_t *buf, uint32_t n)
 
 //  --- Low-level reader ------------------------------------------------------------
 
-ufo_mp_kind_t
-ufo_mp_kind (uint8_t b)
-{
-    if (b <= 0x7f || b >= 0xe0 || (b >= 0xcc && b <= 0xd3)) return UFO_MP_INT;
-    if ((b >= 0xa0 && b <= 0xbf) || (b >= 0xd9 && b <= 0xdb)) return UFO_MP_STR;
-    if ((b >= 0x90 && b <= 0x9f) || b == 0xdc || b == 0xdd) return UFO_MP_ARRAY;
-    if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf) return UFO_MP_MAP;
-    if (b == 0xc0) return UFO_MP_NIL;
-    if (b == 0xc2 || b == 0xc3) return UFO_MP_BOOL;
-    if (b == 0xca || b == 0xcb) return UFO_MP_FLOAT;
-    if (b >= 0xc4 && b <= 0xc6) return UFO_MP_BIN;
-    if ((b >= 0xc7 && b <= 0xc9) || (b >= 0xd4 && b <= 0xd8)) return UFO_MP_EXT;
-    return UFO_MP_INVALID;
-}
+//  The kind of every lead byte (ufo_mp_kind).
+#define X UFO_MP_INVALID
+#define N UFO_MP_NIL
+#define B UFO_MP_BOOL
+#define I UFO_MP_INT
+#define F UFO_MP_FLOAT
+#define S UFO_MP_STR
+#define Y UFO_MP_BIN
+#define A UFO_MP_ARRAY
+#define M UFO_MP_MAP
+#define E UFO_MP_EXT
+const uint8_t ufo_mp_kinds_ [256] = {
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  00..0f
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  10..1f
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  20..2f
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  30..3f
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  40..4f
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  50..5f
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  60..6f
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  70..7f
+    M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,   //  80..8f
+    A, A, A, A, A, A, A, A, A, A, A, A, A, A, A, A,   //  90..9f
+    S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,   //  a0..af
+    S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,   //  b0..bf
+    N, X, B, B, Y, Y, Y, E, E, E, F, F, I, I, I, I,   //  c0..cf
+    I, I, I, I, E, E, E, E, E, S, S, S, A, A, M, M,   //  d0..df
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  e0..ef
+    I, I, I, I, I, I, I, I, I, I, I, I, I, I, I, I,   //  f0..ff
+};
+#undef X
+#undef N
+#undef B
+#undef I
+#undef F
+#undef S
+#undef Y
+#undef A
+#undef M
+#undef E
 
 const char *
 ufo_mp_kind_name (uint8_t lead)
@@ -316,17 +341,16 @@ s_cut (s_decoder_t *self)
 static const char *
 s_read_str_body (s_decoder_t *self, uint32_t len)
 {
-    if (len > ufo_mp_left (&self->r)) {
-        self->r.p = self->r.end;
+    const uint8_t *s = NULL;
+    if (ufo_mp_take (&self->r, len, &s)) {
         s_fail (self, UFO_E_TRUNCATED, "string longer than the remaining input");
         return NULL;
     }
-    if (!ufo_utf8_valid (self->r.p, len)) {
+    if (!ufo_utf8_valid (s, len)) {
+        self->r.p = s;                  //  the error's offset: the string's first byte
         s_fail (self, UFO_E_UTF8, "string is not valid UTF-8");
         return NULL;
     }
-    const uint8_t *s = NULL;
-    ufo_mp_take (&self->r, len, &s);
     return (const char *) s;
 }
 

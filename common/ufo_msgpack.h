@@ -95,7 +95,8 @@ static inline size_t ufo_mp_offset (const ufo_mp_reader_t *r) { return (size_t) 
 
 //  The kind of item a lead byte starts, and its name for error messages ("int", "str" ...,
 //  "invalid byte" for 0xc1).
-ufo_mp_kind_t ufo_mp_kind (uint8_t lead);
+extern const uint8_t ufo_mp_kinds_ [256];
+static inline ufo_mp_kind_t ufo_mp_kind (uint8_t lead) { return (ufo_mp_kind_t) ufo_mp_kinds_ [lead]; }
 const char *ufo_mp_kind_name (uint8_t lead);
 
 //  Reads an n-byte (n <= 8) big-endian number (the payload of a head).
