@@ -37,12 +37,6 @@ struct _ufo_link_t {
     zlistx_t *backlog;              //  events for the caller that did not fit in the pipe (zframe_t *)
 };
 
-static int64_t
-s_now (void)
-{
-    return ufo_time_mono_ms ();
-}
-
 ufo_link_t *
 ufo_link_new (const char *endpoint, const char *routing_id, int ivl_ms, int liveness,
               const char *server_key, const char *cert_path, const ufo_link_handler_t *handler)
@@ -111,14 +105,14 @@ s_connect (ufo_link_t *self)
     zsock_destroy (&self->dealer);
     self->dealer = zsock_new (ZMQ_DEALER);
     if (!self->dealer) {
-        self->reconnect_at = s_now () + self->backoff;
+        self->reconnect_at = ufo_time_mono_ms () + self->backoff;
         return;
     }
     ufo_error_t err;
     if (ufo_security_apply_client (self->dealer, self->server_key, self->cert_path, &err) != 0) {
         ufo_warn ("cannot secure the connection to %s: %s", self->endpoint, err.message);
         zsock_destroy (&self->dealer);
-        self->reconnect_at = s_now () + BACKOFF_MAX_MS;
+        self->reconnect_at = ufo_time_mono_ms () + BACKOFF_MAX_MS;
         return;
     }
     zsock_set_linger (self->dealer, 0);
@@ -131,11 +125,11 @@ s_connect (ufo_link_t *self)
     if (zsock_connect (self->dealer, "%s", self->endpoint) != 0) {
         ufo_warn ("cannot connect to %s: %s", self->endpoint, zmq_strerror (zmq_errno ()));
         zsock_destroy (&self->dealer);
-        self->reconnect_at = s_now () + self->backoff;
+        self->reconnect_at = ufo_time_mono_ms () + self->backoff;
         return;
     }
     self->state = L_REG;
-    self->last_rx = s_now ();
+    self->last_rx = ufo_time_mono_ms ();
     self->next_reg = 0;
 }
 
@@ -149,7 +143,7 @@ s_register (ufo_link_t *self)
     snprintf (id, sizeof id, "r%" PRIu64, ++self->counter);
     s_send (self, type, id, body);
     ufo_value_destroy (&body);
-    self->next_reg = s_now () + REG_RETRY_MS;
+    self->next_reg = ufo_time_mono_ms () + REG_RETRY_MS;
 }
 
 static void
@@ -158,7 +152,7 @@ s_down (ufo_link_t *self)
     bool was_up = self->state == L_UP;
     zsock_destroy (&self->dealer);
     self->state = L_DOWN;
-    self->reconnect_at = s_now () + self->backoff;
+    self->reconnect_at = ufo_time_mono_ms () + self->backoff;
     self->backoff = self->backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : self->backoff * 2;
     for (size_t i = 0; i < self->nout; i++)
         self->out [i].sent = false;
@@ -190,7 +184,7 @@ s_on_frame (ufo_link_t *self, const void *data, size_t len)
         ufo_warn ("broker sent an undecodable message: %s", err.message);
         return;
     }
-    self->last_rx = s_now ();
+    self->last_rx = ufo_time_mono_ms ();
     const char *type = ufo_msg_type (msg);
     const char *id = ufo_msg_id (msg);
     const ufo_value_t *body = ufo_msg_body (msg);
@@ -201,7 +195,7 @@ s_on_frame (ufo_link_t *self, const void *data, size_t len)
                 bool again = self->state == L_UP;
                 self->state = L_UP;
                 self->backoff = BACKOFF_MIN_MS;
-                self->next_hb = s_now () + self->ivl_ms;
+                self->next_hb = ufo_time_mono_ms () + self->ivl_ms;
                 if (!again)
                     for (size_t i = 0; i < self->nout; i++)
                         self->out [i].sent = false;
@@ -245,7 +239,7 @@ s_on_frame (ufo_link_t *self, const void *data, size_t len)
 int
 ufo_link_service (ufo_link_t *self)
 {
-    int64_t now = s_now ();
+    int64_t now = ufo_time_mono_ms ();
     if (self->state == L_DOWN && now >= self->reconnect_at)
         s_connect (self);
     if (self->dealer) {
@@ -271,7 +265,7 @@ ufo_link_service (ufo_link_t *self)
             }
         }
     }
-    now = s_now ();
+    now = ufo_time_mono_ms ();
     if (self->state != L_DOWN && now - self->last_rx > (int64_t) self->ivl_ms * self->liveness) {
         ufo_warn ("no answer from the broker at %s for %" PRId64 " ms; reconnecting", self->endpoint,
                   now - self->last_rx);

@@ -502,7 +502,7 @@ s_has_worker (void *arg, const char *service, ufo_error_t *err)
             return -1;
         }
         if (!end)
-            end = host_now_us () + (int64_t) S_WORKER_GRACE_MS * 1000;
+            end = ufo_time_now_us () + (int64_t) S_WORKER_GRACE_MS * 1000;
         const ufo_value_t *workers = ufo_value_map_get (state, "workers");
         bool found = false;
         for (size_t i = 0; i < ufo_value_size (workers) && !found; i++) {
@@ -514,7 +514,7 @@ s_has_worker (void *arg, const char *service, ufo_error_t *err)
         ufo_value_destroy (&state);
         if (found)
             return 1;
-        if (host_now_us () >= end || s_cancelled (self))
+        if (ufo_time_now_us () >= end || s_cancelled (self))
             break;
         for (int i = 0; i < 5; i++)
             s_pump (self, S_PUMP_MS);

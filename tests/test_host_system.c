@@ -377,9 +377,9 @@ UFO_TEST (test_assign_without_app_worker)
     REQUIRE (hfx_start ("no_worker.json", "", 0) == 0);
     const char *args [] = { "Write a note in Mousepad", "--device", "t0", "--task", "no-worker", "--yes",
                             "--timeout", "120", NULL };
-    int64_t t0 = dfx_now_ms ();
+    int64_t t0 = ufo_time_mono_ms ();
     int rc = hfx_run (args, NULL, NULL);
-    CHECK (dfx_now_ms () - t0 < 60000);
+    CHECK (ufo_time_mono_ms () - t0 < 60000);
     CHECK_INT (rc, 1);
     REQUIRE (hfx_.result);
     CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FAIL");
@@ -467,7 +467,7 @@ s_kill_first_host (void)
     static int64_t seen_at = 0, checked_at = 0;
     if (hfx_.host <= 0 || hfx_.host2 > 0)
         return;
-    int64_t now = dfx_now_ms ();
+    int64_t now = ufo_time_mono_ms ();
     if (!seen_at && now - checked_at > 200) {
         checked_at = now;
         char path [600];
@@ -532,7 +532,7 @@ s_kill_host_mid_round (void)
     static int64_t seen_at = 0, checked_at = 0;
     if (hfx_.host <= 0 || hfx_.host2 > 0)
         return;
-    int64_t now = dfx_now_ms ();
+    int64_t now = ufo_time_mono_ms ();
     if (!seen_at && now - checked_at > 200) {
         checked_at = now;
         char path [600];
@@ -672,7 +672,7 @@ s_interrupt_after_two_steps (void)
     free (out);
     if (steps >= 2 && !sent) {
         kill (hfx_run_pid, SIGINT);
-        sent = dfx_now_ms ();
+        sent = ufo_time_mono_ms ();
     }
     if (steps < 2)
         sent = 0;
@@ -726,8 +726,8 @@ UFO_TEST (test_bad_session_bodies)
         char id [33];
         REQUIRE (ufo_tasks_submit (tasks, &spec, id, NULL) == 0);
         ufo_value_t *result = NULL;
-        int64_t end = dfx_now_ms () + 30000;
-        while (!result && dfx_now_ms () < end) {
+        int64_t end = ufo_time_mono_ms () + 30000;
+        while (!result && ufo_time_mono_ms () < end) {
             ufo_value_t *e = ufo_tasks_next (tasks, 100);
             if (e && !strcmp (ufo_value_map_str (e, "kind", ""), "result") && !strcmp (ufo_value_map_str (e, "task", ""), id))
                 result = e;
@@ -778,8 +778,8 @@ UFO_TEST (test_max_step_and_round)
     char id [33];
     REQUIRE (ufo_tasks_submit (tasks, &spec, id, NULL) == 0);
     ufo_value_t *result = NULL;
-    int64_t end = dfx_now_ms () + 60000;
-    while (!result && dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + 60000;
+    while (!result && ufo_time_mono_ms () < end) {
         ufo_value_t *e = ufo_tasks_next (tasks, 100);
         if (e && !strcmp (ufo_value_map_str (e, "kind", ""), "result") && !strcmp (ufo_value_map_str (e, "task", ""), id))
             result = e;
@@ -808,7 +808,7 @@ s_kill_first_app (void)
         typed_at = 0;
         return;
     }
-    int64_t now = dfx_now_ms ();
+    int64_t now = ufo_time_mono_ms ();
     if (!typed_at && now - checked_at > 200) {
         //  the first step is on the board: the worker is now waiting for its slow second reply
         checked_at = now;
