@@ -342,3 +342,43 @@ ufo_loop_add_llm (ufo_loop_t *self, ufo_llm_t *llm)
     ufo_loop_source_t src = { NULL, s_llm_items, s_llm_dispatch };
     return ufo_loop_source_add (self, &src, llm);
 }
+
+//  --- An HTTP client as a source ---------------------------------------------------------
+
+static size_t
+s_http_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
+{
+    ufo_http_t *http = arg;
+    ufo_http_fd_t fds [64];
+    size_t n = ufo_http_fds (http, fds, UFO_ARRAY_SIZE (fds));
+    if (n > UFO_ARRAY_SIZE (fds))
+        n = UFO_ARRAY_SIZE (fds);
+    if (n > max)
+        n = max;
+    for (size_t i = 0; i < n; i++)
+        items [i] = (ufo_loop_item_t) { NULL, fds [i].fd,
+            (fds [i].events & UFO_HTTP_IN ? UFO_LOOP_IN : 0) | (fds [i].events & UFO_HTTP_OUT ? UFO_LOOP_OUT : 0), 0 };
+    *timeout_ms = ufo_http_timeout (http);
+    return n;
+}
+
+static void
+s_http_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
+{
+    ufo_http_fd_t fds [64];
+    if (n > UFO_ARRAY_SIZE (fds))
+        n = UFO_ARRAY_SIZE (fds);
+    for (size_t i = 0; i < n; i++)
+        fds [i] = (ufo_http_fd_t) { items [i].fd, 0,
+            (items [i].revents & UFO_LOOP_IN ? UFO_HTTP_IN : 0) | (items [i].revents & UFO_LOOP_OUT ? UFO_HTTP_OUT : 0)
+          | (items [i].revents & UFO_LOOP_ERR ? UFO_HTTP_ERR : 0) };
+    ufo_http_process ((ufo_http_t *) arg, fds, n);
+}
+
+int
+ufo_loop_add_http (ufo_loop_t *self, ufo_http_t *http)
+{
+    assert (self && http);
+    ufo_loop_source_t src = { NULL, s_http_items, s_http_dispatch };
+    return ufo_loop_source_add (self, &src, http);
+}

@@ -89,4 +89,8 @@ uint64_t ufo_loop_turns (ufo_loop_t *self);
 typedef struct _ufo_llm_t ufo_llm_t;
 int ufo_loop_add_llm (ufo_loop_t *self, ufo_llm_t *llm);
 
+//  The same for an HTTP client (ufo_http_fds / ufo_http_timeout / ufo_http_process).
+typedef struct _ufo_http_t ufo_http_t;
+int ufo_loop_add_http (ufo_loop_t *self, ufo_http_t *http);
+
 #endif
