@@ -318,6 +318,12 @@ bbd_requeue (bb_dispatch_t *self, s_task_t *t, const char *reason)
     s_service_t *svc = bbd_service (self, t->service, false);
     if (svc && svc->running > 0)
         svc->running--;
+    if (t->bound && !t->confirmed) {
+        //  its worker never showed it had it (no heartbeat listed it, no progress): it did not
+        //  start there, so it is free to start on any device again
+        t->bound = t->has_device = false;
+        t->device [0] = 0;
+    }
     t->state = S_QUEUED;
     self->requeued++;
     bbd_enqueue (self, t);
@@ -327,6 +333,10 @@ bbd_requeue (bb_dispatch_t *self, s_task_t *t, const char *reason)
     ufo_value_map_set_str (ev, "worker", t->worker);
     ufo_value_map_set_str (ev, "worker_name", t->worker_name);
     ufo_value_map_set_str (ev, "reason", reason);
+    if (t->has_device)
+        ufo_value_map_set_str (ev, "device", t->device);
+    else
+        ufo_value_map_set_null (ev, "device");
     bbd_depths (self, ev, t->service);
     bbd_ev_emit (self, "task.requeued", "task", t->service, &ev);
 }
@@ -342,6 +352,8 @@ s_bind_device (s_task_t *t, const s_worker_t *w)
         return;
     snprintf (t->device, sizeof t->device, "%s", w->device);
     t->has_device = true;
+    t->bound = true;
+    t->confirmed = false;
     ufo_info ("dispatch: task %s (%s) is bound to device %s, where it started", t->id, t->service, t->device);
 }
 
@@ -506,6 +518,7 @@ bbd_recover (bb_dispatch_t *self)
     bbd_task_each (self, s_recover_one, &cursor);
     size_t n = (size_t) (cursor - running);
     for (size_t i = 0; i < n; i++) {
+        running [i]->confirmed = true;      //  unknown: it may have started, so it keeps its device
         bbd_service (self, running [i]->service, true)->running++;
         bbd_requeue (self, running [i], "the broker restarted while it ran");
     }

@@ -21,6 +21,8 @@ struct _s_task_t {
     char service [UFO_TASK_NAME_MAX + 1];
     char device [UFO_TASK_NAME_MAX + 1];
     bool has_device;
+    bool bound;                                 //  device taken from its first worker (s_bind_device)
+    bool confirmed;                             //  a worker showed it has it (heartbeat, progress)
     char session [UFO_TASK_NAME_MAX + 1];
     char submitter [UFO_TASK_NAME_MAX + 1];     //  the submitter's display name
     char client [UFO_TASK_ID_MAX + 1];          //  the submitter's client id (routing)

@@ -44,8 +44,10 @@ s_on_heartbeat (bb_dispatch_t *self, s_worker_t *w, const ufo_value_t *running)
     int64_t now = ufo_time_mono_ms ();
     for (size_t i = 0; i < w->ntasks;) {
         s_task_t *t = w->tasks [i];
-        if (s_listed (running, t->id))
+        if (s_listed (running, t->id)) {
             t->missed = 0;
+            t->confirmed = true;
+        }
         else
         if (now - t->assigned_ms > w->ivl_ms && ++t->missed >= 2) {
             bbd_worker_untask (w, t);
@@ -95,8 +97,10 @@ s_on_ready (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task_
     //  go back to the queue. Tasks it runs that are no longer its own are stale.
     for (size_t i = 0; i < w->ntasks;) {
         s_task_t *t = w->tasks [i];
-        if (s_listed (req->running, t->id))
+        if (s_listed (req->running, t->id)) {
+            t->confirmed = true;
             i++;
+        }
         else {
             bbd_worker_untask (w, t);
             bbd_requeue (self, t, "its assignment was lost when the worker reconnected");
@@ -194,6 +198,7 @@ s_on_progress (bb_dispatch_t *self, ufo_task_request_t *req)
         return;
     }
     ufo_value_map_set_bool (body, "accepted", true);
+    t->confirmed = true;
     if (req->n > t->progress_n) {           //  else: a resend after a reconnect
         t->progress_n = req->n;
         ufo_value_t *ev = bbd_ev_new (self);

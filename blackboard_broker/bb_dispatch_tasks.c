@@ -299,6 +299,7 @@ bbd_task_record (const s_task_t *t, ufo_value_t *map, bool full)
     if (!full)
         return;
     ufo_value_map_set_str (map, "state", bbd_state_name (t->state));
+    ufo_value_map_set_bool (map, "bound", t->bound);
     ufo_value_map_set_int (map, "attempts", t->attempts);
     ufo_value_map_set_int (map, "order", (int64_t) t->order);
     ufo_value_map_set_str (map, "worker", t->worker);
@@ -386,6 +387,7 @@ s_replay_checkpoint (bb_dispatch_t *self, ufo_value_t *body, ufo_error_t *err)
             return -1;
         int state = bbd_state_parse (ufo_value_map_str (entry, "state", ""));
         t->attempts = ufo_value_map_int (entry, "attempts", 0);
+        t->bound = t->has_device && ufo_value_map_bool (entry, "bound", false);
         s_copy_str (t->worker, sizeof t->worker, entry, "worker");
         s_copy_str (t->worker_name, sizeof t->worker_name, entry, "worker_name");
         if (state == S_QUEUED)
@@ -458,11 +460,16 @@ bb_dispatch_replay (bb_dispatch_t *self, const void *payload, size_t len, uint64
         const char *device = ufo_value_map_str (body, "device", NULL);
         if (!t->has_device && device && *device) {         //  bound where it started
             snprintf (t->device, sizeof t->device, "%s", device);
-            t->has_device = true;
+            t->has_device = t->bound = true;
         }
     }
     else
     if (strcmp (type, "task.requeued") == 0) {
+        const ufo_value_t *device = ufo_value_map_get (body, "device");
+        if (t->bound && device && ufo_value_type (device) == UFO_TNULL) {
+            t->bound = t->has_device = false;           //  unbound: it never started there
+            t->device [0] = 0;
+        }
         if (t->state == S_RUNNING) {
             t->state = S_QUEUED;
             bbd_enqueue (self, t);

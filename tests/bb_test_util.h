@@ -121,6 +121,33 @@ bb_test_wait_exit (bb_test_broker_t *b, int timeout_ms)
     return bb_test_stop (b, SIGKILL) < 0 ? -1 : -2;
 }
 
+//  Lines of the broker's log (DIR/broker.log) that contain needle, counted now.
+static inline int
+bb_test_log_count (const bb_test_broker_t *b, const char *needle)
+{
+    char path [400], line [4096];
+    snprintf (path, sizeof path, "%s/broker.log", b->dir);
+    FILE *f = fopen (path, "r");
+    int n = 0;
+    while (f && fgets (line, sizeof line, f))
+        n += strstr (line, needle) != NULL;
+    if (f)
+        fclose (f);
+    return n;
+}
+
+//  True once the broker's log has a line containing needle (polled up to timeout_ms).
+static inline bool
+bb_test_log_contains (const bb_test_broker_t *b, const char *needle, int timeout_ms)
+{
+    for (int i = 0; i <= timeout_ms / 50; i++) {
+        if (bb_test_log_count (b, needle) > 0)
+            return true;
+        usleep (50000);
+    }
+    return false;
+}
+
 static inline void
 bb_test_cleanup (bb_test_broker_t *b)
 {

@@ -18,28 +18,14 @@ static bool s_mounted;
 static bool
 s_log_count (const char *needle, int *count)
 {
-    char path [400];
-    snprintf (path, sizeof path, "%s/broker.log", B.dir);
-    FILE *f = fopen (path, "r");
-    char line [4096];
-    *count = 0;
-    while (f && fgets (line, sizeof line, f))
-        *count += strstr (line, needle) != NULL;
-    if (f)
-        fclose (f);
+    *count = bb_test_log_count (&B, needle);
     return *count > 0;
 }
 
 static bool
 s_log_contains (const char *needle, int timeout_ms)
 {
-    int n;
-    for (int i = 0; i <= timeout_ms / 50; i++) {
-        if (s_log_count (needle, &n))
-            return true;
-        usleep (50000);
-    }
-    return false;
+    return bb_test_log_contains (&B, needle, timeout_ms);
 }
 
 static ufo_bb_client_t *

@@ -7,7 +7,8 @@
       the real worker keeps working;
     - desktop work is bound to the device it started on: a session submitted without a
       device that a HostAgent of d1 took is requeued only to a HostAgent of d1 (also across
-      a broker SIGKILL + restart), never to d0's, and runs there when d1 is back;
+      a broker SIGKILL + restart), never to d0's, and runs there when d1 is back; one whose
+      first HostAgent left before showing it had it may still go anywhere;
     - a peer that never reads its replies is bounded in bytes: 300 requests for an 8 MB
       board keep the broker's resident memory under the limit plus a margin, it gets `busy`,
       and another client's pings keep answering;
@@ -74,21 +75,7 @@ s_call (ufo_bb_client_t *c, const char *type, const char *json, ufo_value_t **re
 static bool
 s_log_contains (const char *needle, int timeout_ms)
 {
-    char path [400];
-    snprintf (path, sizeof path, "%s/broker.log", B.dir);
-    for (int i = 0; i <= timeout_ms / 50; i++) {
-        FILE *f = fopen (path, "r");
-        char line [2048];
-        bool found = false;
-        while (f && !found && fgets (line, sizeof line, f))
-            found = strstr (line, needle) != NULL;
-        if (f)
-            fclose (f);
-        if (found)
-            return true;
-        usleep (50000);
-    }
-    return false;
+    return bb_test_log_contains (&B, needle, timeout_ms);
 }
 
 static bool
@@ -343,14 +330,34 @@ UFO_TEST (test_session_stays_on_its_device)
     ufo_worker_t *h0 = s_worker ("agent1", "host-d0", "host", "d0");
     ufo_worker_t *h1 = s_worker ("agent2", "host-d1", "host", "d1");
     ufo_tasks_t *batch = s_tasks ("alice", "ufo-batch:1");
-    REQUIRE (h0 && h1 && batch);
-    usleep (500000);                        //  both registered
-    //  two device-less sessions: one on each HostAgent (capacity 2: submit one at a time)
+    ufo_bb_client_t *ghost = s_client ("agent1");
+    REQUIRE (h0 && h1 && batch && ghost);
+    //  a HostAgent of device d9 that is free the longest takes the first session, and leaves
+    //  before showing it had it (no heartbeat, no progress): the session did not start there
+    //  and stays free to go to any device
+    CHECK_INT (s_call (ghost, "worker.ready", "{\"worker\":\"ghost\",\"service\":\"host\",\"device\":\"d9\"}",
+                       NULL), 0);
+    usleep (500000);                        //  h0 and h1 registered after it
     char s1 [33];
     s_submit (batch, NULL, "session 1", NULL, s1);
+    ufo_value_t *state = NULL;
+    int64_t until = ufo_time_mono_ms () + 5000;
+    bool on_ghost = false;
+    while (!on_ghost && ufo_time_mono_ms () < until) {
+        CHECK_INT (s_call (ghost, "dispatch.state", NULL, &state), 0);
+        const ufo_value_t *ws = ufo_value_map_get (state, "workers");
+        for (size_t i = 0; i < ufo_value_size (ws); i++)
+            if (strcmp (ufo_value_map_str (ufo_value_list_at (ws, i), "worker", ""), "ghost") == 0)
+                on_ghost = ufo_value_size (ufo_value_map_get (ufo_value_list_at (ws, i), "tasks")) == 1;
+        ufo_value_destroy (&state);
+        if (!on_ghost)
+            usleep (50000);
+    }
+    CHECK (on_ghost);
+    CHECK_INT (s_call (ghost, "worker.leave", "{\"worker\":\"ghost\"}", NULL), 0);
     ufo_value_t *task = NULL;
     ufo_worker_t *taker = NULL;
-    int64_t until = ufo_time_mono_ms () + 10000;
+    until = ufo_time_mono_ms () + 10000;
     while (!task && ufo_time_mono_ms () < until) {
         if ((task = s_worker_task (h0, 100)) != NULL)
             taker = h0;
@@ -361,6 +368,13 @@ UFO_TEST (test_session_stays_on_its_device)
     REQUIRE (task);
     const char *device = taker == h0 ? "d0" : "d1", *other_device = taker == h0 ? "d1" : "d0";
     CHECK_STR (ufo_value_map_str (task, "device", ""), device);      //  bound where it started
+    int64_t attempt = ufo_value_map_int (task, "attempt", 0);
+    CHECK_INT (attempt, 2);
+    //  it starts there: its first step
+    ufo_value_t *step = ufo_value_new_map ();
+    ufo_value_map_set_str (step, "kind", "step");
+    CHECK_INT (ufo_worker_progress (taker, ufo_value_map_str (task, "task", ""), &step), 0);
+    usleep (500000);
     ufo_value_destroy (&task);
     ufo_worker_t *other = taker == h0 ? h1 : h0;
     //  its HostAgent goes away: the session waits for its device, never runs on the other
@@ -391,7 +405,7 @@ UFO_TEST (test_session_stays_on_its_device)
     task = s_worker_task (back, 10000);
     REQUIRE (task);
     CHECK_STR (ufo_value_str (ufo_value_path (task, "body.who")), "session 1");
-    CHECK_INT (ufo_value_map_int (task, "attempt", 0), 2);
+    CHECK_INT (ufo_value_map_int (task, "attempt", 0), attempt + 1);
     s_echo (back, task);
     ufo_value_destroy (&task);
     ufo_value_t *results = ufo_value_new_map ();
@@ -410,6 +424,7 @@ UFO_TEST (test_session_stays_on_its_device)
     ufo_worker_destroy (&back);
     ufo_worker_destroy (&other);
     ufo_tasks_destroy (&batch);
+    ufo_bb_client_destroy (&ghost);
 }
 
 //  The broker's resident memory in bytes (/proc), or 0.
@@ -520,6 +535,21 @@ UFO_TEST (test_never_reading_peer_is_bounded)
     CHECK (snapshots >= 2 && snapshots <= 8);
     CHECK (s_log_contains ("of replies it has not read (limit 16777216", 1000));
     //  once it has read them, it is served again
+    ufo_msg_t *ping = ufo_msg_new ("ping");
+    ufo_msg_set_id (ping, "after-reading");
+    ufo_buf_t pframe = { 0 };
+    ufo_msg_encode (ping, &pframe);
+    ufo_msg_destroy (&ping);
+    zsock_send (bad, "b", pframe.data, pframe.len);
+    ufo_buf_free (&pframe);
+    zsock_set_rcvtimeo (bad, 5000);
+    zmsg_t *pong = zmsg_recv (bad);
+    zframe_t *pf = pong ? zmsg_last (pong) : NULL;
+    ufo_msg_t *pm = pf ? ufo_msg_decode (zframe_data (pf), zframe_size (pf), NULL, &err) : NULL;
+    CHECK (pm && strcmp (ufo_msg_type (pm), "ok") == 0 && strcmp (ufo_msg_id (pm), "after-reading") == 0);
+    ufo_msg_destroy (&pm);
+    zmsg_destroy (&pong);
+    CHECK (s_log_contains ("read its replies", 1000));
     zsock_destroy (&bad);
     CHECK_INT (s_call (other, "ping", NULL, NULL), 0);
     CHECK_INT (s_call (agent, "bb.delete", "{\"board\":\"big\"}", NULL), 0);

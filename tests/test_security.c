@@ -77,21 +77,7 @@ s_call (ufo_bb_client_t *c, const char *type, const char *json, int timeout_ms)
 static bool
 s_log_contains (const char *needle, int timeout_ms)
 {
-    char path [400];
-    snprintf (path, sizeof path, "%s/broker.log", B.dir);
-    for (int i = 0; i <= timeout_ms / 50; i++) {
-        FILE *f = fopen (path, "r");
-        char line [2048];
-        bool found = false;
-        while (f && !found && fgets (line, sizeof line, f))
-            found = strstr (line, needle) != NULL;
-        if (f)
-            fclose (f);
-        if (found)
-            return true;
-        usleep (50000);
-    }
-    return false;
+    return bb_test_log_contains (&B, needle, timeout_ms);
 }
 
 //  A raw SUB socket subscribed to everything, CURVE with the named certificate or plain.

@@ -101,7 +101,10 @@ EOF
 # broker and evaluator
 llm_start broker
 config broker "$(cat "$TMP/llm-broker.port")"
-netns_spawn broker "$TMP/broker.log" "$BUILD/blackboard_broker/ufo-broker" --config "$TMP/cfg-broker.json" \
+# the operator's monitor checks the steps published on the bus: it sees task bodies in clear
+# (security.monitor_sees_bodies; without it they are sealed to their submitter, PROTOCOL.md 3.6)
+netns_spawn broker "$TMP/broker.log" env UFO_SECURITY__MONITOR_SEES_BODIES=true \
+  "$BUILD/blackboard_broker/ufo-broker" --config "$TMP/cfg-broker.json" \
   --data-dir "$TMP/data" --cmd "$CMD" --bus "$BUS" --stats-ms 2000
 netns_spawn broker "$TMP/eval.log" env UFO_SECURITY__CERT="$KEYS/eval.cert_secret" \
   "$BUILD/eval_agent/ufo-eval" --config "$TMP/cfg-broker.json" --broker "$CMD"
@@ -263,6 +266,116 @@ print('status %s, asked %s, answers %s' % (r['status'], asked, first.get('Answer
 sys.exit(0 if r['status'] == 'FINISH' and asked and first.get('Answers') == ['my answer is 42'] else 1)
 EOF" "an interactive session on device c: the question reached the client, its answer the HostAgent"
 
+# A batch of device-less sessions (`ufo batch` submits them without a device): each starts on
+# a device and must stay there (PROTOCOL.md 4). Device c's HostAgent stops first, so the two
+# sessions start on a and b. Once device a's session has shown a step, its HostAgent is
+# killed; a HostAgent of another device ("d", on b's desktop) comes up idle at once; device a's
+# HostAgent is restarted after 10 s. Checked: every assignment of that session and of its
+# subtasks is on device a (none on d or b), it was delivered again (attempt 2) and finished
+# (its evaluation, device-independent, may run anywhere).
+# fresh models (the first sessions used their scripts up), HostAgents and AppAgents on a and b
+for p in host-a host-b host-c app-a app-b; do kill -TERM "$(cat "$TMP/$p.pid")" 2>/dev/null; done
+for p in host-a host-b host-c app-a app-b; do
+  for i in $(seq 1 100); do kill -0 "$(cat "$TMP/$p.pid")" 2>/dev/null || break; sleep 0.1; done
+done
+# Starts ufo-host (and ufo-app unless $3 is "host") for device $1 in namespace $2 with the
+# current configuration of namespace $2; pid files $TMP/<name>-$1.pid.
+start_device() {
+  ( . "$TMP/desk-${2#dev-}.env"
+    export UFO_SECURITY__CERT=$KEYS/agent-${2#dev-}.cert_secret
+    netns_spawn "$2" "$TMP/host2-$1.log" "$BUILD/host_agent/ufo-host" --device "$1" --config "$TMP/cfg-$2.json" \
+      --broker "$CMD"
+    echo "$NETNS_LAST_PID" >"$TMP/host2-$1.pid"
+    [ "${3:-}" = host ] && exit 0
+    netns_spawn "$2" "$TMP/app2-$1.log" "$BUILD/app_agent/ufo-app" --app mousepad --device "$1" \
+      --config "$TMP/cfg-$2.json" --broker "$CMD"
+    echo "$NETNS_LAST_PID" >"$TMP/app2-$1.pid" )
+  NETNS_PIDS+=("$(cat "$TMP/host2-$1.pid")")
+  [ "${3:-}" = host ] || NETNS_PIDS+=("$(cat "$TMP/app2-$1.pid")")
+}
+# the HostAgent killed mid-session may have had its next reply already: the attempt that
+# resumes asks again (one more "launch" and "assign" reply each, matched only after the
+# originals and after the FINISH reply to "ended the subtask")
+python3 - "$TMP/script.json" "$TMP/script2.json" <<'EOF' || exit 1
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+launch, assign = copy.deepcopy(d["entries"][0]), copy.deepcopy(d["entries"][1])
+launch["match"]["not_contains"] = "(mousepad)"
+d["entries"] += [launch, assign]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+for d in a b; do
+  ns=dev-$d
+  netns_spawn "$ns" "$TMP/llm2-$ns.out" "$LLM" --script "$TMP/script2.json" --port-file "$TMP/llm2-$ns.port" \
+    --log "$TMP/llm2-$ns.jsonl" --max-seconds 400
+  for i in $(seq 1 200); do [ -s "$TMP/llm2-$ns.port" ] && break; sleep 0.05; done
+  config "$ns" "$(cat "$TMP/llm2-$ns.port")"
+  start_device $d $ns
+done
+workers() {   # the HostAgents and AppAgents registered (ufo status): "<hosts> <apps>"
+  netns_exec mon env UFO_SECURITY__CERT="$KEYS/mon.cert_secret" "$UFO" status --broker "$CMD" --json 2>/dev/null \
+    | python3 -c 'import json, sys
+w = json.load(sys.stdin).get("workers", [])
+print(sum(x.get("service") == "host" for x in w), sum(x.get("service") == "app:mousepad" for x in w))' 2>/dev/null
+}
+for i in $(seq 1 100); do [ "$(workers)" = "2 2" ] && break; sleep 0.2; done
+mkdir -p "$TMP/batch"
+for i in 1 2; do echo "{\"task\": \"netns-batch-$i\", \"request\": \"Write a note in Mousepad\"}" >"$TMP/batch/$i.json"; done
+netns_spawn dev-b "$TMP/batch.err" env UFO_CONFIG="$TMP/cfg-dev-b.json" UFO_SECURITY__CERT="$KEYS/client-b.cert_secret" \
+  sh -c "exec '$UFO' batch '$TMP/batch' --yes --broker '$CMD' >'$TMP/batch.out'"
+BATCH=$NETNS_LAST_PID
+# the batch's session task on device a, once it has published a step: its id on stdout
+on_a() {
+  python3 - "$TMP/monitor.out" <<'EOF'
+import json, sys
+ev = []
+for l in open(sys.argv[1]):
+    try:
+        ev.append(json.loads(l))
+    except ValueError:
+        pass
+batch = {e['body']['task'] for e in ev if e.get('type') == 'task.submitted' and e['body'].get('service') == 'host'
+         and e['body'].get('submitter', '').startswith('ufo-batch')}
+on_a = {e['body']['task'] for e in ev if e.get('type') == 'task.assigned' and e['body'].get('task') in batch
+        and e['body'].get('device') == 'a'}
+stepped = [e['body']['task'] for e in ev if e.get('type') == 'task.progress' and e['body'].get('task') in on_a
+           and (e['body'].get('body') or {}).get('kind') == 'step']
+if stepped:
+    print(stepped[0])
+EOF
+}
+SESSION_A=""
+for i in $(seq 1 600); do SESSION_A=$(on_a); [ -n "$SESSION_A" ] && break; sleep 0.1; done
+check "[ -n '$SESSION_A' ]" "a batch session started on device a and showed a step"
+kill -KILL "$(cat "$TMP/host2-a.pid")" 2>/dev/null
+echo "device a's HostAgent killed mid-session ($SESSION_A)"
+start_device d dev-b host
+sleep 10
+mv "$TMP/host2-a.log" "$TMP/host2-a-killed.log"
+start_device a dev-a host
+echo "device a's HostAgent restarted after 10 s"
+wait_run "$BATCH"; RC_BATCH=$?
+check "[ $RC_BATCH = 0 ] && python3 - '$TMP/monitor.out' '$SESSION_A' <<'EOF'
+import json, sys
+ev = []
+for l in open(sys.argv[1]):
+    try:
+        ev.append(json.loads(l))
+    except ValueError:
+        pass
+task = sys.argv[2]
+session = [e['body'].get('session') for e in ev if e.get('type') == 'task.submitted' and e['body'].get('task') == task][0]
+mine = {e['body']['task'] for e in ev if e.get('type') == 'task.submitted' and e['body'].get('session') == session
+        and (e['body'].get('service') == 'host' or e['body'].get('service', '').startswith('app:'))}
+assigned = [(e['body']['task'] == task, e['body'].get('attempt'), e['body'].get('device'), e['body'].get('worker_name'))
+            for e in ev if e.get('type') == 'task.assigned' and e['body'].get('task') in mine]
+done = [e['body'] for e in ev if e.get('type') == 'task.done' and e['body'].get('task') == task]
+status = (done[-1].get('result') or {}).get('status') if done else None
+print('session %s: assignments (session task?, attempt, device, worker) %s; result %s' % (session, assigned, status))
+ok = assigned and all(d == 'a' for _, _, d, _ in assigned) and any(s and a >= 2 for s, a, _, _ in assigned)
+sys.exit(0 if ok and status == 'FINISH' else 1)
+EOF" "device a's batch session waited for device a (10 s), was resumed there and finished; nothing of it ran on b or d"
+
 NAMES=("${NETNS_NAMES[@]}")
 cleanup_dirs=("${DESKS[@]}")
 netns_teardown
@@ -273,7 +386,8 @@ for d in "${cleanup_dirs[@]}"; do [ -e "$d" ] && left=1; done
 check "[ $left = 0 ]" "namespaces and desktops removed"
 if [ $FAILS != 0 ]; then
   echo "$FAILS check(s) failed"
-  for f in broker.log host-a.log app-a.log host-b.log app-b.log eval.log run-a.err run-b.err; do
+  for f in broker.log host-a.log app-a.log host-b.log app-b.log eval.log run-a.err run-b.err batch.err batch.out \
+           host2-a-killed.log host2-a.log host2-b.log host2-d.log app2-a.log; do
     echo "--- $f"; tail -15 "$TMP/$f" 2>/dev/null
   done
   exit 1
