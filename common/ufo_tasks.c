@@ -389,6 +389,8 @@ ufo_tasks_new_in_loop (const char *endpoint, const char *name, const char *curve
     self->on_event_arg = arg;
     ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
     self->source_id = ufo_loop_source_add (loop, &src, self);
+    //  connect now, as the actor does (czmq started when this returns)
+    self->wait_ms = ufo_link_service (self->args.link);
     return self;
 }
 

@@ -406,6 +406,9 @@ ufo_worker_new_in_loop (const ufo_worker_config_t *config, ufo_loop_t *loop, ufo
     self->on_event_arg = arg;
     ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
     self->source_id = ufo_loop_source_add (loop, &src, self);
+    //  connect now, as the actor does: czmq is started (and has set its signal handlers)
+    //  when this returns
+    self->wait_ms = ufo_link_service (a->link);
     return self;
 }
 
