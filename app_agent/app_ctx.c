@@ -51,15 +51,8 @@ s_mcp_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
         return 0;
     ufo_http_fd_t fds [32];
     size_t n = ufo_mcp_hub_fds (ctx->mcp, fds, 32);
-    if (n > 32)
-        n = 32;
-    if (n > max)
-        n = max;
-    for (size_t i = 0; i < n; i++)
-        items [i] = (ufo_loop_item_t) { NULL, fds [i].fd,
-            (fds [i].events & UFO_HTTP_IN ? UFO_LOOP_IN : 0) | (fds [i].events & UFO_HTTP_OUT ? UFO_LOOP_OUT : 0), 0 };
     *timeout_ms = ufo_mcp_hub_timeout (ctx->mcp);
-    return n;
+    return ufo_loop_items_from_http (items, max, fds, n > 32 ? 32 : n);
 }
 
 static void
@@ -71,12 +64,7 @@ s_mcp_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
     if (ctx->mcp != s_mcp_polled)
         n = 0;                          //  replaced during the turn: its own descriptors next time
     ufo_http_fd_t fds [32];
-    if (n > 32)
-        n = 32;
-    for (size_t i = 0; i < n; i++)
-        fds [i] = (ufo_http_fd_t) { items [i].fd, 0,
-            (items [i].revents & UFO_LOOP_IN ? UFO_HTTP_IN : 0) | (items [i].revents & UFO_LOOP_OUT ? UFO_HTTP_OUT : 0)
-          | (items [i].revents & UFO_LOOP_ERR ? UFO_HTTP_ERR : 0) };
+    n = ufo_loop_items_to_http (fds, items, n > 32 ? 32 : n);
     ufo_mcp_hub_process (ctx->mcp, fds, n);
 }
 
