@@ -173,7 +173,7 @@ app_ctx_mcp (app_ctx_t *ctx, const char *application)
 void
 app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
 {
-    struct pollfd fds [66];     //  32 LLM + 32 MCP + the extra fd + the desktop's
+    struct pollfd fds [74];     //  32 LLM + 32 MCP + 8 knowledge + the extra fd + the desktop's
     ufo_llm_fd_t lfds [32];
     size_t n = ufo_llm_fds (ctx->llm, lfds, 32);
     if (n > 32)
@@ -189,6 +189,14 @@ app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
     int mcp_timeout = ufo_mcp_hub_timeout (ctx->mcp);
     if (mcp_timeout >= 0 && mcp_timeout < timeout_ms)
         timeout_ms = mcp_timeout;
+    //  then the knowledge's transfers (the subtask's embedding and web search, ufo_rag.h)
+    ufo_http_fd_t rfds [8];
+    size_t r = ufo_rag_fds (ctx->rag, rfds, 8);
+    if (r > 8)
+        r = 8;
+    int rag_timeout = ufo_rag_timeout (ctx->rag);
+    if (rag_timeout >= 0 && rag_timeout < timeout_ms)
+        timeout_ms = rag_timeout;
     size_t k = 0;
     for (size_t i = 0; i < n; i++, k++) {
         fds [k].fd = lfds [i].fd;
@@ -200,6 +208,12 @@ app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
         fds [k].fd = mfds [i].fd;
         fds [k].events = (short) ((mfds [i].events & UFO_HTTP_IN ? POLLIN : 0)
                                 | (mfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0));
+        fds [k].revents = 0;
+    }
+    for (size_t i = 0; i < r; i++, k++) {
+        fds [k].fd = rfds [i].fd;
+        fds [k].events = (short) ((rfds [i].events & UFO_HTTP_IN ? POLLIN : 0)
+                                | (rfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0));
         fds [k].revents = 0;
     }
     if (extra_fd >= 0) {
@@ -231,5 +245,10 @@ app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
                          | (fds [n + i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
     if (ctx->mcp)
         ufo_mcp_hub_process (ctx->mcp, mfds, m);
+    for (size_t i = 0; i < r; i++)
+        rfds [i].revents = (fds [n + m + i].revents & POLLIN ? UFO_HTTP_IN : 0)
+                         | (fds [n + m + i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
+                         | (fds [n + m + i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
+    ufo_rag_process (ctx->rag, rfds, r);
     ufo_desktop_pump (ctx->desktop);
 }
