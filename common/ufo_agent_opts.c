@@ -3,12 +3,19 @@
 #include "ufo_prelude.h"
 
 static volatile sig_atomic_t s_stop = 0;
+static int s_signal_pipe [2] = { -1, -1 };
 
 static void
 s_on_signal (int sig)
 {
     UFO_UNUSED (sig);
     s_stop = 1;
+    if (s_signal_pipe [1] >= 0) {
+        int saved = errno;              //  write is async-signal-safe; errno is kept
+        ssize_t rc = write (s_signal_pipe [1], "s", 1);
+        UFO_UNUSED (rc);
+        errno = saved;
+    }
 }
 
 //  The slot of option `arg` among the common ones self accepts, else among extra; NULL
@@ -102,12 +109,23 @@ ufo_agent_start (ufo_agent_opts_t *self, int *exit_code)
 void
 ufo_agent_signals_install (void)
 {
+    if (s_signal_pipe [0] < 0 && pipe (s_signal_pipe) == 0)
+        for (int i = 0; i < 2; i++) {
+            fcntl (s_signal_pipe [i], F_SETFL, fcntl (s_signal_pipe [i], F_GETFL) | O_NONBLOCK);
+            fcntl (s_signal_pipe [i], F_SETFD, FD_CLOEXEC);
+        }
     struct sigaction sa = { 0 };
     sa.sa_handler = s_on_signal;
     sigemptyset (&sa.sa_mask);
     sigaction (SIGTERM, &sa, NULL);
     sigaction (SIGINT, &sa, NULL);
     signal (SIGPIPE, SIG_IGN);
+}
+
+int
+ufo_agent_signal_fd (void)
+{
+    return s_signal_pipe [0];
 }
 
 volatile sig_atomic_t *

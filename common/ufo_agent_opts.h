@@ -58,6 +58,11 @@ ufo_config_t *ufo_agent_start (ufo_agent_opts_t *self, int *exit_code);
 //  is created: call this again (or only) after that, else the signals never reach the flag.
 void ufo_agent_signals_install (void);
 
+//  The read end of a non-blocking self-pipe that the handlers above write one byte to, so a
+//  loop (ufo_loop_stop_on) wakes up on a signal whichever thread took it. -1 before
+//  ufo_agent_signals_install.
+int ufo_agent_signal_fd (void);
+
 //  The process's stop flag: non-zero once SIGTERM or SIGINT arrived (after
 //  ufo_agent_signals_install). Never NULL.
 volatile sig_atomic_t *ufo_agent_stop_flag (void);
