@@ -86,6 +86,17 @@ bb_durability_log_failed (bb_server_t *self, const char *message)
                    "them again; reads, snapshots, the bus and dispatch of what is durable go on", message);
         self->repairs_failed = 0;
     }
+    if (self->snap_pid != 0) {
+        //  A snapshot is valid only once the checkpoint heading its new segment is durable,
+        //  which this failure leaves unknown: a restart from it would drop the older
+        //  segments, and the task state with them. It is stopped and removed.
+        kill (self->snap_pid, SIGKILL);
+        waitpid (self->snap_pid, NULL, 0);
+        self->snap_pid = 0;
+        bb_store_remove_snapshot (self->data_dir, self->snap_seq);
+        self->items_at_snap = 0;
+        ufo_warn ("snapshot of seq %" PRIu64 " dropped: the log failed while it was written", self->snap_seq);
+    }
     self->log_failed = true;
     self->disk_full = true;
     snprintf (self->full_reason, sizeof self->full_reason, "%s", message);
@@ -318,12 +329,6 @@ bb_durability_snapshot_reap (bb_server_t *self, bool wait)
     if (rc == 0)
         return;
     self->snap_pid = 0;
-    if (self->log_failed) {
-        //  The checkpoint heading the new segment may not be durable: keep the old ones.
-        ufo_warn ("snapshot of seq %" PRIu64 " not used: the log failed meanwhile", self->snap_seq);
-        self->items_at_snap = 0;
-        return;
-    }
     if (rc < 0 || !WIFEXITED (status) || WEXITSTATUS (status) != 0) {
         ufo_warn ("snapshot of seq %" PRIu64 " failed; the log keeps everything", self->snap_seq);
         self->items_at_snap = 0;        //  retry after snapshot_every records, not a growth period

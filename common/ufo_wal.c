@@ -57,6 +57,19 @@ static struct {
     off_t good;
 } s_fault_files [16];
 
+//  Remembers fd's size now as what is durable (a segment just opened: what a start found on
+//  disk, or nothing for a new one). Tests only (UFO_TEST_WAL_FAULT).
+static void
+s_fault_register (int fd)
+{
+    struct stat st;
+    if (!getenv ("UFO_TEST_WAL_FAULT") || fstat (fd, &st) != 0)
+        return;
+    size_t slot = (size_t) st.st_ino % UFO_ARRAY_SIZE (s_fault_files);
+    s_fault_files [slot].ino = st.st_ino;
+    s_fault_files [slot].good = st.st_size;
+}
+
 int
 ufo_wal_datasync (int fd)
 {
@@ -268,6 +281,8 @@ s_open_for_append (ufo_wal_t *self, uint64_t segment, bool create, ufo_error_t *
     self->segment = segment;
     self->size = (uint64_t) end;
     self->synced_off = (uint64_t) end;
+    if (self->fault_file)
+        s_fault_register (fd);
     self->reserved_to = (uint64_t) end;
     return 0;
 }
@@ -643,11 +658,13 @@ ufo_wal_rotate (ufo_wal_t *self, int *old_fd_p, ufo_error_t *err)
         return 0;
     int old_fd = self->fd;
     uint64_t old_segment = self->segment, old_size = self->size, old_reserved = self->reserved_to;
+    uint64_t old_synced = self->synced_off;
     if (s_open_for_append (self, old_segment + 1, true, err) != 0) {
         self->fd = old_fd;
         self->segment = old_segment;
         self->size = old_size;
         self->reserved_to = old_reserved;
+        self->synced_off = old_synced;
         return 0;
     }
     if (self->unsynced.len > 0) {
@@ -655,9 +672,8 @@ ufo_wal_rotate (ufo_wal_t *self, int *old_fd_p, ufo_error_t *err)
         self->old_unsynced = self->unsynced;
         self->unsynced = swap;
         self->old_segment = old_segment;
-        self->old_synced_off = self->synced_off;
+        self->old_synced_off = old_synced;
     }
-    self->synced_off = self->size;
     *old_fd_p = old_fd;
     return self->segment;
 }

@@ -236,6 +236,75 @@ UFO_TEST (test_fsync_eio)
     s_round ("fsync");
 }
 
+//  A snapshot started in the burst whose fdatasync fails: the checkpoint heading its new
+//  segment is not durable (the fault drops it, as the kernel may), so the snapshot must not
+//  be used by a restart (it would drop the older segments, and the task state with them).
+//  The broker stops and removes it; after SIGKILL + restart the task accepted before is
+//  still there, and every acknowledged item once.
+UFO_TEST (test_snapshot_during_fault)
+{
+    bb_test_rmtree (B.data_dir);
+    s_fault ("");
+    bb_test_start (&B, (const char *const []) { "--fsync", "always", "--stats-ms", "0",
+                                                "--snapshot-every", "1", "--snapshot-growth", "0", NULL });
+    ufo_bb_client_t *c = s_client (300);
+    ufo_error_t err;
+    bool up = false;
+    for (int i = 0; i < 30 && !up; i++) {
+        ufo_value_t *reply = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
+        up = reply != NULL;
+        ufo_value_destroy (&reply);
+    }
+    REQUIRE (up);
+    ufo_bb_client_set_timeout (c, 5000);
+    ufo_tasks_t *tasks = ufo_tasks_new (B.cmd, "logfault-test", NULL, NULL, &err);
+    REQUIRE (tasks);
+    ufo_value_t *spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", "eval");
+    ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_value_new_map () });
+    char task [33];
+    REQUIRE (ufo_tasks_submit (tasks, &spec, task, &err) == 0);
+    ufo_value_t *ev = NULL;
+    for (int i = 0; i < 100 && !ev; i++) {
+        ev = ufo_tasks_next (tasks, 100);
+        if (ev && strcmp (ufo_value_map_str (ev, "kind", ""), "accepted") != 0)
+            ufo_value_destroy (&ev);
+    }
+    REQUIRE (ev);
+    ufo_value_destroy (&ev);
+    ufo_tasks_destroy (&tasks);
+    static int acked [S_CAP], maybe [S_CAP];
+    memset (acked, 0, sizeof acked);
+    memset (maybe, 0, sizeof maybe);
+    char message [200];
+    int nacked = 0;
+    for (int n = 0; n < 10; n++) {
+        CHECK_INT (s_add (c, n, message), 0);
+        acked [n] = 1;
+        nacked++;
+    }
+    usleep (500 * 1000);                        //  the last snapshot is done and compacted
+    s_fault ("fsync");
+    ufo_bb_client_set_timeout (c, 1500);
+    CHECK (s_add (c, 10, message) != 0);        //  held: its burst also started a snapshot
+    maybe [10] = 1;
+    CHECK (bb_test_log_contains (&B, "dropped: the log failed while it was written", 3000));
+    ufo_bb_client_destroy (&c);
+    s_check_restart (acked, maybe, nacked);
+    c = s_client (5000);
+    char json [100];
+    snprintf (json, sizeof json, "{\"task\":\"%s\"}", task);
+    ufo_value_t *body = ufo_json_parse_str (json, NULL);
+    ufo_value_t *fetched = ufo_bb_client_call (c, "task.fetch", &body, NULL, 0, NULL, NULL, &err);
+    if (!fetched)
+        fprintf (stderr, "  task.fetch: %s\n", err.message);
+    CHECK (fetched != NULL);
+    CHECK_STR (ufo_value_map_str (fetched, "task", ""), task);
+    ufo_value_destroy (&fetched);
+    ufo_bb_client_destroy (&c);
+    CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
+}
+
 int
 main (void)
 {
@@ -244,6 +313,7 @@ main (void)
     setenv ("UFO_TEST_WAL_FAULT", s_fault_file, 1);
     UFO_RUN (test_write_eio);
     UFO_RUN (test_fsync_eio);
+    UFO_RUN (test_snapshot_during_fault);
     int rc = UFO_TEST_END ();
     if (B.pid > 0)
         bb_test_stop (&B, SIGKILL);
