@@ -72,6 +72,9 @@ s_parse_body (app_agent_t *self, ufo_error_t *err)
     self->online = ufo_value_type (online) == UFO_TLIST ? online : NULL;
     const ufo_value_t *demos = ufo_value_map_get (self->body, "demonstration_examples");
     self->demonstrations = ufo_value_type (demos) == UFO_TLIST ? demos : NULL;
+    //  the subtask's embedding and web search start now and come in while the first step
+    //  looks at the screen (ufo_rag.h); the prompt never waits for them
+    ufo_rag_prefetch (self->ctx->rag, self->subtask);
     self->interactive = body.interactive;
     self->auto_confirm = body.auto_confirm;
     const char *log_root = body.log_root;
