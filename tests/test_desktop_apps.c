@@ -451,6 +451,43 @@ UFO_TEST (test_calculator_two_plus_three)
     dfx_session_stop ();
 }
 
+//  Starts argv [0] with its stdout in out_path. Returns the pid, or -1.
+static pid_t
+s_spawn_out (char *const *argv, const char *out_path)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init (&fa);
+    posix_spawn_file_actions_addopen (&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid;
+    int rc = posix_spawnp (&pid, argv [0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy (&fa);
+    return rc == 0 ? pid : -1;
+}
+
+//  Waits (bounded) for pid to exit 0, then reads the first line of out_path into line.
+static void
+s_exit_line (ufo_desktop_t *desk, pid_t pid, const char *out_path, char *line, size_t size)
+{
+    int status = -1;
+    int64_t end = dfx_now_ms () + WAIT_MS;
+    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
+        ufo_desktop_iterate (desk, 50);
+    if (status == -1) {
+        kill (pid, SIGKILL);
+        waitpid (pid, &status, 0);
+        CHECK (!"the program did not exit");
+    }
+    else
+        CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    FILE *f = fopen (out_path, "r");
+    line [0] = '\0';
+    if (f) {
+        if (!fgets (line, (int) size, f))
+            line [0] = '\0';
+        fclose (f);
+    }
+}
+
 //  The label of the control of `type` named `name` in snap, as a number (0 if absent).
 static long
 s_label_of (const ufo_value_t *snap, const char *type, const char *name)
@@ -477,16 +514,12 @@ UFO_TEST (test_zenity_forms_actions)
     REQUIRE (desk);
     char out_path [600];
     snprintf (out_path, sizeof (out_path), "%s/forms.out", getenv ("UFO_DESKTOP_SESSION"));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init (&fa);
-    posix_spawn_file_actions_addopen (&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     char *argv [] = { "zenity", "--forms", "--title", "Contact", "--text", "Your details",
                       "--add-entry", "First name", "--add-entry", "Last name",
                       "--add-entry", "Email", "--add-combo", "Member", "--combo-values", "yes|no",
                       NULL };
-    pid_t pid;
-    REQUIRE (posix_spawnp (&pid, "zenity", &fa, NULL, argv, environ) == 0);
-    posix_spawn_file_actions_destroy (&fa);
+    pid_t pid = s_spawn_out (argv, out_path);
+    REQUIRE (pid > 0);
     int64_t xid = dfx_wait_window (desk, pid, "Contact", WAIT_MS);
     REQUIRE (xid);
     ufo_value_t *snap = dfx_wait_control (desk, xid, "Button", "OK", WAIT_MS);
@@ -581,22 +614,8 @@ UFO_TEST (test_zenity_forms_actions)
     r = dfx_act (desk, xid, ok, "click_input", NULL);
     CHECK (ufo_value_map_bool (r, "success", false));
     ufo_value_destroy (&r);
-    int status = -1;
-    end = dfx_now_ms () + WAIT_MS;
-    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
-        ufo_desktop_iterate (desk, 50);
-    if (status == -1) {
-        kill (pid, SIGKILL);
-        waitpid (pid, &status, 0);
-        CHECK (!"zenity did not exit after OK");
-    }
-    FILE *f = fopen (out_path, "r");
-    char line [256] = "";
-    if (f) {
-        if (!fgets (line, sizeof (line), f))
-            line [0] = '\0';
-        fclose (f);
-    }
+    char line [256];
+    s_exit_line (desk, pid, out_path, line, sizeof line);
     CHECK_STR (line, "AdaXZ|Love||yes\n");
     ufo_value_destroy (&snap);
     ufo_desktop_destroy (&desk);
@@ -611,13 +630,9 @@ UFO_TEST (test_zenity_entry)
     //  zenity prints the entry on stdout: run it ourselves with stdout in a file
     char out_path [600];
     snprintf (out_path, sizeof (out_path), "%s/zenity.out", getenv ("UFO_DESKTOP_SESSION"));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init (&fa);
-    posix_spawn_file_actions_addopen (&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     char *argv [] = { "zenity", "--entry", "--title", "Who", "--text", "Your name?", NULL };
-    pid_t pid;
-    REQUIRE (posix_spawnp (&pid, "zenity", &fa, NULL, argv, environ) == 0);
-    posix_spawn_file_actions_destroy (&fa);
+    pid_t pid = s_spawn_out (argv, out_path);
+    REQUIRE (pid > 0);
     int64_t xid = dfx_wait_window (desk, pid, "Who", WAIT_MS);
     REQUIRE (xid);
     ufo_value_t *snap = dfx_wait_control (desk, xid, "Button", "OK", WAIT_MS);
@@ -635,24 +650,8 @@ UFO_TEST (test_zenity_entry)
     r = dfx_act (desk, xid, ok_label, "click_input", NULL);
     CHECK (ufo_value_map_bool (r, "success", false));
     ufo_value_destroy (&r);
-    int status = -1;
-    int64_t end = dfx_now_ms () + WAIT_MS;
-    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
-        ufo_desktop_iterate (desk, 50);
-    if (status == -1) {
-        kill (pid, SIGKILL);
-        waitpid (pid, &status, 0);
-        CHECK (!"zenity did not exit after OK");
-    }
-    else
-        CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
-    FILE *f = fopen (out_path, "r");
-    char line [256] = "";
-    if (f) {
-        if (!fgets (line, sizeof (line), f))
-            line [0] = '\0';
-        fclose (f);
-    }
+    char line [256];
+    s_exit_line (desk, pid, out_path, line, sizeof line);
     CHECK_STR (line, "Ada Lovelace\n");
 
     //  the whole session goes away under the desktop: errors, no crash, no exit
