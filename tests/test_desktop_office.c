@@ -9,41 +9,14 @@
 
 #define WAIT_MS 90000           //  generous: LibreOffice's first start on 2 shared cores
 
-static char s_profile [512];
-
-//  A private LibreOffice profile (its own user installation) without the start-up tip.
-static void
-s_make_profile (void)
-{
-    snprintf (s_profile, sizeof s_profile, "%s/lo-profile", getenv ("XDG_CONFIG_HOME"));
-    char path [700];
-    snprintf (path, sizeof path, "%s/user", s_profile);
-    mkdir (s_profile, 0700);
-    mkdir (path, 0700);
-    snprintf (path, sizeof path, "%s/user/registrymodifications.xcu", s_profile);
-    FILE *f = fopen (path, "w");
-    if (!f)
-        return;
-    fputs ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-           "<oor:items xmlns:oor=\"http://openoffice.org/2001/registry\" "
-           "xmlns:xs=\"http://www.w3.org/2001/XMLSchema\" "
-           "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n"
-           "<item oor:path=\"/org.openoffice.Office.Common/Misc\"><prop oor:name=\"ShowTipOfTheDay\" "
-           "oor:op=\"fuse\"><value>false</value></prop></item>\n"
-           "<item oor:path=\"/org.openoffice.Office.Common/Misc\"><prop oor:name=\"FirstRun\" "
-           "oor:op=\"fuse\"><value>false</value></prop></item>\n"
-           "</oor:items>\n", f);
-    fclose (f);
-}
-
 static ufo_desktop_t *
 s_open (void)
 {
-    char json [1400];
-    snprintf (json, sizeof json,
-              "{\"launchers\": {\"calc\": [\"libreoffice\", \"--calc\", \"--norestore\","
-              " \"-env:UserInstallation=file://%s\"]}, \"action_timeout_ms\": 3000}", s_profile);
-    ufo_value_t *opts = ufo_json_parse_str (json, NULL);
+    //  the profile's own launchers: a private LibreOffice profile ($PROFILE) without the
+    //  start-up tip, written by ufo_desktop_launch
+    ufo_value_t *opts = ufo_json_parse_str ("{\"action_timeout_ms\": 3000}", NULL);
+    ufo_value_map_set_copy (opts, "launchers", ufo_value_map_get (ufo_value_map_get (
+                                ufo_desktop_profiles (), "libreoffice"), "launchers"));
     ufo_error_t err = { 0 };
     ufo_desktop_t *desk = ufo_desktop_new (opts, &err);
     if (!desk)
@@ -129,13 +102,22 @@ s_type_in_cell (ufo_desktop_t *desk, int64_t xid, const ufo_value_t *snap, const
 UFO_TEST (test_calc_sheet)
 {
     REQUIRE (dfx_session_start () == 0);
-    s_make_profile ();
     ufo_desktop_t *desk = s_open ();
     REQUIRE (desk);
     ufo_error_t err = { 0 };
-    REQUIRE (ufo_desktop_launch (desk, "calc", &err) > 0);
+    REQUIRE (ufo_desktop_launch (desk, "libreoffice-calc", &err) > 0);
     int64_t xid = dfx_wait_window (desk, 0, "LibreOffice Calc", WAIT_MS);
     REQUIRE (xid);
+    //  the private profile was written before the start, and the window goes by the name
+    //  a user knows (its WM_CLASS says "libreoffice-calc" or "soffice")
+    char *xcu = ufo_desktop_profile_expand ("libreoffice", "$PROFILE/user/registrymodifications.xcu");
+    CHECK (access (xcu, R_OK) == 0);
+    free (xcu);
+    ufo_value_t *wins = ufo_desktop_windows (desk, NULL);
+    for (size_t i = 0; i < ufo_value_size (wins); i++)
+        if (ufo_value_map_int (ufo_value_list_at (wins, i), "xid", 0) == xid)
+            CHECK_STR (ufo_value_map_str (ufo_value_list_at (wins, i), "name", ""), "libreoffice");
+    ufo_value_destroy (&wins);
     //  the sheet appears a moment after the window: wait for its first cell
     ufo_value_t *snap = dfx_wait_control (desk, xid, "ListItem", "A1", WAIT_MS);
     REQUIRE (snap);
