@@ -41,6 +41,7 @@ struct _ufo_dnode_t {
     bool valid;                 //  role and states fresh
     bool detail_valid;          //  extents, name, interfaces fresh
     bool ext_stale;             //  extents to re-read (layout may have changed)
+    bool ext_retry;             //  reading the extents failed for now: ext_stale after the read
     int stage;                  //  1: reading role/states, 2: reading details
     bool kids_valid;
     bool extra_valid;           //  actions/text fresh

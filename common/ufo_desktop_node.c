@@ -176,7 +176,7 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
         case ATSPI_ROLE_PANEL:
             return (node->name && *node->name) ? "Group" : NULL;
         case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC: case ATSPI_ROLE_CAPTION:
-        case ATSPI_ROLE_HEADING:
+        case ATSPI_ROLE_HEADING: case ATSPI_ROLE_PARAGRAPH:    //  web pages, Writer
             return "Text";
         case ATSPI_ROLE_TABLE_CELL:
             return "ListItem";

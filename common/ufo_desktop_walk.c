@@ -85,6 +85,24 @@ s_ref_node (ufo_desktop_t *desk, s_ref_t *ref)
     return (node && ufo_dnode_serial_ (node) == ref->serial) ? node : NULL;
 }
 
+//  A copy of text without U+FFFC, the object replacement character that stands for each
+//  embedded child (Firefox's paragraphs and documents, LibreOffice's frames).
+static char *
+s_drop_objects (const char *text)
+{
+    char *out = ufo_strdup (text);
+    char *w = out;
+    for (const char *r = text; *r; ) {
+        if ((unsigned char) r [0] == 0xEF && (unsigned char) r [1] == 0xBF
+        &&  (unsigned char) r [2] == 0xBC)
+            r += 3;
+        else
+            *w++ = *r++;
+    }
+    *w = '\0';
+    return out;
+}
+
 static void
 s_set_kids (ufo_desktop_t *desk, ufo_dnode_t *node, GVariant *arr)
 {
@@ -102,6 +120,9 @@ s_set_kids (ufo_desktop_t *desk, ufo_dnode_t *node, GVariant *arr)
             if (o && streq (o->bus, bus) && streq (o->path, path)) {
                 kid = o;
                 g_ptr_array_index (old, i) = NULL;
+                //  an object that moved in the list may hold other content now
+                if (i != kids->len)
+                    o->extra_valid = false;
                 break;
             }
         }
@@ -526,6 +547,9 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 g_variant_get (reply, "((iiii))", &node->ext [0], &node->ext [1], &node->ext [2],
                                &node->ext [3]);
                 node->ifaces |= S_IF_COMPONENT;
+                //  no size yet (Firefox answers -1 while a page lays out, and sends no
+                //  bounds event afterwards): read again on the next pass
+                node->ext_retry = node->ext [2] < 0 || node->ext [3] < 0;
                 break;
             case W_KIDS: {
                 GVariant *arr = g_variant_get_child_value (reply, 0);
@@ -571,7 +595,7 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 const char *s = NULL;
                 g_variant_get (reply, "(&s)", &s);
                 free (node->text);
-                node->text = ufo_strdup (s ? s : "");
+                node->text = s_drop_objects (s ? s : "");
                 node->ifaces |= S_IF_TEXT;
                 if (ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE))
                     node->ifaces |= S_IF_EDITABLE;
@@ -645,9 +669,13 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
         //  no children interface: a leaf
         s_set_kids (op->desk, node, g_variant_new ("a(so)", NULL));
     }
-    else if (ref->what == W_EXTENTS)
+    else if (ref->what == W_EXTENTS) {
         node->ext [2] = -1;
-    UFO_UNUSED (error);
+        //  a page still loading (Firefox) fails GetExtents for a moment: read them again
+        //  next time, unless the object has no Component interface at all
+        node->ext_retry = !error || !strstr (error, "Unknown");
+        ufo_trace ("desktop: GetExtents of %s failed: %s", node->path, error ? error : "");
+    }
     if (ref->what <= W_KIDS && node->busy == 0) {
         int stage = node->stage;
         node->stage = 0;
@@ -655,7 +683,7 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
             node->valid = true;
         else {
             node->detail_valid = true;
-            node->ext_stale = false;
+            node->ext_stale = false;        //  a failed read is retried by the next snapshot
         }
         if (!op->cancelled && !op->done) {
             if (stage == 1)
@@ -776,6 +804,25 @@ s_container (const ufo_dnode_t *node)
     return "";
 }
 
+//  The selected option of a combo box (a web page's select keeps its options, hidden, in a
+//  menu inside it; the selected one has the selected state), or NULL.
+static const char *
+s_combo_choice (const ufo_dnode_t *node, int depth)
+{
+    for (guint i = 0; node->kids && depth < 2 && i < node->kids->len; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid)
+            continue;
+        if ((kid->role == ATSPI_ROLE_MENU_ITEM || kid->role == ATSPI_ROLE_LIST_ITEM)
+        &&  ufo_dnode_has_state_ (kid, ATSPI_STATE_SELECTED) && kid->name && *kid->name)
+            return kid->name;
+        const char *found = s_combo_choice (kid, depth + 1);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
 static void
 s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_t *tree_parent,
            bool popup)
@@ -818,7 +865,8 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         const ufo_dnode_t *up = node->parent;
         for (int i = 0; i < 2 && up; i++, up = up->parent) {
             const char *ptype = ufo_desktop_control_type_ (op->desk, up);
-            if (ptype && !streq (ptype, "Text") && !streq (ptype, "Group"))
+            if (ptype && !streq (ptype, "Text") && !streq (ptype, "Group")
+            &&  !streq (ptype, "Document"))     //  a page's headings are the page's
                 type = NULL;
         }
     }
@@ -835,11 +883,22 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_map_set (cap, "rect", &rect);
         ufo_value_list_push (out->captions, &cap);
     }
+    //  a paragraph is text to read: one with no text of its own (a row of a form, whose
+    //  widgets are its children) is structure
+    bool wordless = !node->text || !node->text [strspn (node->text, " \t\r\n")];
+    if (type && node->role == ATSPI_ROLE_PARAGRAPH && wordless)
+        type = NULL;
+    //  nor is a text with neither name nor text (LibreOffice's empty status bar fields)
+    if (type && streq (type, "Text") && wordless && (!node->name || !*node->name))
+        type = NULL;
     if (on_screen && s_offered (st, type)) {
         ufo_value_t *c = ufo_value_new_map ();
         ufo_value_map_set_str (c, "label", "");
         ufo_value_map_set_str (c, "control_type", type);
-        ufo_value_t *text = ufo_dnode_clean_name_ (node->name);
+        //  unnamed text (a paragraph, a heading whose name is empty) is named by its start
+        bool by_text = streq (type, "Text") && (!node->name || !*node->name) && !wordless;
+        ufo_value_t *text = by_text ? ufo_dnode_excerpt_ (node->text, 60)
+                                    : ufo_dnode_clean_name_ (node->name);
         ufo_value_map_set (c, "control_text", &text);
         ufo_value_t *rect = s_rect (st, node);
         int cx = (int) (ufo_value_int (ufo_value_list_at (rect, 0))
@@ -851,7 +910,9 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         for (int i = 0; node->actions && node->actions [i]; i++)
             ufo_value_list_push_str (actions, node->actions [i]);
         ufo_value_map_set (c, "actions", &actions);
-        ufo_value_t *value = ufo_dnode_excerpt_ (node->text, op->desk->text_excerpt);
+        const char *chosen = streq (type, "ComboBox") ? s_combo_choice (node, 0) : NULL;
+        ufo_value_t *value = ufo_dnode_excerpt_ (chosen ? chosen : node->text,
+                                                 op->desk->text_excerpt);
         ufo_value_map_set (c, "value", &value);
         ufo_value_t *states = ufo_dnode_states_value_ (node);
         ufo_value_map_set (c, "states", &states);
@@ -1056,6 +1117,26 @@ s_stale_layout (ufo_dnode_t *node)
         s_stale_layout (g_ptr_array_index (node->kids, i));
 }
 
+//  After an event from the application: extents that could not be read (no size yet, a
+//  failed call) are read again, once (not pass after pass: a control may never have a
+//  size), and so is the text of paragraphs.
+static void
+s_retry_extents (ufo_dnode_t *node)
+{
+    if (node->ext_retry) {
+        node->ext_retry = false;
+        node->ext_stale = true;
+    }
+    //  LibreOffice sends no text event for the paragraph left behind when one is split:
+    //  paragraphs (visible ones: only those are read) are read again after any event
+    if (node->role == ATSPI_ROLE_PARAGRAPH)
+        node->extra_valid = false;
+    if (node->role == ATSPI_ROLE_DOCUMENT_TEXT)     //  and which paragraphs are shown
+        node->kids_valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_retry_extents (g_ptr_array_index (node->kids, i));
+}
+
 static void
 s_invalidate_tree (ufo_dnode_t *node)
 {
@@ -1126,6 +1207,10 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         gint64 *last = g_hash_table_lookup (self->bus_event_ms, win->root->bus);
         if (!win->uses_showing && last && *last >= win->snap_ms)
             s_stale_layout (win->root);
+        //  extents that could not be read are tried again once the application has done
+        //  something (an unchanged window still costs no call)
+        if (last && *last >= win->snap_ms)
+            s_retry_extents (win->root);
         ufo_desktop_walk_start_ (op, win);
         return op;
     }
