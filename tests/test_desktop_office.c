@@ -162,11 +162,10 @@ UFO_TEST (test_calc_sheet)
     CHECK (ufo_value_map_bool (snap2, "success", false));
     printf ("calc: repeated snapshot %" PRId64 " ms, %" PRId64 " calls\n", ms2,
             ufo_value_map_int (snap2, "calls", 0));
-    CHECK (s_type_in_cell (desk, xid, snap2, "A1", "1~"));
-    CHECK (s_type_in_cell (desk, xid, snap2, "A2", "2~"));
-    CHECK (s_type_in_cell (desk, xid, snap2, "A3", "3~"));
+    //  one action from A1 (Enter moves down, as a person types a column; separate actions per
+    //  cell raced LibreOffice: a GrabFocus over D-Bus can overtake keys still queued in X);
     //  parentheses are special in the key syntax: escaped
-    CHECK (s_type_in_cell (desk, xid, snap2, "A4", "=SUM{(}A1:A3{)}~"));
+    CHECK (s_type_in_cell (desk, xid, snap2, "A1", "1~2~3~=SUM{(}A1:A3{)}~"));
     ufo_value_destroy (&snap2);
     //  the result, read back from the sheet (the cell's text is its shown value)
     const char *a4 = NULL;
@@ -336,7 +335,7 @@ s_wait_other_window (ufo_desktop_t *desk, const char *title, int64_t not_xid)
     return 0;
 }
 
-//  Writer: two paragraphs typed, the first word made bold with the shortcut, the document
+//  Writer: two paragraphs typed, the first word made bold with the toolbar's button, the document
 //  saved as .odt through the Save As dialog; the file's content.xml holds the text and a
 //  bold span.
 UFO_TEST (test_writer_document)
@@ -359,7 +358,14 @@ UFO_TEST (test_writer_document)
                           "{\"keys\": \"Quarterly report{ENTER}Sales grew by ten percent.\"}"),
                  "typing"));
     CHECK (s_ok (dfx_act (desk, xid, doc_label, "keyboard_input",
-                          "{\"keys\": \"^{HOME}+^{RIGHT}^b^{END}\"}"), "bold"));
+                          "{\"keys\": \"^{HOME}+^{RIGHT}\"}"), "select the first word"));
+    //  bold through the toolbar: its button's action is "press" (GetName)
+    snap = s_snapshot (desk, xid, NULL);
+    const char *bold_button = dfx_find (snap, "Button", "Bold");
+    CHECK (bold_button != NULL);
+    if (bold_button)
+        CHECK (s_ok (dfx_act (desk, xid, bold_button, "click_input", NULL), "bold"));
+    ufo_value_destroy (&snap);
     //  the document's text is readable: its paragraphs are offered as Text
     int64_t end = dfx_now_ms () + WAIT_MS / 3;
     bool both = false;
