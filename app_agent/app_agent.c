@@ -33,7 +33,7 @@ s_find_window (app_ctx_t *ctx, const ufo_value_t *window, const char *applicatio
             found [1] = xid;
         if (*want_title && strcmp (ufo_value_map_str (w, "title", ""), want_title) == 0 && !found [2])
             found [2] = xid;
-        if (*application && strcasecmp (ufo_value_map_str (w, "name", ""), application) == 0 && !found [3])
+        if (*application && ufo_desktop_same_app (ufo_value_map_str (w, "name", ""), application) && !found [3])
             found [3] = xid;
     }
     int64_t xid = 0;
