@@ -7,6 +7,7 @@
     naming the file, and a client process the same way. */
 #include "ufo_prelude.h"
 #include "ufo_test.h"
+#include "ufo_wait.h"
 #include "bb_test_util.h"
 #include <czmq.h>
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <dirent.h>
 #include "ufo_test.h"
+#include "ufo_wait.h"
 #include "llm_server_fixture.h"
 
 static char s_dir [256];
@@ -57,16 +58,7 @@ s_run (const char *const *argv, const char *out, int timeout_ms)
         execv (argv [0], (char *const *) argv);
         _exit (127);
     }
-    int64_t end = ufo_time_mono_ms () + timeout_ms;
-    int status;
-    while (ufo_time_mono_ms () < end) {
-        if (waitpid (pid, &status, WNOHANG) == pid)
-            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-        usleep (50000);
-    }
-    kill (pid, SIGKILL);
-    waitpid (pid, NULL, 0);
-    return -1;
+    return ufo_wait_exit (pid, timeout_ms);
 }
 
 static char *

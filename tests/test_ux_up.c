@@ -11,6 +11,7 @@
 #include "ufo_prelude.h"
 #include <sys/wait.h>
 #include "ufo_test.h"
+#include "ufo_wait.h"
 #include "llm_server_fixture.h"
 
 static char s_dir [256];
@@ -74,27 +75,12 @@ s_spawn (const char *const *args, const char *out)
     return pid;
 }
 
-static int
-s_wait (pid_t pid, int timeout_ms)
-{
-    int64_t end = ufo_time_mono_ms () + timeout_ms;
-    int status;
-    while (ufo_time_mono_ms () < end) {
-        if (waitpid (pid, &status, WNOHANG) == pid)
-            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-        usleep (20000);
-    }
-    kill (pid, SIGKILL);
-    waitpid (pid, NULL, 0);
-    return -1;
-}
-
 //  Runs `ufo args...` to completion (bounded); returns its exit status and the time taken.
 static int
 s_run (const char *const *args, const char *out, int timeout_ms, int64_t *took_ms)
 {
     int64_t t0 = ufo_time_mono_ms ();
-    int rc = s_wait (s_spawn (args, out), timeout_ms);
+    int rc = ufo_wait_exit (s_spawn (args, out), timeout_ms);
     if (took_ms)
         *took_ms = ufo_time_mono_ms () - t0;
     return rc;
@@ -254,7 +240,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     free (text);
     //  the monitor showed the session for people: its name, steps, the end; no plumbing
     kill (monitor, SIGINT);
-    s_wait (monitor, 10000);
+    ufo_wait_exit (monitor, 10000);
     text = s_read (mon_out);
     CHECK_CONTAINS (text, "any-app  submitted");
     CHECK_CONTAINS (text, "any-app  r0 s0 ");
@@ -268,7 +254,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     snprintf (out, sizeof out, "%s/down.out", s_dir);
     const char *down [] = { "down", NULL };
     CHECK_INT (s_run (down, out, 60000, NULL), 0);
-    CHECK_INT (s_wait (up, 30000), 0);
+    CHECK_INT (ufo_wait_exit (up, 30000), 0);
     const ufo_value_t *kids = ufo_value_map_get (state, "children");
     for (size_t i = 0; i < ufo_value_size (kids); i++) {
         int64_t pid = ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
