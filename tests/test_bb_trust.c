@@ -72,26 +72,6 @@ s_call (ufo_bb_client_t *c, const char *type, const char *json, ufo_value_t **re
 }
 
 static bool
-s_log_contains (const char *needle, int timeout_ms)
-{
-    char path [400];
-    snprintf (path, sizeof path, "%s/broker.log", B.dir);
-    for (int i = 0; i <= timeout_ms / 50; i++) {
-        FILE *f = fopen (path, "r");
-        char line [2048];
-        bool found = false;
-        while (f && !found && fgets (line, sizeof line, f))
-            found = strstr (line, needle) != NULL;
-        if (f)
-            fclose (f);
-        if (found)
-            return true;
-        usleep (50000);
-    }
-    return false;
-}
-
-static bool
 s_ping (int timeout_ms)
 {
     ufo_bb_client_t *c = s_client ("agent1");
@@ -298,7 +278,7 @@ UFO_TEST (test_worker_bound_to_certificate)
     snprintf (json, sizeof json, "{\"worker\":\"%s\",\"service\":\"host\",\"capacity\":1}", wid);
     CHECK_INT (s_call (b, "worker.ready", json, NULL), UFO_E_DENIED);
     snprintf (message, sizeof message, "worker %s is registered with another certificate (certificate \"agent2\")", wid);
-    CHECK (s_log_contains (message, 3000));
+    CHECK (bb_test_log_contains (&B, message, 3000));
     //  B's own worker claiming A's assignment: refused as well
     CHECK_INT (s_call (b, "worker.ready", "{\"worker\":\"w2\",\"service\":\"app:none\",\"capacity\":1}", NULL), 0);
     snprintf (json, sizeof json, "{\"worker\":\"w2\",\"task\":\"%s\",\"attempt\":%" PRId64 ",\"status\":\"done\","
@@ -518,7 +498,7 @@ UFO_TEST (test_never_reading_peer_is_bounded)
     CHECK_INT (busy + snapshots, 300);
     CHECK (busy > 250);
     CHECK (snapshots >= 2 && snapshots <= 8);
-    CHECK (s_log_contains ("of replies it has not read (limit 16777216", 1000));
+    CHECK (bb_test_log_contains (&B, "of replies it has not read (limit 16777216", 1000));
     //  once it has read them, it is served again
     zsock_destroy (&bad);
     CHECK_INT (s_call (other, "ping", NULL, NULL), 0);
