@@ -7,45 +7,10 @@
 #include <dirent.h>
 #include "ufo_test.h"
 #include "ufo_wait.h"
+#include "up_fixture.h"
 #include "llm_server_fixture.h"
 
 static char s_dir [256];
-
-static ufo_value_t *
-s_state (void)
-{
-    char path [400];
-    snprintf (path, sizeof path, "%s/run/up.json", s_dir);
-    return access (path, R_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
-}
-
-static int64_t
-s_child_pid (const ufo_value_t *state, const char *name)
-{
-    const ufo_value_t *kids = ufo_value_map_get (state, "children");
-    for (size_t i = 0; i < ufo_value_size (kids); i++)
-        if (strcmp (ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), name) == 0)
-            return ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
-    return 0;
-}
-
-static bool
-s_alive (int64_t pid)
-{
-    if (pid <= 0 || kill ((pid_t) pid, 0) != 0)
-        return false;
-    //  a zombie (not yet reaped by its parent) counts as gone
-    char path [64], buf [512];
-    snprintf (path, sizeof path, "/proc/%" PRId64 "/stat", pid);
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return false;
-    size_t n = fread (buf, 1, sizeof buf - 1, f);
-    fclose (f);
-    buf [n] = 0;
-    const char *close = strrchr (buf, ')');
-    return !(close && close [1] == ' ' && close [2] == 'Z');
-}
 
 static int
 s_run (const char *const *argv, const char *out, int timeout_ms)
@@ -119,7 +84,7 @@ UFO_TEST (test_up_restart_batch_stop)
     }
     ufo_value_t *state = NULL;
     for (int i = 0; i < 400 && !state; i++) {
-        state = s_state ();
+        state = up_state (s_dir);
         if (!state)
             usleep (50000);
     }
@@ -130,14 +95,14 @@ UFO_TEST (test_up_restart_batch_stop)
     CHECK (desk && *desk);                  //  a virtual desktop was started
     char desk_dir [400];
     snprintf (desk_dir, sizeof desk_dir, "%s", desk ? desk : "");
-    int64_t host = s_child_pid (state, "host-d0");
-    int64_t broker = s_child_pid (state, "broker");
-    CHECK (s_alive (host));
-    CHECK (s_alive (broker));
-    CHECK (s_alive (s_child_pid (state, "app-d0-mousepad-1")));
-    CHECK (s_alive (s_child_pid (state, "eval")));
-    CHECK (s_alive (s_child_pid (state, "host-d1")));   //  the second device has its HostAgent
-    CHECK (s_alive (s_child_pid (state, "app-d1-mousepad-1")));
+    int64_t host = up_child_pid (state, "host-d0");
+    int64_t broker = up_child_pid (state, "broker");
+    CHECK (up_alive (host));
+    CHECK (up_alive (broker));
+    CHECK (up_alive (up_child_pid (state, "app-d0-mousepad-1")));
+    CHECK (up_alive (up_child_pid (state, "eval")));
+    CHECK (up_alive (up_child_pid (state, "host-d1")));   //  the second device has its HostAgent
+    CHECK (up_alive (up_child_pid (state, "app-d1-mousepad-1")));
     CHECK_INT (ufo_value_size (ufo_value_map_get (state, "devices")), 2);
     const char *desk2 = ufo_value_str (ufo_value_path (state, "devices.1.desktop_session"));
     char desk2_dir [400];
@@ -149,11 +114,11 @@ UFO_TEST (test_up_restart_batch_stop)
     int64_t again = 0;
     for (int i = 0; i < 200 && (again == 0 || again == host); i++) {
         usleep (50000);
-        state = s_state ();
-        again = s_child_pid (state, "host-d0");
+        state = up_state (s_dir);
+        again = up_child_pid (state, "host-d0");
         ufo_value_destroy (&state);
     }
-    CHECK (again != host && s_alive (again));
+    CHECK (again != host && up_alive (again));
 
     //  ufo batch finds the broker through up.json and runs two task files
     char tasks [400], path [500];
@@ -199,7 +164,7 @@ UFO_TEST (test_up_restart_batch_stop)
     CHECK (*devices [0] && *devices [1] && strcmp (devices [0], devices [1]) != 0);
 
     //  SIGTERM stops everything, desktop included
-    state = s_state ();
+    state = up_state (s_dir);
     kill (up, SIGTERM);
     int status = 0;
     int64_t end = ufo_time_mono_ms () + 30000;
@@ -218,13 +183,13 @@ UFO_TEST (test_up_restart_batch_stop)
     const ufo_value_t *kids = ufo_value_map_get (state, "children");
     for (size_t i = 0; i < ufo_value_size (kids); i++) {
         int64_t pid = ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
-        if (s_alive (pid))
+        if (up_alive (pid))
             UFO_FAIL_ ("child %s (pid %" PRId64 ") survived", ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), pid);
     }
     ufo_value_destroy (&state);
     CHECK (access (desk_dir, F_OK) != 0);   //  the desktop sessions are gone
     CHECK (access (desk2_dir, F_OK) != 0);
-    state = s_state ();
+    state = up_state (s_dir);
     CHECK (state == NULL);                  //  up.json removed
     ufo_value_destroy (&state);
     kill (llm, SIGTERM);

@@ -12,45 +12,11 @@
 #include <sys/wait.h>
 #include "ufo_test.h"
 #include "ufo_wait.h"
+#include "up_fixture.h"
 #include "llm_server_fixture.h"
 
 static char s_dir [256];
 static char s_ufo [400];
-
-static ufo_value_t *
-s_state (void)
-{
-    char path [400];
-    snprintf (path, sizeof path, "%s/run/up.json", s_dir);
-    return access (path, R_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
-}
-
-static int64_t
-s_child_pid (const ufo_value_t *state, const char *name)
-{
-    const ufo_value_t *kids = ufo_value_map_get (state, "children");
-    for (size_t i = 0; i < ufo_value_size (kids); i++)
-        if (strcmp (ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), name) == 0)
-            return ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
-    return 0;
-}
-
-static bool
-s_alive (int64_t pid)
-{
-    if (pid <= 0 || kill ((pid_t) pid, 0) != 0)
-        return false;
-    char path [64], buf [512];
-    snprintf (path, sizeof path, "/proc/%" PRId64 "/stat", pid);
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return false;
-    size_t n = fread (buf, 1, sizeof buf - 1, f);
-    fclose (f);
-    buf [n] = 0;
-    const char *close = strrchr (buf, ')');
-    return !(close && close [1] == ' ' && close [2] == 'Z');
-}
 
 static pid_t
 s_spawn (const char *const *args, const char *out)
@@ -141,7 +107,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     char *text = s_read (out);
     CHECK_CONTAINS (text, "no launcher for \"nosuchapp\"; launchers known: mousepad");
     free (text);
-    ufo_value_t *state = s_state ();
+    ufo_value_t *state = up_state (s_dir);
     CHECK (state == NULL);
     ufo_value_destroy (&state);
 
@@ -151,13 +117,13 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *up_args [] = { "up", "--data-dir", data_dir, NULL };
     pid_t up = s_spawn (up_args, up_out);
     for (int i = 0; i < 400 && !state; i++) {
-        state = s_state ();
+        state = up_state (s_dir);
         if (!state)
             usleep (50000);
     }
     REQUIRE (state);
-    int64_t any = s_child_pid (state, "app-d0-any-1");
-    CHECK (s_alive (any));
+    int64_t any = up_child_pid (state, "app-d0-any-1");
+    CHECK (up_alive (any));
     ufo_value_destroy (&state);
     //  the workers, by their full names, once they have registered
     snprintf (out, sizeof out, "%s/status.out", s_dir);
@@ -250,7 +216,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     CHECK (!strstr (text, "broker.stats"));
     free (text);
     //  ufo down stops what ufo up started
-    state = s_state ();
+    state = up_state (s_dir);
     snprintf (out, sizeof out, "%s/down.out", s_dir);
     const char *down [] = { "down", NULL };
     CHECK_INT (s_run (down, out, 60000, NULL), 0);
@@ -258,12 +224,12 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const ufo_value_t *kids = ufo_value_map_get (state, "children");
     for (size_t i = 0; i < ufo_value_size (kids); i++) {
         int64_t pid = ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
-        if (s_alive (pid))
+        if (up_alive (pid))
             UFO_FAIL_ ("child %s (pid %" PRId64 ") survived ufo down",
                        ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), pid);
     }
     ufo_value_destroy (&state);
-    state = s_state ();
+    state = up_state (s_dir);
     CHECK (state == NULL);
     ufo_value_destroy (&state);
     CHECK_INT (s_run (down, out, 30000, NULL), 0);      //  nothing left: says so, exit 0

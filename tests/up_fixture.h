@@ -1,0 +1,44 @@
+/*  up_fixture.h - what the `ufo up` tests (test_ufo_up.c, test_ux_up.c) read of a running
+    `ufo up`: its state file and its children. Include after ufo_prelude.h. */
+#ifndef UP_FIXTURE_H_INCLUDED
+#define UP_FIXTURE_H_INCLUDED
+
+//  The state file DIR/run/up.json of the `ufo up` run in dir, or NULL while there is none.
+static inline ufo_value_t *
+up_state (const char *dir)
+{
+    char path [400];
+    snprintf (path, sizeof path, "%s/run/up.json", dir);
+    return access (path, R_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
+}
+
+//  The pid of the child named name in a state, or 0.
+static inline int64_t
+up_child_pid (const ufo_value_t *state, const char *name)
+{
+    const ufo_value_t *kids = ufo_value_map_get (state, "children");
+    for (size_t i = 0; i < ufo_value_size (kids); i++)
+        if (strcmp (ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), name) == 0)
+            return ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
+    return 0;
+}
+
+//  True while process pid runs; a zombie (not yet reaped by its parent) counts as gone.
+static inline bool
+up_alive (int64_t pid)
+{
+    if (pid <= 0 || kill ((pid_t) pid, 0) != 0)
+        return false;
+    char path [64], buf [512];
+    snprintf (path, sizeof path, "/proc/%" PRId64 "/stat", pid);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return false;
+    size_t n = fread (buf, 1, sizeof buf - 1, f);
+    fclose (f);
+    buf [n] = 0;
+    const char *close = strrchr (buf, ')');
+    return !(close && close [1] == ' ' && close [2] == 'Z');
+}
+
+#endif
