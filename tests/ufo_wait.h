@@ -32,4 +32,27 @@ ufo_wait_exit (pid_t pid, int timeout_ms)
     return -1;
 }
 
+//  The port number a server wrote into port_file (a positive decimal), read once it is
+//  there; waits (bounded) for it. Returns -1 when none came in time.
+static inline int
+ufo_wait_port_file_read_ (const char *port_file)
+{
+    FILE *f = fopen (port_file, "r");
+    int port = 0;
+    if (f) {
+        if (fscanf (f, "%d", &port) != 1)
+            port = 0;
+        fclose (f);
+    }
+    return port;
+}
+
+static inline int
+ufo_wait_port_file (const char *port_file, int timeout_ms)
+{
+    int port = 0;
+    WAIT_UNTIL ((port = ufo_wait_port_file_read_ (port_file)) > 0, timeout_ms);
+    return port > 0 ? port : -1;
+}
+
 #endif
