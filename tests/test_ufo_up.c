@@ -26,22 +26,6 @@ s_run (const char *const *argv, const char *out, int timeout_ms)
     return ufo_wait_exit (pid, timeout_ms);
 }
 
-static char *
-s_read (const char *path)
-{
-    FILE *f = fopen (path, "rb");
-    if (!f)
-        return NULL;
-    ufo_buf_t b = { 0 };
-    char chunk [4096];
-    size_t n;
-    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
-        ufo_buf_append (&b, chunk, n);
-    fclose (f);
-    ufo_buf_putc (&b, 0);
-    return ufo_buf_detach (&b, NULL);
-}
-
 UFO_TEST (test_up_restart_batch_stop)
 {
     const char *build = getenv ("UFO_BUILD_DIR");
@@ -140,7 +124,7 @@ UFO_TEST (test_up_restart_batch_stop)
     snprintf (bout, sizeof bout, "%s/batch.out", s_dir);
     const char *bargs [] = { ufo, "batch", tasks, "--config", cfg, NULL };
     int rc = s_run (bargs, bout, 120000);
-    char *text = s_read (bout);
+    char *text = up_read (bout);
     CHECK_INT (rc, 1);                      //  c.json was not run
     CHECK_CONTAINS (text, "batch-a");
     CHECK_CONTAINS (text, "\nb ");          //  named after its file

@@ -52,22 +52,6 @@ s_run (const char *const *args, const char *out, int timeout_ms, int64_t *took_m
     return rc;
 }
 
-static char *
-s_read (const char *path)
-{
-    FILE *f = fopen (path, "rb");
-    if (!f)
-        return NULL;
-    ufo_buf_t b = { 0 };
-    char chunk [4096];
-    size_t n;
-    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
-        ufo_buf_append (&b, chunk, n);
-    fclose (f);
-    ufo_buf_putc (&b, 0);
-    return ufo_buf_detach (&b, NULL);
-}
-
 UFO_TEST (test_up_without_apps_serves_any_application)
 {
     const char *build = getenv ("UFO_BUILD_DIR");
@@ -104,7 +88,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *bad [] = { "up", "--apps", "mousepad,nosuchapp", "--data-dir", data_dir, NULL };
     CHECK_INT (s_run (bad, out, 30000, &took), 2);
     CHECK (took < 3000);
-    char *text = s_read (out);
+    char *text = up_read (out);
     CHECK_CONTAINS (text, "no launcher for \"nosuchapp\"; launchers known: mousepad");
     free (text);
     ufo_value_t *state = up_state (s_dir);
@@ -132,7 +116,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     for (int i = 0; i < 300; i++) {
         free (text);
         s_run (status, out, 10000, NULL);
-        text = s_read (out);
+        text = up_read (out);
         if (text && strstr (text, "app:* (any)") && strstr (text, "\n  host ") && strstr (text, "\n  eval "))
             break;
         usleep (100000);
@@ -146,7 +130,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *mon_args [] = { "monitor", "--timeout", "200", NULL };
     pid_t monitor = s_spawn (mon_args, mon_out);
     for (int i = 0; i < 100; i++) {
-        text = s_read (mon_out);
+        text = up_read (mon_out);
         bool joined = text && strstr (text, "joined");
         free (text);
         if (joined)
@@ -161,7 +145,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
                            "--yes", "--json", NULL };
     int rc = s_run (run, run_out, 180000, NULL);
     CHECK_INT (rc, 0);
-    text = s_read (run_out);
+    text = up_read (run_out);
     ufo_value_t *result = NULL;
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr (line, '\n');
@@ -175,7 +159,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
         ufo_value_destroy (&e);
     }
     if (rc != 0) {
-        char *log = s_read (up_out);
+        char *log = up_read (up_out);
         fprintf (stderr, "ufo up:\n%s\n", log ? log : "");
         free (log);
     }
@@ -187,7 +171,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     ufo_value_destroy (&result);
     char path [600];
     snprintf (path, sizeof path, "%s/logs/any-app/response.log", data_dir);
-    text = s_read (path);
+    text = up_read (path);
     CHECK_CONTAINS (text, "\"AgentName\":\"AppAgent/mousepad\"");
     CHECK (!strstr (text, "no AppAgent serves"));
     free (text);
@@ -195,19 +179,19 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *device [] = { "run", "hello", "--device", "d9", NULL };
     CHECK_INT (s_run (device, out, 30000, &took), 1);
     CHECK (took < 2000);
-    text = s_read (out);
+    text = up_read (out);
     CHECK_CONTAINS (text, "no HostAgent serves device \"d9\"; known devices: d0");
     free (text);
     const char *again [] = { "run", "hello", "--task", "any-app", NULL };
     CHECK_INT (s_run (again, out, 30000, &took), 1);
     CHECK (took < 2000);
-    text = s_read (out);
+    text = up_read (out);
     CHECK_CONTAINS (text, "is already used");
     free (text);
     //  the monitor showed the session for people: its name, steps, the end; no plumbing
     kill (monitor, SIGINT);
     ufo_wait_exit (monitor, 10000);
-    text = s_read (mon_out);
+    text = up_read (mon_out);
     CHECK_CONTAINS (text, "any-app  submitted");
     CHECK_CONTAINS (text, "any-app  r0 s0 ");
     CHECK_CONTAINS (text, "AppAgent/mousepad");
@@ -233,7 +217,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     CHECK (state == NULL);
     ufo_value_destroy (&state);
     CHECK_INT (s_run (down, out, 30000, NULL), 0);      //  nothing left: says so, exit 0
-    text = s_read (out);
+    text = up_read (out);
     CHECK_CONTAINS (text, "nothing to stop");
     free (text);
     kill (llm, SIGTERM);

@@ -41,4 +41,21 @@ up_alive (int64_t pid)
     return !(close && close [1] == ' ' && close [2] == 'Z');
 }
 
+//  The whole content of a file (NUL-terminated, caller frees), or NULL when it cannot be read.
+static inline char *
+up_read (const char *path)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return NULL;
+    ufo_buf_t b = { 0 };
+    char chunk [4096];
+    size_t n;
+    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
+        ufo_buf_append (&b, chunk, n);
+    fclose (f);
+    ufo_buf_putc (&b, 0);
+    return ufo_buf_detach (&b, NULL);
+}
+
 #endif
