@@ -5,8 +5,9 @@
     pipe are its sources. Idle, it sleeps until the nearest timer (heartbeats). Every ops
     call of the session (an LLM call, a subtask, a question) still waits by turning the
     loop (s_pump, at most S_PUMP_MS per turn) until its event has come, so inputs,
-    cancellations and relays keep flowing during a session; the ops themselves are not yet
-    "start it, get an event" steps (issue 17), and the blackboard calls are synchronous. */
+    cancellations and relays keep flowing during a session, also while a blackboard call
+    waits for its reply (s_bb_wait); the ops themselves are not yet "start it, get an event"
+    steps (issue 17). */
 #include "ufo_prelude.h"
 #include "ufo_loop.h"
 #include "host_bus.h"
