@@ -170,6 +170,24 @@ app_ctx_mcp (app_ctx_t *ctx, const char *application)
     return ctx->mcp;
 }
 
+//  Copies HTTP-style descriptors (the MCP servers', the knowledge's) into pollfds.
+static void
+s_http_to_poll (struct pollfd *out, const ufo_http_fd_t *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out [i] = (struct pollfd) { in [i].fd, (short) ((in [i].events & UFO_HTTP_IN ? POLLIN : 0)
+                                                      | (in [i].events & UFO_HTTP_OUT ? POLLOUT : 0)), 0 };
+}
+
+//  Copies the poll results back into the descriptors' revents.
+static void
+s_poll_to_http (ufo_http_fd_t *out, const struct pollfd *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out [i].revents = (in [i].revents & POLLIN ? UFO_HTTP_IN : 0) | (in [i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
+                        | (in [i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
+}
+
 void
 app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
 {
@@ -204,18 +222,10 @@ app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
                                 | (lfds [i].events & UFO_LLM_OUT ? POLLOUT : 0));
         fds [k].revents = 0;
     }
-    for (size_t i = 0; i < m; i++, k++) {
-        fds [k].fd = mfds [i].fd;
-        fds [k].events = (short) ((mfds [i].events & UFO_HTTP_IN ? POLLIN : 0)
-                                | (mfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0));
-        fds [k].revents = 0;
-    }
-    for (size_t i = 0; i < r; i++, k++) {
-        fds [k].fd = rfds [i].fd;
-        fds [k].events = (short) ((rfds [i].events & UFO_HTTP_IN ? POLLIN : 0)
-                                | (rfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0));
-        fds [k].revents = 0;
-    }
+    s_http_to_poll (fds + k, mfds, m);
+    k += m;
+    s_http_to_poll (fds + k, rfds, r);
+    k += r;
     if (extra_fd >= 0) {
         fds [k].fd = extra_fd;
         fds [k].events = POLLIN;
@@ -239,16 +249,10 @@ app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
                          | (fds [i].revents & POLLOUT ? UFO_LLM_OUT : 0)
                          | (fds [i].revents & (POLLERR | POLLHUP) ? UFO_LLM_ERR : 0);
     ufo_llm_process (ctx->llm, lfds, n);
-    for (size_t i = 0; i < m; i++)
-        mfds [i].revents = (fds [n + i].revents & POLLIN ? UFO_HTTP_IN : 0)
-                         | (fds [n + i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
-                         | (fds [n + i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
+    s_poll_to_http (mfds, fds + n, m);
     if (ctx->mcp)
         ufo_mcp_hub_process (ctx->mcp, mfds, m);
-    for (size_t i = 0; i < r; i++)
-        rfds [i].revents = (fds [n + m + i].revents & POLLIN ? UFO_HTTP_IN : 0)
-                         | (fds [n + m + i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
-                         | (fds [n + m + i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
+    s_poll_to_http (rfds, fds + n + m, r);
     ufo_rag_process (ctx->rag, rfds, r);
     ufo_desktop_pump (ctx->desktop);
 }
