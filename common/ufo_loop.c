@@ -303,35 +303,75 @@ ufo_loop_turns (ufo_loop_t *self)
     return self->turns;
 }
 
-//  --- The LLM client as a source ------------------------------------------------------
+//  --- Sources with {fd, events, revents} descriptors (LLM client, HTTP client, MCP) ------
+//  ufo_llm_fd_t and ufo_http_fd_t have the same shape and bits as ufo_loop's; both are copied
+//  through one triple type (memcpy: no aliasing between the two structs).
+
+typedef struct {
+    int fd;
+    int events;
+    int revents;
+} s_fd_t;
+
+_Static_assert (sizeof (s_fd_t) == sizeof (ufo_llm_fd_t) && sizeof (s_fd_t) == sizeof (ufo_http_fd_t),
+                "descriptor triples differ in size");
+_Static_assert (UFO_LLM_IN == UFO_LOOP_IN && UFO_LLM_OUT == UFO_LOOP_OUT && UFO_LLM_ERR == UFO_LOOP_ERR
+             && UFO_HTTP_IN == UFO_LOOP_IN && UFO_HTTP_OUT == UFO_LOOP_OUT && UFO_HTTP_ERR == UFO_LOOP_ERR,
+                "descriptor bits differ");
+
+#define S_MAX_FDS 64
+
+//  triples (n of them, n <= S_MAX_FDS) -> items; returns how many fit
+static size_t
+s_items_from (ufo_loop_item_t *items, size_t max, const void *triples, size_t n)
+{
+    s_fd_t fds [S_MAX_FDS];
+    n = n > S_MAX_FDS ? S_MAX_FDS : n;
+    n = n > max ? max : n;
+    memcpy (fds, triples, n * sizeof *fds);
+    for (size_t i = 0; i < n; i++)
+        items [i] = (ufo_loop_item_t) { NULL, fds [i].fd, fds [i].events & (UFO_LOOP_IN | UFO_LOOP_OUT), 0 };
+    return n;
+}
+
+//  items -> triples (n <= S_MAX_FDS); returns n
+static size_t
+s_items_to (void *triples, const ufo_loop_item_t *items, size_t n)
+{
+    s_fd_t fds [S_MAX_FDS];
+    n = n > S_MAX_FDS ? S_MAX_FDS : n;
+    for (size_t i = 0; i < n; i++)
+        fds [i] = (s_fd_t) { items [i].fd, items [i].events, items [i].revents };
+    memcpy (triples, fds, n * sizeof *fds);
+    return n;
+}
+
+size_t
+ufo_loop_items_from_http (ufo_loop_item_t *items, size_t max, const ufo_http_fd_t *fds, size_t n)
+{
+    return s_items_from (items, max, fds, n);
+}
+
+size_t
+ufo_loop_items_to_http (ufo_http_fd_t *fds, const ufo_loop_item_t *items, size_t n)
+{
+    return s_items_to (fds, items, n);
+}
 
 static size_t
 s_llm_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
 {
-    ufo_llm_t *llm = arg;
-    ufo_llm_fd_t fds [64];
-    size_t n = ufo_llm_fds (llm, fds, UFO_ARRAY_SIZE (fds));
-    if (n > UFO_ARRAY_SIZE (fds))
-        n = UFO_ARRAY_SIZE (fds);
-    if (n > max)
-        n = max;
-    for (size_t i = 0; i < n; i++)
-        items [i] = (ufo_loop_item_t) { NULL, fds [i].fd,
-            (fds [i].events & UFO_LLM_IN ? UFO_LOOP_IN : 0) | (fds [i].events & UFO_LLM_OUT ? UFO_LOOP_OUT : 0), 0 };
-    *timeout_ms = ufo_llm_timeout (llm);
-    return n;
+    ufo_llm_fd_t fds [S_MAX_FDS];
+    size_t n = ufo_llm_fds ((ufo_llm_t *) arg, fds, S_MAX_FDS);
+    *timeout_ms = ufo_llm_timeout ((ufo_llm_t *) arg);
+    return s_items_from (items, max, fds, n);
 }
 
 static void
 s_llm_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
 {
-    ufo_llm_fd_t fds [64];
-    if (n > UFO_ARRAY_SIZE (fds))
-        n = UFO_ARRAY_SIZE (fds);
-    for (size_t i = 0; i < n; i++)
-        fds [i] = (ufo_llm_fd_t) { items [i].fd, 0,
-            (items [i].revents & UFO_LOOP_IN ? UFO_LLM_IN : 0) | (items [i].revents & UFO_LOOP_OUT ? UFO_LLM_OUT : 0)
-          | (items [i].revents & UFO_LOOP_ERR ? UFO_LLM_ERR : 0) };
+    ufo_llm_fd_t fds [S_MAX_FDS];
+    n = s_items_to (fds, items, n);
     ufo_llm_process ((ufo_llm_t *) arg, fds, n);
 }
 
@@ -343,35 +383,20 @@ ufo_loop_add_llm (ufo_loop_t *self, ufo_llm_t *llm)
     return ufo_loop_source_add (self, &src, llm);
 }
 
-//  --- An HTTP client as a source ---------------------------------------------------------
-
 static size_t
 s_http_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
 {
-    ufo_http_t *http = arg;
-    ufo_http_fd_t fds [64];
-    size_t n = ufo_http_fds (http, fds, UFO_ARRAY_SIZE (fds));
-    if (n > UFO_ARRAY_SIZE (fds))
-        n = UFO_ARRAY_SIZE (fds);
-    if (n > max)
-        n = max;
-    for (size_t i = 0; i < n; i++)
-        items [i] = (ufo_loop_item_t) { NULL, fds [i].fd,
-            (fds [i].events & UFO_HTTP_IN ? UFO_LOOP_IN : 0) | (fds [i].events & UFO_HTTP_OUT ? UFO_LOOP_OUT : 0), 0 };
-    *timeout_ms = ufo_http_timeout (http);
-    return n;
+    ufo_http_fd_t fds [S_MAX_FDS];
+    size_t n = ufo_http_fds ((ufo_http_t *) arg, fds, S_MAX_FDS);
+    *timeout_ms = ufo_http_timeout ((ufo_http_t *) arg);
+    return s_items_from (items, max, fds, n);
 }
 
 static void
 s_http_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
 {
-    ufo_http_fd_t fds [64];
-    if (n > UFO_ARRAY_SIZE (fds))
-        n = UFO_ARRAY_SIZE (fds);
-    for (size_t i = 0; i < n; i++)
-        fds [i] = (ufo_http_fd_t) { items [i].fd, 0,
-            (items [i].revents & UFO_LOOP_IN ? UFO_HTTP_IN : 0) | (items [i].revents & UFO_LOOP_OUT ? UFO_HTTP_OUT : 0)
-          | (items [i].revents & UFO_LOOP_ERR ? UFO_HTTP_ERR : 0) };
+    ufo_http_fd_t fds [S_MAX_FDS];
+    n = s_items_to (fds, items, n);
     ufo_http_process ((ufo_http_t *) arg, fds, n);
 }
 

@@ -18,6 +18,8 @@
 #ifndef UFO_LOOP_H_INCLUDED
 #define UFO_LOOP_H_INCLUDED
 
+#include "ufo_http.h"           //  ufo_http_t, ufo_http_fd_t
+
 typedef struct _ufo_loop_t ufo_loop_t;
 
 #define UFO_LOOP_IN   1
@@ -90,7 +92,12 @@ typedef struct _ufo_llm_t ufo_llm_t;
 int ufo_loop_add_llm (ufo_loop_t *self, ufo_llm_t *llm);
 
 //  The same for an HTTP client (ufo_http_fds / ufo_http_timeout / ufo_http_process).
-typedef struct _ufo_http_t ufo_http_t;
 int ufo_loop_add_http (ufo_loop_t *self, ufo_http_t *http);
+
+//  For a source of its own whose descriptors are ufo_http_fd_t (e.g. the MCP servers of
+//  ufo_mcp_hub): copies n of them (at most 64 and max) into items and returns how many;
+//  and back, revents included, returning how many (at most 64).
+size_t ufo_loop_items_from_http (ufo_loop_item_t *items, size_t max, const ufo_http_fd_t *fds, size_t n);
+size_t ufo_loop_items_to_http (ufo_http_fd_t *fds, const ufo_loop_item_t *items, size_t n);
 
 #endif

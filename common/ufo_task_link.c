@@ -3,6 +3,7 @@
 #include "ufo_msg.h"
 #include "ufo_cert.h"
 #include "dispatch_private.h"
+#include "ufo_loop.h"
 #include <czmq.h>
 
 enum { L_DOWN = 0, L_REG, L_UP };
@@ -35,6 +36,13 @@ struct _ufo_link_t {
     uint64_t counter;
     ufo_buf_t buf;
     zlistx_t *backlog;              //  events for the caller that did not fit in the pipe (zframe_t *)
+    //  in a loop (ufo_link_attach)
+    ufo_loop_t *loop;
+    int source_id;
+    int wait_ms;
+    ufo_value_t *pending;           //  borrowed from the owner
+    ufo_link_deliver_fn *deliver;
+    void *deliver_owner;
 };
 
 static int64_t
@@ -67,6 +75,8 @@ ufo_link_destroy (ufo_link_t **self_p)
     if (!self_p || !*self_p)
         return;
     ufo_link_t *self = *self_p;
+    if (self->loop)
+        ufo_loop_remove (self->loop, self->source_id);
     zsock_destroy (&self->dealer);
     for (size_t i = 0; i < self->nout; i++) {
         free (self->out [i].type);
@@ -488,6 +498,49 @@ ufo_link_drain (ufo_link_t *self, int timeout_ms)
         zmq_poll (&item, dealer ? 1 : 0, 20);
         ufo_link_service (self);
     }
+}
+
+//  --- In the caller's loop ----------------------------------------------------------------
+
+static void
+s_loop_service (void *arg)
+{
+    ufo_link_t *self = arg;
+    self->wait_ms = ufo_link_service (self);
+    //  bounded per turn, so a flood of events does not starve the other sources
+    for (int i = 0; i < 256 && ufo_value_size (self->pending) > 0; i++) {
+        ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (self->pending, 0));
+        ufo_value_list_remove (self->pending, 0);
+        self->deliver (self->deliver_owner, &ev);
+        ufo_value_destroy (&ev);
+    }
+}
+
+static size_t
+s_loop_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
+{
+    ufo_link_t *self = arg;
+    *timeout_ms = ufo_value_size (self->pending) > 0 ? 0 : self->wait_ms;
+    if (!self->dealer || max == 0)
+        return 0;
+    items [0] = (ufo_loop_item_t) { self->dealer, -1, UFO_LOOP_IN, 0 };
+    return 1;
+}
+
+void
+ufo_link_attach (ufo_link_t *self, ufo_loop_t *loop, ufo_value_t *pending, ufo_link_deliver_fn *deliver,
+                 void *owner)
+{
+    assert (self && loop && pending && deliver && !self->loop);
+    self->loop = loop;
+    self->pending = pending;
+    self->deliver = deliver;
+    self->deliver_owner = owner;
+    ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
+    self->source_id = ufo_loop_source_add (loop, &src, self);
+    //  connect now, as an actor does: czmq is started (and has set its signal handlers)
+    //  when this returns
+    self->wait_ms = ufo_link_service (self);
 }
 
 void

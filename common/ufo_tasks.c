@@ -36,8 +36,6 @@ struct _ufo_tasks_t {
     uint64_t fetch_counter;
     //  in-loop mode (no actor)
     ufo_loop_t *loop;
-    int source_id;
-    int wait_ms;
     ufo_tasks_fn *on_event;
     void *on_event_arg;
 };
@@ -346,31 +344,13 @@ ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_
     return self;
 }
 
+//  In-loop mode: an event for the caller (answers of fetches are not for this mode).
 static void
-s_loop_service (void *arg)
+s_deliver (void *owner, ufo_value_t **event_p)
 {
-    ufo_tasks_t *self = arg;
-    s_actor_t *a = &self->args;
-    self->wait_ms = ufo_link_service (a->link);
-    for (int i = 0; i < 256 && ufo_value_size (a->pending) > 0; i++) {
-        ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (a->pending, 0));
-        ufo_value_list_remove (a->pending, 0);
-        if (strcmp (ufo_value_map_str (ev, "kind", ""), "fetch") != 0)
-            self->on_event (self->on_event_arg, &ev);
-        ufo_value_destroy (&ev);
-    }
-}
-
-static size_t
-s_loop_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
-{
-    ufo_tasks_t *self = arg;
-    *timeout_ms = ufo_value_size (self->args.pending) > 0 ? 0 : self->wait_ms;
-    void *dealer = ufo_link_socket (self->args.link);
-    if (!dealer || max == 0)
-        return 0;
-    items [0] = (ufo_loop_item_t) { dealer, -1, UFO_LOOP_IN, 0 };
-    return 1;
+    ufo_tasks_t *self = owner;
+    if (strcmp (ufo_value_map_str (*event_p, "kind", ""), "fetch") != 0)
+        self->on_event (self->on_event_arg, event_p);
 }
 
 ufo_tasks_t *
@@ -387,8 +367,7 @@ ufo_tasks_new_in_loop (const char *endpoint, const char *name, const char *curve
     self->loop = loop;
     self->on_event = on_event;
     self->on_event_arg = arg;
-    ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
-    self->source_id = ufo_loop_source_add (loop, &src, self);
+    ufo_link_attach (self->args.link, loop, self->args.pending, s_deliver, self);
     return self;
 }
 
@@ -412,7 +391,6 @@ ufo_tasks_destroy (ufo_tasks_t **self_p)
     ufo_tasks_t *self = *self_p;
     zactor_destroy (&self->actor);
     if (self->loop) {
-        ufo_loop_remove (self->loop, self->source_id);
         s_leave (&self->args);
         ufo_value_destroy (&self->args.pending);
     }

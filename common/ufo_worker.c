@@ -41,8 +41,6 @@ struct _ufo_worker_t {
     size_t nrunning, cap_running;
     //  in-loop mode (no actor)
     ufo_loop_t *loop;
-    int source_id;
-    int wait_ms;                    //  until the link's next timer
     ufo_worker_fn *on_event;
     void *on_event_arg;
 };
@@ -360,34 +358,13 @@ ufo_worker_new (const ufo_worker_config_t *config, ufo_error_t *err)
 static void
 s_track (ufo_worker_t *self, const ufo_value_t *ev);
 
-//  In-loop mode: the link's due work, then the events for the caller.
+//  In-loop mode: an event for the caller.
 static void
-s_loop_service (void *arg)
+s_deliver (void *owner, ufo_value_t **event_p)
 {
-    ufo_worker_t *self = arg;
-    s_actor_t *a = &self->args;
-    self->wait_ms = ufo_link_service (a->link);
-    //  bounded per turn, so a flood of events does not starve the other sources
-    for (int i = 0; i < 256 && ufo_value_size (a->pending) > 0; i++) {
-        ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (a->pending, 0));
-        ufo_value_list_remove (a->pending, 0);
-        s_track (self, ev);
-        self->on_event (self->on_event_arg, &ev);
-        ufo_value_destroy (&ev);
-    }
-}
-
-static size_t
-s_loop_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
-{
-    ufo_worker_t *self = arg;
-    s_actor_t *a = &self->args;
-    *timeout_ms = ufo_value_size (a->pending) > 0 ? 0 : self->wait_ms;
-    void *dealer = ufo_link_socket (a->link);
-    if (!dealer || max == 0)
-        return 0;
-    items [0] = (ufo_loop_item_t) { dealer, -1, UFO_LOOP_IN, 0 };
-    return 1;
+    ufo_worker_t *self = owner;
+    s_track (self, *event_p);
+    self->on_event (self->on_event_arg, event_p);
 }
 
 ufo_worker_t *
@@ -404,8 +381,7 @@ ufo_worker_new_in_loop (const ufo_worker_config_t *config, ufo_loop_t *loop, ufo
     self->loop = loop;
     self->on_event = on_event;
     self->on_event_arg = arg;
-    ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
-    self->source_id = ufo_loop_source_add (loop, &src, self);
+    ufo_link_attach (a->link, loop, a->pending, s_deliver, self);
     return self;
 }
 
@@ -417,7 +393,6 @@ ufo_worker_destroy (ufo_worker_t **self_p)
     ufo_worker_t *self = *self_p;
     zactor_destroy (&self->actor);
     if (self->loop) {
-        ufo_loop_remove (self->loop, self->source_id);
         s_leave (&self->args);
         ufo_value_destroy (&self->args.pending);
     }

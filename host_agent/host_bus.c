@@ -50,6 +50,7 @@ struct _host_bus_t {
     char board [UFO_BB_BOARD_MAX + 1];
     bool busy;
     bool cancelled;
+    bool bb_abandoned;          //  a board call was abandoned for this cancel (one is enough)
     ufo_value_t *inputs;        //  inputs for the session task not yet taken
     ufo_value_t *relays;        //  qid -> subtask id whose question is with the user
     ufo_value_t *events;        //  submitter events not yet taken
@@ -62,8 +63,6 @@ struct _host_bus_t {
     //  the first prompt needs their tools; a source of the loop
     ufo_mcp_hub_t *mcp;
     int mcp_source;
-    ufo_http_fd_t mcp_fds [32];
-    size_t mcp_nfds;
 };
 
 static void
@@ -125,6 +124,37 @@ s_tasks_event (void *arg, ufo_value_t **event_p)
     ufo_value_list_push (self->events, event_p);
     if (ufo_value_size (self->events) > S_MAX_QUEUED)
         ufo_value_list_remove (self->events, 0);    //  events of tasks nobody waits for
+}
+
+static void
+s_socket_ready (ufo_loop_t *loop, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (arg);                   //  only ends the turn; the blackboard client reads it
+}
+
+static bool s_cancelled (void *arg);
+
+//  The blackboard client's waiter (ufo_bb_client_set_waiter): a board call in flight turns
+//  the loop, so heartbeats, inputs and a cancel are served meanwhile; the call in flight
+//  when a cancel (or a signal) comes is abandoned at once, later ones (the session's
+//  wind-down) wait for their reply as usual.
+static bool
+s_bb_wait (void *arg, void *socket, int left_ms)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    if (s_cancelled (self) && !self->bb_abandoned) {
+        self->bb_abandoned = true;
+        return false;
+    }
+    int id = ufo_loop_reader_add (self->loop, socket, -1, s_socket_ready, NULL);
+    s_pump (self, left_ms);
+    ufo_loop_remove (self->loop, id);
+    if (s_cancelled (self) && !self->bb_abandoned) {
+        self->bb_abandoned = true;
+        return false;
+    }
+    return true;
 }
 
 static void
@@ -235,29 +265,19 @@ static size_t
 s_mcp_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    size_t n = ufo_mcp_hub_fds (self->mcp, self->mcp_fds, UFO_ARRAY_SIZE (self->mcp_fds));
-    if (n > UFO_ARRAY_SIZE (self->mcp_fds))
-        n = UFO_ARRAY_SIZE (self->mcp_fds);
-    if (n > max)
-        n = max;
-    self->mcp_nfds = n;
-    for (size_t i = 0; i < n; i++)
-        items [i] = (ufo_loop_item_t) { NULL, self->mcp_fds [i].fd,
-            (self->mcp_fds [i].events & UFO_HTTP_IN ? UFO_LOOP_IN : 0)
-          | (self->mcp_fds [i].events & UFO_HTTP_OUT ? UFO_LOOP_OUT : 0), 0 };
+    ufo_http_fd_t fds [32];
+    size_t n = ufo_mcp_hub_fds (self->mcp, fds, 32);
     *timeout_ms = ufo_mcp_hub_timeout (self->mcp);
-    return n;
+    return ufo_loop_items_from_http (items, max, fds, n > 32 ? 32 : n);
 }
 
 static void
 s_mcp_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    for (size_t i = 0; i < self->mcp_nfds; i++)
-        self->mcp_fds [i].revents = i >= n ? 0
-            : (items [i].revents & UFO_LOOP_IN ? UFO_HTTP_IN : 0) | (items [i].revents & UFO_LOOP_OUT ? UFO_HTTP_OUT : 0)
-            | (items [i].revents & UFO_LOOP_ERR ? UFO_HTTP_ERR : 0);
-    ufo_mcp_hub_process (self->mcp, self->mcp_fds, self->mcp_nfds);
+    ufo_http_fd_t fds [32];
+    n = ufo_loop_items_to_http (fds, items, n > 32 ? 32 : n);
+    ufo_mcp_hub_process (self->mcp, fds, n);
 }
 
 //  host_ops_t.mcp: the HostAgent's API tools (NULL function) or a call of one.
@@ -790,6 +810,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     s_open_desktop (self);
     self->busy = true;
     self->cancelled = false;
+    self->bb_abandoned = false;
     ufo_value_clear (self->inputs);
     ufo_value_clear (self->relays);
 
@@ -906,6 +927,7 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
     if (!self->bb)
         goto fail;
     ufo_bb_client_set_sender (self->bb, "ufo-host");
+    ufo_bb_client_set_waiter (self->bb, s_bb_wait, self);
     char name [256];
     snprintf (name, sizeof name, "host@%s:%d", self->device, (int) getpid ());
     self->tasks = ufo_tasks_new_in_loop (self->endpoint, name, NULL, NULL, self->loop, s_tasks_event, self, err);
