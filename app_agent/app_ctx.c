@@ -68,13 +68,11 @@ s_mcp_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
     ufo_mcp_hub_process (ctx->mcp, fds, n);
 }
 
-//  the knowledge's transfers (the subtask's embedding and web search, ufo_rag.h)
+//  The knowledge's transfers (the subtask's embedding and web search, ufo_rag.h) as a source.
 static size_t
 s_rag_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
 {
     app_ctx_t *ctx = arg;
-    if (!ctx->rag)
-        return 0;
     ufo_http_fd_t fds [8];
     size_t n = ufo_rag_fds (ctx->rag, fds, 8);
     *timeout_ms = ufo_rag_timeout (ctx->rag);
@@ -85,8 +83,6 @@ static void
 s_rag_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
 {
     app_ctx_t *ctx = arg;
-    if (!ctx->rag)
-        return;
     ufo_http_fd_t fds [8];
     n = ufo_loop_items_to_http (fds, items, n > 8 ? 8 : n);
     ufo_rag_process (ctx->rag, fds, n);

@@ -739,7 +739,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     self->sync = bb_sync_new (err);
     if (self->sync && self->cfg.fsync == BB_FSYNC_ALWAYS)
         bb_sync_set_hold (self->sync, BB_HOLD_US);
-    if (self->sync && getenv ("UFO_TEST_WAL_FAULT"))
+    if (self->sync && getenv ("UFOBUS_TEST_WAL_FAULT"))
         bb_sync_set_datasync (self->sync, ufo_wal_datasync);     //  tests' fault injection (ufo_wal.h)
     if (!self->sync)
         goto fail;

@@ -25,12 +25,12 @@ struct _ufo_wal_t {
     uint64_t old_segment, old_synced_off;
     ufo_buf_t old_unsynced;
     bool broken;                //  a write failed: nothing is written until ufo_wal_repair
-    char *fault_file;           //  UFO_TEST_WAL_FAULT (tests only), or NULL
+    char *fault_file;           //  UFOBUS_TEST_WAL_FAULT (tests only), or NULL
 };
 
 static const char s_magic [4] = { 'U', 'F', 'O', 'W' };
 
-//  Test-only fault injection (UFO_TEST_WAL_FAULT=FILE): while FILE exists and holds the
+//  Test-only fault injection (UFOBUS_TEST_WAL_FAULT=FILE): while FILE exists and holds the
 //  word `op` ("write" or "fsync"), that operation of the log fails with EIO. A failed write
 //  first writes half of its bytes, as a real one can. Read at each call; never set in
 //  production (docs/DEPLOYMENT.md).
@@ -58,12 +58,12 @@ static struct {
 } s_fault_files [16];
 
 //  Remembers fd's size now as what is durable (a segment just opened: what a start found on
-//  disk, or nothing for a new one). Tests only (UFO_TEST_WAL_FAULT).
+//  disk, or nothing for a new one). Tests only (UFOBUS_TEST_WAL_FAULT).
 static void
 s_fault_register (int fd)
 {
     struct stat st;
-    if (!getenv ("UFO_TEST_WAL_FAULT") || fstat (fd, &st) != 0)
+    if (!getenv ("UFOBUS_TEST_WAL_FAULT") || fstat (fd, &st) != 0)
         return;
     size_t slot = (size_t) st.st_ino % UFO_ARRAY_SIZE (s_fault_files);
     s_fault_files [slot].ino = st.st_ino;
@@ -73,14 +73,14 @@ s_fault_register (int fd)
 int
 ufo_wal_datasync (int fd)
 {
-    if (!getenv ("UFO_TEST_WAL_FAULT"))
+    if (!getenv ("UFOBUS_TEST_WAL_FAULT"))
         return fdatasync (fd);
     struct stat st;
     if (fstat (fd, &st) != 0)
         return -1;
     size_t slot = (size_t) st.st_ino % UFO_ARRAY_SIZE (s_fault_files);
     bool known = s_fault_files [slot].ino == st.st_ino;
-    if (s_fault (getenv ("UFO_TEST_WAL_FAULT"), "fsync")) {
+    if (s_fault (getenv ("UFOBUS_TEST_WAL_FAULT"), "fsync")) {
         if (known)
             UFO_UNUSED (ftruncate (fd, s_fault_files [slot].good));
         errno = EIO;
@@ -302,7 +302,7 @@ ufo_wal_open (const char *dir, uint64_t first_segment, bool repair, ufo_wal_repl
     }
     ufo_wal_t *self = ufo_calloc (1, sizeof *self);
     self->dir = ufo_strdup (dir);
-    const char *fault = getenv ("UFO_TEST_WAL_FAULT");
+    const char *fault = getenv ("UFOBUS_TEST_WAL_FAULT");
     self->fault_file = fault && *fault ? ufo_strdup (fault) : NULL;
     self->fd = -1;
     self->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -90,7 +90,7 @@ void ufo_wal_repaired (ufo_wal_t *self, bool ok);
 bool ufo_wal_broken (const ufo_wal_t *self);
 
 //  fdatasync(2), or a failure with EIO while the test fault file says "fsync"
-//  (UFO_TEST_WAL_FAULT=FILE, tests only: while FILE holds "write", the log's writes fail
+//  (UFOBUS_TEST_WAL_FAULT=FILE, tests only: while FILE holds "write", the log's writes fail
 //  with EIO after writing half their bytes; "fsync": its fdatasyncs fail with EIO).
 int ufo_wal_datasync (int fd);
 

@@ -64,8 +64,6 @@ struct _host_bus_t {
     //  the first prompt needs their tools; a source of the loop
     ufo_mcp_hub_t *mcp;
     int mcp_source;
-    ufo_http_fd_t mcp_fds [32];
-    size_t mcp_nfds;
 };
 
 static void
@@ -268,29 +266,19 @@ static size_t
 s_mcp_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    size_t n = ufo_mcp_hub_fds (self->mcp, self->mcp_fds, UFO_ARRAY_SIZE (self->mcp_fds));
-    if (n > UFO_ARRAY_SIZE (self->mcp_fds))
-        n = UFO_ARRAY_SIZE (self->mcp_fds);
-    if (n > max)
-        n = max;
-    self->mcp_nfds = n;
-    for (size_t i = 0; i < n; i++)
-        items [i] = (ufo_loop_item_t) { NULL, self->mcp_fds [i].fd,
-            (self->mcp_fds [i].events & UFO_HTTP_IN ? UFO_LOOP_IN : 0)
-          | (self->mcp_fds [i].events & UFO_HTTP_OUT ? UFO_LOOP_OUT : 0), 0 };
+    ufo_http_fd_t fds [32];
+    size_t n = ufo_mcp_hub_fds (self->mcp, fds, 32);
     *timeout_ms = ufo_mcp_hub_timeout (self->mcp);
-    return n;
+    return ufo_loop_items_from_http (items, max, fds, n > 32 ? 32 : n);
 }
 
 static void
 s_mcp_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    for (size_t i = 0; i < self->mcp_nfds; i++)
-        self->mcp_fds [i].revents = i >= n ? 0
-            : (items [i].revents & UFO_LOOP_IN ? UFO_HTTP_IN : 0) | (items [i].revents & UFO_LOOP_OUT ? UFO_HTTP_OUT : 0)
-            | (items [i].revents & UFO_LOOP_ERR ? UFO_HTTP_ERR : 0);
-    ufo_mcp_hub_process (self->mcp, self->mcp_fds, self->mcp_nfds);
+    ufo_http_fd_t fds [32];
+    n = ufo_loop_items_to_http (fds, items, n > 32 ? 32 : n);
+    ufo_mcp_hub_process (self->mcp, fds, n);
 }
 
 //  host_ops_t.mcp: the HostAgent's API tools (NULL function) or a call of one.

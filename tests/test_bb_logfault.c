@@ -1,5 +1,5 @@
 /*  test_bb_logfault.c - an I/O error on the log of a real ufo-broker (issue 21). The fault is
-    injected through the log's test hook (UFO_TEST_WAL_FAULT=FILE, ufo_wal.h): while FILE
+    injected through the log's test hook (UFOBUS_TEST_WAL_FAULT=FILE, ufo_wal.h): while FILE
     says "write", the log's writes fail with EIO after writing half their bytes; "fsync":
     its fdatasyncs fail with EIO. The test checks that the broker does not stop: the write
     in flight is not acknowledged while the fault lasts, later writes are refused with
@@ -310,7 +310,7 @@ main (void)
 {
     bb_test_init (&B, "logfault");
     snprintf (s_fault_file, sizeof s_fault_file, "%s/fault", B.dir);
-    setenv ("UFO_TEST_WAL_FAULT", s_fault_file, 1);
+    setenv ("UFOBUS_TEST_WAL_FAULT", s_fault_file, 1);
     UFO_RUN (test_write_eio);
     UFO_RUN (test_fsync_eio);
     UFO_RUN (test_snapshot_during_fault);
