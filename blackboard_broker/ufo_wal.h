@@ -19,8 +19,10 @@
 #ifndef UFO_WAL_H_INCLUDED
 #define UFO_WAL_H_INCLUDED
 
+#include "ufo_bb_proto.h"
+
 #define UFO_WAL_HEADER_BYTES 12
-#define UFO_WAL_MAX_RECORD (256u * 1024 * 1024)
+#define UFO_WAL_MAX_RECORD UFO_BB_MAX_RECORD  //  ufo_bb_proto.h
 
 typedef struct _ufo_wal_t ufo_wal_t;
 

@@ -12,10 +12,8 @@
 #include "ufo_msg.h"
 #include "ufo_config.h"
 
-//  bus: durable log, blob store, blackboard broker protocol
+//  bus: blackboard broker protocol (the broker's log and blob store: blackboard_broker/)
 #include "ufo_hash.h"
-#include "ufo_wal.h"
-#include "ufo_blob.h"
 #include "ufo_bb_proto.h"
 #include "ufo_bb_client.h"
 #include "ufo_bb_mirror.h"

@@ -2,6 +2,8 @@
     vectors, the log (replay, torn tail, corruption in the middle, --repair, rotation), the
     blob store, and the request decoder. */
 #include "ufo_prelude.h"
+#include "ufo_wal.h"
+#include "ufo_blob.h"
 #include "ufo_test.h"
 #include <ftw.h>
 

@@ -204,9 +204,9 @@ s_decode_items (ufo_value_t **body_p, ufo_bb_request_t *req, const ufo_bb_limits
             return ufo_error_set (err, UFO_E_TOO_LARGE, "item %zu is %zu bytes; max_item_bytes is %zu",
                                   i, req->items_mp.len - before, limits->max_item_bytes);
         //  one add is one log record (ufo_wal.h): keep room for the event's other fields
-        if (req->items_mp.len > UFO_WAL_MAX_RECORD - 65536)
+        if (req->items_mp.len > UFO_BB_MAX_RECORD - 65536)
             return ufo_error_set (err, UFO_E_TOO_LARGE, "items of one bb.add exceed %u bytes (one log record)",
-                                  (unsigned) (UFO_WAL_MAX_RECORD - 65536));
+                                  (unsigned) (UFO_BB_MAX_RECORD - 65536));
         const ufo_value_t *blob = ufo_value_map_get (item, "blob");
         if (blob && ufo_value_type (blob) != UFO_TNULL && !ufo_sha256_hex_valid (ufo_value_str (blob)))
             return ufo_error_set (err, UFO_E_INVALID,
@@ -666,7 +666,7 @@ s_fast_add (ufo_bb_request_t *req, const uint8_t *frame, size_t size, const ufo_
                 req->item_ends [i] = (uint32_t) (p - items);
             }
             items_end = p;
-            ok = ok && (size_t) (items_end - items) <= UFO_WAL_MAX_RECORD - 65536;
+            ok = ok && (size_t) (items_end - items) <= UFO_BB_MAX_RECORD - 65536;
         }
         else
             ok = false;

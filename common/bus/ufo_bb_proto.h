@@ -9,6 +9,9 @@
 
 #define UFO_BB_BOARD_MAX 128            //  bytes in a board name
 #define UFO_BB_MEMORY_ALL (-1)
+//  The largest record the broker logs (its ufo_wal's UFO_WAL_MAX_RECORD); a request's items
+//  must leave 64 KiB of it for the rest of the record.
+#define UFO_BB_MAX_RECORD (256u * 1024 * 1024)
 
 //  Request types (the envelope "type" field). Replies have type "ok" or "error".
 typedef enum {

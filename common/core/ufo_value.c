@@ -7,7 +7,7 @@
     million keys costs linear time, not quadratic. */
 #include "ufo_prelude.h"
 #include "value_private.h"
-#include "model_private.h"
+#include "value_model.h"
 
 #define UFO_MAP_HASH_MIN 16
 #define UFO_KEY_INLINE UFO_VALUE_KEY_INLINE

@@ -77,7 +77,7 @@ ufo_value_t *ufo_value__map_of (s_entry_t *entries, size_t n);
 double ufo_json__strtod (const char *s, size_t len);
 
 //  --- ufo_value.c ---
-//  ufo_value__thaw: declared in model_private.h (the item uses it).
+//  ufo_value__thaw, ufo_value__dup_frozen, ufo_value__list_take: value_model.h (the model uses them).
 //  Frees what an entry owns besides its value (a long key).
 void ufo_value__entry_key_free (s_entry_t *e);
 

@@ -8,6 +8,8 @@
 #ifndef UFO_MODEL_PRIVATE_H_INCLUDED
 #define UFO_MODEL_PRIVATE_H_INCLUDED
 
+#include "value_model.h"
+
 struct _ufo_item_t {
     ufo_value_t *fields;        //  map
     char *text;                 //  cached canonical text, or NULL
@@ -43,16 +45,6 @@ void ufo_memory__swap (ufo_memory_t *a, ufo_memory_t *b);
 int ufo_memory__from_list_take (ufo_memory_t *self, ufo_value_t *list, const char *name,
                                 ufo_error_t *err);
 
-//  (ufo_value.c) Makes a frozen value that nothing else references changeable again: the
-//  node itself, not what is below it (which stays frozen). Returns false, changing
-//  nothing, when the value is shared (ufo_value_share); true when it is changeable now or
-//  was not frozen. Lets an item change the map it once handed out by ufo_item_to_map.
-bool ufo_value__thaw (ufo_value_t *self);
-//  (ufo_value.c) Takes the element at index out of a list (not frozen, index in range:
-//  asserted), leaving a null in its place. The caller owns the result.
-ufo_value_t *ufo_value__list_take (ufo_value_t *list, size_t index);
-//  (ufo_value.c) ufo_value_dup, frozen throughout (ufo_value_freeze) in the same walk: the
-//  copy an item makes of a caller's map, so that ufo_item_to_map need not walk it.
-ufo_value_t *ufo_value__dup_frozen (const ufo_value_t *self);
+//  ufo_value__thaw, ufo_value__dup_frozen, ufo_value__list_take (ufo_value.c): value_model.h
 
 #endif
