@@ -11,6 +11,7 @@
 //  proto: message envelope, configuration
 #include "ufo_msg.h"
 #include "ufo_config.h"
+#include "ufo_mcp_spec.h"
 
 //  bus: blackboard broker protocol (the broker's log and blob store: blackboard_broker/)
 #include "ufo_hash.h"

@@ -4,6 +4,7 @@
     against the schema as it goes, and swapped in only when all of it was accepted, so a
     failed load leaves the configuration exactly as it was. */
 #include "ufo_prelude.h"
+#include "ufo_mcp_spec.h"
 
 #define UFO_CONFIG_MAX_BYTES (16u * 1024u * 1024u)
 #define UFO_CONFIG_MAX_DEPTH 64
@@ -99,7 +100,7 @@ s_check (const ufo_value_t *value, const char *sig, size_t siglen, const ufo_con
     if (SIG_IS ("map"))
         ok = type == UFO_TMAP;
     else
-    if (SIG_IS ("mcp_servers")) {       //  MCP servers per agent and application (ufo_mcp_hub.h)
+    if (SIG_IS ("mcp_servers")) {       //  MCP servers per agent and application (ufo_mcp_spec.h)
         ufo_error_t sub;
         if (ufo_mcp_servers_check (value, keypath, &sub) < 0)
             return ufo_error_set (err, sub.code, "%s: %s", source, sub.message);

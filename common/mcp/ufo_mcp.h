@@ -46,10 +46,7 @@ typedef void (ufo_mcp_reply_fn) (void *arg, const ufo_value_t *result, const ufo
 //  A progress notification for a request (total < 0 when unknown; message may be NULL).
 typedef void (ufo_mcp_progress_fn) (void *arg, double progress, double total, const char *message);
 
-//  Checks a server definition: {"name", "type": "stdio", "command", "args": [..], "env":
-//  {..}, "cwd"} or {"name", "type": "http", "url", "headers": {..}}. The name is
-//  [A-Za-z0-9_-]{1,48}. Returns 0, or -1 with err naming the field (prefixed with where).
-int ufo_mcp_spec_check (const ufo_value_t *spec, const char *where, ufo_error_t *err);
+//  ufo_mcp_spec_check (ufo_mcp_spec.h, config layer) checks a server definition.
 
 //  Makes a client of the server spec (copied) and starts it (spawn or first POST).
 //  Returns NULL with err when the spec is invalid or the child cannot be spawned at all.

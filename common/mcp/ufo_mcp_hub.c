@@ -4,9 +4,10 @@
 #include "ufo_config.h"
 #include "ufo_mcp.h"
 #include "ufo_mcp_hub.h"
+#include "ufo_mcp_spec.h"
 #include <poll.h>
 
-#define S_MAX_SERVERS 32
+#define S_MAX_SERVERS UFO_MCP_MAX_SERVERS
 #define S_DESC_MAX    300
 #define S_ARGS_MAX    600
 
@@ -29,52 +30,6 @@ struct _ufo_mcp_hub_t {
     bool preferred, fallback;
     ufo_mcp_op_t *ops;
 };
-
-//  --- configuration ----------------------------------------------------------------------------
-
-int
-ufo_mcp_servers_check (const ufo_value_t *value, const char *keypath, ufo_error_t *err)
-{
-    if (ufo_value_type (value) != UFO_TMAP)
-        return ufo_error_set (err, UFO_E_TYPE, "%s must be an object: {\"APP_AGENT\": {\"*\": [servers], "
-                              "\"<application>\": [servers]}, \"HOST_AGENT\": {...}}", keypath);
-    for (size_t a = 0; a < ufo_value_size (value); a++) {
-        const char *agent = ufo_value_map_key_at (value, a);
-        const ufo_value_t *apps = ufo_value_map_value_at (value, a);
-        if (strcmp (agent, "APP_AGENT") && strcmp (agent, "HOST_AGENT"))
-            return ufo_error_set (err, UFO_E_INVALID, "%s: \"%.40s\" is not an agent (APP_AGENT or HOST_AGENT)",
-                                  keypath, agent);
-        if (ufo_value_type (apps) != UFO_TMAP)
-            return ufo_error_set (err, UFO_E_TYPE, "%s.%s must be an object of application -> list of servers",
-                                  keypath, agent);
-        for (size_t i = 0; i < ufo_value_size (apps); i++) {
-            const char *app = ufo_value_map_key_at (apps, i);
-            const ufo_value_t *list = ufo_value_map_value_at (apps, i);
-            if (ufo_value_type (list) != UFO_TLIST)
-                return ufo_error_set (err, UFO_E_TYPE, "%s.%s.%.40s must be a list of servers", keypath, agent, app);
-            if (ufo_value_size (list) > S_MAX_SERVERS)
-                return ufo_error_set (err, UFO_E_TOO_LARGE, "%s.%s.%.40s: more than %d servers", keypath, agent,
-                                      app, S_MAX_SERVERS);
-            for (size_t k = 0; k < ufo_value_size (list); k++) {
-                char where [200];
-                snprintf (where, sizeof where, "%s.%s.%.40s[%zu]", keypath, agent, app, k);
-                if (ufo_mcp_spec_check (ufo_value_list_at (list, k), where, err) < 0)
-                    return -1;
-                const char *name = ufo_value_map_str (ufo_value_list_at (list, k), "name", "");
-                //  names are unique among the servers an agent of this application gets
-                const ufo_value_t *any = ufo_value_map_get (apps, "*");
-                for (size_t j = 0; j < k; j++)
-                    if (!strcmp (ufo_value_map_str (ufo_value_list_at (list, j), "name", ""), name))
-                        return ufo_error_set (err, UFO_E_INVALID, "%s: a second server named %s", where, name);
-                if (strcmp (app, "*"))
-                    for (size_t j = 0; j < ufo_value_size (any); j++)
-                        if (!strcmp (ufo_value_map_str (ufo_value_list_at (any, j), "name", ""), name))
-                            return ufo_error_set (err, UFO_E_INVALID, "%s: server %s is also in \"*\"", where, name);
-            }
-        }
-    }
-    return 0;
-}
 
 static bool
 s_list_has (const ufo_value_t *list, const char *s)

@@ -17,9 +17,7 @@ typedef struct _ufo_mcp_op_t ufo_mcp_op_t;
 //  Most characters of a tool's result given to the model (the rest is cut, and says so).
 #define UFO_MCP_RESULT_MAX 4000
 
-//  Checks an MCP_SERVERS value (the configuration's "mcp_servers" type). Returns 0, or -1
-//  with err naming the path (keypath[...]) and what is wrong.
-int ufo_mcp_servers_check (const ufo_value_t *value, const char *keypath, ufo_error_t *err);
+//  ufo_mcp_servers_check (ufo_mcp_spec.h, config layer) checks an MCP_SERVERS value.
 
 //  Starts the servers of agent block `agent` ("APP_AGENT" / "HOST_AGENT") for application
 //  app (NULL: only "*"); only: just the server of that name (NULL: all). With USE_MCP off,
