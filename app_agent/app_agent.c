@@ -196,6 +196,7 @@ app_agent_new (app_ctx_t *ctx, const char *task_id, const ufo_value_t *body, int
     self->results = ufo_value_new_list ();
     self->plan = ufo_value_new_list ();
     self->user_answers = ufo_value_new_list ();
+    self->writer = app_writer_new ();
     if (s_parse_body (self, err) < 0) {
         app_agent_destroy (&self);
         return NULL;
@@ -221,6 +222,7 @@ app_agent_destroy (app_agent_t **self_p)
         return;
     app_agent_t *self = *self_p;
     app_step_destroy (&self->step);
+    app_writer_destroy (&self->writer);     //  writes what is queued
     ufo_tasklog_destroy (&self->log);
     ufo_value_destroy (&self->body);
     ufo_value_destroy (&self->memory);
@@ -251,6 +253,8 @@ s_end (app_agent_t *self, app_state_t state, const char *error, const char *comm
     static const char *const names [] = {
         "CONTINUE", "SCREENSHOT", "PENDING", "CONFIRM", "FINISH", "FAIL", "ERROR" };
     app_step_destroy (&self->step);
+    //  every file of the subtask is on disk before its result goes out
+    app_writer_flush (self->writer);
     //  the window as the subtask ends: the one of the last step (a dialog), else the main one
     char final [128] = "";
     ufo_error_t err;

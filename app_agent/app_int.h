@@ -6,6 +6,7 @@
 #include "app_agent.h"
 #include "app_step.h"
 #include "app_window.h"
+#include "app_writer.h"
 
 //  The answer recorded for a question nobody could be asked (the original's ASK_QUESTION off).
 #define APP_PLACEHOLDER "no answer available, proceed"
@@ -31,6 +32,7 @@ struct _app_agent_t {
     int64_t window_xid;             //  the window of the last step (a dialog, or xid)
     char agent_name [160];          //  "AppAgent/<application>"
     ufo_tasklog_t *log;
+    app_writer_t *writer;           //  screenshots are encoded and written here (thread)
     app_emit_fn *emit;
     void *emit_arg;
     //  state machine

@@ -198,6 +198,7 @@ app_record_step (app_agent_t *a, const app_record_t *rec)
     &&  rec->shot && *rec->shot) {
         char path [1024];
         ufo_tasklog_path (a->log, rec->shot, path, sizeof path);
+        app_writer_flush (a->writer);       //  the screenshot is written in the background
         FILE *f = fopen (path, "rb");
         ufo_buf_t png;
         ufo_buf_init (&png);

@@ -17,6 +17,7 @@ struct _app_step_t {
     char *main_title;               //  the main window's title when this is another window
     ufo_value_t *window_log;        //  {"xid", "title", "dialog"} for response.log
     int restarts;                   //  observations restarted (the window closed meanwhile)
+    int64_t observe_at;             //  monotonic ms: observe (again) not before
     ufo_desktop_op_t *op;           //  snapshot or action in flight
     ufo_mcp_op_t *mcp_op;           //  API tool call in flight (MCP)
     int64_t mcp_wait_until;         //  monotonic ms: waiting for the MCP servers to start
@@ -79,6 +80,8 @@ s_fail (app_step_t *self, const char *format, ...)
     ufo_warn ("%s step %" PRId64 ": %s", self->agent->agent_name, self->step, text);
 }
 
+static void s_save (app_step_t *self, ufo_image_t **img_p, const char *name);
+
 app_step_t *
 app_step_new (app_agent_t *agent)
 {
@@ -102,6 +105,8 @@ app_step_destroy (app_step_t **self_p)
         ufo_llm_cancel (self->agent->ctx->llm, self->llm_id);
     ufo_desktop_op_destroy (&self->op);
     ufo_mcp_op_destroy (&self->mcp_op);
+    if (self->shot && self->shot_name [0])
+        s_save (self, &self->shot, self->shot_name);    //  a step that ended unrecorded
     ufo_image_destroy (&self->shot);
     ufo_value_destroy (&self->snapshot);
     ufo_value_destroy (&self->window);
@@ -207,19 +212,43 @@ s_pick_window (app_step_t *self)
     return w != NULL;
 }
 
-//  Saves img as name in the log directory. Returns 0 or -1 (logged).
-static int
-s_save (app_step_t *self, const ufo_image_t *img, const char *name)
-{
-    app_agent_t *a = self->agent;
+typedef struct {
+    ufo_image_t *img;
     char path [1024];
-    ufo_tasklog_path (a->log, name, path, sizeof path);
+    int level;
+} s_save_job_t;
+
+static void
+s_save_run (void *arg)
+{
+    s_save_job_t *job = arg;
     ufo_error_t err;
-    if (ufo_image_save_png (img, path, a->ctx->png_level, &err) < 0) {
-        ufo_warn ("%s: cannot save %s: %s", a->agent_name, name, err.message);
-        return -1;
-    }
-    return 0;
+    if (ufo_image_save_png (job->img, job->path, job->level, &err) < 0)
+        ufo_warn ("app: cannot save %s: %s", job->path, err.message);
+}
+
+static void
+s_save_free (void *arg)
+{
+    s_save_job_t *job = arg;
+    ufo_image_destroy (&job->img);
+    free (job);
+}
+
+//  Saves *img_p as name in the log directory, in the background (app_writer.h); takes the
+//  image (*img_p becomes NULL). Failures are logged. Safe with *img_p NULL.
+static void
+s_save (app_step_t *self, ufo_image_t **img_p, const char *name)
+{
+    if (!*img_p)
+        return;
+    app_agent_t *a = self->agent;
+    s_save_job_t *job = ufo_malloc (sizeof *job);
+    job->img = *img_p;
+    *img_p = NULL;
+    job->level = a->ctx->png_level;
+    ufo_tasklog_path (a->log, name, job->path, sizeof job->path);
+    app_writer_submit (a->writer, s_save_run, s_save_free, job);
 }
 
 //  A data URL of img (PNG), or NULL (logged).
@@ -238,15 +267,16 @@ s_url (app_step_t *self, const ufo_image_t *img)
     return url;
 }
 
-//  The step's window closed between choosing it and reading it (a dialog that was going
-//  away): observe again, on the window the application shows now. False when the
-//  application has no window left or this happened too often (the caller ends the step).
+//  The step's window closed between choosing it and reading it, or showed nothing (a
+//  dialog that was going away): observe again after delay_ms, on the window the
+//  application shows then. False when this happened too often (the caller goes on without).
 static bool
-s_observe_again (app_step_t *self)
+s_observe_again (app_step_t *self, int delay_ms)
 {
     if (self->restarts >= 3)
         return false;
     self->restarts++;
+    self->observe_at = app_now_ms () + delay_ms;
     ufo_image_destroy (&self->shot);
     ufo_value_destroy (&self->snapshot);
     ufo_desktop_op_destroy (&self->op);
@@ -259,6 +289,8 @@ s_observe (app_step_t *self)
 {
     app_agent_t *a = self->agent;
     app_ctx_t *ctx = a->ctx;
+    if (self->observe_at && app_now_ms () < self->observe_at)
+        return;
     //  the API tools are in the prompt: wait (bounded) for the MCP servers to start
     ufo_mcp_hub_t *mcp = app_ctx_mcp (ctx, a->application);
     if (!ufo_mcp_hub_settled (mcp)) {
@@ -270,7 +302,9 @@ s_observe (app_step_t *self)
         ufo_warn ("%s: MCP servers still starting; their tools are left out of this step",
                   a->agent_name);
     }
-    self->t0 = self->t_mark = s_now_us ();
+    self->t_mark = s_now_us ();
+    if (!self->t0)
+        self->t0 = self->t_mark;    //  a step observed again counts from its first attempt
     if (!s_pick_window (self)) {
         self->phase = APP_STEP_CLOSED;
         return;
@@ -279,24 +313,23 @@ s_observe (app_step_t *self)
     self->shot = ufo_desktop_capture_window (ctx->desktop, self->xid, &err);
     if (!self->shot) {
         if (!s_window_alive (ctx, self->xid)) {
-            if (!s_observe_again (self))
+            if (!s_observe_again (self, 0))
                 self->phase = APP_STEP_CLOSED;
         }
         else
             s_fail (self, "screenshot of the window failed: %s", err.message);
         return;
     }
+    //  written when the step is recorded (the image is used until then)
     snprintf (self->shot_name, S_NAME, "action_step%" PRId64 ".png", self->step);
-    s_save (self, self->shot, self->shot_name);
     if (ctx->save_full_screen) {
         ufo_image_t *screen = ufo_desktop_capture_screen (ctx->desktop, &err);
         char name [S_NAME];
         snprintf (name, S_NAME, "desktop_step%" PRId64 ".png", self->step);
         if (screen)
-            s_save (self, screen, name);
+            s_save (self, &screen, name);
         else
             ufo_warn ("%s: full-screen capture failed: %s", a->agent_name, err.message);
-        ufo_image_destroy (&screen);
     }
     s_phase_time (self, "screenshot");
     ufo_value_t *opts = ufo_value_new_map ();
@@ -424,12 +457,19 @@ s_controls_done (app_step_t *self)
     const ufo_value_t *controls = ufo_value_map_get (self->snapshot, "controls");
     if (ufo_value_type (controls) != UFO_TLIST) {
         if (!s_window_alive (ctx, self->xid)) {
-            if (!s_observe_again (self))
+            if (!s_observe_again (self, 0))
                 self->phase = APP_STEP_CLOSED;
             return;
         }
         s_fail (self, "control snapshot failed: %s",
                 ufo_value_map_str (self->snapshot, "error", "no control list"));
+        return;
+    }
+    //  a dialog that shows no control at all is usually going away (its accessible
+    //  contents are gone before its X window): look again a little later
+    if (ufo_value_size (controls) == 0 && self->xid != a->xid && s_observe_again (self, 150)) {
+        ufo_debug ("%s step %" PRId64 ": window %" PRId64 " shows no control; observing again",
+                   a->agent_name, self->step, self->xid);
         return;
     }
     s_phase_time (self, "control_info");
@@ -444,12 +484,12 @@ s_controls_done (app_step_t *self)
     ufo_image_t *annotated = ufo_image_annotate (self->shot, marked, NULL);
     ufo_value_destroy (&marked);
     snprintf (self->annotated_name, S_NAME, "action_step%" PRId64 "_annotated.png", self->step);
-    s_save (self, annotated, self->annotated_name);
+
     ufo_image_t *concat = NULL;
     if (ctx->concat_screenshot) {
         concat = ufo_image_concat (self->shot, annotated);
         snprintf (self->concat_name, S_NAME, "action_step%" PRId64 "_concat.png", self->step);
-        s_save (self, concat, self->concat_name);
+
     }
     if (ctx->save_ui_tree) {
         char name [S_NAME];
@@ -505,8 +545,8 @@ s_controls_done (app_step_t *self)
             ufo_value_list_push (images, &img);
         }
     }
-    ufo_image_destroy (&concat);
-    ufo_image_destroy (&annotated);
+    s_save (self, &concat, self->concat_name);
+    s_save (self, &annotated, self->annotated_name);
     s_phase_time (self, "annotation");
     //  the blackboard and the agent's own memory
     ufo_error_t err;
@@ -745,10 +785,10 @@ s_decided (app_step_t *self)
         ufo_image_t *sel = ufo_image_highlight (self->shot, self->control);
         snprintf (self->selected_name, S_NAME, "action_step%" PRId64 "_selected_controls.png",
                   self->step);
-        s_save (self, sel, self->selected_name);
+
         if (a->ctx->visual && a->ctx->include_last_screenshot)
             self->shot_url = s_url (self, sel);
-        ufo_image_destroy (&sel);
+        s_save (self, &sel, self->selected_name);
     }
     else
     if (a->ctx->visual && a->ctx->include_last_screenshot)
@@ -909,6 +949,7 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
             a->last_result = note;
         }
     }
+    s_save (self, &self->shot, self->shot_name);
     const ufo_llm_response_t *r = self->response;
     app_record_t rec = {
         .decision = self->decision, .status = self->status, .error = self->error,

@@ -31,6 +31,8 @@ static const ufo_cli_command_t s_commands [] = {
       "check the broker, each agent's model endpoint, prices and the desktop; advice per failure", ufo_cmd_doctor },
     { "mcp", "tools [--server NAME] [--app APP] [--agent APP_AGENT|HOST_AGENT] [--config FILE] [--json]",
       "list the tools of the configured MCP servers, as the agents show them", ufo_cmd_mcp },
+    { "mcp-server", "[--http IPV4:PORT] [--broker EP] [--config FILE]",
+      "serve ufobus to MCP clients (stdio, or Streamable HTTP): run sessions, list devices, windows, workers, screenshots", ufo_cmd_mcp_server },
 };
 
 static const ufo_cli_command_t *

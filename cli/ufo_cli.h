@@ -41,5 +41,6 @@ int ufo_cmd_doctor (int argc, char **argv);
 int ufo_cmd_knowledge (int argc, char **argv);
 int ufo_cmd_mcp (int argc, char **argv);
 int ufo_cmd_record (int argc, char **argv);
+int ufo_cmd_mcp_server (int argc, char **argv);
 
 #endif

@@ -71,7 +71,9 @@ ufo_cli_cut (char *out, size_t size, const char *text, size_t max)
             break;
         }
         chars += lead;
-        out [n++] = *p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p;
+        //  control characters (newlines, ESC: text from a model or an application could move
+        //  the cursor or recolour the terminal) become spaces
+        out [n++] = (unsigned char) *p < 0x20 || *p == 0x7F ? ' ' : *p;
     }
     //  never end inside a character
     while (n > 0 && ((unsigned char) out [n - 1] & 0x80) && !ufo_utf8_valid (out, n))
@@ -116,11 +118,13 @@ s_draw (void)
 {
     if (!s_live.active)
         return;
-    char line [600], cut [600];
-    int n = snprintf (line, sizeof line, "\xE2\x8F\xB3 step %" PRId64 " \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %.0f s",
-                      s_live.step, s_live.agent, s_live.doing, s_now () - s_live.since);
+    char line [600], cut [600], step [40] = "";
+    if (s_live.step >= 0)
+        snprintf (step, sizeof step, "step %" PRId64 " \xC2\xB7 ", s_live.step);
+    int n = snprintf (line, sizeof line, "\xE2\x8F\xB3 %s%s \xC2\xB7 %s \xC2\xB7 %.0f s", step, s_live.agent,
+                      s_live.doing, s_now () - s_live.since);
     if (n > 0 && s_live.retries && (size_t) n < sizeof line)
-        snprintf (line + n, sizeof line - (size_t) n, " \xC2\xB7 retry %d: %s", s_live.retries, s_live.retry);
+        snprintf (line + n, sizeof line - (size_t) n, " \xC2\xB7 retry %d %s", s_live.retries, s_live.retry);
     ufo_cli_cut (cut, sizeof cut, line, (size_t) ufo_cli_term.width - 1);
     printf ("\r\033[K%s%s%s", ufo_cli_color ("yellow"), cut, ufo_cli_color ("off"));
     fflush (stdout);
@@ -152,7 +156,10 @@ ufo_cli_live_event (const ufo_value_t *a)
     const char *what = ufo_value_map_str (a, "what", "");
     const char *phase = ufo_value_map_str (a, "phase", "");
     const char *detail = ufo_value_map_str (a, "detail", "");
-    int64_t step = ufo_value_map_int (a, "step", 0);
+    int64_t step = ufo_value_map_int (a, "step", -1);      //  -1: not a step (session, evaluation)
+    char at [48] = "";
+    if (step >= 0)
+        snprintf (at, sizeof at, "step %" PRId64 " ", step);
     char doing [200] = "";
     char plain [400] = "";
     bool failed = false;
@@ -162,38 +169,43 @@ ufo_cli_live_event (const ufo_value_t *a)
     }
     else
     if (strcmp (what, "model") == 0 && strcmp (phase, "start") == 0) {
-        snprintf (doing, sizeof doing, "asking the model%s%s%s", *detail ? " (" : "", detail, *detail ? ")" : "");
-        snprintf (plain, sizeof plain, "step %" PRId64 " %s: %s", step, agent, doing);
+        if (strcmp (detail, "judging") == 0)
+            snprintf (doing, sizeof doing, "judging the session (asking the model)");
+        else
+            snprintf (doing, sizeof doing, "asking the model%s%s%s", *detail ? " (" : "", detail, *detail ? ")" : "");
+        snprintf (plain, sizeof plain, "%s%s: %s", at, agent, doing);
     }
     else
     if (strcmp (what, "model") == 0 && strcmp (phase, "retry") == 0) {
+        //  the failure without the request line before it ("POST <url>: HTTP 500 ...")
+        const char *reason = ufo_value_map_str (a, "reason", "failed");
+        const char *http = strstr (reason, "HTTP ");
         char retry [200];
-        snprintf (retry, sizeof retry, "%s; next try in %.1f s", ufo_value_map_str (a, "reason", "failed"),
-                  (double) ufo_value_map_int (a, "wait_ms", 0) / 1000.0);
+        snprintf (retry, sizeof retry, "in %.1f s: %s", (double) ufo_value_map_int (a, "wait_ms", 0) / 1000.0,
+                  http ? http : reason);
         snprintf (s_live.retry, sizeof s_live.retry, "%s", retry);
         s_live.retries++;
-        snprintf (plain, sizeof plain, "step %" PRId64 " %s: model call retry %d: %s", step, agent,
-                  s_live.retries, retry);
+        snprintf (plain, sizeof plain, "%s%s: model call retry %d %s", at, agent, s_live.retries, retry);
     }
     else
     if (strcmp (what, "model") == 0 && strcmp (phase, "end") == 0) {
         failed = !ufo_value_map_bool (a, "ok", true);
-        snprintf (doing, sizeof doing, failed ? "the model call failed" : "the model answered; acting");
+        snprintf (doing, sizeof doing, failed ? "the model call failed" : "the model answered");
         if (failed)
-            snprintf (plain, sizeof plain, "step %" PRId64 " %s: the model call failed: %s", step, agent,
+            snprintf (plain, sizeof plain, "%s%s: the model call failed: %s", at, agent,
                       ufo_value_map_str (a, "error", ""));
     }
     else
     if (strcmp (what, "action") == 0 && strcmp (phase, "start") == 0) {
         snprintf (doing, sizeof doing, "running %s", *detail ? detail : "the action");
-        snprintf (plain, sizeof plain, "step %" PRId64 " %s: %s", step, agent, doing);
+        snprintf (plain, sizeof plain, "%s%s: %s", at, agent, doing);
     }
     else
     if (strcmp (what, "action") == 0 && strcmp (phase, "end") == 0) {
         failed = !ufo_value_map_bool (a, "ok", true);
         snprintf (doing, sizeof doing, "%s %s", *detail ? detail : "the action", failed ? "failed" : "done");
         if (failed)
-            snprintf (plain, sizeof plain, "step %" PRId64 " %s: \xE2\x9C\x97 %s failed: %s", step, agent,
+            snprintf (plain, sizeof plain, "%s%s: \xE2\x9C\x97 %s failed: %s", at, agent,
                       *detail ? detail : "the action", ufo_value_map_str (a, "error", ""));
     }
     else
@@ -216,7 +228,9 @@ ufo_cli_live_event (const ufo_value_t *a)
         s_draw ();
     else
     if (*plain) {
-        fprintf (stderr, "%s%s\n", failed ? "" : "\xE2\x80\xA6 ", plain);
+        char clean [sizeof plain + 8];
+        ufo_cli_cut (clean, sizeof clean, plain, sizeof plain);
+        fprintf (stderr, "%s%s\n", failed ? "" : "\xE2\x80\xA6 ", clean);
         fflush (stderr);
     }
 }

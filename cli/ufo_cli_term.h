@@ -27,8 +27,8 @@ const char *ufo_cli_color (const char *name);
 //  PENDING / CONFIRM yellow, else "off").
 const char *ufo_cli_status_color (const char *status);
 
-//  text cut to at most max characters (UTF-8; "…" marks a cut), newlines and tabs as spaces,
-//  into out.
+//  text cut to at most max characters (UTF-8; "…" marks a cut), control characters (newlines,
+//  tabs, ESC) as spaces, into out (size at least 8).
 void ufo_cli_cut (char *out, size_t size, const char *text, size_t max);
 
 //  Prints text (already cut) and pads it with spaces to width characters.

@@ -301,10 +301,23 @@ s_print_person (s_monitor_t *m, const char *type, int64_t ts, const ufo_value_t 
             const char *why = NULL;
             bool failed = ufo_outcome_step_failed (r, &why);
             const char *status = ufo_value_map_str (r, "Status", "?");
-            ufo_buf_printf (&line, "%s  %s  r%" PRId64 " s%-3" PRId64 " %-20s %-28s %-24s %-8s $%.4f", when, name,
-                            ufo_value_map_int (r, "Round", 0), ufo_value_map_int (r, "Step", 0),
-                            ufo_value_map_str (r, "AgentName", ufo_value_map_str (r, "Agent", "?")), action, control,
-                            status, ufo_value_map_float (m->costs, session, 0) + ufo_value_map_float (r, "Cost", 0));
+            char agent [120];
+            ufo_cli_cut (agent, sizeof agent, ufo_value_map_str (r, "AgentName", ufo_value_map_str (r, "Agent", "?")), 20);
+            ufo_buf_printf (&line, "%s  %s  r%" PRId64 " s%-3" PRId64 " ", when, name, ufo_value_map_int (r, "Round", 0),
+                            ufo_value_map_int (r, "Step", 0));
+            //  padded by characters ("…" is one character, three bytes)
+            const char *cells [] = { agent, action, control };
+            const size_t widths [] = { 20, 28, 24 };
+            for (size_t k = 0; k < 3; k++) {
+                ufo_buf_puts (&line, cells [k]);
+                size_t chars = 0;
+                for (const char *q = cells [k]; *q; q++)
+                    chars += ((unsigned char) *q & 0xC0) != 0x80;
+                for (; chars <= widths [k]; chars++)
+                    ufo_buf_putc (&line, ' ');
+            }
+            ufo_buf_printf (&line, "%-8s $%.4f", status,
+                            ufo_value_map_float (m->costs, session, 0) + ufo_value_map_float (r, "Cost", 0));
             if (failed) {
                 char cut [300];
                 ufo_cli_cut (cut, sizeof cut, why, 200);
@@ -317,7 +330,11 @@ s_print_person (s_monitor_t *m, const char *type, int64_t ts, const ufo_value_t 
     }
     if (!line.len)
         return false;
-    printf ("%s%s%s\n", s_c (m, color), line.data, m->color && *color ? "\033[0m" : "");
+    //  texts from the network (requests, errors) never reach the terminal as control codes
+    char *clean = ufo_malloc (line.len * 3 + 8);
+    ufo_cli_cut (clean, line.len * 3 + 8, line.data, line.len);
+    printf ("%s%s%s\n", s_c (m, color), clean, m->color && *color ? "\033[0m" : "");
+    free (clean);
     ufo_buf_free (&line);
     return true;
 }

@@ -20,27 +20,22 @@ s_session_progress (const char *log_root, const char *name, int64_t *round, int6
     char path [PATH_MAX];
     snprintf (path, sizeof path, "%s/%s/response.log", log_root, name);
     struct stat st;
+    //  only a log that is here (opening the directory would create it) and not huge
     if (stat (path, &st) != 0 || st.st_size > 64 * 1024 * 1024)
         return false;
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return false;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    ufo_tasklog_t *log = ufo_tasklog_open (log_root, name, NULL);
+    ufo_value_t *lines = log ? ufo_tasklog_read_lines (log, "response.log") : NULL;
+    ufo_tasklog_destroy (&log);
     *cost = 0;
-    while ((n = getline (&line, &cap, f)) > 0) {
-        ufo_value_t *rec = ufo_json_parse (line, (size_t) n, NULL, NULL);
-        if (ufo_value_type (rec) == UFO_TMAP) {
-            *round = ufo_value_map_int (rec, "Round", *round);
-            *step = ufo_value_map_int (rec, "Step", *step);
-            *cost += ufo_value_map_float (rec, "Cost", 0);
-        }
-        ufo_value_destroy (&rec);
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *rec = ufo_value_list_at (lines, i);
+        *round = ufo_value_map_int (rec, "Round", *round);
+        *step = ufo_value_map_int (rec, "Step", *step);
+        *cost += ufo_value_map_float (rec, "Cost", 0);
     }
-    free (line);
-    fclose (f);
-    return true;
+    bool found = lines != NULL;
+    ufo_value_destroy (&lines);
+    return found;
 }
 
 void

@@ -143,6 +143,32 @@ s_unlink (eval_worker_t *self, s_running_t *r)
         }
 }
 
+//  Tells the submitter what the evaluation is doing now: an "activity" progress body (what
+//  "model", phase "start" | "retry" | "end"; extra's fields added, ownership taken).
+static void
+s_activity (eval_worker_t *self, const char *task, const char *phase, ufo_value_t *extra)
+{
+    ufo_value_t *body = extra ? extra : ufo_value_new_map ();
+    ufo_value_map_set_str (body, "kind", "activity");
+    ufo_value_map_set_str (body, "agent", "EvaluationAgent");
+    ufo_value_map_set_str (body, "what", "model");
+    ufo_value_map_set_str (body, "phase", phase);
+    ufo_value_map_set_str (body, "detail", "judging");
+    if (ufo_worker_progress (self->worker, task, &body) != 0)
+        ufo_value_destroy (&body);
+}
+
+static void
+s_on_retry (void *arg, int attempt, int64_t wait_ms, const char *why)
+{
+    s_running_t *r = arg;
+    ufo_value_t *extra = ufo_value_new_map ();
+    ufo_value_map_set_int (extra, "attempt", attempt);
+    ufo_value_map_set_int (extra, "wait_ms", wait_ms);
+    ufo_value_map_set_str (extra, "reason", why);
+    s_activity (r->owner, r->task, "retry", extra);
+}
+
 //  An evaluation finished: board, then the task result.
 static void
 s_on_result (ufo_value_t **result_p, void *arg)
@@ -152,6 +178,12 @@ s_on_result (ufo_value_t **result_p, void *arg)
     r->eval_id = 0;
     ufo_value_t *result = *result_p;
     *result_p = NULL;
+    ufo_value_t *extra = ufo_value_new_map ();
+    const char *error = ufo_value_map_str (result, "error", "");
+    ufo_value_map_set_bool (extra, "ok", !*error);
+    if (*error)
+        ufo_value_map_set_str (extra, "error", error);
+    s_activity (self, r->task, "end", extra);
     if (*r->session && self->bb) {
         ufo_value_t *item = ufo_eval_board_item (result);
         ufo_error_t err;
@@ -216,6 +248,9 @@ s_on_task (eval_worker_t *self, const ufo_value_t *event)
     }
     //  s_on_result may run (and free r) inside this call when the inputs are unusable.
     //  The board is read inside the call and not kept.
+    req.on_retry = s_on_retry;
+    req.retry_arg = r;
+    s_activity (self, r->task, "start", NULL);
     int64_t id = ufo_eval_start (self->eval, &req, s_on_result, r);
     ufo_value_destroy (&snap);
     if (id > 0)

@@ -486,12 +486,14 @@ s_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
 }
 
 //  Whether dispatch (dispatch.state) has a worker of service for this device. A worker that
-//  is just starting gets S_WORKER_GRACE_MS to register.
+//  is just starting, or registering again after the network came back, gets
+//  S_WORKER_GRACE_MS to register, counted from the broker's first answer (a call that waited
+//  out a cut does not use the grace up).
 static int
 s_has_worker (void *arg, const char *service, ufo_error_t *err)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    int64_t end = host_now_us () + (int64_t) S_WORKER_GRACE_MS * 1000;
+    int64_t end = 0;
     while (true) {
         ufo_error_t cerr = { 0 };
         ufo_value_t *state = ufo_bb_client_call (self->bb, "dispatch.state", NULL, NULL, 0, NULL, NULL, &cerr);
@@ -499,6 +501,8 @@ s_has_worker (void *arg, const char *service, ufo_error_t *err)
             ufo_warn ("host: dispatch.state: %s (submitting to %s anyway)", cerr.message, service);
             return -1;
         }
+        if (!end)
+            end = host_now_us () + (int64_t) S_WORKER_GRACE_MS * 1000;
         const ufo_value_t *workers = ufo_value_map_get (state, "workers");
         bool found = false;
         for (size_t i = 0; i < ufo_value_size (workers) && !found; i++) {

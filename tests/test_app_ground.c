@@ -218,6 +218,17 @@ UFO_TEST (test_calculator_advanced)
     static const char *const stable [] = { "name \"Mode selection\"", "type Button, name \"5\"",
                                            "type Button, name \"=\"", NULL };
     size_t most = s_check_prompts ("g-calc", stable, 7);
+    //  what the model saw in Advanced mode: the GTK4 drop-downs show their selection, the
+    //  display its content, and no toolkit class name appears anywhere
+    ufo_value_t *prompts = s_prompts ("g-calc");
+    const char *last = ufo_value_str (ufo_value_list_at (prompts, ufo_value_size (prompts) - 1));
+    CHECK (last && strstr (last, "type ComboBox") && strstr (last, "value \"Degrees\""));
+    CHECK (last && strstr (last, "type Edit") && strstr (last, "value \"120\""));
+    for (size_t i = 0; i < ufo_value_size (prompts); i++) {
+        const char *p = ufo_value_str (ufo_value_list_at (prompts, i));
+        CHECK (!strstr (p, "name \"Gtk"));
+    }
+    ufo_value_destroy (&prompts);
     //  Advanced mode offers ~65 controls: the text-mode prompt stays small
     CHECK (most < 4000);
     kill (pid, SIGKILL);

@@ -23,8 +23,10 @@ s_config (const char *root)
     snprintf (extra, sizeof extra,
               "\"SLEEP_TIME\": 0.5, \"MCP_TOOL_TIMEOUT\": 20, \"MCP_PREFERRED_APPS\": [\"mousepad\"],"
               " \"MCP_SERVERS\": {\"APP_AGENT\": {\"mousepad\": [{\"name\": \"files\", \"command\": "
-              "\"%s/mcp-server-filesystem\", \"args\": [\"%s\"]}]}}",
-              getenv ("UFO_MCP_BIN"), root);
+              "\"%s/mcp-server-filesystem\", \"args\": [\"%s\"]},"
+              //  a server that dies at start beside it: restarted once, left out, the session goes on
+              " {\"name\": \"broken\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"exit\"]}]}}",
+              getenv ("UFO_MCP_BIN"), root, getenv ("UFO_SOURCE_DIR"));
     return afx_config (extra);
 }
 
@@ -113,6 +115,7 @@ UFO_TEST (test_write_then_open)
     CHECK_CONTAINS (req ? req : "", "- \\\"files.write_file\\\": ");
     CHECK_CONTAINS (req ? req : "", "content: string (required)");
     CHECK_CONTAINS (req ? req : "", "Prefer these API tools to the GUI controls");
+    CHECK (req && !strstr (req, "broken."));       //  the dead server's tools are not offered
     free (req);
 
     //  subtask 2, on the Open File dialog (as the HostAgent would pick it): GUI steps

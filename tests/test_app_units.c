@@ -6,6 +6,7 @@
 #include "app_ctx.h"
 #include "app_body.h"
 #include "app_window.h"
+#include "app_writer.h"
 
 UFO_TEST (test_policy)
 {
@@ -237,6 +238,79 @@ UFO_TEST (test_window_pick)
     CHECK (app_window_pick (NULL, 7, 10, 10) == NULL);
 }
 
+typedef struct {
+    int order [600];
+    int ran, freed;
+} s_jobs_t;
+
+typedef struct {
+    s_jobs_t *jobs;
+    int index;
+    bool slow;
+} s_job_arg_t;
+
+static void
+s_job (void *arg)
+{
+    s_job_arg_t *a = arg;
+    if (a->slow)
+        usleep (2000);
+    a->jobs->order [a->jobs->ran++] = a->index;
+}
+
+static void
+s_job_free (void *arg)
+{
+    s_job_arg_t *a = arg;
+    a->jobs->freed++;
+    free (a);
+}
+
+static void
+s_submit (app_writer_t *w, s_jobs_t *jobs, int index, bool slow)
+{
+    s_job_arg_t *a = malloc (sizeof *a);
+    assert (a);
+    a->jobs = jobs;
+    a->index = index;
+    a->slow = slow;
+    app_writer_submit (w, s_job, s_job_free, a);
+}
+
+UFO_TEST (test_writer)
+{
+    //  jobs run in submission order, each freed after it ran; flush waits for all of them
+    static s_jobs_t jobs;
+    memset (&jobs, 0, sizeof jobs);
+    app_writer_t *w = app_writer_new ();
+    REQUIRE (w);
+    for (int i = 0; i < 500; i++)
+        s_submit (w, &jobs, i, i % 100 == 0);
+    app_writer_flush (w);
+    CHECK_INT (jobs.ran, 500);
+    CHECK_INT (jobs.freed, 500);
+    CHECK_INT ((int64_t) app_writer_done (w), 500);
+    bool ordered = true;
+    for (int i = 0; i < 500; i++)
+        ordered &= jobs.order [i] == i;
+    CHECK (ordered);
+    app_writer_flush (w);       //  nothing queued: returns at once
+    //  destroy runs what is still queued
+    for (int i = 500; i < 520; i++)
+        s_submit (w, &jobs, i, true);
+    app_writer_destroy (&w);
+    CHECK (w == NULL);
+    CHECK_INT (jobs.ran, 520);
+    CHECK_INT (jobs.freed, 520);
+    //  without a writer, a job runs at once in the caller
+    s_submit (NULL, &jobs, 520, false);
+    CHECK_INT (jobs.ran, 521);
+    CHECK_INT (jobs.freed, 521);
+    app_writer_flush (NULL);
+    app_writer_destroy (NULL);
+    CHECK_INT ((int64_t) app_writer_done (NULL), 0);
+}
+
 int
 main (void)
 {
@@ -245,5 +319,6 @@ main (void)
     UFO_RUN (test_data_url);
     UFO_RUN (test_local_board);
     UFO_RUN (test_window_pick);
+    UFO_RUN (test_writer);
     return UFO_TEST_END ();
 }

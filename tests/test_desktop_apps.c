@@ -55,6 +55,8 @@ s_wait_text (ufo_desktop_t *desk, int64_t xid, const char *label, const char *wa
     return text;
 }
 
+static ufo_value_t *s_snap (ufo_desktop_t *desk, int64_t xid);
+
 UFO_TEST (test_mousepad_text_and_shortcut)
 {
     REQUIRE (dfx_session_start () == 0);
@@ -235,6 +237,39 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     CHECK_CONTAINS (tree_text, "\"control_type\":\"Edit\"");
     free (tree_text);
     ufo_value_destroy (&tsnap);
+
+    //  the context menu is a popup window of the application (GTK3), not part of the
+    //  frame's tree: its items are offered all the same, and work
+    r = dfx_act (desk, xid, label, "click_input", "{\"button\": \"right\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    ufo_value_t *menu = dfx_wait_control (desk, xid, "MenuItem", "Select All", WAIT_MS);
+    CHECK (menu != NULL);
+    const char *all = menu ? dfx_find (menu, "MenuItem", "Select All") : NULL;
+    if (all) {
+        CHECK (dfx_find (menu, "MenuItem", "Paste") != NULL);
+        r = dfx_act (desk, xid, all, "click_input", NULL);
+        CHECK (ufo_value_map_bool (r, "success", false));
+        ufo_value_destroy (&r);
+        //  the menu closes (GTK3 runs the item's action from an idle, as it closes): its
+        //  items are no longer offered
+        bool closed = false;
+        for (int64_t end = dfx_now_ms () + WAIT_MS / 2; !closed && dfx_now_ms () < end; ) {
+            ufo_value_t *after_menu = s_snap (desk, xid);
+            closed = !dfx_find (after_menu, "MenuItem", "Select All");
+            ufo_value_destroy (&after_menu);
+            ufo_desktop_iterate (desk, 50);
+        }
+        CHECK (closed);
+        //  the whole text is selected: typing (without re-focusing) replaces it
+        r = dfx_act (desk, xid, label, "keyboard_input", "{\"keys\": \"Menu works\", \"control_focus\": false}");
+        CHECK (ufo_value_map_bool (r, "success", false));
+        ufo_value_destroy (&r);
+        char *mtext = s_wait_text (desk, xid, label, "Menu works", false);
+        CHECK_STR (mtext, "Menu works");
+        free (mtext);
+    }
+    ufo_value_destroy (&menu);
 
     //  wheel and drag (XTest); a drag takes its duration without blocking the caller
     r = dfx_act (desk, xid, label, "wheel_mouse_input", "{\"wheel_dist\": -3}");
@@ -451,6 +486,43 @@ UFO_TEST (test_calculator_two_plus_three)
     dfx_session_stop ();
 }
 
+//  Starts argv [0] with its stdout in out_path. Returns the pid, or -1.
+static pid_t
+s_spawn_out (char *const *argv, const char *out_path)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init (&fa);
+    posix_spawn_file_actions_addopen (&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid;
+    int rc = posix_spawnp (&pid, argv [0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy (&fa);
+    return rc == 0 ? pid : -1;
+}
+
+//  Waits (bounded) for pid to exit 0, then reads the first line of out_path into line.
+static void
+s_exit_line (ufo_desktop_t *desk, pid_t pid, const char *out_path, char *line, size_t size)
+{
+    int status = -1;
+    int64_t end = dfx_now_ms () + WAIT_MS;
+    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
+        ufo_desktop_iterate (desk, 50);
+    if (status == -1) {
+        kill (pid, SIGKILL);
+        waitpid (pid, &status, 0);
+        CHECK (!"the program did not exit");
+    }
+    else
+        CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    FILE *f = fopen (out_path, "r");
+    line [0] = '\0';
+    if (f) {
+        if (!fgets (line, (int) size, f))
+            line [0] = '\0';
+        fclose (f);
+    }
+}
+
 //  The label of the control of `type` named `name` in snap, as a number (0 if absent).
 static long
 s_label_of (const ufo_value_t *snap, const char *type, const char *name)
@@ -477,16 +549,12 @@ UFO_TEST (test_zenity_forms_actions)
     REQUIRE (desk);
     char out_path [600];
     snprintf (out_path, sizeof (out_path), "%s/forms.out", getenv ("UFO_DESKTOP_SESSION"));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init (&fa);
-    posix_spawn_file_actions_addopen (&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     char *argv [] = { "zenity", "--forms", "--title", "Contact", "--text", "Your details",
                       "--add-entry", "First name", "--add-entry", "Last name",
                       "--add-entry", "Email", "--add-combo", "Member", "--combo-values", "yes|no",
                       NULL };
-    pid_t pid;
-    REQUIRE (posix_spawnp (&pid, "zenity", &fa, NULL, argv, environ) == 0);
-    posix_spawn_file_actions_destroy (&fa);
+    pid_t pid = s_spawn_out (argv, out_path);
+    REQUIRE (pid > 0);
     int64_t xid = dfx_wait_window (desk, pid, "Contact", WAIT_MS);
     REQUIRE (xid);
     ufo_value_t *snap = dfx_wait_control (desk, xid, "Button", "OK", WAIT_MS);
@@ -581,24 +649,94 @@ UFO_TEST (test_zenity_forms_actions)
     r = dfx_act (desk, xid, ok, "click_input", NULL);
     CHECK (ufo_value_map_bool (r, "success", false));
     ufo_value_destroy (&r);
-    int status = -1;
-    end = dfx_now_ms () + WAIT_MS;
-    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
-        ufo_desktop_iterate (desk, 50);
-    if (status == -1) {
-        kill (pid, SIGKILL);
-        waitpid (pid, &status, 0);
-        CHECK (!"zenity did not exit after OK");
-    }
-    FILE *f = fopen (out_path, "r");
-    char line [256] = "";
-    if (f) {
-        if (!fgets (line, sizeof (line), f))
-            line [0] = '\0';
-        fclose (f);
-    }
+    char line [256];
+    s_exit_line (desk, pid, out_path, line, sizeof line);
     CHECK_STR (line, "AdaXZ|Love||yes\n");
     ufo_value_destroy (&snap);
+    ufo_desktop_destroy (&desk);
+    dfx_session_stop ();
+}
+
+//  Clicks the control of `type` named `name` once a snapshot of xid shows it. Returns true
+//  if the click succeeded.
+static bool
+s_click_named (ufo_desktop_t *desk, int64_t xid, const char *type, const char *name)
+{
+    ufo_value_t *snap = dfx_wait_control (desk, xid, type, name, WAIT_MS);
+    const char *label = snap ? dfx_find (snap, type, name) : NULL;
+    ufo_value_t *r = label ? dfx_act (desk, xid, label, "click_input", NULL) : NULL;
+    bool ok = ufo_value_map_bool (r, "success", false);
+    if (!ok)
+        fprintf (stderr, "click %s '%s': %s\n", type, name,
+                 r ? ufo_value_map_str (r, "error", "") : "not found");
+    ufo_value_destroy (&r);
+    ufo_value_destroy (&snap);
+    return ok;
+}
+
+//  gnome-calculator (GTK4): a mode chosen from the menu button's popover, a dialog with GTK4
+//  single-line entries (which answer "" to GetText (0, -1)): each filled with set_edit_text,
+//  whose check reads the text by character count, read back with texts and in the snapshot's
+//  value; the dialog's result lands in the main display.
+UFO_TEST (test_calculator_dialog_entries)
+{
+    REQUIRE (dfx_session_start () == 0);
+    ufo_desktop_t *desk = s_open ();
+    REQUIRE (desk);
+    int pid = ufo_desktop_launch (desk, "calculator", NULL);
+    REQUIRE (pid > 0);
+    int64_t xid = dfx_wait_window (desk, pid, NULL, WAIT_MS);
+    REQUIRE (xid);
+    REQUIRE (s_click_named (desk, xid, "Button", "Mode selection"));
+    REQUIRE (s_click_named (desk, xid, "MenuItem", "Financial"));
+    REQUIRE (s_click_named (desk, xid, "Button", "Ctrm"));
+    int64_t dialog = dfx_wait_window (desk, pid, "Compounding Term", WAIT_MS);
+    REQUIRE (dialog);
+    ufo_value_t *snap = dfx_wait_control (desk, dialog, "Edit", "Future Value", WAIT_MS);
+    REQUIRE (snap);
+    static const char *const fields [][2] = {
+        { "Periodic Interest Rate", "0.05" }, { "Present Value", "500" }, { "Future Value", "1000" }
+    };
+    for (size_t i = 0; i < 3; i++) {
+        const char *label = dfx_find (snap, "Edit", fields [i][0]);
+        CHECK (label);
+        if (!label)
+            continue;
+        char args [128];
+        snprintf (args, sizeof args, "{\"text\": \"%s\", \"clear_current_text\": true}", fields [i][1]);
+        ufo_value_t *r = dfx_act (desk, dialog, label, "set_edit_text", args);
+        CHECK (ufo_value_map_bool (r, "success", false));
+        if (!ufo_value_map_bool (r, "success", false))
+            fprintf (stderr, "set_edit_text %s: %s\n", fields [i][0], ufo_value_map_str (r, "error", ""));
+        ufo_value_destroy (&r);
+        char *text = s_texts (desk, dialog, label);
+        CHECK_STR (text, fields [i][1]);
+        free (text);
+    }
+    ufo_value_destroy (&snap);
+    snap = s_snap (desk, dialog);
+    const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    bool shown = false;
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        shown |= !strcmp (ufo_value_map_str (c, "control_text", ""), "Future Value")
+              && !strcmp (ufo_value_map_str (c, "value", ""), "1000");
+    }
+    CHECK (shown);              //  the snapshot's value of a GTK4 entry
+    CHECK (dfx_find (snap, "Button", "Calculate") != NULL);     //  "C_alculate": no mnemonic
+    ufo_value_destroy (&snap);
+    REQUIRE (s_click_named (desk, dialog, "Button", "Calculate"));
+    //  ln (1000 / 500) / ln (1.05) = 14.2067...
+    snap = dfx_wait_control (desk, xid, "Edit", NULL, WAIT_MS);
+    const char *display = snap ? dfx_find (snap, "Edit", NULL) : NULL;
+    CHECK (display);
+    if (display) {
+        char *text = s_wait_text (desk, xid, display, "14.2", true);
+        CHECK (text && strstr (text, "14.2"));
+        free (text);
+    }
+    ufo_value_destroy (&snap);
+    kill (pid, SIGKILL);
     ufo_desktop_destroy (&desk);
     dfx_session_stop ();
 }
@@ -611,13 +749,9 @@ UFO_TEST (test_zenity_entry)
     //  zenity prints the entry on stdout: run it ourselves with stdout in a file
     char out_path [600];
     snprintf (out_path, sizeof (out_path), "%s/zenity.out", getenv ("UFO_DESKTOP_SESSION"));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init (&fa);
-    posix_spawn_file_actions_addopen (&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     char *argv [] = { "zenity", "--entry", "--title", "Who", "--text", "Your name?", NULL };
-    pid_t pid;
-    REQUIRE (posix_spawnp (&pid, "zenity", &fa, NULL, argv, environ) == 0);
-    posix_spawn_file_actions_destroy (&fa);
+    pid_t pid = s_spawn_out (argv, out_path);
+    REQUIRE (pid > 0);
     int64_t xid = dfx_wait_window (desk, pid, "Who", WAIT_MS);
     REQUIRE (xid);
     ufo_value_t *snap = dfx_wait_control (desk, xid, "Button", "OK", WAIT_MS);
@@ -635,24 +769,8 @@ UFO_TEST (test_zenity_entry)
     r = dfx_act (desk, xid, ok_label, "click_input", NULL);
     CHECK (ufo_value_map_bool (r, "success", false));
     ufo_value_destroy (&r);
-    int status = -1;
-    int64_t end = dfx_now_ms () + WAIT_MS;
-    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
-        ufo_desktop_iterate (desk, 50);
-    if (status == -1) {
-        kill (pid, SIGKILL);
-        waitpid (pid, &status, 0);
-        CHECK (!"zenity did not exit after OK");
-    }
-    else
-        CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
-    FILE *f = fopen (out_path, "r");
-    char line [256] = "";
-    if (f) {
-        if (!fgets (line, sizeof (line), f))
-            line [0] = '\0';
-        fclose (f);
-    }
+    char line [256];
+    s_exit_line (desk, pid, out_path, line, sizeof line);
     CHECK_STR (line, "Ada Lovelace\n");
 
     //  the whole session goes away under the desktop: errors, no crash, no exit
@@ -686,6 +804,7 @@ main (void)
     UFO_RUN (test_mousepad_text_and_shortcut);
     UFO_RUN (test_window_id_reused);
     UFO_RUN (test_calculator_two_plus_three);
+    UFO_RUN (test_calculator_dialog_entries);
     UFO_RUN (test_zenity_forms_actions);
     UFO_RUN (test_zenity_entry);
     return UFO_TEST_END ();

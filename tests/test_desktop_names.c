@@ -195,7 +195,32 @@ UFO_TEST (test_duplicates)
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 4), "control_text", ""), "(unnamed, bottom left) (1)");
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 5), "control_text", ""), "(unnamed, bottom left) (2)");
     ufo_value_destroy (&list);
+    //  a container named like the control tells nothing: order decides, names stay unique
+    list = ufo_json_parse_str (
+        "[{\"control_type\": \"Button\", \"control_text\": \"Menu\", \"control_rect\": [0, 0, 9, 9]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"Menu\", \"container\": \"Menu\","
+        "  \"control_rect\": [0, 0, 9, 9]}]", NULL);
+    ufo_desktop_name_controls (list, NULL, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Menu (1)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Menu (2)");
+    ufo_value_destroy (&list);
     ufo_value_destroy (&win);
+
+    //  a large window: 3,000 cells, each name repeated hundreds of times, numbered in order
+    //  (duplicates are found by sorting, so this stays fast; no timing is asserted)
+    ufo_buf_t big = { 0 };
+    ufo_buf_puts (&big, "[");
+    for (int i = 0; i < 3000; i++)
+        ufo_buf_printf (&big, "%s{\"control_type\": \"ListItem\", \"control_text\": \"%d\","
+                        " \"control_rect\": [0, 0, 9, 9]}", i ? "," : "", i % 7);
+    ufo_buf_puts (&big, "]");
+    list = ufo_json_parse_str (big.data, NULL);
+    ufo_buf_free (&big);
+    REQUIRE (list);
+    ufo_desktop_name_controls (list, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "0 (1)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2999), "control_text", ""), "3 (429)");
+    ufo_value_destroy (&list);
 }
 
 //  The order of the rules: own name, labelled-by, caption (closest; each caption names one
@@ -243,6 +268,19 @@ UFO_TEST (test_rule_order)
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Large");
     ufo_value_destroy (&list);
     ufo_value_destroy (&captions);
+
+    //  a field's own name loses its caption colon (GTK4 names an entry after its mnemonic
+    //  label, "Future Value:"); other controls keep theirs
+    list = ufo_json_parse_str (
+        "[{\"control_type\": \"Edit\", \"control_text\": \"Future Value:\", \"control_rect\": [0, 0, 9, 9]},"
+        " {\"control_type\": \"Text\", \"control_text\": \"my_file.txt\", \"value\": \"my_file.txt\","
+        "  \"control_rect\": [0, 0, 9, 9]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"Ratio:\", \"control_rect\": [0, 0, 9, 9]}]", NULL);
+    ufo_desktop_name_controls (list, NULL, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Future Value");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "my_file.txt");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "Ratio:");
+    ufo_value_destroy (&list);
     ufo_value_destroy (&win);
 
     //  bad input is ignored, never a crash

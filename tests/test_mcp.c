@@ -18,30 +18,7 @@ static char s_scripted [1024];     //  scripted_server.js
 static bool
 s_run (ufo_mcp_hub_t *hub, bool (*done) (void *), void *arg, int timeout_ms)
 {
-    int64_t end = ufo_http_now_ms () + timeout_ms;
-    while (!done (arg) && ufo_http_now_ms () < end) {
-        ufo_http_fd_t fds [32];
-        size_t n = ufo_mcp_hub_fds (hub, fds, 32);
-        if (n > 32)
-            n = 32;
-        struct pollfd pfds [32];
-        for (size_t i = 0; i < n; i++) {
-            pfds [i].fd = fds [i].fd;
-            pfds [i].events = (short) ((fds [i].events & UFO_HTTP_IN ? POLLIN : 0)
-                                     | (fds [i].events & UFO_HTTP_OUT ? POLLOUT : 0));
-            pfds [i].revents = 0;
-        }
-        int t = ufo_mcp_hub_timeout (hub);
-        if (t < 0 || t > 100)
-            t = 100;
-        poll (pfds, n, t);
-        for (size_t i = 0; i < n; i++)
-            fds [i].revents = (pfds [i].revents & POLLIN ? UFO_HTTP_IN : 0)
-                            | (pfds [i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
-                            | (pfds [i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
-        ufo_mcp_hub_process (hub, fds, n);
-    }
-    return done (arg);
+    return ufo_mcp_hub_run (hub, done, arg, timeout_ms);
 }
 
 static bool
@@ -126,6 +103,33 @@ s_scripted_server (const char *name, const char *mode)
     return out;
 }
 
+static FILE *s_log_mem = NULL;
+static char *s_log_text = NULL;
+
+static bool
+s_logged (void *arg)
+{
+    UFO_UNUSED (arg);
+    fflush (s_log_mem);
+    return s_log_text && strstr (s_log_text, "-level message");
+}
+
+static bool s_ping_done = false;
+
+static void
+s_on_ping (void *arg, const ufo_value_t *result, const ufo_error_t *err)
+{
+    UFO_UNUSED (arg);
+    s_ping_done = !err && ufo_value_type (result) == UFO_TMAP;
+}
+
+static bool
+s_pinged (void *arg)
+{
+    UFO_UNUSED (arg);
+    return s_ping_done;
+}
+
 //  --- the real servers ----------------------------------------------------------------------------
 
 UFO_TEST (test_everything_stdio)
@@ -143,10 +147,16 @@ UFO_TEST (test_everything_stdio)
     ufo_value_t *tools = ufo_mcp_hub_prompt_tools (hub);
     char *json = ufo_json_dump (tools, UFO_JSON_COMPACT, NULL);
     CHECK_CONTAINS (json, "\"function\":\"every.echo\"");
-    CHECK_CONTAINS (json, "message: string (required) - Message to echo");
+    CHECK_CONTAINS (json, "message: string (required)");
     CHECK_CONTAINS (json, "messageType: one of \\\"error\\\"|\\\"success\\\"|\\\"debug\\\" (required)");
     free (json);
     ufo_value_destroy (&tools);
+
+    //  a ping of ours is answered
+    ufo_error_t perr;
+    s_ping_done = false;
+    CHECK (ufo_mcp_request (s, "ping", NULL, 0, NULL, s_on_ping, NULL, &perr) > 0);
+    CHECK (s_run (hub, s_pinged, NULL, 5000));
 
     //  a call
     ufo_value_t *r = s_call (hub, "every.echo", "{\"message\": \"hello MCP\"}", 5000);
@@ -179,6 +189,28 @@ UFO_TEST (test_everything_stdio)
     r = s_call (hub, "every.get-structured-content", "{\"location\": \"Chicago\"}", 5000);
     CHECK (ufo_value_map_bool (r, "success", false));
     CHECK (ufo_value_type (ufo_value_map_get (r, "structured")) == UFO_TMAP);
+    ufo_value_destroy (&r);
+
+    //  log notifications go to our log
+    s_log_text = NULL;
+    size_t log_len = 0;
+    s_log_mem = open_memstream (&s_log_text, &log_len);
+    REQUIRE (s_log_mem);
+    ufo_log_set_stream (s_log_mem);
+    ufo_log_set_level (UFO_LOG_TRACE);
+    r = s_call (hub, "every.toggle-simulated-logging", "{}", 5000);
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    bool logged = s_run (hub, s_logged, NULL, 8000);
+    ufo_log_set_stream (stderr);
+    ufo_log_set_level (UFO_LOG_WARN);
+    fclose (s_log_mem);
+    CHECK (logged);
+    CHECK_CONTAINS (s_log_text ? s_log_text : "", "MCP every log");
+    CHECK_CONTAINS (s_log_text ? s_log_text : "", "-level message");
+    free (s_log_text);
+    s_log_text = NULL;
+    r = s_call (hub, "every.toggle-simulated-logging", "{}", 5000);     //  off again
     ufo_value_destroy (&r);
 
     //  progress notifications of a long-running tool
@@ -340,6 +372,11 @@ UFO_TEST (test_pagination)
     REQUIRE (ufo_mcp_state (s) == UFO_MCP_READY);
     CHECK_INT (ufo_mcp_list_pages (s), 3);
     CHECK_INT (ufo_value_size (ufo_mcp_tools (s)), 7);
+    ufo_value_t *tools = ufo_mcp_hub_prompt_tools (hub);
+    char *json = ufo_json_dump (tools, UFO_JSON_COMPACT, NULL);
+    CHECK_CONTAINS (json, "{\"function\":\"paged.b1\",\"description\":\"test tool b1\",\"args\":\"text: string - the text\"}");
+    free (json);
+    ufo_value_destroy (&tools);
     ufo_value_t *r = s_call (hub, "paged.c2", "{\"text\": \"x\"}", 5000);
     CHECK_CONTAINS (ufo_value_map_str (r, "text", ""), "called c2 with {\"text\":\"x\"}");
     ufo_value_destroy (&r);

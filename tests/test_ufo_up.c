@@ -9,50 +9,7 @@
 #include "llm_server_fixture.h"
 
 static char s_dir [256];
-
-static int64_t
-s_now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static ufo_value_t *
-s_state (void)
-{
-    char path [400];
-    snprintf (path, sizeof path, "%s/run/up.json", s_dir);
-    return access (path, R_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
-}
-
-static int64_t
-s_child_pid (const ufo_value_t *state, const char *name)
-{
-    const ufo_value_t *kids = ufo_value_map_get (state, "children");
-    for (size_t i = 0; i < ufo_value_size (kids); i++)
-        if (strcmp (ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), name) == 0)
-            return ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
-    return 0;
-}
-
-static bool
-s_alive (int64_t pid)
-{
-    if (pid <= 0 || kill ((pid_t) pid, 0) != 0)
-        return false;
-    //  a zombie (not yet reaped by its parent) counts as gone
-    char path [64], buf [512];
-    snprintf (path, sizeof path, "/proc/%" PRId64 "/stat", pid);
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return false;
-    size_t n = fread (buf, 1, sizeof buf - 1, f);
-    fclose (f);
-    buf [n] = 0;
-    const char *close = strrchr (buf, ')');
-    return !(close && close [1] == ' ' && close [2] == 'Z');
-}
+#include "up_fixture.h"
 
 static int
 s_run (const char *const *argv, const char *out, int timeout_ms)
@@ -75,22 +32,6 @@ s_run (const char *const *argv, const char *out, int timeout_ms)
     kill (pid, SIGKILL);
     waitpid (pid, NULL, 0);
     return -1;
-}
-
-static char *
-s_read (const char *path)
-{
-    FILE *f = fopen (path, "rb");
-    if (!f)
-        return NULL;
-    ufo_buf_t b = { 0 };
-    char chunk [4096];
-    size_t n;
-    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
-        ufo_buf_append (&b, chunk, n);
-    fclose (f);
-    ufo_buf_putc (&b, 0);
-    return ufo_buf_detach (&b, NULL);
 }
 
 UFO_TEST (test_up_restart_batch_stop)
@@ -191,7 +132,7 @@ UFO_TEST (test_up_restart_batch_stop)
     snprintf (bout, sizeof bout, "%s/batch.out", s_dir);
     const char *bargs [] = { ufo, "batch", tasks, "--config", cfg, NULL };
     int rc = s_run (bargs, bout, 120000);
-    char *text = s_read (bout);
+    char *text = tf_read (bout, NULL);
     CHECK_INT (rc, 1);                      //  c.json was not run
     CHECK_CONTAINS (text, "batch-a");
     CHECK_CONTAINS (text, "\nb ");          //  named after its file

@@ -116,7 +116,9 @@ UFO_TEST (test_failed_actions_flagged)
     CHECK_INT (rc, 1);
     char *text = afx_read (hfx_.out);
     REQUIRE (text);
-    CHECK_CONTAINS (text, "\xE2\x9C\x97 launcher 'nosuch-launcher' is not in desktop.launchers");
+    //  the model's launcher name carries ESC [2J (clear screen): it never reaches the terminal
+    CHECK_CONTAINS (text, "\xE2\x9C\x97 launcher 'nosuch-launcher [2J' is not in desktop.launchers");
+    CHECK (!strchr (text, '\033'));
     CHECK_CONTAINS (text, "\xE2\x9C\x97 cannot start launcher 'ghost'");
     CHECK_CONTAINS (text, "\xE2\x9C\x97 no window with label \"99\" in the list");
     CHECK_CONTAINS (text, "\xE2\x9D\x8C session FINISH");
@@ -229,7 +231,7 @@ UFO_TEST (test_task_name_reuse)
     const char *again [] = { "run", "Something else", "--device", "t0", "--task", "reuse", "--yes", "--broker",
                              afx_.broker.cmd, NULL };
     CHECK_INT (s_ufo (again, out, 30000, &took), 1);
-    CHECK (took < 5000);
+    CHECK (took < 4000);                        //  refused before anything was submitted
     char *text = afx_read (out);
     CHECK_CONTAINS (text, "the task name \"reuse\" is already used");
     CHECK_CONTAINS (text, "--resume");
@@ -376,8 +378,8 @@ UFO_TEST (test_fast_failures)
         s_ufo (status, out, 10000, NULL);
         free (text);
         text = afx_read (out);
-        if (text && strstr (text, "WORKERS"))
-            break;
+        if (text && strstr (text, "WORKERS") && strstr (text, " t0 "))
+            break;                                  //  the eval worker may register first
         usleep (100000);
     }
     CHECK_CONTAINS (text, "WORKERS");               //  the HostAgent of t0 is there
@@ -385,7 +387,7 @@ UFO_TEST (test_fast_failures)
     free (text);
     const char *device [] = { "run", "hello", "--device", "d9", "--broker", afx_.broker.cmd, NULL };
     CHECK_INT (s_ufo (device, out, 30000, &took), 1);
-    CHECK (took < 2000);
+    CHECK (took < 4000);                        //  not the session deadline (an hour)
     text = afx_read (out);
     CHECK_CONTAINS (text, "no HostAgent serves device \"d9\"; known devices: t0");
     free (text);
@@ -400,10 +402,13 @@ UFO_TEST (test_fast_failures)
         const char *const *cmds [] = { run, st, mon };
         for (size_t c = 0; c < 3; c++) {
             CHECK_INT (s_ufo (cmds [c], out, 30000, &took), 1);
-            if (took >= 1500)
+            //  the check itself: no socket at all, or one second without an answer (timing is
+            //  bounded loosely here; docs/BENCHMARKS.md has the measured figures)
+            if (took >= 4000)
                 UFO_FAIL_ ("ufo %s --broker %s took %" PRId64 " ms", cmds [c][0], eps [k], took);
             text = afx_read (out);
             CHECK_CONTAINS (text, "start one with `ufo up`");
+            CHECK_CONTAINS (text, k == 0 ? "(the socket does not exist)" : "within 1.0 s");
             free (text);
         }
     }
@@ -411,6 +416,22 @@ UFO_TEST (test_fast_failures)
 }
 
 //  --- Live progress -------------------------------------------------------------------------
+
+//  `ufo status` once, while a session runs (a during () callback of hfx_run).
+static char *s_status_seen;
+static int64_t s_status_at;
+
+static void
+s_status_during (void)
+{
+    if (s_status_seen || dfx_now_ms () < s_status_at)
+        return;
+    char out [500];
+    snprintf (out, sizeof out, "%s/status-during.out", afx_.broker.dir);
+    const char *args [] = { "status", "--broker", afx_.broker.cmd, NULL };
+    s_ufo (args, out, 5000, NULL);
+    s_status_seen = afx_read (out);
+}
 
 //  The model answers HTTP 500 twice, then drips its reply: `ufo run` without a terminal prints
 //  the model call, each retry with its reason and wait; --json carries the activity events.
@@ -428,10 +449,9 @@ UFO_TEST (test_live_progress_plain)
     char *text = afx_read (out);
     CHECK_CONTAINS (text, "HostAgent has the session on device t0");
     CHECK_CONTAINS (text, "step 0 HostAgent: asking the model");
-    CHECK_CONTAINS (text, "step 0 HostAgent: model call retry 1: ");
-    CHECK_CONTAINS (text, "step 0 HostAgent: model call retry 2: ");
-    CHECK_CONTAINS (text, "500");
-    CHECK_CONTAINS (text, "next try in");
+    CHECK_CONTAINS (text, "step 0 HostAgent: model call retry 1 in ");
+    CHECK_CONTAINS (text, "step 0 HostAgent: model call retry 2 in ");
+    CHECK_CONTAINS (text, " s: HTTP 500");
     CHECK (!strstr (text, "waiting for a HostAgent"));
     CHECK (!strstr (text, "\033["));             //  no colour when not a terminal
     free (text);
@@ -442,15 +462,31 @@ UFO_TEST (test_live_progress_plain)
     unsetenv ("UFO_HOST_AGENT__MAX_RETRY");
     REQUIRE (started == 0);
     const char *jargs [] = { "Nothing to do", "--device", "t0", "--task", "live-json", "--yes", NULL };
-    CHECK_INT (hfx_run (jargs, NULL, NULL), 0);
+    s_status_seen = NULL;
+    s_status_at = dfx_now_ms () + 1500;
+    CHECK_INT (hfx_run (jargs, NULL, s_status_during), 0);
+    //  `ufo status` while the model was being asked: the session by its task name, its device,
+    //  its state and the HostAgent that runs it, by its full name
+    REQUIRE (s_status_seen);
+    if (getenv ("UX_TEST_VERBOSE"))
+        fprintf (stderr, "ufo status during the session:\n%s\n", s_status_seen);
+    CHECK_CONTAINS (s_status_seen, "SESSIONS");
+    CHECK_CONTAINS (s_status_seen, "live-json");
+    CHECK_CONTAINS (s_status_seen, " t0 ");
+    CHECK_CONTAINS (s_status_seen, "running");
+    CHECK_CONTAINS (s_status_seen, "host@");
+    free (s_status_seen);
+    s_status_seen = NULL;
     ufo_value_t *lines = afx_lines (hfx_.out);
-    size_t starts = 0, retries = 0, ends = 0, sessions = 0;
+    size_t starts = 0, retries = 0, ends = 0, sessions = 0, judging = 0;
     for (size_t i = 0; i < ufo_value_size (lines); i++) {
         const ufo_value_t *b = ufo_value_map_get (ufo_value_list_at (lines, i), "body");
         if (strcmp (ufo_value_map_str (b, "kind", ""), "activity") != 0)
             continue;
         const char *what = ufo_value_map_str (b, "what", ""), *phase = ufo_value_map_str (b, "phase", "");
         sessions += !strcmp (what, "session");
+        judging += !strcmp (ufo_value_map_str (b, "agent", ""), "EvaluationAgent") && !strcmp (phase, "end")
+                && ufo_value_map_bool (b, "ok", false);
         if (strcmp (what, "model") == 0 && strcmp (ufo_value_map_str (b, "agent", ""), "HostAgent") == 0) {
             starts += !strcmp (phase, "start");
             ends += !strcmp (phase, "end") && ufo_value_map_bool (b, "ok", false);
@@ -465,6 +501,7 @@ UFO_TEST (test_live_progress_plain)
     CHECK_INT (starts, 1);
     CHECK_INT (retries, 2);
     CHECK_INT (ends, 1);
+    CHECK_INT (judging, 1);                     //  the EvaluationAgent's, relayed by the HostAgent
     ufo_value_destroy (&lines);
     hfx_stop_all ();
 }
@@ -538,6 +575,7 @@ static int
 s_tmux_run (const char *task, bool no_color, char **live_p, char **final_p)
 {
     char cmd [4000];
+    snprintf (s_tmux_sock, sizeof s_tmux_sock, "ufo-ux-%d-%s", (int) getpid (), task);
     snprintf (cmd, sizeof cmd, "tmux -L %s kill-server 2>/dev/null; tmux -L %s new-session -d -s ux -x 80 -y 50 "
               "\"cd '%s' && env %s UFO_CONFIG='%s' UFO_RUN_DIR='%s' '%s/cli/ufo' run 'Nothing to do' --device t0 "
               "--task %s --yes --broker '%s'; echo UFO-EXIT=\\$?; sleep 300\"", s_tmux_sock, s_tmux_sock,
@@ -553,11 +591,15 @@ s_tmux_run (const char *task, bool no_color, char **live_p, char **final_p)
         if (pane && strstr (pane, "UFO-EXIT=")) {
             free (pane);
             *final_p = s_tmux_capture (true);
+            snprintf (cmd, sizeof cmd, "tmux -L %s kill-server 2>/dev/null", s_tmux_sock);
+            if (system (cmd) != 0) {}
             return 0;
         }
         free (pane);
         usleep (100000);
     }
+    snprintf (cmd, sizeof cmd, "tmux -L %s kill-server 2>/dev/null", s_tmux_sock);
+    if (system (cmd) != 0) {}
     return -1;
 }
 
@@ -568,17 +610,19 @@ UFO_TEST (test_tmux_live_line_and_80_columns)
         CHECK (false);
         return;
     }
-    snprintf (s_tmux_sock, sizeof s_tmux_sock, "ufo-ux-%d", (int) getpid ());
     setenv ("UFO_HOST_AGENT__MAX_RETRY", "3", 1);
     int started = hfx_start ("../ux/slow_retry.json", "", 0);
     unsetenv ("UFO_HOST_AGENT__MAX_RETRY");
     REQUIRE (started == 0);
     char *live = NULL, *final = NULL;
     CHECK_INT (s_tmux_run ("tmux-colour", false, &live, &final), 0);
+    if (getenv ("UX_TEST_VERBOSE"))
+        fprintf (stderr, "live pane:\n%s\nfinal pane:\n%s\n", live ? live : "", final ? final : "");
     //  the live line, caught while the model dripped its reply after two HTTP 500
     REQUIRE (live);
     CHECK_CONTAINS (live, "\xE2\x8F\xB3 step 0 \xC2\xB7 HostAgent \xC2\xB7 asking the model");
-    CHECK_CONTAINS (live, "retry 2: ");
+    CHECK_CONTAINS (live, "retry 2 in ");
+    CHECK_CONTAINS (live, " s: HTTP 500");      //  the reason fits in 80 columns
     CHECK_CONTAINS (live, " s \xC2\xB7 ");       //  elapsed seconds
     CHECK_INT (s_count (live, "\xE2\x8F\xB3"), 1);  //  one line, redrawn in place
     REQUIRE (final);
@@ -609,9 +653,6 @@ UFO_TEST (test_tmux_live_line_and_80_columns)
     CHECK (!strstr (final, "\033[3") && !strstr (final, "\033[1m") && !strstr (final, "\033[2m"));
     free (live);
     free (final);
-    char cmd [200];
-    snprintf (cmd, sizeof cmd, "tmux -L %s kill-server 2>/dev/null", s_tmux_sock);
-    if (system (cmd) != 0) {}
     hfx_stop_all ();
 }
 

@@ -22,6 +22,8 @@ import xml.etree.ElementTree as ET
 import pyatspi
 from PIL import ImageGrab
 
+from pyatspi_walk import find_window  # the same look-up as desktop_bench's baseline
+
 MAX_DEPTH = 50
 MAX_WIDTH = 1024
 NS_ST = "https://accessibility.ubuntu.example.org/ns/state"
@@ -84,7 +86,7 @@ def node_xml(node, depth, counter):
             name = a.getName(i).replace(" ", "-")
             attrs["{%s}%s_desc" % (NS_ACT, name)] = a.getDescription(i)
             attrs["{%s}%s_kb" % (NS_ACT, name)] = a.getKeyBinding(i)
-    except NotImplementedError:
+    except Exception:       # NotImplementedError; GTK4 may count actions it then refuses
         pass
     role = (node.getRoleName().strip() or "unknown").replace(" ", "-")
     el = ET.Element(role, attrs)
@@ -97,20 +99,6 @@ def node_xml(node, depth, counter):
             if child is not None:
                 el.append(node_xml(child, depth + 1, counter))
     return el
-
-
-def find_window(pid, title):
-    desktop = pyatspi.Registry.getDesktop(0)
-    for app in desktop:
-        if app is None or app.get_process_id() != pid:
-            continue
-        frames = [w for w in app if w is not None]
-        for w in frames:
-            if w.name == title:
-                return w
-        if len(frames) == 1:
-            return frames[0]
-    return None
 
 
 def main():

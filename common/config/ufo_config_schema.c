@@ -314,6 +314,7 @@ static const char *const s_env_ignored [] = {
     "UFO_TEST_DATA",        //  test harness
     "UFO_SOURCE_DIR",       //  test harness
     "UFO_BUILD_DIR",        //  test harness
+    "UFO_MCP_BIN",          //  test harness: the npm MCP servers' .bin folder
     "UFO_PROMPTS_DIR",      //  prompt templates directory (ufo_prompt)
     "UFO_RUN_DIR",          //  run directory of ipc endpoints and state files (ufo_bb_endpoint)
     "UFO_DEVICE",           //  device id of a container (docker/device-entrypoint)

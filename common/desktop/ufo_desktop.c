@@ -284,6 +284,7 @@ ufo_desktop_new (const ufo_value_t *options, ufo_error_t *err)
     }
     self->nodes = g_hash_table_new (g_str_hash, g_str_equal);
     self->bus_pid = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    self->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     self->bus_event_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     self->children = g_array_new (FALSE, FALSE, sizeof (pid_t));
     self->ops = g_ptr_array_new ();
@@ -359,6 +360,14 @@ ufo_desktop_cache_clear (ufo_desktop_t *self)
         ufo_desktop_win_forget_ (self, self->wins->xid);
     if (self->bus_pid)
         g_hash_table_remove_all (self->bus_pid);
+    if (self->apps) {
+        GHashTableIter iter;
+        gpointer key, node;
+        g_hash_table_iter_init (&iter, self->apps);
+        while (g_hash_table_iter_next (&iter, &key, &node))
+            ufo_dnode_free_ (self, node);
+        g_hash_table_remove_all (self->apps);
+    }
 }
 
 static void s_reap (ufo_desktop_t *self);
@@ -398,6 +407,8 @@ ufo_desktop_destroy (ufo_desktop_t **self_p)
         g_hash_table_destroy (self->bus_pid);
     if (self->bus_event_ms)
         g_hash_table_destroy (self->bus_event_ms);
+    if (self->apps)
+        g_hash_table_destroy (self->apps);
     g_free (self->focus_key);
     if (self->children)
         g_array_free (self->children, TRUE);

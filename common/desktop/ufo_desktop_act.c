@@ -173,6 +173,22 @@ s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
         ufo_desktop_op_finish_ (op, true, text, NULL);
 }
 
+//  The int32 in a Properties.Get reply "(v)" (CharacterCount, CaretOffset), or -1.
+static int
+s_int_property (GVariant *reply)
+{
+    int value = -1;
+    GVariant *v = NULL;
+    if (reply) {
+        g_variant_get (reply, "(v)", &v);
+        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
+            value = g_variant_get_int32 (v);
+        if (v)
+            g_variant_unref (v);
+    }
+    return value;
+}
+
 //  Reads the whole text of the action's control and calls fn with the (s) reply: the
 //  character count first, then exactly that many characters (GTK4, Qt and Firefox answer ""
 //  to GetText (0, -1)); without a count, GetText (0, -1).
@@ -183,15 +199,7 @@ s_on_count (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
-    int count = -1;
-    GVariant *v = NULL;
-    if (reply) {
-        g_variant_get (reply, "(v)", &v);
-        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
-            count = g_variant_get_int32 (v);
-        if (v)
-            g_variant_unref (v);
-    }
+    int count = s_int_property (reply);
     UFO_UNUSED (error);
     ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
                        g_variant_new ("(ii)", 0, count), "(s)", st->text_fn, NULL);
@@ -291,15 +299,7 @@ s_on_caret (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
-    int caret = -1;
-    GVariant *v = NULL;
-    if (reply) {
-        g_variant_get (reply, "(v)", &v);
-        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
-            caret = g_variant_get_int32 (v);
-        if (v)
-            g_variant_unref (v);
-    }
+    int caret = s_int_property (reply);
     //  insert at the caret (at the end if the caret is unknown); length is in bytes
     ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.EditableText", "InsertText",
                        g_variant_new ("(isi)", caret < 0 ? INT32_MAX : caret, st->expect,
@@ -317,14 +317,7 @@ s_on_focus_caret (ufo_desktop_op_t *op, GVariant *reply, const char *error, void
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
-    GVariant *v = NULL;
-    if (reply) {
-        g_variant_get (reply, "(v)", &v);
-        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
-            st->restore_caret = g_variant_get_int32 (v);
-        if (v)
-            g_variant_unref (v);
-    }
+    st->restore_caret = s_int_property (reply);
     ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
                        NULL, "(b)", s_on_done_call, "focusing the control");
 }

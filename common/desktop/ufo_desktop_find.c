@@ -3,10 +3,11 @@
     (GTK4 never sets SHOWING), and the window by title. Then the walk starts.
 
     A window shows up in X before its application is on the accessibility bus (a freshly
-    launched editor; in a fresh session even the registry may not run yet), and an application's accessible window may get its title after the X
-    window: a failed look-up is tried again, when the next AT-SPI event arrives (an
-    application registering makes the registry announce it) or after 250 ms at the latest,
-    for UFO_DESKTOP_APP_WAIT_MS in all; only then does the snapshot fail. */
+    launched editor; in a fresh session even the registry may not run yet), and an
+    application's accessible window may get its title after the X window: a failed look-up
+    is tried again, when the next AT-SPI event arrives (an application registering makes the
+    registry announce it) or after 250 ms at the latest, for UFO_DESKTOP_APP_WAIT_MS in all;
+    only then does the snapshot fail. */
 #include "ufo_prelude.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
@@ -48,6 +49,32 @@ s_find_fail (ufo_desktop_op_t *op, const char *format, ...)
         ufo_desktop_op_finish_ (op, false, NULL, "%s", message);
 }
 
+//  The index of the only frame whose name is not the title of another X window of the same
+//  process, or -1.
+static int
+s_pick_unclaimed (ufo_desktop_op_t *op)
+{
+    ufo_dsnap_t *st = op->state;
+    ufo_value_t *wins = ufo_desktop_windows (op->desk, NULL);
+    int pick = -1, count = 0;
+    for (guint i = 0; i < st->frames->len; i++) {
+        const char *name = g_ptr_array_index (st->frame_names, i);
+        bool claimed = false;
+        for (size_t k = 0; k < ufo_value_size (wins) && !claimed; k++) {
+            const ufo_value_t *w = ufo_value_list_at (wins, k);
+            claimed = ufo_value_map_int (w, "pid", 0) == st->pid
+                   && ufo_value_map_int (w, "xid", 0) != st->xid
+                   && streq (ufo_value_map_str (w, "title", ""), name);
+        }
+        if (!claimed) {
+            pick = (int) i;
+            count++;
+        }
+    }
+    ufo_value_destroy (&wins);
+    return count == 1 ? pick : -1;
+}
+
 static void
 s_on_frame_name (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 {
@@ -65,13 +92,17 @@ s_on_frame_name (ufo_desktop_op_t *op, GVariant *reply, const char *error, void 
         g_variant_unref (v);
     if (--st->frames_left > 0 || op->done || op->cancelled)
         return;
-    //  the window whose accessible name is the X title; else the only one
+    //  the window whose accessible name is the X title; else the only one; else the only one
+    //  not named after another X window of the application (GTK4 names a window that is not
+    //  active after its class, "ClocksWindow", while its modal dialog is up)
     int pick = -1;
     for (guint i = 0; i < st->frames->len && pick < 0; i++)
         if (streq (g_ptr_array_index (st->frame_names, i), st->title))
             pick = (int) i;
     if (pick < 0 && st->frames->len == 1)
         pick = 0;
+    if (pick < 0)
+        pick = s_pick_unclaimed (op);
     if (pick < 0) {
         s_find_fail (op, "no accessible window titled '%s' in %s", st->title, st->app_bus);
         return;

@@ -83,6 +83,8 @@ struct _ufo_desktop_t {
     guint sig_object, sig_window;
     GHashTable *nodes;          //  key -> ufo_dnode_t* (borrowed)
     GHashTable *bus_pid;        //  bus name -> pid (int)
+    GHashTable *apps;           //  bus name -> the application's root node (owned): its
+                                //  children are its popup windows (GTK3 context menus)
     ufo_dwin_t *wins;
     uint64_t event_seq;         //  AT-SPI events seen
     char *focus_key;            //  "bus path" of the control that last reported the focus

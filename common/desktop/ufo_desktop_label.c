@@ -6,8 +6,8 @@
       1. it is the same AT-SPI object (bus name + object path) with the same role, or else
       2. it has the same identity string - role, accessible name (as the toolkit gives it,
          before naming rules) and the roles of its ancestors up to the window - and, among the
-         previous controls with that string not yet matched, it is the one whose centre was
-         closest (toolkits that rebuild a widget, e.g. a GTK4 list row or a re-opened popover,
+         pairs of a new and a previous control with that string, the closest are matched
+         first (toolkits that rebuild a widget, e.g. a GTK4 list row or a re-opened popover,
          give it a new path but the same place in the tree).
     Anything else is new. Positions alone never match: a control that moved keeps its label,
     and a different control in the old place does not inherit it. */
@@ -30,6 +30,21 @@ static uint32_t
 s_role (const char *ident)
 {
     return (uint32_t) strtoul (ident, NULL, 10);
+}
+
+//  A candidate match of pass 2: fresh entry, old entry, squared distance of their centres.
+typedef struct { guint fresh, old; int64_t d; } s_pair_t;
+
+//  By distance, then list order: deterministic.
+static gint
+s_pair_cmp (gconstpointer a, gconstpointer b)
+{
+    const s_pair_t *x = a, *y = b;
+    if (x->d != y->d)
+        return x->d < y->d ? -1 : 1;
+    if (x->fresh != y->fresh)
+        return x->fresh < y->fresh ? -1 : 1;
+    return x->old < y->old ? -1 : (x->old > y->old);
 }
 
 void
@@ -55,28 +70,30 @@ ufo_desktop_labels_assign_ (ufo_dwin_t *win, GPtrArray *fresh)
         f->label = o->label;
     }
     g_hash_table_destroy (by_key);
-    //  2. the same identity, the closest first
+    //  2. the same identity: of all such pairs, the closest first (a rebuilt widget takes the
+    //  label of the one that was where it is now)
+    GArray *pairs = g_array_new (FALSE, FALSE, sizeof (s_pair_t));
     for (guint i = 0; i < fresh->len; i++) {
         ufo_dlabel_t *f = g_ptr_array_index (fresh, i);
-        if (f->label)
-            continue;
-        int64_t best_d = INT64_MAX;
-        guint best = 0;
-        for (guint k = 0; k < old->len; k++) {
+        for (guint k = 0; !f->label && k < old->len; k++) {
             ufo_dlabel_t *o = g_ptr_array_index (old, k);
             if (taken [k] || !streq (o->ident, f->ident))
                 continue;
             int64_t dx = o->cx - f->cx, dy = o->cy - f->cy;
-            if (dx * dx + dy * dy < best_d) {
-                best_d = dx * dx + dy * dy;
-                best = k + 1;
-            }
-        }
-        if (best) {
-            taken [best - 1] = true;
-            f->label = ((ufo_dlabel_t *) g_ptr_array_index (old, best - 1))->label;
+            s_pair_t p = { i, k, dx * dx + dy * dy };
+            g_array_append_val (pairs, p);
         }
     }
+    g_array_sort (pairs, s_pair_cmp);
+    for (guint p = 0; p < pairs->len; p++) {
+        s_pair_t *pr = &g_array_index (pairs, s_pair_t, p);
+        ufo_dlabel_t *f = g_ptr_array_index (fresh, pr->fresh);
+        if (f->label || taken [pr->old])
+            continue;
+        taken [pr->old] = true;
+        f->label = ((ufo_dlabel_t *) g_ptr_array_index (old, pr->old))->label;
+    }
+    g_array_free (pairs, TRUE);
     free (taken);
     //  3. new controls: numbers never used in this window
     for (guint i = 0; i < fresh->len; i++) {

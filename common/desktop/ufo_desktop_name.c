@@ -127,6 +127,18 @@ s_pair_cmp (const void *a, const void *b)
     return x->caption < y->caption ? -1 : (x->caption > y->caption);
 }
 
+typedef struct { const char *type, *name, *container; size_t index; } s_entry_t;
+
+static int
+s_entry_cmp (const void *a, const void *b)
+{
+    const s_entry_t *x = a, *y = b;
+    int c = strcmp (x->type, y->type);
+    if (!c)
+        c = strcmp (x->name, y->name);
+    return c ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
+
 //  "top left", "middle", ... of the control's centre within the window.
 static const char *
 s_where (const int r [4], const int w [4])
@@ -159,8 +171,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         const char *by = ufo_value_map_str (c, "labelled_by", "");
         //  a combo box's own name is usually its selection (GTK3): its value, not its name
         bool combo = streq (ufo_value_map_str (c, "control_type", ""), "ComboBox");
-        if (s_usable (own) && !combo)
-            best [i] = ufo_strdup (own);
+        if (s_usable (own) && !combo)     //  a field named after its caption: no ":"
+            best [i] = s_type_is (c, s_captioned) ? s_trim_caption (own) : ufo_strdup (own);
         else if (s_usable (by))
             best [i] = s_trim_caption (by);
         if (best [i] && !*best [i])
@@ -231,36 +243,43 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
             best [i] = s_strf ("(unnamed, %s)", s_where (r, w));
         }
     }
-    //  duplicates: the nearest named container tells them apart, else their order
+    //  duplicates: the nearest named container tells them apart, else their order. Sorted
+    //  by (type, name, position) so that equal names are neighbours: n log n, not n^2
     char **final = ufo_calloc (n, sizeof (char *));
+    s_entry_t *sorted = ufo_calloc (n, sizeof (s_entry_t));
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         const ufo_value_t *ci = ufo_value_list_at (controls, i);
-        if (!best [i])
-            continue;
-        const char *type = ufo_value_map_str (ci, "control_type", "");
-        const char *in = ufo_value_map_str (ci, "container", "");
-        size_t same = 0, same_in = 0, rank = 0;
-        for (size_t k = 0; k < n; k++) {
-            const ufo_value_t *ck = ufo_value_list_at (controls, k);
-            if (!best [k] || !streq (best [k], best [i]) || !streq (ufo_value_map_str (ck, "control_type", ""), type))
-                continue;
-            same++;
-            if (streq (ufo_value_map_str (ck, "container", ""), in)) {
-                same_in++;
-                if (k < i)
-                    rank++;
-            }
-        }
-        bool by_container = *in && !streq (in, best [i]) && same_in < same;
-        if (same < 2)
-            final [i] = ufo_strdup (best [i]);
-        else if (by_container && same_in == 1)
-            final [i] = s_strf ("%s (in %s)", best [i], in);
-        else if (by_container)
-            final [i] = s_strf ("%s (in %s, %zu)", best [i], in, rank + 1);
-        else
-            final [i] = s_strf ("%s (%zu)", best [i], rank + 1);
+        if (best [i])
+            sorted [m++] = (s_entry_t) { ufo_value_map_str (ci, "control_type", ""), best [i],
+                                         ufo_value_map_str (ci, "container", ""), i };
     }
+    qsort (sorted, m, sizeof (s_entry_t), s_entry_cmp);
+    for (size_t g = 0, end; g < m; g = end) {
+        for (end = g + 1; end < m && streq (sorted [end].type, sorted [g].type)
+                          && streq (sorted [end].name, sorted [g].name); end++)
+            ;
+        size_t same = end - g;
+        for (size_t k = g; k < end; k++) {
+            const s_entry_t *e = &sorted [k];
+            size_t same_in = 0, rank_in = 0;
+            for (size_t j = g; j < end; j++)
+                if (streq (sorted [j].container, e->container)) {
+                    same_in++;
+                    rank_in += j < k;
+                }
+            bool by_container = *e->container && !streq (e->container, e->name) && same_in < same;
+            if (same < 2)
+                final [e->index] = ufo_strdup (e->name);
+            else if (by_container && same_in == 1)
+                final [e->index] = s_strf ("%s (in %s)", e->name, e->container);
+            else if (by_container)
+                final [e->index] = s_strf ("%s (in %s, %zu)", e->name, e->container, rank_in + 1);
+            else
+                final [e->index] = s_strf ("%s (%zu)", e->name, k - g + 1);
+        }
+    }
+    free (sorted);
     for (size_t i = 0; i < n; i++) {
         ufo_value_t *c = ufo_value_list_at (controls, i);
         if (!final [i])

@@ -184,13 +184,15 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
 
 //  Controls whose inside is not offered: the walk does not enter them (a button's label
 //  is the button's name). Containers such as menus, lists, trees and documents are entered,
-//  and so is an expanded button: a GTK4 menu button holds its open popover.
+//  and so is an expanded button (a GTK4 menu button holds its open popover) and the button of
+//  a combo box (a GTK4 drop-down shows its selection in a label inside it).
 bool
 ufo_dnode_leaf_ (const ufo_dnode_t *node)
 {
     if ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
-    &&  ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED))
-        return false;
+    &&  (ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED)
+         || (node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)))
+        return false;           //  (a GTK4 drop-down's button holds the label of its choice)
     switch (node->role) {
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
         case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
@@ -270,7 +272,7 @@ ufo_dnode_excerpt_ (const char *text, int max)
     return ufo_value_new_stringf ("%.*s...", (int) cut, text);
 }
 
-//  GTK4 doubles some button names ("2 2"): keep one half.
+//  GTK4 doubles some button names ("2 2", "_Cancel Cancel"): keep the plain half.
 ufo_value_t *
 ufo_dnode_clean_name_ (const char *name)
 {
@@ -284,11 +286,28 @@ ufo_dnode_clean_name_ (const char *name)
         len--;
     char *trimmed = ufo_strndup (name, len);
     name = trimmed;
-    ufo_value_t *value;
-    if (len >= 3 && len % 2 == 1 && name [len / 2] == ' '
-    &&  memcmp (name, name + len / 2 + 1, len / 2) == 0)
-        value = ufo_value_new_stringn (name, len / 2);
-    else
+    //  "2 2", and "_Cancel Cancel" / "Save _As Save As" (the mnemonic text, then the text):
+    //  the second half when the first, without underscores, equals it
+    ufo_value_t *value = NULL;
+    for (size_t k = 1; k + 1 < len && !value; k++) {
+        if (name [k] != ' ')
+            continue;
+        const char *right = name + k + 1;
+        size_t rlen = len - k - 1, a = 0, b = 0;
+        while (a < k && b < rlen) {
+            if (name [a] == '_' && a + 1 < k) {
+                a++;            //  a mnemonic mark
+                continue;
+            }
+            if (name [a] != right [b])
+                break;
+            a++;
+            b++;
+        }
+        if (a == k && b == rlen)
+            value = ufo_value_new_stringn (right, rlen);
+    }
+    if (!value)
         value = ufo_value_new_string (name);
     free (trimmed);
     return value;

@@ -35,6 +35,55 @@ s_offered (const ufo_dsnap_t *st, const char *type)
     return false;
 }
 
+//  A top-level window of the application other than a popup (a frame or dialog that is not
+//  the snapshot's window): listed among the application's children, never walked from there.
+static bool
+s_foreign (const ufo_dnode_t *node)
+{
+    return node->parent && node->parent->role == ATSPI_ROLE_APPLICATION
+        && node->valid && node->role != ATSPI_ROLE_WINDOW;
+}
+
+//  True if node is the application's root or below it (a popup window's subtree).
+static bool
+s_under_app (const ufo_dnode_t *node)
+{
+    for (; node; node = node->parent)
+        if (node->role == ATSPI_ROLE_APPLICATION)
+            return true;
+    return false;
+}
+
+//  True if node is the one the cache answers for its key (a popup window's copy of an
+//  object a window tree took over is not).
+static bool
+s_registered (ufo_desktop_t *desk, const ufo_dnode_t *node)
+{
+    char *key = ufo_dnode_key_ (node->bus, node->path);
+    bool yes = g_hash_table_lookup (desk->nodes, key) == node;
+    g_free (key);
+    return yes;
+}
+
+//  The application's root node (cached per bus name): its children list holds its popup
+//  windows - a GTK3 context or combo menu is a top-level "window" of the application, not a
+//  child of the frame. The frame itself (a node of its own) is left out of that list.
+static ufo_dnode_t *
+s_app_node (ufo_desktop_t *desk, const char *bus)
+{
+    ufo_dnode_t *app = g_hash_table_lookup (desk->apps, bus);
+    if (!app) {
+        app = ufo_dnode_new_ (desk, bus, "/org/a11y/atspi/accessible/root", NULL);
+        app->role = ATSPI_ROLE_APPLICATION;
+        app->states = (1ull << ATSPI_STATE_VISIBLE) | (1ull << ATSPI_STATE_SHOWING)
+                    | (1ull << ATSPI_STATE_SENSITIVE);
+        app->valid = true;
+        app->detail_valid = true;
+        g_hash_table_insert (desk->apps, g_strdup (bus), app);
+    }
+    return app;
+}
+
 //  --- the walk ------------------------------------------------------------------------------
 
 //  Extents are asked in screen coordinates where the toolkit gives them right (GTK3: also
@@ -91,6 +140,16 @@ s_set_kids (ufo_desktop_t *desk, ufo_dnode_t *node, GVariant *arr)
                 g_ptr_array_index (old, i) = NULL;
                 break;
             }
+        }
+        if (!kid && s_under_app (node)) {
+            //  reached through the application's popup windows: an object some window's tree
+            //  already holds (a window root; a GTK3 combo's menu, which is also the child of
+            //  its popup window) stays that tree's, so nothing is offered twice
+            char *key = ufo_dnode_key_ (bus, path);
+            ufo_dnode_t *known = g_hash_table_lookup (desk->nodes, key);
+            g_free (key);
+            if (known)
+                continue;
         }
         if (!kid)
             kid = ufo_dnode_new_ (desk, bus, path, node);
@@ -169,7 +228,8 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
 {
     ufo_dsnap_t *st = op->state;
     if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
-    ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING)))
+    ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
+    ||  s_foreign (node))
         return;
     bool detail = !node->detail_valid;
     bool ext_only = !detail && node->ext_stale;
@@ -496,14 +556,33 @@ s_container (const ufo_dnode_t *node)
     return "";
 }
 
+//  The name of the first label at most `depth` levels below node (walked, shown), or NULL.
+static const char *
+s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
+{
+    for (guint i = 0; depth > 0 && node->kids && i < node->kids->len; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid || !kid->detail_valid || ufo_dnode_hidden_ (kid, uses_showing))
+            continue;           //  not shown (a closed drop-down's list)
+        if (ufo_dnode_label_role_ (kid->role) && kid->name && *kid->name
+        &&  !ufo_desktop_class_name (kid->name))
+            return kid->name;
+        const char *found = s_shown_label (kid, depth - 1, uses_showing);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
 static void
 s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_t *tree_parent,
            bool popup)
 {
     ufo_dsnap_t *st = op->state;
-    if (!node->valid || !node->detail_valid || ufo_dnode_hidden_ (node, st->uses_showing))
+    if (!node->valid || !node->detail_valid || ufo_dnode_hidden_ (node, st->uses_showing)
+    ||  s_foreign (node) || (popup && !s_registered (op->desk, node)))
         return;
-    out->nodes++;
+    out->nodes += node->role != ATSPI_ROLE_APPLICATION;
     const char *type = ufo_desktop_control_type_ (op->desk, node);
     ufo_value_t *tree_node = NULL;
     if (tree_parent) {
@@ -542,10 +621,15 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
                 type = NULL;
         }
     }
+    //  a label inside a combo box shows its selection: that is the combo's value
+    for (const ufo_dnode_t *up = node->parent; type && up && up->parent; up = up->parent)
+        if (up->role == ATSPI_ROLE_COMBO_BOX && streq (type, "Text"))
+            type = NULL;
     //  a button inside a button (GTK4's menu button holds the toggle that opens its popover)
     //  is part of the outer one, which is offered and clicked through it
     if (type && streq (type, "Button") && node->parent
-    &&  (node->parent->role == ATSPI_ROLE_PUSH_BUTTON || node->parent->role == ATSPI_ROLE_TOGGLE_BUTTON))
+    &&  (node->parent->role == ATSPI_ROLE_PUSH_BUTTON || node->parent->role == ATSPI_ROLE_TOGGLE_BUTTON
+         || node->parent->role == ATSPI_ROLE_COMBO_BOX))
         type = NULL;
     //  any label on screen may be the caption of a field, offered or not
     if (on_screen && type && streq (type, "Text") && node->name && *node->name) {
@@ -571,7 +655,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         for (int i = 0; node->actions && node->actions [i]; i++)
             ufo_value_list_push_str (actions, node->actions [i]);
         ufo_value_map_set (c, "actions", &actions);
-        ufo_value_t *value = ufo_dnode_excerpt_ (node->text, op->desk->text_excerpt);
+        const char *shown = node->text;
+        if ((!shown || !*shown) && node->role == ATSPI_ROLE_COMBO_BOX)
+            shown = s_shown_label (node, 6, st->uses_showing);    //  a GTK4 drop-down's selection
+        ufo_value_t *value = ufo_dnode_excerpt_ (shown, op->desk->text_excerpt);
         ufo_value_map_set (c, "value", &value);
         ufo_value_t *states = ufo_dnode_states_value_ (node);
         ufo_value_map_set (c, "states", &states);
@@ -612,6 +699,8 @@ s_stale (const ufo_dsnap_t *st, const ufo_dnode_t *node)
 {
     if (!node->valid)
         return true;
+    if (s_foreign (node))
+        return false;
     if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
     ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING)))
         return false;           //  hidden by its states: nothing more is read
@@ -654,8 +743,9 @@ s_maybe_finish (ufo_desktop_op_t *op)
     }
     //  events that arrived during the walk may have made parts stale again: walk again
     //  (only those parts are read); bounded, a window that never settles is taken as is
-    if (s_stale (st, win->root)) {
-        if (s_busy (win->root)) {
+    ufo_dnode_t *app = s_app_node (op->desk, win->root->bus);
+    if (s_stale (st, win->root) || s_stale (st, app)) {
+        if (s_busy (win->root) || s_busy (app)) {
             //  a cancelled snapshot is still reading parts of this window: try again once
             //  its replies have been pumped (s_snap_poll); bounded by the deadline
             ufo_trace ("desktop: snapshot waits for a cancelled walk's replies");
@@ -677,6 +767,7 @@ s_maybe_finish (ufo_desktop_op_t *op)
     };
     ufo_value_t *tree = st->want_tree ? ufo_value_new_list () : NULL;
     s_collect (op, win->root, &out, tree, false);
+    s_collect (op, app, &out, NULL, true);         //  open popup windows, after the window
     //  stable labels, then the best names
     ufo_desktop_labels_assign_ (win, out.labels);
     for (guint i = 0; i < out.labels->len; i++) {
@@ -742,6 +833,16 @@ ufo_desktop_walk_start_ (ufo_desktop_op_t *op, ufo_dwin_t *win)
     if (!st->gen)
         st->gen = ++op->desk->walk_gen;
     s_visit (op, win->root);
+    //  the application's popup windows (GTK3 context menus): its children list is cached
+    //  and refreshed by children-changed events like any other
+    ufo_dnode_t *app = s_app_node (op->desk, win->root->bus);
+    app->walk_gen = st->gen;
+    app->valid = app->detail_valid = true;      //  its role and states are ours, not read
+    if (app->kids_valid)
+        s_expand (op, app);
+    else if (app->busy == 0)
+        s_node_call (op, app, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                     "(a(so))");
     s_maybe_finish (op);
 }
 

@@ -710,7 +710,8 @@ ufo_eval_start (ufo_eval_t *self, const ufo_eval_request_t *req, ufo_eval_done_f
     if (messages) {
         bool round_level = strcmp (ufo_value_map_str (job->result, "level", ""), "round") == 0;
         ufo_llm_opts_t opts = { .agent = "EvaluationAgent", .step = round_level ? req->round : 0,
-                                .schema = UFO_SCHEMA_EVAL, .json_retry = self->json_retry };
+                                .schema = UFO_SCHEMA_EVAL, .json_retry = self->json_retry,
+                                .on_retry = req->on_retry, .retry_arg = req->retry_arg };
         ufo_error_t err;
         int64_t id = ufo_llm_submit (self->llm, messages, &opts, s_on_reply, job, &err);
         ufo_value_destroy (&messages);

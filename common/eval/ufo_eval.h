@@ -49,6 +49,10 @@ typedef struct {
                                     //  and for screenshots when the directory has none.
     const char *by;                 //  who judged, logged as "by" with the verdict: "ufo eval"
                                     //  for an offline re-evaluation; NULL = "EvaluationAgent"
+    //  Told of each retry of the model call while it waits (ufo_llm_opts_t.on_retry); NULL =
+    //  not told. retry_arg must outlive the evaluation.
+    void (*on_retry) (void *arg, int attempt, int64_t wait_ms, const char *why);
+    void *retry_arg;
 } ufo_eval_request_t;
 
 //  Completion callback: *result_p is the result map (see above); the callee may take it

@@ -1,90 +1,27 @@
 /*  ufo_mcp.c - a client of one MCP server over stdio or Streamable HTTP (see ufo_mcp.h).
-    JSON-RPC and the lifecycle are here; the two transports are the s_stdio_* and s_http_*
-    functions below them. */
+    JSON-RPC and the lifecycle are here; the two transports are in ufo_mcp_io.c. */
 #include "ufo_prelude.h"
-#include "ufo_http.h"
-#include "ufo_mcp.h"
+#include "ufo_mcp_int.h"
 #include "ufo_mcp_spec.h"
-#include <sys/wait.h>
-
-#define S_DEFAULT_TIMEOUT_MS 30000
-#define S_DEFAULT_MAX        (4u * 1024 * 1024)
-#define S_MAX_PAGES          100        //  tools/list pages before we call the server broken
-#define S_MAX_OUTQ           (16u * 1024 * 1024)
-#define S_EXCERPT            120
 
 const char *const ufo_mcp_versions [] = { "2025-06-18", "2025-03-26", "2024-11-05", NULL };
 
-extern char **environ;
-
-typedef struct _s_req_t s_req_t;
-struct _s_req_t {
-    ufo_mcp_t *owner;
-    int64_t id;
-    char method [48];
-    int64_t deadline_ms;
-    int64_t timeout_ms;
-    ufo_mcp_progress_fn *progress;
-    ufo_mcp_reply_fn *reply;
-    void *arg;
-    int64_t xfer;                   //  http: the POST carrying it (0 none)
-    s_req_t *next;
-};
-
-struct _ufo_mcp_t {
-    ufo_value_t *spec;
-    char name [64];
-    bool http;
-    int64_t timeout_ms;
-    size_t max_message;
-    ufo_mcp_state_t state;
-    char error [768];
-    int restarts;
-    unsigned gen;                   //  bumped at every (re)start
-    char protocol [32];
-    ufo_value_t *tools;             //  the complete list (READY)
-    ufo_value_t *listing;           //  pages gathered so far
-    int pages, listed_pages;
-    int64_t next_id;
-    s_req_t *reqs;
-    bool dead_pending;              //  the transport died: handle it in process
-    char dead_why [512];
-    //  stdio
-    pid_t pid;
-    int in_fd, out_fd, err_fd;
-    ufo_buf_t outq;
-    size_t outq_off;
-    ufo_buf_t line;                 //  partial line from stdout
-    bool skipping;                  //  discarding an oversized line
-    size_t skipped;
-    char head [160], tail [160];
-    size_t headlen, taillen;
-    ufo_buf_t errline;
-    char last_stderr [256];
-    char garbage [S_EXCERPT + 8];   //  the last non-JSON-RPC output
-    //  http
-    ufo_http_t *client;
-    char session [256];
-};
 
 static void s_start (ufo_mcp_t *self);
-static void s_stop_transport (ufo_mcp_t *self, int grace_ms);
-static void s_on_text (ufo_mcp_t *self, const char *text, size_t len);
-static int s_http_post (ufo_mcp_t *self, const ufo_value_t *msg, s_req_t *req, ufo_error_t *err);
 
-static int64_t
-s_now (void)
+int64_t
+ufo_mcp_now_ (void)
 {
     return ufo_http_now_ms ();
 }
 
 //  A printable excerpt of text (control characters as '?').
-static void
-s_excerpt (char *out, size_t size, const char *text, size_t len)
+void
+ufo_mcp_excerpt_ (char *out, size_t size, const char *text, size_t len)
 {
     size_t n = len < size - 1 ? len : size - 1;
-    if (n > S_EXCERPT)
-        n = S_EXCERPT;
+    if (n > UFO_MCP_EXCERPT)
+        n = UFO_MCP_EXCERPT;
     for (size_t i = 0; i < n; i++)
         out [i] = (unsigned char) text [i] < 32 ? '?' : text [i];
     out [n] = 0;
@@ -92,12 +29,12 @@ s_excerpt (char *out, size_t size, const char *text, size_t len)
 
 //  --- requests ---------------------------------------------------------------------------
 
-static s_req_t *
-s_take (ufo_mcp_t *self, int64_t id)
+ufo_mcp_req_t *
+ufo_mcp_req_take_ (ufo_mcp_t *self, int64_t id)
 {
-    for (s_req_t **p = &self->reqs; *p; p = &(*p)->next)
+    for (ufo_mcp_req_t **p = &self->reqs; *p; p = &(*p)->next)
         if ((*p)->id == id) {
-            s_req_t *r = *p;
+            ufo_mcp_req_t *r = *p;
             *p = r->next;
             r->next = NULL;
             return r;
@@ -105,17 +42,17 @@ s_take (ufo_mcp_t *self, int64_t id)
     return NULL;
 }
 
-static s_req_t *
-s_find (ufo_mcp_t *self, int64_t id)
+ufo_mcp_req_t *
+ufo_mcp_req_find_ (ufo_mcp_t *self, int64_t id)
 {
-    for (s_req_t *r = self->reqs; r; r = r->next)
+    for (ufo_mcp_req_t *r = self->reqs; r; r = r->next)
         if (r->id == id)
             return r;
     return NULL;
 }
 
 static void
-s_req_free (ufo_mcp_t *self, s_req_t *r)
+s_req_free (ufo_mcp_t *self, ufo_mcp_req_t *r)
 {
     if (r->xfer > 0 && self->client)
         ufo_http_cancel (self->client, r->xfer);
@@ -124,7 +61,7 @@ s_req_free (ufo_mcp_t *self, s_req_t *r)
 
 //  Completes r (already taken out of the list) with result or err, then frees it.
 static void
-s_complete (ufo_mcp_t *self, s_req_t *r, const ufo_value_t *result, const ufo_error_t *err)
+s_complete (ufo_mcp_t *self, ufo_mcp_req_t *r, const ufo_value_t *result, const ufo_error_t *err)
 {
     if (r->xfer > 0 && self->client)
         ufo_http_cancel (self->client, r->xfer);
@@ -134,12 +71,8 @@ s_complete (ufo_mcp_t *self, s_req_t *r, const ufo_value_t *result, const ufo_er
     free (r);
 }
 
-static void
-s_fail_req (ufo_mcp_t *self, s_req_t *r, int code, const char *format, ...)
-    __attribute__ ((format (printf, 4, 5)));
-
-static void
-s_fail_req (ufo_mcp_t *self, s_req_t *r, int code, const char *format, ...)
+void
+ufo_mcp_req_fail_ (ufo_mcp_t *self, ufo_mcp_req_t *r, int code, const char *format, ...)
 {
     ufo_error_t err = { .code = code };
     va_list ap;
@@ -151,13 +84,13 @@ s_fail_req (ufo_mcp_t *self, s_req_t *r, int code, const char *format, ...)
 
 //  Sends one message (not owned). Returns 0, or -1 with err.
 static int
-s_send (ufo_mcp_t *self, const ufo_value_t *msg, s_req_t *req, ufo_error_t *err)
+s_send (ufo_mcp_t *self, const ufo_value_t *msg, ufo_mcp_req_t *req, ufo_error_t *err)
 {
     if (self->http)
-        return s_http_post (self, msg, req, err);
+        return ufo_mcp_http_post_ (self, msg, req, err);
     if (self->in_fd < 0)
         return ufo_error_set (err, UFO_E_UNAVAILABLE, "MCP server %s is not running", self->name);
-    if (self->outq.len - self->outq_off > S_MAX_OUTQ)
+    if (self->outq.len - self->outq_off > UFO_MCP_MAX_OUTQ)
         return ufo_error_set (err, UFO_E_TOO_LARGE, "MCP server %s does not read its input (%zu bytes queued)",
                               self->name, self->outq.len - self->outq_off);
     ufo_json_append (&self->outq, msg, UFO_JSON_COMPACT);
@@ -184,12 +117,12 @@ static int64_t
 s_request (ufo_mcp_t *self, const char *method, ufo_value_t **params_p, int64_t timeout_ms,
            ufo_mcp_progress_fn *progress, ufo_mcp_reply_fn *reply, void *arg, ufo_error_t *err)
 {
-    s_req_t *r = ufo_calloc (1, sizeof *r);
+    ufo_mcp_req_t *r = ufo_calloc (1, sizeof *r);
     r->owner = self;
     r->id = self->next_id++;
     snprintf (r->method, sizeof r->method, "%s", method);
     r->timeout_ms = timeout_ms > 0 ? timeout_ms : self->timeout_ms;
-    r->deadline_ms = s_now () + r->timeout_ms;
+    r->deadline_ms = ufo_mcp_now_ () + r->timeout_ms;
     r->progress = progress;
     r->reply = reply;
     r->arg = arg;
@@ -214,7 +147,7 @@ s_request (ufo_mcp_t *self, const char *method, ufo_value_t **params_p, int64_t 
     int rc = s_send (self, msg, r, err);
     ufo_value_destroy (&msg);
     if (rc < 0) {
-        s_req_t *t = s_take (self, id);
+        ufo_mcp_req_t *t = ufo_mcp_req_take_ (self, id);
         if (t)
             s_req_free (self, t);
         return -1;
@@ -252,7 +185,7 @@ ufo_mcp_call_tool (ufo_mcp_t *self, const char *name, const ufo_value_t *argumen
 int
 ufo_mcp_cancel (ufo_mcp_t *self, int64_t id, const char *reason)
 {
-    s_req_t *r = s_take (self, id);
+    ufo_mcp_req_t *r = ufo_mcp_req_take_ (self, id);
     if (!r)
         return -1;
     ufo_value_t *params = ufo_value_new_map ();
@@ -281,9 +214,9 @@ s_dead (ufo_mcp_t *self, const char *why)
 static void
 s_die (ufo_mcp_t *self, const char *why)
 {
-    s_req_t *list = self->reqs;
+    ufo_mcp_req_t *list = self->reqs;
     self->reqs = NULL;
-    s_stop_transport (self, 0);
+    ufo_mcp_stop_transport_ (self, 0);
     self->dead_pending = false;
     char reason [700];
     snprintf (reason, sizeof reason, "MCP server %s %s", self->name, why);
@@ -299,11 +232,11 @@ s_die (ufo_mcp_t *self, const char *why)
         self->state = UFO_MCP_FAILED;
     }
     while (list) {
-        s_req_t *r = list;
+        ufo_mcp_req_t *r = list;
         list = r->next;
         r->xfer = 0;                //  the transfers were aborted with the transport
         if (strcmp (r->method, "initialize") && strcmp (r->method, "tools/list"))
-            s_fail_req (self, r, UFO_E_UNAVAILABLE, "%s", reason);
+            ufo_mcp_req_fail_ (self, r, UFO_E_UNAVAILABLE, "%s", reason);
         else
             free (r);
     }
@@ -347,10 +280,10 @@ s_on_list (void *arg, const ufo_value_t *result, const ufo_error_t *err)
     self->pages++;
     const char *cursor = ufo_value_map_str (result, "nextCursor", NULL);
     if (cursor && *cursor) {
-        if (self->pages >= S_MAX_PAGES) {
+        if (self->pages >= UFO_MCP_MAX_PAGES) {
             self->state = UFO_MCP_FAILED;
             snprintf (self->error, sizeof self->error, "MCP server %s: tools/list has more than %d pages",
-                      self->name, S_MAX_PAGES);
+                      self->name, UFO_MCP_MAX_PAGES);
             ufo_warn ("%s", self->error);
             return;
         }
@@ -441,8 +374,8 @@ s_answer (ufo_mcp_t *self, const ufo_value_t *id, int code, const char *message)
 static void
 s_garbage (ufo_mcp_t *self, const char *what, const char *text, size_t len)
 {
-    char ex [S_EXCERPT + 8];
-    s_excerpt (ex, sizeof ex, text, len);
+    char ex [UFO_MCP_EXCERPT + 8];
+    ufo_mcp_excerpt_ (ex, sizeof ex, text, len);
     snprintf (self->garbage, sizeof self->garbage, "%s", ex);
     ufo_warn ("MCP %s: %s: '%s'", self->name, what, ex);
     //  Before the server is ready, anything that is not JSON-RPC ends the start-up at once.
@@ -460,7 +393,7 @@ s_on_progress (ufo_mcp_t *self, const ufo_value_t *params)
     const ufo_value_t *token = ufo_value_map_get (params, "progressToken");
     if (ufo_value_type (token) != UFO_TINT)
         return;
-    s_req_t *r = s_find (self, ufo_value_int (token));
+    ufo_mcp_req_t *r = ufo_mcp_req_find_ (self, ufo_value_int (token));
     if (!r || !r->progress)
         return;
     const ufo_value_t *p = ufo_value_map_get (params, "progress");
@@ -493,11 +426,11 @@ s_on_message (ufo_mcp_t *self, const ufo_value_t *msg, const char *text, size_t 
     if (ufo_value_type (msg) != UFO_TMAP || strcmp (ufo_value_map_str (msg, "jsonrpc", ""), "2.0")) {
         //  invalid JSON-RPC; if it names a request of ours, that request fails with it
         const ufo_value_t *id = ufo_value_map_get (msg, "id");
-        s_req_t *r = ufo_value_type (id) == UFO_TINT ? s_take (self, ufo_value_int (id)) : NULL;
-        char ex [S_EXCERPT + 8];
-        s_excerpt (ex, sizeof ex, text, len);
+        ufo_mcp_req_t *r = ufo_value_type (id) == UFO_TINT ? ufo_mcp_req_take_ (self, ufo_value_int (id)) : NULL;
+        char ex [UFO_MCP_EXCERPT + 8];
+        ufo_mcp_excerpt_ (ex, sizeof ex, text, len);
         if (r)
-            s_fail_req (self, r, UFO_E_SYNTAX, "MCP server %s sent an invalid JSON-RPC response: '%s'",
+            ufo_mcp_req_fail_ (self, r, UFO_E_SYNTAX, "MCP server %s sent an invalid JSON-RPC response: '%s'",
                         self->name, ex);
         else
             s_garbage (self, "invalid JSON-RPC message", text, len);
@@ -528,30 +461,30 @@ s_on_message (ufo_mcp_t *self, const ufo_value_t *msg, const char *text, size_t 
     }
     const ufo_value_t *result = ufo_value_map_get (msg, "result");
     const ufo_value_t *error = ufo_value_map_get (msg, "error");
-    s_req_t *r = ufo_value_type (id) == UFO_TINT ? s_take (self, ufo_value_int (id)) : NULL;
+    ufo_mcp_req_t *r = ufo_value_type (id) == UFO_TINT ? ufo_mcp_req_take_ (self, ufo_value_int (id)) : NULL;
     if (!r) {
         ufo_debug ("MCP %s: a response to no request of ours; ignored", self->name);
         return;
     }
     if (ufo_value_type (error) == UFO_TMAP)
-        s_fail_req (self, r, UFO_E_INVALID, "MCP server %s: %s failed (%" PRId64 "): %.180s", self->name,
+        ufo_mcp_req_fail_ (self, r, UFO_E_INVALID, "MCP server %s: %s failed (%" PRId64 "): %.180s", self->name,
                     r->method, ufo_value_map_int (error, "code", 0),
                     ufo_value_map_str (error, "message", "no message"));
     else
     if (ufo_value_type (result) == UFO_TMAP)
         s_complete (self, r, result, NULL);
     else {
-        char ex [S_EXCERPT + 8];
-        s_excerpt (ex, sizeof ex, text, len);
-        s_fail_req (self, r, UFO_E_SYNTAX,
+        char ex [UFO_MCP_EXCERPT + 8];
+        ufo_mcp_excerpt_ (ex, sizeof ex, text, len);
+        ufo_mcp_req_fail_ (self, r, UFO_E_SYNTAX,
                     "MCP server %s sent an invalid JSON-RPC response to %s (no result object): '%s'",
                     self->name, r->method, ex);
     }
 }
 
 //  One JSON text from the server (a line, or an SSE event's data, or an HTTP body).
-static void
-s_on_text (ufo_mcp_t *self, const char *text, size_t len)
+void
+ufo_mcp_on_text_ (ufo_mcp_t *self, const char *text, size_t len)
 {
     while (len && isspace ((unsigned char) *text))
         text++, len--;
@@ -571,491 +504,6 @@ s_on_text (ufo_mcp_t *self, const char *text, size_t len)
     else
         s_on_message (self, v, text, len);
     ufo_value_destroy (&v);
-}
-
-//  --- stdio transport -------------------------------------------------------------------------
-
-static void
-s_close (int *fd)
-{
-    if (*fd >= 0)
-        close (*fd);
-    *fd = -1;
-}
-
-static void
-s_status_text (int status, char *out, size_t size)
-{
-    if (WIFEXITED (status))
-        snprintf (out, size, "exited with status %d", WEXITSTATUS (status));
-    else
-    if (WIFSIGNALED (status))
-        snprintf (out, size, "was killed by signal %d", WTERMSIG (status));
-    else
-        snprintf (out, size, "stopped");
-}
-
-//  Reaps the child: waits up to grace_ms after SIGTERM, then SIGKILL. Writes how it ended.
-static void
-s_reap (ufo_mcp_t *self, int grace_ms, char *how, size_t size)
-{
-    snprintf (how, size, "stopped");
-    if (self->pid <= 0)
-        return;
-    int status = 0;
-    pid_t got = waitpid (self->pid, &status, WNOHANG);
-    if (got == 0) {
-        kill (-self->pid, SIGTERM);
-        for (int waited = 0; waited < grace_ms && got == 0; waited += 10) {
-            struct timespec ts = { 0, 10 * 1000000 };
-            nanosleep (&ts, NULL);
-            got = waitpid (self->pid, &status, WNOHANG);
-        }
-        if (got == 0) {
-            kill (-self->pid, SIGKILL);
-            got = waitpid (self->pid, &status, 0);
-            snprintf (how, size, "closed its output and was stopped");
-        }
-        else
-            s_status_text (status, how, size);
-    }
-    else
-    if (got == self->pid) {
-        s_status_text (status, how, size);
-        kill (-self->pid, SIGKILL);         //  what it started goes too
-    }
-    self->pid = 0;
-}
-
-static void
-s_stop_transport (ufo_mcp_t *self, int grace_ms)
-{
-    if (self->http) {
-        ufo_http_destroy (&self->client);
-        self->session [0] = 0;
-        return;
-    }
-    s_close (&self->in_fd);
-    char how [128];
-    s_reap (self, grace_ms, how, sizeof how);
-    s_close (&self->out_fd);
-    s_close (&self->err_fd);
-}
-
-static int
-s_spawn (ufo_mcp_t *self, ufo_error_t *err)
-{
-    const ufo_value_t *args = ufo_value_map_get (self->spec, "args");
-    const ufo_value_t *env = ufo_value_map_get (self->spec, "env");
-    const char *cwd = ufo_value_map_str (self->spec, "cwd", NULL);
-    size_t nargs = ufo_value_size (args);
-    char **argv = ufo_calloc (nargs + 2, sizeof (char *));
-    argv [0] = (char *) ufo_value_map_str (self->spec, "command", "");
-    for (size_t i = 0; i < nargs; i++)
-        argv [i + 1] = (char *) ufo_value_str (ufo_value_list_at (args, i));
-    size_t nenv = 0;
-    while (environ [nenv])
-        nenv++;
-    char **envp = ufo_calloc (nenv + ufo_value_size (env) + 1, sizeof (char *));
-    size_t k = 0;
-    for (size_t i = 0; i < nenv; i++) {
-        const char *eq = strchr (environ [i], '=');
-        size_t klen = eq ? (size_t) (eq - environ [i]) : strlen (environ [i]);
-        bool overridden = false;
-        for (size_t j = 0; j < ufo_value_size (env) && !overridden; j++)
-            overridden = strlen (ufo_value_map_key_at (env, j)) == klen
-                      && !strncmp (ufo_value_map_key_at (env, j), environ [i], klen);
-        if (!overridden)
-            envp [k++] = ufo_strdup (environ [i]);
-    }
-    for (size_t j = 0; j < ufo_value_size (env); j++) {
-        char *e = NULL;
-        if (asprintf (&e, "%s=%s", ufo_value_map_key_at (env, j),
-                      ufo_value_str (ufo_value_map_value_at (env, j))) < 0)
-            abort ();
-        envp [k++] = e;
-    }
-    int in [2] = { -1, -1 }, out [2] = { -1, -1 }, er [2] = { -1, -1 };
-    int rc = 0;
-    if (pipe2 (in, O_CLOEXEC) || pipe2 (out, O_CLOEXEC) || pipe2 (er, O_CLOEXEC))
-        rc = ufo_error_set (err, UFO_E_IO, "MCP server %s: pipe: %s", self->name, strerror (errno));
-    pid_t pid = rc ? -1 : fork ();
-    if (pid == 0) {
-        setpgid (0, 0);
-        signal (SIGPIPE, SIG_DFL);
-        dup2 (in [0], 0);
-        dup2 (out [1], 1);
-        dup2 (er [1], 2);
-        if (cwd && *cwd && chdir (cwd) < 0) {
-            dprintf (2, "cannot change to the directory %s: %s\n", cwd, strerror (errno));
-            _exit (127);
-        }
-        execvpe (argv [0], argv, envp);
-        dprintf (2, "cannot run %s: %s\n", argv [0], strerror (errno));
-        _exit (127);
-    }
-    if (!rc && pid < 0)
-        rc = ufo_error_set (err, UFO_E_IO, "MCP server %s: fork: %s", self->name, strerror (errno));
-    s_close (&in [0]);
-    s_close (&out [1]);
-    s_close (&er [1]);
-    if (rc) {
-        s_close (&in [1]);
-        s_close (&out [0]);
-        s_close (&er [0]);
-    }
-    else {
-        setpgid (pid, pid);             //  also from here: no race with kill (-pid)
-        self->pid = pid;
-        self->in_fd = in [1];
-        self->out_fd = out [0];
-        self->err_fd = er [0];
-        fcntl (self->in_fd, F_SETFL, fcntl (self->in_fd, F_GETFL) | O_NONBLOCK);
-        fcntl (self->out_fd, F_SETFL, fcntl (self->out_fd, F_GETFL) | O_NONBLOCK);
-        fcntl (self->err_fd, F_SETFL, fcntl (self->err_fd, F_GETFL) | O_NONBLOCK);
-        ufo_buf_reset (&self->outq);
-        self->outq_off = 0;
-        ufo_buf_reset (&self->line);
-        ufo_buf_reset (&self->errline);
-        self->skipping = false;
-        self->last_stderr [0] = 0;
-    }
-    for (size_t i = 0; i < k; i++)
-        free (envp [i]);
-    free (envp);
-    free (argv);
-    return rc;
-}
-
-static void
-s_flush (ufo_mcp_t *self)
-{
-    while (self->in_fd >= 0 && self->outq_off < self->outq.len) {
-        ssize_t n = write (self->in_fd, self->outq.data + self->outq_off, self->outq.len - self->outq_off);
-        if (n > 0)
-            self->outq_off += (size_t) n;
-        else {
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0 && errno != EAGAIN && !self->dead_pending) {
-                self->dead_pending = true;
-                snprintf (self->dead_why, sizeof self->dead_why, "stopped reading its input (%s)",
-                          strerror (errno));
-            }
-            break;
-        }
-    }
-    if (self->outq_off == self->outq.len) {
-        ufo_buf_reset (&self->outq);
-        self->outq_off = 0;
-    }
-}
-
-//  The oversized line ended: fail the request it answered (found by its id near the
-//  start or the end of the line), else the only request in flight.
-static void
-s_oversized (ufo_mcp_t *self)
-{
-    s_req_t *r = NULL;
-    const char *parts [2] = { self->head, self->tail };
-    size_t lens [2] = { self->headlen, self->taillen };
-    for (int p = 0; p < 2 && !r; p++) {
-        for (size_t i = 0; i + 5 < lens [p] && !r; i++)
-            if (!memcmp (parts [p] + i, "\"id\":", 5)) {
-                size_t j = i + 5;
-                while (j < lens [p] && parts [p][j] == ' ')
-                    j++;
-                if (j < lens [p] && isdigit ((unsigned char) parts [p][j]))
-                    r = s_take (self, strtoll (parts [p] + j, NULL, 10));
-            }
-    }
-    if (!r && self->reqs && !self->reqs->next)
-        r = s_take (self, self->reqs->id);
-    ufo_warn ("MCP %s: discarded a message of %zu bytes (limit %zu)", self->name, self->skipped,
-              self->max_message);
-    if (r)
-        s_fail_req (self, r, UFO_E_TOO_LARGE,
-                    "MCP server %s: the reply to %s is larger than the %zu-byte limit (%zu bytes); discarded",
-                    self->name, r->method, self->max_message, self->skipped);
-}
-
-static void
-s_tail_push (ufo_mcp_t *self, const char *data, size_t len)
-{
-    size_t cap = sizeof self->tail;
-    if (len >= cap) {
-        memcpy (self->tail, data + len - cap, cap);
-        self->taillen = cap;
-        return;
-    }
-    size_t keep = self->taillen + len > cap ? cap - len : self->taillen;
-    memmove (self->tail, self->tail + self->taillen - keep, keep);
-    memcpy (self->tail + keep, data, len);
-    self->taillen = keep + len;
-}
-
-static void
-s_stdout_data (ufo_mcp_t *self, const char *data, size_t len)
-{
-    unsigned gen = self->gen;
-    while (len && gen == self->gen) {
-        const char *nl = memchr (data, '\n', len);
-        size_t chunk = nl ? (size_t) (nl - data) : len;
-        if (self->skipping) {
-            self->skipped += chunk;
-            s_tail_push (self, data, chunk);
-        }
-        else
-        if (self->line.len + chunk > self->max_message) {
-            self->skipping = true;
-            self->skipped = self->line.len + chunk;
-            self->headlen = self->line.len < sizeof self->head ? self->line.len : sizeof self->head;
-            memcpy (self->head, self->line.data, self->headlen);
-            if (self->headlen < sizeof self->head) {
-                size_t more = chunk < sizeof self->head - self->headlen ? chunk : sizeof self->head - self->headlen;
-                memcpy (self->head + self->headlen, data, more);
-                self->headlen += more;
-            }
-            self->taillen = 0;
-            s_tail_push (self, data, chunk);
-            ufo_buf_reset (&self->line);
-        }
-        else
-            ufo_buf_append (&self->line, data, chunk);
-        if (!nl)
-            break;
-        if (self->skipping) {
-            self->skipping = false;
-            s_oversized (self);
-        }
-        else {
-            ufo_buf_t line = self->line;
-            ufo_buf_init (&self->line);
-            s_on_text (self, line.data ? line.data : "", line.len);
-            ufo_buf_free (&line);
-        }
-        data += chunk + 1;
-        len -= chunk + 1;
-    }
-}
-
-static void
-s_stderr_data (ufo_mcp_t *self, const char *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (data [i] == '\n' || self->errline.len >= 1000) {
-            ufo_buf_putc (&self->errline, 0);
-            ufo_info ("MCP %s stderr: %s", self->name, self->errline.data);
-            if (self->errline.len > 1)
-                snprintf (self->last_stderr, sizeof self->last_stderr, "%s", self->errline.data);
-            ufo_buf_reset (&self->errline);
-            if (data [i] == '\n')
-                continue;
-        }
-        ufo_buf_putc (&self->errline, data [i]);
-    }
-}
-
-static void
-s_stdio_io (ufo_mcp_t *self)
-{
-    unsigned gen = self->gen;
-    char buf [65536];
-    for (int rounds = 0; self->err_fd >= 0 && rounds < 16; rounds++) {
-        ssize_t n = read (self->err_fd, buf, sizeof buf);
-        if (n > 0)
-            s_stderr_data (self, buf, (size_t) n);
-        else {
-            if (n == 0)
-                s_close (&self->err_fd);
-            break;
-        }
-    }
-    for (int rounds = 0; self->out_fd >= 0 && rounds < 32 && gen == self->gen; rounds++) {
-        ssize_t n = read (self->out_fd, buf, sizeof buf);
-        if (n > 0)
-            s_stdout_data (self, buf, (size_t) n);
-        else {
-            if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-                //  the server is gone (or closed its output): read the rest of its stderr
-                for (int r = 0; self->err_fd >= 0 && r < 16; r++) {
-                    ssize_t m = read (self->err_fd, buf, sizeof buf);
-                    if (m <= 0)
-                        break;
-                    s_stderr_data (self, buf, (size_t) m);
-                }
-                s_close (&self->in_fd);
-                char how [128];
-                s_reap (self, 100, how, sizeof how);
-                s_close (&self->out_fd);
-                s_close (&self->err_fd);
-                if (!self->dead_pending) {
-                    self->dead_pending = true;
-                    if (self->last_stderr [0])
-                        snprintf (self->dead_why, sizeof self->dead_why, "%s (its last words: %.200s)",
-                                  how, self->last_stderr);
-                    else
-                        snprintf (self->dead_why, sizeof self->dead_why, "%s", how);
-                }
-            }
-            break;
-        }
-    }
-    if (gen == self->gen)
-        s_flush (self);
-}
-
-//  --- HTTP transport --------------------------------------------------------------------------
-
-//  Parses an SSE stream: each event's data lines, joined, is one message.
-static void
-s_sse (ufo_mcp_t *self, const char *body, size_t len)
-{
-    ufo_buf_t data;
-    ufo_buf_init (&data);
-    unsigned gen = self->gen;
-    const char *p = body, *end = body + len;
-    while (p <= end && gen == self->gen) {
-        const char *nl = memchr (p, '\n', (size_t) (end - p));
-        const char *stop = nl ? nl : end;
-        size_t l = (size_t) (stop - p);
-        if (l && p [l - 1] == '\r')
-            l--;
-        if (l == 0) {
-            if (data.len)
-                s_on_text (self, data.data, data.len);
-            ufo_buf_reset (&data);
-        }
-        else
-        if (l >= 5 && !memcmp (p, "data:", 5)) {
-            const char *v = p + 5;
-            size_t vl = l - 5;
-            if (vl && *v == ' ')
-                v++, vl--;
-            if (data.len)
-                ufo_buf_putc (&data, '\n');
-            ufo_buf_append (&data, v, vl);
-        }
-        if (!nl)
-            break;
-        p = nl + 1;
-    }
-    if (data.len && gen == self->gen)
-        s_on_text (self, data.data, data.len);
-    ufo_buf_free (&data);
-}
-
-static void
-s_on_http (const ufo_http_result_t *res, void *arg)
-{
-    s_req_t *req = arg;
-    ufo_mcp_t *self = req->owner;
-    int64_t id = req->id;
-    req->xfer = 0;
-    if (!s_find (self, id))
-        return;
-    if (res->transport) {
-        char why [400];
-        snprintf (why, sizeof why, "is unreachable at %s: %s", ufo_value_map_str (self->spec, "url", ""),
-                  res->error);
-        if (res->body_overflow) {
-            s_req_t *r = s_take (self, id);
-            s_fail_req (self, r, UFO_E_TOO_LARGE, "MCP server %s: the reply to %s is larger than the %zu-byte limit",
-                        self->name, r->method, self->max_message);
-        }
-        else
-        if (self->state == UFO_MCP_STARTING) {
-            self->dead_pending = true;
-            snprintf (self->dead_why, sizeof self->dead_why, "%s", why);
-        }
-        else
-            s_fail_req (self, s_take (self, id), UFO_E_UNAVAILABLE, "MCP server %s %s", self->name, why);
-        return;
-    }
-    if (res->status == 404 && self->session [0]) {
-        self->dead_pending = true;
-        snprintf (self->dead_why, sizeof self->dead_why, "forgot our session (HTTP 404)");
-        return;
-    }
-    if (res->status < 200 || res->status >= 300) {
-        char ex [S_EXCERPT + 8];
-        s_excerpt (ex, sizeof ex, res->body, res->body_len);
-        s_req_t *r = s_take (self, id);
-        if (!strcmp (r->method, "initialize")) {
-            free (r);
-            self->dead_pending = true;
-            snprintf (self->dead_why, sizeof self->dead_why, "answered initialize with HTTP %ld: %s",
-                      res->status, ex);
-            return;
-        }
-        s_fail_req (self, r, UFO_E_UNAVAILABLE, "MCP server %s answered %s with HTTP %ld: %s", self->name,
-                    r->method, res->status, ex);
-        return;
-    }
-    char session [256];
-    if (ufo_http_header (res, "mcp-session-id", session, sizeof session) > 0)
-        snprintf (self->session, sizeof self->session, "%s", session);
-    char type [128];
-    ufo_http_header (res, "content-type", type, sizeof type);
-    if (!strncasecmp (type, "text/event-stream", 17))
-        s_sse (self, res->body, res->body_len);
-    else
-        s_on_text (self, res->body, res->body_len);
-    s_req_t *r = s_take (self, id);
-    if (r) {
-        if (!strcmp (r->method, "initialize") || !strcmp (r->method, "tools/list")) {
-            free (r);
-            self->dead_pending = true;
-            snprintf (self->dead_why, sizeof self->dead_why, "sent no JSON-RPC response in its HTTP reply");
-        }
-        else
-            s_fail_req (self, r, UFO_E_SYNTAX, "MCP server %s sent no JSON-RPC response to %s in its HTTP reply",
-                        self->name, r->method);
-    }
-}
-
-static void
-s_on_http_note (const ufo_http_result_t *res, void *arg)
-{
-    ufo_mcp_t *self = arg;
-    if (res->transport || res->status >= 300)
-        ufo_debug ("MCP %s: a notification POST failed: %s (HTTP %ld)", self->name, res->error, res->status);
-}
-
-static int
-s_http_post (ufo_mcp_t *self, const ufo_value_t *msg, s_req_t *req, ufo_error_t *err)
-{
-    if (!self->client)
-        return ufo_error_set (err, UFO_E_UNAVAILABLE, "MCP server %s is not connected", self->name);
-    const ufo_value_t *hdrs = ufo_value_map_get (self->spec, "headers");
-    size_t nh = ufo_value_size (hdrs);
-    char **lines = ufo_calloc (nh + 6, sizeof (char *));
-    size_t k = 0;
-    lines [k++] = ufo_strdup ("Content-Type: application/json");
-    lines [k++] = ufo_strdup ("Accept: application/json, text/event-stream");
-    if (self->session [0] && asprintf (&lines [k++], "Mcp-Session-Id: %s", self->session) < 0)
-        abort ();
-    if (self->protocol [0] && asprintf (&lines [k++], "MCP-Protocol-Version: %s", self->protocol) < 0)
-        abort ();
-    for (size_t i = 0; i < nh; i++)
-        if (asprintf (&lines [k++], "%s: %s", ufo_value_map_key_at (hdrs, i),
-                      ufo_value_str (ufo_value_map_value_at (hdrs, i))) < 0)
-            abort ();
-    size_t len = 0;
-    char *body = ufo_json_dump (msg, UFO_JSON_COMPACT, &len);
-    long timeout = req ? (long) req->timeout_ms + 2000 : 10000;
-    int64_t id = ufo_http_post (self->client, ufo_value_map_str (self->spec, "url", ""),
-                                (const char *const *) lines, body, len, timeout, self->max_message + 65536,
-                                req ? s_on_http : s_on_http_note, req ? (void *) req : (void *) self, err);
-    free (body);
-    for (size_t i = 0; i < k; i++)
-        free (lines [i]);
-    free (lines);
-    if (id < 0)
-        return -1;
-    if (req)
-        req->xfer = id;
-    return 0;
 }
 
 //  --- the client ------------------------------------------------------------------------------
@@ -1079,7 +527,7 @@ s_start (ufo_mcp_t *self)
         }
     }
     else
-    if (s_spawn (self, &err) < 0) {
+    if (ufo_mcp_spawn_ (self, &err) < 0) {
         self->state = UFO_MCP_FAILED;
         snprintf (self->error, sizeof self->error, "%s", err.message);
         ufo_warn ("%s", self->error);
@@ -1111,8 +559,8 @@ ufo_mcp_new (const ufo_value_t *spec, const ufo_mcp_options_t *options, ufo_erro
     self->spec = ufo_value_dup (spec);
     snprintf (self->name, sizeof self->name, "%s", ufo_value_map_str (spec, "name", ""));
     self->http = !strcmp (ufo_value_map_str (spec, "type", "stdio"), "http");
-    self->timeout_ms = options && options->timeout_ms > 0 ? options->timeout_ms : S_DEFAULT_TIMEOUT_MS;
-    self->max_message = options && options->max_message > 0 ? options->max_message : S_DEFAULT_MAX;
+    self->timeout_ms = options && options->timeout_ms > 0 ? options->timeout_ms : UFO_MCP_DEFAULT_TIMEOUT_MS;
+    self->max_message = options && options->max_message > 0 ? options->max_message : UFO_MCP_DEFAULT_MAX;
     self->next_id = 1;
     self->in_fd = self->out_fd = self->err_fd = -1;
     self->tools = ufo_value_new_list ();
@@ -1135,13 +583,13 @@ ufo_mcp_destroy (ufo_mcp_t **self_p)
         return;
     ufo_mcp_t *self = *self_p;
     if (!self->http && self->in_fd >= 0)
-        s_flush (self);
+        ufo_mcp_flush_ (self);
     while (self->reqs) {
-        s_req_t *r = self->reqs;
+        ufo_mcp_req_t *r = self->reqs;
         self->reqs = r->next;
         s_req_free (self, r);
     }
-    s_stop_transport (self, 200);
+    ufo_mcp_stop_transport_ (self, 200);
     ufo_value_destroy (&self->spec);
     ufo_value_destroy (&self->tools);
     ufo_value_destroy (&self->listing);
@@ -1221,9 +669,9 @@ ufo_mcp_timeout (const ufo_mcp_t *self)
 {
     if (self->dead_pending)
         return 0;
-    int64_t now = s_now ();
+    int64_t now = ufo_mcp_now_ ();
     int64_t best = -1;
-    for (s_req_t *r = self->reqs; r; r = r->next) {
+    for (ufo_mcp_req_t *r = self->reqs; r; r = r->next) {
         int64_t left = r->deadline_ms - now;
         if (left < 0)
             left = 0;
@@ -1249,7 +697,7 @@ ufo_mcp_process (ufo_mcp_t *self, const ufo_http_fd_t *fds, size_t n)
     }
     else
     if (self->out_fd >= 0 || self->err_fd >= 0)
-        s_stdio_io (self);
+        ufo_mcp_stdio_io_ (self);
     if (self->dead_pending) {
         char why [512];
         snprintf (why, sizeof why, "%s", self->dead_why);
@@ -1257,17 +705,17 @@ ufo_mcp_process (ufo_mcp_t *self, const ufo_http_fd_t *fds, size_t n)
         return;
     }
     if (self->state == UFO_MCP_FAILED && (self->client || self->in_fd >= 0 || self->out_fd >= 0)) {
-        s_stop_transport (self, 0);
+        ufo_mcp_stop_transport_ (self, 0);
         return;
     }
     //  deadlines
-    int64_t now = s_now ();
+    int64_t now = ufo_mcp_now_ ();
     for (bool again = true; again; ) {
         again = false;
-        for (s_req_t *r = self->reqs; r; r = r->next) {
+        for (ufo_mcp_req_t *r = self->reqs; r; r = r->next) {
             if (r->deadline_ms > now)
                 continue;
-            s_req_t *t = s_take (self, r->id);
+            ufo_mcp_req_t *t = ufo_mcp_req_take_ (self, r->id);
             if (!strcmp (t->method, "initialize") || !strcmp (t->method, "tools/list")) {
                 char why [400];
                 snprintf (why, sizeof why, "did not answer %s within %.1f s%s%s%s", t->method,
@@ -1281,15 +729,15 @@ ufo_mcp_process (ufo_mcp_t *self, const ufo_http_fd_t *fds, size_t n)
             ufo_value_map_set_int (params, "requestId", t->id);
             ufo_value_map_set_str (params, "reason", "timed out");
             s_notify (self, "notifications/cancelled", &params);
-            char extra [S_EXCERPT + 40] = "";
+            char extra [UFO_MCP_EXCERPT + 40] = "";
             if (self->garbage [0])
                 snprintf (extra, sizeof extra, " (it wrote: '%s')", self->garbage);
-            s_fail_req (self, t, UFO_E_TIMEOUT, "MCP server %s: %s timed out after %.1f s and was cancelled%s",
+            ufo_mcp_req_fail_ (self, t, UFO_E_TIMEOUT, "MCP server %s: %s timed out after %.1f s and was cancelled%s",
                         self->name, t->method, (double) t->timeout_ms / 1000.0, extra);
             again = true;
             break;
         }
     }
     if (!self->http)
-        s_flush (self);
+        ufo_mcp_flush_ (self);
 }

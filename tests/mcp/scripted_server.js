@@ -17,7 +17,7 @@ const readline = require('readline');
 function send(obj) { process.stdout.write(JSON.stringify(obj) + '\n'); }
 function tool(name, schema) {
   return { name, description: 'test tool ' + name,
-           inputSchema: schema || { type: 'object', properties: { text: { type: 'string' } } } };
+           inputSchema: schema || { type: 'object', properties: { text: { type: 'string', description: 'the text' } } } };
 }
 
 if (mode === 'exit') {

@@ -19,7 +19,7 @@ JSON
 check "$DIR/every.txt" "APP_AGENT / *"
 check "$DIR/every.txt" "every: ready, protocol 2025-06-18"
 check "$DIR/every.txt" "every.echo"
-check "$DIR/every.txt" "args: message: string (required) - Message to echo"
+check "$DIR/every.txt" "args: message: string (required)"
 "$UFO" mcp tools --config "$DIR/cfg.json" --app mousepad > "$DIR/app.txt"; rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: a failed server must give exit 1, got $rc"; fail=1; }
 check "$DIR/app.txt" "APP_AGENT / mousepad"
@@ -29,6 +29,7 @@ check "$DIR/app.txt" "exited with status 3 (its last words: scripted_server: can
 "$UFO" mcp tools --config "$DIR/cfg.json" --app mousepad --server odd --json > "$DIR/odd.json"; rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: --server odd --json exited $rc"; fail=1; }
 check "$DIR/odd.json" '"function": "odd.good"'
+check "$DIR/odd.json" '"args": "text: string - the text"'
 "$UFO" mcp tools --config "$DIR/cfg.json" --server nobody 2> "$DIR/none.txt"; rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: an unknown server must give exit 2, got $rc"; fail=1; }
 check "$DIR/none.txt" "no MCP server named nobody"
