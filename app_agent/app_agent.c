@@ -499,7 +499,7 @@ app_agent_advance (app_agent_t *self)
                 s_end (self, APP_FAIL, NULL, text);
                 break;
             }
-            if (app_now_ms () < self->next_step_at)
+            if (ufo_time_mono_ms () < self->next_step_at)
                 break;
             self->step = app_step_new (self);
         }
@@ -538,7 +538,7 @@ app_agent_advance (app_agent_t *self)
                 break;
             }
             self->state = next;
-            self->next_step_at = acted ? app_now_ms () + (int64_t) (self->ctx->sleep_time * 1000) : 0;
+            self->next_step_at = acted ? ufo_time_mono_ms () + (int64_t) (self->ctx->sleep_time * 1000) : 0;
             continue;
         }
         if (phase == before)
@@ -553,7 +553,7 @@ app_agent_timeout (const app_agent_t *self)
     if (self->ended)
         return 0;
     if (!self->step && self->next_step_at) {
-        int64_t left = self->next_step_at - app_now_ms ();
+        int64_t left = self->next_step_at - ufo_time_mono_ms ();
         return left <= 0 ? 0 : left > 50 ? 50 : (int) left;
     }
     return self->step && app_step_phase (self->step) == APP_STEP_LLM ? 50 : 10;

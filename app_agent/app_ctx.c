@@ -1,8 +1,8 @@
 /*  app_ctx.c - the resources a ufo-app process shares between its subtasks. */
 #include "ufo_prelude.h"
 #include "app_ctx.h"
+#include "ufo_loop.h"
 #include <fnmatch.h>
-#include <poll.h>
 
 static void
 s_copy (char *dst, size_t size, const char *src)
@@ -29,10 +29,50 @@ s_desktop_options (const ufo_config_t *config)
     return opts;
 }
 
+//  --- The loop's sources: the desktop's descriptor and the MCP servers (the hub may change
+//  between subtasks, so it is looked up every turn) ---------------------------------------
+
+static void
+s_desktop_readable (ufo_loop_t *loop, void *arg)
+{
+    UFO_UNUSED (loop);
+    app_ctx_t *ctx = arg;
+    ufo_desktop_pump (ctx->desktop);
+}
+
+static ufo_mcp_hub_t *s_mcp_polled;     //  the hub whose descriptors this turn polls
+
+static size_t
+s_mcp_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
+{
+    app_ctx_t *ctx = arg;
+    s_mcp_polled = ctx->mcp;
+    if (!ctx->mcp)
+        return 0;
+    ufo_http_fd_t fds [32];
+    size_t n = ufo_mcp_hub_fds (ctx->mcp, fds, 32);
+    *timeout_ms = ufo_mcp_hub_timeout (ctx->mcp);
+    return ufo_loop_items_from_http (items, max, fds, n > 32 ? 32 : n);
+}
+
+static void
+s_mcp_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
+{
+    app_ctx_t *ctx = arg;
+    if (!ctx->mcp)
+        return;
+    if (ctx->mcp != s_mcp_polled)
+        n = 0;                          //  replaced during the turn: its own descriptors next time
+    ufo_http_fd_t fds [32];
+    n = ufo_loop_items_to_http (fds, items, n > 32 ? 32 : n);
+    ufo_mcp_hub_process (ctx->mcp, fds, n);
+}
+
 int
 app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err)
 {
     memset (ctx, 0, sizeof *ctx);
+    ctx->loop = ufo_loop_new ();
     ctx->app = options->app ? options->app : "*";
     ctx->device = options->device ? options->device : "";
     ctx->config = ufo_config_load (options->config_path, err);
@@ -51,6 +91,7 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     ctx->llm = ufo_llm_new_from_config (c, "APP_AGENT", options->llm_mode, options->llm_cassette, err);
     if (!ctx->llm)
         goto fail;
+    ufo_loop_add_llm (ctx->loop, ctx->llm);
     ctx->prompts = ufo_prompts_new (NULL, err);
     if (!ctx->prompts)
         goto fail;
@@ -59,6 +100,13 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     ufo_value_destroy (&dopts);
     if (!ctx->desktop)
         goto fail;
+    //  the desktop's wake-up fd: a D-Bus reply or AT-SPI event is queued. Without it every
+    //  round trip of a control snapshot waited for the loop's timeout (10 ms), which made
+    //  a first snapshot 3-5x slower than the same walk from ufo-desktop
+    if (ufo_desktop_fd (ctx->desktop) >= 0)
+        ufo_loop_reader_add (ctx->loop, NULL, ufo_desktop_fd (ctx->desktop), s_desktop_readable, ctx);
+    ufo_loop_source_t mcp = { NULL, s_mcp_items, s_mcp_dispatch };
+    ufo_loop_source_add (ctx->loop, &mcp, ctx);
     if (!options->local_board) {
         //  CURVE (security.*): the default of every bus socket of this process
         if (ufo_security_init (c, "agent", err) < 0)
@@ -112,6 +160,7 @@ app_ctx_close (app_ctx_t *ctx)
     ufo_prompts_destroy (&ctx->prompts);
     ufo_llm_destroy (&ctx->llm);
     ufo_config_destroy (&ctx->config);
+    ufo_loop_destroy (&ctx->loop);
 }
 
 //  First pattern of list (strings) matching text, case-insensitively, or NULL.
@@ -170,66 +219,18 @@ app_ctx_mcp (app_ctx_t *ctx, const char *application)
     return ctx->mcp;
 }
 
+static void
+s_extra_readable (ufo_loop_t *loop, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (arg);                   //  only wakes the turn; the caller reads it
+}
+
 void
 app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms)
 {
-    struct pollfd fds [66];     //  32 LLM + 32 MCP + the extra fd + the desktop's
-    ufo_llm_fd_t lfds [32];
-    size_t n = ufo_llm_fds (ctx->llm, lfds, 32);
-    if (n > 32)
-        n = 32;
-    int llm_timeout = ufo_llm_timeout (ctx->llm);
-    if (llm_timeout >= 0 && llm_timeout < timeout_ms)
-        timeout_ms = llm_timeout;
-    //  the MCP servers' descriptors follow the LLM client's
-    ufo_http_fd_t mfds [32];
-    size_t m = ufo_mcp_hub_fds (ctx->mcp, mfds, 32);
-    if (m > 32)
-        m = 32;
-    int mcp_timeout = ufo_mcp_hub_timeout (ctx->mcp);
-    if (mcp_timeout >= 0 && mcp_timeout < timeout_ms)
-        timeout_ms = mcp_timeout;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++, k++) {
-        fds [k].fd = lfds [i].fd;
-        fds [k].events = (short) ((lfds [i].events & UFO_LLM_IN ? POLLIN : 0)
-                                | (lfds [i].events & UFO_LLM_OUT ? POLLOUT : 0));
-        fds [k].revents = 0;
-    }
-    for (size_t i = 0; i < m; i++, k++) {
-        fds [k].fd = mfds [i].fd;
-        fds [k].events = (short) ((mfds [i].events & UFO_HTTP_IN ? POLLIN : 0)
-                                | (mfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0));
-        fds [k].revents = 0;
-    }
-    if (extra_fd >= 0) {
-        fds [k].fd = extra_fd;
-        fds [k].events = POLLIN;
-        fds [k].revents = 0;
-        k++;
-    }
-    //  the desktop's wake-up fd: a D-Bus reply or AT-SPI event is queued. Without it every
-    //  round trip of a control snapshot waited for the loop's timeout (10 ms), which made
-    //  a first snapshot 3-5x slower than the same walk from ufo-desktop
-    int desk_fd = ctx->desktop ? ufo_desktop_fd (ctx->desktop) : -1;
-    if (desk_fd >= 0) {
-        fds [k].fd = desk_fd;
-        fds [k].events = POLLIN;
-        fds [k].revents = 0;
-        k++;
-    }
-    if (poll (fds, (nfds_t) k, timeout_ms < 0 ? 0 : timeout_ms) < 0 && errno != EINTR)
-        ufo_warn ("poll: %s", strerror (errno));
-    for (size_t i = 0; i < n; i++)
-        lfds [i].revents = (fds [i].revents & POLLIN ? UFO_LLM_IN : 0)
-                         | (fds [i].revents & POLLOUT ? UFO_LLM_OUT : 0)
-                         | (fds [i].revents & (POLLERR | POLLHUP) ? UFO_LLM_ERR : 0);
-    ufo_llm_process (ctx->llm, lfds, n);
-    for (size_t i = 0; i < m; i++)
-        mfds [i].revents = (fds [n + i].revents & POLLIN ? UFO_HTTP_IN : 0)
-                         | (fds [n + i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
-                         | (fds [n + i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
-    if (ctx->mcp)
-        ufo_mcp_hub_process (ctx->mcp, mfds, m);
+    int extra = extra_fd >= 0 ? ufo_loop_reader_add (ctx->loop, NULL, extra_fd, s_extra_readable, NULL) : 0;
+    ufo_loop_run_once (ctx->loop, timeout_ms);
+    ufo_loop_remove (ctx->loop, extra);
     ufo_desktop_pump (ctx->desktop);
 }

@@ -9,7 +9,10 @@
 
 #include "app_board.h"
 
+typedef struct _ufo_loop_t ufo_loop_t;
+
 typedef struct {
+    ufo_loop_t *loop;               //  owned: the process's one loop (LLM, MCP, desktop, worker)
     ufo_config_t *config;           //  owned
     ufo_desktop_t *desktop;         //  owned
     ufo_llm_t *llm;                 //  owned
@@ -74,9 +77,10 @@ bool app_ctx_policy_requires (const app_ctx_t *ctx, const char *function,
 //  --app '*'). Never NULL (a hub without servers when none are configured).
 ufo_mcp_hub_t *app_ctx_mcp (app_ctx_t *ctx, const char *application);
 
-//  One turn of the process's loop: polls the LLM client's sockets, the MCP servers' and
-//  extra_fd (-1: none) for at most timeout_ms, lets the LLM client and the MCP servers process
-//  what is ready (completion callbacks run here) and pumps the desktop.
+//  One turn of the process's loop (ctx->loop: the LLM client, the MCP servers, the desktop's
+//  descriptor, the worker link when there is one) plus extra_fd (-1: none), sleeping at most
+//  timeout_ms (-1: until the loop's nearest timer); completion callbacks and worker events
+//  run here. Then pumps the desktop.
 void app_ctx_wait (app_ctx_t *ctx, int extra_fd, int timeout_ms);
 
 #endif

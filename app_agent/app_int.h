@@ -66,8 +66,6 @@ struct _app_agent_t {
     ufo_value_t *result;
 };
 
-//  Monotonic milliseconds.
-int64_t app_now_ms (void);
 
 //  Sends a progress body through the agent's emit callback (ownership taken).
 void app_agent_emit (app_agent_t *self, ufo_value_t **body_p);

@@ -10,18 +10,6 @@ static const char *const s_model_fields [] = {
     "Plan", "Comment", "SaveScreenshot", "Questions"
 };
 
-static void
-s_timestamp (char *out, size_t size)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r (&ts.tv_sec, &tm);
-    char base [32];
-    strftime (base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf (out, size, "%s.%03ldZ", base, ts.tv_nsec / 1000000);
-}
-
 static ufo_value_t *
 s_empty_for (const char *field)
 {
@@ -105,7 +93,7 @@ s_build_record (app_agent_t *a, const app_record_t *rec)
     ufo_value_map_set_str (r, "AnnotatedScreenshotPath", rec->annotated ? rec->annotated : "");
     ufo_value_map_set_str (r, "SelectedControlScreenshotPath", rec->selected ? rec->selected : "");
     char ts [48];
-    s_timestamp (ts, sizeof ts);
+    ufo_time_iso (ts);
     ufo_value_map_set_str (r, "Timestamp", ts);
     return r;
 }

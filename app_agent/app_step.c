@@ -36,26 +36,10 @@ struct _app_step_t {
     char *shot_url;                 //  data URL of the image to show next step
 };
 
-int64_t
-app_now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t
-s_now_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static void
 s_phase_time (app_step_t *self, const char *name)
 {
-    int64_t now = s_now_us ();
+    int64_t now = ufo_time_mono_us ();
     ufo_value_map_set_float (self->time_cost, name, (double) (now - self->t_mark) / 1e6);
     self->t_mark = now;
 }
@@ -276,7 +260,7 @@ s_observe_again (app_step_t *self, int delay_ms)
     if (self->restarts >= 3)
         return false;
     self->restarts++;
-    self->observe_at = app_now_ms () + delay_ms;
+    self->observe_at = ufo_time_mono_ms () + delay_ms;
     ufo_image_destroy (&self->shot);
     ufo_value_destroy (&self->snapshot);
     ufo_desktop_op_destroy (&self->op);
@@ -289,20 +273,20 @@ s_observe (app_step_t *self)
 {
     app_agent_t *a = self->agent;
     app_ctx_t *ctx = a->ctx;
-    if (self->observe_at && app_now_ms () < self->observe_at)
+    if (self->observe_at && ufo_time_mono_ms () < self->observe_at)
         return;
     //  the API tools are in the prompt: wait (bounded) for the MCP servers to start
     ufo_mcp_hub_t *mcp = app_ctx_mcp (ctx, a->application);
     if (!ufo_mcp_hub_settled (mcp)) {
         if (!self->mcp_wait_until)
-            self->mcp_wait_until = app_now_ms () + 2 * (int64_t) (ufo_config_float (ctx->config,
+            self->mcp_wait_until = ufo_time_mono_ms () + 2 * (int64_t) (ufo_config_float (ctx->config,
                                    "MCP_TOOL_TIMEOUT", 30.0) * 1000.0) + 1000;
-        if (app_now_ms () < self->mcp_wait_until)
+        if (ufo_time_mono_ms () < self->mcp_wait_until)
             return;
         ufo_warn ("%s: MCP servers still starting; their tools are left out of this step",
                   a->agent_name);
     }
-    self->t_mark = s_now_us ();
+    self->t_mark = ufo_time_mono_us ();
     if (!self->t0)
         self->t0 = self->t_mark;    //  a step observed again counts from its first attempt
     if (!s_pick_window (self)) {
@@ -848,7 +832,7 @@ app_step_act (app_step_t *self, const char *confirmed)
         self->phase = APP_STEP_ACTED;
         return;
     }
-    self->t_mark = s_now_us ();
+    self->t_mark = ufo_time_mono_us ();
     s_activity (self, "action", "start", function, NULL);
     if (ufo_mcp_hub_is_tool_name (function))
         self->mcp_op = ufo_mcp_hub_call (app_ctx_mcp (a->ctx, a->application), function, args);
@@ -904,7 +888,7 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
     app_agent_t *a = self->agent;
     if (!ufo_value_map_has (self->time_cost, "action"))
         ufo_value_map_set_float (self->time_cost, "action", 0.0);
-    ufo_value_map_set_float (self->time_cost, "total", (double) (s_now_us () - self->t0) / 1e6);
+    ufo_value_map_set_float (self->time_cost, "total", (double) (ufo_time_mono_us () - self->t0) / 1e6);
     const char *function = ufo_value_map_str (self->action, "function", "");
     const char *text = NULL;
     if (self->action_result) {

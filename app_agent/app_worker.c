@@ -4,9 +4,12 @@
 #include "ufo_prelude.h"
 #include "app_agent.h"
 #include "app_main.h"
+#include "ufo_loop.h"
 
 typedef struct {
+    app_ctx_t *ctx;
     ufo_worker_t *worker;
+    app_agent_t *agent;             //  the subtask running, or NULL
     char task_id [80];
 } s_run_t;
 
@@ -31,6 +34,50 @@ s_complete_error (ufo_worker_t *worker, const char *task_id, const char *status,
     ufo_worker_complete (worker, task_id, status, &r);
 }
 
+//  A worker event, from inside the loop (ctx->loop).
+static void
+s_on_event (void *arg, ufo_value_t **event_p)
+{
+    s_run_t *run = arg;
+    const ufo_value_t *ev = *event_p;
+    const char *kind = ufo_value_map_str (ev, "kind", "");
+    const char *task = ufo_value_map_str (ev, "task", "");
+    ufo_error_t err;
+    if (!strcmp (kind, "task")) {
+        if (run->agent) {
+            //  capacity 1: the broker should not do this; refuse rather than mix
+            s_complete_error (run->worker, task, "failed", "this AppAgent is busy");
+        }
+        else {
+            snprintf (run->task_id, sizeof run->task_id, "%s", task);
+            int attempt = (int) ufo_value_map_int (ev, "attempt", 1);
+            run->agent = app_agent_new (run->ctx, task, ufo_value_map_get (ev, "body"), attempt,
+                                        s_emit, run, &err);
+            if (!run->agent) {
+                ufo_warn ("task %s refused: %s", task, err.message);
+                s_complete_error (run->worker, task, "failed", err.message);
+            }
+        }
+    }
+    else
+    if (!strcmp (kind, "input")) {
+        if (!run->agent || strcmp (task, run->task_id) != 0
+        ||  app_agent_input (run->agent, ufo_value_map_get (ev, "body")) < 0)
+            ufo_warn ("input for task %s ignored (nothing waits for it)", task);
+    }
+    else
+    if (!strcmp (kind, "cancel")) {
+        if (run->agent && !strcmp (task, run->task_id)) {
+            app_agent_abort (run->agent, "cancelled");
+            ufo_value_t *r = app_agent_take_result (run->agent);
+            ufo_worker_complete (run->worker, run->task_id, "cancelled", &r);
+            app_agent_destroy (&run->agent);
+        }
+    }
+    else
+        ufo_debug ("worker event %s", kind);
+}
+
 int
 app_worker_run (app_ctx_t *ctx, const char *endpoint)
 {
@@ -47,68 +94,31 @@ app_worker_run (app_ctx_t *ctx, const char *endpoint)
         .capacity = 1
     };
     ufo_error_t err;
-    ufo_worker_t *worker = ufo_worker_new (&wc, &err);
-    if (!worker) {
+    s_run_t run = { .ctx = ctx };
+    //  in the process's loop: no actor thread; events arrive in s_on_event during app_ctx_wait
+    run.worker = ufo_worker_new_in_loop (&wc, ctx->loop, s_on_event, &run, &err);
+    if (!run.worker) {
         ufo_error ("worker of %s: %s", service, err.message);
         return 2;
     }
-    ufo_agent_signals_install ();   //  the worker's actor started czmq, which sets its own
+    ufo_agent_signals_install ();   //  the worker's link started czmq, which sets its own
+    if (ufo_agent_signal_fd () >= 0)
+        ufo_loop_stop_on (ctx->loop, ufo_agent_signal_fd ());
     ufo_info ("serving %s on device %s via %s", service, ctx->device, endpoint);
-    s_run_t run = { .worker = worker };
-    app_agent_t *agent = NULL;
-    while (!*ufo_agent_stop_flag ()) {
-        ufo_value_t *ev;
-        while ((ev = ufo_worker_next (worker, 0))) {
-            const char *kind = ufo_value_map_str (ev, "kind", "");
-            const char *task = ufo_value_map_str (ev, "task", "");
-            if (!strcmp (kind, "task")) {
-                if (agent) {
-                    //  capacity 1: the broker should not do this; refuse rather than mix
-                    s_complete_error (worker, task, "failed", "this AppAgent is busy");
-                }
-                else {
-                    snprintf (run.task_id, sizeof run.task_id, "%s", task);
-                    int attempt = (int) ufo_value_map_int (ev, "attempt", 1);
-                    agent = app_agent_new (ctx, task, ufo_value_map_get (ev, "body"), attempt,
-                                           s_emit, &run, &err);
-                    if (!agent) {
-                        ufo_warn ("task %s refused: %s", task, err.message);
-                        s_complete_error (worker, task, "failed", err.message);
-                    }
-                }
-            }
-            else
-            if (!strcmp (kind, "input")) {
-                if (!agent || strcmp (task, run.task_id) != 0
-                ||  app_agent_input (agent, ufo_value_map_get (ev, "body")) < 0)
-                    ufo_warn ("input for task %s ignored (nothing waits for it)", task);
-            }
-            else
-            if (!strcmp (kind, "cancel")) {
-                if (agent && !strcmp (task, run.task_id)) {
-                    app_agent_abort (agent, "cancelled");
-                    ufo_value_t *r = app_agent_take_result (agent);
-                    ufo_worker_complete (worker, run.task_id, "cancelled", &r);
-                    app_agent_destroy (&agent);
-                }
-            }
-            else
-                ufo_debug ("worker event %s", kind);
-            ufo_value_destroy (&ev);
-        }
-        if (agent && app_agent_advance (agent)) {
-            ufo_value_t *r = app_agent_take_result (agent);
-            ufo_worker_complete (worker, run.task_id, "done", &r);
-            app_agent_destroy (&agent);
+    while (!*ufo_agent_stop_flag () && !ufo_loop_stopped (ctx->loop)) {
+        if (run.agent && app_agent_advance (run.agent)) {
+            ufo_value_t *r = app_agent_take_result (run.agent);
+            ufo_worker_complete (run.worker, run.task_id, "done", &r);
+            app_agent_destroy (&run.agent);
             continue;
         }
-        app_ctx_wait (ctx, ufo_worker_fd (worker), agent ? app_agent_timeout (agent) : 50);
+        //  idle: until the loop's nearest timer (heartbeats) or an event
+        app_ctx_wait (ctx, -1, run.agent ? app_agent_timeout (run.agent) : -1);
     }
     //  stopping: an unfinished subtask is released (the broker requeues it)
-    if (agent)
+    if (run.agent)
         ufo_info ("stopping with task %s unfinished: released to the broker", run.task_id);
-    app_agent_destroy (&agent);
-    ufo_worker_destroy (&worker);
+    app_agent_destroy (&run.agent);
+    ufo_worker_destroy (&run.worker);
     return 0;
 }
-

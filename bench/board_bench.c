@@ -39,24 +39,16 @@ s_faults (void)
 }
 
 static double
-s_clock (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
-static double
 s_start (void)
 {
     s_flt_last = s_faults ();
-    return s_clock ();
+    return ufo_time_mono_s ();
 }
 
 static double
 s_now (void)
 {
-    double t = s_clock ();
+    double t = ufo_time_mono_s ();
     s_flt_last = s_faults ();
     return t;
 }
@@ -612,10 +604,10 @@ s_bench_session (int reps)
         ufo_board_t *board = s_session_board (0);
         for (size_t i = 0; i < steps; i++) {
             ufo_value_t *item = s_make_item (i);
-            double t0 = s_clock ();
+            double t0 = ufo_time_mono_s ();
             ufo_board_add_data_take (board, UFO_MEM_TRAJECTORIES, &item, NULL);
             ufo_value_t *prompt = ufo_board_to_prompt (board);
-            double dt = s_clock () - t0;
+            double dt = ufo_time_mono_s () - t0;
             if (dt < t [i])
                 t [i] = dt;
             ufo_value_destroy (&prompt);
@@ -634,9 +626,9 @@ s_bench_session (int reps)
     ufo_board_t *board;
     for (int k = 0; k < reps; k++) {
         board = s_session_board (steps);
-        double t0 = s_clock ();
+        double t0 = ufo_time_mono_s ();
         ufo_value_t *prompt = ufo_board_to_prompt (board);
-        r [k] = s_clock () - t0;
+        r [k] = ufo_time_mono_s () - t0;
         ufo_value_destroy (&prompt);
         ufo_board_destroy (&board);
     }
@@ -644,14 +636,14 @@ s_bench_session (int reps)
     //  resume: the board loaded from its JSON (as a restarted agent gets it), then the prompt
     for (int k = 0; k < reps; k++) {
         board = ufo_board_new ();
-        double t0 = s_clock ();
+        double t0 = ufo_time_mono_s ();
         ufo_error_t err;
         if (ufo_board_from_json (board, json, json_len, &err) != 0) {
             fprintf (stderr, "board_bench: session JSON: %s\n", err.message);
             exit (1);
         }
         ufo_value_t *prompt = ufo_board_to_prompt (board);
-        r [k] = s_clock () - t0;
+        r [k] = ufo_time_mono_s () - t0;
         ufo_value_destroy (&prompt);
         ufo_board_destroy (&board);
     }

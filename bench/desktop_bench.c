@@ -19,14 +19,6 @@
 #define SHOTS 15
 #define WAIT_MS 60000
 
-static double
-s_now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
-
 static int
 s_cmp (const void *a, const void *b)
 {
@@ -44,10 +36,10 @@ s_median (double *v, int n)
 static ufo_value_t *
 s_snapshot (ufo_desktop_t *desk, int64_t xid, double *ms)
 {
-    double t0 = s_now ();
+    double t0 = (1e3 * ufo_time_mono_s ());
     ufo_desktop_op_t *op = ufo_desktop_controls_begin (desk, xid, NULL);
     ufo_value_t *r = ufo_desktop_op_run (desk, &op);
-    *ms = s_now () - t0;
+    *ms = (1e3 * ufo_time_mono_s ()) - t0;
     return r;
 }
 
@@ -163,9 +155,9 @@ main (void)
 
     //  screenshot + annotation + PNG of a 1280x800 window
     ufo_desktop_move_resize (desk, mxid, 0, 0, 1280, 800, NULL);
-    int64_t end = dfx_now_ms () + WAIT_MS;
+    int64_t end = ufo_time_mono_ms () + WAIT_MS;
     bool sized = false;
-    while (!sized && dfx_now_ms () < end) {
+    while (!sized && ufo_time_mono_ms () < end) {
         ufo_image_t *img = ufo_desktop_capture_window (desk, mxid, NULL);
         sized = img && ufo_image_width (img) == 1280 && ufo_image_height (img) == 800;
         ufo_image_destroy (&img);
@@ -185,16 +177,16 @@ main (void)
     double shot [SHOTS], cap [SHOTS], ann [SHOTS], enc [SHOTS];
     size_t png_size = 0, nmarks = 0;
     for (int i = 0; i < SHOTS && sized; i++) {
-        double t0 = s_now ();
+        double t0 = (1e3 * ufo_time_mono_s ());
         ufo_image_t *img = ufo_desktop_capture_window (desk, mxid, NULL);
-        double t1 = s_now ();
+        double t1 = (1e3 * ufo_time_mono_s ());
         ufo_value_t *marks = NULL;
         ufo_image_t *annotated = img ? ufo_image_annotate (img, marks_src, &marks) : NULL;
-        double t2 = s_now ();
+        double t2 = (1e3 * ufo_time_mono_s ());
         void *png = NULL;
         if (annotated)
             ufo_image_encode_png (annotated, 1, &png, &png_size, NULL);
-        double t3 = s_now ();
+        double t3 = (1e3 * ufo_time_mono_s ());
         shot [i] = t3 - t0;
         cap [i] = t1 - t0;
         ann [i] = t2 - t1;

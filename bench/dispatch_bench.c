@@ -15,14 +15,6 @@
 #include "dispatch_test_util.h"
 #include <pthread.h>
 
-static double
-s_now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 //  --- Raw DEALER/ROUTER baseline ------------------------------------------------------
 
 static void *
@@ -59,7 +51,7 @@ s_raw_rate (const char *dir, int count, int window, size_t size)
         zmsg_t *r = zmsg_recv (dealer);
         zmsg_destroy (&r);
     }
-    double t0 = s_now ();
+    double t0 = ufo_time_mono_s ();
     int sent = 0, received = 0;
     while (received < count) {
         while (sent < count && sent - received < window) {
@@ -70,7 +62,7 @@ s_raw_rate (const char *dir, int count, int window, size_t size)
         zmsg_destroy (&r);
         received++;
     }
-    double rate = count / (s_now () - t0);
+    double rate = count / (ufo_time_mono_s () - t0);
     zsock_send (dealer, "b", "STOP", (size_t) 4);
     zmsg_t *r = zmsg_recv (dealer);
     zmsg_destroy (&r);
@@ -107,7 +99,7 @@ s_run_tasks (dt_env_t *e, const char *service, int n, int timeout_ms, int *faile
         if (up)
             break;
     }
-    double t0 = s_now ();
+    double t0 = ufo_time_mono_s ();
     for (int i = 0; i < n; i++) {
         ufo_value_t *spec = dt_spec (service, i);
         char id [33];
@@ -123,7 +115,7 @@ s_run_tasks (dt_env_t *e, const char *service, int n, int timeout_ms, int *faile
         }
         ufo_value_destroy (&ev);
     }
-    double elapsed = s_now () - t0;
+    double elapsed = ufo_time_mono_s () - t0;
     ufo_tasks_destroy (&tasks);
     if (failed_p)
         *failed_p = failed + (n - results);

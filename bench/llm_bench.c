@@ -29,12 +29,6 @@ static char s_dir [64];
 static pid_t s_server = -1;
 static int s_port;
 
-static double
-s_now (void)
-{
-    return (double) ufo_http_now_ms () / 1000.0;
-}
-
 static int
 s_start_server (void)
 {
@@ -113,17 +107,17 @@ main (int argc, char **argv)
 
     //  1. Responsiveness.
     ufo_value_t *drip = s_messages ("drip");
-    double t0 = s_now ();
+    double t0 = ufo_time_mono_s ();
     ufo_llm_response_t *r = ufo_llm_complete (llm, drip, NULL, &err);
-    double blocking_gap = s_now () - t0;
+    double blocking_gap = ufo_time_mono_s () - t0;
     ufo_llm_response_destroy (&r);
     s_count_t c = { 0 };
     ufo_llm_submit (llm, drip, NULL, s_done, &c, &err);
-    double last = s_now (), max_gap = 0;
+    double last = ufo_time_mono_s (), max_gap = 0;
     long iterations = 0;
     while (!c.done) {
         ufo_llm_poll (llm, 5);
-        double now = s_now ();
+        double now = ufo_time_mono_s ();
         if (now - last > max_gap)
             max_gap = now - last;
         last = now;
@@ -136,19 +130,19 @@ main (int argc, char **argv)
 
     //  2. Concurrency.
     ufo_value_t *slow = s_messages ("slow");
-    t0 = s_now ();
+    t0 = ufo_time_mono_s ();
     for (int i = 0; i < 8; i++) {
         r = ufo_llm_complete (llm, slow, NULL, &err);
         ufo_llm_response_destroy (&r);
     }
-    double sequential = s_now () - t0;
+    double sequential = ufo_time_mono_s () - t0;
     c.done = 0;
-    t0 = s_now ();
+    t0 = ufo_time_mono_s ();
     for (int i = 0; i < 8; i++)
         ufo_llm_submit (llm, slow, NULL, s_done, &c, &err);
     while (c.done < 8)
         ufo_llm_poll (llm, 50);
-    double together = s_now () - t0;
+    double together = ufo_time_mono_s () - t0;
     printf ("%-52s %10.0fms %10.0fms %7.1fx\n", "8 requests x 200 ms latency (together vs one by one)",
             together * 1000, sequential * 1000, sequential / together);
     ufo_value_destroy (&slow);
@@ -158,12 +152,12 @@ main (int argc, char **argv)
     const int reps = 20000;
     double best = 1e9;
     for (int rep = 0; rep < 5; rep++) {
-        t0 = s_now ();
+        t0 = ufo_time_mono_s ();
         for (int i = 0; i < reps; i++) {
             ufo_value_t *v = ufo_llm_extract_json (S_REPLY, strlen (S_REPLY), UFO_SCHEMA_APP, NULL);
             ufo_value_destroy (&v);
         }
-        double t = (s_now () - t0) / reps;
+        double t = (ufo_time_mono_s () - t0) / reps;
         if (t < best)
             best = t;
     }

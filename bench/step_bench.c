@@ -115,14 +115,6 @@ s_pct (double *v, size_t n, double p)
     return v [k ? k - 1 : 0];
 }
 
-static double
-s_now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
-
 //  A cold standalone snapshot (fresh desktop handle, as ufo-desktop does), ms; -1 on failure.
 static double
 s_standalone (int64_t xid, int *controls)
@@ -130,10 +122,10 @@ s_standalone (int64_t xid, int *controls)
     ufo_desktop_t *desk = ufo_desktop_new (NULL, NULL);
     if (!desk)
         return -1;
-    double t0 = s_now_ms ();
+    double t0 = (1e3 * ufo_time_mono_s ());
     ufo_desktop_op_t *op = ufo_desktop_controls_begin (desk, xid, NULL);
     ufo_value_t *r = ufo_desktop_op_run (desk, &op);
-    double ms = s_now_ms () - t0;
+    double ms = (1e3 * ufo_time_mono_s ()) - t0;
     bool ok = ufo_value_map_bool (r, "success", false);
     if (!ok)
         fprintf (stderr, "step_bench: standalone snapshot of %" PRId64 ": %s\n", xid,

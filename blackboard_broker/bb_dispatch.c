@@ -14,12 +14,10 @@
 static void
 s_envelope_as (bb_dispatch_t *self, const char *type, const ufo_value_t *body, bool again)
 {
-    static const char digits [] = "0123456789abcdef";
     if (!again) {
         memcpy (self->last_id, self->id_prefix, 16);
         uint64_t n = ++self->msg_counter;
-        for (int i = 0; i < 16; i++)
-            self->last_id [16 + i] = digits [(n >> (60 - 4 * i)) & 15];
+        ufo_hex_u64 (n, self->last_id + 16);
         self->last_id [32] = 0;
         self->last_us = ufo_time_now_us ();
     }

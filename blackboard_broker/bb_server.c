@@ -41,9 +41,7 @@ s_event_head (bb_server_t *self, ufo_buf_t *buf, const char *type, const char *b
     //  Event ids: a random prefix drawn at start-up, then the sequence number.
     char id [33];
     memcpy (id, self->id_prefix, 16);
-    static const char digits [] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++)
-        id [16 + i] = digits [(seq >> (60 - 4 * i)) & 15];
+    ufo_hex_u64 (seq, id + 16);
     id [32] = 0;
     ufo_bb_envelope_head_at (buf, type, id, "ufo-broker", self->now_us);
     ufo_bb_mp_map (buf, with_items ? 6 : 5);

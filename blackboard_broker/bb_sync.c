@@ -30,14 +30,6 @@ struct _bb_sync_t {
     uint64_t syncs, total_us, last_us;
 };
 
-static uint64_t
-s_now_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static void *
 s_thread (void *arg)
 {
@@ -78,7 +70,7 @@ s_thread (void *arg)
         //  The job has left the queue: later requests for the same fd make a new job,
         //  because this fdatasync may already have started.
         int status = 0;
-        uint64_t start = s_now_us ();
+        uint64_t start = (uint64_t) ufo_time_mono_us ();
         if (job->kind == BB_SYNC_DATA || job->kind == BB_SYNC_CLOSE) {
             if (self->datasync (job->fd) != 0)
                 status = errno ? errno : EIO;
@@ -93,7 +85,7 @@ s_thread (void *arg)
             }
             free (job->stage);
         }
-        uint64_t took = s_now_us () - start;
+        uint64_t took = (uint64_t) ufo_time_mono_us () - start;
         bb_sync_done_t done = { job->ticket, status, job->kind };
         free (job);
         //  Decided before the event loop hears of the completion, so that it sees the hold.

@@ -12,6 +12,7 @@ s_usage (FILE *out)
         "                  [--fsync always|everysec|no] [--repair] [--snapshot-every N]\n"
         "                  [--stats-ms MS] [--bus-hwm N] [--log-level LEVEL]\n"
         "       ufo-broker --help | --version\n"
+        "Options take their value as --opt VALUE or --opt=VALUE.\n"
         "\n"
         "Serves the blackboards: requests on the command endpoint (ZeroMQ ROUTER), every change\n"
         "published on the bus endpoint (XPUB) with a strictly increasing sequence number.\n"
@@ -68,49 +69,23 @@ main (int argc, char **argv)
     ufo_log_set_name ("ufo-broker");
     const char *data_dir = NULL, *cmd = NULL, *bus = NULL, *config_path = NULL, *fsync_text = NULL;
     const char *snap_text = NULL, *stats_text = NULL, *hwm_text = NULL, *growth_text = NULL;
-    bool repair = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv [i];
-        const char **slot = NULL;
-        if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
-            s_usage (stdout);
-            return 0;
-        }
-        if (strcmp (arg, "--version") == 0) {
-            printf ("ufo-broker %s\n", UFO_VERSION);
-            return 0;
-        }
-        if (strcmp (arg, "--repair") == 0) {
-            repair = true;
-            continue;
-        }
-        if (strcmp (arg, "--data-dir") == 0) slot = &data_dir;
-        else if (strcmp (arg, "--cmd") == 0) slot = &cmd;
-        else if (strcmp (arg, "--bus") == 0) slot = &bus;
-        else if (strcmp (arg, "--config") == 0) slot = &config_path;
-        else if (strcmp (arg, "--fsync") == 0) slot = &fsync_text;
-        else if (strcmp (arg, "--snapshot-every") == 0) slot = &snap_text;
-        else if (strcmp (arg, "--snapshot-growth") == 0) slot = &growth_text;
-        else if (strcmp (arg, "--stats-ms") == 0) slot = &stats_text;
-        else if (strcmp (arg, "--bus-hwm") == 0) slot = &hwm_text;
-        else if (strcmp (arg, "--log-level") == 0) {
-            if (i + 1 >= argc || ufo_log_level_parse (argv [i + 1]) < 0) {
-                fprintf (stderr, "ufo-broker: --log-level needs trace|debug|info|warn|error\n");
-                return 2;
-            }
-            ufo_log_set_level ((ufo_log_level_t) ufo_log_level_parse (argv [++i]));
-            continue;
-        }
-        else {
-            fprintf (stderr, "ufo-broker: unknown argument '%s'\n", arg);
-            s_usage (stderr);
+    const char *repair_flag = NULL, *level_text = NULL;
+    const ufo_agent_opt_t values [] = {
+        { "--data-dir", &data_dir }, { "--cmd", &cmd }, { "--bus", &bus }, { "--config", &config_path },
+        { "--fsync", &fsync_text }, { "--snapshot-every", &snap_text }, { "--snapshot-growth", &growth_text },
+        { "--stats-ms", &stats_text }, { "--bus-hwm", &hwm_text }, { "--log-level", &level_text }, { NULL, NULL }
+    };
+    const ufo_agent_opt_t flags [] = { { "--repair", &repair_flag }, { NULL, NULL } };
+    int exit_code;
+    if (ufo_agent_opts_parse_table ("ufo-broker", argc, argv, values, flags, s_usage, &exit_code) < 0)
+        return exit_code;
+    bool repair = repair_flag != NULL;
+    if (level_text) {
+        if (ufo_log_level_parse (level_text) < 0) {
+            fprintf (stderr, "ufo-broker: --log-level needs trace|debug|info|warn|error\n");
             return 2;
         }
-        if (i + 1 >= argc) {
-            fprintf (stderr, "ufo-broker: %s needs a value\n", arg);
-            return 2;
-        }
-        *slot = argv [++i];
+        ufo_log_set_level ((ufo_log_level_t) ufo_log_level_parse (level_text));
     }
     ufo_error_t err;
     ufo_config_t *config = ufo_config_load (config_path, &err);

@@ -105,14 +105,6 @@ static struct {
     bool active, shown;
 } s_live;
 
-static double
-s_now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void
 s_draw (void)
 {
@@ -122,14 +114,14 @@ s_draw (void)
     if (s_live.step >= 0)
         snprintf (step, sizeof step, "step %" PRId64 " \xC2\xB7 ", s_live.step);
     int n = snprintf (line, sizeof line, "\xE2\x8F\xB3 %s%s \xC2\xB7 %s \xC2\xB7 %.0f s", step, s_live.agent,
-                      s_live.doing, s_now () - s_live.since);
+                      s_live.doing, ufo_time_mono_s () - s_live.since);
     if (n > 0 && s_live.retries && (size_t) n < sizeof line)
         snprintf (line + n, sizeof line - (size_t) n, " \xC2\xB7 retry %d %s", s_live.retries, s_live.retry);
     ufo_cli_cut (cut, sizeof cut, line, (size_t) ufo_cli_term.width - 1);
     printf ("\r\033[K%s%s%s", ufo_cli_color ("yellow"), cut, ufo_cli_color ("off"));
     fflush (stdout);
     s_live.shown = true;
-    s_live.drawn_at = s_now ();
+    s_live.drawn_at = ufo_time_mono_s ();
 }
 
 void
@@ -145,7 +137,7 @@ ufo_cli_live_clear (void)
 void
 ufo_cli_live_tick (void)
 {
-    if (ufo_cli_term.tty && s_live.active && s_now () - s_live.drawn_at >= 0.2)
+    if (ufo_cli_term.tty && s_live.active && ufo_time_mono_s () - s_live.drawn_at >= 0.2)
         s_draw ();
 }
 
@@ -213,7 +205,7 @@ ufo_cli_live_event (const ufo_value_t *a)
     if (*doing) {
         bool same = s_live.active && s_live.step == step && strcmp (s_live.agent, agent) == 0;
         if (!same || strcmp (phase, "start") == 0) {
-            s_live.since = s_now ();
+            s_live.since = ufo_time_mono_s ();
             if (strcmp (what, "model") == 0 || !same) {
                 s_live.retries = 0;
                 s_live.retry [0] = 0;

@@ -74,7 +74,7 @@ s_check_broker (s_report_t *r, const ufo_config_t *config, const char *flag)
     }
     ufo_bb_client_t *client = ufo_bb_client_new (endpoint, NULL, &err);
     ufo_value_t *pong = NULL;
-    int64_t t0 = ufo_http_now_ms ();
+    int64_t t0 = ufo_time_mono_ms ();
     if (client) {
         ufo_bb_client_set_timeout (client, 2000);
         ufo_bb_client_set_sender (client, "ufo-doctor");
@@ -87,7 +87,7 @@ s_check_broker (s_report_t *r, const ufo_config_t *config, const char *flag)
         bool same = !strcmp (version, UFO_VERSION);
         s_line (r, same, "broker", "run the broker and the agents of the same build as this `ufo` (restart `ufo up`)",
                 "%s: ufobus %s%s, %" PRId64 " ms", endpoint, version, same ? "" : " (this ufo is " UFO_VERSION ")",
-                ufo_http_now_ms () - t0);
+                ufo_time_mono_ms () - t0);
     }
     ufo_value_destroy (&pong);
     ufo_bb_client_destroy (&client);

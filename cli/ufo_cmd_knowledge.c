@@ -161,7 +161,7 @@ s_index (ufo_kb_t *kb, const ufo_config_t *config, const s_args_t *a)
     opts.app = a->app;
     ufo_knowledge_stats_t stats;
     ufo_error_t err = {0};
-    int64_t start = ufo_http_now_ms ();
+    int64_t start = ufo_time_mono_ms ();
     if (ufo_knowledge_index (kb, &opts, isatty (2) ? s_progress : NULL, NULL, &stats, &err) != 0) {
         fprintf (stderr, "ufo knowledge: %s\n", err.message);
         return UFO_CLI_FAIL;
@@ -169,7 +169,7 @@ s_index (ufo_kb_t *kb, const ufo_config_t *config, const s_args_t *a)
     printf ("%zu documents: %zu indexed (%zu passages), %zu unchanged, %zu skipped, %zu removed"
             " in %.2f s; %" PRId64 " help passages in %s\n", stats.files, stats.indexed,
             stats.passages, stats.unchanged, stats.skipped, stats.removed,
-            (double) (ufo_http_now_ms () - start) / 1000.0, ufo_kb_count (kb, "help"),
+            (double) (ufo_time_mono_ms () - start) / 1000.0, ufo_kb_count (kb, "help"),
             ufo_kb_path (kb));
     ufo_embed_opts_t eopts;
     if (ufo_embed_opts_from_config (&eopts, config))

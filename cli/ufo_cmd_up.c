@@ -53,14 +53,6 @@ s_on_signal (int sig)
     s_stop = 1;
 }
 
-static double
-s_now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 //  Finds an executable: beside ufo, in ../<subdir>/ (the build tree), then in PATH.
 static bool
 s_find_binary (const char *name, const char *subdir, char *out, size_t size)
@@ -193,7 +185,7 @@ s_spawn (s_child_t *c, s_device_t *devices, const char *logdir)
     pid_t pid = fork ();
     if (pid < 0) {
         fprintf (stderr, "ufo up: fork: %s\n", strerror (errno));
-        c->next_start = s_now () + 1;
+        c->next_start = ufo_time_mono_s () + 1;
         return;
     }
     if (pid == 0) {
@@ -227,7 +219,7 @@ s_spawn (s_child_t *c, s_device_t *devices, const char *logdir)
         _exit (127);
     }
     c->pid = pid;
-    c->started_at = s_now ();
+    c->started_at = ufo_time_mono_s ();
 }
 
 static void
@@ -484,7 +476,7 @@ ufo_cmd_up (int argc, char **argv)
                 if (children [i].pid == pid) {
                     s_child_t *k = &children [i];
                     k->pid = 0;
-                    if (s_now () - k->started_at > 60)
+                    if (ufo_time_mono_s () - k->started_at > 60)
                         k->restarts = 0;        //  it ran for a while: a fresh crash
                     if (++k->restarts > S_MAX_RESTARTS) {
                         k->gave_up = true;
@@ -493,14 +485,14 @@ ufo_cmd_up (int argc, char **argv)
                         continue;
                     }
                     double delay = 0.5 * (double) (1 << (k->restarts < 7 ? k->restarts - 1 : 6));
-                    k->next_start = s_now () + delay;
+                    k->next_start = ufo_time_mono_s () + delay;
                     fprintf (stderr, "ufo up: %s (pid %d) %s %d; restarting in %.1f s\n", k->name, (int) pid,
                              WIFSIGNALED (status) ? "killed by signal" : "exited with",
                              WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status), delay);
                 }
         bool changed = false;
         for (int i = 0; i < nchild; i++)
-            if (!children [i].pid && !children [i].gave_up && s_now () >= children [i].next_start) {
+            if (!children [i].pid && !children [i].gave_up && ufo_time_mono_s () >= children [i].next_start) {
                 s_spawn (&children [i], devices, logdir);
                 changed = true;
             }
@@ -513,11 +505,11 @@ ufo_cmd_up (int argc, char **argv)
     for (int i = nchild - 1; i >= 0; i--)
         if (children [i].pid > 0 && i > 0)
             kill (children [i].pid, SIGTERM);
-    double until = s_now () + S_STOP_GRACE_S;
+    double until = ufo_time_mono_s () + S_STOP_GRACE_S;
     for (int phase = 0; phase < 2; phase++) {
         if (phase == 1 && nchild > 0 && children [0].pid > 0) {
             kill (children [0].pid, SIGTERM);
-            until = s_now () + S_STOP_GRACE_S;
+            until = ufo_time_mono_s () + S_STOP_GRACE_S;
         }
         for (;;) {
             bool alive = false;
@@ -530,7 +522,7 @@ ufo_cmd_up (int argc, char **argv)
                 }
             if (!alive)
                 break;
-            if (s_now () > until) {
+            if (ufo_time_mono_s () > until) {
                 for (int i = 0; i < nchild; i++)
                     if (children [i].pid > 0) {
                         fprintf (stderr, "ufo up: %s did not stop; killing it\n", children [i].name);

@@ -15,6 +15,8 @@ extern "C" {
 #include "ufo_error.h"
 #include "ufo_buf.h"
 #include "ufo_utf8.h"
+#include "ufo_clock.h"
+#include "ufo_hex.h"
 #include "ufo_log.h"
 #include "ufo_value.h"
 #include "ufo_json.h"

@@ -1,9 +1,8 @@
 /*  eval_worker.c - see eval_worker.h. */
 #include "ufo_prelude.h"
 #include "eval_worker.h"
-#include <poll.h>
+#include "ufo_loop.h"
 
-#define S_MAX_LLM_FDS   64
 #define S_BOARD_TIMEOUT 2000        //  ms a blackboard write may take
 
 typedef struct _s_running_t s_running_t;
@@ -17,6 +16,7 @@ struct _s_running_t {
 
 struct _eval_worker_t {
     const ufo_config_t *config;
+    ufo_loop_t *loop;               //  the process's one loop: worker link, LLM client, signals
     ufo_llm_t *llm;
     ufo_prompts_t *prompts;
     ufo_eval_t *eval;
@@ -26,11 +26,15 @@ struct _eval_worker_t {
     s_running_t *running;
 };
 
+static void
+s_on_event (void *arg, ufo_value_t **event_p);
+
 eval_worker_t *
 eval_worker_new (const ufo_config_t *config, const eval_worker_options_t *options, ufo_error_t *err)
 {
     eval_worker_t *self = ufo_calloc (1, sizeof *self);
     self->config = config;
+    self->loop = ufo_loop_new ();
     snprintf (self->log_root, sizeof self->log_root, "%s", ufo_config_str (config, "log.dir", "logs"));
     self->llm = ufo_llm_new_from_config (config, "EVALUATION_AGENT", options->llm_mode,
                                          options->llm_cassette, err);
@@ -51,8 +55,10 @@ eval_worker_new (const ufo_config_t *config, const eval_worker_options_t *option
                                    .capacity = options->capacity,
                                    .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 0),
                                    .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 0) };
-        self->worker = ufo_worker_new (&wc, err);
+        self->worker = ufo_worker_new_in_loop (&wc, self->loop, s_on_event, self, err);
     }
+    if (self->worker)
+        ufo_loop_add_llm (self->loop, self->llm);
     if (!self->worker) {
         eval_worker_destroy (&self);
         return NULL;
@@ -79,6 +85,7 @@ eval_worker_destroy (eval_worker_t **self_p)
     ufo_bb_client_destroy (&self->bb);
     ufo_prompts_destroy (&self->prompts);
     ufo_llm_destroy (&self->llm);
+    ufo_loop_destroy (&self->loop);
     free (self);
     *self_p = NULL;
 }
@@ -275,57 +282,31 @@ s_on_cancel (eval_worker_t *self, const char *task)
         }
 }
 
+//  A worker event, from inside the loop.
 static void
-s_drain (eval_worker_t *self)
+s_on_event (void *arg, ufo_value_t **event_p)
 {
-    //  Bounded: at most 64 events per turn, so the LLM sockets are served too.
-    for (int i = 0; i < 64; i++) {
-        ufo_value_t *event = ufo_worker_next (self->worker, 0);
-        if (!event)
-            return;
-        const char *kind = ufo_value_map_str (event, "kind", "");
-        if (strcmp (kind, "task") == 0)
-            s_on_task (self, event);
-        else
-        if (strcmp (kind, "cancel") == 0)
-            s_on_cancel (self, ufo_value_map_str (event, "task", NULL));
-        else
-        if (strcmp (kind, "connected") == 0 || strcmp (kind, "disconnected") == 0)
-            ufo_info ("eval: %s", kind);
-        //  "input" has no meaning for an evaluation: ignored.
-        ufo_value_destroy (&event);
-    }
+    eval_worker_t *self = arg;
+    const ufo_value_t *event = *event_p;
+    const char *kind = ufo_value_map_str (event, "kind", "");
+    if (strcmp (kind, "task") == 0)
+        s_on_task (self, event);
+    else
+    if (strcmp (kind, "cancel") == 0)
+        s_on_cancel (self, ufo_value_map_str (event, "task", NULL));
+    else
+    if (strcmp (kind, "connected") == 0 || strcmp (kind, "disconnected") == 0)
+        ufo_info ("eval: %s", kind);
+    //  "input" has no meaning for an evaluation: ignored.
 }
 
 void
 eval_worker_serve (eval_worker_t *self, volatile sig_atomic_t *stop)
 {
-    while (!*stop) {
-        s_drain (self);
-        struct pollfd fds [1 + S_MAX_LLM_FDS];
-        ufo_llm_fd_t lf [S_MAX_LLM_FDS];
-        size_t nl = ufo_llm_fds (self->llm, lf, S_MAX_LLM_FDS);
-        if (nl > S_MAX_LLM_FDS)
-            nl = S_MAX_LLM_FDS;
-        fds [0] = (struct pollfd) { .fd = ufo_worker_fd (self->worker), .events = POLLIN };
-        for (size_t i = 0; i < nl; i++)
-            fds [1 + i] = (struct pollfd) { .fd = lf [i].fd,
-                .events = (short) ((lf [i].events & UFO_LLM_IN ? POLLIN : 0)
-                                 | (lf [i].events & UFO_LLM_OUT ? POLLOUT : 0)) };
-        int timeout = 50;
-        int llm_timeout = ufo_llm_timeout (self->llm);
-        if (llm_timeout >= 0 && llm_timeout < timeout)
-            timeout = llm_timeout;
-        int n = poll (fds, 1 + nl, timeout);
-        if (n < 0 && errno != EINTR) {
-            ufo_error ("eval: poll: %s", strerror (errno));
+    //  A signal wakes the loop through the self-pipe; no fixed poll cap.
+    if (ufo_agent_signal_fd () >= 0)
+        ufo_loop_stop_on (self->loop, ufo_agent_signal_fd ());
+    while (!*stop && !ufo_loop_stopped (self->loop))
+        if (ufo_loop_run_once (self->loop, -1) < 0)
             break;
-        }
-        for (size_t i = 0; i < nl; i++) {
-            short re = n > 0 ? fds [1 + i].revents : 0;
-            lf [i].revents = (re & POLLIN ? UFO_LLM_IN : 0) | (re & POLLOUT ? UFO_LLM_OUT : 0)
-                           | (re & (POLLERR | POLLHUP) ? UFO_LLM_ERR : 0);
-        }
-        ufo_llm_process (self->llm, lf, nl);
-    }
 }

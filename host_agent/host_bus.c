@@ -1,11 +1,14 @@
 /*  host_bus.c - ufo-host's connections and its loop (see host_bus.h).
 
-    One loop: s_pump polls the worker, the submitter and the LLM client's sockets for at
-    most 50 ms, then drains whatever is ready and pumps the desktop. Every ops call of the
-    session (an LLM call, a subtask, a question) waits by calling s_pump until its event
-    has come, so inputs, cancellations and relays keep flowing during a session. */
+    One loop (ufo_loop, no actor threads): the worker's and the submitter's broker links,
+    the LLM client, the web search's HTTP client, the desktop's descriptor and the signal
+    pipe are its sources. Idle, it sleeps until the nearest timer (heartbeats). Every ops
+    call of the session (an LLM call, a subtask, a question) still waits by turning the
+    loop (s_pump, at most S_PUMP_MS per turn) until its event has come, so inputs,
+    cancellations and relays keep flowing during a session; the ops themselves are not yet
+    "start it, get an event" steps (issue 17), and the blackboard calls are synchronous. */
 #include "ufo_prelude.h"
-#include <poll.h>
+#include "ufo_loop.h"
 #include "host_bus.h"
 #include "ufo_worker.h"
 #include "ufo_tasks.h"
@@ -19,6 +22,9 @@
 
 struct _host_bus_t {
     const ufo_config_t *config;
+    ufo_loop_t *loop;           //  the process's one loop
+    int http_source;            //  the web search's client in the loop (0: none yet)
+    int desktop_reader;
     char *device;
     char *llm_mode;             //  --llm-mode, NULL = the configuration's llm.mode
     char endpoint [512];
@@ -90,60 +96,35 @@ s_on_worker_event (host_bus_t *self, ufo_value_t **event_p)
     ufo_value_destroy (event_p);
 }
 
+//  One turn of the loop (at most timeout_ms, -1: until something is due), then the desktop.
 static void
 s_pump (host_bus_t *self, int timeout_ms)
 {
-    struct pollfd fds [44];
-    ufo_llm_fd_t lfds [36];
-    size_t n = 0;
-    fds [n++] = (struct pollfd) { .fd = ufo_worker_fd (self->worker), .events = POLLIN };
-    fds [n++] = (struct pollfd) { .fd = ufo_tasks_fd (self->tasks), .events = POLLIN };
-    size_t nl = ufo_llm_fds (self->llm, lfds, UFO_ARRAY_SIZE (lfds));
-    if (nl > UFO_ARRAY_SIZE (lfds))
-        nl = UFO_ARRAY_SIZE (lfds);
-    for (size_t i = 0; i < nl; i++)
-        fds [n++] = (struct pollfd) { .fd = lfds [i].fd,
-            .events = (short) ((lfds [i].events & UFO_LLM_IN ? POLLIN : 0) | (lfds [i].events & UFO_LLM_OUT ? POLLOUT : 0)) };
-    //  the web search's sockets (RAG_ONLINE_SEARCH), after the LLM's
-    ufo_http_fd_t hfds [4];
-    size_t nh = self->http ? ufo_http_fds (self->http, hfds, UFO_ARRAY_SIZE (hfds)) : 0;
-    if (nh > UFO_ARRAY_SIZE (hfds))
-        nh = UFO_ARRAY_SIZE (hfds);
-    for (size_t i = 0; i < nh; i++)
-        fds [n++] = (struct pollfd) { .fd = hfds [i].fd,
-            .events = (short) ((hfds [i].events & UFO_HTTP_IN ? POLLIN : 0) | (hfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0)) };
-    int lt = ufo_llm_timeout (self->llm);
-    if (lt >= 0 && lt < timeout_ms)
-        timeout_ms = lt;
-    int ht = self->http ? ufo_http_timeout (self->http) : -1;
-    if (ht >= 0 && ht < timeout_ms)
-        timeout_ms = ht;
-    if (timeout_ms > S_PUMP_MS)
-        timeout_ms = S_PUMP_MS;
-    if (poll (fds, n, timeout_ms) < 0 && errno != EINTR)
-        ufo_warn ("host: poll: %s", strerror (errno));
-    for (size_t i = 0; i < nl; i++) {
-        short re = fds [2 + i].revents;
-        lfds [i].revents = (re & POLLIN ? UFO_LLM_IN : 0) | (re & POLLOUT ? UFO_LLM_OUT : 0)
-                         | (re & (POLLERR | POLLHUP) ? UFO_LLM_ERR : 0);
-    }
-    ufo_llm_process (self->llm, lfds, nl);
-    if (self->http) {
-        for (size_t i = 0; i < nh; i++) {
-            short re = fds [2 + nl + i].revents;
-            hfds [i].revents = (re & POLLIN ? UFO_HTTP_IN : 0) | (re & POLLOUT ? UFO_HTTP_OUT : 0)
-                             | (re & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
-        }
-        ufo_http_process (self->http, hfds, nh);
-    }
-    ufo_value_t *event;
-    while ((event = ufo_worker_next (self->worker, 0)))
-        s_on_worker_event (self, &event);
-    while ((event = ufo_tasks_next (self->tasks, 0))) {
-        ufo_value_list_push (self->events, &event);
-        if (ufo_value_size (self->events) > S_MAX_QUEUED)
-            ufo_value_list_remove (self->events, 0);    //  events of tasks nobody waits for
-    }
+    ufo_loop_run_once (self->loop, timeout_ms);
+    if (self->desktop)
+        ufo_desktop_pump (self->desktop);
+}
+
+static void
+s_worker_event (void *arg, ufo_value_t **event_p)
+{
+    s_on_worker_event ((host_bus_t *) arg, event_p);
+}
+
+static void
+s_tasks_event (void *arg, ufo_value_t **event_p)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    ufo_value_list_push (self->events, event_p);
+    if (ufo_value_size (self->events) > S_MAX_QUEUED)
+        ufo_value_list_remove (self->events, 0);    //  events of tasks nobody waits for
+}
+
+static void
+s_desktop_readable (ufo_loop_t *loop, void *arg)
+{
+    UFO_UNUSED (loop);
+    host_bus_t *self = (host_bus_t *) arg;
     if (self->desktop)
         ufo_desktop_pump (self->desktop);
 }
@@ -173,6 +154,10 @@ s_open_desktop (host_bus_t *self)
     ufo_value_destroy (&dopts);
     if (!self->desktop)
         ufo_warn ("host: no desktop (%s); sessions end in ERROR until it is there", derr.message);
+    else
+    if (ufo_desktop_fd (self->desktop) >= 0)
+        self->desktop_reader = ufo_loop_reader_add (self->loop, NULL, ufo_desktop_fd (self->desktop),
+                                                    s_desktop_readable, self);
 }
 
 static ufo_value_t *
@@ -502,7 +487,7 @@ s_has_worker (void *arg, const char *service, ufo_error_t *err)
             return -1;
         }
         if (!end)
-            end = host_now_us () + (int64_t) S_WORKER_GRACE_MS * 1000;
+            end = ufo_time_now_us () + (int64_t) S_WORKER_GRACE_MS * 1000;
         const ufo_value_t *workers = ufo_value_map_get (state, "workers");
         bool found = false;
         for (size_t i = 0; i < ufo_value_size (workers) && !found; i++) {
@@ -514,7 +499,7 @@ s_has_worker (void *arg, const char *service, ufo_error_t *err)
         ufo_value_destroy (&state);
         if (found)
             return 1;
-        if (host_now_us () >= end || s_cancelled (self))
+        if (ufo_time_now_us () >= end || s_cancelled (self))
             break;
         for (int i = 0; i < 5; i++)
             s_pump (self, S_PUMP_MS);
@@ -630,7 +615,9 @@ static ufo_value_t *
 s_online_search (void *arg, const char *query, ufo_error_t *err)
 {
     host_bus_t *self = arg;
-    if (!self->http && !(self->http = ufo_http_new ()))
+    if (!self->http && (self->http = ufo_http_new ()))
+        self->http_source = ufo_loop_add_http (self->loop, self->http);
+    if (!self->http)
         return ufo_error_set (err, UFO_E_INTERNAL, "no HTTP client"), NULL;
     ufo_websearch_opts_t opts;
     ufo_websearch_opts_from_config (&opts, self->config);
@@ -792,7 +779,10 @@ int
 host_bus_serve (host_bus_t *self, volatile sig_atomic_t *stop)
 {
     self->stop = stop;
-    while (!*stop) {
+    //  a signal wakes the loop through the self-pipe (ufo_agent_signals_install)
+    if (ufo_agent_signal_fd () >= 0)
+        ufo_loop_stop_on (self->loop, ufo_agent_signal_fd ());
+    while (!*stop && !ufo_loop_stopped (self->loop)) {
         if (ufo_value_size (self->queued) > 0) {
             ufo_value_t *task = ufo_value_dup (ufo_value_list_at (self->queued, 0));
             ufo_value_list_remove (self->queued, 0);
@@ -800,7 +790,7 @@ host_bus_serve (host_bus_t *self, volatile sig_atomic_t *stop)
             ufo_value_destroy (&task);
             continue;
         }
-        s_pump (self, S_PUMP_MS);
+        s_pump (self, -1);
         //  drop submitter events of tasks nobody waits for any more
         ufo_value_clear (self->events);
     }
@@ -812,6 +802,7 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
 {
     host_bus_t *self = (host_bus_t *) ufo_calloc (1, sizeof *self);
     self->config = config;
+    self->loop = ufo_loop_new ();
     self->device = ufo_strdup (options->device);
     self->llm_mode = options->llm_mode ? ufo_strdup (options->llm_mode) : NULL;
     self->inputs = ufo_value_new_list ();
@@ -827,6 +818,7 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
     self->llm = ufo_llm_new_from_config (config, "HOST_AGENT", options->llm_mode, options->llm_cassette, err);
     if (!self->llm)
         goto fail;
+    ufo_loop_add_llm (self->loop, self->llm);
     s_open_desktop (self);
     self->bb = ufo_bb_client_new (self->endpoint, NULL, err);
     if (!self->bb)
@@ -834,14 +826,14 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
     ufo_bb_client_set_sender (self->bb, "ufo-host");
     char name [256];
     snprintf (name, sizeof name, "host@%s:%d", self->device, (int) getpid ());
-    self->tasks = ufo_tasks_new (self->endpoint, name, NULL, NULL, err);
+    self->tasks = ufo_tasks_new_in_loop (self->endpoint, name, NULL, NULL, self->loop, s_tasks_event, self, err);
     if (!self->tasks)
         goto fail;
     ufo_worker_config_t wc = { .endpoint = self->endpoint, .service = "host", .device = self->device,
                                .name = options->name ? options->name : name, .capacity = 1,
                                .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 0),
                                .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 0) };
-    self->worker = ufo_worker_new (&wc, err);
+    self->worker = ufo_worker_new_in_loop (&wc, self->loop, s_worker_event, self, err);
     if (!self->worker)
         goto fail;
     return self;
@@ -867,6 +859,7 @@ host_bus_destroy (host_bus_t **self_p)
     ufo_llm_destroy (&self->llm);
     ufo_desktop_destroy (&self->desktop);
     ufo_prompts_destroy (&self->prompts);
+    ufo_loop_destroy (&self->loop);
     ufo_value_destroy (&self->inputs);
     ufo_value_destroy (&self->relays);
     ufo_value_destroy (&self->events);

@@ -139,7 +139,7 @@ host_experience_save (host_t *self, const char *status, const ufo_value_t *board
     ufo_value_map_set_str (record, "session", cfg->session);
     ufo_value_map_set_str (record, "device", cfg->device ? cfg->device : "");
     char now [40];
-    host_now_iso (now);
+    ufo_time_iso (now);
     ufo_value_map_set_str (record, "saved_at", now);
     ufo_value_map_set_str (record, "evaluation", ufo_value_map_str (self->evaluation, "complete", ""));
     char id [64] = "";

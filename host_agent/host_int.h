@@ -75,10 +75,6 @@ void host_step_remember (host_t *self, const ufo_value_t *record);
 //  Returns the answers given, one per question (caller owns).
 ufo_value_t *host_pending_ask (host_t *self, const ufo_value_t *questions);
 
-//  ISO-8601 UTC time now into out[40].
-void host_now_iso (char out [40]);
-//  Wall-clock microseconds.
-int64_t host_now_us (void);
 
 //  Base64 data URL of a file ("data:image/png;base64,..."), caller frees; NULL if unreadable.
 char *host_data_url (const char *path);

@@ -143,7 +143,7 @@ host_logs_session_end (host_t *self, const char *status, const ufo_value_t *boar
     if (board && ufo_tasklog_write_json (self->log, "blackboard.json", board, &err) != 0)
         ufo_warn ("host: blackboard.json: %s", err.message);
     char ended [40];
-    host_now_iso (ended);
+    ufo_time_iso (ended);
     ufo_value_t *doc = ufo_value_new_map ();
     ufo_value_map_set_str (doc, "task", self->cfg->task);
     ufo_value_map_set_str (doc, "session", self->cfg->session);
@@ -152,7 +152,7 @@ host_logs_session_end (host_t *self, const char *status, const ufo_value_t *boar
     ufo_value_map_set_int (doc, "steps", self->step);
     ufo_value_map_set_str (doc, "started", self->started);
     ufo_value_map_set_str (doc, "ended", ended);
-    ufo_value_map_set_float (doc, "duration_s", (double) (host_now_us () - self->started_us) / 1e6);
+    ufo_value_map_set_float (doc, "duration_s", (double) (ufo_time_now_us () - self->started_us) / 1e6);
     ufo_value_t *cost = ufo_value_map_set (doc, "cost", &(ufo_value_t *) { ufo_value_new_map () });
     ufo_value_map_set_float (cost, "total", self->cost.session);
     ufo_value_map_set_int (cost, "prompt_tokens", self->cost.session_prompt_tokens);

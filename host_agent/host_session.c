@@ -503,8 +503,8 @@ ufo_value_t *
 host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
 {
     host_t self = { .cfg = cfg, .ops = ops };
-    self.started_us = host_now_us ();
-    host_now_iso (self.started);
+    self.started_us = ufo_time_now_us ();
+    ufo_time_iso (self.started);
     self.memory = ufo_value_new_list ();
     self.previous = ufo_value_new_list ();
     self.plan = ufo_value_new_list ();

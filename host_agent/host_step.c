@@ -24,34 +24,6 @@ host_state_parse (const char *status)
     return -1;
 }
 
-int64_t
-host_now_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_REALTIME, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static double
-s_mono (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void
-host_now_iso (char out [40])
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r (&ts.tv_sec, &tm);
-    char base [32];
-    strftime (base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf (out, 40, "%.24s.%03dZ", base, (int) (ts.tv_nsec / 1000000) % 1000);
-}
-
 char *
 host_data_url (const char *path)
 {
@@ -228,7 +200,7 @@ host_step_run (host_t *self)
 {
     const host_session_config_t *cfg = self->cfg;
     const host_ops_t *ops = self->ops;
-    double t0 = s_mono ();
+    double t0 = ufo_time_mono_s ();
     ufo_cost_next_step (&self->cost);
     char shot_name [64], shot_path [4096];
     snprintf (shot_name, sizeof shot_name, "desktop_step%" PRId64 ".png", self->step);
@@ -245,7 +217,7 @@ host_step_run (host_t *self)
 
     ufo_value_destroy (&self->windows);
     self->windows = ops->windows (ops->arg, shot_path, cfg->visual ? &url : NULL, &err);
-    t_shot = s_mono ();
+    t_shot = ufo_time_mono_s ();
     if (!self->windows) {
         snprintf (error, sizeof error, "desktop: %s", err.message);
         self->windows = ufo_value_new_list ();
@@ -258,7 +230,7 @@ host_step_run (host_t *self)
         if (!messages)
             snprintf (error, sizeof error, "prompt: %s", err.message);
     }
-    t_prompt = s_mono ();
+    t_prompt = ufo_time_mono_s ();
     if (!*error) {
         ufo_llm_opts_t opts = { .agent = "HostAgent", .step = self->step, .schema = UFO_SCHEMA_HOST,
                                 .json_retry = cfg->json_retry };
@@ -271,7 +243,7 @@ host_step_run (host_t *self)
                 snprintf (error, sizeof error, "llm: %s", resp->error ? resp->error : "no decision");
         }
     }
-    t_llm = s_mono ();
+    t_llm = ufo_time_mono_s ();
     free (url);
 
     //  the model's own fields first, as the original logs them
@@ -380,7 +352,7 @@ host_step_run (host_t *self)
             snprintf (action_error, sizeof action_error, "%s", error);
     }
 
-    double t_end = s_mono ();
+    double t_end = ufo_time_mono_s ();
     ufo_value_map_set_int (record, "Step", self->step);
     ufo_value_map_set_int (record, "RoundStep", self->round_step);
     ufo_value_map_set_int (record, "AgentStep", self->agent_step);
@@ -428,7 +400,7 @@ host_step_run (host_t *self)
     ufo_value_map_set_str (record, "AnnotatedScreenshotPath", "");
     ufo_value_map_set_str (record, "SelectedControlScreenshotPath", "");
     char now [40];
-    host_now_iso (now);
+    ufo_time_iso (now);
     ufo_value_map_set_str (record, "Timestamp", now);
 
     ufo_error_t lerr = { 0 };

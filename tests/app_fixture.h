@@ -221,8 +221,8 @@ afx_mousepad_kill (int pid, int64_t xid)
     if (pid <= 0)
         return;
     kill (pid, SIGKILL);
-    int64_t end = dfx_now_ms () + 20000;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + 20000;
+    while (ufo_time_mono_ms () < end) {
         ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);
         bool alive = false;
         for (size_t i = 0; i < ufo_value_size (wins); i++)
@@ -313,8 +313,8 @@ afx_run_app (const char *const *args, int timeout_ms, ufo_value_t **lines_p)
         _exit (127);
     }
     int status = 0, rc = -1;
-    int64_t end = dfx_now_ms () + timeout_ms;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + timeout_ms;
+    while (ufo_time_mono_ms () < end) {
         if (waitpid (pid, &status, WNOHANG) == pid) {
             rc = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
             break;

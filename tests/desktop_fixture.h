@@ -12,14 +12,6 @@
 
 static char dfx_session_dir_ [512];
 
-static inline int64_t
-dfx_now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 //  Starts a fresh session and exports its environment into this process.
 //  Returns 0, or -1 (with a message on stderr).
 static inline int
@@ -85,8 +77,8 @@ dfx_session_stop (void)
 static inline int64_t
 dfx_wait_window (ufo_desktop_t *desk, int pid, const char *title, int timeout_ms)
 {
-    int64_t end = dfx_now_ms () + timeout_ms;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + timeout_ms;
+    while (ufo_time_mono_ms () < end) {
         ufo_value_t *wins = ufo_desktop_windows (desk, NULL);
         int64_t xid = 0;
         for (size_t i = 0; wins && i < ufo_value_size (wins) && !xid; i++) {
@@ -109,8 +101,8 @@ static inline ufo_value_t *
 dfx_wait_control (ufo_desktop_t *desk, int64_t xid, const char *type, const char *text,
                   int timeout_ms)
 {
-    int64_t end = dfx_now_ms () + timeout_ms;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + timeout_ms;
+    while (ufo_time_mono_ms () < end) {
         ufo_desktop_op_t *op = ufo_desktop_controls_begin (desk, xid, NULL);
         ufo_value_t *r = ufo_desktop_op_run (desk, &op);
         const ufo_value_t *controls = ufo_value_map_get (r, "controls");

@@ -4,6 +4,7 @@
 #define DISPATCH_TEST_UTIL_H_INCLUDED
 
 #include "bb_test_util.h"
+#include "ufo_wait.h"
 #include <czmq.h>
 
 #define DT_MAX_WORKERS 40
@@ -14,6 +15,7 @@ typedef struct {
     int nworkers;
     zsock_t *sub;                   //  bus listener (dispatch/ topics)
     ufo_value_t *events;            //  every dispatch event seen, in order (bodies + "type")
+    bool synced;                    //  an event of the scratch board "dt-listen" arrived
 } dt_env_t;
 
 static inline bool
@@ -59,14 +61,6 @@ dt_init (dt_env_t *e, const char *name)
     e->events = ufo_value_new_list ();
 }
 
-static inline void
-dt_listen (dt_env_t *e)
-{
-    e->sub = zsock_new_sub (e->b.bus, "dispatch/");
-    zsock_set_rcvtimeo (e->sub, 0);
-    usleep (200000);                //  let the subscription reach the broker
-}
-
 //  Reads every pending bus event into e->events.
 static inline void
 dt_drain_bus (dt_env_t *e)
@@ -79,6 +73,9 @@ dt_drain_bus (dt_env_t *e)
             break;
         zframe_t *topic = zmsg_first (msg);
         zframe_t *data = zmsg_next (msg);
+        if (topic && zframe_size (topic) >= 3 && memcmp (zframe_data (topic), "bb/", 3) == 0)
+            e->synced = true;       //  dt_listen's own event, not a dispatch event
+        else
         if (topic && data) {
             ufo_error_t err;
             ufo_msg_t *m = ufo_msg_decode (zframe_data (data), zframe_size (data), NULL, &err);
@@ -91,6 +88,34 @@ dt_drain_bus (dt_env_t *e)
         }
         zmsg_destroy (&msg);
     }
+}
+
+//  Subscribes to the dispatch events and returns once the subscription is live: the
+//  listener also subscribes to a scratch board, "dt-listen", and adds to it until one of
+//  its events arrives (bounded: 10 s), so no event published afterwards is missed.
+static inline void
+dt_listen (dt_env_t *e)
+{
+    e->sub = zsock_new_sub (e->b.bus, "dispatch/");
+    zsock_set_subscribe (e->sub, "bb/dt-listen/");
+    zsock_set_rcvtimeo (e->sub, 0);
+    ufo_error_t err;
+    ufo_bb_client_t *c = ufo_bb_client_new (e->b.cmd, NULL, &err);
+    if (c)
+        ufo_bb_client_set_timeout (c, 2000);
+    e->synced = false;
+    int64_t until = ufo_time_mono_ms () + 10000;
+    while (c && !e->synced && ufo_time_mono_ms () < until) {
+        ufo_value_t *body = ufo_value_new_map ();
+        ufo_value_map_set_str (body, "board", "dt-listen");
+        ufo_value_map_set_str (body, "memory", "questions");
+        ufo_value_map_set_str (body, "item", "listening");
+        ufo_value_t *r = ufo_bb_client_call (c, "bb.add", &body, NULL, 0, NULL, NULL, &err);
+        ufo_value_destroy (&r);
+        ufo_value_destroy (&body);
+        WAIT_UNTIL ((dt_drain_bus (e), e->synced), 200);
+    }
+    ufo_bb_client_destroy (&c);
 }
 
 //  Number of events of this type seen (for task, if not NULL).

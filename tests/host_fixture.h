@@ -50,8 +50,8 @@ hfx_kill (pid_t *pid)
 {
     if (*pid > 0) {
         kill (*pid, SIGTERM);
-        int64_t end = dfx_now_ms () + 10000;
-        while (waitpid (*pid, NULL, WNOHANG) == 0 && dfx_now_ms () < end)
+        int64_t end = ufo_time_mono_ms () + 10000;
+        while (waitpid (*pid, NULL, WNOHANG) == 0 && ufo_time_mono_ms () < end)
             usleep (20000);
         if (kill (*pid, 0) == 0) {
             kill (*pid, SIGKILL);
@@ -174,8 +174,8 @@ hfx_run (const char *const *args, const char *input, void (*during) (void))
     }
     hfx_run_pid = pid;
     int status = 0, rc = -1;
-    int64_t end = dfx_now_ms () + HFX_RUN_MS;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + HFX_RUN_MS;
+    while (ufo_time_mono_ms () < end) {
         if (waitpid (pid, &status, WNOHANG) == pid) {
             rc = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
             break;

@@ -40,8 +40,8 @@ s_stop_app (pid_t *pid)
     if (*pid <= 0)
         return;
     kill (*pid, SIGTERM);
-    int64_t end = dfx_now_ms () + 10000;
-    while (waitpid (*pid, NULL, WNOHANG) == 0 && dfx_now_ms () < end)
+    int64_t end = ufo_time_mono_ms () + 10000;
+    while (waitpid (*pid, NULL, WNOHANG) == 0 && ufo_time_mono_ms () < end)
         usleep (20000);
     if (kill (*pid, 0) == 0) {
         kill (*pid, SIGKILL);
@@ -88,8 +88,8 @@ s_follow (ufo_tasks_t *tasks, const char *id, void (*on_progress) (ufo_tasks_t *
                                                                    const ufo_value_t *),
           int *steps_p)
 {
-    int64_t end = dfx_now_ms () + RUN_MS;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + RUN_MS;
+    while (ufo_time_mono_ms () < end) {
         ufo_value_t *ev = ufo_tasks_next (tasks, 100);
         if (!ev)
             continue;
@@ -227,8 +227,8 @@ UFO_TEST (test_killed_worker_resumes)
     char id [33];
     REQUIRE (s_submit (tasks, &body, id) == 0);
     //  the first step is recorded; the second is waiting for the (slow) model: kill it
-    int64_t end = dfx_now_ms () + RUN_MS;
-    while (s_trajectories ("d-kill") < 1 && dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + RUN_MS;
+    while (s_trajectories ("d-kill") < 1 && ufo_time_mono_ms () < end) {
         ufo_value_t *ev = ufo_tasks_next (tasks, 100);
         ufo_value_destroy (&ev);
     }
@@ -289,9 +289,9 @@ UFO_TEST (test_finished_worker_resumes_without_model)
     REQUIRE (s_submit (tasks, &body, id) == 0);
     //  the worker records its FINISH step and exits with status 9
     int status = 0;
-    int64_t end = dfx_now_ms () + RUN_MS;
+    int64_t end = ufo_time_mono_ms () + RUN_MS;
     pid_t got = 0;
-    while ((got = waitpid (s_apps [0], &status, WNOHANG)) == 0 && dfx_now_ms () < end) {
+    while ((got = waitpid (s_apps [0], &status, WNOHANG)) == 0 && ufo_time_mono_ms () < end) {
         ufo_value_t *ev = ufo_tasks_next (tasks, 100);
         ufo_value_destroy (&ev);
     }

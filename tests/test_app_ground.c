@@ -41,9 +41,9 @@ s_spawn (const char *const *argv, const char *out_path, const char *title, pid_t
 static int
 s_reap (pid_t pid, int timeout_ms)
 {
-    int64_t end = dfx_now_ms () + timeout_ms;
+    int64_t end = ufo_time_mono_ms () + timeout_ms;
     int status = 0;
-    while (dfx_now_ms () < end) {
+    while (ufo_time_mono_ms () < end) {
         if (waitpid (pid, &status, WNOHANG) == pid)
             return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
         ufo_desktop_iterate (afx_.desk, 20);

@@ -41,8 +41,8 @@ s_run (const char *config, const char *file, ufo_value_t **lines_p)
 static int64_t
 s_window (const char *text)
 {
-    int64_t end = dfx_now_ms () + 20000;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + 20000;
+    while (ufo_time_mono_ms () < end) {
         ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);
         int64_t xid = 0;
         for (size_t i = 0; i < ufo_value_size (wins) && !xid; i++)

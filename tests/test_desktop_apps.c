@@ -43,9 +43,9 @@ s_texts (ufo_desktop_t *desk, int64_t xid, const char *label)
 static char *
 s_wait_text (ufo_desktop_t *desk, int64_t xid, const char *label, const char *want, bool contains)
 {
-    int64_t end = dfx_now_ms () + WAIT_MS / 2;
+    int64_t end = ufo_time_mono_ms () + WAIT_MS / 2;
     char *text = NULL;
-    while (dfx_now_ms () < end) {
+    while (ufo_time_mono_ms () < end) {
         free (text);
         text = s_texts (desk, xid, label);
         if (text && (contains ? strstr (text, want) != NULL : strcmp (text, want) == 0))
@@ -112,9 +112,9 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     CHECK (ufo_value_map_bool (r, "success", false));
     ufo_value_destroy (&r);
     ufo_value_t *after = NULL;
-    int64_t until = dfx_now_ms () + WAIT_MS / 2;
+    int64_t until = ufo_time_mono_ms () + WAIT_MS / 2;
     bool seen = false;
-    while (!seen && dfx_now_ms () < until) {
+    while (!seen && ufo_time_mono_ms () < until) {
         ufo_desktop_op_t *sop = ufo_desktop_controls_begin (desk, xid, NULL);
         ufo_value_destroy (&after);
         after = ufo_desktop_op_run (desk, &sop);
@@ -153,9 +153,9 @@ UFO_TEST (test_mousepad_text_and_shortcut)
             //  a new size makes every cached node re-read its extents
             int w = round % 2 ? 700 : 640;
             CHECK (ufo_desktop_move_resize (desk, xid, 0, 0, w, 480, NULL) == 0);
-            int64_t end = dfx_now_ms () + WAIT_MS / 4;
+            int64_t end = ufo_time_mono_ms () + WAIT_MS / 4;
             bool sized = false;
-            while (!sized && dfx_now_ms () < end) {
+            while (!sized && ufo_time_mono_ms () < end) {
                 ufo_value_t *wins = ufo_desktop_windows (desk, NULL);
                 for (size_t i = 0; i < ufo_value_size (wins); i++) {
                     const ufo_value_t *wr = ufo_value_map_get (ufo_value_list_at (wins, i), "rect");
@@ -207,12 +207,12 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     //  it ends when the UI settles, long before its effect deadline (8 s here)
     if (fd >= 0) {
         ufo_value_t *kargs = ufo_json_parse_str ("{\"keys\": \"{END}x\"}", NULL);
-        int64_t t0 = dfx_now_ms ();
+        int64_t t0 = ufo_time_mono_ms ();
         ufo_desktop_op_t *kop = ufo_desktop_act_begin (desk, xid, label, "keyboard_input", kargs);
         ufo_value_destroy (&kargs);
         int loops = 0;
         while (!ufo_desktop_op_done (kop) && loops++ < 10000) {
-            int64_t wait = ufo_desktop_op_wake (kop) - dfx_now_ms ();
+            int64_t wait = ufo_desktop_op_wake (kop) - ufo_time_mono_ms ();
             CHECK (ufo_desktop_op_wake (kop) <= ufo_desktop_op_deadline (kop));
             struct pollfd pfd = { .fd = fd, .events = POLLIN };
             poll (&pfd, 1, (int) (wait < 0 ? 0 : wait));
@@ -221,7 +221,7 @@ UFO_TEST (test_mousepad_text_and_shortcut)
         r = ufo_desktop_op_take_result (kop);
         ufo_desktop_op_destroy (&kop);
         CHECK (ufo_value_map_bool (r, "success", false));
-        CHECK (dfx_now_ms () - t0 < 4000);
+        CHECK (ufo_time_mono_ms () - t0 < 4000);
         ufo_value_destroy (&r);
     }
 
@@ -254,7 +254,7 @@ UFO_TEST (test_mousepad_text_and_shortcut)
         //  the menu closes (GTK3 runs the item's action from an idle, as it closes): its
         //  items are no longer offered
         bool closed = false;
-        for (int64_t end = dfx_now_ms () + WAIT_MS / 2; !closed && dfx_now_ms () < end; ) {
+        for (int64_t end = ufo_time_mono_ms () + WAIT_MS / 2; !closed && ufo_time_mono_ms () < end; ) {
             ufo_value_t *after_menu = s_snap (desk, xid);
             closed = !dfx_find (after_menu, "MenuItem", "Select All");
             ufo_value_destroy (&after_menu);
@@ -326,7 +326,7 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     ufo_desktop_op_t *op = ufo_desktop_act_begin (desk, xid, NULL, "wait", args);
     ufo_value_destroy (&args);
     CHECK (!ufo_desktop_op_done (op));
-    CHECK (ufo_desktop_op_deadline (op) >= dfx_now_ms () + 100);
+    CHECK (ufo_desktop_op_deadline (op) >= ufo_time_mono_ms () + 100);
     r = ufo_desktop_op_run (desk, &op);
     CHECK (ufo_value_map_bool (r, "success", false));
     ufo_value_destroy (&r);
@@ -394,8 +394,8 @@ UFO_TEST (test_window_id_reused)
         kill (pid, SIGKILL);
         waitpid (pid, NULL, 0);
         //  the window is gone before the next launch (bounded)
-        int64_t until = dfx_now_ms () + WAIT_MS / 2;
-        while (dfx_now_ms () < until) {
+        int64_t until = ufo_time_mono_ms () + WAIT_MS / 2;
+        while (ufo_time_mono_ms () < until) {
             ufo_value_t *wins = ufo_desktop_windows (desk, &err);
             bool present = false;
             for (size_t i = 0; i < ufo_value_size (wins); i++)
@@ -504,8 +504,8 @@ static void
 s_exit_line (ufo_desktop_t *desk, pid_t pid, const char *out_path, char *line, size_t size)
 {
     int status = -1;
-    int64_t end = dfx_now_ms () + WAIT_MS;
-    while (dfx_now_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
+    int64_t end = ufo_time_mono_ms () + WAIT_MS;
+    while (ufo_time_mono_ms () < end && waitpid (pid, &status, WNOHANG) == 0)
         ufo_desktop_iterate (desk, 50);
     if (status == -1) {
         kill (pid, SIGKILL);
@@ -626,9 +626,9 @@ UFO_TEST (test_zenity_forms_actions)
     CHECK (ufo_value_map_bool (r, "success", false));
     ufo_value_destroy (&r);
     //  the combo keeps its caption as name and its label, and shows the choice as value
-    int64_t end = dfx_now_ms () + WAIT_MS;
+    int64_t end = ufo_time_mono_ms () + WAIT_MS;
     const ufo_value_t *member = NULL;
-    while (dfx_now_ms () < end) {
+    while (ufo_time_mono_ms () < end) {
         ufo_value_destroy (&snap);
         snap = s_snap (desk, xid);
         const char *l = dfx_find (snap, "ComboBox", "Member");
@@ -776,9 +776,9 @@ UFO_TEST (test_zenity_entry)
     //  the whole session goes away under the desktop: errors, no crash, no exit
     dfx_session_stop ();
     ufo_error_t err = { 0 };
-    int64_t end2 = dfx_now_ms () + WAIT_MS;
+    int64_t end2 = ufo_time_mono_ms () + WAIT_MS;
     ufo_value_t *wins = NULL;
-    while (dfx_now_ms () < end2 && (wins = ufo_desktop_windows (desk, &err)) != NULL) {
+    while (ufo_time_mono_ms () < end2 && (wins = ufo_desktop_windows (desk, &err)) != NULL) {
         ufo_value_destroy (&wins);
         ufo_desktop_iterate (desk, 20);
     }

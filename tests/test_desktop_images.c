@@ -162,8 +162,8 @@ UFO_TEST (test_screenshots_annotation_and_covered_window)
     int oh = ufo_image_height (calc) < ufo_image_height (mp) ? ufo_image_height (calc) : ufo_image_height (mp);
     //  the screen shows the calculator there, the capture shows mousepad
     double same_calc_on_top = 1;
-    int64_t end = dfx_now_ms () + WAIT_MS / 2;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + WAIT_MS / 2;
+    while (ufo_time_mono_ms () < end) {
         ufo_image_destroy (&screen);
         screen = ufo_desktop_capture_screen (desk, &err);
         same_calc_on_top = s_same_fraction (mp, screen, ow, oh);
@@ -177,8 +177,8 @@ UFO_TEST (test_screenshots_annotation_and_covered_window)
     //  once mousepad is raised, the screen matches the earlier capture of the covered window
     REQUIRE (ufo_desktop_focus (desk, mxid, &err) == 0);
     double same = 0;
-    end = dfx_now_ms () + WAIT_MS / 2;
-    while (dfx_now_ms () < end && same < 0.97) {
+    end = ufo_time_mono_ms () + WAIT_MS / 2;
+    while (ufo_time_mono_ms () < end && same < 0.97) {
         ufo_image_destroy (&screen);
         screen = ufo_desktop_capture_screen (desk, &err);
         same = s_same_fraction (mp, screen, ow, oh);
@@ -218,8 +218,8 @@ UFO_TEST (test_screenshots_annotation_and_covered_window)
         //  the popup is drawn: the menu's rows differ from the bare window there
         ufo_image_t *open = NULL;
         long differ = 0;
-        int64_t until = dfx_now_ms () + WAIT_MS / 2;
-        while (differ < 50 && dfx_now_ms () < until) {
+        int64_t until = ufo_time_mono_ms () + WAIT_MS / 2;
+        while (differ < 50 && ufo_time_mono_ms () < until) {
             ufo_image_destroy (&open);
             open = ufo_desktop_capture_window (desk, mxid, &err);
             differ = 0;         //  over the item's rectangle: its text and the menu frame

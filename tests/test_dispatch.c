@@ -23,6 +23,34 @@ s_submit_n (ufo_tasks_t *tasks, const char *service, int n, char (*ids) [33], in
     }
 }
 
+//  Log segments in a broker's data directory.
+static int
+s_wal_segments (const char *data_dir)
+{
+    char logdir [400];
+    snprintf (logdir, sizeof logdir, "%s/log", data_dir);
+    int segments = 0;
+    DIR *d = opendir (logdir);
+    for (struct dirent *de; d && (de = readdir (d));)
+        segments += strncmp (de->d_name, "wal-", 4) == 0;
+    if (d)
+        closedir (d);
+    return segments;
+}
+
+//  Tasks the broker holds as queued.
+static int
+s_queued (dt_env_t *e)
+{
+    ufo_value_t *st = dt_state (e);
+    int queued = 0;
+    for (size_t i = 0; i < ufo_value_size (ufo_value_map_get (st, "tasks")); i++)
+        queued += strcmp (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (st, "tasks"), i), "state", ""),
+                          "queued") == 0;
+    ufo_value_destroy (&st);
+    return queued;
+}
+
 UFO_TEST (test_many_tasks_even_spread)
 {
     dt_env_t e;
@@ -68,7 +96,7 @@ UFO_TEST (test_many_tasks_even_spread)
     for (int i = 0; i < 4; i++)
         CHECK (per [i] >= 20 && per [i] <= 80);
     //  The bus saw each task submitted, assigned and done exactly once.
-    usleep (200000);
+    WAIT_UNTIL (dt_count (&e, "task.done", NULL) >= 200 && dt_count (&e, "worker.ready", NULL) >= 4, 10000);
     CHECK_INT (dt_count (&e, "task.submitted", NULL), 200);
     CHECK_INT (dt_count (&e, "task.assigned", NULL), 200);
     CHECK_INT (dt_count (&e, "task.done", NULL), 200);
@@ -137,7 +165,7 @@ UFO_TEST (test_worker_killed_mid_task)
     CHECK_STR (ufo_value_map_str (r, "status", ""), "done");
     CHECK_INT (ufo_value_map_int (r, "attempts", 0), 2);
     CHECK (ufo_value_map_int (ufo_value_map_get (r, "body"), "pid", 0) != pid);
-    usleep (300000);
+    WAIT_UNTIL (dt_count (&e, "worker.lost", NULL) >= 1 && dt_count (&e, "task.done", ids [0]) >= 1, 10000);
     CHECK_INT (dt_count (&e, "worker.lost", NULL), 1);
     CHECK_INT (dt_count (&e, "task.requeued", ids [0]), 1);
     CHECK_INT (dt_count (&e, "task.done", ids [0]), 1);
@@ -200,25 +228,13 @@ UFO_TEST (test_compaction_keeps_tasks)
     dt_collect (tasks, results, 60, 30000, NULL);
     CHECK_INT (ufo_value_size (results), 60);
     s_submit_n (tasks, "nobody", 10, waiting, 0, 0);
-    usleep (1500000);               //  snapshots are written by a child; let them finish
-    char logdir [400];
-    snprintf (logdir, sizeof logdir, "%s/log", e.b.data_dir);
-    int segments = 0;
-    DIR *d = opendir (logdir);
-    for (struct dirent *de; d && (de = readdir (d));)
-        segments += strncmp (de->d_name, "wal-", 4) == 0;
-    if (d)
-        closedir (d);
-    CHECK (segments <= 3);          //  old segments were compacted away
+    //  submissions are asynchronous, and snapshots are written by a child: wait until the
+    //  broker holds the ten queued tasks and has compacted old segments away
+    WAIT_UNTIL (s_queued (&e) == 10 && s_wal_segments (e.b.data_dir) <= 3, 15000);
+    CHECK (s_wal_segments (e.b.data_dir) <= 3);
     CHECK_INT (bb_test_stop (&e.b, SIGKILL), 128 + SIGKILL);
     REQUIRE (dt_start_broker_snap (&e, "25"));
-    ufo_value_t *st = dt_state (&e);
-    int queued = 0;
-    for (size_t i = 0; i < ufo_value_size (ufo_value_map_get (st, "tasks")); i++)
-        queued += strcmp (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (st, "tasks"), i), "state", ""),
-                          "queued") == 0;
-    CHECK_INT (queued, 10);
-    ufo_value_destroy (&st);
+    CHECK_INT (s_queued (&e), 10);
     int found = 0;
     for (int i = 0; i < 60; i++) {
         ufo_value_t *f = ufo_tasks_fetch (tasks, done [i], 5000, &err);
@@ -289,9 +305,7 @@ UFO_TEST (test_worker_stopped_then_continued)
     CHECK_INT (dt_count (&e, "worker.lost", NULL), 1);
     kill (pid, SIGCONT);
     //  Its stale result is discarded and reported on the bus; the submitter sees one result.
-    int64_t until = ufo_time_mono_ms () + 10000;
-    while (dt_count (&e, "task.discarded", ids [0]) == 0 && ufo_time_mono_ms () < until)
-        usleep (50000);
+    WAIT_UNTIL (dt_count (&e, "task.discarded", ids [0]) > 0, 10000);
     CHECK_INT (dt_count (&e, "task.discarded", ids [0]), 1);
     CHECK_INT (dt_count (&e, "task.done", ids [0]), 1);
     int dups = dt_collect (tasks, results, 2, 500, NULL);
@@ -313,8 +327,9 @@ UFO_TEST (test_worker_after_submission)
     ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-late", NULL, NULL, &err);
     char ids [1][33];
     s_submit_n (tasks, "eval", 1, ids, 0, 0);
-    usleep (500000);
-    ufo_value_t *st = dt_state (&e);
+    ufo_value_t *st = NULL;                 //  submission is asynchronous: wait until the broker has it
+    WAIT_UNTIL ((ufo_value_destroy (&st), st = dt_state (&e),
+                 ufo_value_size (ufo_value_map_get (st, "tasks")) > 0), 10000);
     const ufo_value_t *t0 = ufo_value_list_at (ufo_value_map_get (st, "tasks"), 0);
     CHECK_STR (ufo_value_map_str (t0, "state", ""), "queued");
     ufo_value_destroy (&st);
@@ -583,6 +598,25 @@ s_read_lines (const char *path)
     return list;
 }
 
+//  The highest sequence number a `ufo monitor --json` output file shows (its events', and its
+//  snapshots' detail.seq); -1 while it printed nothing.
+static int64_t
+s_monitor_seq (const char *path)
+{
+    ufo_value_t *lines = s_read_lines (path);
+    int64_t seq = ufo_value_size (lines) ? 0 : -1;
+    for (size_t i = 0; i < ufo_value_size (lines); i++) {
+        const ufo_value_t *l = ufo_value_list_at (lines, i);
+        int64_t s = strcmp (ufo_value_map_str (l, "kind", ""), "snapshot") == 0
+                  ? ufo_value_map_int (ufo_value_map_get (l, "detail"), "seq", 0)
+                  : strcmp (ufo_value_map_str (l, "type", ""), "broker.stats") == 0 ? 0
+                  : ufo_value_map_int (ufo_value_map_get (l, "body"), "seq", 0);
+        seq = s > seq ? s : seq;
+    }
+    ufo_value_destroy (&lines);
+    return seq;
+}
+
 UFO_TEST (test_monitor_and_status)
 {
     dt_env_t e;
@@ -600,7 +634,8 @@ UFO_TEST (test_monitor_and_status)
     pid_t m2 = s_start_ufo (filtered, (const char *const []) { "monitor", "--broker", e.b.cmd, "--bus", e.b.bus,
                                                               "--json", "--filter", "service:eval", "--filter",
                                                               "dispatch/task/", "--count", "30", "--timeout", "8", NULL });
-    usleep (700000);
+    //  a monitor subscribes, then prints its snapshot: once both printed one, both listen
+    WAIT_UNTIL (s_monitor_seq (all) >= 0 && s_monitor_seq (filtered) >= 0, 15000);
     ufo_error_t err;
     ufo_tasks_t *tasks = ufo_tasks_new (e.b.cmd, "test-monitor", NULL, NULL, &err);
     //  four waves of five tasks, each after the previous one ended: every wave has a drop
@@ -610,12 +645,16 @@ UFO_TEST (test_monitor_and_status)
     for (int wave = 0; wave < 4; wave++) {
         s_submit_n (tasks, "eval", 5, ids + 5 * wave, 0, 0);
         dt_collect (tasks, results, (size_t) (5 * wave + 5), 10000, NULL);
-        usleep (300000);
+        //  the dropping monitor caught up with the broker (its last drop, if any, recovered)
+        ufo_value_t *st = dt_state (&e);
+        int64_t seq = ufo_value_map_int (st, "seq", 0);
+        ufo_value_destroy (&st);
+        WAIT_UNTIL (s_monitor_seq (all) >= seq - 1, 10000);
     }
     CHECK_INT (ufo_value_size (results), 20);
     char other [1][33];
     s_submit_n (tasks, "other", 1, other, 0, 0);
-    usleep (200000);
+    WAIT_UNTIL (s_queued (&e) == 1, 10000);
     pid_t st = s_start_ufo (status, (const char *const []) { "status", "--broker", e.b.cmd, "--json", NULL });
     CHECK_INT (s_wait_pid (st, 10000), 0);
     CHECK_INT (s_wait_pid (m2, 15000), 0);

@@ -377,9 +377,9 @@ UFO_TEST (test_assign_without_app_worker)
     REQUIRE (hfx_start ("no_worker.json", "", 0) == 0);
     const char *args [] = { "Write a note in Mousepad", "--device", "t0", "--task", "no-worker", "--yes",
                             "--timeout", "120", NULL };
-    int64_t t0 = dfx_now_ms ();
+    int64_t t0 = ufo_time_mono_ms ();
     int rc = hfx_run (args, NULL, NULL);
-    CHECK (dfx_now_ms () - t0 < 60000);
+    CHECK (ufo_time_mono_ms () - t0 < 60000);
     CHECK_INT (rc, 1);
     REQUIRE (hfx_.result);
     CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FAIL");
@@ -467,7 +467,7 @@ s_kill_first_host (void)
     static int64_t seen_at = 0, checked_at = 0;
     if (hfx_.host <= 0 || hfx_.host2 > 0)
         return;
-    int64_t now = dfx_now_ms ();
+    int64_t now = ufo_time_mono_ms ();
     if (!seen_at && now - checked_at > 200) {
         checked_at = now;
         char path [600];
@@ -532,7 +532,7 @@ s_kill_host_mid_round (void)
     static int64_t seen_at = 0, checked_at = 0;
     if (hfx_.host <= 0 || hfx_.host2 > 0)
         return;
-    int64_t now = dfx_now_ms ();
+    int64_t now = ufo_time_mono_ms ();
     if (!seen_at && now - checked_at > 200) {
         checked_at = now;
         char path [600];
@@ -672,7 +672,7 @@ s_interrupt_after_two_steps (void)
     free (out);
     if (steps >= 2 && !sent) {
         kill (hfx_run_pid, SIGINT);
-        sent = dfx_now_ms ();
+        sent = ufo_time_mono_ms ();
     }
     if (steps < 2)
         sent = 0;
@@ -696,6 +696,47 @@ UFO_TEST (test_cancel_from_client)
     ufo_value_destroy (&session);
     ufo_value_t *host = hfx_llm_lines ("HostAgent");
     CHECK (ufo_value_size (host) < 10);          //  it stopped asking (MAX_STEP is 50)
+    ufo_value_destroy (&host);
+    hfx_stop_all ();
+}
+
+//  Ctrl-C on `ufo run` while the HostAgent's model call is in flight (the scripted model
+//  answers after 60 s): the cancel reaches the host during the call, the call is dropped and
+//  the session ends at once (issue 17). Bounded wait, not a timing test: the run must end
+//  long before the model would have answered.
+static int64_t s_slow_sigint_at;
+
+static void
+s_interrupt_during_llm_call (void)
+{
+    if (hfx_run_pid <= 0 || s_slow_sigint_at)
+        return;
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
+    if (ufo_value_size (host) >= 1) {
+        kill (hfx_run_pid, SIGINT);
+        s_slow_sigint_at = dfx_now_ms ();
+    }
+    ufo_value_destroy (&host);
+}
+
+UFO_TEST (test_cancel_during_slow_llm_call)
+{
+    REQUIRE (hfx_start ("llm_very_slow.json", "", 0) == 0);
+    s_slow_sigint_at = 0;
+    const char *args [] = { "Wait for a slow model", "--device", "t0", "--task", "slowcancel", "--yes", NULL };
+    int rc = hfx_run (args, NULL, s_interrupt_during_llm_call);
+    int64_t took = dfx_now_ms () - s_slow_sigint_at;
+    CHECK (s_slow_sigint_at > 0);
+    CHECK_INT (rc, 1);
+    fprintf (stderr, "  cancel to end of the run: %" PRId64 " ms (the model answers after 60000)\n", took);
+    CHECK (took < 20000);
+    char path [600];
+    snprintf (path, sizeof path, "%s/host.log", afx_.broker.dir);
+    char *log = afx_read (path);
+    CHECK_CONTAINS (log, "cancelled by its submitter");
+    free (log);
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
+    CHECK_INT (ufo_value_size (host), 1);       //  one call, never answered, not retried
     ufo_value_destroy (&host);
     hfx_stop_all ();
 }
@@ -726,8 +767,8 @@ UFO_TEST (test_bad_session_bodies)
         char id [33];
         REQUIRE (ufo_tasks_submit (tasks, &spec, id, NULL) == 0);
         ufo_value_t *result = NULL;
-        int64_t end = dfx_now_ms () + 30000;
-        while (!result && dfx_now_ms () < end) {
+        int64_t end = ufo_time_mono_ms () + 30000;
+        while (!result && ufo_time_mono_ms () < end) {
             ufo_value_t *e = ufo_tasks_next (tasks, 100);
             if (e && !strcmp (ufo_value_map_str (e, "kind", ""), "result") && !strcmp (ufo_value_map_str (e, "task", ""), id))
                 result = e;
@@ -778,8 +819,8 @@ UFO_TEST (test_max_step_and_round)
     char id [33];
     REQUIRE (ufo_tasks_submit (tasks, &spec, id, NULL) == 0);
     ufo_value_t *result = NULL;
-    int64_t end = dfx_now_ms () + 60000;
-    while (!result && dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + 60000;
+    while (!result && ufo_time_mono_ms () < end) {
         ufo_value_t *e = ufo_tasks_next (tasks, 100);
         if (e && !strcmp (ufo_value_map_str (e, "kind", ""), "result") && !strcmp (ufo_value_map_str (e, "task", ""), id))
             result = e;
@@ -808,7 +849,7 @@ s_kill_first_app (void)
         typed_at = 0;
         return;
     }
-    int64_t now = dfx_now_ms ();
+    int64_t now = ufo_time_mono_ms ();
     if (!typed_at && now - checked_at > 200) {
         //  the first step is on the board: the worker is now waiting for its slow second reply
         checked_at = now;
@@ -895,6 +936,7 @@ main (void)
     S_CASE (test_host_killed_mid_round_continues);
     S_CASE (test_host_killed_during_evaluation_evaluates_once);
     S_CASE (test_cancel_from_client);
+    S_CASE (test_cancel_during_slow_llm_call);
     S_CASE (test_bad_session_bodies);
     S_CASE (test_max_step_and_round);
     S_CASE (test_app_worker_killed_resumes);

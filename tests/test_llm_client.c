@@ -397,10 +397,10 @@ UFO_TEST (test_loop_not_blocked)
     int64_t id = ufo_llm_submit (llm, msgs, NULL, s_sink, &sink, NULL);
     REQUIRE (id > 0);
     int ticks = 0;
-    int64_t next_tick = ufo_http_now_ms ();
+    int64_t next_tick = ufo_time_mono_ms ();
     for (int i = 0; i < 2000 && !sink.calls; i++) {
         ufo_llm_poll (llm, 5);
-        int64_t now = ufo_http_now_ms ();
+        int64_t now = ufo_time_mono_ms ();
         if (now >= next_tick) {
             ticks++;            //  the "heartbeat" timer of the agent's loop
             next_tick = now + 20;

@@ -506,7 +506,7 @@ UFO_TEST (test_bb_uint_smallest_form)
     for (size_t i = 0; i < UFO_ARRAY_SIZE (values); i++) {
         ufo_buf_reset (&a);
         ufo_buf_reset (&b);
-        ufo_bb_mp_uint (&a, values [i]);
+        ufo_mp_put_uint (&a, values [i]);
         ufo_value_t *v = ufo_value_new_int ((int64_t) values [i]);
         ufo_msgpack_append (&b, v);
         ufo_value_destroy (&v);
@@ -515,7 +515,7 @@ UFO_TEST (test_bb_uint_smallest_form)
     }
     //  128 is cc 80, not cf + 8 bytes
     ufo_buf_reset (&a);
-    ufo_bb_mp_uint (&a, 128);
+    ufo_mp_put_uint (&a, 128);
     CHECK (a.len == 2 && (uint8_t) a.data [0] == 0xcc && (uint8_t) a.data [1] == 0x80);
     ufo_buf_free (&a);
     ufo_buf_free (&b);

@@ -237,10 +237,104 @@ UFO_TEST (test_utf8_check_everywhere)
     CHECK (ufo_utf8_valid ("", 0));
 }
 
+//  The low-level reader and writer (the one codec every msgpack user is built on): every
+//  writer's output reads back with the matching reader, in the smallest form, and the readers
+//  give TRUNCATED (cursor at the end), TYPE (nothing consumed) and RANGE as documented.
+UFO_TEST (test_cursor_reader_writer)
+{
+    ufo_buf_t buf = { 0 };
+    ufo_mp_put_array (&buf, 9);
+    ufo_mp_put_nil (&buf);
+    ufo_mp_put_bool (&buf, true);
+    ufo_mp_put_int (&buf, -33);
+    ufo_mp_put_uint (&buf, 70000);
+    ufo_mp_put_float (&buf, 2.5);
+    UFO_MP_PUT_LIT (&buf, "hello");
+    ufo_mp_put_cstr (&buf, "a string of more than thirty-one bytes");
+    ufo_mp_put_map (&buf, 1);
+    ufo_mp_put_cstr (&buf, "k");
+    ufo_mp_put_int (&buf, INT64_MIN);
+    ufo_mp_put_array (&buf, 20);
+    for (int i = 0; i < 20; i++)
+        ufo_mp_put_int (&buf, i);
+    //  the same bytes as the value encoder of the same value
+    ufo_value_t *v = ufo_msgpack_decode (buf.data, buf.len, NULL, NULL);
+    CHECK (v != NULL);
+    ufo_buf_t again = { 0 };
+    ufo_msgpack_append (&again, v);
+    CHECK (again.len == buf.len && memcmp (again.data, buf.data, buf.len) == 0);
+    ufo_value_destroy (&v);
+    ufo_buf_free (&again);
+
+    ufo_mp_reader_t r;
+    ufo_mp_reader_init (&r, buf.data, buf.len);
+    uint32_t n = 0;
+    bool b = false;
+    int64_t i = 0;
+    uint64_t u = 0;
+    double f = 0;
+    const char *s = NULL;
+    size_t len = 0;
+    CHECK_INT (ufo_mp_read_str (&r, &s, &len), UFO_E_TYPE);        //  an array: nothing consumed
+    CHECK_INT (ufo_mp_offset (&r), 0);
+    CHECK_INT (ufo_mp_read_array (&r, &n), 0);
+    CHECK_INT (n, 9);
+    CHECK_INT (ufo_mp_read_nil (&r), 0);
+    CHECK_INT (ufo_mp_read_bool (&r, &b), 0);
+    CHECK (b);
+    CHECK_INT (ufo_mp_read_int (&r, &i), 0);
+    CHECK_INT (i, -33);
+    size_t at = ufo_mp_offset (&r);
+    CHECK_INT ((uint8_t) buf.data [at], 0xce);                      //  70000: uint32, not uint64
+    CHECK_INT (ufo_mp_read_uint (&r, &u), 0);
+    CHECK_INT (u, 70000);
+    CHECK_INT (ufo_mp_read_float (&r, &f), 0);
+    CHECK (f == 2.5);
+    CHECK_INT (ufo_mp_read_str (&r, &s, &len), 0);
+    CHECK (len == 5 && memcmp (s, "hello", 5) == 0);
+    CHECK_INT ((uint8_t) *r.p, 0xd9);                              //  str8
+    CHECK_INT (ufo_mp_read_str (&r, &s, &len), 0);
+    CHECK_INT (len, 38);
+    CHECK_INT (ufo_mp_read_map (&r, &n), 0);
+    CHECK_INT (n, 1);
+    CHECK_INT (ufo_mp_read_str (&r, &s, &len), 0);
+    CHECK_INT (ufo_mp_read_int (&r, &i), 0);
+    CHECK (i == INT64_MIN);
+    CHECK_INT ((uint8_t) *r.p, 0xdc);                              //  array16
+    CHECK_INT (ufo_mp_read_array (&r, &n), 0);
+    CHECK_INT (n, 20);
+    for (int k = 0; k < 20; k++)
+        CHECK (ufo_mp_read_int (&r, &i) == 0 && i == k);
+    CHECK_INT (ufo_mp_left (&r), 0);
+    CHECK_INT (ufo_mp_read_nil (&r), UFO_E_TRUNCATED);
+    ufo_buf_free (&buf);
+
+    //  a head cut short leaves the cursor at the end; a body longer than the input is refused
+    const uint8_t cut [] = { 0xcd, 0x01 };
+    ufo_mp_reader_init (&r, cut, sizeof cut);
+    CHECK_INT (ufo_mp_read_int (&r, &i), UFO_E_TRUNCATED);
+    CHECK_INT (ufo_mp_offset (&r), 2);
+    const uint8_t longer [] = { 0xa5, 'a', 'b' };
+    ufo_mp_reader_init (&r, longer, sizeof longer);
+    CHECK_INT (ufo_mp_read_str (&r, &s, &len), UFO_E_TRUNCATED);
+    CHECK_INT (ufo_mp_offset (&r), 3);
+    //  uint64 beyond int64: RANGE, nothing consumed, readable as uint
+    const uint8_t big [] = { 0xcf, 0xff, 0, 0, 0, 0, 0, 0, 1 };
+    ufo_mp_reader_init (&r, big, sizeof big);
+    CHECK_INT (ufo_mp_read_int (&r, &i), UFO_E_RANGE);
+    CHECK_INT (ufo_mp_offset (&r), 0);
+    CHECK_INT (ufo_mp_read_uint (&r, &u), 0);
+    CHECK (u == 0xff00000000000001ull);
+    CHECK_INT (ufo_mp_kind (0xc1), UFO_MP_INVALID);
+    CHECK (strcmp (ufo_mp_kind_name (0xc4), "bin") == 0);
+    CHECK (strcmp (ufo_mp_kind_name (0xd6), "ext") == 0);
+}
+
 int
 main (void)
 {
     UFO_RUN (test_roundtrip);
+    UFO_RUN (test_cursor_reader_writer);
     UFO_RUN (test_smallest_encodings);
     UFO_RUN (test_agrees_with_msgpack_c);
     UFO_RUN (test_errors);

@@ -89,9 +89,9 @@ s_spawn_record (const char *app, const char *out, const char *errlog)
 static int
 s_wait_exit (pid_t pid, int timeout_ms)
 {
-    int64_t end = dfx_now_ms () + timeout_ms;
+    int64_t end = ufo_time_mono_ms () + timeout_ms;
     int status;
-    while (dfx_now_ms () < end) {
+    while (ufo_time_mono_ms () < end) {
         if (waitpid (pid, &status, WNOHANG) == pid)
             return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
         ufo_desktop_iterate (afx_.desk, 20);

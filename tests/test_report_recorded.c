@@ -88,7 +88,7 @@ static void
 s_step_write (ufo_value_t **s_p, int64_t started_ms)
 {
     ufo_value_t *times = ufo_value_new_map ();
-    ufo_value_map_set_float (times, "total", (double) (dfx_now_ms () - started_ms) / 1000.0);
+    ufo_value_map_set_float (times, "total", (double) (ufo_time_mono_ms () - started_ms) / 1000.0);
     ufo_value_map_set (*s_p, "time_cost", &times);
     char *json = ufo_json_dump (*s_p, UFO_JSON_PY, NULL);
     fprintf (s_response, "%s\n", json);
@@ -169,7 +169,7 @@ UFO_TEST (test_recorded_session)
     const char *subtask = "Type the shopping list into Mousepad";
 
     //  Step 0, HostAgent: the empty desktop; launch Mousepad.
-    int64_t t = dfx_now_ms ();
+    int64_t t = ufo_time_mono_ms ();
     ufo_value_t *s = s_step_new (0, false, "CONTINUE", "", "Mousepad is not running; launch it.");
     ufo_image_t *screen = ufo_desktop_capture_screen (desk, &err);
     CHECK (s_save (screen, "desktop_step0.png") == 0);
@@ -184,7 +184,7 @@ UFO_TEST (test_recorded_session)
     s_step_write (&s, t);
 
     //  Step 1, HostAgent: the window list; assign the subtask.
-    t = dfx_now_ms ();
+    t = ufo_time_mono_ms ();
     s = s_step_new (1, false, "ASSIGN", "", "Mousepad is open: hand the subtask to it.");
     ufo_value_map_set_str (s, "CurrentSubtask", subtask);
     ufo_value_t *windows = ufo_desktop_windows (desk, &err);
@@ -203,7 +203,7 @@ UFO_TEST (test_recorded_session)
     s_step_write (&s, t);
 
     //  Step 2, AppAgent: type the list into the text area.
-    t = dfx_now_ms ();
+    t = ufo_time_mono_ms ();
     s = s_step_new (2, true, "CONTINUE", subtask, "Type the three items, one per line.");
     const ufo_value_t *edit = NULL;
     ufo_value_t *snap = s_observe (desk, xid, 2, "Edit", &edit, s);
@@ -217,7 +217,7 @@ UFO_TEST (test_recorded_session)
     s_step_write (&s, t);
 
     //  Step 3, AppAgent: read the text back.
-    t = dfx_now_ms ();
+    t = ufo_time_mono_ms ();
     s = s_step_new (3, true, "CONTINUE", subtask, "Check what the text area holds.");
     edit = NULL;
     snap = s_observe (desk, xid, 3, "Edit", &edit, s);
@@ -231,7 +231,7 @@ UFO_TEST (test_recorded_session)
     s_step_write (&s, t);
 
     //  Step 4, AppAgent: report and finish (no control: the clean screenshot).
-    t = dfx_now_ms ();
+    t = ufo_time_mono_ms ();
     s = s_step_new (4, true, "FINISH", subtask, "The list is in the editor.");
     edit = NULL;
     snap = s_observe (desk, xid, 4, NULL, &edit, s);
@@ -247,7 +247,7 @@ UFO_TEST (test_recorded_session)
     ufo_image_destroy (&window);
 
     //  Step 5, HostAgent: the round is done.
-    t = dfx_now_ms ();
+    t = ufo_time_mono_ms ();
     s = s_step_new (5, false, "FINISH", "", "The subtask finished; nothing is left.");
     screen = ufo_desktop_capture_screen (desk, &err);
     CHECK (s_save (screen, "desktop_step5.png") == 0);

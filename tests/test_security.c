@@ -126,7 +126,12 @@ UFO_TEST (test_outsiders_get_nothing)
     ufo_error_t err;
     CHECK (ufo_bb_client_follow (mon, "s1", &err) == 0);
     zsock_t *mon_sub = s_raw_sub ("mon1");
-    usleep (300000);                        //  subscriptions travel to the broker
+    //  wait until the monitor's subscription is live: write to a scratch board until one of
+    //  its events arrives (bounded)
+    static const char *sync_add = "{\"board\":\"sync\",\"memory\":\"requests\",\"item\":\"sync\"}";
+    int synced = 0;
+    WAIT_UNTIL ((s_call (agent, "bb.add", sync_add, 5000), synced = s_drain (mon_sub, 200)) > 0, 10000);
+    CHECK (synced > 0);
     for (int i = 0; i < 5; i++)
         CHECK_INT (s_call (agent, "bb.add", s_add, 5000), 0);
     int64_t until = ufo_time_mono_ms () + 5000;

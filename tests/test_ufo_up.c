@@ -22,9 +22,9 @@ s_run (const char *const *argv, const char *out, int timeout_ms)
         execv (argv [0], (char *const *) argv);
         _exit (127);
     }
-    int64_t end = s_now_ms () + timeout_ms;
+    int64_t end = ufo_time_mono_ms () + timeout_ms;
     int status;
-    while (s_now_ms () < end) {
+    while (ufo_time_mono_ms () < end) {
         if (waitpid (pid, &status, WNOHANG) == pid)
             return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
         usleep (50000);
@@ -159,9 +159,9 @@ UFO_TEST (test_up_restart_batch_stop)
     state = s_state ();
     kill (up, SIGTERM);
     int status = 0;
-    int64_t end = s_now_ms () + 30000;
+    int64_t end = ufo_time_mono_ms () + 30000;
     bool exited = false;
-    while (s_now_ms () < end && !exited) {
+    while (ufo_time_mono_ms () < end && !exited) {
         exited = waitpid (up, &status, WNOHANG) == up;
         if (!exited)
             usleep (50000);

@@ -27,7 +27,7 @@ s_ufo (const char *const *args, const char *out, int timeout_ms, int64_t *took_m
     for (int i = 0; args [i] && n < 39; i++)
         argv [n++] = args [i];
     argv [n] = NULL;
-    int64_t t0 = dfx_now_ms ();
+    int64_t t0 = ufo_time_mono_ms ();
     pid_t pid = fork ();
     if (pid == 0) {
         if (chdir (afx_.broker.dir) != 0)
@@ -42,7 +42,7 @@ s_ufo (const char *const *args, const char *out, int timeout_ms, int64_t *took_m
         _exit (127);
     }
     int status = 0, rc = -1;
-    while (dfx_now_ms () - t0 < timeout_ms) {
+    while (ufo_time_mono_ms () - t0 < timeout_ms) {
         if (waitpid (pid, &status, WNOHANG) == pid) {
             rc = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
             break;
@@ -54,7 +54,7 @@ s_ufo (const char *const *args, const char *out, int timeout_ms, int64_t *took_m
         waitpid (pid, NULL, 0);
     }
     if (took_ms)
-        *took_ms = dfx_now_ms () - t0;
+        *took_ms = ufo_time_mono_ms () - t0;
     return rc;
 }
 
@@ -255,8 +255,8 @@ UFO_TEST (test_task_name_reuse)
     char id [33];
     REQUIRE (ufo_tasks_submit (tasks, &spec, id, NULL) == 0);
     ufo_value_t *result = NULL;
-    int64_t end = dfx_now_ms () + 30000;
-    while (!result && dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + 30000;
+    while (!result && ufo_time_mono_ms () < end) {
         ufo_value_t *e = ufo_tasks_next (tasks, 100);
         if (e && !strcmp (ufo_value_map_str (e, "kind", ""), "result") && !strcmp (ufo_value_map_str (e, "task", ""), id))
             result = e;
@@ -424,7 +424,7 @@ static int64_t s_status_at;
 static void
 s_status_during (void)
 {
-    if (s_status_seen || dfx_now_ms () < s_status_at)
+    if (s_status_seen || ufo_time_mono_ms () < s_status_at)
         return;
     char out [500];
     snprintf (out, sizeof out, "%s/status-during.out", afx_.broker.dir);
@@ -463,7 +463,7 @@ UFO_TEST (test_live_progress_plain)
     REQUIRE (started == 0);
     const char *jargs [] = { "Nothing to do", "--device", "t0", "--task", "live-json", "--yes", NULL };
     s_status_seen = NULL;
-    s_status_at = dfx_now_ms () + 1500;
+    s_status_at = ufo_time_mono_ms () + 1500;
     CHECK_INT (hfx_run (jargs, NULL, s_status_during), 0);
     //  `ufo status` while the model was being asked: the session by its task name, its device,
     //  its state and the HostAgent that runs it, by its full name
@@ -583,8 +583,8 @@ s_tmux_run (const char *task, bool no_color, char **live_p, char **final_p)
               afx_.broker.cmd);
     if (system (cmd) != 0)
         return -1;
-    int64_t end = dfx_now_ms () + 120000;
-    while (dfx_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + 120000;
+    while (ufo_time_mono_ms () < end) {
         char *pane = s_tmux_capture (false);
         if (pane && strstr (pane, "\xE2\x8F\xB3 step") && strstr (pane, "retry 2") && !*live_p)
             *live_p = ufo_strdup (pane);

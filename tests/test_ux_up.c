@@ -43,9 +43,9 @@ s_spawn (const char *const *args, const char *out)
 static int
 s_wait (pid_t pid, int timeout_ms)
 {
-    int64_t end = s_now_ms () + timeout_ms;
+    int64_t end = ufo_time_mono_ms () + timeout_ms;
     int status;
-    while (s_now_ms () < end) {
+    while (ufo_time_mono_ms () < end) {
         if (waitpid (pid, &status, WNOHANG) == pid)
             return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
         usleep (20000);
@@ -59,10 +59,10 @@ s_wait (pid_t pid, int timeout_ms)
 static int
 s_run (const char *const *args, const char *out, int timeout_ms, int64_t *took_ms)
 {
-    int64_t t0 = s_now_ms ();
+    int64_t t0 = ufo_time_mono_ms ();
     int rc = s_wait (s_spawn (args, out), timeout_ms);
     if (took_ms)
-        *took_ms = s_now_ms () - t0;
+        *took_ms = ufo_time_mono_ms () - t0;
     return rc;
 }
 

@@ -33,14 +33,6 @@ s_done (ufo_value_t **results_p, const char *error, void *arg)
     snprintf (got->error, sizeof got->error, "%s", error ? error : "");
 }
 
-static int64_t
-s_now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 //  Runs one search to its end (bounded: 20 s). *elapsed_ms_p gets its duration.
 static void
 s_search (const char *provider, const char *path, const char *key, long timeout_ms, size_t count,
@@ -52,14 +44,14 @@ s_search (const char *provider, const char *path, const char *key, long timeout_
     ufo_websearch_opts_t opts = { provider, endpoint, key, timeout_ms, count, 40 };
     ufo_http_t *http = ufo_http_new ();
     ufo_error_t err = {0};
-    int64_t start = s_now_ms ();
+    int64_t start = ufo_time_mono_ms ();
     if (ufo_websearch_start (http, &opts, query, s_done, got, &err) < 0) {
         snprintf (got->error, sizeof got->error, "start: %s", err.message);
         got->done = true;
     }
     if (!got->done)
         ufo_http_wait (http, &got->done, 20000);
-    *elapsed_ms_p = s_now_ms () - start;
+    *elapsed_ms_p = ufo_time_mono_ms () - start;
     ufo_http_destroy (&http);
 }
 

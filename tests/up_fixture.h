@@ -1,5 +1,5 @@
 /*  up_fixture.h - helpers for the tests that start `ufo up` itself (test_ufo_up.c,
-    test_ux_up.c): the monotonic clock, up.json of the test's run directory, its children's
+    test_ux_up.c): up.json of the test's run directory, its children's
     pids, and whether a pid still runs (a zombie does not); files are read with test_files.h.
     Header-only; the including test defines `static char s_dir [256]` (its directory, with
     the run directory at s_dir/run) before including it. */
@@ -7,14 +7,6 @@
 #define UP_FIXTURE_H_INCLUDED
 
 #include "test_files.h"
-
-static int64_t
-s_now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 //  up.json of s_dir/run (caller owns), or NULL when there is none.
 static ufo_value_t *

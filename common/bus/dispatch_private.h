@@ -92,6 +92,16 @@ void ufo_link_run (ufo_link_t *self, void *pipe,
 //  chance to reach the broker before the link is destroyed.
 void ufo_link_drain (ufo_link_t *self, int timeout_ms);
 
+//  Serves the link from the caller's loop instead of an actor (ufo_worker_new_in_loop,
+//  ufo_tasks_new_in_loop): a loop source that services the link (timers, socket, outbox) and
+//  then hands each event the owner's handlers pushed onto pending (a list, borrowed; at most
+//  256 a turn) to deliver, which may take *event_p. Connects at once. The source goes with
+//  ufo_link_destroy.
+typedef struct _ufo_loop_t ufo_loop_t;
+typedef void (ufo_link_deliver_fn) (void *owner, ufo_value_t **event_p);
+void ufo_link_attach (ufo_link_t *self, ufo_loop_t *loop, ufo_value_t *pending, ufo_link_deliver_fn *deliver,
+                      void *owner);
+
 //  "<prefix>@<host>:<pid>" into out.
 void ufo_link_default_name (char *out, size_t size, const char *prefix);
 

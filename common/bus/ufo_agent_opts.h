@@ -33,11 +33,25 @@ typedef struct {
 #define UFO_AGENT_OPT_NAME      0x01u   //  --name
 #define UFO_AGENT_OPT_PROMPTS   0x02u   //  --prompts
 
+//  Parses argv [1..argc-1] with getopt_long against two tables (each ended by an entry with
+//  option NULL; NULL for none): `values`, options that take one value ("--x V" or "--x=V",
+//  stored in *slot), and `flags`, options without one (*slot is set to the option's name
+//  when it is given). Also accepts --help / -h (usage to stdout) and --version / -V
+//  ("<program> (ufobus) <version>"). A long option may be abbreviated to any unambiguous
+//  prefix. Returns 0 when the process should go on, or -1 when it should exit with
+//  *exit_code: 0 after --help / --version, 2 after an unknown (or ambiguous) option, a
+//  missing value, a value given to a flag, or an argument that is not an option, with
+//  "<program>: unknown option "ARG"" or "<program>: missing value after "ARG"" and the
+//  usage on stderr. The one option parser of the binaries (ufo-broker, ufo-host, ufo-app,
+//  ufo-eval).
+int ufo_agent_opts_parse_table (const char *program, int argc, char **argv, const ufo_agent_opt_t *values,
+                                const ufo_agent_opt_t *flags, void (*usage) (FILE *out), int *exit_code);
+
 //  Parses argv [1..argc-1] into self (self->program must be set; the other fields are
 //  cleared first). Accepts the common options except those flagged in `without`, the
 //  caller's own from `extra` (a table ended by an entry with option NULL; NULL for none),
 //  and --help / -h (usage to stdout) and --version / -V ("<program> (ufobus) <version>").
-//  Every option takes one value. Returns 0 when the process should go on, or -1 when it
+//  Every option takes one value (ufo_agent_opts_parse_table's rules). Returns 0 when the process should go on, or -1 when it
 //  should exit with *exit_code: 0 after --help / --version, 2 after an unknown option or a
 //  missing value (message and usage on stderr). usage prints the caller's usage text.
 int ufo_agent_opts_parse (ufo_agent_opts_t *self, int argc, char **argv,
@@ -57,6 +71,11 @@ ufo_config_t *ufo_agent_start (ufo_agent_opts_t *self, int *exit_code);
 //  SIGPIPE. czmq installs its own SIGTERM / SIGINT handlers when its first socket or actor
 //  is created: call this again (or only) after that, else the signals never reach the flag.
 void ufo_agent_signals_install (void);
+
+//  The read end of a non-blocking self-pipe that the handlers above write one byte to, so a
+//  loop (ufo_loop_stop_on) wakes up on a signal whichever thread took it. -1 before
+//  ufo_agent_signals_install.
+int ufo_agent_signal_fd (void);
 
 //  The process's stop flag: non-zero once SIGTERM or SIGINT arrived (after
 //  ufo_agent_signals_install). Never NULL.

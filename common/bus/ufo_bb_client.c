@@ -162,7 +162,7 @@ ufo_bb_client_send (ufo_bb_client_t *self, const char *type, ufo_value_t **body_
         ufo_value_destroy (body_p);
     }
     else
-        ufo_bb_mp_map (buf, 0);
+        ufo_mp_put_map (buf, 0);
     zmsg_t *zmsg = zmsg_new ();
     zmsg_addmem (zmsg, buf->data, buf->len);
     if (frame)

@@ -218,46 +218,6 @@ s_decode_items (ufo_value_t **body_p, ufo_bb_request_t *req, const ufo_bb_limits
     return 0;
 }
 
-//  Best effort: reads the id (third field) of an envelope that is too large or malformed to
-//  decode in full, so the error reply can still be correlated. Leaves out empty otherwise.
-static void
-s_peek_id (const uint8_t *p, size_t len, char out [65])
-{
-    size_t off = 0;
-    if (len < 1 || (p [0] != 0x97 && p [0] != 0xdc))
-        return;
-    off = p [0] == 0x97 ? 1 : 3;
-    if (off >= len || p [off] > 0x7f)       //  version: a positive fixint
-        return;
-    off++;
-    for (int field = 0; field < 2; field++) {
-        if (off >= len)
-            return;
-        size_t slen;
-        if ((p [off] & 0xe0) == 0xa0) {
-            slen = p [off] & 0x1f;
-            off++;
-        }
-        else
-        if (p [off] == 0xd9 && off + 1 < len) {
-            slen = p [off + 1];
-            off += 2;
-        }
-        else
-            return;
-        if (slen > len - off)
-            return;
-        if (field == 1 && slen <= 64) {
-            for (size_t i = 0; i < slen; i++)
-                if (p [off + i] < 0x20 || p [off + i] > 0x7e)
-                    return;
-            memcpy (out, p + off, slen);
-            out [slen] = 0;
-        }
-        off += slen;
-    }
-}
-
 int
 ufo_bb_request_decode_tree (ufo_bb_request_t *req, const void *const *frames, const size_t *sizes,
                             size_t nframes, const ufo_bb_limits_t *limits, ufo_error_t *err)
@@ -271,14 +231,14 @@ ufo_bb_request_decode_tree (ufo_bb_request_t *req, const void *const *frames, co
     if (nframes == 0)
         return ufo_error_set (err, UFO_E_INVALID, "request has no envelope frame");
     if (sizes [0] > limits->max_message_bytes) {
-        s_peek_id ((const uint8_t *) frames [0], sizes [0], req->id);
+        ufo_bb_peek_id (frames [0], sizes [0], req->id);
         return ufo_error_set (err, UFO_E_TOO_LARGE, "request frame of %zu bytes exceeds max_message_bytes %zu",
                               sizes [0], limits->max_message_bytes);
     }
     ufo_msg_limits_t msg_limits = { limits->max_message_bytes, 32 };
     ufo_msg_t *msg = ufo_msg_decode (frames [0], sizes [0], &msg_limits, err);
     if (!msg) {
-        s_peek_id ((const uint8_t *) frames [0], sizes [0], req->id);
+        ufo_bb_peek_id (frames [0], sizes [0], req->id);
         return -1;
     }
     snprintf (req->id, sizeof req->id, "%s", ufo_msg_id (msg));
@@ -375,7 +335,7 @@ ufo_bb_encode_ok (ufo_buf_t *buf, const char *id, ufo_value_t **body_p)
         ufo_value_destroy (body_p);
     }
     else
-        ufo_bb_mp_map (buf, 0);
+        ufo_mp_put_map (buf, 0);
 }
 
 void
@@ -415,113 +375,6 @@ ufo_bb_topic_prefix (char *out, size_t size, const char *board)
     return n < 0 ? 0 : (size_t) n < size ? (size_t) n : size - 1;
 }
 
-//  --- Raw msgpack writers, for bodies assembled without building a value tree ---
-
-//  The writers below reserve once and write in place (the broker's hot path writes a dozen
-//  pieces per message).
-static inline uint8_t *
-s_room (ufo_buf_t *buf, size_t n)
-{
-    if (UFO_UNLIKELY (!buf->data || buf->len + n + 1 > buf->cap))
-        ufo_buf_reserve (buf, n);
-    return (uint8_t *) buf->data + buf->len;
-}
-
-static inline void
-s_done (ufo_buf_t *buf, const uint8_t *end)
-{
-    buf->len = (size_t) (end - (const uint8_t *) buf->data);
-    buf->data [buf->len] = 0;
-}
-
-static inline uint8_t *
-s_put_header (uint8_t *p, uint8_t fix, uint8_t m16, uint8_t m32, uint32_t n, uint32_t fixmax)
-{
-    if (n <= fixmax)
-        *p++ = (uint8_t) (fix | n);
-    else
-    if (n <= 0xffff) {
-        *p++ = m16;
-        *p++ = (uint8_t) (n >> 8);
-        *p++ = (uint8_t) n;
-    }
-    else {
-        *p++ = m32;
-        for (int i = 3; i >= 0; i--)
-            *p++ = (uint8_t) (n >> (8 * i));
-    }
-    return p;
-}
-
-void
-ufo_bb_mp_header (ufo_buf_t *buf, uint8_t fix, uint8_t m16, uint8_t m32, uint32_t n, uint32_t fixmax)
-{
-    s_done (buf, s_put_header (s_room (buf, 5), fix, m16, m32, n, fixmax));
-}
-
-void
-ufo_bb_mp_map (ufo_buf_t *buf, uint32_t pairs)
-{
-    ufo_bb_mp_header (buf, 0x80, 0xde, 0xdf, pairs, 15);
-}
-
-void
-ufo_bb_mp_array (ufo_buf_t *buf, uint32_t items)
-{
-    ufo_bb_mp_header (buf, 0x90, 0xdc, 0xdd, items, 15);
-}
-
-void
-ufo_bb_mp_str (ufo_buf_t *buf, const char *s)
-{
-    ufo_bb_mp_strn (buf, s, strlen (s));
-}
-
-void
-ufo_bb_mp_strn (ufo_buf_t *buf, const char *s, size_t len)
-{
-    uint8_t *p = s_room (buf, len + 5);
-    if (len < 32)
-        *p++ = (uint8_t) (0xa0 | len);
-    else
-    if (len <= 0xff) {
-        *p++ = 0xd9;
-        *p++ = (uint8_t) len;
-    }
-    else
-        p = s_put_header (p, 0, 0xda, 0xdb, (uint32_t) len, 0);
-    memcpy (p, s, len);
-    s_done (buf, p + len);
-}
-
-void
-ufo_bb_mp_uint (ufo_buf_t *buf, uint64_t v)
-{
-    //  the smallest form (docs/PROTOCOL.md 1.2), as ufo_msgpack writes integers
-    uint8_t *p = s_room (buf, 9);
-    int n = v < 128 ? 0 : v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8;
-    if (n == 0)
-        *p++ = (uint8_t) v;
-    else {
-        *p++ = n == 1 ? 0xcc : n == 2 ? 0xcd : n == 4 ? 0xce : 0xcf;
-        for (int i = n - 1; i >= 0; i--)
-            *p++ = (uint8_t) (v >> (8 * i));
-    }
-    s_done (buf, p);
-}
-
-void
-ufo_bb_mp_nil (ufo_buf_t *buf)
-{
-    ufo_buf_putc (buf, (char) 0xc0);
-}
-
-void
-ufo_bb_mp_bool (ufo_buf_t *buf, bool v)
-{
-    ufo_buf_putc (buf, (char) (v ? 0xc3 : 0xc2));
-}
-
 void
 ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id, const char *sender)
 {
@@ -531,19 +384,8 @@ ufo_bb_envelope_head (ufo_buf_t *buf, const char *type, const char *id, const ch
 void
 ufo_bb_envelope_head_at (ufo_buf_t *buf, const char *type, const char *id, const char *sender, int64_t now)
 {
-    //  Written by hand (same bytes as ufo_msg_encode, section 1.2 of docs/PROTOCOL.md) so
-    //  that the hot path needs no allocation and no random id per message.
-    uint8_t *p = s_room (buf, 2);
-    *p++ = 0x97;
-    *p++ = UFO_MSG_VERSION;
-    s_done (buf, p);
-    ufo_bb_mp_str (buf, type);
-    ufo_bb_mp_str (buf, id ? id : "");
-    ufo_bb_mp_str (buf, sender ? sender : "");
-    p = s_room (buf, 1);
-    *p++ = 0xa0;                        //  session: ""
-    s_done (buf, p);
-    ufo_bb_mp_uint (buf, now > 0 ? (uint64_t) now : 0);
+    //  no allocation and no random id per message (the broker's hot path)
+    ufo_msg_encode_head (buf, type, id, sender, "", now > 0 ? now : 0);
 }
 
 int
@@ -584,31 +426,6 @@ ufo_bb_endpoint (const char *configured, const char *which, char *out, size_t si
 //  "item", a possible "blob" key, a limit reached, an error) returns false and goes to the
 //  tree decoder, which gives the verdict and the error messages.
 
-//  Reads a str header + body (ASCII or not; the caller checks the content).
-static bool
-s_fast_str (const uint8_t **p, const uint8_t *end, const uint8_t **s, size_t *len)
-{
-    const uint8_t *q = *p;
-    if (q >= end)
-        return false;
-    size_t n;
-    if ((*q & 0xE0) == 0xA0)
-        n = *q++ & 0x1F;
-    else
-    if (*q == 0xD9 && end - q >= 2) {
-        n = q [1];
-        q += 2;
-    }
-    else
-        return false;
-    if (n > (size_t) (end - q))
-        return false;
-    *s = q;
-    *len = n;
-    *p = q + n;
-    return true;
-}
-
 static bool
 s_fast_add (ufo_bb_request_t *req, const uint8_t *frame, size_t size, const ufo_bb_limits_t *limits)
 {
@@ -618,25 +435,30 @@ s_fast_add (ufo_bb_request_t *req, const uint8_t *frame, size_t size, const ufo_
     if (ufo_msg_decode_head (frame, size, &msg_limits, &head, &off, NULL) != 0)
         return false;
     bool ok = strcmp (head.type, "bb.add") == 0;
-    const uint8_t *p = frame + off, *end = frame + size;
-    ok = ok && p < end && *p++ == 0x83;             //  a map of exactly three pairs
-    const uint8_t *board = NULL, *items = NULL, *items_end = NULL;
-    size_t board_len = 0, count = 0;
+    ufo_mp_reader_t r;
+    ufo_mp_reader_init (&r, frame, size);
+    r.p += off;
+    uint32_t pairs = 0;
+    ok = ok && ufo_mp_read_map (&r, &pairs) == 0 && pairs == 3;
+    const char *board = NULL;
+    const uint8_t *items = NULL, *items_end = NULL;
+    size_t board_len = 0;
+    uint32_t count = 0;
     int memory = -1;
     for (int pair = 0; ok && pair < 3; pair++) {
-        const uint8_t *key, *s = NULL;
+        const char *key, *s = NULL;
         size_t key_len, len = 0;
-        ok = s_fast_str (&p, end, &key, &key_len);
+        ok = ufo_mp_read_str (&r, &key, &key_len) == 0;
         if (!ok)
             break;
         if (key_len == 5 && memcmp (key, "board", 5) == 0 && !board) {
-            ok = s_fast_str (&p, end, &s, &len) && ufo_bb_board_valid ((const char *) s, len);
+            ok = ufo_mp_read_str (&r, &s, &len) == 0 && ufo_bb_board_valid (s, len);
             board = s;
             board_len = len;
         }
         else
         if (key_len == 6 && memcmp (key, "memory", 6) == 0 && memory < 0) {
-            ok = s_fast_str (&p, end, &s, &len);
+            ok = ufo_mp_read_str (&r, &s, &len) == 0;
             for (int m = 0; ok && m < 4 && memory < 0; m++)
                 if (strlen (s_memory_names [m]) == len && memcmp (s, s_memory_names [m], len) == 0)
                     memory = m;
@@ -644,34 +466,26 @@ s_fast_add (ufo_bb_request_t *req, const uint8_t *frame, size_t size, const ufo_
         }
         else
         if (key_len == 5 && memcmp (key, "items", 5) == 0 && !items) {
-            if (p < end && (*p & 0xF0) == 0x90)
-                count = *p++ & 0x0F;
-            else
-            if (end - p >= 3 && *p == 0xDC) {
-                count = ((size_t) p [1] << 8) | p [2];
-                p += 3;
-            }
-            else
-                ok = false;
-            ok = ok && count >= 1 && count <= limits->max_batch_items && count <= (size_t) (end - p);
+            ok = ufo_mp_read_array (&r, &count) == 0
+              && count >= 1 && count <= limits->max_batch_items && count <= ufo_mp_left (&r);
             if (!ok)
                 break;
-            items = p;
+            items = r.p;
             s_ends_reserve (req, count);
             for (size_t i = 0; ok && i < count; i++) {
                 bool blob;
-                size_t n = ufo_msgpack_scan_plain_map (p, (size_t) (end - p), 2, 32, "blob", &blob);
+                size_t n = ufo_msgpack_scan_plain_map (r.p, ufo_mp_left (&r), 2, 32, "blob", &blob);
                 ok = n > 0 && n <= limits->max_item_bytes && !blob;
-                p += n;
-                req->item_ends [i] = (uint32_t) (p - items);
+                r.p += n;
+                req->item_ends [i] = (uint32_t) (r.p - items);
             }
-            items_end = p;
+            items_end = r.p;
             ok = ok && (size_t) (items_end - items) <= UFO_BB_MAX_RECORD - 65536;
         }
         else
             ok = false;
     }
-    ok = ok && p == end && board && items;
+    ok = ok && !ufo_mp_left (&r) && board && items;
     if (ok) {
         req->type = UFO_BB_REQ_ADD;
         memcpy (req->type_name, "bb.add", 7);
@@ -707,67 +521,22 @@ ufo_bb_request_decode (ufo_bb_request_t *req, const void *const *frames, const s
 
 //  --- Lenient reading of a rejected envelope's id --------------------------------------
 
-//  Skips a msgpack str at *p, giving its bytes; false when it is not a str or is cut.
-static bool
-s_peek_idstr (const uint8_t **p, const uint8_t *end, const uint8_t **data, size_t *len)
-{
-    if (*p >= end)
-        return false;
-    uint8_t b = *(*p)++;
-    size_t n, head = 0;
-    if ((b & 0xe0) == 0xa0)
-        n = b & 0x1f;
-    else
-    if (b == 0xd9)
-        head = 1;
-    else
-    if (b == 0xda)
-        head = 2;
-    else
-    if (b == 0xdb)
-        head = 4;
-    else
-        return false;
-    if (head) {
-        if ((size_t) (end - *p) < head)
-            return false;
-        n = 0;
-        for (size_t i = 0; i < head; i++)
-            n = n << 8 | *(*p)++;
-    }
-    if ((size_t) (end - *p) < n)
-        return false;
-    *data = *p;
-    *len = n;
-    *p += n;
-    return true;
-}
-
 bool
 ufo_bb_peek_id (const void *frame, size_t len, char id [65])
 {
     id [0] = 0;
-    const uint8_t *p = frame, *end = p + len;
     if (!frame || len < 3)
         return false;
-    uint8_t b = *p++;
-    size_t skip = b == 0xdc ? 2 : b == 0xdd ? 4 : 0;
-    if (!skip && (b & 0xf0) != 0x90)
-        return false;
-    if ((size_t) (end - p) <= skip)
-        return false;
-    p += skip;
-    b = *p++;                               //  version: any int
-    static const uint8_t s_int_len [] = { 1, 2, 4, 8 };
-    skip = b >= 0xcc && b <= 0xcf ? s_int_len [b - 0xcc] : b >= 0xd0 && b <= 0xd3 ? s_int_len [b - 0xd0] : 0;
-    if (!skip && b > 0x7f && b < 0xe0)
-        return false;
-    if ((size_t) (end - p) < skip)
-        return false;
-    p += skip;
-    const uint8_t *data;
-    size_t n;
-    if (p >= end || !s_peek_idstr (&p, end, &data, &n) || !s_peek_idstr (&p, end, &data, &n))
+    ufo_mp_reader_t r;
+    ufo_mp_reader_init (&r, frame, len);
+    uint32_t count;
+    int64_t version;
+    uint64_t uversion;
+    const char *type, *data;
+    size_t type_len, n;
+    if (ufo_mp_read_array (&r, &count)
+    ||  (ufo_mp_read_int (&r, &version) && ufo_mp_read_uint (&r, &uversion))      //  version: any int
+    ||  ufo_mp_read_str (&r, &type, &type_len) || ufo_mp_read_str (&r, &data, &n))
         return false;
     if (n > 64 || memchr (data, 0, n) || !ufo_utf8_valid (data, n))
         return false;

@@ -142,19 +142,17 @@ size_t ufo_bb_topic_prefix (char *out, size_t size, const char *board);
 //  created, or the path is too long for an ipc endpoint).
 int ufo_bb_endpoint (const char *configured, const char *which, char *out, size_t size, ufo_error_t *err);
 
-//  Raw msgpack writers for bodies assembled piece by piece (the broker's snapshot replies
-//  and events, which must not copy every item into a new tree). Integers are written
-//  unsigned (positive fixint or uint64). _strn writes len bytes of s; UFO_BB_MP_LIT writes a
-//  string literal without measuring it at run time.
-void ufo_bb_mp_header (ufo_buf_t *buf, uint8_t fix, uint8_t m16, uint8_t m32, uint32_t n, uint32_t fixmax);
-void ufo_bb_mp_map (ufo_buf_t *buf, uint32_t pairs);
-void ufo_bb_mp_array (ufo_buf_t *buf, uint32_t items);
-void ufo_bb_mp_str (ufo_buf_t *buf, const char *s);
-void ufo_bb_mp_strn (ufo_buf_t *buf, const char *s, size_t len);
-#define UFO_BB_MP_LIT(buf, lit) ufo_bb_mp_strn ((buf), (lit), sizeof (lit) - 1)
-void ufo_bb_mp_uint (ufo_buf_t *buf, uint64_t v);
-void ufo_bb_mp_nil (ufo_buf_t *buf);
-void ufo_bb_mp_bool (ufo_buf_t *buf, bool v);
+//  The broker's older names for the msgpack writer of ufo_msgpack.h (the same functions,
+//  no second implementation; kept so that the broker's call sites need not all change at
+//  once). New code calls ufo_mp_put_* directly.
+#define ufo_bb_mp_map ufo_mp_put_map
+#define ufo_bb_mp_array ufo_mp_put_array
+#define ufo_bb_mp_str ufo_mp_put_cstr
+#define ufo_bb_mp_strn ufo_mp_put_str
+#define UFO_BB_MP_LIT UFO_MP_PUT_LIT
+#define ufo_bb_mp_uint ufo_mp_put_uint
+#define ufo_bb_mp_nil ufo_mp_put_nil
+#define ufo_bb_mp_bool ufo_mp_put_bool
 
 //  Appends the first six fields of an envelope (version 1, type, id, sender, empty session,
 //  the current time) WITHOUT the body: the caller must append exactly one msgpack value (the

@@ -1,8 +1,8 @@
 /*  ufo_msg.c - the versioned message envelope (see ufo_msg.h and docs/PROTOCOL.md).
 
-    Encoding writes the fixed header fields directly (smallest msgpack encodings) and the
-    body with ufo_msgpack_append. Decoding reads the header with a small strict reader of
-    our own, so every field gets a precise error, then hands the remaining bytes to
+    Encoding writes the fixed header fields with the msgpack writer (smallest encodings) and
+    the body with ufo_msgpack_append. Decoding reads the header with the msgpack reader
+    (ufo_msgpack.h), giving every field a precise error, then hands the remaining bytes to
     ufo_msgpack_decode, which must consume them exactly (trailing bytes are an error). */
 #include "ufo_prelude.h"
 #include <sys/random.h>
@@ -175,47 +175,17 @@ ufo_msg_take_body (ufo_msg_t *self)
 //  --------------------------------------------------------------------------
 //  Encoding
 
-static void
-s_put_be (ufo_buf_t *buf, uint8_t lead, uint64_t v, int bytes)
+void
+ufo_msg_encode_head (ufo_buf_t *buf, const char *type, const char *id, const char *sender, const char *session,
+                     int64_t timestamp)
 {
-    uint8_t out [9];
-    out [0] = lead;
-    for (int i = 0; i < bytes; i++)
-        out [1 + i] = (uint8_t) (v >> (8 * (bytes - 1 - i)));
-    ufo_buf_append (buf, out, (size_t) bytes + 1);
-}
-
-static void
-s_put_int (ufo_buf_t *buf, int64_t v)
-{
-    if (v >= 0) {
-        uint64_t u = (uint64_t) v;
-        if (u < 0x80)         ufo_buf_putc (buf, (char) u);
-        else if (u <= 0xff)   s_put_be (buf, 0xcc, u, 1);
-        else if (u <= 0xffff) s_put_be (buf, 0xcd, u, 2);
-        else if (u <= 0xffffffffu) s_put_be (buf, 0xce, u, 4);
-        else                  s_put_be (buf, 0xcf, u, 8);
-    }
-    else {
-        if (v >= -32)           ufo_buf_putc (buf, (char) (uint8_t) (int8_t) v);
-        else if (v >= INT8_MIN) s_put_be (buf, 0xd0, (uint64_t) v, 1);
-        else if (v >= INT16_MIN) s_put_be (buf, 0xd1, (uint64_t) v, 2);
-        else if (v >= INT32_MIN) s_put_be (buf, 0xd2, (uint64_t) v, 4);
-        else                    s_put_be (buf, 0xd3, (uint64_t) v, 8);
-    }
-}
-
-static void
-s_put_str (ufo_buf_t *buf, const char *s)
-{
-    size_t len = strlen (s);
-    //  Header fields are at most 128 bytes, so fixstr or str8 always suffice.
-    assert (len <= 0xff);
-    if (len < 32)
-        ufo_buf_putc (buf, (char) (0xa0 | len));
-    else
-        s_put_be (buf, 0xd9, len, 1);
-    ufo_buf_append (buf, s, len);
+    ufo_mp_put_array (buf, 7);
+    ufo_mp_put_int (buf, UFO_MSG_VERSION);
+    ufo_mp_put_cstr (buf, type);
+    ufo_mp_put_cstr (buf, id ? id : "");
+    ufo_mp_put_cstr (buf, sender ? sender : "");
+    ufo_mp_put_cstr (buf, session ? session : "");
+    ufo_mp_put_int (buf, timestamp);
 }
 
 void
@@ -223,71 +193,41 @@ ufo_msg_encode (const ufo_msg_t *self, ufo_buf_t *buf)
 {
     assert (self);
     assert (buf);
-    ufo_buf_putc (buf, (char) 0x97);            //  fixarray of 7
-    s_put_int (buf, UFO_MSG_VERSION);
-    s_put_str (buf, self->h.type);
-    s_put_str (buf, self->h.id);
-    s_put_str (buf, self->h.sender);
-    s_put_str (buf, self->h.session);
-    s_put_int (buf, self->h.timestamp);
+    ufo_msg_encode_head (buf, self->h.type, self->h.id, self->h.sender, self->h.session, self->h.timestamp);
     ufo_msgpack_append (buf, self->body);
 }
 
 //  --------------------------------------------------------------------------
-//  Decoding: a strict reader for the header
+//  Decoding: the header, read with the msgpack reader (ufo_msgpack.h) so that every field
+//  gets a precise error
 
 typedef struct {
-    const uint8_t *start;
-    const uint8_t *p;
-    const uint8_t *end;
+    ufo_mp_reader_t mp;
     ufo_error_t *err;
 } s_reader_t;
 
 static size_t
 s_off (const s_reader_t *r)
 {
-    return (size_t) (r->p - r->start);
+    return ufo_mp_offset (&r->mp);
 }
 
-//  Names the msgpack type announced by a lead byte, for error messages.
-static const char *
-s_lead_name (uint8_t b)
-{
-    if (b <= 0x7f || b >= 0xe0 || (b >= 0xcc && b <= 0xd3)) return "int";
-    if ((b >= 0xa0 && b <= 0xbf) || (b >= 0xd9 && b <= 0xdb)) return "str";
-    if ((b >= 0x90 && b <= 0x9f) || b == 0xdc || b == 0xdd) return "array";
-    if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf) return "map";
-    if (b == 0xc0) return "nil";
-    if (b == 0xc2 || b == 0xc3) return "bool";
-    if (b == 0xca || b == 0xcb) return "float";
-    if (b >= 0xc4 && b <= 0xc6) return "bin";
-    if ((b >= 0xc7 && b <= 0xc9) || (b >= 0xd4 && b <= 0xd8)) return "ext";
-    return "invalid byte";
-}
-
-//  Reads an n-byte big-endian unsigned number. Returns -1 (truncated) if it is not there.
+//  The error of a head or number cut by the end of the frame.
 static int
-s_read_be (s_reader_t *r, int bytes, uint64_t *out)
+s_truncated (s_reader_t *r)
 {
-    if (r->end - r->p < bytes)
-        return ufo_error_set_at (r->err, UFO_E_TRUNCATED, (size_t) (r->end - r->start),
-                                 "envelope: frame ends inside a length or number");
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++)
-        v = (v << 8) | r->p [i];
-    r->p += bytes;
-    *out = v;
-    return 0;
+    return ufo_error_set_at (r->err, UFO_E_TRUNCATED, (size_t) (r->mp.end - r->mp.start),
+                             "envelope: frame ends inside a length or number");
 }
 
 //  Checks that a lead byte is present; returns it via *lead (not consumed).
 static int
 s_peek (s_reader_t *r, const char *field, uint8_t *lead)
 {
-    if (r->p >= r->end)
+    if (!ufo_mp_left (&r->mp))
         return ufo_error_set_at (r->err, UFO_E_TRUNCATED, s_off (r),
                                  "envelope: frame ends before field '%s'", field);
-    *lead = *r->p;
+    *lead = *r->mp.p;
     if (*lead == 0xc1)
         return ufo_error_set_at (r->err, UFO_E_SYNTAX, s_off (r),
                                  "envelope: invalid msgpack byte 0xc1 at field '%s'", field);
@@ -301,32 +241,17 @@ s_read_int (s_reader_t *r, const char *field, int64_t *out)
     if (s_peek (r, field, &b))
         return -1;
     size_t at = s_off (r);
-    uint64_t u = 0;
-    if (b <= 0x7f) { r->p++; *out = b; return 0; }
-    if (b >= 0xe0) { r->p++; *out = (int8_t) b; return 0; }
-    if (b >= 0xcc && b <= 0xcf) {
-        r->p++;
-        if (s_read_be (r, 1 << (b - 0xcc), &u))
-            return -1;
-        if (u > (uint64_t) INT64_MAX)
-            return ufo_error_set_at (r->err, UFO_E_RANGE, at,
-                                     "envelope: field '%s' is %" PRIu64 ", beyond int64", field, u);
-        *out = (int64_t) u;
-        return 0;
+    int rc = ufo_mp_read_int (&r->mp, out);
+    if (rc == UFO_E_RANGE) {
+        uint64_t u = 0;
+        ufo_mp_read_uint (&r->mp, &u);
+        return ufo_error_set_at (r->err, UFO_E_RANGE, at,
+                                 "envelope: field '%s' is %" PRIu64 ", beyond int64", field, u);
     }
-    if (b >= 0xd0 && b <= 0xd3) {
-        r->p++;
-        int bytes = 1 << (b - 0xd0);
-        if (s_read_be (r, bytes, &u))
-            return -1;
-        if (bytes == 1) *out = (int8_t) u;
-        else if (bytes == 2) *out = (int16_t) u;
-        else if (bytes == 4) *out = (int32_t) u;
-        else *out = (int64_t) u;
-        return 0;
-    }
-    return ufo_error_set_at (r->err, UFO_E_TYPE, at,
-                             "envelope: field '%s' must be int, found %s", field, s_lead_name (b));
+    if (rc == UFO_E_TYPE)
+        return ufo_error_set_at (r->err, UFO_E_TYPE, at,
+                                 "envelope: field '%s' must be int, found %s", field, ufo_mp_kind_name (b));
+    return rc ? s_truncated (r) : 0;
 }
 
 //  Reads a str (fixstr/str8/str16/str32) of at most max bytes; checks UTF-8 and no NUL.
@@ -337,39 +262,32 @@ s_read_str (s_reader_t *r, const char *field, size_t max, const char **s, size_t
     if (s_peek (r, field, &b))
         return -1;
     size_t at = s_off (r);
-    uint64_t n = 0;
-    if (b >= 0xa0 && b <= 0xbf) {
-        r->p++;
-        n = b & 0x1f;
-    }
-    else
-    if (b >= 0xd9 && b <= 0xdb) {
-        r->p++;
-        if (s_read_be (r, 1 << (b - 0xd9), &n))
-            return -1;
-    }
-    else
+    uint32_t n = 0;
+    int rc = ufo_mp_read_str_head (&r->mp, &n);
+    if (rc == UFO_E_TYPE)
         return ufo_error_set_at (r->err, UFO_E_TYPE, at,
-                                 "envelope: field '%s' must be str, found %s", field,
-                                 s_lead_name (b));
-    if (n > (uint64_t) (r->end - r->p))
-        return ufo_error_set_at (r->err, UFO_E_TRUNCATED, (size_t) (r->end - r->start),
-                                 "envelope: frame ends inside field '%s' (%" PRIu64 " bytes announced)",
+                                 "envelope: field '%s' must be str, found %s", field, ufo_mp_kind_name (b));
+    if (rc)
+        return s_truncated (r);
+    if (n > ufo_mp_left (&r->mp))
+        return ufo_error_set_at (r->err, UFO_E_TRUNCATED, (size_t) (r->mp.end - r->mp.start),
+                                 "envelope: frame ends inside field '%s' (%" PRIu32 " bytes announced)",
                                  field, n);
     if (n > max)
         return ufo_error_set_at (r->err, UFO_E_RANGE, at,
-                                 "envelope: field '%s' is %" PRIu64 " bytes, at most %zu allowed",
+                                 "envelope: field '%s' is %" PRIu32 " bytes, at most %zu allowed",
                                  field, n, max);
-    size_t bad = ufo_utf8_check (r->p, (size_t) n);
+    const uint8_t *body = r->mp.p;
+    size_t bad = ufo_utf8_check (body, n);
     if (bad < n)
         return ufo_error_set_at (r->err, UFO_E_UTF8, s_off (r) + bad,
                                  "envelope: field '%s' is not valid UTF-8", field);
-    if (memchr (r->p, 0, (size_t) n))
+    if (memchr (body, 0, n))
         return ufo_error_set_at (r->err, UFO_E_RANGE, at,
                                  "envelope: field '%s' contains a NUL byte", field);
-    *s = (const char *) r->p;
-    *len = (size_t) n;
-    r->p += n;
+    ufo_mp_take (&r->mp, n, &body);
+    *s = (const char *) body;
+    *len = n;
     return 0;
 }
 
@@ -406,22 +324,15 @@ s_decode_head (s_reader_t *r, const void *data, size_t len, const ufo_msg_limits
     uint8_t b = 0;
     if (s_peek (r, "envelope", &b))
         return -1;
-    uint64_t count = 0;
-    if (b >= 0x90 && b <= 0x9f) {
-        r->p++;
-        count = b & 0x0f;
-    }
-    else
-    if (b == 0xdc || b == 0xdd) {
-        r->p++;
-        if (s_read_be (r, b == 0xdc ? 2 : 4, &count))
-            return -1;
-    }
-    else {
+    uint32_t count = 0;
+    int rc = ufo_mp_read_array (&r->mp, &count);
+    if (rc == UFO_E_TYPE) {
         ufo_error_set_at (err, UFO_E_TYPE, 0, "envelope: frame must be a msgpack array, found %s",
-                          s_lead_name (b));
+                          ufo_mp_kind_name (b));
         return -1;
     }
+    if (rc)
+        return s_truncated (r);
     if (count == 0) {
         ufo_error_set_at (err, UFO_E_SYNTAX, 0, "envelope: empty array, expected 7 items");
         return -1;
@@ -438,7 +349,7 @@ s_decode_head (s_reader_t *r, const void *data, size_t len, const ufo_msg_limits
     }
     if (count != 7) {
         ufo_error_set_at (err, UFO_E_SYNTAX, 0,
-                          "envelope: array has %" PRIu64 " items, expected 7", count);
+                          "envelope: array has %" PRIu32 " items, expected 7", count);
         return -1;
     }
     const char *type;
@@ -466,8 +377,8 @@ int
 ufo_msg_decode_head (const void *data, size_t len, const ufo_msg_limits_t *limits, ufo_msg_head_t *head,
                      size_t *body_off, ufo_error_t *err)
 {
-    const uint8_t *end = data ? (const uint8_t *) data + len : NULL;   //  NULL data: refused below
-    s_reader_t reader = { (const uint8_t *) data, (const uint8_t *) data, end, err };
+    s_reader_t reader = { .err = err };
+    ufo_mp_reader_init (&reader.mp, data, len);     //  NULL data with len > 0: refused below
     if (s_decode_head (&reader, data, len, limits, head, err) != 0)
         return -1;
     *body_off = s_off (&reader);
@@ -478,8 +389,8 @@ ufo_msg_t *
 ufo_msg_decode (const void *data, size_t len, const ufo_msg_limits_t *limits, ufo_error_t *err)
 {
     size_t max_depth = limits && limits->max_depth ? limits->max_depth : UFO_MSG_DEFAULT_MAX_DEPTH;
-    const uint8_t *end = data ? (const uint8_t *) data + len : NULL;   //  NULL data: refused below
-    s_reader_t reader = { (const uint8_t *) data, (const uint8_t *) data, end, err };
+    s_reader_t reader = { .err = err };
+    ufo_mp_reader_init (&reader.mp, data, len);     //  NULL data with len > 0: refused below
     s_reader_t *r = &reader;
     ufo_msg_t *self = (ufo_msg_t *) ufo_calloc (1, sizeof (ufo_msg_t));
     if (s_decode_head (r, data, len, limits, &self->h, err) != 0)
@@ -488,7 +399,7 @@ ufo_msg_decode (const void *data, size_t len, const ufo_msg_limits_t *limits, uf
     //  the body's depth: a scalar body has depth 0, [] or {} depth 1.
     size_t body_at = s_off (r);
     ufo_msgpack_limits_t mlimits = { max_depth, 0 };
-    self->body = ufo_msgpack_decode (r->p, (size_t) (r->end - r->p), &mlimits, err);
+    self->body = ufo_msgpack_decode (r->mp.p, ufo_mp_left (&r->mp), &mlimits, err);
     if (!self->body) {
         if (err) {
             static const char prefix [] = "envelope: body: ";
@@ -509,7 +420,7 @@ failed:
 }
 
 //  --------------------------------------------------------------------------
-//  Ids and clocks
+//  Ids
 
 void
 ufo_msg_new_id (char out [33])
@@ -535,26 +446,5 @@ ufo_msg_new_id (char out [33])
         memcpy (raw, &a, 8);
         memcpy (raw + 8, &c, 8);
     }
-    static const char hex [] = "0123456789abcdef";
-    for (size_t i = 0; i < sizeof (raw); i++) {
-        out [2 * i] = hex [raw [i] >> 4];
-        out [2 * i + 1] = hex [raw [i] & 0x0f];
-    }
-    out [32] = 0;
-}
-
-int64_t
-ufo_time_now_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_REALTIME, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-int64_t
-ufo_time_mono_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    ufo_hex_encode (raw, sizeof (raw), out);
 }

@@ -51,6 +51,14 @@ ufo_value_t *ufo_msg_take_body (ufo_msg_t *self);
 //  Appends the wire encoding to buf.
 void ufo_msg_encode (const ufo_msg_t *self, ufo_buf_t *buf);
 
+//  Appends the first six items of an envelope (the array head, version, type, id, sender,
+//  session, timestamp) WITHOUT the body: the caller must append exactly one msgpack value
+//  (the body) next. NULL id, sender or session are written as "". The fields must be within
+//  the limits above (the caller's job: they are not checked here). ufo_msg_encode and the
+//  broker's in-place replies (ufo_bb_envelope_head) both write envelopes with it.
+void ufo_msg_encode_head (ufo_buf_t *buf, const char *type, const char *id, const char *sender, const char *session,
+                          int64_t timestamp);
+
 //  Decodes one frame. Returns a new message owned by the caller, or NULL with err filled in
 //  (UFO_E_SYNTAX, UFO_E_TRUNCATED, UFO_E_TYPE, UFO_E_VERSION, UFO_E_TOO_DEEP, UFO_E_TOO_LARGE,
 //  UFO_E_UTF8, UFO_E_RANGE). limits may be NULL for the defaults; a zero field in limits
@@ -77,8 +85,5 @@ int ufo_msg_decode_head (const void *data, size_t len, const ufo_msg_limits_t *l
 //  Writes a fresh unique id (32 lowercase hex characters + NUL) into out[33].
 void ufo_msg_new_id (char out [33]);
 
-//  Current wall-clock time in microseconds since the epoch, and monotonic milliseconds.
-int64_t ufo_time_now_us (void);
-int64_t ufo_time_mono_ms (void);
 
 #endif

@@ -3,6 +3,7 @@
 #include "ufo_msg.h"
 #include "ufo_cert.h"
 #include "dispatch_private.h"
+#include "ufo_loop.h"
 #include <czmq.h>
 
 enum { L_DOWN = 0, L_REG, L_UP };
@@ -35,13 +36,14 @@ struct _ufo_link_t {
     uint64_t counter;
     ufo_buf_t buf;
     zlistx_t *backlog;              //  events for the caller that did not fit in the pipe (zframe_t *)
+    //  in a loop (ufo_link_attach)
+    ufo_loop_t *loop;
+    int source_id;
+    int wait_ms;
+    ufo_value_t *pending;           //  borrowed from the owner
+    ufo_link_deliver_fn *deliver;
+    void *deliver_owner;
 };
-
-static int64_t
-s_now (void)
-{
-    return ufo_time_mono_ms ();
-}
 
 ufo_link_t *
 ufo_link_new (const char *endpoint, const char *routing_id, int ivl_ms, int liveness,
@@ -67,6 +69,8 @@ ufo_link_destroy (ufo_link_t **self_p)
     if (!self_p || !*self_p)
         return;
     ufo_link_t *self = *self_p;
+    if (self->loop)
+        ufo_loop_remove (self->loop, self->source_id);
     zsock_destroy (&self->dealer);
     for (size_t i = 0; i < self->nout; i++) {
         free (self->out [i].type);
@@ -111,14 +115,14 @@ s_connect (ufo_link_t *self)
     zsock_destroy (&self->dealer);
     self->dealer = zsock_new (ZMQ_DEALER);
     if (!self->dealer) {
-        self->reconnect_at = s_now () + self->backoff;
+        self->reconnect_at = ufo_time_mono_ms () + self->backoff;
         return;
     }
     ufo_error_t err;
     if (ufo_security_apply_client (self->dealer, self->server_key, self->cert_path, &err) != 0) {
         ufo_warn ("cannot secure the connection to %s: %s", self->endpoint, err.message);
         zsock_destroy (&self->dealer);
-        self->reconnect_at = s_now () + BACKOFF_MAX_MS;
+        self->reconnect_at = ufo_time_mono_ms () + BACKOFF_MAX_MS;
         return;
     }
     zsock_set_linger (self->dealer, 0);
@@ -131,11 +135,11 @@ s_connect (ufo_link_t *self)
     if (zsock_connect (self->dealer, "%s", self->endpoint) != 0) {
         ufo_warn ("cannot connect to %s: %s", self->endpoint, zmq_strerror (zmq_errno ()));
         zsock_destroy (&self->dealer);
-        self->reconnect_at = s_now () + self->backoff;
+        self->reconnect_at = ufo_time_mono_ms () + self->backoff;
         return;
     }
     self->state = L_REG;
-    self->last_rx = s_now ();
+    self->last_rx = ufo_time_mono_ms ();
     self->next_reg = 0;
 }
 
@@ -149,7 +153,7 @@ s_register (ufo_link_t *self)
     snprintf (id, sizeof id, "r%" PRIu64, ++self->counter);
     s_send (self, type, id, body);
     ufo_value_destroy (&body);
-    self->next_reg = s_now () + REG_RETRY_MS;
+    self->next_reg = ufo_time_mono_ms () + REG_RETRY_MS;
 }
 
 static void
@@ -158,7 +162,7 @@ s_down (ufo_link_t *self)
     bool was_up = self->state == L_UP;
     zsock_destroy (&self->dealer);
     self->state = L_DOWN;
-    self->reconnect_at = s_now () + self->backoff;
+    self->reconnect_at = ufo_time_mono_ms () + self->backoff;
     self->backoff = self->backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : self->backoff * 2;
     for (size_t i = 0; i < self->nout; i++)
         self->out [i].sent = false;
@@ -190,7 +194,7 @@ s_on_frame (ufo_link_t *self, const void *data, size_t len)
         ufo_warn ("broker sent an undecodable message: %s", err.message);
         return;
     }
-    self->last_rx = s_now ();
+    self->last_rx = ufo_time_mono_ms ();
     const char *type = ufo_msg_type (msg);
     const char *id = ufo_msg_id (msg);
     const ufo_value_t *body = ufo_msg_body (msg);
@@ -201,7 +205,7 @@ s_on_frame (ufo_link_t *self, const void *data, size_t len)
                 bool again = self->state == L_UP;
                 self->state = L_UP;
                 self->backoff = BACKOFF_MIN_MS;
-                self->next_hb = s_now () + self->ivl_ms;
+                self->next_hb = ufo_time_mono_ms () + self->ivl_ms;
                 if (!again)
                     for (size_t i = 0; i < self->nout; i++)
                         self->out [i].sent = false;
@@ -245,7 +249,7 @@ s_on_frame (ufo_link_t *self, const void *data, size_t len)
 int
 ufo_link_service (ufo_link_t *self)
 {
-    int64_t now = s_now ();
+    int64_t now = ufo_time_mono_ms ();
     if (self->state == L_DOWN && now >= self->reconnect_at)
         s_connect (self);
     if (self->dealer) {
@@ -271,7 +275,7 @@ ufo_link_service (ufo_link_t *self)
             }
         }
     }
-    now = s_now ();
+    now = ufo_time_mono_ms ();
     if (self->state != L_DOWN && now - self->last_rx > (int64_t) self->ivl_ms * self->liveness) {
         ufo_warn ("no answer from the broker at %s for %" PRId64 " ms; reconnecting", self->endpoint,
                   now - self->last_rx);
@@ -488,6 +492,49 @@ ufo_link_drain (ufo_link_t *self, int timeout_ms)
         zmq_poll (&item, dealer ? 1 : 0, 20);
         ufo_link_service (self);
     }
+}
+
+//  --- In the caller's loop ----------------------------------------------------------------
+
+static void
+s_loop_service (void *arg)
+{
+    ufo_link_t *self = arg;
+    self->wait_ms = ufo_link_service (self);
+    //  bounded per turn, so a flood of events does not starve the other sources
+    for (int i = 0; i < 256 && ufo_value_size (self->pending) > 0; i++) {
+        ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (self->pending, 0));
+        ufo_value_list_remove (self->pending, 0);
+        self->deliver (self->deliver_owner, &ev);
+        ufo_value_destroy (&ev);
+    }
+}
+
+static size_t
+s_loop_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
+{
+    ufo_link_t *self = arg;
+    *timeout_ms = ufo_value_size (self->pending) > 0 ? 0 : self->wait_ms;
+    if (!self->dealer || max == 0)
+        return 0;
+    items [0] = (ufo_loop_item_t) { self->dealer, -1, UFO_LOOP_IN, 0 };
+    return 1;
+}
+
+void
+ufo_link_attach (ufo_link_t *self, ufo_loop_t *loop, ufo_value_t *pending, ufo_link_deliver_fn *deliver,
+                 void *owner)
+{
+    assert (self && loop && pending && deliver && !self->loop);
+    self->loop = loop;
+    self->pending = pending;
+    self->deliver = deliver;
+    self->deliver_owner = owner;
+    ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
+    self->source_id = ufo_loop_source_add (loop, &src, self);
+    //  connect now, as an actor does: czmq is started (and has set its signal handlers)
+    //  when this returns
+    self->wait_ms = ufo_link_service (self);
 }
 
 void

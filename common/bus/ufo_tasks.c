@@ -1,9 +1,11 @@
-/*  ufo_tasks.c - submitting tasks and following them (ufo_tasks.h). The broker link lives
-    in a czmq actor thread (dispatch_private.h). */
+/*  ufo_tasks.c - submitting tasks and following them (ufo_tasks.h). The broker link
+    (dispatch_private.h) lives in a czmq actor thread, or in the caller's ufo_loop
+    (ufo_tasks_new_in_loop). */
 #include "ufo_prelude.h"
 #include "ufo_task_proto.h"
 #include "ufo_tasks.h"
 #include "dispatch_private.h"
+#include "ufo_loop.h"
 #include <czmq.h>
 
 typedef struct {
@@ -22,6 +24,7 @@ typedef struct {
     s_open_t *open;                         //  tasks without a result yet
     size_t nopen, cap_open;
     bool was_connected;
+    ufo_value_t *pending;                   //  in-loop mode: events for the caller (else NULL)
 } s_actor_t;
 
 struct _ufo_tasks_t {
@@ -31,6 +34,10 @@ struct _ufo_tasks_t {
     size_t nknown, cap_known;
     ufo_value_t *stash;                     //  events read while waiting for a fetch answer
     uint64_t fetch_counter;
+    //  in-loop mode (no actor)
+    ufo_loop_t *loop;
+    ufo_tasks_fn *on_event;
+    void *on_event_arg;
 };
 
 //  --- Actor ----------------------------------------------------------------------------------
@@ -53,7 +60,10 @@ s_open_drop (s_actor_t *a, s_open_t *o)
 static void
 s_emit (s_actor_t *a, ufo_value_t **ev_p)
 {
-    ufo_link_pipe_event (a->link, a->pipe, ev_p);
+    if (a->pending)
+        ufo_value_list_push (a->pending, ev_p);
+    else
+        ufo_link_pipe_event (a->link, a->pipe, ev_p);
 }
 
 static void
@@ -259,18 +269,19 @@ s_on_command (void *owner, const char *verb, ufo_value_t **arg_p)
     }
 }
 
-static void
-s_actor (zsock_t *pipe, void *args)
+static ufo_link_t *
+s_link_new (s_actor_t *a)
 {
-    s_actor_t *a = (s_actor_t *) args;
-    a->pipe = pipe;
     ufo_link_handler_t handler = { a, s_make_register, s_make_heartbeat, s_on_registered, s_on_down,
                                    s_on_message, s_on_reply };
     char rid [64];
     snprintf (rid, sizeof rid, "c-%s", a->cid);
-    a->link = ufo_link_new (a->endpoint, rid, 1000, 3, a->server_key, a->cert_path, &handler);
-    zsock_signal (pipe, 0);
-    ufo_link_run (a->link, pipe, s_on_command, a);
+    return ufo_link_new (a->endpoint, rid, 1000, 3, a->server_key, a->cert_path, &handler);
+}
+
+static void
+s_leave (s_actor_t *a)
+{
     //  Submissions not yet acknowledged get a short chance to reach the broker.
     ufo_link_drain (a->link, 500);
     ufo_link_destroy (&a->link);
@@ -278,11 +289,22 @@ s_actor (zsock_t *pipe, void *args)
     a->open = NULL;
 }
 
+static void
+s_actor (zsock_t *pipe, void *args)
+{
+    s_actor_t *a = (s_actor_t *) args;
+    a->pipe = pipe;
+    a->link = s_link_new (a);
+    zsock_signal (pipe, 0);
+    ufo_link_run (a->link, pipe, s_on_command, a);
+    s_leave (a);
+}
+
 //  --- Caller side -----------------------------------------------------------------------------
 
-ufo_tasks_t *
-ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_key,
-               const char *curve_cert_path, ufo_error_t *err)
+static ufo_tasks_t *
+s_tasks_new (const char *endpoint, const char *name, const char *curve_server_key,
+             const char *curve_cert_path, ufo_error_t *err)
 {
     if (!endpoint || !*endpoint || strlen (endpoint) >= 512) {
         ufo_error_set (err, UFO_E_INVALID, "tasks: a broker endpoint (under 512 bytes) is required");
@@ -299,6 +321,17 @@ ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_
     a->server_key = curve_server_key ? ufo_strdup (curve_server_key) : NULL;
     a->cert_path = curve_cert_path ? ufo_strdup (curve_cert_path) : NULL;
     self->stash = ufo_value_new_list ();
+    return self;
+}
+
+ufo_tasks_t *
+ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_key,
+               const char *curve_cert_path, ufo_error_t *err)
+{
+    ufo_tasks_t *self = s_tasks_new (endpoint, name, curve_server_key, curve_cert_path, err);
+    if (!self)
+        return NULL;
+    s_actor_t *a = &self->args;
     self->actor = zactor_new (s_actor, a);
     if (!self->actor) {
         free (a->server_key);
@@ -311,6 +344,45 @@ ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_
     return self;
 }
 
+//  In-loop mode: an event for the caller (answers of fetches are not for this mode).
+static void
+s_deliver (void *owner, ufo_value_t **event_p)
+{
+    ufo_tasks_t *self = owner;
+    if (strcmp (ufo_value_map_str (*event_p, "kind", ""), "fetch") != 0)
+        self->on_event (self->on_event_arg, event_p);
+}
+
+ufo_tasks_t *
+ufo_tasks_new_in_loop (const char *endpoint, const char *name, const char *curve_server_key,
+                       const char *curve_cert_path, ufo_loop_t *loop, ufo_tasks_fn *on_event, void *arg,
+                       ufo_error_t *err)
+{
+    assert (loop && on_event);
+    ufo_tasks_t *self = s_tasks_new (endpoint, name, curve_server_key, curve_cert_path, err);
+    if (!self)
+        return NULL;
+    self->args.pending = ufo_value_new_list ();
+    self->args.link = s_link_new (&self->args);
+    self->loop = loop;
+    self->on_event = on_event;
+    self->on_event_arg = arg;
+    ufo_link_attach (self->args.link, loop, self->args.pending, s_deliver, self);
+    return self;
+}
+
+//  A command to the link: through the pipe (actor) or at once (loop). Takes *arg_p.
+static void
+s_command (ufo_tasks_t *self, const char *verb, ufo_value_t **arg_p)
+{
+    if (self->loop) {
+        s_on_command (&self->args, verb, arg_p);
+        ufo_value_destroy (arg_p);
+    }
+    else
+        ufo_link_pipe_command (self->actor, verb, arg_p);
+}
+
 void
 ufo_tasks_destroy (ufo_tasks_t **self_p)
 {
@@ -318,6 +390,10 @@ ufo_tasks_destroy (ufo_tasks_t **self_p)
         return;
     ufo_tasks_t *self = *self_p;
     zactor_destroy (&self->actor);
+    if (self->loop) {
+        s_leave (&self->args);
+        ufo_value_destroy (&self->args.pending);
+    }
     free (self->args.server_key);
     free (self->args.cert_path);
     for (size_t i = 0; i < self->nknown; i++)
@@ -405,7 +481,7 @@ ufo_tasks_submit (ufo_tasks_t *self, ufo_value_t **spec_p, char id_out [33], ufo
         self->known = ufo_realloc (self->known, self->cap_known * sizeof *self->known);
     }
     self->known [self->nknown++] = ufo_strdup (id);
-    ufo_link_pipe_command (self->actor, "SUBMIT", &arg);
+    s_command (self, "SUBMIT", &arg);
     return 0;
 }
 
@@ -422,7 +498,7 @@ ufo_tasks_input (ufo_tasks_t *self, const char *task_id, ufo_value_t **body_p)
         ufo_value_map_set (arg, "body", body_p);
     else
         ufo_value_map_set_null (arg, "body");
-    ufo_link_pipe_command (self->actor, "INPUT", &arg);
+    s_command (self, "INPUT", &arg);
     return 0;
 }
 
@@ -433,13 +509,14 @@ ufo_tasks_cancel (ufo_tasks_t *self, const char *task_id)
         return -1;
     ufo_value_t *arg = ufo_value_new_map ();
     ufo_value_map_set_str (arg, "task", task_id);
-    ufo_link_pipe_command (self->actor, "CANCEL", &arg);
+    s_command (self, "CANCEL", &arg);
     return 0;
 }
 
 ufo_value_t *
 ufo_tasks_next (ufo_tasks_t *self, int timeout_ms)
 {
+    assert (!self->loop);
     if (ufo_value_size (self->stash) > 0) {
         ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (self->stash, 0));
         ufo_value_list_remove (self->stash, 0);
@@ -460,12 +537,14 @@ ufo_tasks_next (ufo_tasks_t *self, int timeout_ms)
 int
 ufo_tasks_fd (ufo_tasks_t *self)
 {
+    assert (!self->loop);
     return zsock_fd (self->actor);
 }
 
 ufo_value_t *
 ufo_tasks_fetch (ufo_tasks_t *self, const char *task_id, int timeout_ms, ufo_error_t *err)
 {
+    assert (!self->loop);
     if (!ufo_task_id_valid (task_id)) {
         ufo_error_set (err, UFO_E_INVALID, "fetch: '%s' is not a task id", task_id ? task_id : "");
         return NULL;

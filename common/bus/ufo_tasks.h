@@ -30,6 +30,15 @@ typedef struct _ufo_tasks_t ufo_tasks_t;
 ufo_tasks_t *ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_key,
                             const char *curve_cert_path, ufo_error_t *err);
 
+//  A submitter without an actor thread, served by the caller's loop (ufo_loop.h): events
+//  (shapes as above) are passed to on_event from inside the loop; the handler may take
+//  *event_p. ufo_tasks_next, ufo_tasks_fd and ufo_tasks_fetch are not for this mode.
+typedef struct _ufo_loop_t ufo_loop_t;
+typedef void (ufo_tasks_fn) (void *arg, ufo_value_t **event_p);
+ufo_tasks_t *ufo_tasks_new_in_loop (const char *endpoint, const char *name, const char *curve_server_key,
+                                    const char *curve_cert_path, ufo_loop_t *loop, ufo_tasks_fn *on_event,
+                                    void *arg, ufo_error_t *err);
+
 //  Stops and frees; sets *self_p to NULL. Tasks already submitted go on in the broker.
 void ufo_tasks_destroy (ufo_tasks_t **self_p);
 

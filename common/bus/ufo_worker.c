@@ -1,9 +1,11 @@
-/*  ufo_worker.c - a worker of a named service (ufo_worker.h). The broker link lives in a
-    czmq actor thread (dispatch_private.h), so heartbeats go on while the caller blocks. */
+/*  ufo_worker.c - a worker of a named service (ufo_worker.h). The broker link
+    (dispatch_private.h) lives either in a czmq actor thread, so heartbeats go on while the
+    caller blocks, or in the caller's ufo_loop (ufo_worker_new_in_loop), without a thread. */
 #include "ufo_prelude.h"
 #include "ufo_task_proto.h"
 #include "ufo_worker.h"
 #include "dispatch_private.h"
+#include "ufo_loop.h"
 #include <czmq.h>
 
 typedef struct {
@@ -28,6 +30,7 @@ typedef struct {
     size_t ntasks, cap_tasks;
     bool was_connected;
     int *connected;                 //  shared with the caller (atomic access)
+    ufo_value_t *pending;           //  in-loop mode: events not yet handed to the caller (else NULL)
 } s_actor_t;
 
 struct _ufo_worker_t {
@@ -36,6 +39,10 @@ struct _ufo_worker_t {
     int connected;
     char **running;                 //  caller side: tasks taken and not completed
     size_t nrunning, cap_running;
+    //  in-loop mode (no actor)
+    ufo_loop_t *loop;
+    ufo_worker_fn *on_event;
+    void *on_event_arg;
 };
 
 //  --- Actor ------------------------------------------------------------------------------
@@ -101,12 +108,22 @@ s_make_heartbeat (void *owner, const char **type_p, ufo_value_t **body_p)
     *body_p = body;
 }
 
+//  Hands an event to the caller: through the pipe (actor), or into the pending list (loop).
+static void
+s_emit (s_actor_t *a, ufo_value_t **ev_p)
+{
+    if (a->pending)
+        ufo_value_list_push (a->pending, ev_p);
+    else
+        ufo_link_pipe_event (a->link, a->pipe, ev_p);
+}
+
 static void
 s_emit_kind (s_actor_t *a, const char *kind)
 {
     ufo_value_t *ev = ufo_value_new_map ();
     ufo_value_map_set_str (ev, "kind", kind);
-    ufo_link_pipe_event (a->link, a->pipe, &ev);
+    s_emit (a, &ev);
 }
 
 static void
@@ -161,7 +178,7 @@ s_on_message (void *owner, const char *type, const ufo_value_t *body)
         ufo_value_map_set_str (ev, "kind", "task");
         for (size_t i = 0; i < ufo_value_size (body); i++)
             ufo_value_map_set_copy (ev, ufo_value_map_key_at (body, i), ufo_value_map_value_at (body, i));
-        ufo_link_pipe_event (a->link, a->pipe, &ev);
+        s_emit (a, &ev);
     }
     else
     if (strcmp (type, "task.input") == 0) {
@@ -174,7 +191,7 @@ s_on_message (void *owner, const char *type, const ufo_value_t *body)
             ufo_value_map_set_copy (ev, "body", input);
         else
             ufo_value_map_set_null (ev, "body");
-        ufo_link_pipe_event (a->link, a->pipe, &ev);
+        s_emit (a, &ev);
     }
 }
 
@@ -230,19 +247,13 @@ s_on_command (void *owner, const char *verb, ufo_value_t **arg_p)
     }
 }
 
+static ufo_link_t *
+s_link_new (s_actor_t *a);
+
+//  Leaving: deliver what is queued (results), then tell the broker, bounded to ~1 s.
 static void
-s_actor (zsock_t *pipe, void *args)
+s_leave (s_actor_t *a)
 {
-    s_actor_t *a = (s_actor_t *) args;
-    a->pipe = pipe;
-    ufo_link_handler_t handler = { a, s_make_register, s_make_heartbeat, s_on_registered, s_on_down,
-                                   s_on_message, s_on_reply };
-    char rid [64];
-    snprintf (rid, sizeof rid, "w-%s", a->wid);
-    a->link = ufo_link_new (a->endpoint, rid, a->ivl_ms, a->liveness, a->server_key, a->cert_path, &handler);
-    zsock_signal (pipe, 0);
-    ufo_link_run (a->link, pipe, s_on_command, a);
-    //  Leaving: deliver what is queued (results), then tell the broker, bounded to ~1 s.
     if (ufo_link_up (a->link)) {
         ufo_value_t *body = ufo_value_new_map ();
         ufo_value_map_set_str (body, "worker", a->wid);
@@ -254,10 +265,22 @@ s_actor (zsock_t *pipe, void *args)
     a->tasks = NULL;
 }
 
+static void
+s_actor (zsock_t *pipe, void *args)
+{
+    s_actor_t *a = (s_actor_t *) args;
+    a->pipe = pipe;
+    a->link = s_link_new (a);
+    zsock_signal (pipe, 0);
+    ufo_link_run (a->link, pipe, s_on_command, a);
+    s_leave (a);
+}
+
 //  --- Caller side -------------------------------------------------------------------------
 
-ufo_worker_t *
-ufo_worker_new (const ufo_worker_config_t *config, ufo_error_t *err)
+//  Checks the configuration and fills in a new worker's settings; NULL with err.
+static ufo_worker_t *
+s_worker_new (const ufo_worker_config_t *config, ufo_error_t *err)
 {
     if (!config || !config->endpoint || !*config->endpoint) {
         ufo_error_set (err, UFO_E_MISSING, "worker: the broker endpoint is required");
@@ -299,6 +322,27 @@ ufo_worker_new (const ufo_worker_config_t *config, ufo_error_t *err)
     a->connected = &self->connected;
     a->server_key = config->curve_server_key ? ufo_strdup (config->curve_server_key) : NULL;
     a->cert_path = config->curve_cert_path ? ufo_strdup (config->curve_cert_path) : NULL;
+    return self;
+}
+
+//  The link of an actor or an in-loop worker.
+static ufo_link_t *
+s_link_new (s_actor_t *a)
+{
+    ufo_link_handler_t handler = { a, s_make_register, s_make_heartbeat, s_on_registered, s_on_down,
+                                   s_on_message, s_on_reply };
+    char rid [64];
+    snprintf (rid, sizeof rid, "w-%s", a->wid);
+    return ufo_link_new (a->endpoint, rid, a->ivl_ms, a->liveness, a->server_key, a->cert_path, &handler);
+}
+
+ufo_worker_t *
+ufo_worker_new (const ufo_worker_config_t *config, ufo_error_t *err)
+{
+    ufo_worker_t *self = s_worker_new (config, err);
+    if (!self)
+        return NULL;
+    s_actor_t *a = &self->args;
     self->actor = zactor_new (s_actor, a);
     if (!self->actor) {
         free (a->server_key);
@@ -310,6 +354,37 @@ ufo_worker_new (const ufo_worker_config_t *config, ufo_error_t *err)
     return self;
 }
 
+//  Records a task handed to the caller (it may then progress and complete it).
+static void
+s_track (ufo_worker_t *self, const ufo_value_t *ev);
+
+//  In-loop mode: an event for the caller.
+static void
+s_deliver (void *owner, ufo_value_t **event_p)
+{
+    ufo_worker_t *self = owner;
+    s_track (self, *event_p);
+    self->on_event (self->on_event_arg, event_p);
+}
+
+ufo_worker_t *
+ufo_worker_new_in_loop (const ufo_worker_config_t *config, ufo_loop_t *loop, ufo_worker_fn *on_event,
+                        void *arg, ufo_error_t *err)
+{
+    assert (loop && on_event);
+    ufo_worker_t *self = s_worker_new (config, err);
+    if (!self)
+        return NULL;
+    s_actor_t *a = &self->args;
+    a->pending = ufo_value_new_list ();
+    a->link = s_link_new (a);
+    self->loop = loop;
+    self->on_event = on_event;
+    self->on_event_arg = arg;
+    ufo_link_attach (a->link, loop, a->pending, s_deliver, self);
+    return self;
+}
+
 void
 ufo_worker_destroy (ufo_worker_t **self_p)
 {
@@ -317,6 +392,10 @@ ufo_worker_destroy (ufo_worker_t **self_p)
         return;
     ufo_worker_t *self = *self_p;
     zactor_destroy (&self->actor);
+    if (self->loop) {
+        s_leave (&self->args);
+        ufo_value_destroy (&self->args.pending);
+    }
     free (self->args.server_key);
     free (self->args.cert_path);
     for (size_t i = 0; i < self->nrunning; i++)
@@ -335,10 +414,9 @@ s_running_index (ufo_worker_t *self, const char *id)
     return -1;
 }
 
-ufo_value_t *
-ufo_worker_next (ufo_worker_t *self, int timeout_ms)
+static void
+s_track (ufo_worker_t *self, const ufo_value_t *ev)
 {
-    ufo_value_t *ev = ufo_link_pipe_next (self->actor, timeout_ms);
     if (ev && strcmp (ufo_value_map_str (ev, "kind", ""), "task") == 0) {
         const char *id = ufo_value_map_str (ev, "task", "");
         if (s_running_index (self, id) < 0) {
@@ -349,12 +427,33 @@ ufo_worker_next (ufo_worker_t *self, int timeout_ms)
             self->running [self->nrunning++] = ufo_strdup (id);
         }
     }
+}
+
+ufo_value_t *
+ufo_worker_next (ufo_worker_t *self, int timeout_ms)
+{
+    assert (!self->loop);
+    ufo_value_t *ev = ufo_link_pipe_next (self->actor, timeout_ms);
+    s_track (self, ev);
     return ev;
+}
+
+//  A command to the link: through the pipe (actor), or at once (loop). Takes *arg_p.
+static void
+s_command (ufo_worker_t *self, const char *verb, ufo_value_t **arg_p)
+{
+    if (self->loop) {
+        s_on_command (&self->args, verb, arg_p);
+        ufo_value_destroy (arg_p);
+    }
+    else
+        ufo_link_pipe_command (self->actor, verb, arg_p);
 }
 
 int
 ufo_worker_fd (ufo_worker_t *self)
 {
+    assert (!self->loop);
     return zsock_fd (self->actor);
 }
 
@@ -371,7 +470,7 @@ ufo_worker_progress (ufo_worker_t *self, const char *task_id, ufo_value_t **body
         ufo_value_map_set (arg, "body", body_p);
     else
         ufo_value_map_set_null (arg, "body");
-    ufo_link_pipe_command (self->actor, "PROGRESS", &arg);
+    s_command (self, "PROGRESS", &arg);
     return 0;
 }
 
@@ -391,7 +490,7 @@ ufo_worker_complete (ufo_worker_t *self, const char *task_id, const char *status
         ufo_value_map_set (arg, "result", result_p);
     else
         ufo_value_map_set_null (arg, "result");
-    ufo_link_pipe_command (self->actor, "COMPLETE", &arg);
+    s_command (self, "COMPLETE", &arg);
     free (self->running [i]);
     self->running [i] = self->running [--self->nrunning];
     return 0;

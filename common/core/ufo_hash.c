@@ -205,18 +205,6 @@ ufo_sha256_final (ufo_sha256_t *ctx, uint8_t digest [32])
 }
 
 void
-ufo_hex_encode (const void *data, size_t len, char *out)
-{
-    static const char digits [] = "0123456789abcdef";
-    const uint8_t *p = (const uint8_t *) data;
-    for (size_t i = 0; i < len; i++) {
-        out [2 * i] = digits [p [i] >> 4];
-        out [2 * i + 1] = digits [p [i] & 15];
-    }
-    out [2 * len] = 0;
-}
-
-void
 ufo_sha256_hex (const void *data, size_t len, char hex [65])
 {
     ufo_sha256_t ctx;

@@ -23,9 +23,6 @@ void ufo_sha256_final (ufo_sha256_t *ctx, uint8_t digest [32]);
 //  One-shot SHA-256 of data[0..len) as 64 lowercase hex characters + NUL in hex[65].
 void ufo_sha256_hex (const void *data, size_t len, char hex [65]);
 
-//  Writes len bytes as lowercase hex (2*len characters + NUL) into out.
-void ufo_hex_encode (const void *data, size_t len, char *out);
-
 //  True when s is exactly 64 lowercase hex characters (a SHA-256 blob reference).
 bool ufo_sha256_hex_valid (const char *s);
 

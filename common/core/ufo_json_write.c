@@ -41,7 +41,6 @@ s_utf8_seq (const unsigned char *s, size_t n, uint32_t *cp)
 
 #define S_SLACK 16
 
-static const char s_hex [] = "0123456789abcdef";
 static const char s_digits2 [] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -64,10 +63,10 @@ s_put_u (char *o, uint32_t unit)
 {
     o [0] = '\\';
     o [1] = 'u';
-    o [2] = s_hex [(unit >> 12) & 15];
-    o [3] = s_hex [(unit >> 8) & 15];
-    o [4] = s_hex [(unit >> 4) & 15];
-    o [5] = s_hex [unit & 15];
+    o [2] = ufo_hex_digits [(unit >> 12) & 15];
+    o [3] = ufo_hex_digits [(unit >> 8) & 15];
+    o [4] = ufo_hex_digits [(unit >> 4) & 15];
+    o [5] = ufo_hex_digits [unit & 15];
     return o + 6;
 }
 

@@ -46,14 +46,6 @@ s_curl_init (void)
     s_curl_ok = curl_global_init (CURL_GLOBAL_DEFAULT) == CURLE_OK;
 }
 
-int64_t
-ufo_http_now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int
 s_socket_cb (CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 {
@@ -90,7 +82,7 @@ s_timer_cb (CURLM *multi, long timeout_ms, void *userp)
 {
     UFO_UNUSED (multi);
     ufo_http_t *self = (ufo_http_t *) userp;
-    self->deadline_ms = timeout_ms < 0 ? -1 : ufo_http_now_ms () + timeout_ms;
+    self->deadline_ms = timeout_ms < 0 ? -1 : ufo_time_mono_ms () + timeout_ms;
     return 0;
 }
 
@@ -256,7 +248,7 @@ s_start (ufo_http_t *self, bool post, const char *url, const char *const *header
         curl_easy_setopt (e, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt (e, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt (e, CURLOPT_PRIVATE, x);
-    x->started_ms = ufo_http_now_ms ();
+    x->started_ms = ufo_time_mono_ms ();
     if (curl_multi_add_handle (self->multi, e) != CURLM_OK) {
         s_xfer_free (x);
         return ufo_error_set (err, UFO_E_INTERNAL, "curl_multi_add_handle failed");
@@ -316,7 +308,7 @@ ufo_http_timeout (const ufo_http_t *self)
 {
     if (self->deadline_ms < 0)
         return -1;
-    int64_t left = self->deadline_ms - ufo_http_now_ms ();
+    int64_t left = self->deadline_ms - ufo_time_mono_ms ();
     if (left < 0)
         return 0;
     return left > INT_MAX ? INT_MAX : (int) left;
@@ -348,7 +340,7 @@ s_finish (ufo_http_t *self, s_xfer_t *x, CURLcode code)
     ufo_buf_putc (&x->resp_headers, 0);
     x->resp_headers.len--;
     r.headers = x->resp_headers.data;
-    r.elapsed_s = (double) (ufo_http_now_ms () - x->started_ms) / 1000.0;
+    r.elapsed_s = (double) (ufo_time_mono_ms () - x->started_ms) / 1000.0;
     x->done (&r, x->arg);
     UFO_UNUSED (self);
 }
@@ -366,7 +358,7 @@ ufo_http_process (ufo_http_t *self, const ufo_http_fd_t *fds, size_t n)
                  | ((fds [i].revents & UFO_HTTP_ERR) ? CURL_CSELECT_ERR : 0);
         curl_multi_socket_action (self->multi, fds [i].fd, mask, &running);
     }
-    if (self->deadline_ms >= 0 && ufo_http_now_ms () >= self->deadline_ms) {
+    if (self->deadline_ms >= 0 && ufo_time_mono_ms () >= self->deadline_ms) {
         self->deadline_ms = -1;
         curl_multi_socket_action (self->multi, CURL_SOCKET_TIMEOUT, 0, &running);
     }
@@ -447,9 +439,9 @@ ufo_http_header (const ufo_http_result_t *result, const char *name, char *out, s
 int
 ufo_http_wait (ufo_http_t *self, const bool *done, int timeout_ms)
 {
-    int64_t end = ufo_http_now_ms () + timeout_ms;
+    int64_t end = ufo_time_mono_ms () + timeout_ms;
     while (!*done) {
-        int64_t left = end - ufo_http_now_ms ();
+        int64_t left = end - ufo_time_mono_ms ();
         if (left <= 0)
             return -1;
         ufo_http_fd_t hfds [16];

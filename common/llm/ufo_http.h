@@ -87,7 +87,5 @@ int ufo_http_probe (const char *url, long timeout_ms, char *why, size_t size);
 //  processes until *done becomes true or timeout_ms passed. Returns 0, or -1 on timeout.
 int ufo_http_wait (ufo_http_t *self, const bool *done, int timeout_ms);
 
-//  Monotonic clock in milliseconds (shared by the LLM modules).
-int64_t ufo_http_now_ms (void);
 
 #endif

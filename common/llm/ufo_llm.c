@@ -137,7 +137,7 @@ ufo_llm_new (const ufo_llm_config_t *primary, const ufo_llm_config_t *backup, uf
         return NULL;
     }
     self->next_id = 1;
-    self->rng = (uint64_t) ufo_http_now_ms () * 6364136223846793005ULL ^ (uint64_t) getpid ();
+    self->rng = (uint64_t) ufo_time_mono_ms () * 6364136223846793005ULL ^ (uint64_t) getpid ();
     return self;
 }
 
@@ -237,7 +237,7 @@ s_finish (s_req_t *req, int code, const char *format, ...)
         ufo_buf_puts (&b, tmp);
         r->error = s_clean (req->owner, ufo_buf_detach (&b, NULL));
     }
-    r->latency_s = (double) (ufo_http_now_ms () - req->submitted_ms) / 1000.0;
+    r->latency_s = (double) (ufo_time_mono_ms () - req->submitted_ms) / 1000.0;
     ufo_value_destroy (&r->messages);
     r->messages = ufo_cassette_normalize (req->messages);
     req->finished = true;
@@ -302,7 +302,7 @@ s_retry (s_req_t *req, double retry_after_s, const char *why)
     else
         delay = (int64_t) (retry_after_s * 1000.0);
     ufo_info ("llm: %s attempt %d failed (%s); retrying in %" PRId64 " ms", cfg->name, req->tries, why, delay);
-    req->due_ms = ufo_http_now_ms () + delay;
+    req->due_ms = ufo_time_mono_ms () + delay;
     if (req->on_retry)
         req->on_retry (req->retry_arg, req->tries, delay, why);
 }
@@ -493,7 +493,7 @@ ufo_llm_submit (ufo_llm_t *self, const ufo_value_t *messages, const ufo_llm_opts
         req->on_retry = opts->on_retry;
         req->retry_arg = opts->retry_arg;
     }
-    req->submitted_ms = ufo_http_now_ms ();
+    req->submitted_ms = ufo_time_mono_ms ();
     req->resp = ufo_calloc (1, sizeof (ufo_llm_response_t));
     req->resp->id = req->id;
     req->next = self->reqs;
@@ -544,7 +544,7 @@ int
 ufo_llm_timeout (const ufo_llm_t *self)
 {
     int64_t best = ufo_http_timeout (self->http);
-    int64_t now = ufo_http_now_ms ();
+    int64_t now = ufo_time_mono_ms ();
     for (s_req_t *req = self->reqs; req; req = req->next) {
         int64_t t;
         if (req->finished)
@@ -565,7 +565,7 @@ ufo_llm_process (ufo_llm_t *self, const ufo_llm_fd_t *fds, size_t n)
 {
     assert (self);
     ufo_http_process (self->http, (const ufo_http_fd_t *) fds, n);
-    int64_t now = ufo_http_now_ms ();
+    int64_t now = ufo_time_mono_ms ();
     for (s_req_t *req = self->reqs; req; req = req->next)
         if (!req->finished && req->due_ms >= 0 && req->due_ms <= now)
             s_start (req);

@@ -12,7 +12,7 @@ static void s_start (ufo_mcp_t *self);
 int64_t
 ufo_mcp_now_ (void)
 {
-    return ufo_http_now_ms ();
+    return ufo_time_mono_ms ();
 }
 
 //  A printable excerpt of text (control characters as '?').
@@ -122,7 +122,7 @@ s_request (ufo_mcp_t *self, const char *method, ufo_value_t **params_p, int64_t 
     r->id = self->next_id++;
     snprintf (r->method, sizeof r->method, "%s", method);
     r->timeout_ms = timeout_ms > 0 ? timeout_ms : self->timeout_ms;
-    r->deadline_ms = ufo_mcp_now_ () + r->timeout_ms;
+    r->deadline_ms = ufo_time_mono_ms () + r->timeout_ms;
     r->progress = progress;
     r->reply = reply;
     r->arg = arg;
@@ -669,7 +669,7 @@ ufo_mcp_timeout (const ufo_mcp_t *self)
 {
     if (self->dead_pending)
         return 0;
-    int64_t now = ufo_mcp_now_ ();
+    int64_t now = ufo_time_mono_ms ();
     int64_t best = -1;
     for (ufo_mcp_req_t *r = self->reqs; r; r = r->next) {
         int64_t left = r->deadline_ms - now;
@@ -709,7 +709,7 @@ ufo_mcp_process (ufo_mcp_t *self, const ufo_http_fd_t *fds, size_t n)
         return;
     }
     //  deadlines
-    int64_t now = ufo_mcp_now_ ();
+    int64_t now = ufo_time_mono_ms ();
     for (bool again = true; again; ) {
         again = false;
         for (ufo_mcp_req_t *r = self->reqs; r; r = r->next) {

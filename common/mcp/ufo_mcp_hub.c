@@ -493,7 +493,7 @@ s_op_end (ufo_mcp_op_t *op, ufo_value_t **result_p)
     ufo_value_map_set_str (r, "server", op->server_name);
     ufo_value_map_set_str (r, "tool", op->tool);
     ufo_value_map_set_int (r, "progress", op->progress);
-    ufo_value_map_set_float (r, "elapsed", (double) (ufo_http_now_ms () - op->t0) / 1000.0);
+    ufo_value_map_set_float (r, "elapsed", (double) (ufo_time_mono_ms () - op->t0) / 1000.0);
     ufo_value_destroy (&op->result);
     op->result = r;
     s_op_unlink (op);
@@ -607,7 +607,7 @@ ufo_mcp_op_t *
 ufo_mcp_hub_call (ufo_mcp_hub_t *self, const char *function, const ufo_value_t *args)
 {
     ufo_mcp_op_t *op = ufo_calloc (1, sizeof *op);
-    op->t0 = ufo_http_now_ms ();
+    op->t0 = ufo_time_mono_ms ();
     const char *dot = function ? strchr (function, '.') : NULL;
     snprintf (op->server_name, sizeof op->server_name, "%.*s", dot ? (int) (dot - function) : 0,
               function ? function : "");
@@ -716,8 +716,8 @@ ufo_mcp_hub_run (ufo_mcp_hub_t *self, bool (*done) (void *arg), void *arg, int t
         done = s_settled;
         arg = self;
     }
-    int64_t end = ufo_http_now_ms () + timeout_ms;
-    while (!done (arg) && ufo_http_now_ms () < end) {
+    int64_t end = ufo_time_mono_ms () + timeout_ms;
+    while (!done (arg) && ufo_time_mono_ms () < end) {
         ufo_http_fd_t fds [64];
         size_t n = ufo_mcp_hub_fds (self, fds, 64);
         if (n > 64)

@@ -48,14 +48,6 @@ static FILE *s_log = NULL;
 static int64_t s_requests = 0;
 static int64_t s_t0;
 
-static int64_t
-s_now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 s_on_signal (int sig)
 {
@@ -347,7 +339,7 @@ s_log_request (const char *path, const char *agent, int entry, const char *fault
         return;
     ufo_value_t *l = ufo_value_new_map ();
     ufo_value_map_set_int (l, "n", s_requests);
-    ufo_value_map_set_int (l, "t_ms", s_now_ms () - s_t0);
+    ufo_value_map_set_int (l, "t_ms", ufo_time_mono_ms () - s_t0);
     ufo_value_map_set_str (l, "path", path);
     ufo_value_map_set_str (l, "agent", agent);
     ufo_value_map_set_int (l, "entry", entry);
@@ -619,7 +611,7 @@ s_handle (s_client_t *c, const char *head, const char *body_text, size_t body_le
     if (required)
         key_ok = strcmp (required, key) == 0;
     s_log_request (path, agent, index, entry ? fault : "no-match", auth, key_ok, body, head, raw);
-    c->send_at_ms = s_now_ms () + ufo_value_map_int (entry, "latency_ms", 0);
+    c->send_at_ms = ufo_time_mono_ms () + ufo_value_map_int (entry, "latency_ms", 0);
     if (!entry)
         s_error_reply (c, 404, "the script has no entry for this request", NULL);
     else
@@ -704,7 +696,7 @@ s_close (s_client_t *c, bool reset)
 static int
 s_on_output (s_client_t *c)
 {
-    int64_t now = s_now_ms ();
+    int64_t now = ufo_time_mono_ms ();
     if (now < c->send_at_ms)
         return 0;
     if (c->reset)
@@ -815,11 +807,11 @@ main (int argc, char **argv)
     }
     printf ("port %d\n", port);
     fflush (stdout);
-    s_t0 = s_now_ms ();
+    s_t0 = ufo_time_mono_ms ();
     s_client_t clients [S_MAX_CLIENTS];
     for (size_t i = 0; i < S_MAX_CLIENTS; i++)
         clients [i].fd = -1;
-    while (!s_stop && s_now_ms () - s_t0 < (int64_t) max_seconds * 1000) {
+    while (!s_stop && ufo_time_mono_ms () - s_t0 < (int64_t) max_seconds * 1000) {
         struct pollfd pfd [S_MAX_CLIENTS + 1];
         size_t map [S_MAX_CLIENTS + 1];
         nfds_t n = 0;
@@ -827,7 +819,7 @@ main (int argc, char **argv)
         pfd [n].events = POLLIN;
         map [n++] = SIZE_MAX;
         int timeout = 100;
-        int64_t now = s_now_ms ();
+        int64_t now = ufo_time_mono_ms ();
         for (size_t i = 0; i < S_MAX_CLIENTS; i++) {
             s_client_t *c = &clients [i];
             if (c->fd < 0)
