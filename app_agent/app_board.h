@@ -7,7 +7,9 @@
 #ifndef APP_BOARD_H_INCLUDED
 #define APP_BOARD_H_INCLUDED
 
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 
 typedef struct _app_board_t app_board_t;
 

@@ -10,7 +10,13 @@
     Samples alternate between ours and the baseline; medians; ratios printed.
     Targets: first >= 3x, repeated >= 15x faster; screenshot path median <= 30 ms.
     Exit status 0 when every target is met, 1 otherwise, 2 when the setup failed. */
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "../tests/desktop_fixture.h"
 #include <inttypes.h>
 #include <math.h>

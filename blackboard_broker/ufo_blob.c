@@ -1,5 +1,6 @@
 /*  ufo_blob.c - content-addressed blob store; see ufo_blob.h. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
 #include "ufo_hash.h"
 #include "ufo_blob.h"
 #include <dirent.h>

@@ -9,6 +9,10 @@
 #ifndef UFO_BLOB_H_INCLUDED
 #define UFO_BLOB_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_error.h"
+
 typedef struct _ufo_blob_store_t ufo_blob_store_t;
 
 //  A staged blob: the result of ufo_blob_stage, consumed by ufo_blob_commit or ufo_blob_abort.

@@ -1,5 +1,8 @@
 /*  ufo_wal.c - segmented append-only log with CRC-32C records; see ufo_wal.h. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include "ufo_hash.h"
 #include "ufo_wal.h"
 #include <dirent.h>

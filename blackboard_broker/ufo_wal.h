@@ -19,6 +19,11 @@
 #ifndef UFO_WAL_H_INCLUDED
 #define UFO_WAL_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_buf.h"
+#include "ufo_error.h"
 #include "ufo_bb_proto.h"
 
 #define UFO_WAL_HEADER_BYTES 12

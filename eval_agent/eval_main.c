@@ -11,6 +11,10 @@
     link, the LLM client's sockets and the signal pipe; the LLM calls never block it.
     Several evaluations may run at once (--capacity). */
 #include "ufo_prelude.h"
+#include "ufo_agent_opts.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include "eval_worker.h"
 
 static void

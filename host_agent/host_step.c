@@ -3,6 +3,17 @@
     subtasks, plan, tips, memory, blackboard), ask the LLM, act on the decision (select a
     window for ASSIGN, run an allow-listed launcher for Bash), and log the step. */
 #include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_cost.h"
+#include "ufo_error.h"
+#include "ufo_llm.h"
+#include "ufo_llm_parse.h"
+#include "ufo_log.h"
+#include "ufo_prompt.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "host_int.h"
 
 #define S_MEMORY_MAX 20         //  HostAgent memory items kept for the prompt

@@ -4,7 +4,8 @@
 # Every #include "..." of every source and header under common/<layer>/ must name a header of
 # the same layer or of a layer it may use (directly or through those), or be an "allow:" line
 # of LAYERS. A module directly in common/ (other than the umbrella ufo.h, ufo_modules.h) or in
-# a folder that is no layer is an error too.
+# a folder that is no layer is an error too, and so is a source anywhere in the tree that
+# includes the umbrella ufo.h (sources include the headers they use).
 #   check_layers.sh [SOURCE_DIR]   check the tree (default: this checkout)
 #   check_layers.sh --self-test    also prove that a planted violation is found
 set -euo pipefail
@@ -58,6 +59,13 @@ check () {
       done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
     done
   done
+  # sources include the headers they use: nothing in the tree includes the umbrella ufo.h
+  # (it is for programs built against the installed library)
+  while IFS= read -r f; do
+    echo "$f includes the umbrella ufo.h or ufo_modules.h; include the headers it uses"
+    bad=1
+  done < <(cd "$root" && grep -rlE --include='*.c' --include='*.h' '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]ufo(_modules)?\.h[>"]' \
+             --exclude-dir=build\* . | grep -v '^\./common/ufo\.h$' || true)
   return $bad
 }
 
@@ -79,7 +87,10 @@ if [ "${1:-}" = --self-test ]; then
   cp "$HERE/common/model/ufo_item.c" "$T/src/common/model/ufo_item.c"
   touch "$T/src/common/ufo_stray.c"
   if check "$T/src" >/dev/null 2>&1; then echo "a module directly in common/ passed"; exit 1; fi
-  echo "3 planted violations found"
+  rm "$T/src/common/ufo_stray.c"
+  echo '#include "ufo.h"' >> "$T/src/common/knowledge/ufo_kb.c"
+  if check "$T/src" >/dev/null 2>&1; then echo "a source including the umbrella ufo.h passed"; exit 1; fi
+  echo "4 planted violations found"
   exit 0
 fi
 check "${1:-$HERE}"

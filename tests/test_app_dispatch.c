@@ -3,6 +3,11 @@
     a question answered through the submitter's input, and an AppAgent SIGKILLed mid-subtask:
     the subtask is re-delivered to a second ufo-app, which resumes after the steps already
     recorded on the blackboard instead of repeating them. */
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 
 #define RUN_MS 180000

@@ -5,6 +5,15 @@
     evaluation of a two-round session, evaluation.log and the blackboard item, bad inputs,
     and `ufo eval` end to end. */
 #include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_buf.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_eval.h"
+#include "ufo_json.h"
+#include "ufo_llm.h"
+#include "ufo_prompt.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "llm_server_fixture.h"
 #include "eval_fixture.h"

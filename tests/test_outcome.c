@@ -2,6 +2,9 @@
     why, the session status word, completed, and the one-line disagreement between the agents'
     status and the evaluation; input of any shape (not a map, wrong types) is handled. */
 #include "ufo_prelude.h"
+#include "ufo_json.h"
+#include "ufo_outcome.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 
 static ufo_value_t *

@@ -2,6 +2,8 @@
 #ifndef UFO_WAIT_H_INCLUDED
 #define UFO_WAIT_H_INCLUDED
 
+#include "ufo_clock.h"
+
 //  Waits for a condition that another process or thread brings about: evaluates cond every
 //  10 ms until it holds or timeout_ms have passed (a statement; the checks that follow give
 //  the verdict). Tests wait like this, never by sleeping a fixed time. Needs ufo_clock.h

@@ -6,6 +6,8 @@
 #ifndef UP_FIXTURE_H_INCLUDED
 #define UP_FIXTURE_H_INCLUDED
 
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "test_files.h"
 
 //  up.json of s_dir/run (caller owns), or NULL when there is none.

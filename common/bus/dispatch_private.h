@@ -10,6 +10,9 @@
 #ifndef DISPATCH_PRIVATE_H_INCLUDED
 #define DISPATCH_PRIVATE_H_INCLUDED
 
+#include "ufo_loop.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_link_t ufo_link_t;
 
 typedef struct {

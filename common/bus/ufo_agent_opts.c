@@ -1,6 +1,11 @@
 /*  ufo_agent_opts.c - common options and start-up of the agent processes
     (contract: ufo_agent_opts.h). */
 #include "ufo_prelude.h"
+#include "ufo_agent_opts.h"
+#include "ufo_cert.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include <getopt.h>
 
 static volatile sig_atomic_t s_stop = 0;

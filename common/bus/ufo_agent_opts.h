@@ -8,6 +8,8 @@
 #ifndef UFO_AGENT_OPTS_H_INCLUDED
 #define UFO_AGENT_OPTS_H_INCLUDED
 
+#include <stdio.h>
+#include "ufo_config.h"
 #include <signal.h>
 
 //  The common options; each is NULL when not given (the strings point into argv).

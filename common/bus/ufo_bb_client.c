@@ -1,6 +1,14 @@
 /*  ufo_bb_client.c - blackboard broker client; see ufo_bb_client.h. The only client module
     that includes czmq. */
 #include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_buf.h"
+#include "ufo_cert.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
 #include "ufo_msg.h"
 #include "ufo_bb_proto.h"
 #include "ufo_bb_client.h"

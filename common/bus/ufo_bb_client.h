@@ -16,6 +16,12 @@
 #ifndef UFO_BB_CLIENT_H_INCLUDED
 #define UFO_BB_CLIENT_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_bb_client_t ufo_bb_client_t;
 
 //  Connects to the broker. bus_endpoint may be NULL (no replicas); an empty endpoint means the

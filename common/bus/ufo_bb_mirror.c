@@ -1,5 +1,12 @@
 /*  ufo_bb_mirror.c - a local board kept equal to a broker board by incremental snapshots. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_bb_mirror.h"
+#include "ufo_board.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_memory.h"
+#include "ufo_value.h"
 
 struct _ufo_bb_mirror_t {
     char *board_name;

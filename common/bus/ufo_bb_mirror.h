@@ -11,6 +11,12 @@
 #ifndef UFO_BB_MIRROR_H_INCLUDED
 #define UFO_BB_MIRROR_H_INCLUDED
 
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_bb_client.h"
+#include "ufo_board.h"
+#include "ufo_error.h"
+
 typedef struct _ufo_bb_mirror_t ufo_bb_mirror_t;
 
 //  Creates an empty mirror of the named board (nothing is fetched yet).

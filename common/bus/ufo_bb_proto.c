@@ -1,5 +1,11 @@
 /*  ufo_bb_proto.c - blackboard broker protocol: request decoding, replies, topics. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_msgpack.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "ufo_msg.h"
 #include "ufo_hash.h"
 #include "ufo_bb_proto.h"

@@ -7,6 +7,14 @@
 #ifndef UFO_BB_PROTO_H_INCLUDED
 #define UFO_BB_PROTO_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
+
 #define UFO_BB_BOARD_MAX 128            //  bytes in a board name
 #define UFO_BB_MEMORY_ALL (-1)
 //  The largest record the broker logs (its ufo_wal's UFO_WAL_MAX_RECORD); a request's items

@@ -1,5 +1,10 @@
 /*  ufo_cert.c - CURVE certificates with roles, over czmq's zcert and zauth. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_cert.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include <czmq.h>
 #include <pthread.h>
 #include <sodium.h>

@@ -14,6 +14,12 @@
 #ifndef UFO_CERT_H_INCLUDED
 #define UFO_CERT_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_buf.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+
 typedef struct _ufo_cert_t ufo_cert_t;
 
 //  True for "agent", "client", "monitor", "broker".

@@ -1,5 +1,8 @@
 /*  ufo_loop.c - the one event loop of an agent process (ufo_loop.h). */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_http.h"
+#include "ufo_llm.h"
 #include "ufo_msg.h"
 #include "ufo_loop.h"
 #include <czmq.h>

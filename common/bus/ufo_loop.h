@@ -18,6 +18,10 @@
 #ifndef UFO_LOOP_H_INCLUDED
 #define UFO_LOOP_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_llm.h"
 #include "ufo_http.h"           //  ufo_http_t, ufo_http_fd_t
 
 typedef struct _ufo_loop_t ufo_loop_t;

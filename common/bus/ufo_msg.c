@@ -5,6 +5,14 @@
     (ufo_msgpack.h), giving every field a precise error, then hands the remaining bytes to
     ufo_msgpack_decode, which must consume them exactly (trailing bytes are an error). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_hex.h"
+#include "ufo_msg.h"
+#include "ufo_msgpack.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include <sys/random.h>
 
 #define UFO_MSG_DEFAULT_MAX_BYTES (16u * 1024u * 1024u)

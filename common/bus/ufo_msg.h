@@ -8,6 +8,12 @@
 #ifndef UFO_MSG_H_INCLUDED
 #define UFO_MSG_H_INCLUDED
 
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 #define UFO_MSG_VERSION 1
 #define UFO_MSG_TYPE_MAX 64         //  bytes, excluding NUL
 #define UFO_MSG_ID_MAX 64

@@ -1,5 +1,11 @@
 /*  ufo_task_link.c - the broker link of the worker and submitter actors (dispatch_private.h). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
 #include "ufo_msg.h"
 #include "ufo_cert.h"
 #include "dispatch_private.h"

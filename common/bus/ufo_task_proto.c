@@ -1,5 +1,7 @@
 /*  ufo_task_proto.c - task dispatch protocol: request decoding and validation, topics. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_msg.h"
 #include "ufo_task_proto.h"
 

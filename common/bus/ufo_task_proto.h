@@ -8,6 +8,12 @@
 #ifndef UFO_TASK_PROTO_H_INCLUDED
 #define UFO_TASK_PROTO_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 #define UFO_TASK_ID_MAX 64              //  bytes in a task, worker or client id
 #define UFO_TASK_NAME_MAX 128           //  bytes in a service, device, session or name
 #define UFO_TASK_RUNNING_MAX 1024       //  task ids in worker.ready "running"

@@ -2,6 +2,10 @@
     (dispatch_private.h) lives in a czmq actor thread, or in the caller's ufo_loop
     (ufo_tasks_new_in_loop). */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_msg.h"
+#include "ufo_value.h"
 #include "ufo_task_proto.h"
 #include "ufo_tasks.h"
 #include "dispatch_private.h"

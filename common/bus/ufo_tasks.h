@@ -23,6 +23,10 @@
 #ifndef UFO_TASKS_H_INCLUDED
 #define UFO_TASKS_H_INCLUDED
 
+#include "ufo_error.h"
+#include "ufo_loop.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_tasks_t ufo_tasks_t;
 
 //  Starts a submitter connected to the broker's command endpoint. name is shown in the

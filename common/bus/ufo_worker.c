@@ -2,6 +2,10 @@
     (dispatch_private.h) lives either in a czmq actor thread, so heartbeats go on while the
     caller blocks, or in the caller's ufo_loop (ufo_worker_new_in_loop), without a thread. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_msg.h"
+#include "ufo_value.h"
 #include "ufo_task_proto.h"
 #include "ufo_worker.h"
 #include "dispatch_private.h"

@@ -19,6 +19,11 @@
 #ifndef UFO_WORKER_H_INCLUDED
 #define UFO_WORKER_H_INCLUDED
 
+#include <stdbool.h>
+#include "ufo_error.h"
+#include "ufo_loop.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_worker_t ufo_worker_t;
 
 typedef struct {

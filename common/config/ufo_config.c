@@ -4,6 +4,13 @@
     against the schema as it goes, and swapped in only when all of it was accepted, so a
     failed load leaves the configuration exactly as it was. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_paths.h"
+#include "ufo_value.h"
 #include "ufo_mcp_spec.h"
 
 #define UFO_CONFIG_MAX_BYTES (16u * 1024u * 1024u)

@@ -10,6 +10,12 @@
 #ifndef UFO_CONFIG_H_INCLUDED
 #define UFO_CONFIG_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_config_t ufo_config_t;
 
 //  Creates a configuration holding the built-in defaults only.

@@ -7,6 +7,7 @@
     in docs/CONFIG.md (test_config checks both config/ufo.json and the docs against this table;
     `test_config --defaults-json` prints the new config/ufo.json). */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
 
 #define AGENT_LLM_KEYS(B, KIND, MODEL) \
     { B, "map", "{}", NULL, NULL, KIND }, \

@@ -1,5 +1,7 @@
 /*  ufo_mcp_spec.c - MCP server definitions in the configuration (see ufo_mcp_spec.h). */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_mcp_spec.h"
 
 //  --- server definitions -----------------------------------------------------------------

@@ -4,6 +4,9 @@
 #ifndef UFO_MCP_SPEC_H_INCLUDED
 #define UFO_MCP_SPEC_H_INCLUDED
 
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 //  Most servers one agent of one application gets.
 #define UFO_MCP_MAX_SERVERS 32
 

@@ -1,5 +1,6 @@
 /*  ufo_buf.c - growable byte buffer. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
 
 void
 ufo_buf_init (ufo_buf_t *self)

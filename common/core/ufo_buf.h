@@ -2,6 +2,8 @@
 #ifndef UFO_BUF_H_INCLUDED
 #define UFO_BUF_H_INCLUDED
 
+#include <stddef.h>
+
 typedef struct {
     char *data;             //  content; NUL-terminated; NULL until the first append
     size_t len;             //  bytes of content

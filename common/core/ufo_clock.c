@@ -1,5 +1,6 @@
 /*  ufo_clock.c - wall-clock and monotonic time (see ufo_clock.h). */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
 
 int64_t
 ufo_time_now_us (void)

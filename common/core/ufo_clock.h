@@ -7,6 +7,8 @@
 #ifndef UFO_CLOCK_H_INCLUDED
 #define UFO_CLOCK_H_INCLUDED
 
+#include <stdint.h>
+
 //  Wall-clock time in microseconds since the epoch.
 int64_t ufo_time_now_us (void);
 

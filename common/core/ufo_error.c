@@ -1,5 +1,6 @@
 /*  ufo_error.c - error records and the stable names of error codes. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
 
 static const char *s_names [UFO_E_COUNT] = {
     "ok", "syntax", "truncated", "type", "range", "too_deep", "too_large", "version",

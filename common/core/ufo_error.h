@@ -2,6 +2,8 @@
 #ifndef UFO_ERROR_H_INCLUDED
 #define UFO_ERROR_H_INCLUDED
 
+#include <stddef.h>
+
 typedef enum {
     UFO_OK = 0,
     UFO_E_SYNTAX = 1,       //  not well-formed (JSON, msgpack, config)

@@ -1,5 +1,6 @@
 /*  ufo_hash.c - CRC-32C (slicing-by-8, table built once) and SHA-256 (FIPS 180-4). */
 #include "ufo_prelude.h"
+#include "ufo_hex.h"
 #include "ufo_hash.h"
 #include <pthread.h>
 

@@ -4,6 +4,10 @@
 #ifndef UFO_HASH_H_INCLUDED
 #define UFO_HASH_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 //  Continues a CRC-32C over data[0..len). Start with crc = 0; feed the result back in
 //  to checksum data in pieces. crc32c("123456789") == 0xE3069283.
 uint32_t ufo_crc32c (uint32_t crc, const void *data, size_t len);

@@ -1,5 +1,6 @@
 /*  ufo_hex.c - lowercase hex (see ufo_hex.h). */
 #include "ufo_prelude.h"
+#include "ufo_hex.h"
 
 const char ufo_hex_digits [17] = "0123456789abcdef";
 

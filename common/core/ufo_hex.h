@@ -2,6 +2,9 @@
 #ifndef UFO_HEX_H_INCLUDED
 #define UFO_HEX_H_INCLUDED
 
+#include <stddef.h>
+#include <stdint.h>
+
 //  "0123456789abcdef".
 extern const char ufo_hex_digits [17];
 

@@ -11,6 +11,11 @@
     separators ", " and ": ", ensure_ascii (\uXXXX in lower-case hex, surrogate pairs
     above U+FFFF), floats as repr(), NaN/Infinity as Python writes them. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "value_private.h"
 #include <float.h>
 #include <locale.h>

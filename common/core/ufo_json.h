@@ -7,6 +7,12 @@
 #ifndef UFO_JSON_H_INCLUDED
 #define UFO_JSON_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct {
     size_t max_depth;       //  nesting limit (default 128)
     size_t max_bytes;       //  input size limit, 0 = no limit

@@ -1,6 +1,11 @@
 /*  ufo_json_write.c - the JSON writer (ufo_json.h): compact, Python json.dumps()-compatible
     and pretty styles, and repr()-exact float formatting. Split from ufo_json.c (the parser). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_hex.h"
+#include "ufo_json.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "value_private.h"
 #include <float.h>
 #include <pthread.h>

@@ -1,5 +1,8 @@
 /*  ufo_log.c - levelled logging to stderr (or a chosen stream), human or JSON lines. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
 #include <pthread.h>
 #include <sys/time.h>
 

@@ -2,6 +2,9 @@
 #ifndef UFO_LOG_H_INCLUDED
 #define UFO_LOG_H_INCLUDED
 
+#include <stdbool.h>
+#include <stdio.h>
+
 typedef enum {
     UFO_LOG_TRACE = 0,
     UFO_LOG_DEBUG = 1,

@@ -10,6 +10,11 @@
     - uint64 values above INT64_MAX become floats (ufo_value_t integers are signed);
     - exactly one value: trailing bytes are an error. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_msgpack.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 
 #define UFO_MSGPACK_DEFAULT_DEPTH 64
 

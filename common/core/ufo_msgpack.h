@@ -6,6 +6,13 @@
 #ifndef UFO_MSGPACK_H_INCLUDED
 #define UFO_MSGPACK_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct {
     size_t max_depth;       //  nesting limit (default 64)
     size_t max_bytes;       //  input size limit, 0 = no limit

@@ -1,5 +1,6 @@
 /*  ufo_paths.c - locating data files in a build tree or an installation. */
 #include "ufo_prelude.h"
+#include "ufo_paths.h"
 #include <libgen.h>
 #include <pthread.h>
 

@@ -10,6 +10,9 @@
 #ifndef UFO_PATHS_H_INCLUDED
 #define UFO_PATHS_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+
 //  Finds a readable file or directory by its relative name. Writes the path into out[size]
 //  and returns true, or returns false when it is nowhere. An absolute name is only checked.
 bool ufo_data_find (const char *relative, char *out, size_t size);

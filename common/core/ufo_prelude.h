@@ -1,5 +1,7 @@
-/*  ufo_prelude.h - private: the one place that pulls in system headers.
-    Every source file in ufobus includes this first (czmq's prelude habit). */
+/*  ufo_prelude.h - private: the one place that pulls in system headers, and the basic
+    macros and allocation functions. Every source file in ufobus includes this first (czmq's
+    prelude habit), then the headers of the modules it uses (no umbrella: ufo.h is for programs
+    built against the installed library). */
 #ifndef UFO_PRELUDE_H_INCLUDED
 #define UFO_PRELUDE_H_INCLUDED
 
@@ -25,8 +27,6 @@
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "ufo.h"
 
 #define UFO_UNUSED(x) (void) (x)
 #define UFO_ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))

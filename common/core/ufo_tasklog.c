@@ -1,5 +1,11 @@
 /*  ufo_tasklog.c - one session's log directory. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 
 #define UFO_TASKLOG_MAX_SECRETS 16
 

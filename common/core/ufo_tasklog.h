@@ -9,6 +9,11 @@
 #ifndef UFO_TASKLOG_H_INCLUDED
 #define UFO_TASKLOG_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_tasklog_t ufo_tasklog_t;
 
 //  Opens (creating as needed, like mkdir -p) the directory root/task. task must be a

@@ -1,5 +1,6 @@
 /*  ufo_utf8.c - UTF-8 validation and encoding. */
 #include "ufo_prelude.h"
+#include "ufo_utf8.h"
 
 size_t
 ufo_utf8_seq (const void *data, size_t n, uint32_t *cp_out)

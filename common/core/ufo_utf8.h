@@ -2,6 +2,10 @@
 #ifndef UFO_UTF8_H_INCLUDED
 #define UFO_UTF8_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 //  Length (1..4) of the valid UTF-8 sequence at s, which has n >= 1 bytes left, or 0 if the
 //  bytes there are not valid UTF-8 (overlong forms, surrogates and code points above
 //  U+10FFFF are invalid). Stores the code point in *cp when valid (cp may be NULL).

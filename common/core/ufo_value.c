@@ -6,6 +6,8 @@
     open-addressing index of entry positions beyond that, so a hostile document with a
     million keys costs linear time, not quadratic. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_value.h"
 #include "value_private.h"
 #include "value_model.h"
 

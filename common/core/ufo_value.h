@@ -18,6 +18,10 @@
 #ifndef UFO_VALUE_H_INCLUDED
 #define UFO_VALUE_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 typedef enum {
     UFO_TNULL = 0,
     UFO_TBOOL = 1,

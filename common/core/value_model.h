@@ -3,6 +3,10 @@
 #ifndef UFO_VALUE_MODEL_H_INCLUDED
 #define UFO_VALUE_MODEL_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_value.h"
+
 //  Makes a frozen value that nothing else references changeable again: the node itself, not
 //  what is below it (which stays frozen). Returns false, changing nothing, when the value is
 //  shared (ufo_value_share); true when it is changeable now or was not frozen. Lets an item

@@ -4,6 +4,8 @@
 #ifndef UFO_VALUE_PRIVATE_H_INCLUDED
 #define UFO_VALUE_PRIVATE_H_INCLUDED
 
+#include "ufo_value.h"
+
 typedef ufo_value_entry_t s_entry_t;       //  public read-only view (ufo_value.h)
 
 //  flags

@@ -1,6 +1,9 @@
 /*  ufo_desktop.c - the desktop object: X display, AT-SPI bus and its events, the event
     loop glue (pump) and operations. Windows, launching and closing: ufo_desktop_win.c. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
 #include <sys/wait.h>

@@ -19,6 +19,12 @@
 #ifndef UFO_DESKTOP_H_INCLUDED
 #define UFO_DESKTOP_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_desktop_t ufo_desktop_t;
 typedef struct _ufo_desktop_op_t ufo_desktop_op_t;
 typedef struct _ufo_image_t ufo_image_t;

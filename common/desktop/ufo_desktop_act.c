@@ -3,6 +3,10 @@
     centre. Each action waits for its effect (AT-SPI events going quiet, or the expected
     text) with a bound, without blocking: it is an operation advanced by pumping. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
 

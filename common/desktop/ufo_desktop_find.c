@@ -9,6 +9,8 @@
     registry announce it) or after 250 ms at the latest, for UFO_DESKTOP_APP_WAIT_MS in all;
     only then does the snapshot fail. */
 #include "ufo_prelude.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
 

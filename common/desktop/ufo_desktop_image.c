@@ -1,6 +1,9 @@
 /*  ufo_desktop_image.c - screenshots (X11, Composite for covered windows), annotation
     with numbered boxes (cairo), and PNG encoding (libpng). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
 #include <cairo.h>

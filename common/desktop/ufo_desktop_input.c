@@ -1,6 +1,8 @@
 /*  ufo_desktop_input.c - synthetic input with XTest, and the pywinauto key syntax of
     keyboard_input (docs/DESKTOP.md "Key syntax"). */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
 

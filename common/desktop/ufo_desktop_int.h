@@ -3,6 +3,9 @@
 #ifndef UFO_DESKTOP_INT_H_INCLUDED
 #define UFO_DESKTOP_INT_H_INCLUDED
 
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include <gio/gio.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>

@@ -2,6 +2,8 @@
     value maps of a snapshot (no AT-SPI here), so that the rules can be tested on recorded
     trees. docs/DESKTOP.md, section "Names", states the rules. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_value.h"
 #include "ufo_desktop.h"
 
 #define streq(a, b) (strcmp ((a), (b)) == 0)

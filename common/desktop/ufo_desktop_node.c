@@ -2,6 +2,8 @@
     states, invalidation by events, and the mapping of AT-SPI roles to the original's
     control types (docs/DESKTOP.md has the table). */
 #include "ufo_prelude.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
 

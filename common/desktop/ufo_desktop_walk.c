@@ -7,6 +7,8 @@
     Hidden subtrees are not entered. Nodes stay cached between snapshots; an event on a
     node marks only that node (or its children list) stale. */
 #include "ufo_prelude.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
 #include <atspi/atspi.h>

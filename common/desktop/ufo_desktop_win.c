@@ -1,6 +1,9 @@
 /*  ufo_desktop_win.c - top-level windows from X: listing, focus and raise without a window
     manager, move/resize, launching allow-listed applications and closing them. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
 #include <spawn.h>

@@ -1,6 +1,16 @@
 /*  ufo_eval.c - the EvaluationAgent: judges a round or a session from its logs
     (see ufo_eval.h and docs/EVALUATION.md). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_llm.h"
+#include "ufo_llm_parse.h"
+#include "ufo_log.h"
+#include "ufo_prompt.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "ufo_eval.h"
 #include "ufo_eval_int.h"
 

@@ -23,6 +23,15 @@
 #ifndef UFO_EVAL_H_INCLUDED
 #define UFO_EVAL_H_INCLUDED
 
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_llm.h"
+#include "ufo_prompt.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_config_t ufo_config_t;
 typedef struct _ufo_llm_t ufo_llm_t;
 typedef struct _ufo_prompts_t ufo_prompts_t;

@@ -3,6 +3,11 @@
     statuses and the screenshot files (docs/EVALUATION.md). Everything read from the logs
     is checked for shape; a malformed record is skipped, never trusted. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_eval_int.h"
 
 #define S_MAX_TEXT        4000              //  bytes kept of one string field of a step

@@ -3,6 +3,9 @@
 #ifndef UFO_EVAL_INT_H_INCLUDED
 #define UFO_EVAL_INT_H_INCLUDED
 
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 //  The trajectory item shown to the model for one response.log record: the step fields
 //  that matter for judging (Step, Round, Agent, Application, Subtask, Observation, Thought,
 //  Action, Status, Comment, Results, ActionSuccess...), long strings shortened. Caller owns.

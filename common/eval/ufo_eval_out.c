@@ -1,6 +1,7 @@
 /*  ufo_eval_out.c - what becomes of an evaluation result: the blackboard item and the
     human-readable summary with its verdict symbols (see ufo_eval.h). */
 #include "ufo_prelude.h"
+#include "ufo_value.h"
 #include "ufo_eval.h"
 
 ufo_value_t *

@@ -1,5 +1,9 @@
 /*  ufo_embed.c - embeddings from an OpenAI-compatible endpoint (see ufo_embed.h). */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_http.h"
 #include "ufo_embed.h"
 

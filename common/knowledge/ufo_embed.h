@@ -8,6 +8,12 @@
 #ifndef UFO_EMBED_H_INCLUDED
 #define UFO_EMBED_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct {
     const char *url;            //  the /embeddings URL ("" : embeddings are off)
     const char *model;

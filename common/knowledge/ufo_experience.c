@@ -1,5 +1,10 @@
 /*  ufo_experience.c - experience records on the broker and in the index (see ufo_experience.h). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_bb_client.h"
 #include "ufo_kb.h"
 #include "ufo_experience.h"

@@ -18,6 +18,12 @@
 #ifndef UFO_EXPERIENCE_H_INCLUDED
 #define UFO_EXPERIENCE_H_INCLUDED
 
+#include <stddef.h>
+#include "ufo_bb_client.h"
+#include "ufo_error.h"
+#include "ufo_kb.h"
+#include "ufo_value.h"
+
 #define UFO_EXPERIENCE_PREFIX "experience:"
 #define UFO_DEMONSTRATION_PREFIX "demonstration:"
 

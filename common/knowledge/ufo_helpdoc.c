@@ -1,5 +1,9 @@
 /*  ufo_helpdoc.c - help documents into titled passages (see ufo_helpdoc.h). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "ufo_helpdoc.h"
 #include <libxml/parser.h>
 #include <libxml/tree.h>

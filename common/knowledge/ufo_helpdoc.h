@@ -8,6 +8,9 @@
 #ifndef UFO_HELPDOC_H_INCLUDED
 #define UFO_HELPDOC_H_INCLUDED
 
+#include <stddef.h>
+#include "ufo_error.h"
+
 #define UFO_HELPDOC_PASSAGE_MAX 2000
 
 //  Called once per passage, in document order. Strings are borrowed for the call; ref is

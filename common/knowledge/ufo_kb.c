@@ -1,5 +1,11 @@
 /*  ufo_kb.c - the knowledge index over SQLite FTS5 (see ufo_kb.h). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_kb.h"
+#include "ufo_log.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include <sqlite3.h>
 #include <libgen.h>
 

@@ -12,6 +12,12 @@
 #ifndef UFO_KB_H_INCLUDED
 #define UFO_KB_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_kb_t ufo_kb_t;
 
 //  One passage to add. Strings are copied; app, ref may be NULL ("").

@@ -1,5 +1,10 @@
 /*  ufo_knowledge.c - finding and indexing offline help (see ufo_knowledge.h). */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "ufo_kb.h"
 #include "ufo_helpdoc.h"
 #include "ufo_knowledge.h"

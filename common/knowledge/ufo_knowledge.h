@@ -12,6 +12,13 @@
 #ifndef UFO_KNOWLEDGE_H_INCLUDED
 #define UFO_KNOWLEDGE_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_kb.h"
+#include "ufo_value.h"
+
 //  Where to look. Borrowed; lists may be NULL.
 typedef struct {
     const ufo_value_t *help_dirs;   //  list of directories like "/usr/share/help"

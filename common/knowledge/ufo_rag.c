@@ -1,5 +1,9 @@
 /*  ufo_rag.c - retrieval for the agents' prompts (see ufo_rag.h). */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_kb.h"
 #include "ufo_knowledge.h"
 #include "ufo_rag.h"

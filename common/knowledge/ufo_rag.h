@@ -9,6 +9,9 @@
 #ifndef UFO_RAG_H_INCLUDED
 #define UFO_RAG_H_INCLUDED
 
+#include "ufo_config.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_rag_t ufo_rag_t;
 
 //  Creates the retriever from a configuration (read now; config may be destroyed after).

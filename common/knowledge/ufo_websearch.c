@@ -1,5 +1,11 @@
 /*  ufo_websearch.c - web search for the agents' prompts (see ufo_websearch.h). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "ufo_http.h"
 #include "ufo_websearch.h"
 

@@ -11,6 +11,13 @@
 #ifndef UFO_WEBSEARCH_H_INCLUDED
 #define UFO_WEBSEARCH_H_INCLUDED
 
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_http.h"
+#include "ufo_value.h"
+
 typedef struct {
     const char *provider;       //  "bing" | "searxng"
     const char *endpoint;       //  the search URL (without query)

@@ -1,5 +1,8 @@
 /*  ufo_xrecord.c - mouse and keyboard through X RECORD (see ufo_xrecord.h). */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "ufo_xrecord.h"
 #include <X11/Xlib.h>
 #include <X11/XKBlib.h>

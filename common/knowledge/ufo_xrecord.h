@@ -7,6 +7,9 @@
 #ifndef UFO_XRECORD_H_INCLUDED
 #define UFO_XRECORD_H_INCLUDED
 
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_xrecord_t ufo_xrecord_t;
 
 //  Starts recording on display (NULL: $DISPLAY). Returns NULL with err when the display

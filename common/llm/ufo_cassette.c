@@ -1,5 +1,9 @@
 /*  ufo_cassette.c - record / replay of LLM exchanges as JSON lines. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_cassette.h"
 #include "ufo_hash.h"
 

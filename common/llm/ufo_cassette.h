@@ -11,6 +11,11 @@
 #ifndef UFO_CASSETTE_H_INCLUDED
 #define UFO_CASSETTE_H_INCLUDED
 
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_cassette_t ufo_cassette_t;
 
 typedef enum {

@@ -1,5 +1,9 @@
 /*  ufo_cost.c - price table and cost accumulator. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_cost.h"
 
 struct _ufo_prices_t {

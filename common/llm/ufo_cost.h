@@ -7,6 +7,12 @@
 #ifndef UFO_COST_H_INCLUDED
 #define UFO_COST_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_prices_t ufo_prices_t;
 
 //  Creates an empty price table (every model unknown).

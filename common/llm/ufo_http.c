@@ -2,6 +2,9 @@
     curl tells us which sockets to watch (socket callback) and when to wake up (timer
     callback); the caller's loop polls them and gives them back to ufo_http_process. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
 #include <poll.h>
 #include "ufo_http.h"
 #include <curl/curl.h>

@@ -8,6 +8,11 @@
 #ifndef UFO_HTTP_H_INCLUDED
 #define UFO_HTTP_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+
 typedef struct _ufo_http_t ufo_http_t;
 
 //  Event bits for ufo_http_fd_t.events / revents (same meaning as POLLIN / POLLOUT / POLLERR).

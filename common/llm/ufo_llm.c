@@ -6,6 +6,12 @@
     corrective message and ask again, up to JSON_PARSING_RETRY) -> done. Every wait is a
     deadline checked by ufo_llm_process, never a sleep. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_llm.h"
 #include "ufo_llm_parse.h"
 #include "ufo_llm_wire.h"

@@ -12,6 +12,15 @@
 #ifndef UFO_LLM_H_INCLUDED
 #define UFO_LLM_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_cassette.h"
+#include "ufo_config.h"
+#include "ufo_cost.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_config_t ufo_config_t;
 typedef struct _ufo_prices_t ufo_prices_t;
 typedef struct _ufo_cassette_t ufo_cassette_t;

@@ -1,5 +1,9 @@
 /*  ufo_llm_config.c - an engine's settings from the configuration, and its endpoint URL. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_paths.h"
+#include "ufo_value.h"
 #include "ufo_llm.h"
 #include "ufo_config.h"
 #include "ufo_cost.h"

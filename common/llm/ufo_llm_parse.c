@@ -1,5 +1,9 @@
 /*  ufo_llm_parse.c - find, parse and validate the JSON object in a model's reply. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_llm_parse.h"
 
 #define S_MAX_TEXT    (1024u * 1024)       //  longer replies are refused (MAX_TOKENS is ~2000)

@@ -9,6 +9,10 @@
 #ifndef UFO_LLM_PARSE_H_INCLUDED
 #define UFO_LLM_PARSE_H_INCLUDED
 
+#include <stddef.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef enum {
     UFO_SCHEMA_NONE = 0,        //  no JSON expected: the reply text is the result
     UFO_SCHEMA_OBJECT = 1,      //  any JSON object

@@ -1,5 +1,9 @@
 /*  ufo_llm_wire.c - request bodies, headers, reply fields and error hints per API_TYPE. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_json.h"
+#include "ufo_llm.h"
+#include "ufo_value.h"
 #include "ufo_llm_wire.h"
 
 bool

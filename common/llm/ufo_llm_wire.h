@@ -9,6 +9,10 @@
 #ifndef UFO_LLM_WIRE_H_INCLUDED
 #define UFO_LLM_WIRE_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_value.h"
 #include "ufo_llm.h"
 
 //  The anthropic-version header sent with API_TYPE claude.

@@ -1,5 +1,9 @@
 /*  ufo_prompt.c - assemble an agent step's chat messages from prompts/ templates. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_paths.h"
+#include "ufo_value.h"
 #include "ufo_prompt.h"
 #include "ufo_template.h"
 #include "ufo_llm_parse.h"

@@ -13,6 +13,10 @@
 #ifndef UFO_PROMPT_H_INCLUDED
 #define UFO_PROMPT_H_INCLUDED
 
+#include <stdbool.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_prompts_t ufo_prompts_t;
 
 //  Opens a prompt directory. dir NULL: $UFO_PROMPTS_DIR, else ./prompts, else the source

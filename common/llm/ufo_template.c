@@ -1,5 +1,9 @@
 /*  ufo_template.c - render {{...}} templates (see ufo_template.h for the syntax). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_template.h"
 
 #define S_MAX_FRAMES  32

@@ -16,6 +16,10 @@
 #ifndef UFO_TEMPLATE_H_INCLUDED
 #define UFO_TEMPLATE_H_INCLUDED
 
+#include <stddef.h>
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 //  Returns the text of partial `name` (caller frees), or NULL if there is none.
 typedef char *(ufo_template_loader_fn) (const char *name, void *arg);
 

@@ -1,6 +1,14 @@
 /*  ufo_mcp.c - a client of one MCP server over stdio or Streamable HTTP (see ufo_mcp.h).
     JSON-RPC and the lifecycle are here; the two transports are in ufo_mcp_io.c. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_http.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_mcp.h"
+#include "ufo_value.h"
 #include "ufo_mcp_int.h"
 #include "ufo_mcp_spec.h"
 

@@ -22,6 +22,12 @@
 #ifndef UFO_MCP_H_INCLUDED
 #define UFO_MCP_H_INCLUDED
 
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+#include "ufo_http.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_mcp_t ufo_mcp_t;
 
 typedef enum {

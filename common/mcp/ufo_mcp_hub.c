@@ -1,5 +1,11 @@
 /*  ufo_mcp_hub.c - the MCP servers of one agent (see ufo_mcp_hub.h). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_http.h"
 #include "ufo_config.h"
 #include "ufo_mcp.h"

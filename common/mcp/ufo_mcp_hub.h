@@ -11,6 +11,14 @@
 #ifndef UFO_MCP_HUB_H_INCLUDED
 #define UFO_MCP_HUB_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_http.h"
+#include "ufo_mcp.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_mcp_hub_t ufo_mcp_hub_t;
 typedef struct _ufo_mcp_op_t ufo_mcp_op_t;
 

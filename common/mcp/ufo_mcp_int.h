@@ -3,6 +3,9 @@
 #ifndef UFO_MCP_INT_H_INCLUDED
 #define UFO_MCP_INT_H_INCLUDED
 
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_http.h"
 #include "ufo_mcp.h"
 

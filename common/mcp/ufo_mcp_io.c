@@ -2,6 +2,13 @@
     process (newline-delimited JSON-RPC, stderr lines to our log, bounded lines), and Streamable
     HTTP (POST, JSON or SSE replies, Mcp-Session-Id). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_http.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_mcp.h"
+#include "ufo_value.h"
 #include "ufo_mcp_int.h"
 #include <sys/wait.h>
 

@@ -8,6 +8,11 @@
 #ifndef UFO_MODEL_PRIVATE_H_INCLUDED
 #define UFO_MODEL_PRIVATE_H_INCLUDED
 
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_memory.h"
+#include "ufo_value.h"
 #include "value_model.h"
 
 struct _ufo_item_t {

@@ -1,6 +1,15 @@
 /*  ufo_board.c - the blackboard: four memories, the original's dict/JSON shape, the prompt
     content parts, and the JSON-lines question loader. See ufo_board.h. */
 #include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_memory.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "model_private.h"
 
 #define S_MAX_FILE ((size_t) 256 << 20)     //  bigger question files / images are refused

@@ -8,6 +8,14 @@
 #ifndef UFO_BOARD_H_INCLUDED
 #define UFO_BOARD_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_memory.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_board_t ufo_board_t;
 
 typedef enum {

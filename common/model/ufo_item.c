@@ -1,6 +1,12 @@
 /*  ufo_item.c - one blackboard record with a cached canonical JSON text.
     See ufo_item.h for the contract and model_private.h for the cache design. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
 #include "model_private.h"
 
 const ufo_json_limits_t ufo_model_limits = { 128, 0, true };

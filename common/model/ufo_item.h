@@ -15,6 +15,13 @@
 #ifndef UFO_ITEM_H_INCLUDED
 #define UFO_ITEM_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_item_t ufo_item_t;
 
 //  Creates an empty item owned by the caller (never NULL).

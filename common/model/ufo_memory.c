@@ -1,6 +1,12 @@
 /*  ufo_memory.c - ordered list of items; its JSON list text is put together from the
     items' cached texts. See ufo_memory.h for the contract, model_private.h for the cache. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_memory.h"
+#include "ufo_value.h"
 #include "model_private.h"
 
 ufo_memory_t *

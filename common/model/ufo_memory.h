@@ -10,6 +10,14 @@
 #ifndef UFO_MEMORY_H_INCLUDED
 #define UFO_MEMORY_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_value.h"
+
 typedef struct _ufo_memory_t ufo_memory_t;
 
 //  Creates an empty memory without a cap (never NULL).

@@ -1,5 +1,6 @@
 /*  ufo_outcome.c - step and session outcomes (see ufo_outcome.h). */
 #include "ufo_prelude.h"
+#include "ufo_value.h"
 #include "ufo_outcome.h"
 
 bool

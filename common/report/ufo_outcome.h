@@ -11,6 +11,10 @@
 #ifndef UFO_OUTCOME_H_INCLUDED
 #define UFO_OUTCOME_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_value.h"
+
 //  Whether a step record (a response.log line, a "step" progress record) failed. When it
 //  did and why is not NULL, *why points at the reason inside record ("failed" when the
 //  record names none). Returns false for NULL or a record that is not a map.

@@ -1,6 +1,12 @@
 /*  ufo_report.c - the session report: loads logs/<task>/ and writes the page frame
     (head, header, totals, requests, notes); ufo_report_steps.c renders the body. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_outcome.h"
+#include "ufo_value.h"
 #include "ufo_report.h"
 #include "ufo_report_int.h"
 

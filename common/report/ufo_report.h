@@ -12,6 +12,10 @@
 #ifndef UFO_REPORT_H_INCLUDED
 #define UFO_REPORT_H_INCLUDED
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "ufo_error.h"
+
 typedef struct {
     bool link_images;           //  refer to the PNG files beside the report instead of
                                 //  embedding them as data: URLs (for huge sessions)

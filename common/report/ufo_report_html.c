@@ -1,6 +1,10 @@
 /*  ufo_report_html.c - HTML helpers of the session report: escaping, images (embedded as
     data: URLs or linked), and the page's one style sheet and one script. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_json.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "ufo_report.h"
 #include "ufo_report_int.h"
 

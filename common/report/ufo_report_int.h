@@ -5,6 +5,10 @@
 #ifndef UFO_REPORT_INT_H_INCLUDED
 #define UFO_REPORT_INT_H_INCLUDED
 
+#include "ufo_buf.h"
+#include "ufo_report.h"
+#include "ufo_value.h"
+
 typedef struct {
     char *logdir;                   //  the log directory, as given
     char *image_prefix;             //  prefix of linked image references

@@ -2,6 +2,11 @@
     their steps (with screenshots, questions and confirmations), the blackboard and the
     evaluations. Every text that comes from the logs goes through ufo_report_esc*. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_json.h"
+#include "ufo_outcome.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "ufo_report.h"
 #include "ufo_report_int.h"
 
