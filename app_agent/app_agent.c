@@ -1,5 +1,6 @@
 /*  app_agent.c - the AppAgent state machine of one subtask (see app_agent.h). */
 #include "ufo_prelude.h"
+#include "ufo_rag.h"
 #include "ufo_clock.h"
 #include "ufo_cost.h"
 #include "ufo_desktop.h"
@@ -40,7 +41,7 @@ s_find_window (app_ctx_t *ctx, const ufo_value_t *window, const char *applicatio
             found [1] = xid;
         if (*want_title && strcmp (ufo_value_map_str (w, "title", ""), want_title) == 0 && !found [2])
             found [2] = xid;
-        if (*application && strcasecmp (ufo_value_map_str (w, "name", ""), application) == 0 && !found [3])
+        if (*application && ufo_desktop_same_app (ufo_value_map_str (w, "name", ""), application) && !found [3])
             found [3] = xid;
     }
     int64_t xid = 0;
@@ -79,6 +80,9 @@ s_parse_body (app_agent_t *self, ufo_error_t *err)
     self->online = ufo_value_type (online) == UFO_TLIST ? online : NULL;
     const ufo_value_t *demos = ufo_value_map_get (self->body, "demonstration_examples");
     self->demonstrations = ufo_value_type (demos) == UFO_TLIST ? demos : NULL;
+    //  the subtask's embedding and web search start now and come in while the first step
+    //  looks at the screen (ufo_rag.h); the prompt never waits for them
+    ufo_rag_prefetch (self->ctx->rag, self->subtask);
     self->interactive = body.interactive;
     self->auto_confirm = body.auto_confirm;
     const char *log_root = body.log_root;

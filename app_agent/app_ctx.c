@@ -79,6 +79,30 @@ s_mcp_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
     ufo_mcp_hub_process (ctx->mcp, fds, n);
 }
 
+//  the knowledge's transfers (the subtask's embedding and web search, ufo_rag.h)
+static size_t
+s_rag_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
+{
+    app_ctx_t *ctx = arg;
+    if (!ctx->rag)
+        return 0;
+    ufo_http_fd_t fds [8];
+    size_t n = ufo_rag_fds (ctx->rag, fds, 8);
+    *timeout_ms = ufo_rag_timeout (ctx->rag);
+    return ufo_loop_items_from_http (items, max, fds, n > 8 ? 8 : n);
+}
+
+static void
+s_rag_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
+{
+    app_ctx_t *ctx = arg;
+    if (!ctx->rag)
+        return;
+    ufo_http_fd_t fds [8];
+    n = ufo_loop_items_to_http (fds, items, n > 8 ? 8 : n);
+    ufo_rag_process (ctx->rag, fds, n);
+}
+
 int
 app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err)
 {
@@ -118,6 +142,8 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
         ufo_loop_reader_add (ctx->loop, NULL, ufo_desktop_fd (ctx->desktop), s_desktop_readable, ctx);
     ufo_loop_source_t mcp = { NULL, s_mcp_items, s_mcp_dispatch };
     ufo_loop_source_add (ctx->loop, &mcp, ctx);
+    ufo_loop_source_t rag = { NULL, s_rag_items, s_rag_dispatch };
+    ufo_loop_source_add (ctx->loop, &rag, ctx);
     if (!options->local_board) {
         //  CURVE (security.*): the default of every bus socket of this process
         if (ufo_security_init (c, "agent", err) < 0)

@@ -562,8 +562,13 @@ s_controls_done (app_step_t *self)
                                               strcmp (ctx->app, "*") ? ctx->app : a->application);
     if (a->experience)          //  retrieved by the HostAgent (RAG_EXPERIENCE)
         ufo_value_map_set_copy (knowledge, "experience_examples", a->experience);
-    if (a->online)              //  web search by the HostAgent (RAG_ONLINE_SEARCH)
-        ufo_value_map_set_copy (knowledge, "online_docs", a->online);
+    if (a->online) {            //  web search by the HostAgent (RAG_ONLINE_SEARCH), then ours
+        ufo_value_t *online = ufo_value_dup (a->online);
+        const ufo_value_t *own = ufo_value_map_get (knowledge, "online_docs");
+        for (size_t i = 0; i < ufo_value_size (own); i++)
+            ufo_value_list_push (online, &(ufo_value_t *) { ufo_value_dup (ufo_value_list_at (own, i)) });
+        ufo_value_map_set (knowledge, "online_docs", &online);
+    }
     if (a->demonstrations)      //  retrieved by the HostAgent for this subtask (RAG_DEMONSTRATION)
         ufo_value_map_set_copy (knowledge, "demonstration_examples", a->demonstrations);
     ufo_rag_merge (vars, knowledge);

@@ -11,13 +11,6 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-void
-bb_durability_fatal (bb_server_t *self, const char *message)
-{
-    ufo_error ("FATAL: %s; stopping without acknowledging further writes", message);
-    self->fatal = true;
-}
-
 static void s_snapshot_start (bb_server_t *self);
 
 void
@@ -43,13 +36,112 @@ bb_durability_room (bb_server_t *self, size_t len, bool floor, char *why, size_t
         bb_durability_disk_full (self, err.message);
     }
     self->writes_refused++;
-    snprintf (why, size, "the broker's disk is full (%s): nothing was written; retry later", err.message);
+    if (self->log_failed)
+        snprintf (why, size, "the broker's log is being repaired (%s): nothing was written; retry later",
+                  err.message);
+    else
+        snprintf (why, size, "the broker's disk is full (%s): nothing was written; retry later", err.message);
     return false;
+}
+
+uint64_t
+bb_durability_sync_log (bb_server_t *self)
+{
+    uint64_t ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+    uint64_t segment = ufo_wal_segment (self->wal), end = ufo_wal_size (self->wal);
+    if (self->nlog_syncs > 0 && self->log_syncs [self->nlog_syncs - 1].ticket == ticket) {
+        self->log_syncs [self->nlog_syncs - 1].end = end;      //  joined the waiting job
+        return ticket;
+    }
+    if (self->nlog_syncs == self->cap_log_syncs) {
+        self->cap_log_syncs = self->cap_log_syncs ? self->cap_log_syncs * 2 : 16;
+        self->log_syncs = ufo_realloc (self->log_syncs, self->cap_log_syncs * sizeof *self->log_syncs);
+    }
+    self->log_syncs [self->nlog_syncs++] = (struct bb_log_sync_s) { ticket, segment, end };
+    return ticket;
+}
+
+//  A log job finished: what it covered is durable (ok), or not known to be.
+static void
+s_log_synced (bb_server_t *self, uint64_t ticket, bool ok)
+{
+    size_t n = 0;
+    while (n < self->nlog_syncs && self->log_syncs [n].ticket <= ticket) {
+        if (ok && !self->log_failed && self->log_syncs [n].ticket == ticket)
+            ufo_wal_synced (self->wal, self->log_syncs [n].segment, self->log_syncs [n].end);
+        n++;
+    }
+    memmove (self->log_syncs, self->log_syncs + n, (self->nlog_syncs - n) * sizeof *self->log_syncs);
+    self->nlog_syncs -= n;
+}
+
+//  After a failed write or fdatasync the kernel may have dropped the written pages and
+//  marked them clean, and a later fdatasync of the same file may report success without
+//  them (the error is reported once). So nothing written since the last good fdatasync
+//  is acknowledged: every reply and event still queued is held (they all wait for that
+//  record or a later one), the log is marked broken, and a repair cuts each file back to
+//  its last confirmed end and writes the kept bytes again through a new descriptor.
+void
+bb_durability_log_failed (bb_server_t *self, const char *message)
+{
+    if (!self->log_failed) {
+        ufo_error ("the log failed: %s; writes are refused (unavailable) and the replies of the records "
+                   "since the last good fdatasync are held until a repair (tried every second) has written "
+                   "them again; reads, snapshots, the bus and dispatch of what is durable go on", message);
+        self->repairs_failed = 0;
+    }
+    if (self->snap_pid != 0) {
+        //  A snapshot is valid only once the checkpoint heading its new segment is durable,
+        //  which this failure leaves unknown: a restart from it would drop the older
+        //  segments, and the task state with them. It is stopped and removed.
+        kill (self->snap_pid, SIGKILL);
+        waitpid (self->snap_pid, NULL, 0);
+        self->snap_pid = 0;
+        bb_store_remove_snapshot (self->data_dir, self->snap_seq);
+        self->items_at_snap = 0;
+        ufo_warn ("snapshot of seq %" PRIu64 " dropped: the log failed while it was written", self->snap_seq);
+    }
+    self->log_failed = true;
+    self->disk_full = true;
+    snprintf (self->full_reason, sizeof self->full_reason, "%s", message);
+    bb_out_flush (self, 0);
+    bb_out_hold (self, false);
+    ufo_wal_prepare_repair (self->wal);
+}
+
+//  The repair job finished.
+static void
+s_repaired (bb_server_t *self, int status)
+{
+    self->repairing = false;
+    ufo_wal_repaired (self->wal, status == 0);
+    if (status != 0) {
+        if (self->repairs_failed++ == 0)
+            ufo_warn ("repair of the log failed: %s; retrying every second", strerror (status));
+        return;
+    }
+    size_t held = self->nheld;
+    self->log_failed = false;
+    self->disk_full = false;
+    self->nlog_syncs = 0;
+    bb_out_release_held (self, true);
+    ufo_info ("the log is repaired and durable (%" PRIu64 " failed attempt(s)); %zu held replies and events "
+              "sent; writes are taken again (%" PRIu64 " refused)", self->repairs_failed, held,
+              self->writes_refused);
+    bb_durability_space_check (self);
 }
 
 void
 bb_durability_space_check (bb_server_t *self)
 {
+    if (self->log_failed) {
+        if (!self->repairing) {
+            ufo_wal_prepare_repair (self->wal);
+            self->repair_ticket = bb_sync_call (self->sync, ufo_wal_repair, self->wal);
+            self->repairing = true;
+        }
+        return;
+    }
     if (!self->disk_full)
         return;
     ufo_error_t err;
@@ -65,14 +157,29 @@ void
 bb_durability_commit_burst (bb_server_t *self)
 {
     uint64_t ticket = 0;
+    if (self->log_failed) {
+        //  The records of this burst (dispatch's own) wait for the repair with their
+        //  replies and events; outputs of a burst that wrote nothing go now.
+        if (self->burst_wrote)
+            bb_out_hold (self, true);
+        self->burst_wrote = false;
+        for (size_t i = self->out_head; i < self->out_tail; i++)
+            if (self->out [i].burst) {
+                self->out [i].burst = false;
+                self->out [i].ticket = 0;
+            }
+        bb_out_flush (self, 0);
+        return;
+    }
     if (self->burst_wrote) {
         ufo_error_t err;
         if (ufo_wal_write (self->wal, &err) != 0) {
-            bb_durability_fatal (self, err.message);
+            self->burst_wrote = false;
+            bb_durability_log_failed (self, err.message);
             return;
         }
         if (self->cfg.fsync == BB_FSYNC_ALWAYS)
-            ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+            ticket = bb_durability_sync_log (self);
         else
             self->unsynced = true;
         self->burst_wrote = false;
@@ -121,14 +228,23 @@ bb_durability_on_sync (bb_server_t *self)
     while (more && (n = bb_sync_read (self->sync, done, UFO_ARRAY_SIZE (done))) > 0) {
         more = n == UFO_ARRAY_SIZE (done);
         for (size_t i = 0; i < n; i++) {
-            if (done [i].status != 0 && done [i].kind != BB_SYNC_BLOB) {
-                char message [128];
-                snprintf (message, sizeof message, "fdatasync of the log failed: %s", strerror (done [i].status));
-                bb_durability_fatal (self, message);
-                return -1;
+            if (done [i].kind == BB_SYNC_CALL && done [i].ticket == self->repair_ticket) {
+                self->done_ticket = done [i].ticket;
+                s_repaired (self, done [i].status);
+                bb_out_flush (self, 0);
+                continue;
+            }
+            if (done [i].kind == BB_SYNC_DATA || done [i].kind == BB_SYNC_CLOSE) {
+                s_log_synced (self, done [i].ticket, done [i].status == 0);
+                if (done [i].status != 0) {
+                    char message [128];
+                    snprintf (message, sizeof message, "fdatasync of the log failed: %s",
+                              strerror (done [i].status));
+                    bb_durability_log_failed (self, message);
+                }
             }
             self->done_ticket = done [i].ticket;
-            bb_out_flush (self, done [i].status ? done [i].ticket : 0);
+            bb_out_flush (self, done [i].status && done [i].kind == BB_SYNC_BLOB ? done [i].ticket : 0);
             size_t keep = 0;
             for (size_t j = 0; j < self->npblobs; j++)
                 if (self->pblobs [j].ticket > self->done_ticket)
@@ -153,6 +269,7 @@ s_snapshot_start (bb_server_t *self)
 {
     int old_fd = -1;
     ufo_error_t err;
+    uint64_t old_segment = ufo_wal_segment (self->wal), old_end = ufo_wal_size (self->wal);
     uint64_t segment = ufo_wal_rotate (self->wal, &old_fd, &err);
     if (segment == 0) {
         ufo_warn ("snapshot postponed: %s", err.message);
@@ -161,7 +278,11 @@ s_snapshot_start (bb_server_t *self)
     }
     //  The old segment must still become durable before its records are acknowledged.
     uint64_t ticket = bb_sync_close (self->sync, old_fd);
-    UFO_UNUSED (ticket);
+    if (self->nlog_syncs == self->cap_log_syncs) {
+        self->cap_log_syncs = self->cap_log_syncs ? self->cap_log_syncs * 2 : 16;
+        self->log_syncs = ufo_realloc (self->log_syncs, self->cap_log_syncs * sizeof *self->log_syncs);
+    }
+    self->log_syncs [self->nlog_syncs++] = (struct bb_log_sync_s) { ticket, old_segment, old_end };
     self->records_since_snap = 0;
     self->log_items_since_snap = 0;
     //  Task state is not in the board snapshot: a checkpoint heads the new segment, and
@@ -172,10 +293,10 @@ s_snapshot_start (bb_server_t *self)
     if (ufo_wal_reserve (self->wal, BB_RESERVE_FLOOR, BB_RESERVE_CHUNK, &err) != 0)
         bb_durability_disk_full (self, err.message);       //  the checkpoint is written all the same
     if (ufo_wal_write (self->wal, &err) != 0) {
-        bb_durability_fatal (self, err.message);
+        bb_durability_log_failed (self, err.message);
         return;
     }
-    self->cp_ticket = bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+    self->cp_ticket = bb_durability_sync_log (self);
     pid_t parent = getpid ();
     pid_t pid = fork ();
     if (pid < 0) {
@@ -226,8 +347,8 @@ void
 bb_durability_everysec (bb_server_t *self)
 {
     //  Once a second, and only when something was written since the last time.
-    if (self->unsynced) {
+    if (self->unsynced && !self->log_failed) {
         self->unsynced = false;
-        bb_sync_data (self->sync, ufo_wal_fd (self->wal));
+        bb_durability_sync_log (self);
     }
 }

@@ -94,6 +94,40 @@ bb_out_release (bb_out_t *o)
     o->charge = o->extra_charge = NULL;
 }
 
+//  Sends one queued message (its buffers go to libzmq). failed_ticket: as for bb_out_flush.
+static void
+s_send (bb_server_t *self, bb_out_t *o, void *router, void *xpub, uint64_t failed_ticket)
+{
+    void *sock = o->to_bus ? xpub : router;
+    if (o->fail && o->ticket == failed_ticket) {
+        free (o->data);
+        free (o->extra);
+        bb_peers_release (o->charge);
+        bb_peers_release (o->extra_charge);
+        o->charge = o->extra_charge = NULL;
+        o->data = o->fail;
+        o->len = o->fail_len;
+        o->extra = NULL;
+        o->inl_used = false;
+    }
+    else
+        free (o->fail);
+    o->fail = NULL;
+    if (!o->to_bus)
+        self->replies_sent++;
+    zmq_send (sock, o->head, o->head_len, ZMQ_SNDMORE);
+    if (o->delim)
+        zmq_send (sock, "", 0, ZMQ_SNDMORE);
+    if (o->inl_used)
+        zmq_send (sock, o->inl, o->len, o->extra ? ZMQ_SNDMORE : 0);
+    else
+        s_send_owned (sock, o->data, o->len, o->extra != NULL, o->charge);
+    if (o->extra)
+        s_send_owned (sock, o->extra, o->extra_len, false, o->extra_charge);
+    o->data = o->extra = NULL;
+    o->charge = o->extra_charge = NULL;
+}
+
 //  Sends queued messages whose durability job is done, in order. failed_ticket: a job that
 //  failed (its alternative message is sent instead), or 0.
 void
@@ -106,42 +140,54 @@ bb_out_flush (bb_server_t *self, uint64_t failed_ticket)
         bb_out_t *o = &self->out [self->out_head];
         if (o->burst || o->ticket > self->done_ticket)
             break;
-        void *sock = o->to_bus ? xpub : router;
         if (o->to_bus && !subscriptions_read) {
             bb_server_subscriptions (self);     //  new subscribers see what follows
             subscriptions_read = true;
         }
-        if (o->fail && o->ticket == failed_ticket) {
-            free (o->data);
-            free (o->extra);
-            bb_peers_release (o->charge);
-            bb_peers_release (o->extra_charge);
-            o->charge = o->extra_charge = NULL;
-            o->data = o->fail;
-            o->len = o->fail_len;
-            o->extra = NULL;
-            o->inl_used = false;
-        }
-        else
-            free (o->fail);
-        o->fail = NULL;
-        if (!o->to_bus)
-            self->replies_sent++;
-        zmq_send (sock, o->head, o->head_len, ZMQ_SNDMORE);
-        if (o->delim)
-            zmq_send (sock, "", 0, ZMQ_SNDMORE);
-        if (o->inl_used)
-            zmq_send (sock, o->inl, o->len, o->extra ? ZMQ_SNDMORE : 0);
-        else
-            s_send_owned (sock, o->data, o->len, o->extra != NULL, o->charge);
-        if (o->extra)
-            s_send_owned (sock, o->extra, o->extra_len, false, o->extra_charge);
-        o->data = o->extra = NULL;
-        o->charge = o->extra_charge = NULL;
+        s_send (self, o, router, xpub, failed_ticket);
         self->out_head++;
     }
     if (self->out_head == self->out_tail)
         self->out_head = self->out_tail = 0;
+}
+
+void
+bb_out_hold (bb_server_t *self, bool burst_only)
+{
+    size_t keep = self->out_head;
+    for (size_t i = self->out_head; i < self->out_tail; i++) {
+        bb_out_t *o = &self->out [i];
+        if (burst_only && !o->burst) {
+            self->out [keep++] = *o;
+            continue;
+        }
+        if (self->nheld == self->cap_held) {
+            self->cap_held = self->cap_held ? self->cap_held * 2 : 64;
+            self->held = ufo_realloc (self->held, self->cap_held * sizeof *self->held);
+        }
+        o->burst = false;
+        o->ticket = 0;
+        self->held [self->nheld++] = *o;
+    }
+    self->out_tail = keep;
+    if (self->out_head == self->out_tail)
+        self->out_head = self->out_tail = 0;
+}
+
+void
+bb_out_release_held (bb_server_t *self, bool send)
+{
+    void *router = send ? zsock_resolve (self->router) : NULL;
+    void *xpub = send ? zsock_resolve (self->xpub) : NULL;
+    if (send)
+        bb_server_subscriptions (self);
+    for (size_t i = 0; i < self->nheld; i++) {
+        if (send)
+            s_send (self, &self->held [i], router, xpub, 0);
+        else
+            bb_out_release (&self->held [i]);
+    }
+    self->nheld = 0;
 }
 
 //  --- Replies -------------------------------------------------------------------

@@ -247,6 +247,8 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_int (s, "requests", (int64_t) self->requests);
     ufo_value_map_set_int (s, "errors", (int64_t) self->errors);
     ufo_value_map_set_bool (s, "disk_full", self->disk_full);
+    ufo_value_map_set_bool (s, "log_failed", self->log_failed);
+    ufo_value_map_set_int (s, "held", (int64_t) self->nheld);
     ufo_value_map_set_int (s, "writes_refused", (int64_t) self->writes_refused);
     ufo_value_map_set_int (s, "reply_bytes_queued", (int64_t) bb_peers_total (self->peers));
     ufo_value_map_set_int (s, "busy_refusals", (int64_t) bb_peers_refused (self->peers));
@@ -464,7 +466,7 @@ s_on_request (zloop_t *loop, zsock_t *sock, void *arg)
         self->refill_target = 0;            //  they came (and joined the held job): start it
         bb_sync_go (self->sync);
     }
-    return self->fatal ? -1 : 0;
+    return 0;
 }
 
 //  Reads the (un)subscriptions that reached the bus socket. Asking for its events also makes
@@ -641,7 +643,7 @@ s_on_dispatch_tick (zloop_t *loop, int timer_id, void *arg)
     if (bb_durability_room (self, 0, false, why, sizeof why))      //  its records use the floor
         bb_dispatch_tick (self->dispatch);
     bb_durability_commit_burst (self);
-    return self->fatal ? -1 : 0;
+    return 0;
 }
 
 //  --- Life cycle ------------------------------------------------------------------
@@ -731,6 +733,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     self->wal = ufo_wal_open (path, segment, config->repair, s_replay, self, &info, err);
     if (!self->wal)
         goto fail;
+    ufo_wal_keep_unsynced (self->wal, self->cfg.fsync != BB_FSYNC_NO);
     ufo_info ("recovered %zu boards, %" PRIu64 " items, seq %" PRIu64 " (%" PRIu64 " log records) in %" PRId64 " ms",
               bb_store_boards (self->store), bb_store_items (self->store), bb_store_seq (self->store),
               info.records, ufo_time_mono_ms () - start_ms);
@@ -742,6 +745,8 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     self->sync = bb_sync_new (err);
     if (self->sync && self->cfg.fsync == BB_FSYNC_ALWAYS)
         bb_sync_set_hold (self->sync, BB_HOLD_US);
+    if (self->sync && getenv ("UFO_TEST_WAL_FAULT"))
+        bb_sync_set_datasync (self->sync, ufo_wal_datasync);     //  tests' fault injection (ufo_wal.h)
     if (!self->sync)
         goto fail;
 
@@ -807,7 +812,7 @@ int
 bb_server_run (bb_server_t *self)
 {
     zloop_start (self->loop);
-    return self->fatal ? -1 : 0;
+    return 0;
 }
 
 void
@@ -816,7 +821,11 @@ bb_server_destroy (bb_server_t **self_p)
     if (!self_p || !*self_p)
         return;
     bb_server_t *self = *self_p;
-    if (self->wal && self->sync && !self->fatal) {
+    if (self->log_failed)
+        ufo_error ("stopping with the log unrepaired: %zu held replies and events are not sent; the "
+                   "records since the last good fdatasync may be lost (none was acknowledged)", self->nheld);
+    else
+    if (self->wal && self->sync) {
         //  Clean stop: make everything durable, then send what waited for it.
         ufo_error_t err;
         if (ufo_wal_write (self->wal, &err) == 0 && fdatasync (ufo_wal_fd (self->wal)) == 0) {
@@ -833,6 +842,9 @@ bb_server_destroy (bb_server_t **self_p)
     for (size_t i = self->out_head; i < self->out_tail; i++) {
         bb_out_release (&self->out [i]);
     }
+    bb_out_release_held (self, false);
+    free (self->held);
+    free (self->log_syncs);
     free (self->out);
     free (self->pblobs);
     zloop_destroy (&self->loop);

@@ -84,7 +84,6 @@ struct _bb_server_t {
                                     //  other record (snapshot_growth compares it with the next)
     uint64_t items_at_snap;         //  items held when the last snapshot was taken (or loaded)
     uint64_t snapshots;             //  snapshot writers started
-    bool fatal;
     bool disk_full;                 //  the log cannot reserve space: client writes get unavailable
     char full_reason [256];
     uint64_t writes_refused;
@@ -102,6 +101,19 @@ struct _bb_server_t {
     bb_dispatch_t *dispatch;        //  task dispatch (bb_dispatch.h)
     const bb_route_t *cur_route;     //  route of the dispatch request being handled
     uint64_t cp_ticket;             //  sync job that makes the last dispatch checkpoint durable
+
+    //  A failed log write or fdatasync (bb_durability.c): until the repair succeeds, client
+    //  writes are refused and what depends on records not known durable waits in `held`.
+    bool log_failed;
+    bool repairing;                 //  a repair job (ufo_wal_repair) is on the sync thread
+    uint64_t repair_ticket;
+    uint64_t repairs_failed;        //  attempts that failed in this episode
+    bb_out_t *held;                 //  replies and events held until the repair
+    size_t nheld, cap_held;
+    struct bb_log_sync_s {          //  log fdatasync jobs in flight: what each one covers
+        uint64_t ticket, segment, end;
+    } *log_syncs;
+    size_t nlog_syncs, cap_log_syncs;
 };
 
 //  Reads pending (un)subscriptions from the bus socket (bb_server.c).
@@ -129,6 +141,13 @@ void bb_out_release (bb_out_t *o);
 //  failed (its alternative message is sent instead), or 0.
 void bb_out_flush (bb_server_t *self, uint64_t failed_ticket);
 
+//  Moves the queued messages that have not gone out (burst_only: those of the current
+//  burst) to the held queue, in order: they wait for the log's repair (bb_durability.c).
+void bb_out_hold (bb_server_t *self, bool burst_only);
+
+//  Sends (send) or frees every held message, in order, and empties the held queue.
+void bb_out_release_held (bb_server_t *self, bool send);
+
 //  Queues a reply: the request's route, then the envelope in buf (copied). Returns it.
 bb_out_t *bb_out_reply (bb_server_t *self, const bb_route_t *route, ufo_buf_t *buf, uint64_t ticket,
                         bool burst);
@@ -155,11 +174,10 @@ bool bb_durability_room (bb_server_t *self, size_t len, bool floor, char *why, s
 //  bb_durability_space_check finds space again.
 void bb_durability_disk_full (bb_server_t *self, const char *reason);
 
-//  The once-a-second timer while the disk is full: takes writes again when space is back.
+//  The once-a-second timer while the disk is full: takes writes again when space is back;
+//  after a log failure, starts a repair of the log when none is running.
 void bb_durability_space_check (bb_server_t *self);
 
-//  Marks the server failed: logs message, no further write is acknowledged.
-void bb_durability_fatal (bb_server_t *self, const char *message);
 
 //  Ends a burst: writes the log buffer, gives every queued output of the burst a ticket,
 //  sends what may go, and starts a snapshot when one is due.
@@ -167,12 +185,21 @@ void bb_durability_commit_burst (bb_server_t *self);
 //  True when a compacting snapshot is due (snapshot_every, snapshot_growth; bb_server.h).
 bool bb_durability_snapshot_due (bb_server_t *self);
 
-//  Reads the sync thread's completions and sends what waited for them. Returns 0, or -1
-//  after a failed fdatasync of the log (the server is then fatal).
+//  Reads the sync thread's completions and sends what waited for them; a failed fdatasync
+//  of the log enters the log-failed state, a successful repair leaves it. Returns 0.
 int bb_durability_on_sync (bb_server_t *self);
 
 //  The everysec timer: asks for an fdatasync of the log if anything was written since the last.
 void bb_durability_everysec (bb_server_t *self);
+
+//  Asks the sync thread for an fdatasync of the log and remembers what it covers (the
+//  segment and its size now). Returns the ticket.
+uint64_t bb_durability_sync_log (bb_server_t *self);
+
+//  Enters the log-failed state after a failed write or fdatasync of the log (logs once):
+//  client writes get unavailable, every reply and event not yet sent is held, and the
+//  once-a-second timer (bb_durability_space_check) starts repairs until one succeeds.
+void bb_durability_log_failed (bb_server_t *self, const char *message);
 
 //  Collects a finished snapshot writer (wait: block until it is done) and compacts the log.
 void bb_durability_snapshot_reap (bb_server_t *self, bool wait);

@@ -76,4 +76,7 @@ int bb_store_load_snapshot (bb_store_t *self, const char *data_dir, uint64_t *se
 //  Removes snapshot directories older than seq (and unfinished ones) from data_dir.
 void bb_store_prune_snapshots (const char *data_dir, uint64_t keep_seq);
 
+//  Removes the snapshot of seq (complete or partial), durably: one the log does not back.
+void bb_store_remove_snapshot (const char *data_dir, uint64_t seq);
+
 #endif

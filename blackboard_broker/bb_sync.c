@@ -15,6 +15,8 @@ typedef struct s_job_t {
     int fd;
     bool durable;
     ufo_blob_stage_t *stage;
+    int (*call) (void *arg);    //  BB_SYNC_CALL
+    void *call_arg;
     struct s_job_t *next;
 } s_job_t;
 
@@ -80,6 +82,8 @@ s_thread (void *arg)
             if (job->kind == BB_SYNC_CLOSE)
                 close (job->fd);
         }
+        else if (job->kind == BB_SYNC_CALL)
+            status = job->call (job->call_arg);
         else {
             ufo_error_t err;
             if (ufo_blob_commit (job->stage, job->durable, &err) != 0) {
@@ -204,6 +208,26 @@ uint64_t
 bb_sync_close (bb_sync_t *self, int fd)
 {
     return s_enqueue (self, BB_SYNC_CLOSE, fd, NULL, true);
+}
+
+uint64_t
+bb_sync_call (bb_sync_t *self, int (*call) (void *arg), void *arg)
+{
+    s_job_t *job = ufo_calloc (1, sizeof *job);
+    job->kind = BB_SYNC_CALL;
+    job->call = call;
+    job->call_arg = arg;
+    job->fd = -1;
+    pthread_mutex_lock (&self->lock);
+    uint64_t ticket = job->ticket = ++self->issued;
+    if (self->tail)
+        self->tail->next = job;
+    else
+        self->head = job;
+    self->tail = job;
+    pthread_mutex_unlock (&self->lock);
+    pthread_cond_signal (&self->wake);
+    return ticket;
 }
 
 uint64_t

@@ -21,7 +21,7 @@ typedef struct {
     int32_t kind;
 } bb_sync_done_t;
 
-enum { BB_SYNC_DATA = 1, BB_SYNC_CLOSE = 2, BB_SYNC_BLOB = 3 };
+enum { BB_SYNC_DATA = 1, BB_SYNC_CLOSE = 2, BB_SYNC_BLOB = 3, BB_SYNC_CALL = 4 };
 
 //  Starts the thread. Returns NULL with err if it cannot.
 bb_sync_t *bb_sync_new (ufo_error_t *err);
@@ -38,6 +38,11 @@ uint64_t bb_sync_close (bb_sync_t *self, int fd);
 
 //  Asks for ufo_blob_commit(*stage_p, durable) (ownership of the heap stage taken).
 uint64_t bb_sync_blob (bb_sync_t *self, ufo_blob_stage_t **stage_p, bool durable);
+
+//  Runs call(arg) on the thread, in ticket order with the other jobs (the log's repair after
+//  a failed write or fdatasync: ufo_wal_repair). Its return value (0 or an errno value) is
+//  the completion's status. The caller keeps arg alive and untouched until it completes.
+uint64_t bb_sync_call (bb_sync_t *self, int (*call) (void *arg), void *arg);
 
 //  Read end of the completion pipe (non-blocking), for the event loop's poller.
 int bb_sync_fd (const bb_sync_t *self);

@@ -18,9 +18,84 @@ struct _ufo_wal_t {
     ufo_buf_t pending;          //  encoded records not yet written
     uint64_t reserved_to;       //  blocks are allocated up to this offset (ufo_wal_reserve)
     bool no_reserve;            //  the file system cannot reserve (fallocate unsupported)
+    //  Bytes handed to the kernel but not known durable (ufo_wal_keep_unsynced): after a
+    //  failed write or fdatasync the kernel may have dropped them, so ufo_wal_repair
+    //  rewrites them from here. unsynced holds the current segment from offset synced_off;
+    //  old_* the same for the previous segment until its last fdatasync is confirmed.
+    bool keep_unsynced;
+    uint64_t synced_off;
+    ufo_buf_t unsynced;
+    uint64_t old_segment, old_synced_off;
+    ufo_buf_t old_unsynced;
+    bool broken;                //  a write failed: nothing is written until ufo_wal_repair
+    char *fault_file;           //  UFO_TEST_WAL_FAULT (tests only), or NULL
 };
 
 static const char s_magic [4] = { 'U', 'F', 'O', 'W' };
+
+//  Test-only fault injection (UFO_TEST_WAL_FAULT=FILE): while FILE exists and holds the
+//  word `op` ("write" or "fsync"), that operation of the log fails with EIO. A failed write
+//  first writes half of its bytes, as a real one can. Read at each call; never set in
+//  production (docs/DEPLOYMENT.md).
+static bool
+s_fault (const char *file, const char *op)
+{
+    if (!file)
+        return false;
+    char text [64] = "";
+    int fd = open (file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read (fd, text, sizeof text - 1);
+    close (fd);
+    text [n > 0 ? n : 0] = 0;
+    return strstr (text, op) != NULL;
+}
+
+//  The injected fsync failure also does what the kernel may do after a failed writeback:
+//  the bytes written since the file's last good fdatasync are gone (the file is cut back
+//  to its size at that time), so a caller that goes on as if they were there loses them.
+static struct {
+    ino_t ino;
+    off_t good;
+} s_fault_files [16];
+
+//  Remembers fd's size now as what is durable (a segment just opened: what a start found on
+//  disk, or nothing for a new one). Tests only (UFO_TEST_WAL_FAULT).
+static void
+s_fault_register (int fd)
+{
+    struct stat st;
+    if (!getenv ("UFO_TEST_WAL_FAULT") || fstat (fd, &st) != 0)
+        return;
+    size_t slot = (size_t) st.st_ino % UFO_ARRAY_SIZE (s_fault_files);
+    s_fault_files [slot].ino = st.st_ino;
+    s_fault_files [slot].good = st.st_size;
+}
+
+int
+ufo_wal_datasync (int fd)
+{
+    if (!getenv ("UFO_TEST_WAL_FAULT"))
+        return fdatasync (fd);
+    struct stat st;
+    if (fstat (fd, &st) != 0)
+        return -1;
+    size_t slot = (size_t) st.st_ino % UFO_ARRAY_SIZE (s_fault_files);
+    bool known = s_fault_files [slot].ino == st.st_ino;
+    if (s_fault (getenv ("UFO_TEST_WAL_FAULT"), "fsync")) {
+        if (known)
+            UFO_UNUSED (ftruncate (fd, s_fault_files [slot].good));
+        errno = EIO;
+        return -1;
+    }
+    int rc = fdatasync (fd);
+    if (rc == 0) {
+        s_fault_files [slot].ino = st.st_ino;
+        s_fault_files [slot].good = st.st_size;
+    }
+    return rc;
+}
 
 static void
 s_put_u32 (uint8_t *p, uint32_t v)
@@ -208,6 +283,9 @@ s_open_for_append (ufo_wal_t *self, uint64_t segment, bool create, ufo_error_t *
     self->fd = fd;
     self->segment = segment;
     self->size = (uint64_t) end;
+    self->synced_off = (uint64_t) end;
+    if (self->fault_file)
+        s_fault_register (fd);
     self->reserved_to = (uint64_t) end;
     return 0;
 }
@@ -227,6 +305,8 @@ ufo_wal_open (const char *dir, uint64_t first_segment, bool repair, ufo_wal_repl
     }
     ufo_wal_t *self = ufo_calloc (1, sizeof *self);
     self->dir = ufo_strdup (dir);
+    const char *fault = getenv ("UFO_TEST_WAL_FAULT");
+    self->fault_file = fault && *fault ? ufo_strdup (fault) : NULL;
     self->fd = -1;
     self->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (self->dir_fd < 0) {
@@ -332,6 +412,9 @@ ufo_wal_destroy (ufo_wal_t **self_p)
     if (self->dir_fd >= 0)
         close (self->dir_fd);
     ufo_buf_free (&self->pending);
+    ufo_buf_free (&self->unsynced);
+    ufo_buf_free (&self->old_unsynced);
+    free (self->fault_file);
     free (self->dir);
     free (self);
     *self_p = NULL;
@@ -353,20 +436,162 @@ ufo_wal_pending (const ufo_wal_t *self)
 int
 ufo_wal_write (ufo_wal_t *self, ufo_error_t *err)
 {
+    if (self->broken)
+        return ufo_error_set (err, UFO_E_IO, "log segment %" PRIu64 " awaits repair after a failed write",
+                              self->segment);
     size_t done = 0;
+    size_t limit = self->pending.len;
+    bool fault = self->pending.len > 0 && s_fault (self->fault_file, "write");
+    if (fault)
+        limit = self->pending.len / 2;
     while (done < self->pending.len) {
-        ssize_t rc = write (self->fd, self->pending.data + done, self->pending.len - done);
+        ssize_t rc = done < limit ? write (self->fd, self->pending.data + done, limit - done) : -1;
+        if (done >= limit)
+            errno = EIO;
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
-            return ufo_error_set (err, UFO_E_IO, "write to log segment %" PRIu64 " failed: %s",
-                                  self->segment, strerror (errno));
+            //  Some bytes may be in the file after `size`: the file's end is unknown until
+            //  ufo_wal_repair cuts it back and writes pending again.
+            int saved = errno;
+            self->broken = true;
+            ufo_error_set (err, UFO_E_IO, "write to log segment %" PRIu64 " failed: %s",
+                           self->segment, strerror (saved));
+            errno = saved;
+            return -1;
         }
         done += (size_t) rc;
     }
     self->size += done;
+    if (!self->keep_unsynced)
+        self->synced_off = self->size;
+    else if (self->unsynced.len == 0) {
+        ufo_buf_t swap = self->unsynced;        //  no copy: the written bytes become the tail
+        self->unsynced = self->pending;
+        self->pending = swap;
+    }
+    else
+        ufo_buf_append (&self->unsynced, self->pending.data, self->pending.len);
     ufo_buf_reset (&self->pending);
     return 0;
+}
+
+void
+ufo_wal_keep_unsynced (ufo_wal_t *self, bool keep)
+{
+    self->keep_unsynced = keep;
+    if (!keep) {
+        ufo_buf_reset (&self->unsynced);
+        self->synced_off = self->size;
+    }
+}
+
+//  Drops the first n bytes of buf.
+static void
+s_buf_drop (ufo_buf_t *buf, size_t n)
+{
+    if (n >= buf->len) {
+        ufo_buf_reset (buf);
+        return;
+    }
+    memmove (buf->data, buf->data + n, buf->len - n);
+    buf->len -= n;
+}
+
+void
+ufo_wal_synced (ufo_wal_t *self, uint64_t segment, uint64_t end)
+{
+    if (segment == self->segment && !self->broken && end > self->synced_off && end <= self->size) {
+        s_buf_drop (&self->unsynced, (size_t) (end - self->synced_off));
+        self->synced_off = end;
+    }
+    else
+    if (segment == self->old_segment && self->old_segment != 0
+    &&  end >= self->old_synced_off + self->old_unsynced.len) {
+        ufo_buf_reset (&self->old_unsynced);
+        self->old_segment = 0;
+    }
+}
+
+void
+ufo_wal_prepare_repair (ufo_wal_t *self)
+{
+    if (self->pending.len > 0) {
+        if (self->unsynced.len > 0)
+            ufo_buf_append (&self->unsynced, self->pending.data, self->pending.len);
+        else {
+            ufo_buf_t swap = self->unsynced;
+            self->unsynced = self->pending;
+            self->pending = swap;
+        }
+        ufo_buf_reset (&self->pending);
+    }
+    //  The file will end at synced_off + unsynced.len once repaired.
+    self->size = self->synced_off + self->unsynced.len;
+    self->broken = true;
+}
+
+//  Cuts segment's file back to off, writes bytes there and flushes them (a new descriptor:
+//  an error reported on the old one says nothing about these new writes).
+static int
+s_rewrite (ufo_wal_t *self, uint64_t segment, uint64_t off, const ufo_buf_t *bytes)
+{
+    char path [PATH_MAX];
+    s_segment_path (self, segment, path, sizeof path);
+    int fd = open (path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno ? errno : EIO;
+    int status = 0;
+    if (ftruncate (fd, (off_t) off) != 0)
+        status = errno;
+    size_t done = 0;
+    while (status == 0 && done < bytes->len) {
+        if (s_fault (self->fault_file, "write")) {
+            status = EIO;
+            break;
+        }
+        ssize_t rc = pwrite (fd, bytes->data + done, bytes->len - done, (off_t) (off + done));
+        if (rc < 0 && errno != EINTR)
+            status = errno;
+        else if (rc > 0)
+            done += (size_t) rc;
+    }
+    if (status == 0 && ufo_wal_datasync (fd) != 0)
+        status = errno ? errno : EIO;
+    close (fd);
+    return status;
+}
+
+int
+ufo_wal_repair (void *arg)
+{
+    ufo_wal_t *self = (ufo_wal_t *) arg;
+    int status = 0;
+    if (self->old_segment != 0)
+        status = s_rewrite (self, self->old_segment, self->old_synced_off, &self->old_unsynced);
+    if (status == 0)
+        status = s_rewrite (self, self->segment, self->synced_off, &self->unsynced);
+    return status;
+}
+
+void
+ufo_wal_repaired (ufo_wal_t *self, bool ok)
+{
+    if (!ok)
+        return;                 //  still broken: ufo_wal_prepare_repair and ufo_wal_repair again
+    ufo_buf_reset (&self->old_unsynced);
+    self->old_segment = 0;
+    ufo_buf_reset (&self->unsynced);
+    self->synced_off = self->size;
+    self->reserved_to = self->size;             //  ftruncate freed what was reserved past the end
+    lseek (self->fd, (off_t) self->size, SEEK_SET);
+    self->broken = false;
+}
+
+bool
+ufo_wal_broken (const ufo_wal_t *self)
+{
+    return self->broken;
 }
 
 int
@@ -427,16 +652,30 @@ ufo_wal_segment (const ufo_wal_t *self)
 uint64_t
 ufo_wal_rotate (ufo_wal_t *self, int *old_fd_p, ufo_error_t *err)
 {
+    if (self->old_segment != 0) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "log segment %" PRIu64 " is not confirmed durable yet",
+                       self->old_segment);
+        return 0;
+    }
     if (ufo_wal_write (self, err) != 0)
         return 0;
     int old_fd = self->fd;
     uint64_t old_segment = self->segment, old_size = self->size, old_reserved = self->reserved_to;
+    uint64_t old_synced = self->synced_off;
     if (s_open_for_append (self, old_segment + 1, true, err) != 0) {
         self->fd = old_fd;
         self->segment = old_segment;
         self->size = old_size;
         self->reserved_to = old_reserved;
+        self->synced_off = old_synced;
         return 0;
+    }
+    if (self->unsynced.len > 0) {
+        ufo_buf_t swap = self->old_unsynced;        //  empty
+        self->old_unsynced = self->unsynced;
+        self->unsynced = swap;
+        self->old_segment = old_segment;
+        self->old_synced_off = old_synced;
     }
     *old_fd_p = old_fd;
     return self->segment;

@@ -62,9 +62,44 @@ void ufo_wal_append (ufo_wal_t *self, const void *payload, size_t len);
 //  Bytes buffered by ufo_wal_append and not yet written.
 size_t ufo_wal_pending (const ufo_wal_t *self);
 
-//  Writes all buffered records to the current segment. Returns 0, or -1 with err (the
-//  caller must treat this as fatal: the log state on disk is unknown).
+//  Writes all buffered records to the current segment. Returns 0, or -1 with err and errno
+//  (EIO, ENOSPC, ...): the file's end is then unknown, the log is broken (ufo_wal_broken)
+//  and every further write fails until ufo_wal_prepare_repair + ufo_wal_repair succeed.
 int ufo_wal_write (ufo_wal_t *self, ufo_error_t *err);
+
+//  Keeps a copy of the bytes written and not yet confirmed durable (ufo_wal_synced), so that
+//  ufo_wal_repair can write them again after a failed write or fdatasync (after which the
+//  kernel may have dropped them). Off by default (then only what a failed write did not
+//  write is kept).
+void ufo_wal_keep_unsynced (ufo_wal_t *self, bool keep);
+
+//  Tells the log that an fdatasync of `segment` covering its bytes up to `end` succeeded:
+//  the kept copy of them is dropped. Ignored while the log is broken.
+void ufo_wal_synced (ufo_wal_t *self, uint64_t segment, uint64_t end);
+
+//  After a failed write or fdatasync: marks the log broken and moves the buffered records
+//  behind the kept unsynced bytes, so that the repair writes everything from the last
+//  confirmed fdatasync on. The owner then runs ufo_wal_repair (on another thread is fine:
+//  until ufo_wal_repaired the owner may only ufo_wal_append, and read sizes), then calls
+//  ufo_wal_repaired with its outcome.
+void ufo_wal_prepare_repair (ufo_wal_t *self);
+
+//  The repair (arg: the log): for the previous segment while its last fdatasync is not
+//  confirmed, then the current one: opens the file anew, cuts it back to the last confirmed
+//  end, writes the kept bytes there and fdatasyncs them. Returns 0 or an errno value.
+int ufo_wal_repair (void *arg);
+
+//  Ends a repair: ok: the log is whole again and durable up to its size, writes go on;
+//  otherwise it stays broken (prepare and repair again later).
+void ufo_wal_repaired (ufo_wal_t *self, bool ok);
+
+//  True between a failed write (or ufo_wal_prepare_repair) and a successful repair.
+bool ufo_wal_broken (const ufo_wal_t *self);
+
+//  fdatasync(2), or a failure with EIO while the test fault file says "fsync"
+//  (UFO_TEST_WAL_FAULT=FILE, tests only: while FILE holds "write", the log's writes fail
+//  with EIO after writing half their bytes; "fsync": its fdatasyncs fail with EIO).
+int ufo_wal_datasync (int fd);
 
 //  Makes sure the file system has blocks for `bytes` more bytes after what is written and
 //  buffered (fallocate, FALLOC_FL_KEEP_SIZE: the file's size does not change), reserving
@@ -86,7 +121,7 @@ uint64_t ufo_wal_segment (const ufo_wal_t *self);
 //  Writes buffered records, then starts a new segment (created and its directory entry
 //  synced). The previous segment's descriptor is handed to the caller in *old_fd_p, who
 //  must make it durable (fdatasync) and close it. Returns the new segment number, or 0
-//  with err.
+//  with err (also UFO_E_UNAVAILABLE while the segment before is not confirmed durable).
 uint64_t ufo_wal_rotate (ufo_wal_t *self, int *old_fd_p, ufo_error_t *err);
 
 //  Deletes segments numbered below `segment` (after a snapshot covers them).

@@ -23,6 +23,7 @@
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 #include "ufo_cli_model.h"
+#include "ufo_desktop.h"
 
 #define S_MAX_CHILDREN 128
 #define S_MAX_DEVICES 16
@@ -58,6 +59,19 @@ s_on_signal (int sig)
 {
     UFO_UNUSED (sig);
     s_stop = 1;
+}
+
+//  True if a launcher starts the application `app` by another name (its launcher name or
+//  program belongs to the same profile: "libreoffice" is started by "libreoffice-writer").
+static bool
+s_app_launcher (const ufo_value_t *launchers, const char *app)
+{
+    for (size_t i = 0; i < ufo_value_size (launchers) && ufo_value_type (launchers) == UFO_TMAP; i++) {
+        const char *argv0 = ufo_value_str (ufo_value_list_at (ufo_value_map_value_at (launchers, i), 0));
+        if (ufo_desktop_same_app (ufo_value_map_key_at (launchers, i), app) || ufo_desktop_same_app (argv0, app))
+            return true;
+    }
+    return false;
 }
 
 //  Finds an executable: beside ufo, in ../<subdir>/ (the build tree), then in PATH.
@@ -344,6 +358,17 @@ ufo_cmd_up (int argc, char **argv)
                 ufo_value_list_push_str (argv1, known [i]);
                 ufo_value_map_set (launchers, known [i], &argv1);
             }
+        //  and the profiled applications installed here (LibreOffice Writer and Calc with a
+        //  private profile, Firefox with its own): docs/DESKTOP.md "Application profiles"
+        const ufo_value_t *profiles = ufo_desktop_profiles ();
+        for (size_t i = 0; i < ufo_value_size (profiles); i++) {
+            const ufo_value_t *own = ufo_value_map_get (ufo_value_map_value_at (profiles, i), "launchers");
+            for (size_t k = 0; k < ufo_value_size (own); k++) {
+                const char *argv0 = ufo_value_str (ufo_value_list_at (ufo_value_map_value_at (own, k), 0));
+                if (argv0 && s_find_binary (argv0, NULL, found, sizeof found))
+                    ufo_value_map_set_copy (launchers, ufo_value_map_key_at (own, k), ufo_value_map_value_at (own, k));
+            }
+        }
     }
     //  every application named in --apps needs a launcher ("*" serves any of them)
     char names [1024] = "";
@@ -356,7 +381,7 @@ ufo_cmd_up (int argc, char **argv)
         snprintf (list, sizeof list, "%s", apps);
         char *save = NULL;
         for (char *app = strtok_r (list, ",", &save); app; app = strtok_r (NULL, ",", &save))
-            if (strcmp (app, "*") != 0 && !ufo_value_map_get (launchers, app)) {
+            if (strcmp (app, "*") != 0 && !ufo_value_map_get (launchers, app) && !s_app_launcher (launchers, app)) {
                 fprintf (stderr, "ufo up: --apps: no launcher for \"%s\"; launchers known: %s (desktop.launchers%s)\n",
                          app, *names ? names : "none", launchers_set ? " of the configuration" : ", default: the "
                          "applications installed here");

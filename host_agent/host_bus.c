@@ -33,6 +33,7 @@
 #include "ufo_worker.h"
 #include "ufo_tasks.h"
 #include "host_int.h"
+#include "ufo_mcp_hub.h"
 
 #define S_PUMP_MS 50
 #define S_MAX_REQUESTS 1000
@@ -77,6 +78,12 @@ struct _host_bus_t {
     //  the LLM call in flight
     ufo_llm_response_t *resp;
     bool resp_done;
+    //  MCP servers configured for the HostAgent (MCP_SERVERS "HOST_AGENT"), started when
+    //  the first prompt needs their tools; a source of the loop
+    ufo_mcp_hub_t *mcp;
+    int mcp_source;
+    ufo_http_fd_t mcp_fds [32];
+    size_t mcp_nfds;
 };
 
 static void
@@ -241,6 +248,80 @@ s_launch (void *arg, const char *name, ufo_error_t *err)
             break;
     }
     return pid;
+}
+
+//  The MCP hub as a source of the loop (ufo_loop.h): its descriptors and deadline.
+static size_t
+s_mcp_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    size_t n = ufo_mcp_hub_fds (self->mcp, self->mcp_fds, UFO_ARRAY_SIZE (self->mcp_fds));
+    if (n > UFO_ARRAY_SIZE (self->mcp_fds))
+        n = UFO_ARRAY_SIZE (self->mcp_fds);
+    if (n > max)
+        n = max;
+    self->mcp_nfds = n;
+    for (size_t i = 0; i < n; i++)
+        items [i] = (ufo_loop_item_t) { NULL, self->mcp_fds [i].fd,
+            (self->mcp_fds [i].events & UFO_HTTP_IN ? UFO_LOOP_IN : 0)
+          | (self->mcp_fds [i].events & UFO_HTTP_OUT ? UFO_LOOP_OUT : 0), 0 };
+    *timeout_ms = ufo_mcp_hub_timeout (self->mcp);
+    return n;
+}
+
+static void
+s_mcp_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    for (size_t i = 0; i < self->mcp_nfds; i++)
+        self->mcp_fds [i].revents = i >= n ? 0
+            : (items [i].revents & UFO_LOOP_IN ? UFO_HTTP_IN : 0) | (items [i].revents & UFO_LOOP_OUT ? UFO_HTTP_OUT : 0)
+            | (items [i].revents & UFO_LOOP_ERR ? UFO_HTTP_ERR : 0);
+    ufo_mcp_hub_process (self->mcp, self->mcp_fds, self->mcp_nfds);
+}
+
+//  host_ops_t.mcp: the HostAgent's API tools (NULL function) or a call of one.
+static ufo_value_t *
+s_mcp (void *arg, const char *function, const ufo_value_t *args, ufo_error_t *err)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    if (!self->mcp) {
+        ufo_error_t herr = { 0 };
+        self->mcp = ufo_mcp_hub_new (self->config, "HOST_AGENT", NULL, NULL, &herr);
+        if (!self->mcp) {
+            ufo_error_set (err, herr.code, "%s", herr.message);
+            return NULL;
+        }
+        ufo_loop_source_t source = { .items = s_mcp_items, .dispatch = s_mcp_dispatch };
+        self->mcp_source = ufo_loop_source_add (self->loop, &source, self);
+    }
+    double timeout_s = ufo_config_float (self->config, "MCP_TOOL_TIMEOUT", 30.0);
+    if (!function) {
+        //  the servers start (and list their tools) while the bus is served, bounded
+        int64_t until = ufo_time_mono_ms () + 2 * (int64_t) (timeout_s * 1000.0) + 1000;
+        while (!ufo_mcp_hub_settled (self->mcp) && !s_cancelled (self) && ufo_time_mono_ms () < until)
+            s_pump (self, S_PUMP_MS);
+        if (!ufo_mcp_hub_settled (self->mcp))
+            ufo_warn ("host: MCP servers still starting; their tools are left out of this step");
+        return ufo_mcp_hub_prompt_tools (self->mcp);
+    }
+    char detail [300];
+    snprintf (detail, sizeof detail, "MCP %.250s", function);
+    s_activity (self, "action", "start", detail, self->activity_step, NULL);
+    ufo_mcp_op_t *op = ufo_mcp_hub_call (self->mcp, function, args);
+    //  the hub ends the call at MCP_TOOL_TIMEOUT; the bound here is only a backstop
+    int64_t until = ufo_time_mono_ms () + (int64_t) (timeout_s * 1000.0) + 5000;
+    while (!ufo_mcp_op_done (op) && !s_cancelled (self) && ufo_time_mono_ms () < until)
+        s_pump (self, S_PUMP_MS);
+    ufo_value_t *result = ufo_mcp_op_done (op) ? ufo_mcp_op_take_result (op) : NULL;
+    ufo_mcp_op_destroy (&op);
+    ufo_value_t *extra = ufo_value_new_map ();
+    ufo_value_map_set_bool (extra, "ok", result && ufo_value_map_bool (result, "success", false));
+    s_activity (self, "action", "end", detail, self->activity_step, extra);
+    if (!result)
+        ufo_error_set (err, UFO_E_TIMEOUT, "the call of %s did not end%s", function,
+                       s_cancelled (self) ? " (the session was cancelled)" : "");
+    return result;
 }
 
 static int
@@ -778,6 +859,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .has_worker = s_has_worker,
         .experience_find = s_experience_find, .experience_save = s_experience_save,
         .online_search = s_online_search, .demonstration_find = s_demonstration_find,
+        .mcp = s_mcp,
     };
     ufo_info ("host: session %s (task %s, %zu request(s)%s) started", session, name,
               ufo_value_size (requests), plan ? ", follower" : "");
@@ -879,6 +961,9 @@ host_bus_destroy (host_bus_t **self_p)
     ufo_llm_destroy (&self->llm);
     ufo_desktop_destroy (&self->desktop);
     ufo_prompts_destroy (&self->prompts);
+    if (self->loop)
+        ufo_loop_remove (self->loop, self->mcp_source);
+    ufo_mcp_hub_destroy (&self->mcp);
     ufo_loop_destroy (&self->loop);
     ufo_value_destroy (&self->inputs);
     ufo_value_destroy (&self->relays);

@@ -71,6 +71,14 @@ typedef struct {
     ufo_value_t *(*online_search) (void *arg, const char *query, ufo_error_t *err);
     //  Optional (NULL: none): the demonstrations most like a subtask (a new list), or NULL with err.
     ufo_value_t *(*demonstration_find) (void *arg, const char *subtask, ufo_error_t *err);
+    //  Optional (NULL: no API tools): the MCP servers configured for the HostAgent
+    //  (MCP_SERVERS "HOST_AGENT", docs/APP_AGENT.md). With function NULL: the tools for the
+    //  prompt (a new list as ufo_mcp_hub_prompt_tools gives; waits, bounded, for the servers to
+    //  start). Otherwise calls the tool function ("server.tool") with args (a map or NULL;
+    //  checked against its schema) and waits for it, serving the bus, bounded by
+    //  MCP_TOOL_TIMEOUT: the result as ufo_mcp_op_take_result gives it. NULL with err on
+    //  failure.
+    ufo_value_t *(*mcp) (void *arg, const char *function, const ufo_value_t *args, ufo_error_t *err);
 } host_ops_t;
 
 //  What a session needs from the configuration and the task body.

@@ -1,7 +1,8 @@
 /*  host_step.c - one HostAgent step in state CONTINUE: look at the desktop (screenshot and
     labelled application windows), build the prompt (request, windows, launchers, previous
     subtasks, plan, tips, memory, blackboard), ask the LLM, act on the decision (select a
-    window for ASSIGN, run an allow-listed launcher for Bash), and log the step. */
+    window for ASSIGN, run an allow-listed launcher for Bash, call an API tool of an MCP
+    server configured for the HostAgent for Function), and log the step. */
 #include "ufo_prelude.h"
 #include "ufo_board.h"
 #include "ufo_buf.h"
@@ -15,6 +16,7 @@
 #include "ufo_tasklog.h"
 #include "ufo_value.h"
 #include "host_int.h"
+#include "ufo_mcp_hub.h"
 
 #define S_MEMORY_MAX 20         //  HostAgent memory items kept for the prompt
 
@@ -137,6 +139,12 @@ s_vars (host_t *self)
         ufo_value_map_set_copy (vars, "experience_examples", self->experience);
     if (self->online)
         ufo_value_map_set_copy (vars, "online_docs", self->online);
+    if (self->ops->mcp) {           //  API tools of the MCP servers configured for the HostAgent
+        ufo_value_t *tools = self->ops->mcp (self->ops->arg, NULL, NULL, NULL);
+        if (ufo_value_size (tools) > 0)
+            ufo_value_map_set (vars, "api_tools", &tools);
+        ufo_value_destroy (&tools);
+    }
     return vars;
 }
 
@@ -277,7 +285,28 @@ host_step_run (host_t *self)
     ufo_value_destroy (&self->tips);
     self->tips = ufo_value_new_list ();
 
-    if (next == HOST_CONTINUE && *bash) {
+    const char *tool = ufo_value_map_str (decision, "Function", "");
+    const ufo_value_t *tool_args = ufo_value_map_get (decision, "Args");
+    if (next == HOST_CONTINUE && ops->mcp && ufo_mcp_hub_is_tool_name (tool)) {
+        //  an API tool of an MCP server configured for the HostAgent: its result is the
+        //  step's result, and the next prompt's tip
+        function = tool;
+        action_type = "MCP";
+        ufo_error_t merr = { 0 };
+        ufo_value_t *r = ops->mcp (ops->arg, tool, ufo_value_type (tool_args) == UFO_TMAP ? tool_args : NULL, &merr);
+        success = r && ufo_value_map_bool (r, "success", false);
+        const char *text = ufo_value_map_str (r, "text", "");
+        if (success)
+            snprintf (result, sizeof result, "%s", text);
+        else
+            snprintf (action_error, sizeof action_error, "%s",
+                      r ? ufo_value_map_str (r, "error", *text ? text : "failed") : merr.message);
+        ufo_value_list_push (self->tips, &(ufo_value_t *) { success
+            ? ufo_value_new_stringf ("The API tool %s returned: %s", tool, result)
+            : ufo_value_new_stringf ("The API tool %s failed: %s", tool, action_error) });
+        ufo_value_destroy (&r);
+    }
+    else if (next == HOST_CONTINUE && *bash) {
         function = "Bash";
         action_type = "Bash";
         ufo_error_t lerr = { 0 };
@@ -377,6 +406,8 @@ host_step_run (host_t *self)
     ufo_value_t *args = ufo_value_map_set (action, "args", &(ufo_value_t *) { ufo_value_new_map () });
     if (*bash && strcmp (function, "Bash") == 0)
         ufo_value_map_set_str (args, "command", bash);
+    else if (strcmp (action_type, "MCP") == 0 && ufo_value_type (tool_args) == UFO_TMAP)
+        ufo_value_map_set_copy (action, "args", tool_args);
     ufo_value_map_set_str (action, "control_label", ufo_value_map_str (decision, "ControlLabel", ""));
     ufo_value_map_set_str (action, "control_text", ufo_value_map_str (decision, "ControlText", ""));
     ufo_value_map_set_str (action, "control_type", next == HOST_ASSIGN ? "Window" : "");

@@ -32,6 +32,9 @@ typedef struct {
     bool nameless;                  //  also list a window without an application name
     int no_worker;                  //  has_worker says no this many times
     int submit_errors;              //  run_task of an app fails (NULL) this many times
+    bool act;                       //  the fake AppAgent's trajectory acts on a control
+    ufo_value_t *saved;             //  experience records saved (experience_save), or NULL
+    ufo_value_t *mcp_calls;         //  API tool calls made: [{"function", "args"}], or NULL
 } fake_t;
 
 static ufo_value_t *
@@ -173,6 +176,9 @@ f_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
     ufo_value_map_set_int (traj, "Step", ufo_value_map_int (body, "step_base", 0));
     ufo_value_map_set_str (traj, "Subtask", ufo_value_map_str (body, "subtask", ""));
     ufo_value_map_set_int (traj, "Round", ufo_value_map_int (body, "round", 0));
+    if (f->act)
+        ufo_value_map_set (traj, "Action", &(ufo_value_t *) { ufo_json_parse_str (
+            "{\"function\": \"set_edit_text\", \"control_text\": \"Text Area\", \"args\": {\"text\": \"hello\"}}", NULL) });
     ufo_board_add_data_take (f->board, UFO_MEM_TRAJECTORIES, &traj, NULL);
     return result;
 }
@@ -190,6 +196,42 @@ f_ask_user (void *arg, ufo_value_t **event_p)
     }
     ufo_value_list_push (f->questions, event_p);
     return reply;
+}
+
+static int
+f_experience_save (void *arg, ufo_value_t **record_p, char *id_out, ufo_error_t *err)
+{
+    UFO_UNUSED (err);
+    fake_t *f = (fake_t *) arg;
+    if (!f->saved)
+        f->saved = ufo_value_new_list ();
+    ufo_value_list_push (f->saved, record_p);
+    snprintf (id_out, 64, "exp-%zu", ufo_value_size (f->saved));
+    return 0;
+}
+
+//  One MCP server "notes" with a tool add_note {text: string}; a call of it answers
+//  "note 7 saved: TEXT", a call of another tool fails.
+static ufo_value_t *
+f_mcp (void *arg, const char *function, const ufo_value_t *args, ufo_error_t *err)
+{
+    fake_t *f = (fake_t *) arg;
+    if (!function)
+        return ufo_json_parse_str ("[{\"function\": \"notes.add_note\", \"description\": \"Adds a note to the "
+                                   "notebook.\", \"args\": \"{text: string (required)}\"}]", NULL);
+    if (!f->mcp_calls)
+        f->mcp_calls = ufo_value_new_list ();
+    ufo_value_t *call = ufo_value_new_map ();
+    ufo_value_map_set_str (call, "function", function);
+    ufo_value_map_set (call, "args", &(ufo_value_t *) { args ? ufo_value_dup (args) : ufo_value_new_null () });
+    ufo_value_list_push (f->mcp_calls, &call);
+    if (strcmp (function, "notes.add_note") != 0)
+        return ufo_error_set (err, UFO_E_NOT_FOUND, "no tool %s", function), NULL;
+    ufo_value_t *r = ufo_value_new_map ();
+    ufo_value_map_set_bool (r, "success", true);
+    ufo_value_map_set (r, "text", &(ufo_value_t *) {
+        ufo_value_new_stringf ("note 7 saved: %s", ufo_value_map_str (args, "text", "")) });
+    return r;
 }
 
 static void
@@ -222,6 +264,8 @@ static bool s_resume = false;
 static const char *s_mode = NULL;           //  the body's "mode" of the next s_run
 static const char *s_llm_mode = NULL;
 static const char *s_llm_endpoint = NULL;
+static const char *s_save_experience = NULL;   //  SAVE_EXPERIENCE of the next s_run
+static bool s_with_mcp = false;                 //  the next s_run offers f_mcp
 static ufo_prompts_t *s_prompts;
 
 static void
@@ -246,6 +290,8 @@ s_fake_free (fake_t *f)
     ufo_value_destroy (&f->tasks);
     ufo_value_destroy (&f->questions);
     ufo_value_destroy (&f->events);
+    ufo_value_destroy (&f->saved);
+    ufo_value_destroy (&f->mcp_calls);
 }
 
 static ufo_value_t *
@@ -255,7 +301,8 @@ s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_
     host_ops_t ops = { .arg = f, .windows = f_windows, .launch = f_launch, .snapshot = f_snapshot,
                        .ask = f_ask, .board_get = f_board_get, .board_add = f_board_add,
                        .run_task = f_run_task, .ask_user = f_ask_user, .progress = f_progress,
-                       .cancelled = f_cancelled, .has_worker = f_has_worker };
+                       .cancelled = f_cancelled, .has_worker = f_has_worker,
+                       .experience_save = f_experience_save, .mcp = s_with_mcp ? f_mcp : NULL };
     ufo_value_t *requests = ufo_json_parse_str (requests_json, NULL);
     ufo_value_t *plan = plan_json ? ufo_json_parse_str (plan_json, NULL) : NULL;
     ufo_value_t *launchers = ufo_json_parse_str ("[\"mousepad\"]", NULL);
@@ -266,6 +313,7 @@ s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_
         .resume = s_resume, .eva_session = true, .eva_round = s_eva_round, .eva_all_screenshots = true, .visual = true, .log_to_markdown = true,
         .json_retry = 3, .launchers = launchers, .prompts = s_prompts, .secrets = secrets,
         .mode = s_mode, .llm_mode = s_llm_mode, .llm_endpoint = s_llm_endpoint,
+        .save_experience = s_save_experience,
     };
     ufo_value_t *result = host_session_run (&cfg, &ops);
     ufo_value_destroy (&requests);
@@ -794,6 +842,103 @@ UFO_TEST (test_app_error_and_bad_choices)
     s_fake_free (&f);
 }
 
+#define SUMMARY "{\"request\": \"Write hello in a note\", \"applications\": [\"mousepad\"], \"subtasks\": " \
+    "[{\"subtask\": \"Type hello into the document\", \"application\": \"mousepad\", \"steps\": " \
+    "[{\"control\": \"Text Area\", \"action\": \"set_edit_text\", \"args\": {\"text\": \"hello\"}}]}]}"
+
+//  SAVE_EXPERIENCE ask: when the session ends, the user is asked like any other question (a
+//  question event from the HostAgent); yes: the summariser is asked and the record saved; no:
+//  neither; not interactive: nobody to ask, nothing saved.
+UFO_TEST (test_save_experience_ask)
+{
+    const char *answers [] = { "yes", "no", NULL };
+    const bool interactive [] = { true, true, false };
+    s_save_experience = "ask";
+    for (int k = 0; k < 3; k++) {
+        const char *replies [] = { LAUNCH, ASSIGN, FINISH, SUMMARY };
+        fake_t f;
+        s_fake_init (&f, replies, 4);
+        f.act = true;
+        f.answer = answers [k] ? answers [k] : "yes";
+        char task [32];
+        snprintf (task, sizeof task, "ask-%d", k);
+        ufo_value_t *result = s_run (&f, task, "[\"Write hello in a note\"]", NULL, 50, 1, interactive [k]);
+        CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+        //  the question went to the user, from the HostAgent, after the session's work
+        const ufo_value_t *q = ufo_value_list_at (f.questions, ufo_value_size (f.questions) - 1);
+        if (interactive [k]) {
+            REQUIRE (q);
+            CHECK_STR (ufo_value_map_str (q, "kind", ""), "question");
+            CHECK_STR (ufo_value_map_str (q, "from", ""), "HostAgent");
+            CHECK_CONTAINS (ufo_value_str (ufo_value_path (q, "questions.0")), "experience");
+        }
+        else
+            CHECK_INT (ufo_value_size (f.questions), 0);
+        if (k == 0) {
+            REQUIRE (f.saved && ufo_value_size (f.saved) == 1);
+            const ufo_value_t *rec = ufo_value_list_at (f.saved, 0);
+            CHECK_STR (ufo_value_map_str (rec, "request", ""), "Write hello in a note");
+            CHECK_STR (ufo_value_str (ufo_value_path (rec, "subtasks.0.steps.0.control")), "Text Area");
+            CHECK_STR (ufo_value_map_str (rec, "session", ""), task);
+            CHECK_INT ((int64_t) f.asked, 4);           //  the summariser was asked
+        }
+        else {
+            CHECK (f.saved == NULL);
+            CHECK_INT ((int64_t) f.asked, 3);           //  no summary asked for
+        }
+        ufo_value_destroy (&result);
+        s_fake_free (&f);
+    }
+    s_save_experience = NULL;
+}
+
+#define TOOL_CALL "{\"Observation\": \"nothing open\", \"Thought\": \"the notes server can do it\", " \
+    "\"CurrentSubtask\": \"\", \"Message\": [], \"ControlLabel\": \"\", \"ControlText\": \"\", \"Status\": \"CONTINUE\", " \
+    "\"Plan\": [], \"Bash\": \"\", \"Function\": \"notes.add_note\", \"Args\": {\"text\": \"hello\"}, " \
+    "\"Questions\": [], \"Comment\": \"\"}"
+
+//  MCP tools configured for the HostAgent: they are in its prompt, a reply naming one with
+//  CONTINUE calls it with the reply's Args, its result is the step's result (response.log,
+//  ActionType MCP) and the next prompt's tip. Without the hook, no tools in the prompt.
+UFO_TEST (test_mcp_tools)
+{
+    const char *replies [] = { TOOL_CALL, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 2);
+    s_with_mcp = true;
+    ufo_value_t *result = s_run (&f, "mcp-1", "[\"Add a note saying hello\"]", NULL, 50, 1, false);
+    s_with_mcp = false;
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    REQUIRE (f.mcp_calls && ufo_value_size (f.mcp_calls) == 1);
+    const ufo_value_t *call = ufo_value_list_at (f.mcp_calls, 0);
+    CHECK_STR (ufo_value_map_str (call, "function", ""), "notes.add_note");
+    CHECK_STR (ufo_value_str (ufo_value_path (call, "args.text")), "hello");
+    REQUIRE (ufo_value_size (f.prompts) >= 2);
+    const char *first = ufo_value_str (ufo_value_list_at (f.prompts, 0));
+    CHECK_CONTAINS (first, "[API Tools");
+    CHECK_CONTAINS (first, "notes.add_note");
+    CHECK_CONTAINS (first, "Adds a note to the notebook.");
+    const char *second = ufo_value_str (ufo_value_list_at (f.prompts, 1));
+    CHECK_CONTAINS (second, "The API tool notes.add_note returned: note 7 saved: hello");
+    ufo_value_t *lines = s_read_lines ("mcp-1", "response.log");
+    REQUIRE (ufo_value_size (lines) >= 1);
+    const ufo_value_t *step = ufo_value_list_at (lines, 0);
+    CHECK_STR (ufo_value_map_str (step, "ActionType", ""), "MCP");
+    CHECK_STR (ufo_value_str (ufo_value_path (step, "Action.function")), "notes.add_note");
+    CHECK_STR (ufo_value_str (ufo_value_path (step, "Action.args.text")), "hello");
+    CHECK_CONTAINS (ufo_value_map_str (step, "Results", ""), "note 7 saved");
+    ufo_value_destroy (&lines);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+    //  without MCP servers for the HostAgent the prompt has no tool list
+    const char *plain [] = { FINISH };
+    s_fake_init (&f, plain, 1);
+    result = s_run (&f, "mcp-2", "[\"Add a note saying hello\"]", NULL, 50, 1, false);
+    CHECK (!strstr (ufo_value_str (ufo_value_list_at (f.prompts, 0)), "[API Tools"));
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
 int
 main (void)
 {
@@ -819,6 +964,8 @@ main (void)
     UFO_RUN (test_max_step_and_round);
     UFO_RUN (test_follower);
     UFO_RUN (test_app_error_and_bad_choices);
+    UFO_RUN (test_save_experience_ask);
+    UFO_RUN (test_mcp_tools);
     ufo_prompts_destroy (&s_prompts);
     char cmd [600];
     snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_root);

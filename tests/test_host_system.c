@@ -908,6 +908,44 @@ UFO_TEST (test_app_worker_killed_resumes)
     hfx_stop_all ();
 }
 
+//  MCP servers configured for the HostAgent (issue 22): a real stdio server (node,
+//  tests/mcp/scripted_server.js, whose tools are "good" and one with a broken schema) is
+//  started by ufo-host; its usable tool is in the HostAgent's prompt, the scripted model
+//  calls the tool it reads there, the call reaches the server with the reply's Args, and
+//  the result is the step's result and the next prompt's tip (quoted in the final Comment).
+UFO_TEST (test_host_mcp_tools)
+{
+    char extra [1200];
+    snprintf (extra, sizeof extra, "\"MCP_TOOL_TIMEOUT\": 20, \"MCP_SERVERS\": {\"HOST_AGENT\": {\"*\": [{\"name\": "
+              "\"notes\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"schema\"]}]}}",
+              getenv ("UFO_SOURCE_DIR"));
+    REQUIRE (hfx_start ("host_mcp.json", extra, 0) == 0);
+    const char *args [] = { "Add a note saying hello", "--device", "t0", "--task", "host-mcp", "--yes", NULL };
+    CHECK_INT (hfx_run (args, NULL, NULL), 0);
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    ufo_value_t *lines = hfx_log ("response.log");
+    REQUIRE (ufo_value_size (lines) >= 2);
+    const ufo_value_t *call = ufo_value_list_at (lines, 0);
+    CHECK_STR (ufo_value_map_str (call, "ActionType", ""), "MCP");
+    CHECK_STR (ufo_value_str (ufo_value_path (call, "Action.function")), "notes.good");
+    CHECK_STR (ufo_value_str (ufo_value_path (call, "Action.args.text")), "hello from the HostAgent");
+    //  the server's own answer: "called good with {...}"
+    CHECK_CONTAINS (ufo_value_map_str (call, "Results", ""), "called good with {\"text\":\"hello from the HostAgent\"}");
+    const ufo_value_t *last = ufo_value_list_at (lines, 1);
+    CHECK_CONTAINS (ufo_value_map_str (last, "Comment", ""), "tool said: called good with");
+    ufo_value_destroy (&lines);
+    //  the broken tool was left out of the prompt
+    ufo_value_t *req = hfx_log ("request.log");
+    REQUIRE (ufo_value_size (req) >= 1);
+    char *prompt = ufo_json_dump (ufo_value_list_at (req, 0), UFO_JSON_COMPACT, NULL);
+    CHECK_CONTAINS (prompt, "notes.good");
+    CHECK (!strstr (prompt, "notes.broken"));
+    free (prompt);
+    ufo_value_destroy (&req);
+    hfx_stop_all ();
+}
+
 int
 main (void)
 {
@@ -943,6 +981,7 @@ main (void)
     S_CASE (test_bad_session_bodies);
     S_CASE (test_max_step_and_round);
     S_CASE (test_app_worker_killed_resumes);
+    S_CASE (test_host_mcp_tools);
     hfx_stop_all ();
     afx_teardown ();
     return UFO_TEST_END ();

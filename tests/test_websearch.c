@@ -5,6 +5,7 @@
     BM25 cannot, through the library and through `ufo knowledge index|search`; with the
     endpoint down, search falls back to BM25. */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
 #include "ufo_clock.h"
 #include "ufo_embed.h"
 #include "ufo_error.h"
@@ -20,6 +21,7 @@
 #include "ufo_test.h"
 #include "search_server_fixture.h"
 #include "test_files.h"
+#include "ufo_rag.h"
 
 static char s_dir [64];
 static int s_port;
@@ -236,6 +238,130 @@ UFO_TEST (test_embeddings_rerank)
     }
 }
 
+//  Drives rag's transfers until done(rag) or timeout_ms; returns done's last answer.
+static bool
+s_rag_until (ufo_rag_t *rag, bool (*done) (ufo_rag_t *rag), int timeout_ms)
+{
+    int64_t until = ufo_time_mono_ms () + timeout_ms;
+    while (!done (rag) && ufo_time_mono_ms () < until) {
+        ufo_http_fd_t hfds [8];
+        struct pollfd pfds [8];
+        size_t n = ufo_rag_fds (rag, hfds, 8);
+        for (size_t i = 0; i < n && i < 8; i++)
+            pfds [i] = (struct pollfd) { hfds [i].fd, (short) ((hfds [i].events & UFO_HTTP_IN ? POLLIN : 0)
+                                                             | (hfds [i].events & UFO_HTTP_OUT ? POLLOUT : 0)), 0 };
+        int t = ufo_rag_timeout (rag);
+        poll (pfds, (nfds_t) (n < 8 ? n : 8), t < 0 || t > 50 ? 50 : t);
+        for (size_t i = 0; i < n && i < 8; i++)
+            hfds [i].revents = (pfds [i].revents & POLLIN ? UFO_HTTP_IN : 0) | (pfds [i].revents & POLLOUT ? UFO_HTTP_OUT : 0)
+                             | (pfds [i].revents & (POLLERR | POLLHUP) ? UFO_HTTP_ERR : 0);
+        ufo_rag_process (rag, hfds, n < 8 ? n : 8);
+    }
+    return done (rag);
+}
+
+static const char *s_rag_query = "plus";
+
+//  True when the passages of s_rag_query are re-ranked and its online docs came.
+static bool
+s_rag_ready (ufo_rag_t *rag)
+{
+    ufo_value_t *k = ufo_rag_for_app (rag, s_rag_query, "calc");
+    bool ready = ufo_value_size (ufo_value_map_get (k, "offline_docs")) > 0
+              && ufo_value_size (ufo_value_map_get (k, "online_docs")) > 0;
+    ufo_value_destroy (&k);
+    return ready;
+}
+
+//  True when rag has no transfer left (they ended, by answer, error or timeout).
+static bool
+s_rag_idle (ufo_rag_t *rag)
+{
+    ufo_http_fd_t fds [8];
+    return ufo_rag_fds (rag, fds, 8) == 0 && ufo_rag_timeout (rag) < 0;
+}
+
+//  The agents' retrieval (ufo_rag, as ufo-app uses it): the subtask's embedding and web
+//  search are prefetched without waiting, the loop drives them, and once they came the help
+//  passages are re-ranked by cosine (finding one BM25 cannot) and the subtask's own web
+//  results are there; with the endpoints down or slow, BM25 alone and no online docs.
+UFO_TEST (test_rag_async)
+{
+    char index [128], url [128];
+    snprintf (index, sizeof index, "%s/rag-kb.db", s_dir);
+    snprintf (url, sizeof url, "http://127.0.0.1:%d/v1/embeddings", s_port);
+    ufo_error_t err = {0};
+    ufo_kb_t *kb = ufo_kb_open (index, &err);
+    REQUIRE (kb);
+    const char *texts_json = "[\"Addition of values: put two numbers together\", \"Press Ctrl+S to keep the document on disk\"]";
+    ufo_value_t *texts = ufo_json_parse_str (texts_json, NULL);
+    ufo_embed_opts_t eopts = { url, "toy", "", 5000 };
+    ufo_value_t *vectors = ufo_embed_texts (&eopts, texts, &err);
+    REQUIRE (vectors);
+    for (size_t i = 0; i < 2; i++) {
+        ufo_kb_passage_t p = { "help", "calc", i ? "b.md" : "a.md", i ? "Saving" : "Addition",
+                               ufo_value_str (ufo_value_list_at (texts, i)), NULL };
+        int64_t id = ufo_kb_add (kb, &p, &err);
+        float v [64];
+        size_t n = ufo_embed_floats (ufo_value_list_at (vectors, i), v, 64);
+        CHECK_INT (ufo_kb_set_vector (kb, id, v, n, &err), 0);
+    }
+    ufo_value_destroy (&vectors);
+    ufo_value_destroy (&texts);
+    ufo_kb_destroy (&kb);
+    for (int k = 0; k < 2; k++) {
+        char json [1200];
+        snprintf (json, sizeof json,
+                  "{\"RAG_OFFLINE_DOCS\": true, \"RAG_OFFLINE_DOCS_RETRIEVED_TOPK\": 1, \"RAG_ONLINE_SEARCH\": true,"
+                  " \"RAG_ONLINE_RETRIEVED_TOPK\": 2, \"knowledge\": {\"index\": \"%s\", \"embeddings_url\": \"%s\","
+                  " \"search_provider\": \"searxng\", \"search_endpoint\": \"http://127.0.0.1:%d/%s\","
+                  " \"search_timeout_ms\": 700}}",
+                  index, k == 0 ? url : "http://127.0.0.1:1/v1/embeddings", s_port,
+                  k == 0 ? "searxng/search" : "slow");
+        ufo_config_t *config = ufo_config_new ();
+        REQUIRE (ufo_config_load_text (config, json, strlen (json), &err) == 0);
+        ufo_rag_t *rag = ufo_rag_new (config);
+        ufo_config_destroy (&config);           //  the retriever keeps what it needs
+        //  before the prefetch: BM25 alone ("plus" is in no passage), no online docs
+        ufo_value_t *got = ufo_rag_for_app (rag, "plus", "calc");
+        CHECK_INT (ufo_value_size (ufo_value_map_get (got, "offline_docs")), 0);
+        CHECK (!ufo_value_map_has (got, "online_docs"));
+        ufo_value_destroy (&got);
+        ufo_rag_prefetch (rag, "plus");
+        got = ufo_rag_for_app (rag, "plus", "calc");     //  the prompt never waits
+        CHECK (!ufo_value_map_has (got, "online_docs"));
+        ufo_value_destroy (&got);
+        if (k == 0) {
+            CHECK (s_rag_until (rag, s_rag_ready, 10000));
+            got = ufo_rag_for_app (rag, "plus", "calc");
+            const ufo_value_t *docs = ufo_value_map_get (got, "offline_docs");
+            CHECK_INT (ufo_value_size (docs), 1);
+            CHECK_STR (ufo_value_map_str (ufo_value_list_at (docs, 0), "title", ""), "Addition");
+            const ufo_value_t *online = ufo_value_map_get (got, "online_docs");
+            CHECK_INT (ufo_value_size (online), 2);
+            CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (online, 0), "title", ""), "plus");
+            ufo_value_destroy (&got);
+            //  another subtask: what came for the first one is not used for it
+            got = ufo_rag_for_app (rag, "keep the file", "calc");
+            CHECK (!ufo_value_map_has (got, "online_docs"));
+            ufo_value_destroy (&got);
+        }
+        else {
+            //  the embeddings endpoint is down and the search too slow: both end within
+            //  their bound, and retrieval stays BM25 alone without online docs
+            CHECK (s_rag_until (rag, s_rag_idle, 10000));
+            got = ufo_rag_for_app (rag, "plus", "calc");
+            CHECK_INT (ufo_value_size (ufo_value_map_get (got, "offline_docs")), 0);
+            CHECK (!ufo_value_map_has (got, "online_docs"));
+            ufo_value_destroy (&got);
+            got = ufo_rag_for_app (rag, "Addition", "calc");     //  BM25 still works
+            CHECK_INT (ufo_value_size (ufo_value_map_get (got, "offline_docs")), 1);
+            ufo_value_destroy (&got);
+        }
+        ufo_rag_destroy (&rag);
+    }
+}
+
 int
 main (void)
 {
@@ -256,6 +382,7 @@ main (void)
     UFO_RUN (test_searxng_shape);
     UFO_RUN (test_failures);
     UFO_RUN (test_embeddings_rerank);
+    UFO_RUN (test_rag_async);
     ssfx_stop (&pid);
     char cmd [128];
     snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_dir);

@@ -135,7 +135,7 @@ static const ufo_config_key_t s_schema [] = {
     { "RAG_EXPERIENCE_RETRIEVED_TOPK", "int", "5", "0..100", NULL,
       "how many experience records go into the prompt" },
     { "RAG_ONLINE_SEARCH", "bool", "false", NULL, NULL,
-      "HostAgent and AppAgent: put web search results for the request into the prompt" },
+      "HostAgent and AppAgent: put web search results for the request (and, in the AppAgent, for its subtask) into the prompt" },
     { "RAG_ONLINE_SEARCH_TOPK", "int", "5", "1..50", NULL, "results asked of the search API" },
     { "RAG_ONLINE_RETRIEVED_TOPK", "int", "1", "0..50", NULL, "results that go into the prompt" },
     { "BING_API_KEY", "string", "\"\"", NULL, NULL,
@@ -166,7 +166,7 @@ static const ufo_config_key_t s_schema [] = {
     { "knowledge.prompt_bytes", "int", "1500", "64..1000000", NULL,
       "most bytes of each retrieved passage put into a prompt" },
     { "knowledge.embeddings_url", "string", "\"\"", NULL, NULL,
-      "OpenAI-compatible /embeddings URL: ufo knowledge index stores vectors, search re-ranks by cosine (empty: BM25 only)" },
+      "OpenAI-compatible /embeddings URL: ufo knowledge index stores vectors, search and the AppAgent's help passages re-rank by cosine (empty: BM25 only)" },
     { "knowledge.embeddings_model", "string", "\"text-embedding-3-small\"", NULL, NULL,
       "embedding model name" },
     { "knowledge.embeddings_api_key", "string", "\"\"", NULL, NULL,
@@ -176,7 +176,7 @@ static const ufo_config_key_t s_schema [] = {
     { "knowledge.search_endpoint", "string", "\"https://api.bing.microsoft.com/v7.0/search\"", NULL, NULL,
       "URL of the search API (SearXNG: https://HOST/search)" },
     { "knowledge.search_timeout_ms", "int", "3000", "100..60000", NULL,
-      "a web search not answered by then is given up (the step goes on without it)" },
+      "a web search (or an agent's query embedding) not answered by then is given up (the step goes on without it)" },
 
     //  ====================================================================
     //  The original UFO's MCP keys: API tools of MCP servers beside the GUI actions

@@ -193,6 +193,43 @@ bool ufo_desktop_class_name (const char *name);
 //  selected, pressed, expanded, editable, indeterminate)}. Caller owns the result.
 ufo_value_t *ufo_desktop_control_prompt (const ufo_value_t *control);
 
+//  --- Application profiles (ufo_desktop_profile.c; docs/DESKTOP.md "Application profiles") ---
+//  All profiles: a map application name -> {"names": [...], "env": {...}, "launchers":
+//  {name: argv}, "files": {path: content}}. Parsed on first use; owned by the module.
+const ufo_value_t *ufo_desktop_profiles (void);
+
+//  The profile (application name) that `name` belongs to - a launcher, process, path,
+//  WM_CLASS or accessibility name, case-insensitive: "Navigator" and "firefox" give
+//  "firefox-esr", "soffice" and "libreoffice-calc" give "libreoffice". NULL if none.
+const char *ufo_desktop_profile_of (const char *name);
+
+//  The name a user knows: the profile's application name, else name itself ("" for NULL).
+const char *ufo_desktop_app_name (const char *name);
+
+//  True if a and b name the same application (after ufo_desktop_app_name).
+bool ufo_desktop_same_app (const char *a, const char *b);
+
+//  text with "$PROFILE" replaced by the application's private profile directory
+//  ($XDG_CONFIG_HOME/ufobus-profiles/APP). Caller frees.
+char *ufo_desktop_profile_expand (const char *app, const char *text);
+
+//  Creates the private profile directory of app and writes its profile's "files" that do not
+//  exist yet (start-up dialogs switched off). 0, or -1 with err. Nothing for an unknown app.
+int ufo_desktop_profile_prepare (const char *app, ufo_error_t *err);
+
+//  --- Huge and virtual containers (pure; exposed for tests; docs/DESKTOP.md) -------------
+//  True if a container reporting child_count children is not to be enumerated (GetChildren):
+//  more than bound, or a negative count (AT-SPI's int32 overflowed).
+bool ufo_desktop_huge_container (int child_count, int bound);
+
+//  The rows and columns of a huge table (or list: ncols <= 1) a snapshot reads: from the first
+//  visible cell (first_row, first_col) to the last (last_row, last_col), as found at the
+//  corners of the visible area (-1: unknown), clamped to nrows x ncols (-1: unknown) and to
+//  max_cells cells, whole visible rows first. row1 < row0 means nothing to read.
+typedef struct { int row0, row1, col0, col1; } ufo_desktop_range_t;
+ufo_desktop_range_t ufo_desktop_visible_range (int nrows, int ncols, int first_row, int first_col,
+                                               int last_row, int last_col, int max_cells);
+
 //  --- Keys (exposed for tests and documentation) ----------------------------------------
 //  Parses pywinauto key syntax ("^a{DELETE}Hello{ENTER}", "%f", "+{TAB}", "{VK_F5 3}") into a
 //  list of {"keysym": int, "down": bool} events. Returns NULL with err on a syntax error.

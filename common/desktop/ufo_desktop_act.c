@@ -10,7 +10,8 @@
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
 
-typedef enum { A_EFFECT, A_TEXT_EQUALS, A_TEXT_CONTAINS, A_DEADLINE, A_DRAG, A_DONE } s_wait_t;
+typedef enum { A_EFFECT, A_TEXT_EQUALS, A_TEXT_CONTAINS, A_DEADLINE, A_DRAG, A_DONE,
+               A_FOCUS } s_wait_t;
 
 typedef struct {
     int64_t xid;
@@ -32,6 +33,9 @@ typedef struct {
     ufo_reply_fn text_fn;       //  gets the text read by s_get_text
     char *target_note;          //  where untargeted keys went (the result's text)
     char *inner_path;           //  the button inside a button without a click action
+    bool typed;                 //  set_edit_text fell back to typing
+    s_wait_t after_focus;       //  A_FOCUS: the wait that follows once the keys are sent
+    int64_t focus_until;        //  A_FOCUS: type anyway after this
 } s_act_t;
 
 static void
@@ -72,6 +76,61 @@ s_last_event_ms (ufo_desktop_t *desk, const char *bus)
 }
 
 static void s_poll_text (ufo_desktop_op_t *op);
+static void s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data);
+
+#define S_FOCUS_WAIT_MS 500         //  how long keys wait for their control to take the focus
+
+//  A_FOCUS: the control's states; typing starts when it is focused (or the wait is over).
+static void
+s_on_focus_state (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    st->polling = false;
+    st->next_poll = ufo_desktop_now_ms_ () + 20;
+    bool focused = false;
+    if (reply) {
+        GVariant *au = g_variant_get_child_value (reply, 0);
+        gsize n = 0;
+        const guint32 *bits = g_variant_get_fixed_array (au, &n, sizeof (guint32));
+        focused = n > 0 && (bits [0] & (1u << ATSPI_STATE_FOCUSED));
+        g_variant_unref (au);
+    }
+    if (focused || !reply || ufo_desktop_now_ms_ () >= st->focus_until) {
+        st->wait = st->after_focus;
+        GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
+        s_on_done_call (op, empty, NULL, "typing");
+        g_variant_unref (empty);
+    }
+}
+static void s_focus_then_type (ufo_desktop_op_t *op, const ufo_dnode_t *node);
+static ufo_value_t *s_literal_keys (const char *text, bool clear, ufo_error_t *err);
+
+//  set_edit_text whose EditableText call was accepted but changed nothing (Firefox answers
+//  true to InsertText and SetTextContents and keeps the old text): after this long the text
+//  is typed instead - the control focused, its text selected and deleted when replacing.
+#define S_TYPE_FALLBACK_MS 600
+
+static void
+s_type_instead (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    st->typed = true;
+    ufo_dnode_t *node = st->key ? g_hash_table_lookup (op->desk->nodes, st->key) : NULL;
+    ufo_error_t err = { 0 };
+    ufo_value_destroy (&st->keys);
+    st->keys = node ? s_literal_keys (st->expect, st->wait == A_TEXT_EQUALS, &err) : NULL;
+    if (!st->keys || ufo_desktop_focus (op->desk, st->xid, &err) != 0) {
+        ufo_desktop_op_finish_ (op, false, NULL, "the text did not take, and typing it failed: %s",
+                                node ? err.message : "the control is gone");
+        return;
+    }
+    ufo_debug ("desktop: EditableText did not take; typing the text");
+    s_focus_then_type (op, node);
+}
 
 //  The common wait: the action is done when AT-SPI events have come and then gone quiet
 //  for settle_ms; if nothing at all happens before the effect deadline, it is done too
@@ -84,6 +143,13 @@ s_act_poll (ufo_desktop_op_t *op)
     int64_t now = ufo_desktop_now_ms_ ();
     switch (st->wait) {
         case A_DONE:
+            return op->done;
+        case A_FOCUS:
+            if (!st->polling && now >= st->next_poll) {
+                st->polling = true;
+                ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetState",
+                                   NULL, "(au)", s_on_focus_state, NULL);
+            }
             return op->done;
         case A_DEADLINE:
             if (now >= op->deadline - 1)
@@ -108,6 +174,9 @@ s_act_poll (ufo_desktop_op_t *op)
         case A_TEXT_CONTAINS:
             if (!st->polling && now >= st->next_poll)
                 s_poll_text (op);
+            if (!op->done && !st->typed && !st->keys && st->sent_ms > 0
+            &&  now - st->sent_ms >= S_TYPE_FALLBACK_MS)
+                s_type_instead (op);
             if (!op->done && now > st->effect_deadline)
                 ufo_desktop_op_finish_ (op, false, NULL,
                                         "the control's text did not become the expected text "
@@ -147,6 +216,8 @@ s_act_wake (const ufo_desktop_op_t *op)
         case A_TEXT_EQUALS:
         case A_TEXT_CONTAINS:
             return st->polling ? st->effect_deadline : (st->next_poll > now ? st->next_poll : now);
+        case A_FOCUS:
+            return st->polling ? st->focus_until : (st->next_poll > now ? st->next_poll : now);
         case A_EFFECT: {
             int64_t last = s_last_event_ms (op->desk, st->app_bus);
             int64_t quiet = (last > st->sent_ms ? last : st->sent_ms) + op->desk->settle_ms;
@@ -265,6 +336,15 @@ s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
         ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "SetCaretOffset",
                            g_variant_new ("(i)", caret), "(b)", s_on_done_call,
                            "restoring the caret");
+        return;
+    }
+    if (st->keys && st->key && st->wait != A_FOCUS && !st->focus_until) {
+        //  focus granted: type once the control says it has the focus (Firefox moves the
+        //  focus asynchronously: keys sent at once went to the field before); bounded
+        st->after_focus = st->wait;
+        st->wait = A_FOCUS;
+        st->focus_until = ufo_desktop_now_ms_ () + S_FOCUS_WAIT_MS;
+        st->next_poll = 0;
         return;
     }
     if (st->keys) {                 //  focus granted: now type
@@ -457,8 +537,9 @@ s_literal_keys (const char *text, bool clear, ufo_error_t *err)
     return events;
 }
 
+//  by name (GetName), never by position: Firefox's check boxes say check/uncheck, tabs switch
 static const char *s_click_actions [] = { "click", "press", "activate", "jump", "toggle", "select",
-                                          "open" };
+                                          "open", "check", "uncheck", "switch" };
 
 //  Index of the node's click-like action, or -1.
 static int
@@ -719,6 +800,7 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
                 return op;
             }
             st->wait = (node->ifaces & S_IF_TEXT) ? A_TEXT_CONTAINS : A_EFFECT;
+            st->typed = true;
             s_focus_then_type (op, node);
             return op;
         }

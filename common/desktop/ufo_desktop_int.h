@@ -16,11 +16,13 @@
 #define UFO_DESKTOP_CALL_TIMEOUT_MS 5000    //  one D-Bus call
 #define UFO_DESKTOP_SNAPSHOT_TIMEOUT_MS 20000
 #define UFO_DESKTOP_APP_WAIT_MS 10000       //  a window's application not yet on the bus
+#define UFO_DESKTOP_MAX_KIDS 400            //  more children: read only the visible part
+#define UFO_DESKTOP_MAX_CELLS 200           //  cells of a huge table offered at most
 
 //  Interfaces a node offers (bit set).
 enum {
     S_IF_COMPONENT = 1, S_IF_ACTION = 2, S_IF_TEXT = 4, S_IF_EDITABLE = 8,
-    S_IF_VALUE = 16, S_IF_SELECTION = 32
+    S_IF_VALUE = 16, S_IF_SELECTION = 32, S_IF_TABLE = 64
 };
 
 typedef struct _ufo_dnode_t ufo_dnode_t;
@@ -42,6 +44,7 @@ struct _ufo_dnode_t {
     bool valid;                 //  role and states fresh
     bool detail_valid;          //  extents, name, interfaces fresh
     bool ext_stale;             //  extents to re-read (layout may have changed)
+    bool ext_retry;             //  reading the extents failed for now: ext_stale after the read
     int stage;                  //  1: reading role/states, 2: reading details
     bool kids_valid;
     bool extra_valid;           //  actions/text fresh
@@ -49,6 +52,14 @@ struct _ufo_dnode_t {
     unsigned walk_gen;          //  last walk that visited it
     int fetched;                //  pending field replies
     GPtrArray *new_kids;        //  children reply being assembled
+    //  a huge or virtual container (more children than UFO_DESKTOP_MAX_KIDS): its visible
+    //  part is read through Table / Component instead of GetChildren (ufo_desktop_walk.c)
+    bool virt;                  //  the children list holds only the visible part
+    int vwait;                  //  its probing calls in flight
+    int vrows, vcols;           //  Table NRows / NColumns, -1 unknown (not a table)
+    int vcorner [4];            //  first row, first column, last row, last column seen; -1
+    int vcells;                 //  cells being read
+    char **vkids;               //  "bus path" per cell slot (NULL until read)
 };
 
 //  A label of a snapshot (ufo_desktop_label.c): which object it names, and its identity.

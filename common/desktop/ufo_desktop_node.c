@@ -70,6 +70,9 @@ ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node)
     free (node->desc);
     free (node->relby);
     g_strfreev (node->actions);
+    for (int i = 0; node->vkids && i < node->vcells; i++)
+        free (node->vkids [i]);
+    free (node->vkids);
     free (node);
 }
 
@@ -175,7 +178,7 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
         case ATSPI_ROLE_PANEL:
             return (node->name && *node->name) ? "Group" : NULL;
         case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC: case ATSPI_ROLE_CAPTION:
-        case ATSPI_ROLE_HEADING:
+        case ATSPI_ROLE_HEADING: case ATSPI_ROLE_PARAGRAPH:    //  web pages, Writer
             return "Text";
         case ATSPI_ROLE_TABLE_CELL:
             return "ListItem";
@@ -251,7 +254,9 @@ ufo_value_t *
 ufo_dnode_states_value_ (const ufo_dnode_t *node)
 {
     ufo_value_t *list = ufo_value_new_list ();
-    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_SENSITIVE))
+    //  LibreOffice's cells say only ENABLED, toolkits both: either means usable
+    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_SENSITIVE)
+    &&  !ufo_dnode_has_state_ (node, ATSPI_STATE_ENABLED))
         ufo_value_list_push_str (list, "disabled");
     for (size_t i = 0; i < UFO_ARRAY_SIZE (s_state_names); i++)
         if (ufo_dnode_has_state_ (node, s_state_names [i].state))

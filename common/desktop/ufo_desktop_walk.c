@@ -18,10 +18,12 @@ typedef struct {
     char *key;
     uint64_t serial;
     int what;
+    int slot;                   //  W_VDIM: 0 rows 1 columns; W_VAT..W_VRC: the corner; W_VCELL
 } s_ref_t;
 
-enum { W_ROLE, W_STATE, W_NAME, W_IFACES, W_EXTENTS, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE,
-       W_DESC, W_RELS, W_COUNT, W_TEXT2 };
+//  W_ROLE..W_KIDS keep the node busy. W_NKIDS..W_VCELL read a huge container's visible part.
+enum { W_ROLE, W_STATE, W_NAME, W_IFACES, W_EXTENTS, W_NKIDS, W_VEXT, W_VDIM, W_VAT, W_VIDX,
+       W_VRC, W_VCELL, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE, W_DESC, W_RELS, W_COUNT, W_TEXT2, W_ANAME };
 
 
 static bool
@@ -99,6 +101,13 @@ s_coords (ufo_desktop_op_t *op)
                                                              : ATSPI_COORD_TYPE_WINDOW));
 }
 
+static guint32
+st_coords (ufo_desktop_op_t *op)
+{
+    ufo_dsnap_t *st = op->state;
+    return st->uses_showing ? ATSPI_COORD_TYPE_SCREEN : ATSPI_COORD_TYPE_WINDOW;
+}
+
 //  The node's top-left corner on screen.
 static void
 s_origin (const ufo_dsnap_t *st, const ufo_dnode_t *node, int *x, int *y)
@@ -114,6 +123,10 @@ static void s_maybe_finish (ufo_desktop_op_t *op);
 static void
 s_node_call (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, const char *iface,
              const char *method, GVariant *params, const char *reply_type);
+static void
+s_vcall (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, int slot, const char *bus,
+         const char *path, const char *iface, const char *method, GVariant *params,
+         const char *reply_type);
 
 static ufo_dnode_t *
 s_ref_node (ufo_desktop_t *desk, s_ref_t *ref)
@@ -121,6 +134,24 @@ s_ref_node (ufo_desktop_t *desk, s_ref_t *ref)
     char *key = ref->key;
     ufo_dnode_t *node = g_hash_table_lookup (desk->nodes, key);
     return (node && ufo_dnode_serial_ (node) == ref->serial) ? node : NULL;
+}
+
+//  A copy of text without U+FFFC, the object replacement character that stands for each
+//  embedded child (Firefox's paragraphs and documents, LibreOffice's frames).
+static char *
+s_drop_objects (const char *text)
+{
+    char *out = ufo_strdup (text);
+    char *w = out;
+    for (const char *r = text; *r; ) {
+        if ((unsigned char) r [0] == 0xEF && (unsigned char) r [1] == 0xBF
+        &&  (unsigned char) r [2] == 0xBC)
+            r += 3;
+        else
+            *w++ = *r++;
+    }
+    *w = '\0';
+    return out;
 }
 
 static void
@@ -140,6 +171,9 @@ s_set_kids (ufo_desktop_t *desk, ufo_dnode_t *node, GVariant *arr)
             if (o && streq (o->bus, bus) && streq (o->path, path)) {
                 kid = o;
                 g_ptr_array_index (old, i) = NULL;
+                //  an object that moved in the list may hold other content now
+                if (i != kids->len)
+                    o->extra_valid = false;
                 break;
             }
         }
@@ -165,6 +199,225 @@ s_set_kids (ufo_desktop_t *desk, ufo_dnode_t *node, GVariant *arr)
     }
     node->kids = kids;
     node->kids_valid = true;
+}
+
+
+//  --- huge and virtual containers --------------------------------------------------------------
+//  A spreadsheet reports 2^31 - 1 cells, a long list thousands of rows: asking for all children
+//  makes the application build them all (LibreOffice then spins and grows for minutes). The
+//  roles that can be that large are counted first (ChildCount); above UFO_DESKTOP_MAX_KIDS only
+//  the visible part is read: the cells at the corners of the container's visible area
+//  (Component.GetAccessibleAtPoint), their row and column (GetIndexInParent, then the Table's
+//  GetRowColumnExtentsAtIndex), and the cells between (Table.GetAccessibleAt; a list without
+//  Table: GetChildAtIndex), at most UFO_DESKTOP_MAX_CELLS (ufo_desktop_visible_range).
+
+static bool
+s_maybe_huge (uint32_t role)
+{
+    switch (role) {
+        case ATSPI_ROLE_TABLE: case ATSPI_ROLE_TREE_TABLE: case ATSPI_ROLE_TREE:
+        case ATSPI_ROLE_LIST: case ATSPI_ROLE_LIST_BOX: case ATSPI_ROLE_DOCUMENT_SPREADSHEET:
+        case ATSPI_ROLE_DOCUMENT_TEXT: case ATSPI_ROLE_DOCUMENT_FRAME: case ATSPI_ROLE_DOCUMENT_WEB:
+        case ATSPI_ROLE_DOCUMENT_PRESENTATION: case ATSPI_ROLE_SCROLL_PANE: case ATSPI_ROLE_VIEWPORT:
+            return true;
+        default:
+            return false;
+    }
+}
+
+//  The visible part of the container in the coordinates its extents are read in.
+static bool
+s_visible_box (ufo_desktop_op_t *op, const ufo_dnode_t *node, int box [4])
+{
+    ufo_dsnap_t *st = op->state;
+    int wx = st->uses_showing ? st->wx : 0, wy = st->uses_showing ? st->wy : 0;
+    int l = MAX (node->ext [0], wx), t = MAX (node->ext [1], wy);
+    int r = MIN (node->ext [0] + node->ext [2], wx + st->ww);
+    int b = MIN (node->ext [1] + node->ext [3], wy + st->wh);
+    if (node->ext [2] <= 0 || node->ext [3] <= 0 || r - l < 2 || b - t < 2)
+        return false;
+    box [0] = l, box [1] = t, box [2] = r, box [3] = b;
+    return true;
+}
+
+//  The children list of a huge container: the cells read, in row order.
+static void
+s_vfinish (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    GVariantBuilder b;
+    g_variant_builder_init (&b, G_VARIANT_TYPE ("a(so)"));
+    for (int i = 0; node->vkids && i < node->vcells; i++) {
+        char *key = node->vkids [i];
+        char *sp = key ? strchr (key, ' ') : NULL;
+        if (sp && g_variant_is_object_path (sp + 1)) {
+            *sp = '\0';
+            g_variant_builder_add (&b, "(so)", key, sp + 1);
+            *sp = ' ';
+        }
+        free (key);
+    }
+    free (node->vkids);
+    node->vkids = NULL;
+    node->vcells = 0;
+    GVariant *arr = g_variant_ref_sink (g_variant_builder_end (&b));
+    s_set_kids (op->desk, node, arr);
+    g_variant_unref (arr);
+}
+
+//  All probing calls answered: read the cells of the visible range.
+static void
+s_vnext (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    if (node->vcells > 0 || node->vkids) {      //  the cells are in: done
+        s_vfinish (op, node);
+        return;
+    }
+    bool table = node->vrows >= 0 && node->vcols >= 0;
+    ufo_desktop_range_t r = ufo_desktop_visible_range (
+        node->vrows, table ? node->vcols : 1, node->vcorner [0], table ? node->vcorner [1] : 0,
+        node->vcorner [2], table ? node->vcorner [3] : 0, UFO_DESKTOP_MAX_CELLS);
+    if (r.row1 < r.row0 || r.col1 < r.col0 || op->cancelled || op->done) {
+        s_vfinish (op, node);
+        return;
+    }
+    int n = (r.row1 - r.row0 + 1) * (r.col1 - r.col0 + 1);
+    node->vkids = ufo_calloc ((size_t) n, sizeof (char *));
+    node->vcells = n;
+    int slot = 0;
+    for (int row = r.row0; row <= r.row1; row++)
+        for (int col = r.col0; col <= r.col1; col++, slot++) {
+            if (table)
+                s_vcall (op, node, W_VCELL, slot, node->bus, node->path, "org.a11y.atspi.Table",
+                         "GetAccessibleAt", g_variant_new ("(ii)", row, col), "((so))");
+            else
+                s_vcall (op, node, W_VCELL, slot, node->bus, node->path,
+                         "org.a11y.atspi.Accessible", "GetChildAtIndex", g_variant_new ("(i)", row),
+                         "((so))");
+        }
+}
+
+//  A reply of the huge-container reading. Returns after issuing what comes next.
+static void
+s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant *reply)
+{
+    bool go = !op->cancelled && !op->done;
+    switch (ref->what) {
+        case W_NKIDS: {
+            GVariant *v = NULL;
+            if (reply)
+                g_variant_get (reply, "(v)", &v);
+            int count = v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32)
+                      ? g_variant_get_int32 (v) : 0;
+            if (v)
+                g_variant_unref (v);
+            if (!reply || !go)
+                s_set_kids (op->desk, node, g_variant_new ("a(so)", NULL));
+            else if (!ufo_desktop_huge_container (count, UFO_DESKTOP_MAX_KIDS)) {
+                node->virt = false;
+                s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                             "(a(so))");
+            }
+            else {
+                ufo_trace ("desktop: %s has %d children: reading the visible part", node->path,
+                           count);
+                node->virt = true;
+                node->vrows = node->vcols = -1;
+                for (int i = 0; i < 4; i++)
+                    node->vcorner [i] = -1;
+                s_vcall (op, node, W_VEXT, 0, node->bus, node->path, "org.a11y.atspi.Component",
+                         "GetExtents", s_coords (op), "((iiii))");
+                for (int i = 0; i < 2; i++)
+                    s_vcall (op, node, W_VDIM, i, node->bus, node->path,
+                             "org.freedesktop.DBus.Properties", "Get",
+                             g_variant_new ("(ss)", "org.a11y.atspi.Table",
+                                            i == 0 ? "NRows" : "NColumns"), "(v)");
+            }
+            return;
+        }
+        case W_VEXT: {
+            int box [4];
+            if (reply)
+                g_variant_get (reply, "((iiii))", &node->ext [0], &node->ext [1], &node->ext [2],
+                               &node->ext [3]);
+            if (reply && go && s_visible_box (op, node, box)) {
+                guint32 coords = st_coords (op);
+                s_vcall (op, node, W_VAT, 0, node->bus, node->path, "org.a11y.atspi.Component",
+                         "GetAccessibleAtPoint", g_variant_new ("(iiu)", box [0] + 1, box [1] + 1,
+                                                                coords), "((so))");
+                s_vcall (op, node, W_VAT, 1, node->bus, node->path, "org.a11y.atspi.Component",
+                         "GetAccessibleAtPoint", g_variant_new ("(iiu)", box [2] - 2, box [3] - 2,
+                                                                coords), "((so))");
+            }
+            break;
+        }
+        case W_VDIM: {
+            GVariant *v = NULL;
+            if (reply)
+                g_variant_get (reply, "(v)", &v);
+            if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32)) {
+                if (ref->slot == 0)
+                    node->vrows = g_variant_get_int32 (v);
+                else
+                    node->vcols = g_variant_get_int32 (v);
+                node->ifaces |= S_IF_TABLE;
+            }
+            if (v)
+                g_variant_unref (v);
+            break;
+        }
+        case W_VAT: {
+            const char *bus = NULL, *path = NULL;
+            if (reply)
+                g_variant_get (reply, "((&s&o))", &bus, &path);
+            if (go && bus && *bus && path && !streq (path, "/org/a11y/atspi/null"))
+                s_vcall (op, node, W_VIDX, ref->slot, bus, path, "org.a11y.atspi.Accessible",
+                         "GetIndexInParent", NULL, "(i)");
+            break;
+        }
+        case W_VIDX: {
+            int index = -1;
+            if (reply)
+                g_variant_get (reply, "(i)", &index);
+            if (index < 0 || !go)
+                break;
+            //  a list: the index is the row; a table: ask it (the index of a far cell of a
+            //  huge sheet may have overflowed: then the corner stays unknown)
+            if (node->vrows < 0 || node->vcols < 0) {
+                node->vcorner [ref->slot * 2] = index;
+                node->vcorner [ref->slot * 2 + 1] = 0;
+            }
+            s_vcall (op, node, W_VRC, ref->slot, node->bus, node->path, "org.a11y.atspi.Table",
+                     "GetRowColumnExtentsAtIndex", g_variant_new ("(i)", index), "(biiiib)");
+            break;
+        }
+        case W_VRC: {
+            gboolean ok = FALSE, sel = FALSE;
+            int row = -1, col = -1, rs = 0, cs = 0;
+            if (reply)
+                g_variant_get (reply, "(biiiib)", &ok, &row, &col, &rs, &cs, &sel);
+            if (ok && row >= 0 && col >= 0) {
+                //  the far corner: the last row and column the spanning cell covers
+                node->vcorner [ref->slot * 2] = ref->slot ? row + MAX (rs, 1) - 1 : row;
+                node->vcorner [ref->slot * 2 + 1] = ref->slot ? col + MAX (cs, 1) - 1 : col;
+            }
+            break;
+        }
+        case W_VCELL: {
+            const char *bus = NULL, *path = NULL;
+            if (reply)
+                g_variant_get (reply, "((&s&o))", &bus, &path);
+            if (bus && *bus && path && !streq (path, "/org/a11y/atspi/null")
+            &&  node->vkids && ref->slot < node->vcells) {
+                free (node->vkids [ref->slot]);
+                char *key = ufo_dnode_key_ (bus, path);
+                node->vkids [ref->slot] = ufo_strdup (key);
+                g_free (key);
+            }
+            break;
+        }
+    }
+    if (--node->vwait == 0)
+        s_vnext (op, node);
 }
 
 static void
@@ -235,7 +488,8 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
         return;
     bool detail = !node->detail_valid;
     bool ext_only = !detail && node->ext_stale;
-    bool kids = !ufo_dnode_leaf_ (node) && !node->kids_valid;
+    //  the visible part of a huge container changes with its details (scrolled, resized)
+    bool kids = !ufo_dnode_leaf_ (node) && (!node->kids_valid || (node->virt && detail));
     if (!detail && !kids && !ext_only) {
         s_expand (op, node);
         return;
@@ -244,7 +498,9 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
     //  their states, and a control's own extents decide whether it is on screen
     //  a panel is a Group only when named: its name is read, its extents only if named
     bool control = ufo_desktop_control_type_ (op->desk, node) != NULL
-                || node->role == ATSPI_ROLE_PANEL || node->parent == NULL;
+                || node->role == ATSPI_ROLE_PANEL || node->parent == NULL
+                || node->role == ATSPI_ROLE_MENU_BAR;  //  one of no size hides its items
+                                                        //  (LibreOffice's second menu bar)
     bool extents = (control && (node->role != ATSPI_ROLE_PANEL || (node->name && *node->name)))
                 || st->want_tree;
     if (ext_only && !extents) {
@@ -280,7 +536,13 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
             node->name = NULL;
         }
     }
-    if (kids)
+    if (kids && s_maybe_huge (node->role)) {
+        //  count first: a huge or virtual container is never enumerated
+        node->vwait = 0;
+        s_node_call (op, node, W_NKIDS, "org.freedesktop.DBus.Properties", "Get",
+                     g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "ChildCount"), "(v)");
+    }
+    else if (kids)
         s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
                      "(a(so))");
     if (node->busy == 0) {      //  nothing to read for this container
@@ -305,7 +567,9 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
     }
     if (ref->what <= W_KIDS)
         node->busy--;
-    if (reply) {
+    if (ref->what >= W_NKIDS && ref->what < W_KIDS)
+        s_vreply (op, node, ref, reply);
+    else if (reply) {
         switch (ref->what) {
             case W_ROLE: g_variant_get (reply, "(u)", &node->role); break;
             case W_STATE: {
@@ -345,6 +609,9 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 g_variant_get (reply, "((iiii))", &node->ext [0], &node->ext [1], &node->ext [2],
                                &node->ext [3]);
                 node->ifaces |= S_IF_COMPONENT;
+                //  no size yet (Firefox answers -1 while a page lays out, and sends no
+                //  bounds event afterwards): read again on the next pass
+                node->ext_retry = node->ext [2] < 0 || node->ext [3] < 0;
                 break;
             case W_KIDS: {
                 GVariant *arr = g_variant_get_child_value (reply, 0);
@@ -365,6 +632,24 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 g_variant_unref (arr);
                 if (n > 0)
                     node->ifaces |= S_IF_ACTION;
+                //  GetActions gives the localized name (LibreOffice: "", Firefox: ";;"): the
+                //  name actions are chosen by is GetName's (press, click, activate, jump)
+                for (gsize i = 0; i < n && i < 8 && !op->cancelled && !op->done; i++)
+                    s_vcall (op, node, W_ANAME, (int) i, node->bus, node->path,
+                             "org.a11y.atspi.Action", "GetName", g_variant_new ("(i)", (gint32) i),
+                             "(s)");
+                break;
+            }
+            case W_ANAME: {
+                const char *name = NULL;
+                g_variant_get (reply, "(&s)", &name);
+                int count = 0;
+                while (node->actions && node->actions [count])
+                    count++;
+                if (name && *name && ref->slot < count) {
+                    g_free (node->actions [ref->slot]);
+                    node->actions [ref->slot] = g_strdup (name);
+                }
                 break;
             }
             case W_TEXT:
@@ -372,7 +657,7 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 const char *s = NULL;
                 g_variant_get (reply, "(&s)", &s);
                 free (node->text);
-                node->text = ufo_strdup (s ? s : "");
+                node->text = s_drop_objects (s ? s : "");
                 node->ifaces |= S_IF_TEXT;
                 if (ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE))
                     node->ifaces |= S_IF_EDITABLE;
@@ -446,9 +731,13 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
         //  no children interface: a leaf
         s_set_kids (op->desk, node, g_variant_new ("a(so)", NULL));
     }
-    else if (ref->what == W_EXTENTS)
+    else if (ref->what == W_EXTENTS) {
         node->ext [2] = -1;
-    UFO_UNUSED (error);
+        //  a page still loading (Firefox) fails GetExtents for a moment: read them again
+        //  next time, unless the object has no Component interface at all
+        node->ext_retry = !error || !strstr (error, "Unknown");
+        ufo_trace ("desktop: GetExtents of %s failed: %s", node->path, error ? error : "");
+    }
     if (ref->what <= W_KIDS && node->busy == 0) {
         int stage = node->stage;
         node->stage = 0;
@@ -456,7 +745,7 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
             node->valid = true;
         else {
             node->detail_valid = true;
-            node->ext_stale = false;
+            node->ext_stale = false;        //  a failed read is retried by the next snapshot
         }
         if (!op->cancelled && !op->done) {
             if (stage == 1)
@@ -482,6 +771,25 @@ s_node_call (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, const char *ifac
         node->busy++;
     ufo_desktop_call_ (op, node->bus, node->path, iface, method, params, reply_type,
                        s_on_reply, ref);
+}
+
+//  A call about node (on node itself or, for a huge container, on one of its cells) whose
+//  reply needs a slot: a corner, a cell, an action's index.
+static void
+s_vcall (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, int slot, const char *bus,
+         const char *path, const char *iface, const char *method, GVariant *params,
+         const char *reply_type)
+{
+    s_ref_t *ref = ufo_calloc (1, sizeof (*ref));
+    ref->key = ufo_dnode_key_ (node->bus, node->path);
+    ref->serial = ufo_dnode_serial_ (node);
+    ref->what = what;
+    ref->slot = slot;
+    if (what <= W_KIDS)
+        node->busy++;
+    if (what >= W_VEXT && what <= W_VCELL)
+        node->vwait++;
+    ufo_desktop_call_ (op, bus, path, iface, method, params, reply_type, s_on_reply, ref);
 }
 
 static void
@@ -558,6 +866,25 @@ s_container (const ufo_dnode_t *node)
     return "";
 }
 
+//  The selected option of a combo box (a web page's select keeps its options, hidden, in a
+//  menu inside it; the selected one has the selected state), or NULL.
+static const char *
+s_combo_choice (const ufo_dnode_t *node, int depth)
+{
+    for (guint i = 0; node->kids && depth < 2 && i < node->kids->len; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid)
+            continue;
+        if ((kid->role == ATSPI_ROLE_MENU_ITEM || kid->role == ATSPI_ROLE_LIST_ITEM)
+        &&  ufo_dnode_has_state_ (kid, ATSPI_STATE_SELECTED) && kid->name && *kid->name)
+            return kid->name;
+        const char *found = s_combo_choice (kid, depth + 1);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
 //  The name of the first label at most `depth` levels below node (walked, shown), or NULL.
 static const char *
 s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
@@ -619,7 +946,8 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         const ufo_dnode_t *up = node->parent;
         for (int i = 0; i < 2 && up; i++, up = up->parent) {
             const char *ptype = ufo_desktop_control_type_ (op->desk, up);
-            if (ptype && !streq (ptype, "Text") && !streq (ptype, "Group"))
+            if (ptype && !streq (ptype, "Text") && !streq (ptype, "Group")
+            &&  !streq (ptype, "Document"))     //  a page's headings are the page's
                 type = NULL;
         }
     }
@@ -641,11 +969,22 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_map_set (cap, "rect", &rect);
         ufo_value_list_push (out->captions, &cap);
     }
+    //  a paragraph is text to read: one with no text of its own (a row of a form, whose
+    //  widgets are its children) is structure
+    bool wordless = !node->text || !node->text [strspn (node->text, " \t\r\n")];
+    if (type && node->role == ATSPI_ROLE_PARAGRAPH && wordless)
+        type = NULL;
+    //  nor is a text with neither name nor text (LibreOffice's empty status bar fields)
+    if (type && streq (type, "Text") && wordless && (!node->name || !*node->name))
+        type = NULL;
     if (on_screen && s_offered (st, type)) {
         ufo_value_t *c = ufo_value_new_map ();
         ufo_value_map_set_str (c, "label", "");
         ufo_value_map_set_str (c, "control_type", type);
-        ufo_value_t *text = ufo_dnode_clean_name_ (node->name);
+        //  unnamed text (a paragraph, a heading whose name is empty) is named by its start
+        bool by_text = streq (type, "Text") && (!node->name || !*node->name) && !wordless;
+        ufo_value_t *text = by_text ? ufo_dnode_excerpt_ (node->text, 60)
+                                    : ufo_dnode_clean_name_ (node->name);
         ufo_value_map_set (c, "control_text", &text);
         ufo_value_t *rect = s_rect (st, node);
         int cx = (int) (ufo_value_int (ufo_value_list_at (rect, 0))
@@ -658,7 +997,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
             ufo_value_list_push_str (actions, node->actions [i]);
         ufo_value_map_set (c, "actions", &actions);
         const char *shown = node->text;
-        if ((!shown || !*shown) && node->role == ATSPI_ROLE_COMBO_BOX)
+        const char *chosen = streq (type, "ComboBox") ? s_combo_choice (node, 0) : NULL;
+        if (chosen)
+            shown = chosen;         //  a web page's select: its selected option
+        else if ((!shown || !*shown) && node->role == ATSPI_ROLE_COMBO_BOX)
             shown = s_shown_label (node, 6, st->uses_showing);    //  a GTK4 drop-down's selection
         ufo_value_t *value = ufo_dnode_excerpt_ (shown, op->desk->text_excerpt);
         ufo_value_map_set (c, "value", &value);
@@ -879,6 +1221,26 @@ s_stale_layout (ufo_dnode_t *node)
         s_stale_layout (g_ptr_array_index (node->kids, i));
 }
 
+//  After an event from the application: extents that could not be read (no size yet, a
+//  failed call) are read again, once (not pass after pass: a control may never have a
+//  size), and so is the text of paragraphs.
+static void
+s_retry_extents (ufo_dnode_t *node)
+{
+    if (node->ext_retry) {
+        node->ext_retry = false;
+        node->ext_stale = true;
+    }
+    //  LibreOffice sends no text event for the paragraph left behind when one is split:
+    //  paragraphs (visible ones: only those are read) are read again after any event
+    if (node->role == ATSPI_ROLE_PARAGRAPH)
+        node->extra_valid = false;
+    if (node->role == ATSPI_ROLE_DOCUMENT_TEXT)     //  and which paragraphs are shown
+        node->kids_valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_retry_extents (g_ptr_array_index (node->kids, i));
+}
+
 static void
 s_invalidate_tree (ufo_dnode_t *node)
 {
@@ -949,6 +1311,10 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         gint64 *last = g_hash_table_lookup (self->bus_event_ms, win->root->bus);
         if (!win->uses_showing && last && *last >= win->snap_ms)
             s_stale_layout (win->root);
+        //  extents that could not be read are tried again once the application has done
+        //  something (an unchanged window still costs no call)
+        if (last && *last >= win->snap_ms)
+            s_retry_extents (win->root);
         ufo_desktop_walk_start_ (op, win);
         return op;
     }

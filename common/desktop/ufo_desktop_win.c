@@ -140,7 +140,13 @@ ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
         &&  (*title || pid > 0)) {
             ufo_value_t *item = ufo_value_new_map ();
             ufo_value_map_set_str (item, "label", "");
-            ufo_value_map_set_str (item, "name", has_class && hint.res_name ? hint.res_name : "");
+            //  the name a user knows: a profile maps WM_CLASS (Firefox's "Navigator",
+            //  LibreOffice's "soffice" dialogs) to one application name
+            const char *res = has_class && hint.res_name ? hint.res_name : "";
+            const char *prof = ufo_desktop_profile_of (res);
+            if (!prof && has_class && hint.res_class)
+                prof = ufo_desktop_profile_of (hint.res_class);
+            ufo_value_map_set_str (item, "name", prof ? prof : res);
             ufo_value_map_set_int (item, "pid", pid);
             ufo_value_map_set_int (item, "xid", (int64_t) wins [i]);
             ufo_value_map_set_str (item, "title", title);
@@ -228,14 +234,48 @@ ufo_desktop_launch (ufo_desktop_t *self, const char *name, ufo_error_t *err)
                                   name, i);
         }
     }
+    //  a profiled application: its private profile prepared, $PROFILE in the arguments
+    //  expanded, its extra environment added
+    const char *app = ufo_desktop_profile_of (argv [0]);
+    const ufo_value_t *env_v = app ? ufo_value_map_get (ufo_value_map_get (
+                                         ufo_desktop_profiles (), app), "env") : NULL;
+    if (app && ufo_desktop_profile_prepare (app, err) != 0) {
+        free (argv);
+        return -1;
+    }
+    GPtrArray *owned = g_ptr_array_new_with_free_func (free);
+    for (size_t i = 0; app && i < argc; i++)
+        if (strstr (argv [i], "$PROFILE")) {
+            argv [i] = ufo_desktop_profile_expand (app, argv [i]);
+            g_ptr_array_add (owned, argv [i]);
+        }
+    GPtrArray *envp = g_ptr_array_new_with_free_func (g_free);
+    for (char **e = environ; *e; e++) {
+        bool replaced = false;
+        for (size_t k = 0; k < ufo_value_size (env_v) && !replaced; k++) {
+            const char *key = ufo_value_map_key_at (env_v, k);
+            size_t n = strlen (key);
+            replaced = strncmp (*e, key, n) == 0 && (*e) [n] == '=';
+        }
+        if (!replaced)
+            g_ptr_array_add (envp, g_strdup (*e));
+    }
+    for (size_t k = 0; k < ufo_value_size (env_v); k++) {
+        const char *v = ufo_value_str (ufo_value_map_value_at (env_v, k));
+        if (v)
+            g_ptr_array_add (envp, g_strdup_printf ("%s=%s", ufo_value_map_key_at (env_v, k), v));
+    }
+    g_ptr_array_add (envp, NULL);
     pid_t pid;
     posix_spawnattr_t attr;
     posix_spawnattr_init (&attr);
     posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup (&attr, 0);
-    int rc = posix_spawnp (&pid, argv [0], NULL, &attr, argv, environ);
+    int rc = posix_spawnp (&pid, argv [0], NULL, &attr, argv, (char **) envp->pdata);
     posix_spawnattr_destroy (&attr);
     free (argv);
+    g_ptr_array_unref (owned);
+    g_ptr_array_unref (envp);
     if (rc != 0)
         return ufo_error_set (err, UFO_E_IO, "cannot start launcher '%s': %s", name, strerror (rc));
     g_array_append_val (self->children, pid);

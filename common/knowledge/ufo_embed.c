@@ -101,14 +101,16 @@ s_parse (const s_reply_t *reply, size_t count, ufo_error_t *err)
     return out;
 }
 
-ufo_value_t *
-ufo_embed_texts (const ufo_embed_opts_t *opts, const ufo_value_t *texts, ufo_error_t *err)
+//  Starts the POST of texts on http; done(result, arg) as ufo_http_post. Returns the id or -1.
+static int64_t
+s_post (ufo_http_t *http, const ufo_embed_opts_t *opts, const ufo_value_t *texts,
+        ufo_http_done_fn *done, void *arg, ufo_error_t *err)
 {
     size_t count = ufo_value_size (texts);
     if (!opts->url || !*opts->url)
-        return ufo_error_set (err, UFO_E_INVALID, "no embeddings endpoint (knowledge.embeddings_url)"), NULL;
+        return ufo_error_set (err, UFO_E_INVALID, "no embeddings endpoint (knowledge.embeddings_url)"), -1;
     if (count == 0 || count > S_MAX_TEXTS)
-        return ufo_error_set (err, UFO_E_INVALID, "%zu texts to embed (1..%d)", count, S_MAX_TEXTS), NULL;
+        return ufo_error_set (err, UFO_E_INVALID, "%zu texts to embed (1..%d)", count, S_MAX_TEXTS), -1;
     ufo_value_t *body = ufo_value_new_map ();
     ufo_value_map_set_str (body, "model", opts->model ? opts->model : "");
     ufo_value_map_set_copy (body, "input", texts);
@@ -121,26 +123,88 @@ ufo_embed_texts (const ufo_embed_opts_t *opts, const ufo_value_t *texts, ufo_err
         snprintf (auth, sizeof auth, "Authorization: Bearer %s", opts->api_key);
         headers [1] = auth;
     }
-    ufo_http_t *http = ufo_http_new ();
-    s_reply_t reply = {0};
-    int64_t id = http ? ufo_http_post (http, opts->url, headers, json, len, opts->timeout_ms, 0,
-                                       s_done, &reply, err) : -1;
+    int64_t id = ufo_http_post (http, opts->url, headers, json, len, opts->timeout_ms, 0, done, arg, err);
     free (json);
+    return id;
+}
+
+//  The vectors of a finished reply, or NULL with err.
+static ufo_value_t *
+s_result (const ufo_embed_opts_t *opts, const s_reply_t *reply, size_t count, ufo_error_t *err)
+{
+    if (!reply->body)
+        return ufo_error_set (err, UFO_E_UNAVAILABLE, "embeddings %s: %s", opts->url, reply->error), NULL;
+    if (reply->status != 200)
+        return ufo_error_set (err, UFO_E_UNAVAILABLE, "embeddings %s: HTTP %ld", opts->url, reply->status), NULL;
+    return s_parse (reply, count, err);
+}
+
+ufo_value_t *
+ufo_embed_texts (const ufo_embed_opts_t *opts, const ufo_value_t *texts, ufo_error_t *err)
+{
+    ufo_http_t *http = ufo_http_new ();
+    if (!http)
+        return ufo_error_set (err, UFO_E_INTERNAL, "cannot start an HTTP client"), NULL;
+    s_reply_t reply = {0};
+    int64_t id = s_post (http, opts, texts, s_done, &reply, err);
     //  curl's own timeout ends the transfer; the wait's bound is only a backstop
     if (id > 0)
         ufo_http_wait (http, &reply.done, (int) opts->timeout_ms + 5000);
     ufo_http_destroy (&http);
-    ufo_value_t *out = NULL;
-    if (id <= 0)
-        ;
-    else
-    if (!reply.body)
-        ufo_error_set (err, UFO_E_UNAVAILABLE, "embeddings %s: %s", opts->url, reply.error);
-    else
-    if (reply.status != 200)
-        ufo_error_set (err, UFO_E_UNAVAILABLE, "embeddings %s: HTTP %ld", opts->url, reply.status);
-    else
-        out = s_parse (&reply, count, err);
+    ufo_value_t *out = id > 0 ? s_result (opts, &reply, ufo_value_size (texts), err) : NULL;
     free (reply.body);
     return out;
+}
+
+//  State of one asynchronous request (freed when it completes or is cancelled).
+struct _ufo_embed_req_t {
+    ufo_http_t *http;
+    int64_t id;
+    size_t count;
+    char url [1024];
+    ufo_embed_fn *done;
+    void *arg;
+};
+
+static void
+s_async_done (const ufo_http_result_t *r, void *arg)
+{
+    ufo_embed_req_t *req = arg;
+    s_reply_t reply = {0};
+    s_done (r, &reply);
+    ufo_embed_opts_t opts = { .url = req->url };
+    ufo_error_t err = {0};
+    ufo_value_t *vectors = s_result (&opts, &reply, req->count, &err);
+    free (reply.body);
+    req->done (&vectors, vectors ? NULL : err.message, req->arg);
+    ufo_value_destroy (&vectors);
+    free (req);
+}
+
+ufo_embed_req_t *
+ufo_embed_start (ufo_http_t *http, const ufo_embed_opts_t *opts, const ufo_value_t *texts,
+                 ufo_embed_fn *done, void *arg, ufo_error_t *err)
+{
+    ufo_embed_req_t *req = ufo_calloc (1, sizeof *req);
+    req->http = http;
+    req->count = ufo_value_size (texts);
+    snprintf (req->url, sizeof req->url, "%s", opts->url ? opts->url : "");
+    req->done = done;
+    req->arg = arg;
+    req->id = s_post (http, opts, texts, s_async_done, req, err);
+    if (req->id <= 0) {
+        free (req);
+        return NULL;
+    }
+    return req;
+}
+
+void
+ufo_embed_cancel (ufo_embed_req_t **req_p)
+{
+    if (!req_p || !*req_p)
+        return;
+    ufo_http_cancel ((*req_p)->http, (*req_p)->id);
+    free (*req_p);
+    *req_p = NULL;
 }

@@ -301,11 +301,18 @@ ufo_value_t *
 ufo_knowledge_retrieve (ufo_kb_t *kb, const char *kind, const char *query, const char *app,
                         size_t topk, size_t max_text)
 {
+    return ufo_knowledge_retrieve_ranked (kb, kind, query, app, topk, max_text, NULL, 0);
+}
+
+ufo_value_t *
+ufo_knowledge_retrieve_ranked (ufo_kb_t *kb, const char *kind, const char *query, const char *app,
+                               size_t topk, size_t max_text, const float *qvec, size_t n)
+{
     ufo_value_t *out = ufo_value_new_list ();
     if (!kb || !query || topk == 0)
         return out;
     ufo_error_t err = {0};
-    ufo_value_t *hits = ufo_kb_search (kb, query, kind, app, topk, NULL, 0, &err);
+    ufo_value_t *hits = ufo_kb_search (kb, query, kind, app, topk, qvec, n, &err);
     if (!hits) {
         ufo_warn ("knowledge: search failed: %s", err.message);
         return out;

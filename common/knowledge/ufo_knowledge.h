@@ -64,4 +64,10 @@ bool ufo_knowledge_index_path (const ufo_config_t *config, char *out, size_t siz
 ufo_value_t *ufo_knowledge_retrieve (ufo_kb_t *kb, const char *kind, const char *query,
                                      const char *app, size_t topk, size_t max_text);
 
+//  The same, re-ranked by cosine similarity with the query's vector qvec[n] (ufo_kb_search;
+//  NULL: BM25 alone).
+ufo_value_t *ufo_knowledge_retrieve_ranked (ufo_kb_t *kb, const char *kind, const char *query,
+                                            const char *app, size_t topk, size_t max_text,
+                                            const float *qvec, size_t n);
+
 #endif

@@ -331,6 +331,7 @@ s_validate_host (ufo_value_t *obj, ufo_error_t *err)
     ||  s_string (obj, "CurrentSubtask", false, err) || s_string_list (obj, "Message", false, err)
     ||  s_label (obj, "ControlLabel", err) || s_string (obj, "ControlText", false, err)
     ||  s_string_list (obj, "Plan", false, err) || s_string (obj, "Bash", false, err)
+    ||  s_string (obj, "Function", false, err)
     ||  s_string_list (obj, "Questions", false, err) || s_string (obj, "Comment", false, err))
         return -1;
     const char *status = ufo_value_map_str (obj, "Status", "");

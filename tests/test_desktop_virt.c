@@ -1,0 +1,165 @@
+/*  test_desktop_virt.c - huge and virtual containers (issue 19), on values recorded from
+    LibreOffice Calc 7.4: its sheet is a table of 1,048,576 x 16,384 cells reporting
+    2,147,483,647 children; the cells at the corners of the visible area were A1 (row 0,
+    column 0) and M39 (row 38, column 12). The walk reads such a table through the Table
+    interface: these are the decisions it makes. */
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+#include "ufo_test.h"
+#include "ufo_prelude.h"
+#include <unistd.h>
+
+UFO_TEST (test_child_count_bound)
+{
+    //  Calc's sheet, and an int32 count that overflowed: never enumerated
+    CHECK (ufo_desktop_huge_container (2147483647, 400));
+    CHECK (ufo_desktop_huge_container (-1, 400));
+    CHECK (ufo_desktop_huge_container (401, 400));
+    //  ordinary containers are read with GetChildren
+    CHECK (!ufo_desktop_huge_container (400, 400));
+    CHECK (!ufo_desktop_huge_container (0, 400));
+}
+
+UFO_TEST (test_calc_visible_range)
+{
+    //  recorded: 2^20 rows, 2^14 columns, corners A1 and M39; 200 cells at most
+    ufo_desktop_range_t r = ufo_desktop_visible_range (1048576, 16384, 0, 0, 38, 12, 200);
+    CHECK_INT (r.row0, 0);
+    CHECK_INT (r.col0, 0);
+    CHECK_INT (r.col1, 12);         //  every visible column (A..M)
+    CHECK_INT (r.row1, 14);         //  whole rows while they fit: 15 x 13 = 195 cells
+    CHECK ((r.row1 - r.row0 + 1) * (r.col1 - r.col0 + 1) <= 200);
+    //  scrolled: the range starts at the first visible cell
+    r = ufo_desktop_visible_range (1048576, 16384, 1000, 26, 1038, 38, 200);
+    CHECK_INT (r.row0, 1000);
+    CHECK_INT (r.col0, 26);
+    CHECK_INT (r.col1, 38);
+    CHECK_INT (r.row1, 1014);
+    //  a far corner that could not be read (its index overflowed): bounded all the same
+    r = ufo_desktop_visible_range (1048576, 16384, 0, 0, -1, -1, 200);
+    CHECK ((int64_t) (r.row1 - r.row0 + 1) * (r.col1 - r.col0 + 1) <= 200);
+    CHECK (r.row1 >= r.row0 && r.col1 >= r.col0);
+    //  wider than the bound: one row of max_cells columns
+    r = ufo_desktop_visible_range (10, 1000, 0, 0, 9, 999, 50);
+    CHECK_INT (r.row1, 0);
+    CHECK_INT (r.col1, 49);
+}
+
+UFO_TEST (test_list_and_edges)
+{
+    //  a long list (no Table interface): one column, rows from the first visible one
+    ufo_desktop_range_t r = ufo_desktop_visible_range (-1, -1, 120, -1, 160, -1, 200);
+    CHECK_INT (r.col0, 0);
+    CHECK_INT (r.col1, 0);
+    CHECK_INT (r.row0, 120);
+    CHECK_INT (r.row1, 160);
+    //  a table smaller than its corners say: clamped
+    r = ufo_desktop_visible_range (5, 3, 0, 0, 40, 12, 200);
+    CHECK_INT (r.row1, 4);
+    CHECK_INT (r.col1, 2);
+    //  empty table, no budget: nothing to read
+    r = ufo_desktop_visible_range (0, 3, 0, 0, 4, 2, 200);
+    CHECK (r.row1 < r.row0);
+    r = ufo_desktop_visible_range (5, 3, 0, 0, 4, 2, 0);
+    CHECK (r.row1 < r.row0);
+    //  a first row past the end is clamped to the last row
+    r = ufo_desktop_visible_range (5, 3, 9, 0, 12, 2, 200);
+    CHECK_INT (r.row0, 4);
+    CHECK_INT (r.row1, 4);
+}
+
+//  Application profiles: one application by every name it goes by.
+UFO_TEST (test_profile_names)
+{
+    CHECK_STR (ufo_desktop_app_name ("Navigator"), "firefox-esr");     //  Firefox's WM_CLASS
+    CHECK_STR (ufo_desktop_app_name ("firefox"), "firefox-esr");
+    CHECK_STR (ufo_desktop_app_name ("/usr/bin/firefox-esr"), "firefox-esr");
+    CHECK_STR (ufo_desktop_app_name ("soffice"), "libreoffice");       //  its dialogs
+    CHECK_STR (ufo_desktop_app_name ("libreoffice-calc"), "libreoffice");
+    CHECK_STR (ufo_desktop_app_name ("LibreOffice"), "libreoffice");
+    CHECK_STR (ufo_desktop_app_name ("mousepad"), "mousepad");         //  no profile
+    CHECK_STR (ufo_desktop_app_name (NULL), "");
+    CHECK (ufo_desktop_profile_of ("mousepad") == NULL);
+    CHECK (ufo_desktop_profile_of ("") == NULL);
+    CHECK (ufo_desktop_same_app ("Navigator", "firefox-esr"));
+    CHECK (ufo_desktop_same_app ("soffice", "libreoffice"));
+    CHECK (!ufo_desktop_same_app ("soffice", "firefox-esr"));
+    CHECK (!ufo_desktop_same_app ("", ""));
+    //  default launchers: Writer and Calc with a private profile and --norestore, Firefox
+    //  with its own profile
+    const ufo_value_t *lo = ufo_value_map_get (ufo_value_map_get (ufo_desktop_profiles (),
+                                                                  "libreoffice"), "launchers");
+    const ufo_value_t *writer = ufo_value_map_get (lo, "libreoffice-writer");
+    CHECK_STR (ufo_value_str (ufo_value_list_at (writer, 0)) ? ufo_value_str (ufo_value_list_at (writer, 0)) : "", "libreoffice");
+    bool norestore = false, writer_arg = false;
+    for (size_t i = 0; i < ufo_value_size (writer); i++) {
+        const char *a = ufo_value_str (ufo_value_list_at (writer, i));
+        norestore = norestore || (a && strcmp (a, "--norestore") == 0);
+        writer_arg = writer_arg || (a && strcmp (a, "--writer") == 0);
+    }
+    CHECK (norestore && writer_arg);
+    CHECK (ufo_value_map_get (lo, "libreoffice-calc") != NULL);
+    CHECK (ufo_value_map_get (ufo_value_map_get (ufo_value_map_get (ufo_desktop_profiles (),
+                              "firefox-esr"), "launchers"), "firefox-esr") != NULL);
+}
+
+UFO_TEST (test_profile_prepare)
+{
+    char dir [] = "/tmp/ufo-profile-XXXXXX";
+    REQUIRE (mkdtemp (dir));
+    setenv ("XDG_CONFIG_HOME", dir, 1);
+    char *arg = ufo_desktop_profile_expand ("libreoffice", "-env:UserInstallation=file://$PROFILE");
+    char want [256];
+    snprintf (want, sizeof want, "-env:UserInstallation=file://%s/ufobus-profiles/libreoffice", dir);
+    CHECK_STR (arg, want);
+    free (arg);
+    ufo_error_t err = { 0 };
+    CHECK_INT (ufo_desktop_profile_prepare ("libreoffice", &err), 0);
+    char path [512];
+    snprintf (path, sizeof path, "%s/ufobus-profiles/libreoffice/user/registrymodifications.xcu", dir);
+    FILE *f = fopen (path, "r");
+    CHECK (f != NULL);
+    char buf [4096] = "";
+    if (f) {
+        size_t n = fread (buf, 1, sizeof buf - 1, f);
+        buf [n] = '\0';
+        fclose (f);
+    }
+    CHECK_CONTAINS (buf, "ShowTipOfTheDay");
+    //  a file the application changed is kept
+    f = fopen (path, "w");
+    if (f) {
+        fputs ("mine", f);
+        fclose (f);
+    }
+    CHECK_INT (ufo_desktop_profile_prepare ("libreoffice", &err), 0);
+    f = fopen (path, "r");
+    if (f) {
+        size_t n = fread (buf, 1, sizeof buf - 1, f);
+        buf [n] = '\0';
+        fclose (f);
+    }
+    CHECK_STR (buf, "mine");
+    CHECK_INT (ufo_desktop_profile_prepare ("firefox-esr", &err), 0);
+    snprintf (path, sizeof path, "%s/ufobus-profiles/firefox-esr/user.js", dir);
+    CHECK (access (path, R_OK) == 0);
+    CHECK_INT (ufo_desktop_profile_prepare ("no-such-app", &err), 0);
+    //  an unwritable profile is an error, not a crash
+    setenv ("XDG_CONFIG_HOME", "/proc/no-such-dir", 1);
+    CHECK_INT (ufo_desktop_profile_prepare ("firefox-esr", &err), -1);
+    char cmd [300];
+    snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_INT (system (cmd), 0);
+}
+
+int
+main (void)
+{
+    UFO_RUN (test_child_count_bound);
+    UFO_RUN (test_calc_visible_range);
+    UFO_RUN (test_list_and_edges);
+    UFO_RUN (test_profile_names);
+    UFO_RUN (test_profile_prepare);
+    return UFO_TEST_END ();
+}
