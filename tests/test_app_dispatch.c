@@ -1,5 +1,5 @@
 /*  test_app_dispatch.c - ufo-app as a dispatched worker of app:mousepad: subtasks submitted
-    through a real ufo-broker with common/ufo_tasks.h, progress and the result coming back,
+    through a real ufo-broker with common/bus/ufo_tasks.h, progress and the result coming back,
     a question answered through the submitter's input, and an AppAgent SIGKILLed mid-subtask:
     the subtask is re-delivered to a second ufo-app, which resumes after the steps already
     recorded on the blackboard instead of repeating them. */

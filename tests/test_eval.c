@@ -1,4 +1,4 @@
-/*  test_eval.c - the EvaluationAgent (common/ufo_eval) against the scripted LLM server over
+/*  test_eval.c - the EvaluationAgent (common/eval/ufo_eval) against the scripted LLM server over
     real HTTP, on log directories with realistic response.log records and real PNG files:
     complete / incomplete / unsure verdicts, all vs first-and-last screenshots (counted by
     the server), the image budget fallback, garbage answers, a host-only session, per-round

@@ -4,7 +4,7 @@
 
     Each process keeps its own usage text and its own options (--app, --capacity,
     --subtask, ...), which it hands to the parser in a table.
-    Implementation: common/ufo_agent_opts.c. */
+    Implementation: common/bus/ufo_agent_opts.c. */
 #ifndef UFO_AGENT_OPTS_H_INCLUDED
 #define UFO_AGENT_OPTS_H_INCLUDED
 

@@ -14,7 +14,7 @@
       4. ready readers' callbacks run, every source's `dispatch` gets its items back,
          due timers run.
     Callbacks may add and remove readers, timers and sources, and may call ufo_loop_stop.
-    One owner thread; nothing here is thread-safe. Implementation: common/ufo_loop.c. */
+    One owner thread; nothing here is thread-safe. Implementation: common/bus/ufo_loop.c. */
 #ifndef UFO_LOOP_H_INCLUDED
 #define UFO_LOOP_H_INCLUDED
 

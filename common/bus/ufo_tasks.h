@@ -19,7 +19,7 @@
       {"kind": "connected" | "disconnected"}
       {"kind": "error", "task": id, "request": "task.input"|"task.cancel", "code", "message"}
     A task the broker refuses (e.g. a limit) ends with a "result" event, status "failed".
-    Implementation: common/ufo_tasks.c; protocol: docs/PROTOCOL.md section 3. */
+    Implementation: common/bus/ufo_tasks.c; protocol: docs/PROTOCOL.md section 3. */
 #ifndef UFO_TASKS_H_INCLUDED
 #define UFO_TASKS_H_INCLUDED
 

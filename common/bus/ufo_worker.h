@@ -15,7 +15,7 @@
       {"task": id, "kind": "input"|"cancel", "body": any}
     Note: czmq installs SIGINT/SIGTERM handlers when the first actor starts; a process that
     wants its own must install them after ufo_worker_new.
-    Implementation: common/ufo_worker.c; protocol: docs/PROTOCOL.md section 3. */
+    Implementation: common/bus/ufo_worker.c; protocol: docs/PROTOCOL.md section 3. */
 #ifndef UFO_WORKER_H_INCLUDED
 #define UFO_WORKER_H_INCLUDED
 
