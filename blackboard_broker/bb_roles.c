@@ -1,5 +1,6 @@
 /*  bb_roles.c - the role table and the owners of client ids and task ids; see bb_roles.h. */
 #include "ufo_prelude.h"
+#include "ufo_msg.h"
 #include "ufo_error.h"
 #include "ufo_log.h"
 #include "ufo_task_proto.h"
@@ -157,47 +158,19 @@ bb_roles_destroy (bb_roles_t **self_p)
 
 //  --- Envelope head (docs/PROTOCOL.md 1.2): array of 7, version, type, id -----------
 
-static bool
-s_peek_str (const uint8_t **p, const uint8_t *end, char out [65])
-{
-    if (*p >= end)
-        return false;
-    size_t n;
-    uint8_t b = *(*p)++;
-    if ((b & 0xe0) == 0xa0)
-        n = b & 0x1f;
-    else
-    if (b == 0xd9 && *p < end)
-        n = *(*p)++;
-    else
-        return false;
-    if (n > 64 || (size_t) (end - *p) < n)
-        return false;
-    memcpy (out, *p, n);
-    out [n] = 0;
-    *p += n;
-    return memchr (out, 0, n) == NULL;
-}
-
+//  Reads the envelope's type and id with the envelope reader (ufo_msg_decode_head), so that
+//  roles see a request exactly as routing does (any int form of the version, any str form).
 static bool
 s_peek_head (const void *frame, size_t len, char type [65], char id [65])
 {
-    const uint8_t *p = frame, *end = p + len;
-    if (len < 3)
+    ufo_msg_limits_t limits = { len ? len : 1, 0 };     //  size limits are the decoder's business
+    ufo_msg_head_t head;
+    size_t body_off;
+    if (!frame || ufo_msg_decode_head (frame, len, &limits, &head, &body_off, NULL) != 0)
         return false;
-    if (*p >= 0x90 && *p <= 0x9f)
-        p++;
-    else
-    if (*p == 0xdc)
-        p += 3;
-    else
-    if (*p == 0xdd)
-        p += 5;
-    else
-        return false;
-    if (p >= end || *p++ != 0x01)           //  version 1, positive fixint
-        return false;
-    return s_peek_str (&p, end, type) && s_peek_str (&p, end, id);
+    memcpy (type, head.type, strlen (head.type) + 1);      //  both at most 64 bytes + NUL
+    memcpy (id, head.id, strlen (head.id) + 1);
+    return true;
 }
 
 //  --- Decisions ---------------------------------------------------------------------

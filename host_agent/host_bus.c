@@ -5,8 +5,9 @@
     pipe are its sources. Idle, it sleeps until the nearest timer (heartbeats). Every ops
     call of the session (an LLM call, a subtask, a question) still waits by turning the
     loop (s_pump, at most S_PUMP_MS per turn) until its event has come, so inputs,
-    cancellations and relays keep flowing during a session; the ops themselves are not yet
-    "start it, get an event" steps (issue 17), and the blackboard calls are synchronous. */
+    cancellations and relays keep flowing during a session, also while a blackboard call
+    waits for its reply (s_bb_wait); the ops themselves are not yet "start it, get an event"
+    steps (issue 17). */
 #include "ufo_prelude.h"
 #include "ufo_agent_opts.h"
 #include "ufo_bb_client.h"
@@ -70,6 +71,7 @@ struct _host_bus_t {
     char board [UFO_BB_BOARD_MAX + 1];
     bool busy;
     bool cancelled;
+    bool bb_abandoned;          //  a board call was abandoned for this cancel (one is enough)
     ufo_value_t *inputs;        //  inputs for the session task not yet taken
     ufo_value_t *relays;        //  qid -> subtask id whose question is with the user
     ufo_value_t *events;        //  submitter events not yet taken
@@ -145,6 +147,37 @@ s_tasks_event (void *arg, ufo_value_t **event_p)
     ufo_value_list_push (self->events, event_p);
     if (ufo_value_size (self->events) > S_MAX_QUEUED)
         ufo_value_list_remove (self->events, 0);    //  events of tasks nobody waits for
+}
+
+static void
+s_socket_ready (ufo_loop_t *loop, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (arg);                   //  only ends the turn; the blackboard client reads it
+}
+
+static bool s_cancelled (void *arg);
+
+//  The blackboard client's waiter (ufo_bb_client_set_waiter): a board call in flight turns
+//  the loop, so heartbeats, inputs and a cancel are served meanwhile; the call in flight
+//  when a cancel (or a signal) comes is abandoned at once, later ones (the session's
+//  wind-down) wait for their reply as usual.
+static bool
+s_bb_wait (void *arg, void *socket, int left_ms)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    if (s_cancelled (self) && !self->bb_abandoned) {
+        self->bb_abandoned = true;
+        return false;
+    }
+    int id = ufo_loop_reader_add (self->loop, socket, -1, s_socket_ready, NULL);
+    s_pump (self, left_ms);
+    ufo_loop_remove (self->loop, id);
+    if (s_cancelled (self) && !self->bb_abandoned) {
+        self->bb_abandoned = true;
+        return false;
+    }
+    return true;
 }
 
 static void
@@ -810,6 +843,7 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     s_open_desktop (self);
     self->busy = true;
     self->cancelled = false;
+    self->bb_abandoned = false;
     ufo_value_clear (self->inputs);
     ufo_value_clear (self->relays);
 
@@ -926,6 +960,7 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
     if (!self->bb)
         goto fail;
     ufo_bb_client_set_sender (self->bb, "ufo-host");
+    ufo_bb_client_set_waiter (self->bb, s_bb_wait, self);
     char name [256];
     snprintf (name, sizeof name, "host@%s:%d", self->device, (int) getpid ());
     self->tasks = ufo_tasks_new_in_loop (self->endpoint, name, NULL, NULL, self->loop, s_tasks_event, self, err);

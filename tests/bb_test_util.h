@@ -4,6 +4,7 @@
 #define BB_TEST_UTIL_H_INCLUDED
 
 #include "ufo_prelude.h"
+#include "ufo_wait.h"
 #include <sys/wait.h>
 #include <ftw.h>
 #include <dirent.h>
@@ -136,18 +137,6 @@ bb_test_log_count (const bb_test_broker_t *b, const char *needle)
     return n;
 }
 
-//  True once the broker's log has a line containing needle (polled up to timeout_ms).
-static inline bool
-bb_test_log_contains (const bb_test_broker_t *b, const char *needle, int timeout_ms)
-{
-    for (int i = 0; i <= timeout_ms / 50; i++) {
-        if (bb_test_log_count (b, needle) > 0)
-            return true;
-        usleep (50000);
-    }
-    return false;
-}
-
 static inline void
 bb_test_cleanup (bb_test_broker_t *b)
 {
@@ -155,6 +144,30 @@ bb_test_cleanup (bb_test_broker_t *b)
         bb_test_stop (b, SIGKILL);
     if (!getenv ("BB_TEST_KEEP"))
         bb_test_rmtree (b->dir);
+}
+
+//  True when a line of the broker's log (DIR/broker.log) contains needle.
+static inline bool
+bb_test_log_has (const bb_test_broker_t *b, const char *needle)
+{
+    char path [400];
+    snprintf (path, sizeof path, "%s/broker.log", b->dir);
+    FILE *f = fopen (path, "r");
+    char line [2048];
+    bool found = false;
+    while (f && !found && fgets (line, sizeof line, f))
+        found = strstr (line, needle) != NULL;
+    if (f)
+        fclose (f);
+    return found;
+}
+
+//  Waits (bounded) until the broker's log contains needle; false if it did not in time.
+static inline bool
+bb_test_log_contains (const bb_test_broker_t *b, const char *needle, int timeout_ms)
+{
+    WAIT_UNTIL (bb_test_log_has (b, needle), timeout_ms);
+    return bb_test_log_has (b, needle);
 }
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef LLM_SERVER_FIXTURE_H_INCLUDED
 #define LLM_SERVER_FIXTURE_H_INCLUDED
 
+#include "ufo_wait.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,19 +36,7 @@ llmfx_start (const char *script_path, const char *port_file, const char *log_pat
         _exit (127);
     }
     *pid_p = pid;
-    for (int i = 0; i < 1000; i++) {
-        FILE *f = fopen (port_file, "r");
-        int port = 0;
-        if (f) {
-            if (fscanf (f, "%d", &port) != 1)
-                port = 0;
-            fclose (f);
-        }
-        if (port > 0)
-            return port;
-        usleep (10000);
-    }
-    return -1;
+    return ufo_wait_port_file (port_file, 10000);
 }
 
 #endif

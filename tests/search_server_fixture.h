@@ -3,6 +3,8 @@
 #ifndef SEARCH_SERVER_FIXTURE_H_INCLUDED
 #define SEARCH_SERVER_FIXTURE_H_INCLUDED
 
+#include "ufo_wait.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,19 +31,7 @@ ssfx_start (const char *port_file, const char *log_path, pid_t *pid_p)
         _exit (127);
     }
     *pid_p = pid;
-    for (int i = 0; i < 1000; i++) {
-        FILE *f = fopen (port_file, "r");
-        int port = 0;
-        if (f) {
-            if (fscanf (f, "%d", &port) != 1)
-                port = 0;
-            fclose (f);
-        }
-        if (port > 0)
-            return port;
-        usleep (10000);
-    }
-    return -1;
+    return ufo_wait_port_file (port_file, 10000);
 }
 
 static inline void

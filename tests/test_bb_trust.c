@@ -84,12 +84,6 @@ s_call (ufo_bb_client_t *c, const char *type, const char *json, ufo_value_t **re
 }
 
 static bool
-s_log_contains (const char *needle, int timeout_ms)
-{
-    return bb_test_log_contains (&B, needle, timeout_ms);
-}
-
-static bool
 s_ping (int timeout_ms)
 {
     ufo_bb_client_t *c = s_client ("agent1");
@@ -296,7 +290,7 @@ UFO_TEST (test_worker_bound_to_certificate)
     snprintf (json, sizeof json, "{\"worker\":\"%s\",\"service\":\"host\",\"capacity\":1}", wid);
     CHECK_INT (s_call (b, "worker.ready", json, NULL), UFO_E_DENIED);
     snprintf (message, sizeof message, "worker %s is registered with another certificate (certificate \"agent2\")", wid);
-    CHECK (s_log_contains (message, 3000));
+    CHECK (bb_test_log_contains (&B, message, 3000));
     //  B's own worker claiming A's assignment: refused as well
     CHECK_INT (s_call (b, "worker.ready", "{\"worker\":\"w2\",\"service\":\"app:none\",\"capacity\":1}", NULL), 0);
     snprintf (json, sizeof json, "{\"worker\":\"w2\",\"task\":\"%s\",\"attempt\":%" PRId64 ",\"status\":\"done\","
@@ -544,7 +538,7 @@ UFO_TEST (test_never_reading_peer_is_bounded)
     CHECK_INT (busy + snapshots, 300);
     CHECK (busy > 250);
     CHECK (snapshots >= 2 && snapshots <= 8);
-    CHECK (s_log_contains ("of replies it has not read (limit 16777216", 1000));
+    CHECK (bb_test_log_contains (&B, "of replies it has not read (limit 16777216", 1000));
     //  once it has read them, it is served again
     ufo_msg_t *ping = ufo_msg_new ("ping");
     ufo_msg_set_id (ping, "after-reading");
@@ -560,7 +554,7 @@ UFO_TEST (test_never_reading_peer_is_bounded)
     CHECK (pm && strcmp (ufo_msg_type (pm), "ok") == 0 && strcmp (ufo_msg_id (pm), "after-reading") == 0);
     ufo_msg_destroy (&pm);
     zmsg_destroy (&pong);
-    CHECK (s_log_contains ("read its replies", 1000));
+    CHECK (bb_test_log_contains (&B, "read its replies", 1000));
     zsock_destroy (&bad);
     CHECK_INT (s_call (other, "ping", NULL, NULL), 0);
     CHECK_INT (s_call (agent, "bb.delete", "{\"board\":\"big\"}", NULL), 0);

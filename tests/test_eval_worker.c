@@ -12,6 +12,7 @@
 #include "ufo_tasks.h"
 #include "ufo_value.h"
 #include "ufo_test.h"
+#include "ufo_wait.h"
 #include "bb_test_util.h"
 #include "eval_fixture.h"
 
@@ -58,21 +59,6 @@ s_eval_start (int n)
         _exit (127);
     }
     return pid;
-}
-
-//  Waits (bounded) for a child to exit; returns its exit code, 128+signal, or -1.
-static int
-s_wait_exit (pid_t pid, int timeout_ms)
-{
-    for (int i = 0; i < timeout_ms / 10; i++) {
-        int status;
-        if (waitpid (pid, &status, WNOHANG) == pid)
-            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-        usleep (10000);
-    }
-    kill (pid, SIGKILL);
-    waitpid (pid, NULL, 0);
-    return -1;
 }
 
 //  Submits an evaluation task; returns its id in id_out.
@@ -296,7 +282,7 @@ UFO_TEST (test_on_the_bus)
     REQUIRE (s_submit (tasks, "sess-term", &body, id) == 0);
     CHECK (s_server_saw ("[case:term]", 20000));
     kill (eval2, SIGTERM);
-    CHECK_INT (s_wait_exit (eval2, 10000), 0);
+    CHECK_INT (ufo_wait_exit (eval2, 10000), 0);
     pid_t eval3 = s_eval_start (3);
     ev = s_result (tasks, id, 40000);
     REQUIRE (ev);
@@ -304,7 +290,7 @@ UFO_TEST (test_on_the_bus)
     CHECK_STR (ufo_value_map_str (ufo_value_map_get (ev, "body"), "reason", ""), "after SIGTERM");
     ufo_value_destroy (&ev);
     kill (eval3, SIGTERM);
-    CHECK_INT (s_wait_exit (eval3, 10000), 0);
+    CHECK_INT (ufo_wait_exit (eval3, 10000), 0);
     ufo_bb_client_destroy (&bb);
     ufo_tasks_destroy (&tasks);
     //  In a sanitizer build the ufo-eval processes report there (eval1 was SIGKILLed).

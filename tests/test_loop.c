@@ -3,6 +3,9 @@
     stop pipe, and that an idle loop sleeps until its nearest deadline (turns counted, no
     timing asserted). */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_clock.h"
 #include "ufo_loop.h"
 #include "ufo_test.h"
@@ -210,6 +213,71 @@ UFO_TEST (test_stop_on)
     ufo_loop_destroy (&loop);
 }
 
+//  A blackboard call whose reply does not come (a peer that reads and never answers) is
+//  abandoned when the caller's loop sees a cancel: the waiter turns the loop, a timer there
+//  cancels, the call fails with UFO_E_CANCELLED instead of waiting out its 5 s timeout.
+typedef struct {
+    ufo_loop_t *loop;
+    bool cancelled;
+    int turns;
+} s_wait_ctx_t;
+
+static void
+s_cancel_timer (ufo_loop_t *loop, void *arg)
+{
+    UFO_UNUSED (loop);
+    ((s_wait_ctx_t *) arg)->cancelled = true;
+}
+
+static void
+s_ready (ufo_loop_t *loop, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (arg);
+}
+
+static bool
+s_bb_wait (void *arg, void *socket, int left_ms)
+{
+    s_wait_ctx_t *w = arg;
+    int id = ufo_loop_reader_add (w->loop, socket, -1, s_ready, NULL);
+    ufo_loop_run_once (w->loop, left_ms);
+    ufo_loop_remove (w->loop, id);
+    w->turns++;
+    return !w->cancelled;
+}
+
+UFO_TEST (test_bb_call_abandoned_on_cancel)
+{
+    char ep [128];
+    snprintf (ep, sizeof ep, "ipc:///tmp/ufo-test-loop-%d.ipc", (int) getpid ());
+    zsock_t *silent = zsock_new_router (ep);
+    REQUIRE (silent);
+    ufo_error_t err;
+    ufo_bb_client_t *bb = ufo_bb_client_new (ep, NULL, &err);
+    REQUIRE (bb);
+    ufo_bb_client_set_timeout (bb, 5000);
+    s_wait_ctx_t w = { ufo_loop_new (), false, 0 };
+    ufo_bb_client_set_waiter (bb, s_bb_wait, &w);
+    ufo_loop_timer_add (w.loop, 100, 0, s_cancel_timer, &w);
+    ufo_value_t *r = ufo_bb_client_call (bb, "ping", NULL, NULL, 0, NULL, NULL, &err);
+    CHECK (r == NULL);
+    CHECK_INT (err.code, UFO_E_CANCELLED);      //  not UFO_E_TIMEOUT: it did not wait 5 s
+    CHECK (w.turns >= 1);
+    zmsg_t *req = zmsg_recv (silent);           //  the request did reach the peer
+    CHECK (req && zmsg_size (req) >= 2);
+    zmsg_destroy (&req);
+    //  without a waiter, the same silent peer means a timeout
+    ufo_bb_client_set_waiter (bb, NULL, NULL);
+    ufo_bb_client_set_timeout (bb, 100);
+    r = ufo_bb_client_call (bb, "ping", NULL, NULL, 0, NULL, NULL, &err);
+    CHECK (r == NULL);
+    CHECK_INT (err.code, UFO_E_TIMEOUT);
+    ufo_bb_client_destroy (&bb);
+    zsock_destroy (&silent);
+    ufo_loop_destroy (&w.loop);
+}
+
 int
 main (void)
 {
@@ -217,6 +285,7 @@ main (void)
     UFO_RUN (test_zmq_reader);
     UFO_RUN (test_source);
     UFO_RUN (test_stop_on);
+    UFO_RUN (test_bb_call_abandoned_on_cancel);
     zsys_shutdown ();
     return UFO_TEST_END ();
 }

@@ -216,6 +216,16 @@ UFO_TEST (test_garbage)
     CHECK_STR (t, "bb.add");
     CHECK_INT (strlen (id), 32);
     CHECK_CONTAINS (why, "read-only");
+    //  roles read the envelope as routing does: a version written as int8 (d0 01, which
+    //  docs/PROTOCOL.md 1.2 says receivers accept) is still a monitor's allowed ping
+    s_frame ("ping", "monitor-1", NULL);
+    REQUIRE ((uint8_t) s_buf.data [0] == 0x97 && s_buf.data [1] == 0x01);
+    ufo_buf_t wide = { 0 };
+    ufo_buf_append (&wide, "\x97\xd0\x01", 3);
+    ufo_buf_append (&wide, s_buf.data + 2, s_buf.len - 2);
+    CHECK (bb_roles_allow (roles, "monitor", KEY_A, wide.data, wide.len, t, id, why, sizeof why));
+    CHECK_STR (t, "ping");
+    ufo_buf_free (&wide);
     bb_roles_destroy (&roles);
 }
 

@@ -14,6 +14,7 @@
 #include "ufo_json.h"
 #include "ufo_value.h"
 #include "ufo_test.h"
+#include "ufo_wait.h"
 #include "bb_test_util.h"
 #include <czmq.h>
 
@@ -79,12 +80,6 @@ s_call (ufo_bb_client_t *c, const char *type, const char *json, int timeout_ms)
         return 0;
     }
     return err.code == UFO_E_UNAVAILABLE ? UFO_E_TIMEOUT : err.code;
-}
-
-static bool
-s_log_contains (const char *needle, int timeout_ms)
-{
-    return bb_test_log_contains (&B, needle, timeout_ms);
 }
 
 //  A raw SUB socket subscribed to everything, CURVE with the named certificate or plain.
@@ -195,7 +190,7 @@ UFO_TEST (test_monitor_read_only)
     ufo_bb_client_set_sender (mon, "ufo-broker");
     CHECK_INT (s_call (mon, "bb.add", s_add, 5000), UFO_E_DENIED);
     //  each denial is logged
-    CHECK (s_log_contains ("rejected: denied: role monitor is read-only", 3000));
+    CHECK (bb_test_log_contains (&B, "rejected: denied: role monitor is read-only", 3000));
     //  nothing was written
     ufo_value_t *snap = ufo_bb_client_snapshot (mon, "s1", "requests", 0, &err);
     REQUIRE (snap);
@@ -240,7 +235,7 @@ UFO_TEST (test_client_and_agent)
     CHECK (rc != UFO_E_DENIED && rc != UFO_E_TIMEOUT);    //  past the role check (dispatch decides)
     CHECK_INT (s_call (c1, "task.fetch", "{\"task\":\"sess-1\"}", 5000), 0);
     CHECK_INT (s_call (c1, "task.cancel", "{\"client\":\"c1\",\"task\":\"sess-1\"}", 5000), 0);
-    CHECK (s_log_contains ("was not submitted with this certificate", 3000));
+    CHECK (bb_test_log_contains (&B, "was not submitted with this certificate", 3000));
     //  an agent does an agent's work: boards, blobs, workers, subtasks
     CHECK_INT (s_call (agent, "bb.add", "{\"board\":\"s2\",\"memory\":\"trajectories\",\"item\":{\"Step\":1}}", 5000), 0);
     CHECK (ufo_bb_client_blob_put (agent, "png-bytes", 9, hex, &err) == 0);
@@ -267,7 +262,7 @@ UFO_TEST (test_sighup_rereads)
     ufo_bb_client_destroy (&late);
     s_allow_cert ("late");
     CHECK (kill (B.pid, SIGHUP) == 0);
-    CHECK (s_log_contains ("SIGHUP: re-read", 5000));
+    CHECK (bb_test_log_contains (&B, "SIGHUP: re-read", 5000));
     late = s_client ("late", false);
     REQUIRE (late);
     CHECK_INT (s_call (late, "ping", NULL, 10000), 0);
@@ -278,7 +273,7 @@ UFO_TEST (test_sighup_rereads)
     snprintf (path, sizeof path, "%s/late.cert", s_allowed);
     CHECK (unlink (path) == 0);
     CHECK (kill (B.pid, SIGHUP) == 0);
-    CHECK (s_log_contains ("SIGHUP: re-read 4 allowed", 5000));
+    CHECK (bb_test_log_contains (&B, "SIGHUP: re-read 4 allowed", 5000));
     late = s_client ("late", false);
     REQUIRE (late);
     CHECK_INT (s_call (late, "ping", NULL, 1500), UFO_E_TIMEOUT);
@@ -312,8 +307,8 @@ UFO_TEST (test_private_key_modes)
     bb_test_start (&B, NULL);
     int status = bb_test_wait_exit (&B, 10000);
     CHECK (status > 0);
-    CHECK (s_log_contains (s_secret ("broker"), 1000));
-    CHECK (s_log_contains ("group or others", 1000));
+    CHECK (bb_test_log_contains (&B, s_secret ("broker"), 1000));
+    CHECK (bb_test_log_contains (&B, "group or others", 1000));
     chmod (s_secret ("broker"), 0600);
 }
 

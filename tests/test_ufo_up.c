@@ -9,10 +9,11 @@
 #include <sys/wait.h>
 #include <dirent.h>
 #include "ufo_test.h"
+#include "ufo_wait.h"
+#include "up_fixture.h"
 #include "llm_server_fixture.h"
 
 static char s_dir [256];
-#include "up_fixture.h"
 
 static int
 s_run (const char *const *argv, const char *out, int timeout_ms)
@@ -79,7 +80,7 @@ UFO_TEST (test_up_restart_batch_stop)
     }
     ufo_value_t *state = NULL;
     for (int i = 0; i < 400 && !state; i++) {
-        state = s_state ();
+        state = up_state (s_dir);
         if (!state)
             usleep (50000);
     }
@@ -90,14 +91,14 @@ UFO_TEST (test_up_restart_batch_stop)
     CHECK (desk && *desk);                  //  a virtual desktop was started
     char desk_dir [400];
     snprintf (desk_dir, sizeof desk_dir, "%s", desk ? desk : "");
-    int64_t host = s_child_pid (state, "host-d0");
-    int64_t broker = s_child_pid (state, "broker");
-    CHECK (s_alive (host));
-    CHECK (s_alive (broker));
-    CHECK (s_alive (s_child_pid (state, "app-d0-mousepad-1")));
-    CHECK (s_alive (s_child_pid (state, "eval")));
-    CHECK (s_alive (s_child_pid (state, "host-d1")));   //  the second device has its HostAgent
-    CHECK (s_alive (s_child_pid (state, "app-d1-mousepad-1")));
+    int64_t host = up_child_pid (state, "host-d0");
+    int64_t broker = up_child_pid (state, "broker");
+    CHECK (up_alive (host));
+    CHECK (up_alive (broker));
+    CHECK (up_alive (up_child_pid (state, "app-d0-mousepad-1")));
+    CHECK (up_alive (up_child_pid (state, "eval")));
+    CHECK (up_alive (up_child_pid (state, "host-d1")));   //  the second device has its HostAgent
+    CHECK (up_alive (up_child_pid (state, "app-d1-mousepad-1")));
     CHECK_INT (ufo_value_size (ufo_value_map_get (state, "devices")), 2);
     const char *desk2 = ufo_value_str (ufo_value_path (state, "devices.1.desktop_session"));
     char desk2_dir [400];
@@ -109,11 +110,11 @@ UFO_TEST (test_up_restart_batch_stop)
     int64_t again = 0;
     for (int i = 0; i < 200 && (again == 0 || again == host); i++) {
         usleep (50000);
-        state = s_state ();
-        again = s_child_pid (state, "host-d0");
+        state = up_state (s_dir);
+        again = up_child_pid (state, "host-d0");
         ufo_value_destroy (&state);
     }
-    CHECK (again != host && s_alive (again));
+    CHECK (again != host && up_alive (again));
 
     //  ufo batch finds the broker through up.json and runs two task files
     char tasks [400], path [500];
@@ -135,7 +136,7 @@ UFO_TEST (test_up_restart_batch_stop)
     snprintf (bout, sizeof bout, "%s/batch.out", s_dir);
     const char *bargs [] = { ufo, "batch", tasks, "--config", cfg, NULL };
     int rc = s_run (bargs, bout, 120000);
-    char *text = tf_read (bout, NULL);
+    char *text = up_read (bout);
     CHECK_INT (rc, 1);                      //  c.json was not run
     CHECK_CONTAINS (text, "batch-a");
     CHECK_CONTAINS (text, "\nb ");          //  named after its file
@@ -159,7 +160,7 @@ UFO_TEST (test_up_restart_batch_stop)
     CHECK (*devices [0] && *devices [1] && strcmp (devices [0], devices [1]) != 0);
 
     //  SIGTERM stops everything, desktop included
-    state = s_state ();
+    state = up_state (s_dir);
     kill (up, SIGTERM);
     int status = 0;
     int64_t end = ufo_time_mono_ms () + 30000;
@@ -178,13 +179,13 @@ UFO_TEST (test_up_restart_batch_stop)
     const ufo_value_t *kids = ufo_value_map_get (state, "children");
     for (size_t i = 0; i < ufo_value_size (kids); i++) {
         int64_t pid = ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
-        if (s_alive (pid))
+        if (up_alive (pid))
             UFO_FAIL_ ("child %s (pid %" PRId64 ") survived", ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), pid);
     }
     ufo_value_destroy (&state);
     CHECK (access (desk_dir, F_OK) != 0);   //  the desktop sessions are gone
     CHECK (access (desk2_dir, F_OK) != 0);
-    state = s_state ();
+    state = up_state (s_dir);
     CHECK (state == NULL);                  //  up.json removed
     ufo_value_destroy (&state);
     kill (llm, SIGTERM);

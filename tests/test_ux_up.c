@@ -14,10 +14,11 @@
 #include "ufo_value.h"
 #include <sys/wait.h>
 #include "ufo_test.h"
+#include "ufo_wait.h"
+#include "up_fixture.h"
 #include "llm_server_fixture.h"
 
 static char s_dir [256];
-#include "up_fixture.h"
 static char s_ufo [400];
 
 static pid_t
@@ -43,27 +44,12 @@ s_spawn (const char *const *args, const char *out)
     return pid;
 }
 
-static int
-s_wait (pid_t pid, int timeout_ms)
-{
-    int64_t end = ufo_time_mono_ms () + timeout_ms;
-    int status;
-    while (ufo_time_mono_ms () < end) {
-        if (waitpid (pid, &status, WNOHANG) == pid)
-            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-        usleep (20000);
-    }
-    kill (pid, SIGKILL);
-    waitpid (pid, NULL, 0);
-    return -1;
-}
-
 //  Runs `ufo args...` to completion (bounded); returns its exit status and the time taken.
 static int
 s_run (const char *const *args, const char *out, int timeout_ms, int64_t *took_ms)
 {
     int64_t t0 = ufo_time_mono_ms ();
-    int rc = s_wait (s_spawn (args, out), timeout_ms);
+    int rc = ufo_wait_exit (s_spawn (args, out), timeout_ms);
     if (took_ms)
         *took_ms = ufo_time_mono_ms () - t0;
     return rc;
@@ -105,10 +91,10 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *bad [] = { "up", "--apps", "mousepad,nosuchapp", "--data-dir", data_dir, NULL };
     CHECK_INT (s_run (bad, out, 30000, &took), 2);
     CHECK (took < 4000);
-    char *text = tf_read (out, NULL);
+    char *text = up_read (out);
     CHECK_CONTAINS (text, "no launcher for \"nosuchapp\"; launchers known: mousepad");
     free (text);
-    ufo_value_t *state = s_state ();
+    ufo_value_t *state = up_state (s_dir);
     CHECK (state == NULL);
     ufo_value_destroy (&state);
 
@@ -118,13 +104,13 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *up_args [] = { "up", "--data-dir", data_dir, NULL };
     pid_t up = s_spawn (up_args, up_out);
     for (int i = 0; i < 400 && !state; i++) {
-        state = s_state ();
+        state = up_state (s_dir);
         if (!state)
             usleep (50000);
     }
     REQUIRE (state);
-    int64_t any = s_child_pid (state, "app-d0-any-1");
-    CHECK (s_alive (any));
+    int64_t any = up_child_pid (state, "app-d0-any-1");
+    CHECK (up_alive (any));
     ufo_value_destroy (&state);
     //  the workers, by their full names, once they have registered
     snprintf (out, sizeof out, "%s/status.out", s_dir);
@@ -133,7 +119,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     for (int i = 0; i < 300; i++) {
         free (text);
         s_run (status, out, 10000, NULL);
-        text = tf_read (out, NULL);
+        text = up_read (out);
         if (text && strstr (text, "app:* (any)") && strstr (text, "\n  host ") && strstr (text, "\n  eval "))
             break;
         usleep (100000);
@@ -147,7 +133,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *mon_args [] = { "monitor", "--timeout", "200", NULL };
     pid_t monitor = s_spawn (mon_args, mon_out);
     for (int i = 0; i < 100; i++) {
-        text = tf_read (mon_out, NULL);
+        text = up_read (mon_out);
         bool joined = text && strstr (text, "joined");
         free (text);
         if (joined)
@@ -162,7 +148,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
                            "--yes", "--json", NULL };
     int rc = s_run (run, run_out, 180000, NULL);
     CHECK_INT (rc, 0);
-    text = tf_read (run_out, NULL);
+    text = up_read (run_out);
     ufo_value_t *result = NULL;
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr (line, '\n');
@@ -176,7 +162,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
         ufo_value_destroy (&e);
     }
     if (rc != 0) {
-        char *log = tf_read (up_out, NULL);
+        char *log = up_read (up_out);
         fprintf (stderr, "ufo up:\n%s\n", log ? log : "");
         free (log);
     }
@@ -188,7 +174,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     ufo_value_destroy (&result);
     char path [600];
     snprintf (path, sizeof path, "%s/logs/any-app/response.log", data_dir);
-    text = tf_read (path, NULL);
+    text = up_read (path);
     CHECK_CONTAINS (text, "\"AgentName\":\"AppAgent/mousepad\"");
     CHECK (!strstr (text, "no AppAgent serves"));
     free (text);
@@ -196,19 +182,19 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *device [] = { "run", "hello", "--device", "d9", NULL };
     CHECK_INT (s_run (device, out, 30000, &took), 1);
     CHECK (took < 4000);
-    text = tf_read (out, NULL);
+    text = up_read (out);
     CHECK_CONTAINS (text, "no HostAgent serves device \"d9\"; known devices: d0");
     free (text);
     const char *again [] = { "run", "hello", "--task", "any-app", NULL };
     CHECK_INT (s_run (again, out, 30000, &took), 1);
     CHECK (took < 4000);
-    text = tf_read (out, NULL);
+    text = up_read (out);
     CHECK_CONTAINS (text, "is already used");
     free (text);
     //  the monitor showed the session for people: its name, steps, the end; no plumbing
     kill (monitor, SIGINT);
-    s_wait (monitor, 10000);
-    text = tf_read (mon_out, NULL);
+    ufo_wait_exit (monitor, 10000);
+    text = up_read (mon_out);
     CHECK_CONTAINS (text, "any-app  submitted");
     CHECK_CONTAINS (text, "any-app  r0 s0 ");
     CHECK_CONTAINS (text, "AppAgent/mousepad");
@@ -217,24 +203,24 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     CHECK (!strstr (text, "broker.stats"));
     free (text);
     //  ufo down stops what ufo up started
-    state = s_state ();
+    state = up_state (s_dir);
     snprintf (out, sizeof out, "%s/down.out", s_dir);
     const char *down [] = { "down", NULL };
     CHECK_INT (s_run (down, out, 60000, NULL), 0);
-    CHECK_INT (s_wait (up, 30000), 0);
+    CHECK_INT (ufo_wait_exit (up, 30000), 0);
     const ufo_value_t *kids = ufo_value_map_get (state, "children");
     for (size_t i = 0; i < ufo_value_size (kids); i++) {
         int64_t pid = ufo_value_map_int (ufo_value_list_at (kids, i), "pid", 0);
-        if (s_alive (pid))
+        if (up_alive (pid))
             UFO_FAIL_ ("child %s (pid %" PRId64 ") survived ufo down",
                        ufo_value_map_str (ufo_value_list_at (kids, i), "name", ""), pid);
     }
     ufo_value_destroy (&state);
-    state = s_state ();
+    state = up_state (s_dir);
     CHECK (state == NULL);
     ufo_value_destroy (&state);
     CHECK_INT (s_run (down, out, 30000, NULL), 0);      //  nothing left: says so, exit 0
-    text = tf_read (out, NULL);
+    text = up_read (out);
     CHECK_CONTAINS (text, "nothing to stop");
     free (text);
     kill (llm, SIGTERM);

@@ -58,7 +58,5 @@ static int ufo_test_failed_ = 0;        //  cases failed
 //  Stops the current case if a precondition fails (e.g. a NULL that later checks dereference).
 #define REQUIRE(cond) do { if (!(cond)) { UFO_FAIL_ ("REQUIRE(%s) failed", #cond); return; } } while (0)
 
-//  WAIT_UNTIL (cond, timeout_ms): see ufo_wait.h.
-#include "ufo_wait.h"
 
 #endif

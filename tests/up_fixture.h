@@ -1,27 +1,24 @@
-/*  up_fixture.h - helpers for the tests that start `ufo up` itself (test_ufo_up.c,
-    test_ux_up.c): up.json of the test's run directory, its children's
-    pids, and whether a pid still runs (a zombie does not); files are read with test_files.h.
-    Header-only; the including test defines `static char s_dir [256]` (its directory, with
-    the run directory at s_dir/run) before including it. */
+/*  up_fixture.h - what the `ufo up` tests (test_ufo_up.c, test_ux_up.c) read of a running
+    `ufo up`: its state file and its children. Include after ufo_prelude.h. */
 #ifndef UP_FIXTURE_H_INCLUDED
 #define UP_FIXTURE_H_INCLUDED
 
+#include "ufo_buf.h"
 #include "ufo_json.h"
 #include "ufo_value.h"
-#include "test_files.h"
 
-//  up.json of s_dir/run (caller owns), or NULL when there is none.
-static ufo_value_t *
-s_state (void)
+//  The state file DIR/run/up.json of the `ufo up` run in dir, or NULL while there is none.
+static inline ufo_value_t *
+up_state (const char *dir)
 {
     char path [400];
-    snprintf (path, sizeof path, "%s/run/up.json", s_dir);
+    snprintf (path, sizeof path, "%s/run/up.json", dir);
     return access (path, R_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
 }
 
-//  The pid of the child named name in an up.json state, or 0.
-static int64_t
-s_child_pid (const ufo_value_t *state, const char *name)
+//  The pid of the child named name in a state, or 0.
+static inline int64_t
+up_child_pid (const ufo_value_t *state, const char *name)
 {
     const ufo_value_t *kids = ufo_value_map_get (state, "children");
     for (size_t i = 0; i < ufo_value_size (kids); i++)
@@ -30,9 +27,9 @@ s_child_pid (const ufo_value_t *state, const char *name)
     return 0;
 }
 
-//  Whether pid runs: it exists and is not a zombie (not yet reaped by its parent).
-static bool
-s_alive (int64_t pid)
+//  True while process pid runs; a zombie (not yet reaped by its parent) counts as gone.
+static inline bool
+up_alive (int64_t pid)
 {
     if (pid <= 0 || kill ((pid_t) pid, 0) != 0)
         return false;
@@ -46,6 +43,23 @@ s_alive (int64_t pid)
     buf [n] = 0;
     const char *close = strrchr (buf, ')');
     return !(close && close [1] == ' ' && close [2] == 'Z');
+}
+
+//  The whole content of a file (NUL-terminated, caller frees), or NULL when it cannot be read.
+static inline char *
+up_read (const char *path)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return NULL;
+    ufo_buf_t b = { 0 };
+    char chunk [4096];
+    size_t n;
+    while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
+        ufo_buf_append (&b, chunk, n);
+    fclose (f);
+    ufo_buf_putc (&b, 0);
+    return ufo_buf_detach (&b, NULL);
 }
 
 #endif

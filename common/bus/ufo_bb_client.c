@@ -35,6 +35,8 @@ struct _ufo_bb_client_t {
     char id_prefix [33];            //  request ids: a random prefix + a counter
     uint64_t counter;
     ufo_buf_t scratch;
+    ufo_bb_client_wait_fn *waiter;  //  NULL: calls block on the socket
+    void *waiter_arg;
 };
 
 //  czmq's global set-up is not safe to race: clients created on several threads at once
@@ -232,6 +234,13 @@ s_error_from_reply (const ufo_value_t *body, ufo_error_t *err)
     return ufo_error_set (err, value, "broker: %s", ufo_value_map_str (body, "message", "error"));
 }
 
+void
+ufo_bb_client_set_waiter (ufo_bb_client_t *self, ufo_bb_client_wait_fn *wait, void *arg)
+{
+    self->waiter = wait;
+    self->waiter_arg = arg;
+}
+
 ufo_value_t *
 ufo_bb_client_call (ufo_bb_client_t *self, const char *type, ufo_value_t **body_p, const void *frame,
                     size_t frame_len, char **data_p, size_t *len_p, ufo_error_t *err)
@@ -246,7 +255,16 @@ ufo_bb_client_call (ufo_bb_client_t *self, const char *type, ufo_value_t **body_
             break;
         zmsg_t *raw = NULL;
         ufo_error_t local;
-        ufo_msg_t *msg = s_recv_reply (self, (int) left, &raw, &local);
+        //  with a waiter: look without blocking, and let the caller's loop run meanwhile
+        ufo_msg_t *msg = s_recv_reply (self, self->waiter ? 0 : (int) left, &raw, &local);
+        if (!msg && self->waiter && local.code == UFO_E_TIMEOUT) {
+            if (!self->waiter (self->waiter_arg, self->dealer, (int) left)) {
+                ufo_error_set (err, UFO_E_CANCELLED, "'%s' abandoned: cancelled while waiting for the broker",
+                               type);
+                return NULL;            //  its late reply is dropped by the next call
+            }
+            continue;
+        }
         if (!msg) {
             if (local.code == UFO_E_TIMEOUT)
                 break;

@@ -42,6 +42,15 @@ void ufo_bb_client_destroy (ufo_bb_client_t **self_p);
 //  Time a call waits for its reply (default 10000 ms).
 void ufo_bb_client_set_timeout (ufo_bb_client_t *self, int timeout_ms);
 
+//  How a call waits for its reply. By default it blocks on the socket (up to the timeout).
+//  With a waiter, it checks the socket without blocking and otherwise calls
+//  wait(arg, socket, left_ms), which should run the caller's event loop for at most left_ms
+//  with socket (czmq zsock_t *) among what it polls, and return false to abandon the call
+//  (a cancel, a signal): the call then fails with UFO_E_CANCELLED and its late reply is
+//  dropped by the next call. The waiter must not make calls on this client. NULL: blocking.
+typedef bool (ufo_bb_client_wait_fn) (void *arg, void *socket, int left_ms);
+void ufo_bb_client_set_waiter (ufo_bb_client_t *self, ufo_bb_client_wait_fn *wait, void *arg);
+
 //  Sets the sender name put in request envelopes (default "ufo-bb-client").
 void ufo_bb_client_set_sender (ufo_bb_client_t *self, const char *sender);
 

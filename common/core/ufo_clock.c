@@ -10,28 +10,31 @@ ufo_time_now_us (void)
     return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-int64_t
-ufo_time_mono_ms (void)
+//  Monotonic nanoseconds.
+static int64_t
+s_mono_ns (void)
 {
     struct timespec ts;
     clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t
+ufo_time_mono_ms (void)
+{
+    return s_mono_ns () / 1000000;
 }
 
 int64_t
 ufo_time_mono_us (void)
 {
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return s_mono_ns () / 1000;
 }
 
 double
 ufo_time_mono_s (void)
 {
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+    return (double) s_mono_ns () * 1e-9;
 }
 
 void
