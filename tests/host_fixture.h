@@ -145,6 +145,35 @@ hfx_stop_all (void)
 //  Runs `ufo run` with args in the test directory (stdin from input, or /dev/null), bounded.
 //  Returns its exit status (-1 on timeout); hfx_.result gets the session result (only with
 //  hfx_json; else hfx_.out holds the printed lines and hfx_.result stays NULL).
+//  Waits (bounded) until a worker of service (e.g. "host") for device is registered at the
+//  broker (dispatch.state): a `ufo run --device D` right after starting D's HostAgent would
+//  otherwise be refused as an unknown device. True when it is.
+static inline bool
+hfx_wait_worker (const char *service, const char *device, int timeout_ms)
+{
+    ufo_error_t err;
+    ufo_bb_client_t *c = ufo_bb_client_new (afx_.broker.cmd, NULL, &err);
+    if (!c)
+        return false;
+    ufo_bb_client_set_timeout (c, 1000);
+    bool ok = false;
+    int64_t until = ufo_time_mono_ms () + timeout_ms;
+    while (!ok && ufo_time_mono_ms () < until) {
+        ufo_value_t *st = ufo_bb_client_call (c, "dispatch.state", NULL, NULL, 0, NULL, NULL, &err);
+        const ufo_value_t *ws = st ? ufo_value_map_get (st, "workers") : NULL;
+        for (size_t i = 0; i < ufo_value_size (ws) && !ok; i++) {
+            const ufo_value_t *w = ufo_value_list_at (ws, i);
+            ok = strcmp (ufo_value_map_str (w, "service", ""), service) == 0
+              && strcmp (ufo_value_map_str (w, "device", ""), device) == 0;
+        }
+        ufo_value_destroy (&st);
+        if (!ok)
+            usleep (50000);
+    }
+    ufo_bb_client_destroy (&c);
+    return ok;
+}
+
 static pid_t hfx_run_pid;                 //  the running `ufo run`, for during () callbacks
 
 static int
