@@ -1,5 +1,13 @@
 /*  app_agent.c - the AppAgent state machine of one subtask (see app_agent.h). */
 #include "ufo_prelude.h"
+#include "ufo_rag.h"
+#include "ufo_clock.h"
+#include "ufo_cost.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "app_int.h"
 #include "app_body.h"
 

@@ -10,6 +10,8 @@
 #ifndef APP_AGENT_H_INCLUDED
 #define APP_AGENT_H_INCLUDED
 
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "app_ctx.h"
 
 typedef struct _app_agent_t app_agent_t;

@@ -1,5 +1,11 @@
 /*  app_board.c - blackboard access of the AppAgent: broker or in-process boards. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_bb_mirror.h"
+#include "ufo_board.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "app_board.h"
 
 #define S_CALL_TIMEOUT_MS  5000

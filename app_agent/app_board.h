@@ -1,13 +1,15 @@
 /*  app_board.h - the AppAgent's access to the session blackboard: through the blackboard
-    broker (common/ufo_bb_client.h), or, without a broker (ufo-app --subtask without
-    --broker), an in-process board (common/ufo_board.h) per session name.
+    broker (common/bus/ufo_bb_client.h), or, without a broker (ufo-app --subtask without
+    --broker), an in-process board (common/model/ufo_board.h) per session name.
 
     Calls to the broker wait for their reply (bounded by a timeout); a dispatched ufo-app
     keeps its heartbeats in the worker's own thread meanwhile. */
 #ifndef APP_BOARD_H_INCLUDED
 #define APP_BOARD_H_INCLUDED
 
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 
 typedef struct _app_board_t app_board_t;
 

@@ -1,5 +1,8 @@
 /*  app_body.c - the subtask body, checked (see app_body.h). */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "app_body.h"
 
 #define S_MAX_INDEX 1000000

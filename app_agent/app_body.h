@@ -4,7 +4,9 @@
 #ifndef APP_BODY_H_INCLUDED
 #define APP_BODY_H_INCLUDED
 
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 
 //  The fields, borrowed from the body map (valid while it lives). Absent optional strings
 //  are "", absent lists and window NULL.

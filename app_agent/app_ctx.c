@@ -1,5 +1,16 @@
 /*  app_ctx.c - the resources a ufo-app process shares between its subtasks. */
 #include "ufo_prelude.h"
+#include "ufo_bb_proto.h"
+#include "ufo_cert.h"
+#include "ufo_config.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_http.h"
+#include "ufo_llm.h"
+#include "ufo_mcp_hub.h"
+#include "ufo_prompt.h"
+#include "ufo_rag.h"
+#include "ufo_value.h"
 #include "app_ctx.h"
 #include "ufo_loop.h"
 #include <fnmatch.h>

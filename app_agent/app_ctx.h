@@ -7,6 +7,15 @@
 #ifndef APP_CTX_H_INCLUDED
 #define APP_CTX_H_INCLUDED
 
+#include "ufo_config.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_llm.h"
+#include "ufo_loop.h"
+#include "ufo_mcp_hub.h"
+#include "ufo_prompt.h"
+#include "ufo_rag.h"
+#include "ufo_value.h"
 #include "app_board.h"
 
 typedef struct _ufo_loop_t ufo_loop_t;

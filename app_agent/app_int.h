@@ -3,6 +3,9 @@
 #ifndef APP_INT_H_INCLUDED
 #define APP_INT_H_INCLUDED
 
+#include "ufo_cost.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "app_agent.h"
 #include "app_step.h"
 #include "app_window.h"

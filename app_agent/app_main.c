@@ -19,6 +19,11 @@
     SIGTERM / SIGINT stop cleanly: a dispatched subtask in progress is released (the
     broker requeues it), a file subtask ends as ERROR. */
 #include "ufo_prelude.h"
+#include "ufo_agent_opts.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "app_agent.h"
 #include "app_main.h"
 

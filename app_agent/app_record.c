@@ -2,6 +2,14 @@
     (docs/LOGS.md), request.log, the trajectory item and screenshot on the blackboard, the
     agent's memory, and the "step" / "cost" progress events. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_rag.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "app_int.h"
 
 //  The model's own fields, in the original's order (absent ones get their empty value).

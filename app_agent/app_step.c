@@ -1,5 +1,18 @@
 /*  app_step.c - one ReAct step of the AppAgent (see app_step.h). */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_config.h"
+#include "ufo_cost.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_llm.h"
+#include "ufo_llm_parse.h"
+#include "ufo_log.h"
+#include "ufo_mcp_hub.h"
+#include "ufo_prompt.h"
+#include "ufo_rag.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "app_int.h"
 
 #define S_NAME 96

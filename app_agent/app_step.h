@@ -8,6 +8,8 @@
 #ifndef APP_STEP_H_INCLUDED
 #define APP_STEP_H_INCLUDED
 
+#include "ufo_value.h"
+
 typedef struct _app_agent_t app_agent_t;
 typedef struct _app_step_t app_step_t;
 

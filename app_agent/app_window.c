@@ -1,5 +1,6 @@
 /*  app_window.c - which window of its application an AppAgent works on (see app_window.h). */
 #include "ufo_prelude.h"
+#include "ufo_value.h"
 #include "app_window.h"
 
 #define S_MAX_WINDOWS 256

@@ -9,7 +9,8 @@
 #ifndef APP_WINDOW_H_INCLUDED
 #define APP_WINDOW_H_INCLUDED
 
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_value.h"
 
 //  Picks the window of the application for this step from wins (a list of
 //  {"xid", "pid", "title", "active", "dialog", "modal", "transient_for"} maps, in the order

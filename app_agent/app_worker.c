@@ -2,6 +2,12 @@
     ufo_worker.h) that turns each delivered task into an app_agent_t run, relays its
     progress to the submitter, delivers inputs, and completes the task with the result. */
 #include "ufo_prelude.h"
+#include "ufo_agent_opts.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
+#include "ufo_worker.h"
 #include "app_agent.h"
 #include "app_main.h"
 #include "ufo_loop.h"

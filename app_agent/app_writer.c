@@ -1,5 +1,6 @@
 /*  app_writer.c - the AppAgent's background file writer (see app_writer.h). */
 #include "ufo_prelude.h"
+#include "ufo_log.h"
 #include "app_writer.h"
 #include <pthread.h>
 

@@ -20,6 +20,14 @@
     The machine is shared: each comparison alternates its sides for N rounds (default 3) and
     keeps each side's best, so a burst of outside load does not decide a ratio. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_bb_proto.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_msg.h"
+#include "ufo_value.h"
+#include "ufo_wal.h"
 #include "../tests/bb_test_util.h"
 #include "bb_bench.h"
 #include <czmq.h>

@@ -3,6 +3,7 @@
 #ifndef BB_BENCH_H_INCLUDED
 #define BB_BENCH_H_INCLUDED
 
+#include "ufo_buf.h"
 #include <stdatomic.h>
 
 #define BBB_WINDOW 64               //  requests in flight per writer

@@ -3,6 +3,9 @@
     ceiling (the bench writers against a ROUTER that answers at once) and Redis XADD with
     appendfsync always (see bb_bench.c and docs/BENCHMARKS.md). */
 #include "ufo_prelude.h"
+#include "ufo_bb_proto.h"
+#include "ufo_buf.h"
+#include "ufo_wal.h"
 #include "../tests/bb_test_util.h"
 #include "bb_bench.h"
 #include <czmq.h>

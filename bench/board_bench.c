@@ -10,7 +10,16 @@
     Usage: board_bench [--sizes 1000,10000] [--reps N] [--no-python] [--keep DIR]
     --keep writes the generated files into DIR (created) and leaves them there.
     The baseline script is found under $UFO_SOURCE_DIR (default: the source tree). */
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_memory.h"
+#include "ufo_value.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

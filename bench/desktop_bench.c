@@ -13,7 +13,13 @@
     Calc (issue 19): first and repeated snapshot, pyatspi's full walk once as the baseline
     (bounded: Calc's does not finish); targets first < 500 ms, repeated < 5 ms.
     Exit status 0 when every target is met, 1 otherwise, 2 when the setup failed. */
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "../tests/desktop_fixture.h"
 #include <inttypes.h>
 #include <math.h>

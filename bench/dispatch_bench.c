@@ -12,6 +12,11 @@
     Usage: dispatch_bench [--quick]   (needs ufo-broker and ufo-test-worker in the build tree;
     UFO_BUILD_DIR defaults to the directory above this program). */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
 #include "dispatch_test_util.h"
 #include <pthread.h>
 

@@ -9,6 +9,14 @@
          Target: under 5 ms.
     Usage: knowledge_bench [--reps N] [--dir DIR] */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_helpdoc.h"
+#include "ufo_json.h"
+#include "ufo_kb.h"
+#include "ufo_knowledge.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include <dirent.h>
 
 static int

@@ -12,6 +12,10 @@
     Needs ufo-llm-server: $UFO_BUILD_DIR/tests/ufo-llm-server (default ./tests/...).
     Usage: llm_bench [--no-python] */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_llm.h"
 #include "ufo_llm_parse.h"
 #include "ufo_http.h"

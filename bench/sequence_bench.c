@@ -8,6 +8,10 @@
     then again with a model that takes LATENCY_MS per reply (the scripted server's latency_ms),
     which is closer to what a user waits for with a real model. Medians are printed.
     Exit status 0 when every task computed 5, 1 otherwise, 2 when the setup failed. */
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "../tests/app_fixture.h"
 
 #define REPS 5

@@ -23,6 +23,11 @@
     Exit status 0 when every target is met, 1 otherwise, 2 when the setup failed.
 
     usage: step_bench [STEPS [APPLICATION]]   (default 24 steps, every application) */
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 #include <math.h>
 

@@ -1,6 +1,14 @@
 /*  bb_dispatch.c - task dispatch: requests from workers and submitters, matching, the task
     state machine, liveness. See bb_dispatch.h and docs/PROTOCOL.md section 3. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_hex.h"
+#include "ufo_log.h"
+#include "ufo_msgpack.h"
+#include "ufo_task_proto.h"
+#include "ufo_value.h"
 #include "ufo_msg.h"
 #include "ufo_bb_proto.h"
 #include "ufo_cert.h"

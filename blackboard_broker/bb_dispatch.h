@@ -20,6 +20,10 @@
 #ifndef BB_DISPATCH_H_INCLUDED
 #define BB_DISPATCH_H_INCLUDED
 
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _bb_dispatch_t bb_dispatch_t;
 
 typedef struct {

@@ -3,6 +3,8 @@
 #ifndef BB_DISPATCH_INT_H_INCLUDED
 #define BB_DISPATCH_INT_H_INCLUDED
 
+#include "ufo_buf.h"
+#include "ufo_value.h"
 #include "ufo_task_proto.h"
 #include "bb_dispatch.h"
 

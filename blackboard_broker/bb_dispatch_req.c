@@ -1,6 +1,11 @@
 /*  bb_dispatch_req.c - the dispatcher's request handlers (workers, submitters, monitors).
     The state machine they drive is in bb_dispatch.c. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_task_proto.h"
+#include "ufo_value.h"
 #include "ufo_msg.h"
 #include "ufo_bb_proto.h"
 #include "bb_dispatch_int.h"

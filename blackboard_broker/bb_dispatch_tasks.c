@@ -2,6 +2,12 @@
     service queues sorted by submission order, finished-task retention, log replay and
     checkpoints. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_msgpack.h"
+#include "ufo_task_proto.h"
+#include "ufo_value.h"
 #include "ufo_msg.h"
 #include "ufo_bb_proto.h"
 #include "bb_dispatch_int.h"

@@ -2,6 +2,10 @@
     fdatasync ticket), the sync thread's completions, and compaction (forked snapshot
     writer, then removal of the log segments it covers). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_wal.h"
 #include "bb_server_int.h"
 #include "bb_dispatch.h"
 #include <sys/prctl.h>

@@ -1,6 +1,11 @@
 /*  bb_out.c - the broker's output queue: replies and bus events wait here, in order, until
     the durability job they depend on is done (see bb_server.h), then go to libzmq. */
 #include "ufo_prelude.h"
+#include "ufo_bb_proto.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "bb_server_int.h"
 #include <czmq.h>
 

@@ -1,5 +1,6 @@
 /*  bb_peers.c - bytes queued per command-socket peer; see bb_peers.h. */
 #include "ufo_prelude.h"
+#include "ufo_log.h"
 #include "bb_peers.h"
 #include <stdatomic.h>
 

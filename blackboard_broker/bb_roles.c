@@ -1,5 +1,8 @@
 /*  bb_roles.c - the role table and the owners of client ids and task ids; see bb_roles.h. */
 #include "ufo_prelude.h"
+#include "ufo_msg.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include "ufo_task_proto.h"
 #include "bb_roles.h"
 

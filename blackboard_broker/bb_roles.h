@@ -24,6 +24,8 @@
 #ifndef BB_ROLES_H_INCLUDED
 #define BB_ROLES_H_INCLUDED
 
+#include "ufo_error.h"
+
 #define BB_ROLES_MAX_OWNERS 65536
 
 typedef struct _bb_roles_t bb_roles_t;

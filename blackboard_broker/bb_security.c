@@ -1,5 +1,9 @@
 /*  bb_security.c - the broker's CURVE side; see bb_security.h. */
 #include "ufo_prelude.h"
+#include "ufo_cert.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include "bb_roles.h"
 #include "bb_security.h"
 #include <dirent.h>

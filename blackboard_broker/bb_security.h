@@ -7,6 +7,9 @@
 #ifndef BB_SECURITY_H_INCLUDED
 #define BB_SECURITY_H_INCLUDED
 
+#include "ufo_config.h"
+#include "ufo_error.h"
+
 typedef struct _bb_security_t bb_security_t;
 
 //  With security.curve off returns NULL and leaves err->code 0. On: blocks SIGHUP in the

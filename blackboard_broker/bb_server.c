@@ -2,6 +2,12 @@
     is in bb_out.c, the durability pipeline in bb_durability.c (bb_server_int.h). See
     bb_server.h for the design. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_hex.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_msg.h"
 #include "ufo_wal.h"
 #include "ufo_blob.h"

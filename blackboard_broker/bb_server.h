@@ -17,6 +17,7 @@
 #ifndef BB_SERVER_H_INCLUDED
 #define BB_SERVER_H_INCLUDED
 
+#include "ufo_error.h"
 #include "bb_dispatch.h"
 #include "bb_security.h"
 

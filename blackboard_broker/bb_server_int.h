@@ -5,6 +5,8 @@
 #ifndef BB_SERVER_INT_H_INCLUDED
 #define BB_SERVER_INT_H_INCLUDED
 
+#include "ufo_buf.h"
+#include "ufo_value.h"
 #include "ufo_wal.h"
 #include "ufo_blob.h"
 #include "ufo_bb_proto.h"

@@ -1,5 +1,11 @@
 /*  bb_store.c - in-memory boards with sequence-tagged items; snapshots to JSON files. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
 #include "ufo_msg.h"
 #include "ufo_bb_proto.h"
 #include "bb_store.h"

@@ -10,6 +10,10 @@
 #ifndef BB_STORE_H_INCLUDED
 #define BB_STORE_H_INCLUDED
 
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 typedef struct _bb_store_t bb_store_t;
 typedef struct _bb_board_t bb_board_t;
 

@@ -1,5 +1,8 @@
 /*  bb_sync.c - durability thread with group commit; see bb_sync.h. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include "ufo_blob.h"
 #include "bb_sync.h"
 #include <pthread.h>

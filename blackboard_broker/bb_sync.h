@@ -10,6 +10,7 @@
 #ifndef BB_SYNC_H_INCLUDED
 #define BB_SYNC_H_INCLUDED
 
+#include "ufo_error.h"
 #include "ufo_blob.h"
 
 typedef struct _bb_sync_t bb_sync_t;

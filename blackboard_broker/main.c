@@ -1,5 +1,9 @@
 /*  main.c - ufo-broker: the blackboard broker process (see bb_server.h, docs/PROTOCOL.md). */
 #include "ufo_prelude.h"
+#include "ufo_agent_opts.h"
+#include "ufo_bb_proto.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include "ufo_config.h"
 #include "bb_server.h"
 #include "bb_security.h"

@@ -1,6 +1,7 @@
 /*  ufo.c - the `ufo` command-line tool: dispatches to one subcommand per file.
     Usage: ufo COMMAND [ARGS...]; ufo --help; ufo --version; ufo help COMMAND. */
 #include "ufo_prelude.h"
+#include "ufo_log.h"
 #include "ufo_cli.h"
 
 //  The subcommands, in the order `ufo --help` lists them.

@@ -5,6 +5,8 @@
 #ifndef UFO_CLI_H_INCLUDED
 #define UFO_CLI_H_INCLUDED
 
+#include "ufo_value.h"
+
 //  Exit codes of every subcommand.
 #define UFO_CLI_OK      0       //  done
 #define UFO_CLI_FAIL    1       //  the command ran and failed

@@ -1,5 +1,10 @@
 /*  ufo_cli_model.c - the model settings as the commands show and take them. */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_cost.h"
+#include "ufo_error.h"
+#include "ufo_llm.h"
+#include "ufo_paths.h"
 #include "ufo_cli.h"
 #include "ufo_cli_model.h"
 

@@ -3,6 +3,10 @@
 #ifndef UFO_CLI_MODEL_H_INCLUDED
 #define UFO_CLI_MODEL_H_INCLUDED
 
+#include "ufo_config.h"
+#include "ufo_cost.h"
+#include "ufo_error.h"
+
 //  The agent blocks in the order they are shown and checked.
 #define UFO_CLI_MODEL_BLOCKS { "HOST_AGENT", "APP_AGENT", "EVALUATION_AGENT", "BACKUP_AGENT" }
 

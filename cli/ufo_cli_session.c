@@ -1,5 +1,13 @@
 /*  ufo_cli_session.c - shared by `ufo run` and `ufo batch` (see ufo_cli_session.h). */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_bb_proto.h"
+#include "ufo_buf.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_outcome.h"
+#include "ufo_value.h"
 #include "ufo_cli_session.h"
 #include "ufo_cli_term.h"
 

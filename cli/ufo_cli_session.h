@@ -3,6 +3,10 @@
 #ifndef UFO_CLI_SESSION_H_INCLUDED
 #define UFO_CLI_SESSION_H_INCLUDED
 
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+
 //  The run directory (as the broker resolves it: $UFO_RUN_DIR, $XDG_RUNTIME_DIR/ufobus,
 //  /tmp/ufobus-<uid>) into out. Returns 0 or -1 with err.
 int ufo_cli_run_dir (char *out, size_t size, ufo_error_t *err);

@@ -1,5 +1,8 @@
 /*  ufo_cli_term.c - terminal width, colour and the live line (see ufo_cli_term.h). */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include <sys/ioctl.h>
 #include "ufo_cli_term.h"
 

@@ -6,6 +6,8 @@
 #ifndef UFO_CLI_TERM_H_INCLUDED
 #define UFO_CLI_TERM_H_INCLUDED
 
+#include "ufo_value.h"
+
 typedef struct {
     bool tty;                   //  the output is a terminal: the live line is redrawn in place
     bool color;                 //  ANSI colours (a terminal, and NO_COLOR not set)

@@ -4,6 +4,12 @@
     run concurrently over the available devices. Ends with a summary table.
     Exit code 0 only when every task completed. */
 #include "ufo_prelude.h"
+#include "ufo_cert.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_outcome.h"
+#include "ufo_value.h"
 #include <dirent.h>
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"

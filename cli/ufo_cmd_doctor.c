@@ -14,6 +14,16 @@
     Exit 0 only when every check that ran passed. `ufo up` runs the quick model checks at
     start (ufo_cli_doctor_quick) and warns. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_cert.h"
+#include "ufo_clock.h"
+#include "ufo_config.h"
+#include "ufo_cost.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_llm.h"
+#include "ufo_paths.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_model.h"
 #include "ufo_cli_session.h"

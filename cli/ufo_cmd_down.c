@@ -2,6 +2,9 @@
     Reads RUN_DIR/up.json, sends SIGTERM to that `ufo up` (which stops its children, the
     broker last, and its virtual desktops) and waits until it has exited. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 

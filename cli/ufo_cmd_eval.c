@@ -5,6 +5,14 @@
     judges, the result is appended to LOGDIR/evaluation.log and printed with ✅ / ❌ / ❓ per
     sub-score (docs/EVALUATION.md). */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_eval.h"
+#include "ufo_json.h"
+#include "ufo_llm.h"
+#include "ufo_prompt.h"
+#include "ufo_report.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_model.h"
 

@@ -1,6 +1,8 @@
 /*  ufo_cmd_keygen.c - `ufo keygen NAME --role ROLE [--dir DIR]`: writes a CURVE certificate
     pair for a process or person (see docs/DEPLOYMENT.md, "Keys and roles"). */
 #include "ufo_prelude.h"
+#include "ufo_cert.h"
+#include "ufo_error.h"
 #include "ufo_cli.h"
 
 int

@@ -8,6 +8,18 @@
       ufo knowledge list | show ID | delete ID [--broker EP] [--json]
           the experience records on the broker. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_cert.h"
+#include "ufo_clock.h"
+#include "ufo_config.h"
+#include "ufo_embed.h"
+#include "ufo_error.h"
+#include "ufo_experience.h"
+#include "ufo_json.h"
+#include "ufo_kb.h"
+#include "ufo_knowledge.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 

@@ -6,6 +6,12 @@
     Exit status: 0 when every listed server is ready, 1 when one failed, 2 bad usage or no
     such server. */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_mcp_hub.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 
 static void

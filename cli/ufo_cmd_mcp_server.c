@@ -22,6 +22,18 @@
     Every request is answered; a malformed line gets a JSON-RPC error (-32700 / -32600) and
     the server goes on. The process ends when stdin closes (sessions in flight are cancelled). */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_buf.h"
+#include "ufo_cert.h"
+#include "ufo_config.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_mcp.h"
+#include "ufo_report.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 #include "ufo_mcp_server.h"

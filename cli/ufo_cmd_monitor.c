@@ -10,6 +10,17 @@
     anything else is a gap (a high-water-mark drop, a reconnect). The monitor reports it,
     takes a new snapshot, reports the recovery, and goes on from there. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_bb_proto.h"
+#include "ufo_buf.h"
+#include "ufo_cert.h"
+#include "ufo_clock.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_msg.h"
+#include "ufo_outcome.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 #include "ufo_cli_term.h"

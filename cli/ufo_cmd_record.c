@@ -5,6 +5,16 @@
     (docs/KNOWLEDGE.md): the task and its steps by control name and action, in the
     original's action names (click_input, keyboard_input with pywinauto key syntax). */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_buf.h"
+#include "ufo_cert.h"
+#include "ufo_config.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_experience.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
+#include "ufo_xrecord.h"
 #include <poll.h>
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"

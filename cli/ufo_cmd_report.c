@@ -1,6 +1,8 @@
 /*  ufo_cmd_report.c - `ufo report LOGDIR [--out FILE] [--link-images]`: writes the
     self-contained HTML report of a session (see docs/REPORT.md). */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_report.h"
 #include "ufo_cli.h"
 
 int

@@ -4,6 +4,13 @@
     terminal, prints the evaluation and the cost, and points to the report.
     Exit code 0 only when the request completed (FINISH, evaluation not "no"). */
 #include "ufo_prelude.h"
+#include "ufo_cert.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_outcome.h"
+#include "ufo_report.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 #include "ufo_cli_model.h"

@@ -1,6 +1,13 @@
 /*  ufo_cmd_status.c - `ufo status [--broker EP] [--json]`: the broker's current workers,
     service queues and tasks in flight, once (the dispatch.state request, docs/PROTOCOL.md 3). */
 #include "ufo_prelude.h"
+#include "ufo_cert.h"
+#include "ufo_clock.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 

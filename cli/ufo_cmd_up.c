@@ -11,6 +11,13 @@
     the build tree's sibling directories), then in PATH; a missing one is skipped with a
     warning. Children's output goes to RUN_DIR/logs/<child>.log. */
 #include "ufo_prelude.h"
+#include "ufo_bb_proto.h"
+#include "ufo_clock.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_paths.h"
+#include "ufo_value.h"
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include "ufo_cli.h"

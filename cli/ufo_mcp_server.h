@@ -4,6 +4,11 @@
 #ifndef UFO_MCP_SERVER_H_INCLUDED
 #define UFO_MCP_SERVER_H_INCLUDED
 
+#include "ufo_buf.h"
+#include "ufo_config.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_tasks.h"
 
 #define UFO_MCPS_MAX_LINE (4u * 1024 * 1024)

@@ -2,6 +2,11 @@
     POST /mcp with one JSON-RPC message per request and connection, Mcp-Session-Id from
     initialize, JSON replies, an SSE stream for run_session. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_session.h"
 #include "ufo_mcp_server.h"

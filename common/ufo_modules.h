@@ -11,11 +11,10 @@
 //  proto: message envelope, configuration
 #include "ufo_msg.h"
 #include "ufo_config.h"
+#include "ufo_mcp_spec.h"
 
-//  bus: durable log, blob store, blackboard broker protocol
+//  bus: blackboard broker protocol (the broker's log and blob store: blackboard_broker/)
 #include "ufo_hash.h"
-#include "ufo_wal.h"
-#include "ufo_blob.h"
 #include "ufo_bb_proto.h"
 #include "ufo_bb_client.h"
 #include "ufo_bb_mirror.h"

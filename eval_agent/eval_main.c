@@ -5,12 +5,16 @@
              [--log-level LEVEL] [--help] [--version]
 
     Takes evaluation tasks (docs/PROTOCOL.md section 4, docs/EVALUATION.md), judges them with
-    common/ufo_eval, stores each verdict on the session's blackboard (an item
+    common/eval/ufo_eval, stores each verdict on the session's blackboard (an item
     {"evaluation_<level>[_<r>]": {...}} in the `requests` memory) and completes the task with
     the result. One loop (ufo_loop, no thread, no fixed poll cap) serves the worker's broker
     link, the LLM client's sockets and the signal pipe; the LLM calls never block it.
     Several evaluations may run at once (--capacity). */
 #include "ufo_prelude.h"
+#include "ufo_agent_opts.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include "eval_worker.h"
 
 static void

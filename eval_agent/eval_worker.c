@@ -1,5 +1,16 @@
 /*  eval_worker.c - see eval_worker.h. */
 #include "ufo_prelude.h"
+#include "ufo_agent_opts.h"
+#include "ufo_bb_client.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_eval.h"
+#include "ufo_llm.h"
+#include "ufo_log.h"
+#include "ufo_prompt.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
+#include "ufo_worker.h"
 #include "eval_worker.h"
 #include "ufo_loop.h"
 

@@ -4,6 +4,11 @@
 #ifndef EVAL_WORKER_H_INCLUDED
 #define EVAL_WORKER_H_INCLUDED
 
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_eval.h"
+#include "ufo_value.h"
+
 typedef struct _eval_worker_t eval_worker_t;
 
 typedef struct {

@@ -4,6 +4,8 @@
 #ifndef HOST_BUS_H_INCLUDED
 #define HOST_BUS_H_INCLUDED
 
+#include "ufo_config.h"
+#include "ufo_error.h"
 #include "host_session.h"
 
 typedef struct _host_bus_t host_bus_t;

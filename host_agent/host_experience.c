@@ -4,6 +4,15 @@
     summary of what it did (SAVE_EXPERIENCE) made by the model with the summariser prompt
     (prompts/experience/) and saved on the broker. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_cost.h"
+#include "ufo_error.h"
+#include "ufo_experience.h"
+#include "ufo_llm.h"
+#include "ufo_llm_parse.h"
+#include "ufo_log.h"
+#include "ufo_prompt.h"
+#include "ufo_value.h"
 #include "host_int.h"
 
 ufo_value_t *

@@ -3,6 +3,9 @@
 #ifndef HOST_INT_H_INCLUDED
 #define HOST_INT_H_INCLUDED
 
+#include "ufo_cost.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "host_session.h"
 
 //  The HostAgent states (the original's names).

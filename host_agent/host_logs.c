@@ -2,6 +2,14 @@
     request.json at session start and again at each round start; blackboard.json, session.json, output.md and report.html
     at session end. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_report.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "host_int.h"
 
 //  An endpoint URL for the logs: without user:password@ and without the query string

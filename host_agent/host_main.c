@@ -4,6 +4,10 @@
              [--llm-mode live|record|replay] [--llm-cassette FILE] [--prompts DIR]
              [--log-level LEVEL] [--help] [--version] */
 #include "ufo_prelude.h"
+#include "ufo_agent_opts.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
 #include "host_bus.h"
 
 static void

@@ -9,6 +9,13 @@
     MAX_STEP bounds the steps of the whole session (HostAgent and AppAgent steps); a round
     cut by it ends in FAIL. An ERROR round ends the session. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_cost.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "host_int.h"
 
 #define S_PLACEHOLDER "no answer available, proceed"

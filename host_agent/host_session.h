@@ -10,8 +10,11 @@
 #ifndef HOST_SESSION_H_INCLUDED
 #define HOST_SESSION_H_INCLUDED
 
-#include "ufo.h"
-#include "ufo_modules.h"
+#include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_llm.h"
+#include "ufo_prompt.h"
+#include "ufo_value.h"
 
 //  Called for each progress event of a running task (run_task) that the session itself
 //  handles ("cost"); the event is borrowed.

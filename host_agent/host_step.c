@@ -4,6 +4,17 @@
     window for ASSIGN, run an allow-listed launcher for Bash, call an API tool of an MCP
     server configured for the HostAgent for Function), and log the step. */
 #include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_cost.h"
+#include "ufo_error.h"
+#include "ufo_llm.h"
+#include "ufo_llm_parse.h"
+#include "ufo_log.h"
+#include "ufo_prompt.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "host_int.h"
 #include "ufo_mcp_hub.h"
 

@@ -5,6 +5,13 @@
 #ifndef APP_FIXTURE_H_INCLUDED
 #define APP_FIXTURE_H_INCLUDED
 
+#include "ufo_bb_client.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "bb_test_util.h"
 #include "desktop_fixture.h"
 #include "ufo_test.h"

@@ -4,7 +4,11 @@
 #ifndef DESKTOP_FIXTURE_H_INCLUDED
 #define DESKTOP_FIXTURE_H_INCLUDED
 
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

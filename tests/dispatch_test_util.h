@@ -3,6 +3,12 @@
 #ifndef DISPATCH_TEST_UTIL_H_INCLUDED
 #define DISPATCH_TEST_UTIL_H_INCLUDED
 
+#include "ufo_bb_client.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_msg.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
 #include "bb_test_util.h"
 #include "ufo_wait.h"
 #include <czmq.h>

@@ -1,5 +1,9 @@
 /*  eval_fixture.c - see eval_fixture.h. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "eval_fixture.h"
 #include "llm_server_fixture.h"
 #include <cairo.h>

@@ -7,6 +7,12 @@
 #ifndef HOST_FIXTURE_H_INCLUDED
 #define HOST_FIXTURE_H_INCLUDED
 
+#include "ufo_error.h"
+#include "ufo_bb_client.h"
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include <sys/wait.h>
 #include "app_fixture.h"
 

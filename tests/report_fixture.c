@@ -1,6 +1,9 @@
 /*  report_fixture.c - a realistic session log directory for the report tests.
     The screenshots are drawn with cairo (which libufo links for the desktop layer). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "report_fixture.h"
 
 #include <cairo.h>

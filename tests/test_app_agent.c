@@ -2,6 +2,9 @@
     real mousepad on a private virtual desktop, the scripted LLM server
     (tests/data/app_agent/NAME.json), a real ufo-broker holding the session board. The test
     reads the application's text back through AT-SPI on its own. */
+#include "ufo_bb_client.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 
 #define RUN_MS 180000

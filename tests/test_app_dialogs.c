@@ -3,6 +3,9 @@
     on real applications in a private virtual desktop, the scripted LLM server choosing
     every control by what the prompt shows (tests/data/app_agent/NAME.json, `vars`), a real
     ufo-broker. Outcomes are checked by the test itself: the saved file on disk. */
+#include "ufo_desktop.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 #include <sys/wait.h>
 

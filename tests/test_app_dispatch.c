@@ -1,8 +1,13 @@
 /*  test_app_dispatch.c - ufo-app as a dispatched worker of app:mousepad: subtasks submitted
-    through a real ufo-broker with common/ufo_tasks.h, progress and the result coming back,
+    through a real ufo-broker with common/bus/ufo_tasks.h, progress and the result coming back,
     a question answered through the submitter's input, and an AppAgent SIGKILLed mid-subtask:
     the subtask is re-delivered to a second ufo-app, which resumes after the steps already
     recorded on the blackboard instead of repeating them. */
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 
 #define RUN_MS 180000

@@ -7,6 +7,11 @@
       - zenity --forms: three captioned fields and a yes/no choice, filled by caption
       - zenity --list: several columns, a row picked by the text of one of its cells
       - gnome-calculator (GTK4): the mode popover, Advanced mode, 5! read back with `texts` */
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 #include <spawn.h>
 

@@ -3,6 +3,12 @@
     notes, and the scripted LLM server (tests/data/app_agent/offline_docs.json) that types
     the text it reads in the help passage of its prompt. request.log must carry the passage
     as offline_docs. Without an index the step still runs, with no help. */
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_kb.h"
+#include "ufo_knowledge.h"
+#include "ufo_report.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 
 #define RUN_MS 180000

@@ -4,6 +4,12 @@
     mousepad's Open File dialog, and the file and the window agree. A second case: a bad
     call (schema) and a refused call make the model fall back to the GUI. The scripted model
     takes the tool's name and the controls' labels from the prompt. */
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_report.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 
 #define RUN_MS 180000

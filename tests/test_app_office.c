@@ -3,6 +3,10 @@
     finds cell A1 and, once the sum is there, cell A4 by the names and values the prompt shows
     (the server's "vars"), never by a label known in advance. The outcome is checked without
     the agents: the test reads A4 from the sheet itself. One LibreOffice start. */
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 
 #define RUN_MS 180000

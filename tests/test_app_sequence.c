@@ -2,6 +2,9 @@
     runs as several steps (each in response.log and on the board) without more model calls;
     a list whose second control vanished after the first action (the search bar closed)
     stops there, and the next prompt says which actions ran and why it stopped. */
+#include "ufo_desktop.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 
 #define RUN_MS 180000

@@ -2,6 +2,10 @@
     data URLs, and the in-process blackboard (board items, screenshots, prompt parts).
     the subtask body checks. The app_agent sources are compiled in, so this also runs in the sanitizer tree. */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "app_ctx.h"
 #include "app_body.h"

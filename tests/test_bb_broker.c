@@ -1,6 +1,15 @@
 /*  test_bb_broker.c - the blackboard broker as a real process: every request type, error
     replies, limits, restart from the log, compaction into snapshots, blobs and prompts. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_board.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_memory.h"
+#include "ufo_msg.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
 #include "test_files.h"

@@ -6,6 +6,13 @@
     once and none that was refused; that a duplicated record at the log's tail is reported;
     and that a read-only data directory is reported as exactly that at start-up. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
+#include "ufo_worker.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
 #include <czmq.h>

@@ -6,6 +6,11 @@
     once. Compaction runs often (--snapshot-every 200) so kills also land during snapshots.
     Seed: BB_SEED in the environment, else the time (printed). */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_bb_proto.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
 

@@ -2,6 +2,11 @@
     request gets an error reply (or, for valid mutations, a correct answer), the broker
     never dies, and afterwards it still serves correctly. Seed: BB_SEED or the time. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_msg.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
 #include <czmq.h>

@@ -5,6 +5,11 @@
     Followers join mid-stream, apply events from the bus, and at the end must equal a fresh
     snapshot: same items, in the same order, no item twice. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_bb_proto.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
 #include <pthread.h>

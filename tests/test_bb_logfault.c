@@ -8,6 +8,12 @@
     again; and that a SIGKILL + restart, after a repair and in the middle of a fault, holds
     every acknowledged item exactly once. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
 #include <czmq.h>

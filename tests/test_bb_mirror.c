@@ -2,6 +2,13 @@
     equal to a full rebuild after every change, fetching only new items, replacing after a
     clear or a delete, with screenshots' data URLs filled from the blob store. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_bb_mirror.h"
+#include "ufo_board.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_memory.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
 

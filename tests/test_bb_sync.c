@@ -5,6 +5,7 @@
     and a clean stop while a job is held. Deterministic: every wait is for an event, with a
     generous limit only against a hang. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
 #include "ufo_test.h"
 #include "bb_sync.h"
 #include <poll.h>

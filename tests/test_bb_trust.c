@@ -16,6 +16,17 @@
       opens its own task's result and finds no byte of another client's data; a monitor sees
       the events without any body. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_buf.h"
+#include "ufo_cert.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_msg.h"
+#include "ufo_msgpack.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
+#include "ufo_worker.h"
 #include "ufo_test.h"
 #include "bb_test_util.h"
 #include <czmq.h>

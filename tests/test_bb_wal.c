@@ -2,6 +2,16 @@
     vectors, the log (replay, torn tail, corruption in the middle, --repair, rotation), the
     blob store, and the request decoder. */
 #include "ufo_prelude.h"
+#include "ufo_bb_proto.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_hash.h"
+#include "ufo_hex.h"
+#include "ufo_msg.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
+#include "ufo_wal.h"
+#include "ufo_blob.h"
 #include "ufo_test.h"
 #include <ftw.h>
 

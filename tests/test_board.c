@@ -1,7 +1,13 @@
 /*  test_board.c - the blackboard: add data / text / image, dict and JSON shapes, the prompt
     (golden file written by tests/golden/make_board_golden.py with Python's json module),
     the JSON-lines question loader, and cache invalidation seen through the prompt. */
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_memory.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "test_files.h"
 #include <unistd.h>

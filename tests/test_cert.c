@@ -2,6 +2,9 @@
     real sockets: an allowed client gets through with its role, an unknown or plain client
     gets nothing. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_cert.h"
+#include "ufo_error.h"
 #include "ufo_test.h"
 #include <czmq.h>
 

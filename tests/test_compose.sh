@@ -101,7 +101,7 @@ src = os.getcwd()
 # UFO_ variable the configuration knows to leave alone (ufo_config_env_ignored: else every
 # process warns about it), or a variable a program or entry script reads
 cfg_keys = {m.group(1).lower() for m in re.finditer(r"^\| `([^`]+)` \|", open(os.path.join(build, "compose-config-keys.md")).read(), re.M)}
-schema_c = open(os.path.join(src, "common/ufo_config_schema.c")).read()
+schema_c = open(os.path.join(src, "common/config/ufo_config_schema.c")).read()
 ignored_block = schema_c[schema_c.index("s_env_ignored []"):]
 ignored_block = ignored_block[:ignored_block.index("NULL")]
 ignored = set(re.findall(r'"(UFO_[A-Z_]+)"', ignored_block))

@@ -4,7 +4,13 @@
     Also a small tool: `test_config --defaults-json` prints the default configuration
     (the content of config/ufo.json); `test_config --markdown` prints the key table of
     docs/CONFIG.md. */
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include <unistd.h>
 #include <sys/stat.h>

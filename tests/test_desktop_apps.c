@@ -1,6 +1,11 @@
 /*  test_desktop_apps.c - the desktop layer against real applications on a private virtual
     display: mousepad (GTK3), gnome-calculator (GTK4), zenity. Each case starts its own
     session through scripts/desktop-session; every wait is bounded. */
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "desktop_fixture.h"
 #include <fcntl.h>

@@ -1,5 +1,10 @@
 /*  test_desktop_images.c - screenshots, annotation, PNG, and capture of a covered window,
     with real applications on a private virtual display. */
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "desktop_fixture.h"
 

@@ -1,6 +1,10 @@
 /*  test_desktop_keys.c - the pywinauto key syntax of keyboard_input (no display needed). */
 #include "ufo_test.h"
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include <dirent.h>
 
 //  Renders parsed events as "+Control_L +a -a -Control_L" using X keysym numbers.

@@ -3,7 +3,7 @@
     hand, the way the walk does: node key ("bus path"), identity ("ROLE|name|ancestor roles")
     and centre. */
 #include "ufo_test.h"
-#include "ufo.h"
+#include "ufo_prelude.h"
 #include "ufo_desktop_int.h"
 
 typedef struct { const char *key, *ident; int cx, cy; } s_spec_t;

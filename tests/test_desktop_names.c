@@ -3,7 +3,13 @@
     by `ufo-desktop controls XID raw`: the controls before naming plus the captions), and on
     small hand-made cases for what no recording shows. No display needed. */
 #include "ufo_test.h"
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 
 #define streq(a, b) (strcmp ((a), (b)) == 0)
 

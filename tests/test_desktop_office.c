@@ -1,6 +1,11 @@
 /*  test_desktop_office.c - the desktop layer against LibreOffice Calc (issue 19): a sheet
     reports 2^31 - 1 cells, and enumerating them hung LibreOffice. One LibreOffice start for
     the whole program (it starts slowly); every wait is bounded. */
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "desktop_fixture.h"
 #include <sys/stat.h>

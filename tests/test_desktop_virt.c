@@ -3,8 +3,11 @@
     2,147,483,647 children; the cells at the corners of the visible area were A1 (row 0,
     column 0) and M39 (row 38, column 12). The walk reads such a table through the Table
     interface: these are the decisions it makes. */
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
-#include "ufo.h"
+#include "ufo_prelude.h"
 #include <unistd.h>
 
 UFO_TEST (test_child_count_bound)

@@ -3,6 +3,9 @@
     certain, the test maps an X window of its own that names, as its _NET_WM_PID, a child
     process which joins the bus only later (it sleeps, then becomes zenity, keeping its pid,
     with a window of the same title). Also: a window whose accessible name is not its title. */
+#include "ufo_desktop.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "desktop_fixture.h"
 #include "ufo_test.h"
 #include <X11/Xlib.h>

@@ -1,6 +1,13 @@
 /*  test_dispatch.c - task dispatch with real processes: ufo-broker, ufo-test-worker
     processes, a submitter (ufo_tasks) and a bus listener. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_msg.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "ufo_wait.h"
 #include "dispatch_test_util.h"

@@ -1,10 +1,19 @@
-/*  test_eval.c - the EvaluationAgent (common/ufo_eval) against the scripted LLM server over
+/*  test_eval.c - the EvaluationAgent (common/eval/ufo_eval) against the scripted LLM server over
     real HTTP, on log directories with realistic response.log records and real PNG files:
     complete / incomplete / unsure verdicts, all vs first-and-last screenshots (counted by
     the server), the image budget fallback, garbage answers, a host-only session, per-round
     evaluation of a two-round session, evaluation.log and the blackboard item, bad inputs,
     and `ufo eval` end to end. */
 #include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_buf.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_eval.h"
+#include "ufo_json.h"
+#include "ufo_llm.h"
+#include "ufo_prompt.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "llm_server_fixture.h"
 #include "eval_fixture.h"

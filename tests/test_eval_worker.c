@@ -6,6 +6,11 @@
     new ufo-eval after the first one is killed mid-evaluation, and a clean SIGTERM exit that
     hands the evaluation in flight back to the broker. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_tasks.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "ufo_wait.h"
 #include "bb_test_util.h"

@@ -15,6 +15,11 @@
       7. RAG_DEMONSTRATION: a demonstration on the broker reaches the AppAgent's prompt
          (demonstration_examples), not the HostAgent's. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_error.h"
+#include "ufo_experience.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "host_fixture.h"
 #include "search_server_fixture.h"
 

@@ -2,6 +2,7 @@
 #ifndef TEST_FILES_H_INCLUDED
 #define TEST_FILES_H_INCLUDED
 
+#include "ufo_buf.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

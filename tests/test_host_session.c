@@ -4,6 +4,14 @@
     from prompts/ and the real log writer are used. The system tests (test_host_system.c)
     run the same through the real processes. */
 #include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_llm.h"
+#include "ufo_llm_parse.h"
+#include "ufo_prompt.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "host_session.h"
 

@@ -4,6 +4,9 @@
     tests/data/host_agent/). The test checks the application through AT-SPI itself, the
     blackboard through its own broker client, the logs, and the server's request log. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "host_fixture.h"
 #include "ufo_tasks.h"
 #include "report_browser.h"

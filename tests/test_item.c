@@ -1,6 +1,12 @@
 /*  test_item.c - blackboard items: ordered fields, filter, maps, JSON and msgpack forms,
     the canonical text cache and its invalidation. */
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 
 static char *

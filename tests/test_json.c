@@ -1,6 +1,10 @@
 /*  test_json.c - JSON parser and writer: Python-compatible output, exact 64-bit integers,
     every error path, and a differential check against cJSON as an independent parser. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include <cjson/cJSON.h>
 

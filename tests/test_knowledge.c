@@ -2,6 +2,15 @@
     help indexing (ufo_knowledge): on the real installed help of gnome-calculator and zenity,
     with the questions of tests/data/knowledge/questions.json, and on bad input. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_experience.h"
+#include "ufo_helpdoc.h"
+#include "ufo_json.h"
+#include "ufo_kb.h"
+#include "ufo_knowledge.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "test_files.h"
 

@@ -2,6 +2,11 @@
     real HTTP on loopback: replies, every fault, retries, backup, re-asks, timeouts,
     cancellation, an event loop that keeps running, Azure paths, cassettes, key secrecy. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_llm.h"
 #include "ufo_llm_parse.h"
 #include "ufo_cost.h"

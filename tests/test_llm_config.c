@@ -1,5 +1,9 @@
 /*  test_llm_config.c - engine settings from the configuration, endpoint URLs, client set-up. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_llm.h"
 #include "ufo_llm_wire.h"
 #include "ufo_config.h"

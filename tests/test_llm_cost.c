@@ -1,5 +1,8 @@
 /*  test_llm_cost.c - prices, cost arithmetic and the accumulator. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_cost.h"
 #include "ufo_test.h"
 

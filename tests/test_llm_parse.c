@@ -1,5 +1,7 @@
 /*  test_llm_parse.c - extracting and validating decisions from realistic model outputs. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_llm_parse.h"
 #include "ufo_test.h"
 

@@ -1,5 +1,10 @@
 /*  test_llm_prompt.c - the template engine and the assembly of agent prompts from prompts/. */
 #include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_template.h"
 #include "ufo_prompt.h"
 #include "ufo_llm_parse.h"

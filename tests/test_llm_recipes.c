@@ -7,6 +7,9 @@
     recipe: refused as the provider refuses it (HTTP 400 naming max_tokens) with the setting
     to change in the error, then accepted with REASONING_MODEL. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_llm.h"
 #include "ufo_llm_parse.h"
 #include "ufo_config.h"

@@ -1,5 +1,9 @@
 /*  test_log.c - logging: levels, names, JSON lines. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 
 static char *

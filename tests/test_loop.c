@@ -3,6 +3,10 @@
     stop pipe, and that an idle loop sleeps until its nearest deadline (turns counted, no
     timing asserted). */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+#include "ufo_clock.h"
 #include "ufo_loop.h"
 #include "ufo_test.h"
 #include <czmq.h>

@@ -4,6 +4,14 @@
     (tests/mcp/scripted_server.js). The npm packages are installed once into the build tree
     by the mcp_npm_ci fixture; UFO_MCP_BIN names their .bin folder. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_mcp.h"
+#include "ufo_mcp_hub.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>

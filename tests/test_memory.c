@@ -1,6 +1,12 @@
 /*  test_memory.c - memories: add, delete by step, filters, latest, cap, list and JSON forms,
     and the incremental JSON text staying equal to a from-scratch serialisation. */
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_memory.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 
 //  The memory's JSON must always equal json.dumps(list of dicts) written from scratch.

@@ -1,5 +1,12 @@
 /*  test_msg.c - the message envelope: round trips and every decoding error path. */
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_msg.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "ufo_bb_proto.h"
 

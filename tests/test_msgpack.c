@@ -1,6 +1,12 @@
 /*  test_msgpack.c - msgpack codec: round trips, smallest encodings, strict bounded decoding,
     and msgpack-c (the reference C implementation) as an independent oracle. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_msgpack.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include <msgpack.h>
 

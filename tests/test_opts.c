@@ -3,6 +3,7 @@
     and bad arguments (documented flags, --help, --version, the messages for an unknown option
     and a missing value, exit codes). */
 #include "ufo_prelude.h"
+#include "ufo_agent_opts.h"
 #include "ufo_test.h"
 #include <sys/wait.h>
 

@@ -1,7 +1,10 @@
-/*  test_outcome.c - step and session outcomes (common/ufo_outcome.h): which steps failed and
+/*  test_outcome.c - step and session outcomes (common/report/ufo_outcome.h): which steps failed and
     why, the session status word, completed, and the one-line disagreement between the agents'
     status and the evaluation; input of any shape (not a map, wrong types) is handled. */
 #include "ufo_prelude.h"
+#include "ufo_json.h"
+#include "ufo_outcome.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 
 static ufo_value_t *

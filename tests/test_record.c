@@ -4,6 +4,12 @@
     The demonstration saved on the broker names the controls clicked and holds the text typed
     on the focused control. Then a UFO plan file is imported as a demonstration, and bad input
     (no such window, a plan without steps) is refused. */
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_experience.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "app_fixture.h"
 #include <X11/Xlib.h>
 #include <X11/keysym.h>

@@ -2,6 +2,11 @@
     missing files, garbage lines, cut-off last lines, markup in every field, file names
     that point outside the log directory, fake images; plus escaping and base64. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_report.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "ufo_report_int.h"
 

@@ -6,6 +6,11 @@
     is logged as docs/LOGS.md says, `ufo report` writes the page, and headless Chromium
     must show every step and load every real screenshot. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "desktop_fixture.h"
 #include "report_browser.h"

@@ -2,6 +2,11 @@
     per role, ownership of client ids and task ids by certificate key, owners surviving a
     restart, forged fields and garbage. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_msg.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "bb_roles.h"
 

@@ -6,6 +6,13 @@
     directory; a private key readable by others stops the broker at start-up with a message
     naming the file, and a client process the same way. */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_cert.h"
+#include "ufo_clock.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include "ufo_wait.h"
 #include "bb_test_util.h"

@@ -1,6 +1,12 @@
 /*  test_task_proto.c - the dispatch request decoder (ufo_task_proto): valid requests of every
     type, and the errors for bad ones (docs/PROTOCOL.md section 3.3). */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_msg.h"
+#include "ufo_task_proto.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 
 //  Encodes an envelope of type with a JSON body; returns the frame in buf.

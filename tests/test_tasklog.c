@@ -1,6 +1,10 @@
 /*  test_tasklog.c - the session log directory: JSON lines, atomic files, redaction,
     concurrent appends from several processes. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_tasklog.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include <sys/wait.h>
 

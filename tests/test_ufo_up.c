@@ -3,6 +3,9 @@
     up.json, restarts a child that was killed, answers `ufo batch` (a folder of task files,
     scripted LLM server), and on SIGTERM stops every child and its desktop and removes up.json. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include <sys/wait.h>
 #include <dirent.h>
 #include "ufo_test.h"

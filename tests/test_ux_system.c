@@ -9,6 +9,9 @@
     its reply; and, in tmux, the live line redrawn in place and the table in 80 columns with
     colour (none with NO_COLOR). */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "host_fixture.h"
 #include "ufo_tasks.h"
 

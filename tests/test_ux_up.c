@@ -9,6 +9,9 @@
     stopping everything `ufo up` started. Scripted LLM server (tests/data/host_agent/
     one_round.json: the replies pick the window and the control by what the prompt lists). */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include <sys/wait.h>
 #include "ufo_test.h"
 #include "ufo_wait.h"

@@ -1,5 +1,9 @@
 /*  test_value.c - value trees: construction, ordered maps, ownership, copy, equality. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_test.h"
 #include <signal.h>
 #include <sys/wait.h>

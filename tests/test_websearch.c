@@ -5,6 +5,15 @@
     BM25 cannot, through the library and through `ufo knowledge index|search`; with the
     endpoint down, search falls back to BM25. */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_clock.h"
+#include "ufo_embed.h"
+#include "ufo_error.h"
+#include "ufo_http.h"
+#include "ufo_json.h"
+#include "ufo_kb.h"
+#include "ufo_value.h"
+#include "ufo_websearch.h"
 #include <poll.h>
 #include <sys/socket.h>
 #include <netinet/in.h>

@@ -3,6 +3,10 @@
 #ifndef UP_FIXTURE_H_INCLUDED
 #define UP_FIXTURE_H_INCLUDED
 
+#include "ufo_buf.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
+
 //  The state file DIR/run/up.json of the `ufo up` run in dir, or NULL while there is none.
 static inline ufo_value_t *
 up_state (const char *dir)

@@ -1,6 +1,9 @@
 /*  fuzz_app_body.c - libFuzzer target: any bytes as a ufo-app subtask body (JSON) through
     app_body_parse. Oracles: no crash; on success the required fields are present and sane. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "app_body.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

@@ -6,6 +6,12 @@
     verdict, error and items equal those of the reference tree decoder
     (ufo_bb_request_decode_tree), whether or not it kept the items as the frame's bytes. */
 #include "ufo_prelude.h"
+#include "ufo_bb_proto.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_hash.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -2,6 +2,10 @@
     on error the configuration is unchanged and the error has a code; on success every
     schema key still holds a value of its declared kind. */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

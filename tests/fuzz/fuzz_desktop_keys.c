@@ -1,6 +1,9 @@
 /*  fuzz_desktop_keys.c - libFuzzer target for the keyboard_input key syntax (keys come from
     the model). Any input: no crash, no leak; success gives balanced, bounded key events. */
 #include "ufo_prelude.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

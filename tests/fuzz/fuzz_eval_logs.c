@@ -8,6 +8,15 @@
     prompt never holds an image (no screenshot files exist, nothing outside it is read);
     from the board, only PNG / JPEG data URLs. */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_eval.h"
+#include "ufo_json.h"
+#include "ufo_llm.h"
+#include "ufo_log.h"
+#include "ufo_prompt.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -4,6 +4,11 @@
     must be valid UTF-8 of at most UFO_HELPDOC_PASSAGE_MAX bytes; a failure must say why.
     The same bytes are then a search query on a small index: never an FTS syntax error. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_helpdoc.h"
+#include "ufo_kb.h"
+#include "ufo_utf8.h"
+#include "ufo_value.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -2,6 +2,11 @@
     anything accepted re-serialises (every style) to text that parses back to an equal value,
     and its deep copy (one block) is equal and outlives it. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -6,6 +6,13 @@
     board's JSON snapshot parses back with the same number of questions and loads back to
     the same text. */
 #include "ufo_prelude.h"
+#include "ufo_board.h"
+#include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_json.h"
+#include "ufo_log.h"
+#include "ufo_memory.h"
+#include "ufo_value.h"
 #include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

@@ -2,6 +2,9 @@
     JSON extraction + schema validation of reply text (every schema), and a cassette file.
     Any input: no crash, no leak; an accepted decision validates again unchanged. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_llm_parse.h"
 #include "ufo_cassette.h"
 

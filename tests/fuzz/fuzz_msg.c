@@ -2,6 +2,9 @@
     no leak, an error code on failure; anything accepted re-encodes to a frame that decodes
     to the same message and re-encodes to the same bytes. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_msg.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

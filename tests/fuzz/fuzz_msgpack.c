@@ -3,6 +3,11 @@
     that decode to an equal value. The plain scanner (ufo_msgpack_scan_plain) accepts only
     what the decoder accepts, and what it accepts never re-encodes to more bytes. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -5,6 +5,10 @@
     is valid UTF-8, starts with the doctype, ends with </html>, and holds exactly one
     <script element (its own): no text from the logs ever becomes markup. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_report.h"
+#include "ufo_utf8.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

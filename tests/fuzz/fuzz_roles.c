@@ -5,6 +5,7 @@
     role never passes; a monitor passes only reads; a client passes only reads and its own
     dispatch requests; an agent always passes. The table keeps its owners across inputs. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
 #include "bb_roles.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

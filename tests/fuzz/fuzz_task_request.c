@@ -4,6 +4,9 @@
     no leak, an error with a code on failure; on success the request is consistent with its
     type (ids valid, service valid, status one of three, counts in range). */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_task_proto.h"
+#include "ufo_value.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -1,6 +1,9 @@
 /*  fuzz_template.c - libFuzzer target for the template engine: the input is split at the
     first NUL into a template and JSON variables. Any input: no crash, no leak, bounded. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_template.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

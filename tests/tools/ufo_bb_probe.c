@@ -11,6 +11,13 @@
     CURVE comes from the configuration like every process (UFO_SECURITY__* environment,
     certificate name "agent" by default; --cert-name NAME to choose another). */
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_cert.h"
+#include "ufo_clock.h"
+#include "ufo_config.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
 #include <czmq.h>
 
 static int

@@ -9,7 +9,11 @@
 
     Runs against $DISPLAY and its session bus (see scripts/desktop-session). Labels only live
     inside one process, so `act` takes a snapshot first. Exit status 0 on success. */
-#include "ufo.h"
+#include "ufo_prelude.h"
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

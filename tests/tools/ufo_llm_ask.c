@@ -12,6 +12,9 @@
     a real endpoint (openai, aoai, ollama) or the scripted server by hand.
     Exit status: 0 success, 1 the request failed, 2 bad usage or configuration. */
 #include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_llm.h"
 #include "ufo_llm_parse.h"
 #include "ufo_prompt.h"

@@ -16,6 +16,11 @@
     format.
     One thread, poll(), bounded buffers; exits cleanly on SIGTERM / SIGINT. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>

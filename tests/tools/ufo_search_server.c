@@ -18,6 +18,8 @@
     Writes the port it bound (127.0.0.1, any free port) to FILE; each request line is
     appended to the log; exits after S seconds (default 300). */
 #include "ufo_prelude.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>

@@ -15,6 +15,11 @@
     --out FILE: appends "<event> <task> <attempt> <pid>" per task taken / completed.
     SIGTERM / SIGINT: leaves cleanly (the broker requeues an unfinished task at once). */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
+#include "ufo_worker.h"
 
 static volatile sig_atomic_t s_stop = 0;
 

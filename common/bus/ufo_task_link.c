@@ -1,0 +1,553 @@
+/*  ufo_task_link.c - the broker link of the worker and submitter actors (dispatch_private.h). */
+#include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_msgpack.h"
+#include "ufo_value.h"
+#include "ufo_msg.h"
+#include "ufo_cert.h"
+#include "dispatch_private.h"
+#include "ufo_loop.h"
+#include <czmq.h>
+
+enum { L_DOWN = 0, L_REG, L_UP };
+
+#define REG_RETRY_MS 50
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 2000
+
+typedef struct {
+    char id [24];
+    char *type;
+    ufo_value_t *body;
+    char *tag;
+    bool sent;
+} s_entry_t;
+
+struct _ufo_link_t {
+    char *endpoint;
+    char *server_key, *cert_path;   //  NULL: the process default
+    char routing_id [256];
+    size_t rid_len;
+    int ivl_ms, liveness;
+    ufo_link_handler_t h;
+    zsock_t *dealer;
+    int state;
+    int64_t last_rx, next_hb, reconnect_at, next_reg;
+    int backoff;
+    s_entry_t *out;
+    size_t nout, cap_out;
+    uint64_t counter;
+    ufo_buf_t buf;
+    zlistx_t *backlog;              //  events for the caller that did not fit in the pipe (zframe_t *)
+    //  in a loop (ufo_link_attach)
+    ufo_loop_t *loop;
+    int source_id;
+    int wait_ms;
+    ufo_value_t *pending;           //  borrowed from the owner
+    ufo_link_deliver_fn *deliver;
+    void *deliver_owner;
+};
+
+ufo_link_t *
+ufo_link_new (const char *endpoint, const char *routing_id, int ivl_ms, int liveness,
+              const char *server_key, const char *cert_path, const ufo_link_handler_t *handler)
+{
+    ufo_link_t *self = ufo_calloc (1, sizeof *self);
+    self->endpoint = ufo_strdup (endpoint);
+    self->server_key = server_key ? ufo_strdup (server_key) : NULL;
+    self->cert_path = cert_path ? ufo_strdup (cert_path) : NULL;
+    snprintf (self->routing_id, sizeof self->routing_id, "%s", routing_id);
+    self->rid_len = strlen (self->routing_id);
+    self->ivl_ms = ivl_ms > 0 ? ivl_ms : 1000;
+    self->liveness = liveness > 0 ? liveness : 3;
+    self->h = *handler;
+    self->state = L_DOWN;
+    self->backoff = BACKOFF_MIN_MS;
+    return self;
+}
+
+void
+ufo_link_destroy (ufo_link_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    ufo_link_t *self = *self_p;
+    if (self->loop)
+        ufo_loop_remove (self->loop, self->source_id);
+    zsock_destroy (&self->dealer);
+    for (size_t i = 0; i < self->nout; i++) {
+        free (self->out [i].type);
+        free (self->out [i].tag);
+        ufo_value_destroy (&self->out [i].body);
+    }
+    free (self->out);
+    free (self->endpoint);
+    free (self->server_key);
+    free (self->cert_path);
+    ufo_buf_free (&self->buf);
+    if (self->backlog) {
+        for (zframe_t *f = (zframe_t *) zlistx_first (self->backlog); f; f = (zframe_t *) zlistx_next (self->backlog))
+            zframe_destroy (&f);
+        zlistx_destroy (&self->backlog);
+    }
+    free (self);
+    *self_p = NULL;
+}
+
+static bool
+s_send (ufo_link_t *self, const char *type, const char *id, const ufo_value_t *body)
+{
+    if (!self->dealer)
+        return false;
+    ufo_msg_t *msg = ufo_msg_new (type);
+    if (!msg)
+        return false;
+    ufo_msg_set_id (msg, id);
+    ufo_msg_set_sender (msg, self->routing_id);
+    ufo_value_t *copy = body ? ufo_value_dup (body) : ufo_value_new_map ();
+    ufo_msg_set_body (msg, &copy);
+    ufo_buf_reset (&self->buf);
+    ufo_msg_encode (msg, &self->buf);
+    ufo_msg_destroy (&msg);
+    return zmq_send (zsock_resolve (self->dealer), self->buf.data, self->buf.len, ZMQ_DONTWAIT) >= 0;
+}
+
+static void
+s_connect (ufo_link_t *self)
+{
+    zsock_destroy (&self->dealer);
+    self->dealer = zsock_new (ZMQ_DEALER);
+    if (!self->dealer) {
+        self->reconnect_at = ufo_time_mono_ms () + self->backoff;
+        return;
+    }
+    ufo_error_t err;
+    if (ufo_security_apply_client (self->dealer, self->server_key, self->cert_path, &err) != 0) {
+        ufo_warn ("cannot secure the connection to %s: %s", self->endpoint, err.message);
+        zsock_destroy (&self->dealer);
+        self->reconnect_at = ufo_time_mono_ms () + BACKOFF_MAX_MS;
+        return;
+    }
+    zsock_set_linger (self->dealer, 0);
+    zsock_set_immediate (self->dealer, 1);
+    zsock_set_sndhwm (self->dealer, 100000);
+    zsock_set_rcvhwm (self->dealer, 100000);
+    zsock_set_reconnect_ivl (self->dealer, 100);
+    zsock_set_reconnect_ivl_max (self->dealer, BACKOFF_MAX_MS);
+    zmq_setsockopt (zsock_resolve (self->dealer), ZMQ_ROUTING_ID, self->routing_id, self->rid_len);
+    if (zsock_connect (self->dealer, "%s", self->endpoint) != 0) {
+        ufo_warn ("cannot connect to %s: %s", self->endpoint, zmq_strerror (zmq_errno ()));
+        zsock_destroy (&self->dealer);
+        self->reconnect_at = ufo_time_mono_ms () + self->backoff;
+        return;
+    }
+    self->state = L_REG;
+    self->last_rx = ufo_time_mono_ms ();
+    self->next_reg = 0;
+}
+
+static void
+s_register (ufo_link_t *self)
+{
+    const char *type = NULL;
+    ufo_value_t *body = NULL;
+    self->h.make_register (self->h.owner, &type, &body);
+    char id [24];
+    snprintf (id, sizeof id, "r%" PRIu64, ++self->counter);
+    s_send (self, type, id, body);
+    ufo_value_destroy (&body);
+    self->next_reg = ufo_time_mono_ms () + REG_RETRY_MS;
+}
+
+static void
+s_down (ufo_link_t *self)
+{
+    bool was_up = self->state == L_UP;
+    zsock_destroy (&self->dealer);
+    self->state = L_DOWN;
+    self->reconnect_at = ufo_time_mono_ms () + self->backoff;
+    self->backoff = self->backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : self->backoff * 2;
+    for (size_t i = 0; i < self->nout; i++)
+        self->out [i].sent = false;
+    if (was_up && self->h.on_down)
+        self->h.on_down (self->h.owner);
+}
+
+static void
+s_flush (ufo_link_t *self)
+{
+    if (self->state != L_UP)
+        return;
+    for (size_t i = 0; i < self->nout; i++) {
+        s_entry_t *e = &self->out [i];
+        if (e->sent)
+            continue;
+        if (!s_send (self, e->type, e->id, e->body))
+            break;
+        e->sent = true;
+    }
+}
+
+static void
+s_on_frame (ufo_link_t *self, const void *data, size_t len)
+{
+    ufo_error_t err;
+    ufo_msg_t *msg = ufo_msg_decode (data, len, NULL, &err);
+    if (!msg) {
+        ufo_warn ("broker sent an undecodable message: %s", err.message);
+        return;
+    }
+    self->last_rx = ufo_time_mono_ms ();
+    const char *type = ufo_msg_type (msg);
+    const char *id = ufo_msg_id (msg);
+    const ufo_value_t *body = ufo_msg_body (msg);
+    bool ok = strcmp (type, "ok") == 0;
+    if (ok || strcmp (type, "error") == 0) {
+        if (id [0] == 'r') {
+            if (ok && self->state != L_DOWN) {
+                bool again = self->state == L_UP;
+                self->state = L_UP;
+                self->backoff = BACKOFF_MIN_MS;
+                self->next_hb = ufo_time_mono_ms () + self->ivl_ms;
+                if (!again)
+                    for (size_t i = 0; i < self->nout; i++)
+                        self->out [i].sent = false;
+                self->h.on_registered (self->h.owner, body);
+                s_flush (self);
+            }
+            else
+            if (!ok)
+                ufo_warn ("registration refused: %s", ufo_value_map_str (body, "message", "?"));
+        }
+        else
+        if (id [0] == 'h') {
+            if (!ok && strcmp (ufo_value_map_str (body, "code", ""), "not_found") == 0
+            &&  self->state == L_UP) {
+                self->state = L_REG;        //  the broker forgot us (restart, or we were dropped)
+                s_register (self);
+            }
+        }
+        else
+        if (id [0] == 'o') {
+            for (size_t i = 0; i < self->nout; i++)
+                if (strcmp (self->out [i].id, id) == 0) {
+                    s_entry_t e = self->out [i];
+                    memmove (self->out + i, self->out + i + 1, (self->nout - i - 1) * sizeof *self->out);
+                    self->nout--;
+                    if (self->h.on_reply)
+                        self->h.on_reply (self->h.owner, e.tag, e.type, ok, body);
+                    free (e.type);
+                    free (e.tag);
+                    ufo_value_destroy (&e.body);
+                    break;
+                }
+        }
+    }
+    else
+    if (self->h.on_message)
+        self->h.on_message (self->h.owner, type, body);
+    ufo_msg_destroy (&msg);
+}
+
+int
+ufo_link_service (ufo_link_t *self)
+{
+    int64_t now = ufo_time_mono_ms ();
+    if (self->state == L_DOWN && now >= self->reconnect_at)
+        s_connect (self);
+    if (self->dealer) {
+        void *handle = zsock_resolve (self->dealer);
+        for (int i = 0; i < 10000; i++) {
+            zmq_msg_t frame;
+            zmq_msg_init (&frame);
+            if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) < 0) {
+                zmq_msg_close (&frame);
+                break;
+            }
+            bool more = zmq_msg_more (&frame);
+            s_on_frame (self, zmq_msg_data (&frame), zmq_msg_size (&frame));
+            zmq_msg_close (&frame);
+            while (more) {              //  a peer never sends more than one frame; drop extras
+                zmq_msg_init (&frame);
+                if (zmq_msg_recv (&frame, handle, 0) < 0) {
+                    zmq_msg_close (&frame);
+                    break;
+                }
+                more = zmq_msg_more (&frame);
+                zmq_msg_close (&frame);
+            }
+        }
+    }
+    now = ufo_time_mono_ms ();
+    if (self->state != L_DOWN && now - self->last_rx > (int64_t) self->ivl_ms * self->liveness) {
+        ufo_warn ("no answer from the broker at %s for %" PRId64 " ms; reconnecting", self->endpoint,
+                  now - self->last_rx);
+        s_down (self);
+    }
+    if (self->state == L_REG && now >= self->next_reg)
+        s_register (self);
+    if (self->state == L_UP && now >= self->next_hb) {
+        const char *type = NULL;
+        ufo_value_t *body = NULL;
+        self->h.make_heartbeat (self->h.owner, &type, &body);
+        char id [24];
+        snprintf (id, sizeof id, "h%" PRIu64, ++self->counter);
+        s_send (self, type, id, body);
+        ufo_value_destroy (&body);
+        self->next_hb = now + self->ivl_ms;
+    }
+    s_flush (self);
+    //  next due timer
+    int64_t due = now + self->ivl_ms;
+    if (self->state == L_DOWN)
+        due = self->reconnect_at;
+    else {
+        if (self->state == L_REG && self->next_reg < due)
+            due = self->next_reg;
+        if (self->state == L_UP && self->next_hb < due)
+            due = self->next_hb;
+        int64_t dead = self->last_rx + (int64_t) self->ivl_ms * self->liveness + 1;
+        if (dead < due)
+            due = dead;
+        for (size_t i = 0; i < self->nout; i++)
+            if (!self->out [i].sent && self->state == L_UP) {
+                due = now + 10;         //  the socket was full: try again soon
+                break;
+            }
+    }
+    int64_t wait = due - now;
+    return wait < 0 ? 0 : wait > 1000 ? 1000 : (int) wait;
+}
+
+void
+ufo_link_queue (ufo_link_t *self, const char *type, ufo_value_t **body_p, const char *tag)
+{
+    if (self->nout == self->cap_out) {
+        self->cap_out = self->cap_out ? self->cap_out * 2 : 16;
+        self->out = ufo_realloc (self->out, self->cap_out * sizeof *self->out);
+    }
+    s_entry_t *e = &self->out [self->nout++];
+    snprintf (e->id, sizeof e->id, "o%" PRIu64, ++self->counter);
+    e->type = ufo_strdup (type);
+    e->body = *body_p ? *body_p : ufo_value_new_map ();
+    *body_p = NULL;
+    e->tag = tag ? ufo_strdup (tag) : NULL;
+    e->sent = false;
+    s_flush (self);
+}
+
+size_t
+ufo_link_pending (ufo_link_t *self)
+{
+    return self->nout;
+}
+
+bool
+ufo_link_up (ufo_link_t *self)
+{
+    return self->state == L_UP;
+}
+
+void *
+ufo_link_socket (ufo_link_t *self)
+{
+    return self->dealer;
+}
+
+void
+ufo_link_reregister (ufo_link_t *self)
+{
+    if (self->state == L_UP) {
+        self->state = L_REG;
+        s_register (self);
+    }
+}
+
+void
+ufo_link_send_now (ufo_link_t *self, const char *type, ufo_value_t **body_p)
+{
+    char id [24];
+    snprintf (id, sizeof id, "x%" PRIu64, ++self->counter);
+    s_send (self, type, id, *body_p);
+    ufo_value_destroy (body_p);
+}
+
+//  --- The caller <-> actor pipe ---------------------------------------------------------
+
+bool
+ufo_link_pipe_flush (ufo_link_t *self, void *pipe)
+{
+    if (!self->backlog)
+        return true;
+    void *handle = zsock_resolve (pipe);
+    zframe_t *f;
+    while ((f = (zframe_t *) zlistx_first (self->backlog))) {
+        if (zmq_send (handle, zframe_data (f), zframe_size (f), ZMQ_DONTWAIT) < 0)
+            return false;
+        zlistx_detach_cur (self->backlog);
+        zframe_destroy (&f);
+    }
+    return true;
+}
+
+void
+ufo_link_pipe_event (ufo_link_t *self, void *pipe, ufo_value_t **event_p)
+{
+    ufo_buf_t buf = { 0 };
+    ufo_msgpack_append (&buf, *event_p);
+    ufo_value_destroy (event_p);
+    if (ufo_link_pipe_flush (self, pipe)
+    &&  zmq_send (zsock_resolve (pipe), buf.data, buf.len, ZMQ_DONTWAIT) >= 0) {
+        ufo_buf_free (&buf);
+        return;
+    }
+    if (!self->backlog)
+        self->backlog = zlistx_new ();
+    zlistx_add_end (self->backlog, zframe_new (buf.data, buf.len));
+    ufo_buf_free (&buf);
+}
+
+ufo_value_t *
+ufo_link_pipe_next (void *actor, int timeout_ms)
+{
+    void *handle = zsock_resolve (actor);
+    zmq_pollitem_t item = { handle, 0, ZMQ_POLLIN, 0 };
+    if (zmq_poll (&item, 1, timeout_ms) <= 0 || !(item.revents & ZMQ_POLLIN))
+        return NULL;
+    zmq_msg_t frame;
+    zmq_msg_init (&frame);
+    if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close (&frame);
+        return NULL;
+    }
+    ufo_value_t *event = ufo_msgpack_decode (zmq_msg_data (&frame), zmq_msg_size (&frame), NULL, NULL);
+    zmq_msg_close (&frame);
+    return event;
+}
+
+void
+ufo_link_pipe_command (void *actor, const char *verb, ufo_value_t **body_p)
+{
+    ufo_buf_t buf = { 0 };
+    if (body_p && *body_p)
+        ufo_msgpack_append (&buf, *body_p);
+    else
+        ufo_buf_putc (&buf, (char) 0xc0);
+    if (body_p)
+        ufo_value_destroy (body_p);
+    zmsg_t *msg = zmsg_new ();
+    zmsg_addstr (msg, verb);
+    zmsg_addmem (msg, buf.data, buf.len);
+    ufo_buf_free (&buf);
+    zmsg_send (&msg, actor);
+}
+
+void
+ufo_link_run (ufo_link_t *self, void *pipe,
+              void (*on_command) (void *arg, const char *verb, ufo_value_t **body_p), void *arg)
+{
+    assert (self && pipe && on_command);
+    bool stop = false;
+    int wait = 0;
+    while (!stop) {
+        zmq_pollitem_t items [2] = { { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 } };
+        int n = 1;
+        void *dealer = ufo_link_socket (self);
+        if (dealer)
+            items [n++] = (zmq_pollitem_t) { zsock_resolve (dealer), 0, ZMQ_POLLIN, 0 };
+        if (zmq_poll (items, n, wait) < 0 && zmq_errno () == ETERM)
+            break;
+        if (items [0].revents & ZMQ_POLLIN)
+            for (int k = 0; k < 1000 && !stop; k++) {          //  drain the caller's commands
+                zmsg_t *msg = zmsg_recv_nowait (pipe);
+                if (!msg)
+                    break;
+                char *verb = zmsg_popstr (msg);
+                zframe_t *frame = zmsg_pop (msg);
+                ufo_value_t *body = frame ? ufo_msgpack_decode (zframe_data (frame), zframe_size (frame),
+                                                                NULL, NULL) : NULL;
+                zframe_destroy (&frame);
+                if (!verb)
+                    ;
+                else
+                if (strcmp (verb, "$TERM") == 0)
+                    stop = true;
+                else
+                    on_command (arg, verb, &body);
+                ufo_value_destroy (&body);
+                free (verb);
+                zmsg_destroy (&msg);
+            }
+        wait = ufo_link_service (self);
+        if (!ufo_link_pipe_flush (self, pipe) && wait > 5)
+            wait = 5;                   //  the caller is behind: try again soon
+    }
+}
+
+void
+ufo_link_drain (ufo_link_t *self, int timeout_ms)
+{
+    assert (self);
+    int64_t until = ufo_time_mono_ms () + timeout_ms;
+    while (ufo_link_pending (self) > 0 && ufo_link_up (self) && ufo_time_mono_ms () < until) {
+        void *dealer = ufo_link_socket (self);
+        zmq_pollitem_t item = { dealer ? zsock_resolve (dealer) : NULL, 0, ZMQ_POLLIN, 0 };
+        zmq_poll (&item, dealer ? 1 : 0, 20);
+        ufo_link_service (self);
+    }
+}
+
+//  --- In the caller's loop ----------------------------------------------------------------
+
+static void
+s_loop_service (void *arg)
+{
+    ufo_link_t *self = arg;
+    self->wait_ms = ufo_link_service (self);
+    //  bounded per turn, so a flood of events does not starve the other sources
+    for (int i = 0; i < 256 && ufo_value_size (self->pending) > 0; i++) {
+        ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (self->pending, 0));
+        ufo_value_list_remove (self->pending, 0);
+        self->deliver (self->deliver_owner, &ev);
+        ufo_value_destroy (&ev);
+    }
+}
+
+static size_t
+s_loop_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
+{
+    ufo_link_t *self = arg;
+    *timeout_ms = ufo_value_size (self->pending) > 0 ? 0 : self->wait_ms;
+    if (!self->dealer || max == 0)
+        return 0;
+    items [0] = (ufo_loop_item_t) { self->dealer, -1, UFO_LOOP_IN, 0 };
+    return 1;
+}
+
+void
+ufo_link_attach (ufo_link_t *self, ufo_loop_t *loop, ufo_value_t *pending, ufo_link_deliver_fn *deliver,
+                 void *owner)
+{
+    assert (self && loop && pending && deliver && !self->loop);
+    self->loop = loop;
+    self->pending = pending;
+    self->deliver = deliver;
+    self->deliver_owner = owner;
+    ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
+    self->source_id = ufo_loop_source_add (loop, &src, self);
+    //  connect now, as an actor does: czmq is started (and has set its signal handlers)
+    //  when this returns
+    self->wait_ms = ufo_link_service (self);
+}
+
+void
+ufo_link_default_name (char *out, size_t size, const char *prefix)
+{
+    char host [128] = "localhost";
+    gethostname (host, sizeof host - 1);
+    host [sizeof host - 1] = 0;
+    snprintf (out, size, "%s@%s:%d", prefix, host, (int) getpid ());
+}

@@ -1,0 +1,900 @@
+/*  ufo_desktop_act.c - the original's actions, on AT-SPI interfaces where the control
+    offers them (Action, EditableText, Text, Component), else with XTest at the control's
+    centre. Each action waits for its effect (AT-SPI events going quiet, or the expected
+    text) with a bound, without blocking: it is an operation advanced by pumping. */
+#include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
+#include "ufo_desktop.h"
+#include "ufo_desktop_int.h"
+
+typedef enum { A_EFFECT, A_TEXT_EQUALS, A_TEXT_CONTAINS, A_DEADLINE, A_DRAG, A_DONE,
+               A_FOCUS } s_wait_t;
+
+typedef struct {
+    int64_t xid;
+    char *key;                  //  the control's node key ("bus path"), NULL if none
+    char *bus, *path;
+    char *app_bus;              //  the application's bus name, if known (its events count)
+    int cx, cy;                 //  control centre on screen
+    s_wait_t wait;
+    int64_t sent_ms, effect_deadline;
+    char *expect;               //  for text waits
+    bool polling;               //  a GetText poll is in flight
+    int64_t next_poll;
+    //  drag
+    int sx, sy, ex, ey, button;
+    int64_t drag_start, drag_ms;
+    ufo_value_t *keys;          //  parsed keys waiting for focus
+    int restore_caret;          //  caret offset to put back after GrabFocus, or -1
+    char *what;                 //  "Edit 'Name'" (label N), for messages
+    ufo_reply_fn text_fn;       //  gets the text read by s_get_text
+    char *target_note;          //  where untargeted keys went (the result's text)
+    char *inner_path;           //  the button inside a button without a click action
+    bool typed;                 //  set_edit_text fell back to typing
+    s_wait_t after_focus;       //  A_FOCUS: the wait that follows once the keys are sent
+    int64_t focus_until;        //  A_FOCUS: type anyway after this
+} s_act_t;
+
+static void
+s_act_free (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    if (!st)
+        return;
+    free (st->key);
+    free (st->bus);
+    free (st->app_bus);
+    free (st->expect);
+    g_free (st->what);
+    g_free (st->target_note);
+    free (st->inner_path);
+    ufo_value_destroy (&st->keys);
+    free (st);
+    op->state = NULL;
+}
+
+//  When the last AT-SPI event came from the application on `bus` (any application when
+//  bus is NULL); 0 if none yet.
+static int64_t
+s_last_event_ms (ufo_desktop_t *desk, const char *bus)
+{
+    if (bus) {
+        gint64 *when = g_hash_table_lookup (desk->bus_event_ms, bus);
+        return when ? *when : 0;
+    }
+    GHashTableIter iter;
+    gpointer key, value;
+    int64_t last = 0;
+    g_hash_table_iter_init (&iter, desk->bus_event_ms);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+        if (*(gint64 *) value > last)
+            last = *(gint64 *) value;
+    return last;
+}
+
+static void s_poll_text (ufo_desktop_op_t *op);
+static void s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data);
+
+#define S_FOCUS_WAIT_MS 500         //  how long keys wait for their control to take the focus
+
+//  A_FOCUS: the control's states; typing starts when it is focused (or the wait is over).
+static void
+s_on_focus_state (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    st->polling = false;
+    st->next_poll = ufo_desktop_now_ms_ () + 20;
+    bool focused = false;
+    if (reply) {
+        GVariant *au = g_variant_get_child_value (reply, 0);
+        gsize n = 0;
+        const guint32 *bits = g_variant_get_fixed_array (au, &n, sizeof (guint32));
+        focused = n > 0 && (bits [0] & (1u << ATSPI_STATE_FOCUSED));
+        g_variant_unref (au);
+    }
+    if (focused || !reply || ufo_desktop_now_ms_ () >= st->focus_until) {
+        st->wait = st->after_focus;
+        GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
+        s_on_done_call (op, empty, NULL, "typing");
+        g_variant_unref (empty);
+    }
+}
+static void s_focus_then_type (ufo_desktop_op_t *op, const ufo_dnode_t *node);
+static ufo_value_t *s_literal_keys (const char *text, bool clear, ufo_error_t *err);
+
+//  set_edit_text whose EditableText call was accepted but changed nothing (Firefox answers
+//  true to InsertText and SetTextContents and keeps the old text): after this long the text
+//  is typed instead - the control focused, its text selected and deleted when replacing.
+#define S_TYPE_FALLBACK_MS 600
+
+static void
+s_type_instead (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    st->typed = true;
+    ufo_dnode_t *node = st->key ? g_hash_table_lookup (op->desk->nodes, st->key) : NULL;
+    ufo_error_t err = { 0 };
+    ufo_value_destroy (&st->keys);
+    st->keys = node ? s_literal_keys (st->expect, st->wait == A_TEXT_EQUALS, &err) : NULL;
+    if (!st->keys || ufo_desktop_focus (op->desk, st->xid, &err) != 0) {
+        ufo_desktop_op_finish_ (op, false, NULL, "the text did not take, and typing it failed: %s",
+                                node ? err.message : "the control is gone");
+        return;
+    }
+    ufo_debug ("desktop: EditableText did not take; typing the text");
+    s_focus_then_type (op, node);
+}
+
+//  The common wait: the action is done when AT-SPI events have come and then gone quiet
+//  for settle_ms; if nothing at all happens before the effect deadline, it is done too
+//  (success, with a note), because many actions have no visible effect.
+static bool
+s_act_poll (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    ufo_desktop_t *desk = op->desk;
+    int64_t now = ufo_desktop_now_ms_ ();
+    switch (st->wait) {
+        case A_DONE:
+            return op->done;
+        case A_FOCUS:
+            if (!st->polling && now >= st->next_poll) {
+                st->polling = true;
+                ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetState",
+                                   NULL, "(au)", s_on_focus_state, NULL);
+            }
+            return op->done;
+        case A_DEADLINE:
+            if (now >= op->deadline - 1)
+                ufo_desktop_op_finish_ (op, true, NULL, NULL);
+            return op->done;
+        case A_DRAG: {
+            double t = st->drag_ms > 0 ? (double) (now - st->drag_start) / (double) st->drag_ms : 1;
+            if (t > 1)
+                t = 1;
+            ufo_desktop_pointer_move_ (desk, st->sx + (int) ((st->ex - st->sx) * t),
+                                       st->sy + (int) ((st->ey - st->sy) * t));
+            if (t >= 1) {
+                ufo_desktop_pointer_button_ (desk, st->button, false);
+                st->wait = A_EFFECT;
+                st->sent_ms = now;
+                st->effect_deadline = now + desk->action_timeout_ms;
+                op->deadline = st->effect_deadline + 1000;
+            }
+            return false;
+        }
+        case A_TEXT_EQUALS:
+        case A_TEXT_CONTAINS:
+            if (!st->polling && now >= st->next_poll)
+                s_poll_text (op);
+            if (!op->done && !st->typed && !st->keys && st->sent_ms > 0
+            &&  now - st->sent_ms >= S_TYPE_FALLBACK_MS)
+                s_type_instead (op);
+            if (!op->done && now > st->effect_deadline)
+                ufo_desktop_op_finish_ (op, false, NULL,
+                                        "the control's text did not become the expected text "
+                                        "within %d ms", desk->action_timeout_ms);
+            return op->done;
+        case A_EFFECT: {
+            //  only the application's own events count: another busy application must not
+            //  keep the action waiting
+            int64_t last = s_last_event_ms (desk, st->app_bus);
+            bool changed = last >= st->sent_ms;
+            const char *note = changed ? "the UI was still changing when the wait ended"
+                                       : "no UI change was observed";
+            if (changed && now - last >= desk->settle_ms && now - st->sent_ms >= desk->settle_ms)
+                ufo_desktop_op_finish_ (op, true, st->target_note, NULL);
+            else if (now > st->effect_deadline && st->target_note) {
+                char *text = g_strdup_printf ("%s; %s", st->target_note, note);
+                ufo_desktop_op_finish_ (op, true, text, NULL);
+                g_free (text);
+            }
+            else if (now > st->effect_deadline)
+                ufo_desktop_op_finish_ (op, true, note, NULL);
+            return op->done;
+        }
+    }
+    return op->done;
+}
+
+//  When the action next advances by time alone (see ufo_desktop_op_wake).
+static int64_t
+s_act_wake (const ufo_desktop_op_t *op)
+{
+    const s_act_t *st = op->state;
+    int64_t now = ufo_desktop_now_ms_ ();
+    switch (st->wait) {
+        case A_DRAG:
+            return now + 10;                        //  the pointer moves in 10 ms steps
+        case A_TEXT_EQUALS:
+        case A_TEXT_CONTAINS:
+            return st->polling ? st->effect_deadline : (st->next_poll > now ? st->next_poll : now);
+        case A_FOCUS:
+            return st->polling ? st->focus_until : (st->next_poll > now ? st->next_poll : now);
+        case A_EFFECT: {
+            int64_t last = s_last_event_ms (op->desk, st->app_bus);
+            int64_t quiet = (last > st->sent_ms ? last : st->sent_ms) + op->desk->settle_ms;
+            return quiet < st->effect_deadline ? quiet : st->effect_deadline;
+        }
+        default:
+            return op->deadline;
+    }
+}
+
+static void
+s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    st->polling = false;
+    st->next_poll = ufo_desktop_now_ms_ () + 20;
+    if (!reply)
+        return;
+    const char *text = NULL;
+    g_variant_get (reply, "(&s)", &text);
+    if (!text || !st->expect)
+        return;
+    if (st->wait == A_TEXT_EQUALS ? streq (text, st->expect) : strstr (text, st->expect) != NULL)
+        ufo_desktop_op_finish_ (op, true, text, NULL);
+}
+
+//  The int32 in a Properties.Get reply "(v)" (CharacterCount, CaretOffset), or -1.
+static int
+s_int_property (GVariant *reply)
+{
+    int value = -1;
+    GVariant *v = NULL;
+    if (reply) {
+        g_variant_get (reply, "(v)", &v);
+        if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32))
+            value = g_variant_get_int32 (v);
+        if (v)
+            g_variant_unref (v);
+    }
+    return value;
+}
+
+//  Reads the whole text of the action's control and calls fn with the (s) reply: the
+//  character count first, then exactly that many characters (GTK4, Qt and Firefox answer ""
+//  to GetText (0, -1)); without a count, GetText (0, -1).
+static void
+s_on_count (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    int count = s_int_property (reply);
+    UFO_UNUSED (error);
+    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
+                       g_variant_new ("(ii)", 0, count), "(s)", st->text_fn, NULL);
+}
+
+static void
+s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn)
+{
+    s_act_t *st = op->state;
+    st->text_fn = fn;
+    ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
+                       g_variant_new ("(ss)", "org.a11y.atspi.Text", "CharacterCount"), "(v)",
+                       s_on_count, NULL);
+}
+
+static void
+s_poll_text (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    st->polling = true;
+    s_get_text (op, s_on_text_poll);
+}
+
+static void
+s_start_effect_wait (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    st->sent_ms = ufo_desktop_now_ms_ ();
+    st->effect_deadline = st->sent_ms + op->desk->action_timeout_ms;
+    op->deadline = st->effect_deadline + 1000;
+}
+
+//  Generic reply for calls whose answer only says whether they worked.
+static void
+s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    const char *what = data;
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    gboolean ok = reply != NULL;
+    if (reply && g_variant_is_of_type (reply, G_VARIANT_TYPE ("(b)")))
+        g_variant_get (reply, "(b)", &ok);
+    if (!ok && st->keys)            //  the control would not take the focus: the window has
+        ufo_debug ("desktop: %s failed; typing into the focused window", what);   //  it
+    else if (!reply) {
+        ufo_desktop_op_finish_ (op, false, NULL, "%s failed: %s", what, error);
+        return;
+    }
+    else if (!ok) {
+        ufo_desktop_op_finish_ (op, false, NULL, "%s was refused by the application", what);
+        return;
+    }
+    if (st->restore_caret >= 0 && streq (what, "focusing the control")) {
+        //  focusing selected the text or moved the caret (GTK entries select all): put the
+        //  caret back where it was, which also drops the selection, before typing
+        int caret = st->restore_caret;
+        st->restore_caret = -1;
+        ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "SetCaretOffset",
+                           g_variant_new ("(i)", caret), "(b)", s_on_done_call,
+                           "restoring the caret");
+        return;
+    }
+    if (st->keys && st->key && st->wait != A_FOCUS && !st->focus_until) {
+        //  focus granted: type once the control says it has the focus (Firefox moves the
+        //  focus asynchronously: keys sent at once went to the field before); bounded
+        st->after_focus = st->wait;
+        st->wait = A_FOCUS;
+        st->focus_until = ufo_desktop_now_ms_ () + S_FOCUS_WAIT_MS;
+        st->next_poll = 0;
+        return;
+    }
+    if (st->keys) {                 //  focus granted: now type
+        ufo_error_t err = { 0 };
+        if (ufo_desktop_send_keys_ (op->desk, st->keys, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return;
+        }
+        ufo_value_destroy (&st->keys);
+    }
+    if (st->wait != A_TEXT_EQUALS && st->wait != A_TEXT_CONTAINS)
+        st->wait = A_EFFECT;
+    s_start_effect_wait (op);
+}
+
+static void
+s_on_texts (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    if (!reply) {
+        ufo_desktop_op_finish_ (op, false, NULL, "reading the text failed: %s", error);
+        return;
+    }
+    const char *text = NULL;
+    g_variant_get (reply, "(&s)", &text);
+    ufo_desktop_op_finish_ (op, true, text ? text : "", NULL);
+}
+
+static void
+s_on_caret (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    int caret = s_int_property (reply);
+    //  insert at the caret (at the end if the caret is unknown); length is in bytes
+    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.EditableText", "InsertText",
+                       g_variant_new ("(isi)", caret < 0 ? INT32_MAX : caret, st->expect,
+                                      (gint32) strlen (st->expect)),
+                       "(b)", s_on_done_call, "inserting text");
+}
+
+//  --- helpers -------------------------------------------------------------------------------
+
+static void
+s_on_focus_caret (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    st->restore_caret = s_int_property (reply);
+    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
+                       NULL, "(b)", s_on_done_call, "focusing the control");
+}
+
+//  Gives the control the keyboard focus without changing its content or caret, then types
+//  st->keys (s_on_done_call). A control that has the focus already is left alone; for a text
+//  control the caret offset is read first and put back after GrabFocus.
+static void
+s_focus_then_type (ufo_desktop_op_t *op, const ufo_dnode_t *node)
+{
+    s_act_t *st = op->state;
+    if (node->valid && ufo_dnode_has_state_ (node, ATSPI_STATE_FOCUSED)) {    //  fresh states
+        GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
+        s_on_done_call (op, empty, NULL, "typing");
+        g_variant_unref (empty);
+    }
+    else if (node->ifaces & S_IF_TEXT)
+        ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
+                           g_variant_new ("(ss)", "org.a11y.atspi.Text", "CaretOffset"), "(v)",
+                           s_on_focus_caret, NULL);
+    else
+        ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Component", "GrabFocus",
+                           NULL, "(b)", s_on_done_call, "focusing the control");
+}
+
+//  "the focused control, Edit 'Name' (label 3)" or what is known of where keys without a
+//  target go. Caller frees (g_free).
+static char *
+s_focus_where (ufo_desktop_t *desk, int64_t xid, const char *app_bus)
+{
+    ufo_dnode_t *f = desk->focus_key ? g_hash_table_lookup (desk->nodes, desk->focus_key) : NULL;
+    ufo_dwin_t *win = ufo_desktop_win_ (desk, xid, false);
+    if (!f || (app_bus && !streq (f->bus, app_bus))) {
+        //  no focus event seen from this application: the latest snapshot's focused control
+        f = NULL;
+        for (guint i = 0; win && !f && i < win->labels->len; i++) {
+            const ufo_dlabel_t *l = g_ptr_array_index (win->labels, i);
+            ufo_dnode_t *n = g_hash_table_lookup (desk->nodes, l->key);
+            if (n && n->valid && ufo_dnode_has_state_ (n, ATSPI_STATE_FOCUSED))
+                f = n;
+        }
+    }
+    if (!f)
+        return g_strdup ("the window's focus (no focused control was reported)");
+    char *fkey = ufo_dnode_key_ (f->bus, f->path);
+    const char *type = ufo_desktop_control_type_ (desk, f);
+    const char *name = f->name ? f->name : "";
+    while (*name == ' ')
+        name++;
+    for (guint i = 0; win && i < win->labels->len; i++) {
+        const ufo_dlabel_t *l = g_ptr_array_index (win->labels, i);
+        if (streq (l->key, fkey)) {
+            const ufo_value_t *c = ufo_value_list_at (win->controls, l->index);
+            g_free (fkey);
+            return g_strdup_printf ("the focused control, %s '%s' (label %d)",
+                                    ufo_value_map_str (c, "control_type", "?"),
+                                    ufo_value_map_str (c, "control_text", ""), l->label);
+        }
+    }
+    g_free (fkey);
+    return g_strdup_printf ("the focused control, %s '%s' (not in the latest snapshot)",
+                            type ? type : "control", name);
+}
+
+static bool
+s_xtest_click (ufo_desktop_op_t *op, int x, int y, int button, bool dbl)
+{
+    s_act_t *st = op->state;
+    ufo_error_t err = { 0 };
+    if (ufo_desktop_focus (op->desk, st->xid, &err) != 0) {
+        ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+        return false;
+    }
+    ufo_desktop_pointer_move_ (op->desk, x, y);
+    for (int i = 0; i < (dbl ? 2 : 1); i++) {
+        ufo_desktop_pointer_button_ (op->desk, button, true);
+        ufo_desktop_pointer_button_ (op->desk, button, false);
+    }
+    XSync (op->desk->dpy, False);
+    st->wait = A_EFFECT;
+    s_start_effect_wait (op);
+    return true;
+}
+
+static int
+s_button (const ufo_value_t *args, ufo_desktop_op_t *op)
+{
+    const char *b = ufo_value_map_str (args, "button", "left");
+    if (streq (b, "left")) return 1;
+    if (streq (b, "middle")) return 2;
+    if (streq (b, "right")) return 3;
+    ufo_desktop_op_finish_ (op, false, NULL, "button must be left, middle or right, not '%s'", b);
+    return 0;
+}
+
+//  A fraction argument in 0..1, else an error.
+static bool
+s_fraction (ufo_desktop_op_t *op, const ufo_value_t *args, const char *key, double *out)
+{
+    const ufo_value_t *v = ufo_value_map_get (args, key);
+    if (ufo_value_type (v) != UFO_TINT && ufo_value_type (v) != UFO_TFLOAT) {
+        ufo_desktop_op_finish_ (op, false, NULL, "argument '%s' (a number 0..1) is missing", key);
+        return false;
+    }
+    *out = ufo_value_float (v);
+    if (!(*out >= 0 && *out <= 1)) {
+        ufo_desktop_op_finish_ (op, false, NULL, "argument '%s' must be between 0 and 1", key);
+        return false;
+    }
+    return true;
+}
+
+//  Key events that type `text` literally (the syntax characters escaped), after Ctrl+A and
+//  Delete when `clear`. NULL with err if the text is not valid UTF-8 or too long.
+static ufo_value_t *
+s_literal_keys (const char *text, bool clear, ufo_error_t *err)
+{
+    ufo_buf_t buf = { 0 };
+    if (clear)
+        ufo_buf_puts (&buf, "^a{DELETE}");
+    for (const char *p = text; *p; p++) {
+        if (strchr ("+^%~(){}#", *p)) {
+            ufo_buf_putc (&buf, '{');
+            ufo_buf_putc (&buf, *p);
+            ufo_buf_putc (&buf, '}');
+        }
+        else
+            ufo_buf_putc (&buf, *p);
+    }
+    char *keys = ufo_buf_detach (&buf, NULL);
+    ufo_value_t *events = ufo_desktop_keys_parse (keys, err);
+    free (keys);
+    return events;
+}
+
+//  by name (GetName), never by position: Firefox's check boxes say check/uncheck, tabs switch
+static const char *s_click_actions [] = { "click", "press", "activate", "jump", "toggle", "select",
+                                          "open", "check", "uncheck", "switch" };
+
+//  Index of the node's click-like action, or -1.
+static int
+s_click_action (const ufo_dnode_t *node)
+{
+    for (size_t k = 0; k < UFO_ARRAY_SIZE (s_click_actions); k++)
+        for (int i = 0; node && node->actions && node->actions [i]; i++)
+            if (strcasecmp (node->actions [i], s_click_actions [k]) == 0)
+                return i;
+    return -1;
+}
+
+static void
+s_on_inner_actions (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (error);
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    int index = -1;
+    if (reply) {
+        GVariant *arr = g_variant_get_child_value (reply, 0);
+        for (size_t k = 0; k < UFO_ARRAY_SIZE (s_click_actions) && index < 0; k++)
+            for (gsize i = 0; i < g_variant_n_children (arr) && index < 0; i++) {
+                const char *name = NULL;
+                g_variant_get_child (arr, i, "(&sss)", &name, NULL, NULL);
+                if (name && strcasecmp (name, s_click_actions [k]) == 0)
+                    index = (int) i;
+            }
+        g_variant_unref (arr);
+    }
+    if (index < 0) {
+        s_xtest_click (op, st->cx, st->cy, 1, false);
+        return;
+    }
+    ufo_desktop_call_ (op, st->bus, st->inner_path, "org.a11y.atspi.Action", "DoAction",
+                       g_variant_new ("(i)", index), "(b)", s_on_done_call, "the click");
+}
+
+static void
+s_on_inner_kids (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (error);
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    GVariant *arr = reply ? g_variant_get_child_value (reply, 0) : NULL;
+    if (arr && g_variant_n_children (arr) > 0) {
+        const char *bus = NULL, *path = NULL;
+        g_variant_get_child (arr, 0, "(&s&o)", &bus, &path);
+        if (streq (bus, st->bus)) {
+            st->inner_path = ufo_strdup (path);
+            ufo_desktop_call_ (op, st->bus, st->inner_path, "org.a11y.atspi.Action", "GetActions",
+                               NULL, "(a(sss))", s_on_inner_actions, NULL);
+            g_variant_unref (arr);
+            return;
+        }
+    }
+    if (arr)
+        g_variant_unref (arr);
+    s_xtest_click (op, st->cx, st->cy, 1, false);
+}
+
+static const char *s_needs_control [] = {
+    "click_input", "set_edit_text", "texts", "wheel_mouse_input"
+};
+
+ufo_desktop_op_t *
+ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, const char *function,
+                       const ufo_value_t *args)
+{
+    assert (self);
+    ufo_desktop_op_t *op = ufo_desktop_op_new_ (self, self->action_timeout_ms + 1000);
+    s_act_t *st = ufo_calloc (1, sizeof (*st));
+    op->state = st;
+    op->free_state = s_act_free;
+    op->poll = s_act_poll;
+    op->wake = s_act_wake;
+    st->xid = xid;
+    st->wait = A_DONE;
+    st->restore_caret = -1;
+    s_start_effect_wait (op);
+    if (args && ufo_value_type (args) != UFO_TMAP) {
+        ufo_desktop_op_finish_ (op, false, NULL, "Args must be an object");
+        return op;
+    }
+    if (!function || !*function) {
+        ufo_desktop_op_finish_ (op, true, "no action", NULL);
+        return op;
+    }
+    //  actions that need neither window nor control
+    if (streq (function, "summary")) {
+        ufo_desktop_op_finish_ (op, true, ufo_value_map_str (args, "text", ""), NULL);
+        return op;
+    }
+    if (streq (function, "wait")) {
+        double seconds = ufo_value_map_float (args, "seconds", 1.0);
+        if (!(seconds >= 0 && seconds <= 300)) {
+            ufo_desktop_op_finish_ (op, false, NULL, "wait: seconds must be 0..300");
+            return op;
+        }
+        st->wait = A_DEADLINE;
+        op->deadline = ufo_desktop_now_ms_ () + (int64_t) (seconds * 1000);
+        return op;
+    }
+    int wx, wy, ww, wh;
+    if (!ufo_desktop_x_window_info_ (self, xid, &wx, &wy, &ww, &wh, NULL, NULL)) {
+        ufo_desktop_win_forget_ (self, xid);
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " does not exist (closed?)", xid);
+        return op;
+    }
+    ufo_dwin_t *known = ufo_desktop_win_ (self, xid, false);
+    if (known && known->root)
+        st->app_bus = ufo_strdup (known->root->bus);
+    //  the control, by label of the latest snapshot
+    ufo_dnode_t *node = NULL;
+    const ufo_value_t *control = NULL;
+    bool needs = false;
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (s_needs_control); i++)
+        needs |= streq (function, s_needs_control [i]);
+    if (streq (function, "keyboard_input") && ufo_value_map_bool (args, "control_focus", true)
+    &&  label && *label)
+        needs = true;
+    if (needs || (label && *label && !streq (function, "annotation"))) {
+        ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
+        if (!label || !*label) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s needs a control label", function);
+            return op;
+        }
+        if (label [strspn (label, "0123456789")]) {
+            ufo_desktop_op_finish_ (op, false, NULL, "control label '%.64s' is not a number",
+                                    label);
+            return op;
+        }
+        const ufo_dlabel_t *entry = ufo_desktop_label_find_ (win, label);
+        if (!entry) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "no control labelled '%.64s' in the latest snapshot of window %"
+                                    PRId64, label, xid);
+            return op;
+        }
+        control = ufo_value_list_at (win->controls, entry->index);
+        st->key = ufo_strdup (entry->key);
+        st->what = g_strdup_printf ("%s '%s' (label %s)",
+                                    ufo_value_map_str (control, "control_type", "?"),
+                                    ufo_value_map_str (control, "control_text", ""), label);
+        node = g_hash_table_lookup (self->nodes, st->key);
+        if (!node) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "control '%s' (%s '%s') no longer exists; take a new snapshot",
+                                    label, ufo_value_map_str (control, "control_type", "?"),
+                                    ufo_value_map_str (control, "control_text", ""));
+            return op;
+        }
+        char *space = strchr (st->key, ' ');
+        st->bus = ufo_strndup (st->key, (size_t) (space - st->key));
+        st->path = space + 1;
+        const ufo_value_t *rect = ufo_value_map_get (control, "control_rect");
+        st->cx = (int) (ufo_value_int (ufo_value_list_at (rect, 0))
+                        + ufo_value_int (ufo_value_list_at (rect, 2))) / 2;
+        st->cy = (int) (ufo_value_int (ufo_value_list_at (rect, 1))
+                        + ufo_value_int (ufo_value_list_at (rect, 3))) / 2;
+    }
+    else {
+        st->cx = wx + ww / 2;
+        st->cy = wy + wh / 2;
+    }
+
+    if (streq (function, "click_input")) {
+        int button = s_button (args, op);
+        bool dbl = ufo_value_map_bool (args, "double", false);
+        int index = s_click_action (node);
+        if (!button)
+            return op;
+        //  a cell or row: a click selects it (its "activate" would open it, as a double
+        //  click does): click it for real, as pywinauto's click_input does
+        if (node->role == ATSPI_ROLE_TABLE_CELL || node->role == ATSPI_ROLE_LIST_ITEM
+        ||  node->role == ATSPI_ROLE_TREE_ITEM)
+            index = -1;
+        if (button == 1 && !dbl && index >= 0 && (node->ifaces & S_IF_ACTION)) {
+            st->wait = A_EFFECT;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Action", "DoAction",
+                               g_variant_new ("(i)", index), "(b)", s_on_done_call, "the click");
+        }
+        else if (button == 1 && !dbl && (node->role == ATSPI_ROLE_PUSH_BUTTON
+                                         || node->role == ATSPI_ROLE_TOGGLE_BUTTON)) {
+            //  a button without a click action (GTK4's menu button): the button inside it
+            //  has one; else a pointer click
+            st->wait = A_EFFECT;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetChildren",
+                               NULL, "(a(so))", s_on_inner_kids, NULL);
+        }
+        else
+            s_xtest_click (op, st->cx, st->cy, button, dbl);
+    }
+    else if (streq (function, "click_on_coordinates")) {
+        double fx, fy;
+        int button = s_button (args, op);
+        if (button && s_fraction (op, args, "x", &fx) && s_fraction (op, args, "y", &fy))
+            s_xtest_click (op, wx + (int) (fx * ww), wy + (int) (fy * wh), button,
+                           ufo_value_map_bool (args, "double", false));
+    }
+    else if (streq (function, "drag_on_coordinates")) {
+        double f [4];
+        const char *keys [4] = { "start_x", "start_y", "end_x", "end_y" };
+        int button = s_button (args, op);
+        for (int i = 0; i < 4 && button; i++)
+            if (!s_fraction (op, args, keys [i], &f [i]))
+                return op;
+        double duration = ufo_value_map_float (args, "duration", 1.0);
+        if (!button)
+            return op;
+        if (!(duration >= 0 && duration <= 60)) {
+            ufo_desktop_op_finish_ (op, false, NULL, "duration must be 0..60 seconds");
+            return op;
+        }
+        ufo_error_t err = { 0 };
+        if (ufo_desktop_focus (self, xid, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return op;
+        }
+        st->sx = wx + (int) (f [0] * ww);
+        st->sy = wy + (int) (f [1] * wh);
+        st->ex = wx + (int) (f [2] * ww);
+        st->ey = wy + (int) (f [3] * wh);
+        st->button = button;
+        ufo_desktop_pointer_move_ (self, st->sx, st->sy);
+        ufo_desktop_pointer_button_ (self, button, true);
+        st->drag_start = ufo_desktop_now_ms_ ();
+        st->drag_ms = (int64_t) (duration * 1000);
+        st->wait = A_DRAG;
+        op->deadline = st->drag_start + st->drag_ms + self->action_timeout_ms + 1000;
+    }
+    else if (streq (function, "set_edit_text")) {
+        const ufo_value_t *text_v = ufo_value_map_get (args, "text");
+        if (ufo_value_type (text_v) != UFO_TSTRING
+        ||  !g_utf8_validate (ufo_value_str (text_v), (gssize) ufo_value_strlen (text_v), NULL)) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "set_edit_text needs a string 'text' (UTF-8, no NUL)");
+            return op;
+        }
+        st->expect = ufo_strdup (ufo_value_str (text_v));
+        if (!(node->ifaces & S_IF_EDITABLE) && !ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE)) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "control %s is not editable: set_edit_text needs an editable "
+                                    "control (Edit); nothing was typed", st->what);
+            return op;
+        }
+        if (!(node->ifaces & S_IF_EDITABLE)) {
+            //  no EditableText: type the text (literally) into the focused control
+            ufo_error_t err = { 0 };
+            bool clear = ufo_value_map_bool (args, "clear_current_text", false);
+            st->keys = s_literal_keys (st->expect, clear, &err);
+            if (!st->keys || ufo_desktop_focus (self, xid, &err) != 0) {
+                ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+                return op;
+            }
+            st->wait = (node->ifaces & S_IF_TEXT) ? A_TEXT_CONTAINS : A_EFFECT;
+            st->typed = true;
+            s_focus_then_type (op, node);
+            return op;
+        }
+        if (ufo_value_map_bool (args, "clear_current_text", false)) {
+            st->wait = A_TEXT_EQUALS;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.EditableText",
+                               "SetTextContents", g_variant_new ("(s)", st->expect), "(b)",
+                               s_on_done_call, "setting the text");
+        }
+        else {
+            st->wait = A_TEXT_CONTAINS;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
+                               g_variant_new ("(ss)", "org.a11y.atspi.Text", "CaretOffset"),
+                               "(v)", s_on_caret, NULL);
+        }
+    }
+    else if (streq (function, "keyboard_input")) {
+        ufo_error_t err = { 0 };
+        const char *keys = ufo_value_map_str (args, "keys", NULL);
+        if (!keys) {
+            ufo_desktop_op_finish_ (op, false, NULL, "keyboard_input needs a string 'keys'");
+            return op;
+        }
+        st->keys = ufo_desktop_keys_parse (keys, &err);
+        if (!st->keys || ufo_desktop_focus (self, xid, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return op;
+        }
+        st->wait = A_EFFECT;
+        if (node && (node->ifaces & S_IF_COMPONENT))
+            s_focus_then_type (op, node);
+        else {
+            //  no target: the keys go wherever the focus is; the result says where that was
+            char *where = s_focus_where (self, xid, st->app_bus);
+            st->target_note = g_strdup_printf ("keys sent to %s", where);
+            g_free (where);
+            GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
+            s_on_done_call (op, empty, NULL, "typing");
+            g_variant_unref (empty);
+        }
+    }
+    else if (streq (function, "wheel_mouse_input")) {
+        const ufo_value_t *d = ufo_value_map_get (args, "wheel_dist");
+        int64_t dist = ufo_value_int (d);
+        if (ufo_value_type (d) != UFO_TINT || dist < -100 || dist > 100) {
+            ufo_desktop_op_finish_ (op, false, NULL, "wheel_dist must be an integer -100..100");
+            return op;
+        }
+        ufo_error_t err = { 0 };
+        if (ufo_desktop_focus (self, xid, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return op;
+        }
+        ufo_desktop_pointer_move_ (self, st->cx, st->cy);
+        int button = dist > 0 ? 4 : 5;
+        for (int64_t i = 0; i < (dist > 0 ? dist : -dist); i++) {
+            ufo_desktop_pointer_button_ (self, button, true);
+            ufo_desktop_pointer_button_ (self, button, false);
+        }
+        st->wait = A_EFFECT;
+        s_start_effect_wait (op);
+    }
+    else if (streq (function, "texts")) {
+        if (node->ifaces & S_IF_TEXT)
+            s_get_text (op, s_on_texts);
+        else
+            ufo_desktop_op_finish_ (op, true, ufo_value_map_str (control, "control_text", ""),
+                                    NULL);
+    }
+    else if (streq (function, "annotation")) {
+        const ufo_value_t *labels = ufo_value_map_get (args, "control_labels");
+        ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
+        if (ufo_value_type (labels) != UFO_TLIST || !win) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "annotation needs a list 'control_labels' and a snapshot");
+            return op;
+        }
+        ufo_value_t *picked = ufo_value_new_list ();
+        for (size_t i = 0; i < ufo_value_size (labels); i++) {
+            const ufo_value_t *l = ufo_value_list_at (labels, i);
+            char buf [32];
+            const char *s = ufo_value_str (l);
+            if (ufo_value_type (l) == UFO_TINT) {
+                snprintf (buf, sizeof (buf), "%" PRId64, ufo_value_int (l));
+                s = buf;
+            }
+            if (ufo_desktop_label_find_ (win, s))
+                ufo_value_list_push_str (picked, s);
+        }
+        op->result = ufo_value_new_map ();
+        ufo_value_map_set (op->result, "control_labels", &picked);
+        ufo_desktop_op_finish_ (op, true, "", NULL);
+    }
+    else
+        ufo_desktop_op_finish_ (op, false, NULL, "unknown action '%s'", function);
+    return op;
+}

@@ -1,0 +1,218 @@
+/*  ufo_desktop_int.h - private to the desktop module (ufo_desktop*.c): the one place where
+    GLib/GIO (D-Bus), X11 and the AT-SPI constants meet. Never include it elsewhere. */
+#ifndef UFO_DESKTOP_INT_H_INCLUDED
+#define UFO_DESKTOP_INT_H_INCLUDED
+
+#include "ufo_desktop.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
+#include <gio/gio.h>
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
+#include <X11/Xatom.h>
+#include <atspi/atspi-constants.h>
+
+#define streq(a, b) (strcmp ((a), (b)) == 0)
+#define UFO_DESKTOP_CALL_TIMEOUT_MS 5000    //  one D-Bus call
+#define UFO_DESKTOP_SNAPSHOT_TIMEOUT_MS 20000
+#define UFO_DESKTOP_APP_WAIT_MS 10000       //  a window's application not yet on the bus
+#define UFO_DESKTOP_MAX_KIDS 400            //  more children: read only the visible part
+#define UFO_DESKTOP_MAX_CELLS 200           //  cells of a huge table offered at most
+
+//  Interfaces a node offers (bit set).
+enum {
+    S_IF_COMPONENT = 1, S_IF_ACTION = 2, S_IF_TEXT = 4, S_IF_EDITABLE = 8,
+    S_IF_VALUE = 16, S_IF_SELECTION = 32, S_IF_TABLE = 64
+};
+
+typedef struct _ufo_dnode_t ufo_dnode_t;
+struct _ufo_dnode_t {
+    char *names;                //  "bus\0path": storage for bus and path
+    char *bus, *path;           //  point into names (desk->nodes is keyed by "bus path")
+    uint64_t serial;            //  tells this node from a later one with the same path
+    ufo_dnode_t *parent;        //  weak
+    GPtrArray *kids;            //  owned ufo_dnode_t*, NULL until read
+    uint32_t role;
+    char *name;
+    uint64_t states;            //  bit i = AtspiStateType i
+    uint32_t ifaces;
+    int32_t ext [4];            //  x, y, w, h relative to the window; w = -1 unknown
+    char **actions;             //  NULL-terminated, NULL until read
+    char *text;                 //  text / value excerpt
+    char *desc;                 //  description, read when the name is empty or a class name
+    char *relby;                //  "bus path" of the labelled-by target, read with desc
+    bool valid;                 //  role and states fresh
+    bool detail_valid;          //  extents, name, interfaces fresh
+    bool ext_stale;             //  extents to re-read (layout may have changed)
+    bool ext_retry;             //  reading the extents failed for now: ext_stale after the read
+    int stage;                  //  1: reading role/states, 2: reading details
+    bool kids_valid;
+    bool extra_valid;           //  actions/text fresh
+    int busy;                   //  calls in flight for this node
+    unsigned walk_gen;          //  last walk that visited it
+    int fetched;                //  pending field replies
+    GPtrArray *new_kids;        //  children reply being assembled
+    //  a huge or virtual container (more children than UFO_DESKTOP_MAX_KIDS): its visible
+    //  part is read through Table / Component instead of GetChildren (ufo_desktop_walk.c)
+    bool virt;                  //  the children list holds only the visible part
+    int vwait;                  //  its probing calls in flight
+    int vrows, vcols;           //  Table NRows / NColumns, -1 unknown (not a table)
+    int vcorner [4];            //  first row, first column, last row, last column seen; -1
+    int vcells;                 //  cells being read
+    char **vkids;               //  "bus path" per cell slot (NULL until read)
+};
+
+//  A label of a snapshot (ufo_desktop_label.c): which object it names, and its identity.
+typedef struct {
+    int label;                  //  1.. (0 while not yet assigned)
+    size_t index;               //  position in the snapshot's control list
+    char *key;                  //  node key "bus path"
+    char *ident;                //  "ROLE|name|ancestor roles" (see ufo_desktop_label.c)
+    int cx, cy;                 //  centre on screen
+} ufo_dlabel_t;
+
+typedef struct _ufo_dwin_t ufo_dwin_t;
+struct _ufo_dwin_t {
+    int64_t xid;
+    int pid;                    //  _NET_WM_PID when the frame was found (X ids are reused)
+    ufo_dnode_t *root;          //  the frame; owned
+    int width, height;          //  X geometry at the last snapshot
+    bool uses_showing;          //  the toolkit sets SHOWING (GTK3 yes, GTK4 no)
+    int64_t snap_ms;            //  when the last snapshot ended
+    GPtrArray *labels;          //  ufo_dlabel_t* of the last snapshot, in list order
+    int next_label;             //  the highest label ever given in this window
+    ufo_value_t *controls;      //  the last snapshot's control list (owned)
+    ufo_dwin_t *next;
+};
+
+struct _ufo_desktop_t {
+    Display *dpy;
+    bool x_dead;                //  the X connection was lost: every X call is skipped
+    Window root_win;
+    int screen_w, screen_h;
+    bool composite;
+    GMainContext *ctx;
+    int wake_fd;                //  the context's wake-up fd once known, else -1
+    GDBusConnection *bus;       //  the AT-SPI bus
+    guint sig_object, sig_window;
+    GHashTable *nodes;          //  key -> ufo_dnode_t* (borrowed)
+    GHashTable *bus_pid;        //  bus name -> pid (int)
+    GHashTable *apps;           //  bus name -> the application's root node (owned): its
+                                //  children are its popup windows (GTK3 context menus)
+    ufo_dwin_t *wins;
+    uint64_t event_seq;         //  AT-SPI events seen
+    char *focus_key;            //  "bus path" of the control that last reported the focus
+    GHashTable *bus_event_ms;   //  bus name -> last event time (ms) as gint64*
+    ufo_value_t *launchers;
+    ufo_value_t *control_list;
+    GArray *children;           //  pid_t we launched
+    int action_timeout_ms, settle_ms, text_excerpt;
+    unsigned walk_gen;
+    int64_t calls;              //  D-Bus calls issued (statistics)
+    GPtrArray *ops;             //  live operations (borrowed), detached at destroy
+};
+
+//  Operation: a small state machine advanced by D-Bus replies and by polls.
+typedef struct _ufo_desktop_op_t ufo_desktop_op_t;
+typedef bool (*ufo_op_poll_fn) (ufo_desktop_op_t *op);     //  true when finished
+typedef void (*ufo_op_free_fn) (ufo_desktop_op_t *op);
+typedef int64_t (*ufo_op_wake_fn) (const ufo_desktop_op_t *op);     //  next time-based step
+struct _ufo_desktop_op_t {
+    ufo_desktop_t *desk;        //  NULL once the desktop is gone
+    int refs;                   //  1 for the handle + 1 per call in flight
+    bool done, cancelled, handle_gone;
+    int pending;                //  D-Bus calls in flight
+    int64_t started, deadline;
+    ufo_value_t *result;
+    ufo_op_poll_fn poll;
+    ufo_op_free_fn free_state;
+    ufo_op_wake_fn wake;        //  NULL: nothing happens by time alone before the deadline
+    void *state;
+};
+
+//  State of one control snapshot (ufo_desktop_walk.c, ufo_desktop_find.c).
+typedef struct {
+    int64_t xid;
+    int wx, wy, ww, wh, pid;
+    char *title;
+    char *app_bus;
+    int frames_left;
+    GPtrArray *frames;          //  char* "bus path" keys of the app's windows
+    GPtrArray *frame_names;
+    bool want_tree;
+    bool raw;                   //  controls before the naming rules, plus "captions"
+    ufo_value_t *types;         //  control types offered
+    int fetched;
+    unsigned gen;
+    bool uses_showing;
+    bool walking;
+    int rewalks;
+    bool retry;                 //  waiting for another walk's replies
+    int64_t calls0;             //  desk->calls when the snapshot started
+    //  waiting for the application to appear on the accessibility bus (ufo_desktop_find.c)
+    int64_t find_until;         //  ms: give up then (0: not started)
+    int64_t find_tried;         //  ms: the last attempt started
+    bool find_waiting;          //  an attempt failed: try again on an event or in a while
+    uint64_t find_seq;          //  desk->event_seq when the attempt failed
+    int find_attempts;
+} ufo_dsnap_t;
+
+typedef void (*ufo_reply_fn) (ufo_desktop_op_t *op, GVariant *reply, const char *error,
+                              void *data);
+
+//  ufo_desktop.c
+int64_t ufo_desktop_now_ms_ (void);
+ufo_desktop_op_t *ufo_desktop_op_new_ (ufo_desktop_t *desk, int timeout_ms);
+void ufo_desktop_op_finish_ (ufo_desktop_op_t *op, bool success, const char *text,
+                             const char *error_format, ...)
+    __attribute__ ((format (printf, 4, 5)));
+void ufo_desktop_call_ (ufo_desktop_op_t *op, const char *bus, const char *path,
+                        const char *iface, const char *method, GVariant *params,
+                        const char *reply_type, ufo_reply_fn fn, void *data);
+bool ufo_desktop_x_window_info_ (ufo_desktop_t *desk, int64_t xid, int *x, int *y, int *w,
+                                 int *h, char **title, int *pid);
+int ufo_desktop_x_trap_begin_ (ufo_desktop_t *desk);
+int ufo_desktop_x_trap_end_ (ufo_desktop_t *desk);
+ufo_dwin_t *ufo_desktop_win_ (ufo_desktop_t *desk, int64_t xid, bool create);
+void ufo_desktop_win_forget_ (ufo_desktop_t *desk, int64_t xid);
+
+//  ufo_desktop_node.c
+void ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node);
+ufo_dnode_t *ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *path,
+                             ufo_dnode_t *parent);
+uint64_t ufo_dnode_serial_ (ufo_dnode_t *node);
+char *ufo_dnode_key_ (const char *bus, const char *path);      //  "bus path", g_free
+bool ufo_dnode_leaf_ (const ufo_dnode_t *node);   //  inside not walked (an open menu button's is)
+bool ufo_dnode_label_role_ (uint32_t role);
+bool ufo_dnode_text_role_ (uint32_t role);
+bool ufo_dnode_value_role_ (uint32_t role);
+ufo_value_t *ufo_dnode_states_value_ (const ufo_dnode_t *node);    //  ["focused", ...]
+ufo_value_t *ufo_dnode_excerpt_ (const char *text, int max);       //  UTF-8-safe, "..." if cut
+ufo_value_t *ufo_dnode_clean_name_ (const char *name);             //  "2 2" -> "2" (GTK4)
+void ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
+                              const char *member, const char *detail);
+const char *ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node);
+bool ufo_dnode_hidden_ (const ufo_dnode_t *node, bool uses_showing);
+bool ufo_dnode_has_state_ (const ufo_dnode_t *node, AtspiStateType state);
+
+void ufo_desktop_walk_start_ (ufo_desktop_op_t *op, ufo_dwin_t *win);
+
+//  ufo_desktop_label.c
+void ufo_dlabel_free_ (void *label);
+//  Gives each entry of fresh (labels 0) the label of the same control in the last snapshot,
+//  or a new one; fresh (a reference is taken) becomes win->labels.
+void ufo_desktop_labels_assign_ (ufo_dwin_t *win, GPtrArray *fresh);
+//  The entry with this label ("12") in the window's latest snapshot, or NULL.
+const ufo_dlabel_t *ufo_desktop_label_find_ (const ufo_dwin_t *win, const char *label);
+
+//  ufo_desktop_find.c
+void ufo_desktop_find_start_ (ufo_desktop_op_t *op);
+bool ufo_desktop_find_poll_ (ufo_desktop_op_t *op);         //  true: a new attempt started
+int64_t ufo_desktop_find_wake_ (const ufo_desktop_op_t *op);
+
+//  ufo_desktop_input.c (XTest and key syntax)
+int ufo_desktop_send_keys_ (ufo_desktop_t *desk, const ufo_value_t *events, ufo_error_t *err);
+void ufo_desktop_pointer_move_ (ufo_desktop_t *desk, int x, int y);
+void ufo_desktop_pointer_button_ (ufo_desktop_t *desk, int button, bool down);
+
+#endif

@@ -1,0 +1,350 @@
+/*  ufo_desktop_name.c - the names and prompt lines of controls: pure functions over the
+    value maps of a snapshot (no AT-SPI here), so that the rules can be tested on recorded
+    trees. docs/DESKTOP.md, section "Names", states the rules. */
+#include "ufo_prelude.h"
+#include "ufo_buf.h"
+#include "ufo_value.h"
+#include "ufo_desktop.h"
+
+#define streq(a, b) (strcmp ((a), (b)) == 0)
+
+#define S_CAPTION_LEFT_PX 250       //  a caption left of its field: at most this far away
+#define S_CAPTION_ABOVE_PX 40       //  a caption above its field: at most this far above
+#define S_PROMPT_VALUE 80           //  bytes of a value shown in the prompt
+
+//  True for a toolkit class name used as an accessible name: "GtkButton", "GtkImage",
+//  "AdwHeaderBar", "QPushButton" - an identifier of one word made of the toolkit's prefix and
+//  a capitalised class. Such names say nothing a model can use.
+bool
+ufo_desktop_class_name (const char *name)
+{
+    if (!name)
+        return false;
+    static const char *const prefixes [] = { "Gtk", "Adw", "Hdy", "Gdk", "Q", "Wnck", "Vte" };
+    const char *rest = NULL;
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (prefixes) && !rest; i++) {
+        size_t n = strlen (prefixes [i]);
+        if (strncmp (name, prefixes [i], n) == 0 && isupper ((unsigned char) name [n])
+        &&  islower ((unsigned char) name [n + 1]))
+            rest = name + n;
+    }
+    if (!rest)
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!isalnum ((unsigned char) *p))
+            return false;
+    return true;
+}
+
+static char *
+s_strf (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
+
+static char *
+s_strf (const char *format, ...)
+{
+    va_list ap;
+    va_start (ap, format);
+    int len = vsnprintf (NULL, 0, format, ap);
+    va_end (ap);
+    char *s = ufo_malloc ((size_t) (len > 0 ? len : 0) + 1);
+    va_start (ap, format);
+    vsnprintf (s, (size_t) (len > 0 ? len : 0) + 1, format, ap);
+    va_end (ap);
+    return s;
+}
+
+//  A copy of s with surrounding blanks and a trailing caption colon removed.
+static char *
+s_trim_caption (const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    size_t len = strlen (s);
+    while (len > 0 && strchr (" \t\n:", s [len - 1]))
+        len--;
+    return ufo_strndup (s, len);
+}
+
+static bool
+s_usable (const char *name)
+{
+    if (!name)
+        return false;
+    while (*name == ' ')
+        name++;
+    return *name && !ufo_desktop_class_name (name);
+}
+
+static bool
+s_type_is (const ufo_value_t *control, const char *const *types)
+{
+    const char *type = ufo_value_map_str (control, "control_type", "");
+    for (size_t i = 0; types [i]; i++)
+        if (streq (type, types [i]))
+            return true;
+    return false;
+}
+
+//  Controls that take a caption from a label beside or above them.
+static const char *const s_captioned [] = { "Edit", "ComboBox", "Spinner", "CheckBox",
+                                            "RadioButton", "Document", NULL };
+
+static void
+s_rect (const ufo_value_t *control, const char *key, int r [4])
+{
+    const ufo_value_t *rect = ufo_value_map_get (control, key);
+    for (int i = 0; i < 4; i++)
+        r [i] = (int) ufo_value_int (ufo_value_list_at (rect, (size_t) i));
+}
+
+//  How well caption rectangle c names field rectangle f: a distance in pixels (smaller is
+//  better), or -1 if c is not beside (left, same row) or above (overlapping columns) f.
+static int
+s_caption_score (const int c [4], const int f [4])
+{
+    int c_mid = (c [1] + c [3]) / 2;
+    //  left of the field, its middle within the field's rows
+    if (c [2] <= f [0] + 4 && c_mid >= f [1] - 2 && c_mid <= f [3] + 2) {
+        int gap = f [0] - c [2];
+        return gap <= S_CAPTION_LEFT_PX ? (gap > 0 ? gap : 0) : -1;
+    }
+    //  above the field, sharing columns with it
+    if (c [3] <= f [1] + 4 && c [0] < f [2] && c [2] > f [0]) {
+        int gap = f [1] - c [3];
+        return gap <= S_CAPTION_ABOVE_PX ? (gap > 0 ? gap : 0) * 2 + 10 : -1;
+    }
+    return -1;
+}
+
+typedef struct { size_t control, caption; int score; } s_pair_t;
+
+static int
+s_pair_cmp (const void *a, const void *b)
+{
+    const s_pair_t *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score < y->score ? -1 : 1;
+    if (x->control != y->control)
+        return x->control < y->control ? -1 : 1;
+    return x->caption < y->caption ? -1 : (x->caption > y->caption);
+}
+
+typedef struct { const char *type, *name, *container; size_t index; } s_entry_t;
+
+static int
+s_entry_cmp (const void *a, const void *b)
+{
+    const s_entry_t *x = a, *y = b;
+    int c = strcmp (x->type, y->type);
+    if (!c)
+        c = strcmp (x->name, y->name);
+    return c ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+//  "top left", "middle", ... of the control's centre within the window.
+static const char *
+s_where (const int r [4], const int w [4])
+{
+    static const char *const names [3][3] = {
+        { "top left", "top", "top right" }, { "left", "middle", "right" },
+        { "bottom left", "bottom", "bottom right" } };
+    int ww = w [2] - w [0], wh = w [3] - w [1];
+    if (ww <= 0 || wh <= 0)
+        return "middle";
+    int cx = (r [0] + r [2]) / 2 - w [0], cy = (r [1] + r [3]) / 2 - w [1];
+    int col = cx * 3 / ww, row = cy * 3 / wh;
+    col = col < 0 ? 0 : col > 2 ? 2 : col;
+    row = row < 0 ? 0 : row > 2 ? 2 : row;
+    return names [row][col];
+}
+
+void
+ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
+                           const ufo_value_t *window_rect)
+{
+    size_t n = ufo_value_size (controls);
+    if (ufo_value_type (controls) != UFO_TLIST || n == 0)
+        return;
+    char **best = ufo_calloc (n, sizeof (char *));
+    //  1. own name; 2. labelled-by target
+    for (size_t i = 0; i < n; i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        const char *own = ufo_value_map_str (c, "control_text", "");
+        const char *by = ufo_value_map_str (c, "labelled_by", "");
+        //  a combo box's own name is usually its selection (GTK3): its value, not its name
+        bool combo = streq (ufo_value_map_str (c, "control_type", ""), "ComboBox");
+        if (s_usable (own) && !combo)     //  a field named after its caption: no ":"
+            best [i] = s_type_is (c, s_captioned) ? s_trim_caption (own) : ufo_strdup (own);
+        else if (s_usable (by))
+            best [i] = s_trim_caption (by);
+        if (best [i] && !*best [i])
+            free (best [i]), best [i] = NULL;
+    }
+    //  3. the caption beside or above: the closest pairs first, each caption names one field
+    size_t nc = ufo_value_size (captions);
+    s_pair_t *pairs = NULL;
+    size_t np = 0, cap = 0;
+    bool *used = ufo_calloc (nc + 1, sizeof (bool));
+    for (size_t i = 0; i < n; i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (best [i] || !s_type_is (c, s_captioned))
+            continue;
+        int f [4];
+        s_rect (c, "control_rect", f);
+        for (size_t k = 0; k < nc; k++) {
+            const ufo_value_t *cap_v = ufo_value_list_at (captions, k);
+            if (!s_usable (ufo_value_map_str (cap_v, "text", "")))
+                continue;
+            int r [4];
+            s_rect (cap_v, "rect", r);
+            int score = s_caption_score (r, f);
+            if (score < 0)
+                continue;
+            if (np == cap) {
+                cap = cap ? cap * 2 : 16;
+                pairs = ufo_realloc (pairs, cap * sizeof (*pairs));
+            }
+            pairs [np++] = (s_pair_t) { i, k, score };
+        }
+    }
+    if (np)
+        qsort (pairs, np, sizeof (*pairs), s_pair_cmp);
+    for (size_t p = 0; p < np; p++) {
+        if (best [pairs [p].control] || used [pairs [p].caption])
+            continue;
+        used [pairs [p].caption] = true;
+        best [pairs [p].control] = s_trim_caption (
+            ufo_value_map_str (ufo_value_list_at (captions, pairs [p].caption), "text", ""));
+        if (!*best [pairs [p].control])
+            free (best [pairs [p].control]), best [pairs [p].control] = NULL;
+    }
+    free (pairs);
+    free (used);
+    //  4. description (tooltip); 5. a placeholder that says where the control is
+    int w [4];
+    for (int i = 0; i < 4; i++)
+        w [i] = (int) ufo_value_int (ufo_value_list_at (window_rect, (size_t) i));
+    for (size_t i = 0; i < n; i++) {
+        ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (ufo_value_type (c) != UFO_TMAP)
+            continue;               //  not a control: left alone
+        const char *own = ufo_value_map_str (c, "control_text", "");
+        if (streq (ufo_value_map_str (c, "control_type", ""), "ComboBox") && s_usable (own)) {
+            if (!*ufo_value_map_str (c, "value", ""))
+                ufo_value_map_set_str (c, "value", own);     //  the selection
+            if (!best [i])
+                best [i] = ufo_strdup (own);
+        }
+        const char *desc = ufo_value_map_str (c, "description", "");
+        if (!best [i] && s_usable (desc))
+            best [i] = s_trim_caption (desc);
+        if (!best [i] || !*best [i]) {
+            free (best [i]);
+            int r [4];
+            s_rect (c, "control_rect", r);
+            best [i] = s_strf ("(unnamed, %s)", s_where (r, w));
+        }
+    }
+    //  duplicates: the nearest named container tells them apart, else their order. Sorted
+    //  by (type, name, position) so that equal names are neighbours: n log n, not n^2
+    char **final = ufo_calloc (n, sizeof (char *));
+    s_entry_t *sorted = ufo_calloc (n, sizeof (s_entry_t));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ufo_value_t *ci = ufo_value_list_at (controls, i);
+        if (best [i])
+            sorted [m++] = (s_entry_t) { ufo_value_map_str (ci, "control_type", ""), best [i],
+                                         ufo_value_map_str (ci, "container", ""), i };
+    }
+    qsort (sorted, m, sizeof (s_entry_t), s_entry_cmp);
+    for (size_t g = 0, end; g < m; g = end) {
+        for (end = g + 1; end < m && streq (sorted [end].type, sorted [g].type)
+                          && streq (sorted [end].name, sorted [g].name); end++)
+            ;
+        size_t same = end - g;
+        for (size_t k = g; k < end; k++) {
+            const s_entry_t *e = &sorted [k];
+            size_t same_in = 0, rank_in = 0;
+            for (size_t j = g; j < end; j++)
+                if (streq (sorted [j].container, e->container)) {
+                    same_in++;
+                    rank_in += j < k;
+                }
+            bool by_container = *e->container && !streq (e->container, e->name) && same_in < same;
+            if (same < 2)
+                final [e->index] = ufo_strdup (e->name);
+            else if (by_container && same_in == 1)
+                final [e->index] = s_strf ("%s (in %s)", e->name, e->container);
+            else if (by_container)
+                final [e->index] = s_strf ("%s (in %s, %zu)", e->name, e->container, rank_in + 1);
+            else
+                final [e->index] = s_strf ("%s (%zu)", e->name, k - g + 1);
+        }
+    }
+    free (sorted);
+    for (size_t i = 0; i < n; i++) {
+        ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (!final [i])
+            continue;
+        ufo_value_map_set_str (c, "control_text", final [i]);
+        ufo_value_map_remove (c, "labelled_by");
+        ufo_value_map_remove (c, "container");
+        ufo_value_map_remove (c, "description");
+        free (best [i]);
+        free (final [i]);
+    }
+    free (final);
+    free (best);
+}
+
+//  States worth a model's attention, in this order; others ("focusable", "active", ...) are
+//  left out of the prompt.
+static const char *const s_prompt_states [] = {
+    "disabled", "focused", "checked", "selected", "pressed", "expanded", "editable",
+    "indeterminate", NULL
+};
+
+ufo_value_t *
+ufo_desktop_control_prompt (const ufo_value_t *control)
+{
+    ufo_value_t *e = ufo_value_new_map ();
+    const char *name = ufo_value_map_str (control, "control_text", "");
+    ufo_value_map_set_str (e, "label", ufo_value_map_str (control, "label", ""));
+    ufo_value_map_set_str (e, "type", ufo_value_map_str (control, "control_type", ""));
+    ufo_value_map_set_str (e, "name", name);
+    //  the value, once, short, on one line; a label's value is its name: not repeated
+    const char *value = ufo_value_map_str (control, "value", "");
+    ufo_buf_t buf = { 0 };
+    ufo_buf_puts (&buf, "");
+    if (*value && !streq (value, name)) {
+        size_t len = strlen (value), cut = len;
+        if (cut > S_PROMPT_VALUE) {
+            cut = S_PROMPT_VALUE;
+            while (cut > 0 && ((unsigned char) value [cut] & 0xC0) == 0x80)
+                cut--;
+        }
+        for (size_t i = 0; i < cut; i++)
+            ufo_buf_putc (&buf, value [i] == '\n' ? ' ' : value [i] == '\t' ? ' ' : value [i]);
+        if (cut < len && !(len >= 3 && cut == len - 3 && streq (value + cut, "...")))
+            ufo_buf_puts (&buf, "...");
+    }
+    char *v = ufo_buf_detach (&buf, NULL);
+    ufo_value_map_set_str (e, "value", v);
+    free (v);
+    const ufo_value_t *states = ufo_value_map_get (control, "states");
+    ufo_buf_t st = { 0 };
+    ufo_buf_puts (&st, "");
+    for (size_t k = 0; s_prompt_states [k]; k++)
+        for (size_t i = 0; i < ufo_value_size (states); i++) {
+            const char *s = ufo_value_str (ufo_value_list_at (states, i));
+            if (s && streq (s, s_prompt_states [k])) {
+                if (st.len)
+                    ufo_buf_puts (&st, ", ");
+                ufo_buf_puts (&st, s);
+            }
+        }
+    char *s = ufo_buf_detach (&st, NULL);
+    ufo_value_map_set_str (e, "states", s);
+    free (s);
+    return e;
+}

@@ -1,0 +1,321 @@
+/*  ufo_desktop_node.c - the cached AT-SPI nodes of the desktop module: creation, keys,
+    states, invalidation by events, and the mapping of AT-SPI roles to the original's
+    control types (docs/DESKTOP.md has the table). */
+#include "ufo_prelude.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
+#include "ufo_desktop.h"
+#include "ufo_desktop_int.h"
+
+static uint64_t s_serial = 0;           //  distinguishes a node from a later one with its key
+
+//  --- nodes -------------------------------------------------------------------------------
+
+ufo_dnode_t *
+ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *path, ufo_dnode_t *parent)
+{
+    ufo_dnode_t *node = ufo_calloc (1, sizeof (*node));
+    node->serial = ++s_serial;
+    size_t blen = strlen (bus), plen = strlen (path);
+    node->names = ufo_malloc (blen + plen + 2);
+    memcpy (node->names, bus, blen + 1);
+    memcpy (node->names + blen + 1, path, plen + 1);
+    node->bus = node->names;
+    node->path = node->names + blen + 1;
+    node->parent = parent;
+    node->ext [2] = -1;
+    char *key = ufo_dnode_key_ (bus, path);
+    gpointer old_key = NULL, old_node = NULL;
+    if (g_hash_table_lookup_extended (desk->nodes, key, &old_key, &old_node)) {
+        //  the path moved under another parent: the newest node answers for it
+        g_hash_table_steal (desk->nodes, key);
+        g_free (old_key);
+    }
+    g_hash_table_insert (desk->nodes, key, node);
+    return node;
+}
+
+uint64_t
+ufo_dnode_serial_ (ufo_dnode_t *node)
+{
+    return node->serial;
+}
+
+char *
+ufo_dnode_key_ (const char *bus, const char *path)
+{
+    return g_strdup_printf ("%s %s", bus, path);
+}
+
+void
+ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node)
+{
+    if (!node)
+        return;
+    if (node->kids) {
+        for (guint i = 0; i < node->kids->len; i++)
+            ufo_dnode_free_ (desk, g_ptr_array_index (node->kids, i));
+        g_ptr_array_unref (node->kids);
+    }
+    char *key = ufo_dnode_key_ (node->bus, node->path);
+    gpointer orig_key = NULL, value = NULL;
+    if (g_hash_table_lookup_extended (desk->nodes, key, &orig_key, &value) && value == node) {
+        g_hash_table_steal (desk->nodes, key);
+        g_free (orig_key);
+    }
+    g_free (key);
+    free (node->names);
+    free (node->name);
+    free (node->text);
+    free (node->desc);
+    free (node->relby);
+    g_strfreev (node->actions);
+    for (int i = 0; node->vkids && i < node->vcells; i++)
+        free (node->vkids [i]);
+    free (node->vkids);
+    free (node);
+}
+
+bool
+ufo_dnode_has_state_ (const ufo_dnode_t *node, AtspiStateType state)
+{
+    return (node->states >> (unsigned) state) & 1u;
+}
+
+bool
+ufo_dnode_hidden_ (const ufo_dnode_t *node, bool uses_showing)
+{
+    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE))
+        return true;
+    if (uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
+        return true;
+    if (node->ext [2] >= 0 && (node->ext [2] == 0 || node->ext [3] <= 0)) {
+        ufo_trace ("desktop: hidden by extents: %s role %u", node->path, node->role);
+        return true;
+    }
+    //  GTK3 menu items never opened report a 1x1 box far off screen
+    if (node->ext [2] >= 0 && (node->ext [0] < -10000 || node->ext [1] < -10000))
+        return true;
+    return false;
+}
+
+void
+ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
+                         const char *member, const char *detail)
+{
+    char *key = ufo_dnode_key_ (bus, path);
+    ufo_dnode_t *node = g_hash_table_lookup (desk->nodes, key);
+    g_free (key);
+    if (!node)
+        return;
+    if (streq (member, "ChildrenChanged"))
+        node->kids_valid = false;
+    else if (streq (member, "TextChanged"))
+        node->extra_valid = false;
+    else if (streq (member, "PropertyChange")) {
+        if (streq (detail, "accessible-value") || strstr (detail, "text"))
+            node->extra_valid = false;
+        else {
+            node->detail_valid = false;
+            node->extra_valid = false;
+        }
+    }
+    else if (streq (member, "StateChanged")) {
+        node->valid = false;
+        node->detail_valid = false;
+        node->extra_valid = false;
+    }
+    else if (streq (member, "BoundsChanged") || streq (member, "VisibleDataChanged"))
+        node->detail_valid = false;
+}
+
+//  --- control types (docs/DESKTOP.md has the table) -------------------------------------------
+
+const char *
+ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
+{
+    UFO_UNUSED (desk);
+    bool editable = ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE);
+    switch (node->role) {
+        case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: 
+            return "Button";
+        case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
+            return "Edit";
+        case ATSPI_ROLE_TEXT:
+            return editable ? "Edit" : "Text";
+        case ATSPI_ROLE_PAGE_TAB:
+            return "TabItem";
+        case ATSPI_ROLE_DOCUMENT_FRAME: case ATSPI_ROLE_DOCUMENT_TEXT: case ATSPI_ROLE_DOCUMENT_WEB:
+        case ATSPI_ROLE_DOCUMENT_EMAIL: case ATSPI_ROLE_DOCUMENT_SPREADSHEET:
+        case ATSPI_ROLE_DOCUMENT_PRESENTATION:
+            return "Document";
+        case ATSPI_ROLE_LIST_ITEM:
+            return "ListItem";
+        case ATSPI_ROLE_MENU_ITEM: case ATSPI_ROLE_CHECK_MENU_ITEM: case ATSPI_ROLE_RADIO_MENU_ITEM:
+        case ATSPI_ROLE_TEAROFF_MENU_ITEM:
+            return "MenuItem";
+        case ATSPI_ROLE_MENU:
+            //  a submenu ("File" in a menu bar) is an item; a popup menu or a GTK4 popover
+            //  (the child of a button, a window) is only the container of its items
+            return node->parent && (node->parent->role == ATSPI_ROLE_MENU_BAR
+                                    || node->parent->role == ATSPI_ROLE_MENU) ? "MenuItem" : NULL;
+        case ATSPI_ROLE_SCROLL_BAR:
+            return "ScrollBar";
+        case ATSPI_ROLE_TREE_ITEM:
+            return "TreeItem";
+        case ATSPI_ROLE_LINK:
+            return "Hyperlink";
+        case ATSPI_ROLE_COMBO_BOX:
+            return "ComboBox";
+        case ATSPI_ROLE_RADIO_BUTTON:
+            return "RadioButton";
+        case ATSPI_ROLE_SPIN_BUTTON: case ATSPI_ROLE_SLIDER:
+            return "Spinner";
+        case ATSPI_ROLE_CHECK_BOX:
+            return "CheckBox";
+        case ATSPI_ROLE_GROUPING:
+            return "Group";
+        case ATSPI_ROLE_PANEL:
+            return (node->name && *node->name) ? "Group" : NULL;
+        case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC: case ATSPI_ROLE_CAPTION:
+        case ATSPI_ROLE_HEADING: case ATSPI_ROLE_PARAGRAPH:    //  web pages, Writer
+            return "Text";
+        case ATSPI_ROLE_TABLE_CELL:
+            return "ListItem";
+        default:
+            return NULL;
+    }
+}
+
+//  Controls whose inside is not offered: the walk does not enter them (a button's label
+//  is the button's name). Containers such as menus, lists, trees and documents are entered,
+//  and so is an expanded button (a GTK4 menu button holds its open popover) and the button of
+//  a combo box (a GTK4 drop-down shows its selection in a label inside it).
+bool
+ufo_dnode_leaf_ (const ufo_dnode_t *node)
+{
+    if ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
+    &&  (ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED)
+         || (node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)))
+        return false;           //  (a GTK4 drop-down's button holds the label of its choice)
+    switch (node->role) {
+        case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
+        case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
+        case ATSPI_ROLE_TEXT: case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC:
+        case ATSPI_ROLE_CAPTION: case ATSPI_ROLE_SPIN_BUTTON: case ATSPI_ROLE_SLIDER:
+        case ATSPI_ROLE_SCROLL_BAR: case ATSPI_ROLE_LINK: case ATSPI_ROLE_PROGRESS_BAR:
+        case ATSPI_ROLE_SEPARATOR: case ATSPI_ROLE_ICON: case ATSPI_ROLE_IMAGE:
+            return true;
+        default:
+            return false;
+    }
+}
+
+//  Roles whose text is their name (no Text call needed, no useful actions).
+bool
+ufo_dnode_label_role_ (uint32_t role)
+{
+    return role == ATSPI_ROLE_LABEL || role == ATSPI_ROLE_STATIC || role == ATSPI_ROLE_CAPTION
+        || role == ATSPI_ROLE_HEADING;
+}
+
+bool
+ufo_dnode_text_role_ (uint32_t role)
+{
+    switch (role) {
+        case ATSPI_ROLE_TEXT: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
+        case ATSPI_ROLE_DOCUMENT_FRAME: case ATSPI_ROLE_DOCUMENT_TEXT: case ATSPI_ROLE_DOCUMENT_WEB:
+        case ATSPI_ROLE_DOCUMENT_EMAIL: case ATSPI_ROLE_TERMINAL: case ATSPI_ROLE_PARAGRAPH:
+        case ATSPI_ROLE_COMBO_BOX:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool
+ufo_dnode_value_role_ (uint32_t role)
+{
+    return role == ATSPI_ROLE_SPIN_BUTTON || role == ATSPI_ROLE_SLIDER
+        || role == ATSPI_ROLE_SCROLL_BAR || role == ATSPI_ROLE_PROGRESS_BAR;
+}
+
+//  --- descriptions ------------------------------------------------------------------------
+
+static const struct { AtspiStateType state; const char *name; } s_state_names [] = {
+    { ATSPI_STATE_FOCUSED, "focused" }, { ATSPI_STATE_CHECKED, "checked" },
+    { ATSPI_STATE_SELECTED, "selected" }, { ATSPI_STATE_PRESSED, "pressed" },
+    { ATSPI_STATE_EXPANDED, "expanded" }, { ATSPI_STATE_EDITABLE, "editable" },
+    { ATSPI_STATE_FOCUSABLE, "focusable" }, { ATSPI_STATE_ACTIVE, "active" },
+    { ATSPI_STATE_MULTI_LINE, "multi_line" }, { ATSPI_STATE_INDETERMINATE, "indeterminate" },
+};
+
+ufo_value_t *
+ufo_dnode_states_value_ (const ufo_dnode_t *node)
+{
+    ufo_value_t *list = ufo_value_new_list ();
+    //  LibreOffice's cells say only ENABLED, toolkits both: either means usable
+    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_SENSITIVE)
+    &&  !ufo_dnode_has_state_ (node, ATSPI_STATE_ENABLED))
+        ufo_value_list_push_str (list, "disabled");
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (s_state_names); i++)
+        if (ufo_dnode_has_state_ (node, s_state_names [i].state))
+            ufo_value_list_push_str (list, s_state_names [i].name);
+    return list;
+}
+
+//  UTF-8-safe excerpt of at most max bytes, with "..." when cut.
+ufo_value_t *
+ufo_dnode_excerpt_ (const char *text, int max)
+{
+    if (!text)
+        return ufo_value_new_string ("");
+    size_t len = strlen (text);
+    if (len <= (size_t) max)
+        return ufo_value_new_string (text);
+    size_t cut = (size_t) max;
+    while (cut > 0 && ((unsigned char) text [cut] & 0xC0) == 0x80)
+        cut--;
+    return ufo_value_new_stringf ("%.*s...", (int) cut, text);
+}
+
+//  GTK4 doubles some button names ("2 2", "_Cancel Cancel"): keep the plain half.
+ufo_value_t *
+ufo_dnode_clean_name_ (const char *name)
+{
+    if (!name)
+        return ufo_value_new_string ("");
+    //  GTK3 pads menu item names with spaces (room for the accelerator): trim
+    while (*name == ' ')
+        name++;
+    size_t len = strlen (name);
+    while (len > 0 && name [len - 1] == ' ')
+        len--;
+    char *trimmed = ufo_strndup (name, len);
+    name = trimmed;
+    //  "2 2", and "_Cancel Cancel" / "Save _As Save As" (the mnemonic text, then the text):
+    //  the second half when the first, without underscores, equals it
+    ufo_value_t *value = NULL;
+    for (size_t k = 1; k + 1 < len && !value; k++) {
+        if (name [k] != ' ')
+            continue;
+        const char *right = name + k + 1;
+        size_t rlen = len - k - 1, a = 0, b = 0;
+        while (a < k && b < rlen) {
+            if (name [a] == '_' && a + 1 < k) {
+                a++;            //  a mnemonic mark
+                continue;
+            }
+            if (name [a] != right [b])
+                break;
+            a++;
+            b++;
+        }
+        if (a == k && b == rlen)
+            value = ufo_value_new_stringn (right, rlen);
+    }
+    if (!value)
+        value = ufo_value_new_string (name);
+    free (trimmed);
+    return value;
+}

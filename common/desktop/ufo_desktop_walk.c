@@ -1,0 +1,1327 @@
+/*  ufo_desktop_walk.c - control snapshots: a pipelined, visible-only AT-SPI walk over D-Bus
+    with a node cache that AT-SPI events invalidate piece by piece.
+
+    Every node of a window is read with five calls issued together (role, states, name,
+    interfaces, extents) plus its children list; all nodes of the walk are in flight at
+    once, so a walk costs about one round trip per tree level instead of eight per node.
+    Hidden subtrees are not entered. Nodes stay cached between snapshots; an event on a
+    node marks only that node (or its children list) stale. */
+#include "ufo_prelude.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
+#include "ufo_desktop.h"
+#include "ufo_desktop_int.h"
+#include <atspi/atspi.h>
+
+
+typedef struct {
+    char *key;
+    uint64_t serial;
+    int what;
+    int slot;                   //  W_VDIM: 0 rows 1 columns; W_VAT..W_VRC: the corner; W_VCELL
+} s_ref_t;
+
+//  W_ROLE..W_KIDS keep the node busy. W_NKIDS..W_VCELL read a huge container's visible part.
+enum { W_ROLE, W_STATE, W_NAME, W_IFACES, W_EXTENTS, W_NKIDS, W_VEXT, W_VDIM, W_VAT, W_VIDX,
+       W_VRC, W_VCELL, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE, W_DESC, W_RELS, W_COUNT, W_TEXT2, W_ANAME };
+
+
+static bool
+s_offered (const ufo_dsnap_t *st, const char *type)
+{
+    if (!type)
+        return false;
+    for (size_t i = 0; i < ufo_value_size (st->types); i++) {
+        const char *name = ufo_value_str (ufo_value_list_at (st->types, i));
+        if (name && streq (name, type))     //  a non-string entry is ignored
+            return true;
+    }
+    return false;
+}
+
+//  A top-level window of the application other than a popup (a frame or dialog that is not
+//  the snapshot's window): listed among the application's children, never walked from there.
+static bool
+s_foreign (const ufo_dnode_t *node)
+{
+    return node->parent && node->parent->role == ATSPI_ROLE_APPLICATION
+        && node->valid && node->role != ATSPI_ROLE_WINDOW;
+}
+
+//  True if node is the application's root or below it (a popup window's subtree).
+static bool
+s_under_app (const ufo_dnode_t *node)
+{
+    for (; node; node = node->parent)
+        if (node->role == ATSPI_ROLE_APPLICATION)
+            return true;
+    return false;
+}
+
+//  True if node is the one the cache answers for its key (a popup window's copy of an
+//  object a window tree took over is not).
+static bool
+s_registered (ufo_desktop_t *desk, const ufo_dnode_t *node)
+{
+    char *key = ufo_dnode_key_ (node->bus, node->path);
+    bool yes = g_hash_table_lookup (desk->nodes, key) == node;
+    g_free (key);
+    return yes;
+}
+
+//  The application's root node (cached per bus name): its children list holds its popup
+//  windows - a GTK3 context or combo menu is a top-level "window" of the application, not a
+//  child of the frame. The frame itself (a node of its own) is left out of that list.
+static ufo_dnode_t *
+s_app_node (ufo_desktop_t *desk, const char *bus)
+{
+    ufo_dnode_t *app = g_hash_table_lookup (desk->apps, bus);
+    if (!app) {
+        app = ufo_dnode_new_ (desk, bus, "/org/a11y/atspi/accessible/root", NULL);
+        app->role = ATSPI_ROLE_APPLICATION;
+        app->states = (1ull << ATSPI_STATE_VISIBLE) | (1ull << ATSPI_STATE_SHOWING)
+                    | (1ull << ATSPI_STATE_SENSITIVE);
+        app->valid = true;
+        app->detail_valid = true;
+        g_hash_table_insert (desk->apps, g_strdup (bus), app);
+    }
+    return app;
+}
+
+//  --- the walk ------------------------------------------------------------------------------
+
+//  Extents are asked in screen coordinates where the toolkit gives them right (GTK3: also
+//  for popup menus, which are windows of their own), else relative to the window (GTK4 gives
+//  window-relative extents whatever is asked), and the window's origin is added.
+static GVariant *
+s_coords (ufo_desktop_op_t *op)
+{
+    ufo_dsnap_t *st = op->state;
+    return g_variant_new ("(u)", (guint32) (st->uses_showing ? ATSPI_COORD_TYPE_SCREEN
+                                                             : ATSPI_COORD_TYPE_WINDOW));
+}
+
+static guint32
+st_coords (ufo_desktop_op_t *op)
+{
+    ufo_dsnap_t *st = op->state;
+    return st->uses_showing ? ATSPI_COORD_TYPE_SCREEN : ATSPI_COORD_TYPE_WINDOW;
+}
+
+//  The node's top-left corner on screen.
+static void
+s_origin (const ufo_dsnap_t *st, const ufo_dnode_t *node, int *x, int *y)
+{
+    *x = node->ext [0] + (st->uses_showing ? 0 : st->wx);
+    *y = node->ext [1] + (st->uses_showing ? 0 : st->wy);
+}
+
+static void s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node);
+static void s_details (ufo_desktop_op_t *op, ufo_dnode_t *node);
+static void s_maybe_finish (ufo_desktop_op_t *op);
+
+static void
+s_node_call (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, const char *iface,
+             const char *method, GVariant *params, const char *reply_type);
+static void
+s_vcall (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, int slot, const char *bus,
+         const char *path, const char *iface, const char *method, GVariant *params,
+         const char *reply_type);
+
+static ufo_dnode_t *
+s_ref_node (ufo_desktop_t *desk, s_ref_t *ref)
+{
+    char *key = ref->key;
+    ufo_dnode_t *node = g_hash_table_lookup (desk->nodes, key);
+    return (node && ufo_dnode_serial_ (node) == ref->serial) ? node : NULL;
+}
+
+//  A copy of text without U+FFFC, the object replacement character that stands for each
+//  embedded child (Firefox's paragraphs and documents, LibreOffice's frames).
+static char *
+s_drop_objects (const char *text)
+{
+    char *out = ufo_strdup (text);
+    char *w = out;
+    for (const char *r = text; *r; ) {
+        if ((unsigned char) r [0] == 0xEF && (unsigned char) r [1] == 0xBF
+        &&  (unsigned char) r [2] == 0xBC)
+            r += 3;
+        else
+            *w++ = *r++;
+    }
+    *w = '\0';
+    return out;
+}
+
+static void
+s_set_kids (ufo_desktop_t *desk, ufo_dnode_t *node, GVariant *arr)
+{
+    GPtrArray *old = node->kids;
+    GPtrArray *kids = g_ptr_array_new ();
+    GVariantIter iter;
+    const char *bus, *path;
+    g_variant_iter_init (&iter, arr);
+    while (g_variant_iter_next (&iter, "(&s&o)", &bus, &path)) {
+        if (kids->len >= 5000)
+            break;                  //  a list this long is data, not controls
+        ufo_dnode_t *kid = NULL;
+        for (guint i = 0; old && i < old->len; i++) {
+            ufo_dnode_t *o = g_ptr_array_index (old, i);
+            if (o && streq (o->bus, bus) && streq (o->path, path)) {
+                kid = o;
+                g_ptr_array_index (old, i) = NULL;
+                //  an object that moved in the list may hold other content now
+                if (i != kids->len)
+                    o->extra_valid = false;
+                break;
+            }
+        }
+        if (!kid && s_under_app (node)) {
+            //  reached through the application's popup windows: an object some window's tree
+            //  already holds (a window root; a GTK3 combo's menu, which is also the child of
+            //  its popup window) stays that tree's, so nothing is offered twice
+            char *key = ufo_dnode_key_ (bus, path);
+            ufo_dnode_t *known = g_hash_table_lookup (desk->nodes, key);
+            g_free (key);
+            if (known)
+                continue;
+        }
+        if (!kid)
+            kid = ufo_dnode_new_ (desk, bus, path, node);
+        g_ptr_array_add (kids, kid);
+    }
+    if (old) {
+        for (guint i = 0; i < old->len; i++)
+            if (g_ptr_array_index (old, i))
+                ufo_dnode_free_ (desk, g_ptr_array_index (old, i));
+        g_ptr_array_unref (old);
+    }
+    node->kids = kids;
+    node->kids_valid = true;
+}
+
+
+//  --- huge and virtual containers --------------------------------------------------------------
+//  A spreadsheet reports 2^31 - 1 cells, a long list thousands of rows: asking for all children
+//  makes the application build them all (LibreOffice then spins and grows for minutes). The
+//  roles that can be that large are counted first (ChildCount); above UFO_DESKTOP_MAX_KIDS only
+//  the visible part is read: the cells at the corners of the container's visible area
+//  (Component.GetAccessibleAtPoint), their row and column (GetIndexInParent, then the Table's
+//  GetRowColumnExtentsAtIndex), and the cells between (Table.GetAccessibleAt; a list without
+//  Table: GetChildAtIndex), at most UFO_DESKTOP_MAX_CELLS (ufo_desktop_visible_range).
+
+static bool
+s_maybe_huge (uint32_t role)
+{
+    switch (role) {
+        case ATSPI_ROLE_TABLE: case ATSPI_ROLE_TREE_TABLE: case ATSPI_ROLE_TREE:
+        case ATSPI_ROLE_LIST: case ATSPI_ROLE_LIST_BOX: case ATSPI_ROLE_DOCUMENT_SPREADSHEET:
+        case ATSPI_ROLE_DOCUMENT_TEXT: case ATSPI_ROLE_DOCUMENT_FRAME: case ATSPI_ROLE_DOCUMENT_WEB:
+        case ATSPI_ROLE_DOCUMENT_PRESENTATION: case ATSPI_ROLE_SCROLL_PANE: case ATSPI_ROLE_VIEWPORT:
+            return true;
+        default:
+            return false;
+    }
+}
+
+//  The visible part of the container in the coordinates its extents are read in.
+static bool
+s_visible_box (ufo_desktop_op_t *op, const ufo_dnode_t *node, int box [4])
+{
+    ufo_dsnap_t *st = op->state;
+    int wx = st->uses_showing ? st->wx : 0, wy = st->uses_showing ? st->wy : 0;
+    int l = MAX (node->ext [0], wx), t = MAX (node->ext [1], wy);
+    int r = MIN (node->ext [0] + node->ext [2], wx + st->ww);
+    int b = MIN (node->ext [1] + node->ext [3], wy + st->wh);
+    if (node->ext [2] <= 0 || node->ext [3] <= 0 || r - l < 2 || b - t < 2)
+        return false;
+    box [0] = l, box [1] = t, box [2] = r, box [3] = b;
+    return true;
+}
+
+//  The children list of a huge container: the cells read, in row order.
+static void
+s_vfinish (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    GVariantBuilder b;
+    g_variant_builder_init (&b, G_VARIANT_TYPE ("a(so)"));
+    for (int i = 0; node->vkids && i < node->vcells; i++) {
+        char *key = node->vkids [i];
+        char *sp = key ? strchr (key, ' ') : NULL;
+        if (sp && g_variant_is_object_path (sp + 1)) {
+            *sp = '\0';
+            g_variant_builder_add (&b, "(so)", key, sp + 1);
+            *sp = ' ';
+        }
+        free (key);
+    }
+    free (node->vkids);
+    node->vkids = NULL;
+    node->vcells = 0;
+    GVariant *arr = g_variant_ref_sink (g_variant_builder_end (&b));
+    s_set_kids (op->desk, node, arr);
+    g_variant_unref (arr);
+}
+
+//  All probing calls answered: read the cells of the visible range.
+static void
+s_vnext (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    if (node->vcells > 0 || node->vkids) {      //  the cells are in: done
+        s_vfinish (op, node);
+        return;
+    }
+    bool table = node->vrows >= 0 && node->vcols >= 0;
+    ufo_desktop_range_t r = ufo_desktop_visible_range (
+        node->vrows, table ? node->vcols : 1, node->vcorner [0], table ? node->vcorner [1] : 0,
+        node->vcorner [2], table ? node->vcorner [3] : 0, UFO_DESKTOP_MAX_CELLS);
+    if (r.row1 < r.row0 || r.col1 < r.col0 || op->cancelled || op->done) {
+        s_vfinish (op, node);
+        return;
+    }
+    int n = (r.row1 - r.row0 + 1) * (r.col1 - r.col0 + 1);
+    node->vkids = ufo_calloc ((size_t) n, sizeof (char *));
+    node->vcells = n;
+    int slot = 0;
+    for (int row = r.row0; row <= r.row1; row++)
+        for (int col = r.col0; col <= r.col1; col++, slot++) {
+            if (table)
+                s_vcall (op, node, W_VCELL, slot, node->bus, node->path, "org.a11y.atspi.Table",
+                         "GetAccessibleAt", g_variant_new ("(ii)", row, col), "((so))");
+            else
+                s_vcall (op, node, W_VCELL, slot, node->bus, node->path,
+                         "org.a11y.atspi.Accessible", "GetChildAtIndex", g_variant_new ("(i)", row),
+                         "((so))");
+        }
+}
+
+//  A reply of the huge-container reading. Returns after issuing what comes next.
+static void
+s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant *reply)
+{
+    bool go = !op->cancelled && !op->done;
+    switch (ref->what) {
+        case W_NKIDS: {
+            GVariant *v = NULL;
+            if (reply)
+                g_variant_get (reply, "(v)", &v);
+            int count = v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32)
+                      ? g_variant_get_int32 (v) : 0;
+            if (v)
+                g_variant_unref (v);
+            if (!reply || !go)
+                s_set_kids (op->desk, node, g_variant_new ("a(so)", NULL));
+            else if (!ufo_desktop_huge_container (count, UFO_DESKTOP_MAX_KIDS)) {
+                node->virt = false;
+                s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                             "(a(so))");
+            }
+            else {
+                ufo_trace ("desktop: %s has %d children: reading the visible part", node->path,
+                           count);
+                node->virt = true;
+                node->vrows = node->vcols = -1;
+                for (int i = 0; i < 4; i++)
+                    node->vcorner [i] = -1;
+                s_vcall (op, node, W_VEXT, 0, node->bus, node->path, "org.a11y.atspi.Component",
+                         "GetExtents", s_coords (op), "((iiii))");
+                for (int i = 0; i < 2; i++)
+                    s_vcall (op, node, W_VDIM, i, node->bus, node->path,
+                             "org.freedesktop.DBus.Properties", "Get",
+                             g_variant_new ("(ss)", "org.a11y.atspi.Table",
+                                            i == 0 ? "NRows" : "NColumns"), "(v)");
+            }
+            return;
+        }
+        case W_VEXT: {
+            int box [4];
+            if (reply)
+                g_variant_get (reply, "((iiii))", &node->ext [0], &node->ext [1], &node->ext [2],
+                               &node->ext [3]);
+            if (reply && go && s_visible_box (op, node, box)) {
+                guint32 coords = st_coords (op);
+                s_vcall (op, node, W_VAT, 0, node->bus, node->path, "org.a11y.atspi.Component",
+                         "GetAccessibleAtPoint", g_variant_new ("(iiu)", box [0] + 1, box [1] + 1,
+                                                                coords), "((so))");
+                s_vcall (op, node, W_VAT, 1, node->bus, node->path, "org.a11y.atspi.Component",
+                         "GetAccessibleAtPoint", g_variant_new ("(iiu)", box [2] - 2, box [3] - 2,
+                                                                coords), "((so))");
+            }
+            break;
+        }
+        case W_VDIM: {
+            GVariant *v = NULL;
+            if (reply)
+                g_variant_get (reply, "(v)", &v);
+            if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32)) {
+                if (ref->slot == 0)
+                    node->vrows = g_variant_get_int32 (v);
+                else
+                    node->vcols = g_variant_get_int32 (v);
+                node->ifaces |= S_IF_TABLE;
+            }
+            if (v)
+                g_variant_unref (v);
+            break;
+        }
+        case W_VAT: {
+            const char *bus = NULL, *path = NULL;
+            if (reply)
+                g_variant_get (reply, "((&s&o))", &bus, &path);
+            if (go && bus && *bus && path && !streq (path, "/org/a11y/atspi/null"))
+                s_vcall (op, node, W_VIDX, ref->slot, bus, path, "org.a11y.atspi.Accessible",
+                         "GetIndexInParent", NULL, "(i)");
+            break;
+        }
+        case W_VIDX: {
+            int index = -1;
+            if (reply)
+                g_variant_get (reply, "(i)", &index);
+            if (index < 0 || !go)
+                break;
+            //  a list: the index is the row; a table: ask it (the index of a far cell of a
+            //  huge sheet may have overflowed: then the corner stays unknown)
+            if (node->vrows < 0 || node->vcols < 0) {
+                node->vcorner [ref->slot * 2] = index;
+                node->vcorner [ref->slot * 2 + 1] = 0;
+            }
+            s_vcall (op, node, W_VRC, ref->slot, node->bus, node->path, "org.a11y.atspi.Table",
+                     "GetRowColumnExtentsAtIndex", g_variant_new ("(i)", index), "(biiiib)");
+            break;
+        }
+        case W_VRC: {
+            gboolean ok = FALSE, sel = FALSE;
+            int row = -1, col = -1, rs = 0, cs = 0;
+            if (reply)
+                g_variant_get (reply, "(biiiib)", &ok, &row, &col, &rs, &cs, &sel);
+            if (ok && row >= 0 && col >= 0) {
+                //  the far corner: the last row and column the spanning cell covers
+                node->vcorner [ref->slot * 2] = ref->slot ? row + MAX (rs, 1) - 1 : row;
+                node->vcorner [ref->slot * 2 + 1] = ref->slot ? col + MAX (cs, 1) - 1 : col;
+            }
+            break;
+        }
+        case W_VCELL: {
+            const char *bus = NULL, *path = NULL;
+            if (reply)
+                g_variant_get (reply, "((&s&o))", &bus, &path);
+            if (bus && *bus && path && !streq (path, "/org/a11y/atspi/null")
+            &&  node->vkids && ref->slot < node->vcells) {
+                free (node->vkids [ref->slot]);
+                char *key = ufo_dnode_key_ (bus, path);
+                node->vkids [ref->slot] = ufo_strdup (key);
+                g_free (key);
+            }
+            break;
+        }
+    }
+    if (--node->vwait == 0)
+        s_vnext (op, node);
+}
+
+static void
+s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    ufo_dsnap_t *st = op->state;
+    if (ufo_dnode_hidden_ (node, st->uses_showing))
+        return;
+    if (!node->extra_valid && s_offered (st, ufo_desktop_control_type_ (op->desk, node))) {
+        node->extra_valid = true;
+        free (node->desc);
+        node->desc = NULL;
+        free (node->relby);
+        node->relby = NULL;
+        //  no usable name (none, or a class name such as GtkButton): the naming rules need
+        //  the labelled-by relation and the description (tooltip)
+        const char *nm = node->name ? node->name : "";
+        while (*nm == ' ')
+            nm++;
+        if (!*nm || ufo_desktop_class_name (nm)) {
+            s_node_call (op, node, W_DESC, "org.freedesktop.DBus.Properties", "Get",
+                         g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Description"),
+                         "(v)");
+            s_node_call (op, node, W_RELS, "org.a11y.atspi.Accessible", "GetRelationSet", NULL,
+                         "(a(ua(so)))");
+        }
+        if (node->ext [2] < 0)      //  a named panel (Group): its extents now
+            s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
+                         s_coords (op), "((iiii))");
+        g_strfreev (node->actions);
+        node->actions = NULL;
+        free (node->text);
+        node->text = NULL;
+        if (ufo_dnode_label_role_ (node->role))
+            node->text = ufo_strdup (node->name ? node->name : "");
+        else {
+            //  where the interfaces are known (GTK3) only the offered ones are called;
+            //  elsewhere (GTK4, where a call costs more) a failing call says "not offered"
+            bool known = st->uses_showing;
+            if (!known || (node->ifaces & S_IF_ACTION))
+                s_node_call (op, node, W_ACTIONS, "org.a11y.atspi.Action", "GetActions", NULL,
+                             "(a(sss))");
+            bool text = known ? (node->ifaces & S_IF_TEXT) != 0 : ufo_dnode_text_role_ (node->role);
+            bool value = known ? (node->ifaces & S_IF_VALUE) != 0 : ufo_dnode_value_role_ (node->role);
+            if (text)
+                s_node_call (op, node, W_TEXT, "org.a11y.atspi.Text", "GetText",
+                             g_variant_new ("(ii)", 0, op->desk->text_excerpt + 1), "(s)");
+            else if (value)
+                s_node_call (op, node, W_VALUE, "org.freedesktop.DBus.Properties", "Get",
+                             g_variant_new ("(ss)", "org.a11y.atspi.Value", "CurrentValue"),
+                             "(v)");
+        }
+    }
+    if (node->kids && !ufo_dnode_leaf_ (node))
+        for (guint i = 0; i < node->kids->len; i++)
+            s_visit (op, g_ptr_array_index (node->kids, i));
+}
+
+//  Second stage, once role and states are known: extents, and for controls their name and
+//  interfaces; the children list unless the control is a leaf.
+static void
+s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    ufo_dsnap_t *st = op->state;
+    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
+    ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
+    ||  s_foreign (node))
+        return;
+    bool detail = !node->detail_valid;
+    bool ext_only = !detail && node->ext_stale;
+    //  the visible part of a huge container changes with its details (scrolled, resized)
+    bool kids = !ufo_dnode_leaf_ (node) && (!node->kids_valid || (node->virt && detail));
+    if (!detail && !kids && !ext_only) {
+        s_expand (op, node);
+        return;
+    }
+    //  extents are read for controls only (and for the full tree): containers are pruned by
+    //  their states, and a control's own extents decide whether it is on screen
+    //  a panel is a Group only when named: its name is read, its extents only if named
+    bool control = ufo_desktop_control_type_ (op->desk, node) != NULL
+                || node->role == ATSPI_ROLE_PANEL || node->parent == NULL
+                || node->role == ATSPI_ROLE_MENU_BAR;  //  one of no size hides its items
+                                                        //  (LibreOffice's second menu bar)
+    bool extents = (control && (node->role != ATSPI_ROLE_PANEL || (node->name && *node->name)))
+                || st->want_tree;
+    if (ext_only && !extents) {
+        node->ext_stale = false;
+        ext_only = false;
+        if (!kids) {
+            s_expand (op, node);
+            return;
+        }
+    }
+    node->stage = 2;
+    if (ext_only)
+        s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
+                     s_coords (op), "((iiii))");
+    if (detail) {
+        node->extra_valid = false;
+        node->ext [2] = -1;
+        if (extents)
+            s_node_call (op, node, W_EXTENTS, "org.a11y.atspi.Component", "GetExtents",
+                         s_coords (op), "((iiii))");
+        //  interfaces are learnt from the calls that succeed (saves a call per control)
+        node->ifaces = 0;
+        if (control) {
+            s_node_call (op, node, W_NAME, "org.freedesktop.DBus.Properties", "Get",
+                         g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Name"), "(v)");
+            //  GTK3's bridge logs a CRITICAL for a call on a missing interface: ask first
+            if (st->uses_showing)
+                s_node_call (op, node, W_IFACES, "org.a11y.atspi.Accessible", "GetInterfaces",
+                             NULL, "(as)");
+        }
+        else {
+            free (node->name);
+            node->name = NULL;
+        }
+    }
+    if (kids && s_maybe_huge (node->role)) {
+        //  count first: a huge or virtual container is never enumerated
+        node->vwait = 0;
+        s_node_call (op, node, W_NKIDS, "org.freedesktop.DBus.Properties", "Get",
+                     g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "ChildCount"), "(v)");
+    }
+    else if (kids)
+        s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                     "(a(so))");
+    if (node->busy == 0) {      //  nothing to read for this container
+        node->stage = 0;
+        node->detail_valid = true;
+        node->ext_stale = false;
+        s_expand (op, node);
+    }
+}
+
+static void
+s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    s_ref_t *ref = data;
+    ufo_dnode_t *node = op ? s_ref_node (op->desk, ref) : NULL;
+    if (!node) {
+        free (ref->key);
+        free (ref);
+        if (op)
+            s_maybe_finish (op);
+        return;
+    }
+    if (ref->what <= W_KIDS)
+        node->busy--;
+    if (ref->what >= W_NKIDS && ref->what < W_KIDS)
+        s_vreply (op, node, ref, reply);
+    else if (reply) {
+        switch (ref->what) {
+            case W_ROLE: g_variant_get (reply, "(u)", &node->role); break;
+            case W_STATE: {
+                GVariant *au = g_variant_get_child_value (reply, 0);
+                gsize n = 0;
+                const guint32 *bits = g_variant_get_fixed_array (au, &n, sizeof (guint32));
+                node->states = (n > 0 ? bits [0] : 0) | (n > 1 ? (uint64_t) bits [1] << 32 : 0);
+                g_variant_unref (au);
+                break;
+            }
+            case W_NAME: {
+                GVariant *v = NULL;
+                g_variant_get (reply, "(v)", &v);
+                free (node->name);
+                node->name = ufo_strdup (v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING)
+                                         ? g_variant_get_string (v, NULL) : "");
+                if (v)
+                    g_variant_unref (v);
+                break;
+            }
+            case W_IFACES: {
+                const char **names = NULL;
+                g_variant_get (reply, "(^a&s)", &names);
+                for (int i = 0; names && names [i]; i++) {
+                    const char *s = names [i];
+                    if (streq (s, "org.a11y.atspi.Component")) node->ifaces |= S_IF_COMPONENT;
+                    else if (streq (s, "org.a11y.atspi.Action")) node->ifaces |= S_IF_ACTION;
+                    else if (streq (s, "org.a11y.atspi.Text")) node->ifaces |= S_IF_TEXT;
+                    else if (streq (s, "org.a11y.atspi.EditableText")) node->ifaces |= S_IF_EDITABLE;
+                    else if (streq (s, "org.a11y.atspi.Value")) node->ifaces |= S_IF_VALUE;
+                    else if (streq (s, "org.a11y.atspi.Selection")) node->ifaces |= S_IF_SELECTION;
+                }
+                g_free (names);
+                break;
+            }
+            case W_EXTENTS:
+                g_variant_get (reply, "((iiii))", &node->ext [0], &node->ext [1], &node->ext [2],
+                               &node->ext [3]);
+                node->ifaces |= S_IF_COMPONENT;
+                //  no size yet (Firefox answers -1 while a page lays out, and sends no
+                //  bounds event afterwards): read again on the next pass
+                node->ext_retry = node->ext [2] < 0 || node->ext [3] < 0;
+                break;
+            case W_KIDS: {
+                GVariant *arr = g_variant_get_child_value (reply, 0);
+                s_set_kids (op->desk, node, arr);
+                g_variant_unref (arr);
+                break;
+            }
+            case W_ACTIONS: {
+                GVariant *arr = g_variant_get_child_value (reply, 0);
+                gsize n = g_variant_n_children (arr);
+                g_strfreev (node->actions);
+                node->actions = g_new0 (char *, n + 1);
+                for (gsize i = 0; i < n; i++) {
+                    const char *name = NULL;
+                    g_variant_get_child (arr, i, "(&sss)", &name, NULL, NULL);
+                    node->actions [i] = g_strdup (name ? name : "");
+                }
+                g_variant_unref (arr);
+                if (n > 0)
+                    node->ifaces |= S_IF_ACTION;
+                //  GetActions gives the localized name (LibreOffice: "", Firefox: ";;"): the
+                //  name actions are chosen by is GetName's (press, click, activate, jump)
+                for (gsize i = 0; i < n && i < 8 && !op->cancelled && !op->done; i++)
+                    s_vcall (op, node, W_ANAME, (int) i, node->bus, node->path,
+                             "org.a11y.atspi.Action", "GetName", g_variant_new ("(i)", (gint32) i),
+                             "(s)");
+                break;
+            }
+            case W_ANAME: {
+                const char *name = NULL;
+                g_variant_get (reply, "(&s)", &name);
+                int count = 0;
+                while (node->actions && node->actions [count])
+                    count++;
+                if (name && *name && ref->slot < count) {
+                    g_free (node->actions [ref->slot]);
+                    node->actions [ref->slot] = g_strdup (name);
+                }
+                break;
+            }
+            case W_TEXT:
+            case W_TEXT2: {
+                const char *s = NULL;
+                g_variant_get (reply, "(&s)", &s);
+                free (node->text);
+                node->text = s_drop_objects (s ? s : "");
+                node->ifaces |= S_IF_TEXT;
+                if (ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE))
+                    node->ifaces |= S_IF_EDITABLE;
+                //  GTK4, Qt (and Firefox for short texts) answer "" when the end offset is past
+                //  the text: ask for the character count, then for exactly that much
+                if (ref->what == W_TEXT && !*node->text && !op->cancelled && !op->done)
+                    s_node_call (op, node, W_COUNT, "org.freedesktop.DBus.Properties", "Get",
+                                 g_variant_new ("(ss)", "org.a11y.atspi.Text", "CharacterCount"),
+                                 "(v)");
+                break;
+            }
+            case W_COUNT: {
+                GVariant *v = NULL;
+                g_variant_get (reply, "(v)", &v);
+                int count = v && g_variant_is_of_type (v, G_VARIANT_TYPE_INT32)
+                          ? g_variant_get_int32 (v) : 0;
+                if (v)
+                    g_variant_unref (v);
+                int want = count < op->desk->text_excerpt + 1 ? count : op->desk->text_excerpt + 1;
+                if (want > 0 && !op->cancelled && !op->done)
+                    s_node_call (op, node, W_TEXT2, "org.a11y.atspi.Text", "GetText",
+                                 g_variant_new ("(ii)", 0, want), "(s)");
+                break;
+            }
+            case W_RELS: {
+                GVariant *arr = g_variant_get_child_value (reply, 0);
+                GVariantIter iter;
+                guint32 type;
+                GVariant *targets;
+                g_variant_iter_init (&iter, arr);
+                while (!node->relby && g_variant_iter_next (&iter, "(u@a(so))", &type, &targets)) {
+                    const char *bus, *path;
+                    if (type == ATSPI_RELATION_LABELLED_BY && g_variant_n_children (targets) > 0) {
+                        g_variant_get_child (targets, 0, "(&s&o)", &bus, &path);
+                        char *key = ufo_dnode_key_ (bus, path);
+                        node->relby = ufo_strdup (key);
+                        g_free (key);
+                    }
+                    g_variant_unref (targets);
+                }
+                g_variant_unref (arr);
+                break;
+            }
+            case W_DESC: {
+                GVariant *v = NULL;
+                g_variant_get (reply, "(v)", &v);
+                free (node->desc);
+                node->desc = ufo_strdup (v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING)
+                                         ? g_variant_get_string (v, NULL) : "");
+                if (v)
+                    g_variant_unref (v);
+                break;
+            }
+            case W_VALUE: {
+                GVariant *v = NULL;
+                g_variant_get (reply, "(v)", &v);
+                free (node->text);
+                if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_DOUBLE)) {
+                    node->text = g_strdup_printf ("%g", g_variant_get_double (v));
+                    node->ifaces |= S_IF_VALUE;
+                }
+                else
+                    node->text = ufo_strdup ("");
+                if (v)
+                    g_variant_unref (v);
+                break;
+            }
+        }
+    }
+    else if (ref->what == W_KIDS) {
+        //  no children interface: a leaf
+        s_set_kids (op->desk, node, g_variant_new ("a(so)", NULL));
+    }
+    else if (ref->what == W_EXTENTS) {
+        node->ext [2] = -1;
+        //  a page still loading (Firefox) fails GetExtents for a moment: read them again
+        //  next time, unless the object has no Component interface at all
+        node->ext_retry = !error || !strstr (error, "Unknown");
+        ufo_trace ("desktop: GetExtents of %s failed: %s", node->path, error ? error : "");
+    }
+    if (ref->what <= W_KIDS && node->busy == 0) {
+        int stage = node->stage;
+        node->stage = 0;
+        if (stage == 1)
+            node->valid = true;
+        else {
+            node->detail_valid = true;
+            node->ext_stale = false;        //  a failed read is retried by the next snapshot
+        }
+        if (!op->cancelled && !op->done) {
+            if (stage == 1)
+                s_details (op, node);
+            else
+                s_expand (op, node);
+        }
+    }
+    free (ref->key);
+    free (ref);
+    s_maybe_finish (op);
+}
+
+static void
+s_node_call (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, const char *iface,
+             const char *method, GVariant *params, const char *reply_type)
+{
+    s_ref_t *ref = ufo_calloc (1, sizeof (*ref));
+    ref->key = ufo_dnode_key_ (node->bus, node->path);
+    ref->serial = ufo_dnode_serial_ (node);
+    ref->what = what;
+    if (what <= W_KIDS)
+        node->busy++;
+    ufo_desktop_call_ (op, node->bus, node->path, iface, method, params, reply_type,
+                       s_on_reply, ref);
+}
+
+//  A call about node (on node itself or, for a huge container, on one of its cells) whose
+//  reply needs a slot: a corner, a cell, an action's index.
+static void
+s_vcall (ufo_desktop_op_t *op, ufo_dnode_t *node, int what, int slot, const char *bus,
+         const char *path, const char *iface, const char *method, GVariant *params,
+         const char *reply_type)
+{
+    s_ref_t *ref = ufo_calloc (1, sizeof (*ref));
+    ref->key = ufo_dnode_key_ (node->bus, node->path);
+    ref->serial = ufo_dnode_serial_ (node);
+    ref->what = what;
+    ref->slot = slot;
+    if (what <= W_KIDS)
+        node->busy++;
+    if (what >= W_VEXT && what <= W_VCELL)
+        node->vwait++;
+    ufo_desktop_call_ (op, bus, path, iface, method, params, reply_type, s_on_reply, ref);
+}
+
+static void
+s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    ufo_dsnap_t *st = op->state;
+    if (node->walk_gen == st->gen)
+        return;
+    node->walk_gen = st->gen;
+    if (node->busy > 0)
+        return;                     //  still being read by an earlier, cancelled walk
+    if (node->valid) {
+        s_details (op, node);
+        return;
+    }
+    st->fetched++;
+    node->stage = 1;
+    const char *acc = "org.a11y.atspi.Accessible";
+    s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
+    s_node_call (op, node, W_STATE, acc, "GetState", NULL, "(au)");
+    //  (asking for the children here too, before knowing whether the node is shown, saves
+    //  a round trip per level but measured slower: hidden menus are large)
+}
+
+//  --- building the result ------------------------------------------------------------------
+
+static ufo_value_t *
+s_rect (const ufo_dsnap_t *st, const ufo_dnode_t *node)
+{
+    ufo_value_t *rect = ufo_value_new_list ();
+    int x, y;
+    s_origin (st, node, &x, &y);
+    int w = node->ext [2] > 0 ? node->ext [2] : 0, h = node->ext [3] > 0 ? node->ext [3] : 0;
+    ufo_value_list_push_int (rect, x);
+    ufo_value_list_push_int (rect, y);
+    ufo_value_list_push_int (rect, x + w);
+    ufo_value_list_push_int (rect, y + h);
+    return rect;
+}
+
+//  What s_collect gathers besides the control list.
+typedef struct {
+    ufo_value_t *controls;      //  the control list (labels filled in later)
+    GPtrArray *labels;          //  ufo_dlabel_t*, one per control
+    GPtrArray *tree_refs;       //  the tree node of each control (borrowed) or NULL
+    ufo_value_t *captions;      //  labels that may name a field: {text, rect}
+    int nodes;
+} s_collect_t;
+
+//  "ROLE|name|parent role/grandparent role/..." (see ufo_desktop_label.c).
+static char *
+s_ident (const ufo_dnode_t *node)
+{
+    GString *s = g_string_new (NULL);
+    g_string_append_printf (s, "%u|%s|", node->role, node->name ? node->name : "");
+    for (const ufo_dnode_t *up = node->parent; up; up = up->parent)
+        g_string_append_printf (s, "%u/", up->role);
+    char *out = ufo_strdup (s->str);
+    g_string_free (s, TRUE);
+    return out;
+}
+
+//  The name of the nearest named ancestor below the window (a panel, group, menu ...).
+static const char *
+s_container (const ufo_dnode_t *node)
+{
+    for (const ufo_dnode_t *up = node->parent; up && up->parent; up = up->parent) {
+        const char *name = up->name;
+        while (name && *name == ' ')
+            name++;
+        if (name && *name && !ufo_desktop_class_name (name))
+            return name;
+    }
+    return "";
+}
+
+//  The selected option of a combo box (a web page's select keeps its options, hidden, in a
+//  menu inside it; the selected one has the selected state), or NULL.
+static const char *
+s_combo_choice (const ufo_dnode_t *node, int depth)
+{
+    for (guint i = 0; node->kids && depth < 2 && i < node->kids->len; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid)
+            continue;
+        if ((kid->role == ATSPI_ROLE_MENU_ITEM || kid->role == ATSPI_ROLE_LIST_ITEM)
+        &&  ufo_dnode_has_state_ (kid, ATSPI_STATE_SELECTED) && kid->name && *kid->name)
+            return kid->name;
+        const char *found = s_combo_choice (kid, depth + 1);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+//  The name of the first label at most `depth` levels below node (walked, shown), or NULL.
+static const char *
+s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
+{
+    for (guint i = 0; depth > 0 && node->kids && i < node->kids->len; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid || !kid->detail_valid || ufo_dnode_hidden_ (kid, uses_showing))
+            continue;           //  not shown (a closed drop-down's list)
+        if (ufo_dnode_label_role_ (kid->role) && kid->name && *kid->name
+        &&  !ufo_desktop_class_name (kid->name))
+            return kid->name;
+        const char *found = s_shown_label (kid, depth - 1, uses_showing);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+static void
+s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_t *tree_parent,
+           bool popup)
+{
+    ufo_dsnap_t *st = op->state;
+    if (!node->valid || !node->detail_valid || ufo_dnode_hidden_ (node, st->uses_showing)
+    ||  s_foreign (node) || (popup && !s_registered (op->desk, node)))
+        return;
+    out->nodes += node->role != ATSPI_ROLE_APPLICATION;
+    const char *type = ufo_desktop_control_type_ (op->desk, node);
+    ufo_value_t *tree_node = NULL;
+    if (tree_parent) {
+        tree_node = ufo_value_new_map ();
+        char *role = atspi_role_get_name ((AtspiRole) node->role);
+        ufo_value_map_set_str (tree_node, "role", role ? role : "unknown");
+        g_free (role);
+        ufo_value_map_set_str (tree_node, "control_type", type ? type : "");
+        ufo_value_map_set_str (tree_node, "name", node->name ? node->name : "");
+        ufo_value_t *rect = s_rect (st, node);
+        ufo_value_map_set (tree_node, "rect", &rect);
+        ufo_value_t *states = ufo_dnode_states_value_ (node);
+        ufo_value_map_set (tree_node, "states", &states);
+    }
+    //  offered: inside the window; a menu item may also be in a popup outside it
+    int x, y;
+    s_origin (st, node, &x, &y);
+    //  popups (menus, GTK4 popovers, the open menu button holding one) may extend
+    //  beyond the window: what is inside them counts if it is on the screen
+    popup = popup || node->role == ATSPI_ROLE_MENU || node->role == ATSPI_ROLE_POPUP_MENU
+         || (node->parent && node->role == ATSPI_ROLE_WINDOW)
+         || ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
+             && ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED));
+    bool menu = popup || (type && streq (type, "MenuItem"));
+    int bx = menu ? 0 : st->wx, by = menu ? 0 : st->wy;
+    int bw = menu ? op->desk->screen_w : st->ww, bh = menu ? op->desk->screen_h : st->wh;
+    bool on_screen = node->ext [2] > 0 && node->ext [3] > 0
+                  && x < bx + bw && y < by + bh
+                  && x + node->ext [2] > bx && y + node->ext [3] > by;
+    //  a label inside a button (GTK4 exposes both) is the button's text, not a control
+    if (type && streq (type, "Text") && node->parent) {
+        const ufo_dnode_t *up = node->parent;
+        for (int i = 0; i < 2 && up; i++, up = up->parent) {
+            const char *ptype = ufo_desktop_control_type_ (op->desk, up);
+            if (ptype && !streq (ptype, "Text") && !streq (ptype, "Group")
+            &&  !streq (ptype, "Document"))     //  a page's headings are the page's
+                type = NULL;
+        }
+    }
+    //  a label inside a combo box shows its selection: that is the combo's value
+    for (const ufo_dnode_t *up = node->parent; type && up && up->parent; up = up->parent)
+        if (up->role == ATSPI_ROLE_COMBO_BOX && streq (type, "Text"))
+            type = NULL;
+    //  a button inside a button (GTK4's menu button holds the toggle that opens its popover)
+    //  is part of the outer one, which is offered and clicked through it
+    if (type && streq (type, "Button") && node->parent
+    &&  (node->parent->role == ATSPI_ROLE_PUSH_BUTTON || node->parent->role == ATSPI_ROLE_TOGGLE_BUTTON
+         || node->parent->role == ATSPI_ROLE_COMBO_BOX))
+        type = NULL;
+    //  any label on screen may be the caption of a field, offered or not
+    if (on_screen && type && streq (type, "Text") && node->name && *node->name) {
+        ufo_value_t *cap = ufo_value_new_map ();
+        ufo_value_map_set_str (cap, "text", node->name);
+        ufo_value_t *rect = s_rect (st, node);
+        ufo_value_map_set (cap, "rect", &rect);
+        ufo_value_list_push (out->captions, &cap);
+    }
+    //  a paragraph is text to read: one with no text of its own (a row of a form, whose
+    //  widgets are its children) is structure
+    bool wordless = !node->text || !node->text [strspn (node->text, " \t\r\n")];
+    if (type && node->role == ATSPI_ROLE_PARAGRAPH && wordless)
+        type = NULL;
+    //  nor is a text with neither name nor text (LibreOffice's empty status bar fields)
+    if (type && streq (type, "Text") && wordless && (!node->name || !*node->name))
+        type = NULL;
+    if (on_screen && s_offered (st, type)) {
+        ufo_value_t *c = ufo_value_new_map ();
+        ufo_value_map_set_str (c, "label", "");
+        ufo_value_map_set_str (c, "control_type", type);
+        //  unnamed text (a paragraph, a heading whose name is empty) is named by its start
+        bool by_text = streq (type, "Text") && (!node->name || !*node->name) && !wordless;
+        ufo_value_t *text = by_text ? ufo_dnode_excerpt_ (node->text, 60)
+                                    : ufo_dnode_clean_name_ (node->name);
+        ufo_value_map_set (c, "control_text", &text);
+        ufo_value_t *rect = s_rect (st, node);
+        int cx = (int) (ufo_value_int (ufo_value_list_at (rect, 0))
+                        + ufo_value_int (ufo_value_list_at (rect, 2))) / 2;
+        int cy = (int) (ufo_value_int (ufo_value_list_at (rect, 1))
+                        + ufo_value_int (ufo_value_list_at (rect, 3))) / 2;
+        ufo_value_map_set (c, "control_rect", &rect);
+        ufo_value_t *actions = ufo_value_new_list ();
+        for (int i = 0; node->actions && node->actions [i]; i++)
+            ufo_value_list_push_str (actions, node->actions [i]);
+        ufo_value_map_set (c, "actions", &actions);
+        const char *shown = node->text;
+        const char *chosen = streq (type, "ComboBox") ? s_combo_choice (node, 0) : NULL;
+        if (chosen)
+            shown = chosen;         //  a web page's select: its selected option
+        else if ((!shown || !*shown) && node->role == ATSPI_ROLE_COMBO_BOX)
+            shown = s_shown_label (node, 6, st->uses_showing);    //  a GTK4 drop-down's selection
+        ufo_value_t *value = ufo_dnode_excerpt_ (shown, op->desk->text_excerpt);
+        ufo_value_map_set (c, "value", &value);
+        ufo_value_t *states = ufo_dnode_states_value_ (node);
+        ufo_value_map_set (c, "states", &states);
+        //  inputs of the naming rules (ufo_desktop_name_controls removes them)
+        if (node->desc && *node->desc)
+            ufo_value_map_set_str (c, "description", node->desc);
+        ufo_dnode_t *lab = node->relby ? g_hash_table_lookup (op->desk->nodes, node->relby) : NULL;
+        if (lab && lab->name && *lab->name)
+            ufo_value_map_set_str (c, "labelled_by", lab->name);
+        const char *in = s_container (node);
+        if (*in)
+            ufo_value_map_set_str (c, "container", in);
+        ufo_dlabel_t *l = ufo_calloc (1, sizeof (*l));
+        l->index = ufo_value_size (out->controls);
+        char *key = ufo_dnode_key_ (node->bus, node->path);
+        l->key = ufo_strdup (key);
+        g_free (key);
+        l->ident = s_ident (node);
+        l->cx = cx;
+        l->cy = cy;
+        g_ptr_array_add (out->labels, l);
+        g_ptr_array_add (out->tree_refs, tree_node);
+        ufo_value_list_push (out->controls, &c);
+    }
+    ufo_value_t *kids = tree_node ? ufo_value_new_list () : NULL;
+    for (guint i = 0; node->kids && !ufo_dnode_leaf_ (node) && i < node->kids->len; i++)
+        s_collect (op, g_ptr_array_index (node->kids, i), out, kids, popup);
+    if (tree_node) {
+        ufo_value_map_set (tree_node, "children", &kids);
+        ufo_value_list_push (tree_parent, &tree_node);
+    }
+}
+
+
+//  True if a node that a snapshot would show (or whose inside it would show) is stale.
+static bool
+s_stale (const ufo_dsnap_t *st, const ufo_dnode_t *node)
+{
+    if (!node->valid)
+        return true;
+    if (s_foreign (node))
+        return false;
+    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
+    ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING)))
+        return false;           //  hidden by its states: nothing more is read
+    if (!node->detail_valid || node->ext_stale) {
+        ufo_trace ("desktop: stale node %s role %u busy %d stage %d", node->path, node->role,
+                   node->busy, node->stage);
+        return true;
+    }
+    if (ufo_dnode_hidden_ (node, st->uses_showing) || ufo_dnode_leaf_ (node))
+        return false;
+    if (!node->kids_valid)
+        return true;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        if (s_stale (st, g_ptr_array_index (node->kids, i)))
+            return true;
+    return false;
+}
+
+static bool
+s_busy (const ufo_dnode_t *node)
+{
+    if (node->busy > 0)
+        return true;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        if (s_busy (g_ptr_array_index (node->kids, i)))
+            return true;
+    return false;
+}
+
+static void
+s_maybe_finish (ufo_desktop_op_t *op)
+{
+    ufo_dsnap_t *st = op->state;
+    if (op->done || op->cancelled || !st->walking || op->pending > 0)
+        return;
+    ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
+    if (!win || !win->root) {
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " vanished", st->xid);
+        return;
+    }
+    //  events that arrived during the walk may have made parts stale again: walk again
+    //  (only those parts are read); bounded, a window that never settles is taken as is
+    ufo_dnode_t *app = s_app_node (op->desk, win->root->bus);
+    if (s_stale (st, win->root) || s_stale (st, app)) {
+        if (s_busy (win->root) || s_busy (app)) {
+            //  a cancelled snapshot is still reading parts of this window: try again once
+            //  its replies have been pumped (s_snap_poll); bounded by the deadline
+            ufo_trace ("desktop: snapshot waits for a cancelled walk's replies");
+            st->retry = true;
+            return;
+        }
+        if (st->rewalks < 8) {
+            st->rewalks++;
+            ufo_desktop_walk_start_ (op, win);
+            return;
+        }
+    }
+    win->snap_ms = ufo_desktop_now_ms_ ();
+    s_collect_t out = {
+        .controls = ufo_value_new_list (),
+        .labels = g_ptr_array_new_with_free_func (ufo_dlabel_free_),
+        .tree_refs = g_ptr_array_new (),
+        .captions = ufo_value_new_list ()
+    };
+    ufo_value_t *tree = st->want_tree ? ufo_value_new_list () : NULL;
+    s_collect (op, win->root, &out, tree, false);
+    s_collect (op, app, &out, NULL, true);         //  open popup windows, after the window
+    //  stable labels, then the best names
+    ufo_desktop_labels_assign_ (win, out.labels);
+    for (guint i = 0; i < out.labels->len; i++) {
+        const ufo_dlabel_t *l = g_ptr_array_index (out.labels, i);
+        char num [16];
+        snprintf (num, sizeof num, "%d", l->label);
+        ufo_value_map_set_str (ufo_value_list_at (out.controls, l->index), "label", num);
+        if (g_ptr_array_index (out.tree_refs, i))
+            ufo_value_map_set_str (g_ptr_array_index (out.tree_refs, i), "label", num);
+    }
+    g_ptr_array_unref (out.labels);
+    g_ptr_array_unref (out.tree_refs);
+    ufo_value_t *controls = out.controls;
+    int nodes = out.nodes;
+    op->result = ufo_value_new_map ();
+    ufo_value_t *info = ufo_value_new_map ();
+    ufo_value_map_set_int (info, "xid", st->xid);
+    ufo_value_map_set_str (info, "title", st->title ? st->title : "");
+    ufo_value_map_set_int (info, "pid", st->pid);
+    ufo_value_t *rect = ufo_value_new_list ();
+    ufo_value_list_push_int (rect, st->wx);
+    ufo_value_list_push_int (rect, st->wy);
+    ufo_value_list_push_int (rect, st->wx + st->ww);
+    ufo_value_list_push_int (rect, st->wy + st->wh);
+    ufo_value_map_set (info, "rect", &rect);
+    //  what the accessible window says of itself: a dialog (dialog, file chooser and alert
+    //  roles, or the modal state), modal, active (the toolkit's focused top-level)
+    uint32_t role = win->root->role;
+    bool modal = ufo_dnode_has_state_ (win->root, ATSPI_STATE_MODAL);
+    ufo_value_map_set_bool (info, "dialog", modal || role == ATSPI_ROLE_DIALOG
+                            || role == ATSPI_ROLE_FILE_CHOOSER || role == ATSPI_ROLE_ALERT);
+    ufo_value_map_set_bool (info, "modal", modal);
+    ufo_value_map_set_bool (info, "active", ufo_dnode_has_state_ (win->root, ATSPI_STATE_ACTIVE));
+    if (st->raw)                //  the inputs of the naming rules, as recorded for tests
+        ufo_value_map_set_copy (op->result, "captions", out.captions);
+    else
+        ufo_desktop_name_controls (controls, out.captions, ufo_value_map_get (info, "rect"));
+    ufo_value_destroy (&out.captions);
+    ufo_value_map_set (op->result, "window", &info);
+    ufo_value_destroy (&win->controls);
+    win->controls = ufo_value_dup (controls);
+    ufo_value_map_set (op->result, "controls", &controls);
+    if (tree) {
+        ufo_value_t *root = ufo_value_list_at (tree, 0) ? ufo_value_dup (ufo_value_list_at (tree, 0))
+                                                        : ufo_value_new_map ();
+        ufo_value_map_set (op->result, "tree", &root);
+        ufo_value_destroy (&tree);
+    }
+    ufo_value_map_set_int (op->result, "nodes", nodes);
+    ufo_value_map_set_int (op->result, "fetched", st->fetched);
+    ufo_value_map_set_int (op->result, "rewalks", st->rewalks);
+    ufo_value_map_set_int (op->result, "calls", op->desk->calls - st->calls0);
+    ufo_value_map_set_int (op->result, "events", (int64_t) op->desk->event_seq);
+    ufo_desktop_op_finish_ (op, true, "", NULL);
+}
+
+void
+ufo_desktop_walk_start_ (ufo_desktop_op_t *op, ufo_dwin_t *win)
+{
+    ufo_dsnap_t *st = op->state;
+    st->walking = true;
+    st->gen = ++op->desk->walk_gen;
+    if (!st->gen)
+        st->gen = ++op->desk->walk_gen;
+    s_visit (op, win->root);
+    //  the application's popup windows (GTK3 context menus): its children list is cached
+    //  and refreshed by children-changed events like any other
+    ufo_dnode_t *app = s_app_node (op->desk, win->root->bus);
+    app->walk_gen = st->gen;
+    app->valid = app->detail_valid = true;      //  its role and states are ours, not read
+    if (app->kids_valid)
+        s_expand (op, app);
+    else if (app->busy == 0)
+        s_node_call (op, app, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                     "(a(so))");
+    s_maybe_finish (op);
+}
+
+static void
+s_snap_free (ufo_desktop_op_t *op)
+{
+    ufo_dsnap_t *st = op->state;
+    if (!st)
+        return;
+    free (st->title);
+    free (st->app_bus);
+    g_ptr_array_unref (st->frames);
+    for (guint i = 0; i < st->frame_names->len; i++)
+        g_free (g_ptr_array_index (st->frame_names, i));
+    g_ptr_array_unref (st->frame_names);
+    ufo_value_destroy (&st->types);
+    free (st);
+    op->state = NULL;
+}
+
+//  GTK4 sends neither bounds events nor, for parts of a window no client has read yet (a
+//  stack page shown, rows added to a list inside it), children-changed: after any event
+//  from the application, the extents and the child lists of what is cached are read again
+//  (children already known keep what was read of them).
+static void
+s_stale_layout (ufo_dnode_t *node)
+{
+    node->ext_stale = true;
+    if (!ufo_dnode_leaf_ (node))
+        node->kids_valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_stale_layout (g_ptr_array_index (node->kids, i));
+}
+
+//  After an event from the application: extents that could not be read (no size yet, a
+//  failed call) are read again, once (not pass after pass: a control may never have a
+//  size), and so is the text of paragraphs.
+static void
+s_retry_extents (ufo_dnode_t *node)
+{
+    if (node->ext_retry) {
+        node->ext_retry = false;
+        node->ext_stale = true;
+    }
+    //  LibreOffice sends no text event for the paragraph left behind when one is split:
+    //  paragraphs (visible ones: only those are read) are read again after any event
+    if (node->role == ATSPI_ROLE_PARAGRAPH)
+        node->extra_valid = false;
+    if (node->role == ATSPI_ROLE_DOCUMENT_TEXT)     //  and which paragraphs are shown
+        node->kids_valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_retry_extents (g_ptr_array_index (node->kids, i));
+}
+
+static void
+s_invalidate_tree (ufo_dnode_t *node)
+{
+    node->detail_valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_invalidate_tree (g_ptr_array_index (node->kids, i));
+}
+
+static bool
+s_snap_poll (ufo_desktop_op_t *op)
+{
+    ufo_dsnap_t *st = op->state;
+    ufo_desktop_find_poll_ (op);
+    if (st->retry && !op->done && op->pending == 0) {
+        st->retry = false;
+        ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
+        if (win && win->root)
+            ufo_desktop_walk_start_ (op, win);
+        else
+            s_maybe_finish (op);
+    }
+    return op->done;
+}
+
+ufo_desktop_op_t *
+ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t *options)
+{
+    assert (self);
+    ufo_desktop_op_t *op = ufo_desktop_op_new_ (self, UFO_DESKTOP_SNAPSHOT_TIMEOUT_MS);
+    ufo_dsnap_t *st = ufo_calloc (1, sizeof (*st));
+    op->state = st;
+    op->free_state = s_snap_free;
+    op->poll = s_snap_poll;
+    op->wake = ufo_desktop_find_wake_;
+    st->xid = xid;
+    st->frames = g_ptr_array_new_with_free_func (g_free);
+    st->frame_names = g_ptr_array_new ();
+    st->want_tree = ufo_value_map_bool (options, "tree", false);
+    st->raw = ufo_value_map_bool (options, "raw", false);
+    st->uses_showing = true;
+    st->calls0 = self->calls;
+    const ufo_value_t *types = ufo_value_map_get (options, "control_list");
+    st->types = ufo_value_dup (ufo_value_type (types) == UFO_TLIST ? types : self->control_list);
+    if (!ufo_desktop_x_window_info_ (self, xid, &st->wx, &st->wy, &st->ww, &st->wh, &st->title,
+                                     &st->pid)) {
+        ufo_desktop_win_forget_ (self, xid);
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " does not exist", xid);
+        return op;
+    }
+    ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
+    if (win && win->root && win->pid != st->pid) {
+        //  X reuses window ids: this id now belongs to another process, so the cached
+        //  tree (and the application it names) is not this window's
+        ufo_desktop_win_forget_ (self, xid);
+        win = NULL;
+    }
+    if (win && win->root) {
+        if (win->width != st->ww || win->height != st->wh) {
+            //  a resized window has new extents everywhere; the structure is still good
+            s_invalidate_tree (win->root);
+            win->width = st->ww;
+            win->height = st->wh;
+        }
+        st->uses_showing = win->uses_showing;
+        //  GTK4 sends no bounds events and few children-changed: after any event from the
+        //  application, re-read the extents and child lists of what is cached (s_stale_layout);
+        //  an unchanged window costs nothing
+        gint64 *last = g_hash_table_lookup (self->bus_event_ms, win->root->bus);
+        if (!win->uses_showing && last && *last >= win->snap_ms)
+            s_stale_layout (win->root);
+        //  extents that could not be read are tried again once the application has done
+        //  something (an unchanged window still costs no call)
+        if (last && *last >= win->snap_ms)
+            s_retry_extents (win->root);
+        ufo_desktop_walk_start_ (op, win);
+        return op;
+    }
+    if (st->pid <= 0) {
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " has no _NET_WM_PID", xid);
+        return op;
+    }
+    ufo_desktop_find_start_ (op);
+    return op;
+}

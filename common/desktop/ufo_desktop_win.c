@@ -1,0 +1,348 @@
+/*  ufo_desktop_win.c - top-level windows from X: listing, focus and raise without a window
+    manager, move/resize, launching allow-listed applications and closing them. */
+#include "ufo_prelude.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_value.h"
+#include "ufo_desktop.h"
+#include "ufo_desktop_int.h"
+#include <spawn.h>
+
+extern char **environ;
+
+//  --- Windows -------------------------------------------------------------------------------
+
+static bool
+s_is_app_window (ufo_desktop_t *self, Window w)
+{
+    XWindowAttributes attr;
+    if (!XGetWindowAttributes (self->dpy, w, &attr))
+        return false;
+    return attr.map_state == IsViewable && !attr.override_redirect && attr.class == InputOutput
+        && attr.width > 1 && attr.height > 1;
+}
+
+//  What X says about a top-level window's kind: the window it is transient for (0 none),
+//  whether its type is a dialog (_NET_WM_WINDOW_TYPE_DIALOG, or transient without a type, as
+//  the EWMH says to assume) and whether it is modal (_NET_WM_STATE_MODAL). Toolkits set these
+//  before mapping (GTK, Qt), so they hold with and without a window manager.
+static void
+s_window_kind (ufo_desktop_t *self, Window w, int64_t *transient_p, bool *dialog_p, bool *modal_p)
+{
+    Window owner = None;
+    *transient_p = XGetTransientForHint (self->dpy, w, &owner) && owner != None ? (int64_t) owner : 0;
+    *dialog_p = false;
+    *modal_p = false;
+    Atom actual;
+    int format;
+    unsigned long n = 0, after;
+    unsigned char *data = NULL;
+    bool typed = false;
+    Atom type_prop = XInternAtom (self->dpy, "_NET_WM_WINDOW_TYPE", False);
+    Atom dialog = XInternAtom (self->dpy, "_NET_WM_WINDOW_TYPE_DIALOG", False);
+    if (XGetWindowProperty (self->dpy, w, type_prop, 0, 32, False, XA_ATOM, &actual, &format, &n,
+                            &after, &data) == Success && data) {
+        if (format == 32)
+            for (unsigned long i = 0; i < n; i++) {
+                typed = true;
+                *dialog_p |= ((unsigned long *) data) [i] == dialog;
+            }
+        XFree (data);
+        data = NULL;
+    }
+    if (!typed && *transient_p)
+        *dialog_p = true;
+    Atom state_prop = XInternAtom (self->dpy, "_NET_WM_STATE", False);
+    Atom modal = XInternAtom (self->dpy, "_NET_WM_STATE_MODAL", False);
+    if (XGetWindowProperty (self->dpy, w, state_prop, 0, 32, False, XA_ATOM, &actual, &format, &n,
+                            &after, &data) == Success && data) {
+        if (format == 32)
+            for (unsigned long i = 0; i < n; i++)
+                *modal_p |= ((unsigned long *) data) [i] == modal;
+        XFree (data);
+    }
+}
+
+static Window
+s_focus_toplevel (ufo_desktop_t *self)
+{
+    Window focus = None, root, parent, *kids = NULL;
+    int revert;
+    unsigned int n;
+    XGetInputFocus (self->dpy, &focus, &revert);
+    //  climb to the child of the root window
+    for (int depth = 0; focus != None && focus != PointerRoot && depth < 64; depth++) {
+        if (!XQueryTree (self->dpy, focus, &root, &parent, &kids, &n))
+            return None;
+        if (kids)
+            XFree (kids);
+        if (parent == root || parent == None)
+            return focus;
+        focus = parent;
+    }
+    return None;
+}
+
+ufo_value_t *
+ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
+{
+    assert (self);
+    if (self->x_dead) {
+        ufo_error_set (err, UFO_E_UNAVAILABLE, "the X display is gone");
+        return NULL;
+    }
+    ufo_desktop_x_trap_begin_ (self);
+    Window root, parent, *kids = NULL;
+    unsigned int n = 0;
+    Atom client_list = XInternAtom (self->dpy, "_NET_CLIENT_LIST", False);
+    Atom actual;
+    int format;
+    unsigned long count = 0, after;
+    unsigned char *data = NULL;
+    Window *wins = NULL;
+    if (XGetWindowProperty (self->dpy, self->root_win, client_list, 0, 4096, False, XA_WINDOW,
+                            &actual, &format, &count, &after, &data) == Success
+    &&  data && format == 32 && count > 0) {
+        wins = ufo_calloc (count, sizeof (Window));
+        for (unsigned long i = 0; i < count; i++)
+            wins [i] = ((unsigned long *) data) [i];
+        n = (unsigned int) count;
+    }
+    else if (XQueryTree (self->dpy, self->root_win, &root, &parent, &kids, &n)) {
+        wins = ufo_calloc (n ? n : 1, sizeof (Window));
+        if (n && kids)
+            memcpy (wins, kids, n * sizeof (Window));
+    }
+    if (data)
+        XFree (data);
+    if (kids)
+        XFree (kids);
+    Window focus = s_focus_toplevel (self);
+    if (ufo_desktop_x_trap_end_ (self) && !wins) {
+        ufo_error_set (err, UFO_E_IO, "cannot list X windows");
+        return NULL;
+    }
+    ufo_value_t *list = ufo_value_new_list ();
+    for (unsigned int i = 0; i < n; i++) {
+        ufo_desktop_x_trap_begin_ (self);
+        bool app = s_is_app_window (self, wins [i]);
+        XClassHint hint = { NULL, NULL };
+        Status has_class = app ? XGetClassHint (self->dpy, wins [i], &hint) : 0;
+        int64_t transient = 0;
+        bool dialog = false, modal = false;
+        if (app)
+            s_window_kind (self, wins [i], &transient, &dialog, &modal);
+        ufo_desktop_x_trap_end_ (self);
+        int x, y, w, h, pid;
+        char *title = NULL;
+        if (app && ufo_desktop_x_window_info_ (self, (int64_t) wins [i], &x, &y, &w, &h, &title,
+                                               &pid)
+        &&  (*title || pid > 0)) {
+            ufo_value_t *item = ufo_value_new_map ();
+            ufo_value_map_set_str (item, "label", "");
+            //  the name a user knows: a profile maps WM_CLASS (Firefox's "Navigator",
+            //  LibreOffice's "soffice" dialogs) to one application name
+            const char *res = has_class && hint.res_name ? hint.res_name : "";
+            const char *prof = ufo_desktop_profile_of (res);
+            if (!prof && has_class && hint.res_class)
+                prof = ufo_desktop_profile_of (hint.res_class);
+            ufo_value_map_set_str (item, "name", prof ? prof : res);
+            ufo_value_map_set_int (item, "pid", pid);
+            ufo_value_map_set_int (item, "xid", (int64_t) wins [i]);
+            ufo_value_map_set_str (item, "title", title);
+            ufo_value_t *rect = ufo_value_new_list ();
+            ufo_value_list_push_int (rect, x);
+            ufo_value_list_push_int (rect, y);
+            ufo_value_list_push_int (rect, x + w);
+            ufo_value_list_push_int (rect, y + h);
+            ufo_value_map_set (item, "rect", &rect);
+            ufo_value_map_set_bool (item, "active", wins [i] == focus);
+            ufo_value_map_set_bool (item, "dialog", dialog);
+            ufo_value_map_set_bool (item, "modal", modal);
+            ufo_value_map_set_int (item, "transient_for", transient);
+            ufo_value_t *label = ufo_value_new_stringf ("%zu", ufo_value_size (list) + 1);
+            ufo_value_map_set (item, "label", &label);
+            ufo_value_list_push (list, &item);
+        }
+        free (title);
+        if (hint.res_name)
+            XFree (hint.res_name);
+        if (hint.res_class)
+            XFree (hint.res_class);
+    }
+    free (wins);
+    return list;
+}
+
+int
+ufo_desktop_focus (ufo_desktop_t *self, int64_t xid, ufo_error_t *err)
+{
+    assert (self);
+    if (!ufo_desktop_x_window_info_ (self, xid, NULL, NULL, NULL, NULL, NULL, NULL))
+        return ufo_error_set (err, UFO_E_NOT_FOUND, "window %" PRId64 " does not exist", xid);
+    ufo_desktop_x_trap_begin_ (self);
+    XRaiseWindow (self->dpy, (Window) xid);
+    XSetInputFocus (self->dpy, (Window) xid, RevertToParent, CurrentTime);
+    Atom active = XInternAtom (self->dpy, "_NET_ACTIVE_WINDOW", False);
+    XEvent ev = { 0 };          //  for a window manager, if there is one
+    ev.xclient.type = ClientMessage;
+    ev.xclient.window = (Window) xid;
+    ev.xclient.message_type = active;
+    ev.xclient.format = 32;
+    ev.xclient.data.l [0] = 2;
+    XSendEvent (self->dpy, self->root_win, False,
+                SubstructureRedirectMask | SubstructureNotifyMask, &ev);
+    if (ufo_desktop_x_trap_end_ (self))
+        return ufo_error_set (err, UFO_E_IO, "cannot focus window %" PRId64, xid);
+    return 0;
+}
+
+int
+ufo_desktop_move_resize (ufo_desktop_t *self, int64_t xid, int x, int y, int width, int height,
+                         ufo_error_t *err)
+{
+    assert (self);
+    if (width < 1 || height < 1 || width > 16384 || height > 16384)
+        return ufo_error_set (err, UFO_E_RANGE, "window size %dx%d out of range", width, height);
+    if (!ufo_desktop_x_window_info_ (self, xid, NULL, NULL, NULL, NULL, NULL, NULL))
+        return ufo_error_set (err, UFO_E_NOT_FOUND, "window %" PRId64 " does not exist", xid);
+    ufo_desktop_x_trap_begin_ (self);
+    XMoveResizeWindow (self->dpy, (Window) xid, x, y, (unsigned) width, (unsigned) height);
+    if (ufo_desktop_x_trap_end_ (self))
+        return ufo_error_set (err, UFO_E_IO, "cannot move window %" PRId64, xid);
+    return 0;
+}
+
+int
+ufo_desktop_launch (ufo_desktop_t *self, const char *name, ufo_error_t *err)
+{
+    assert (self);
+    const ufo_value_t *argv_v = name ? ufo_value_map_get (self->launchers, name) : NULL;
+    if (!argv_v)
+        return ufo_error_set (err, UFO_E_DENIED, "launcher '%s' is not in desktop.launchers",
+                              name ? name : "(null)");
+    size_t argc = ufo_value_size (argv_v);
+    if (ufo_value_type (argv_v) != UFO_TLIST || argc == 0 || argc > 64)
+        return ufo_error_set (err, UFO_E_INVALID, "launcher '%s' must be a list of 1..64 strings",
+                              name);
+    char **argv = ufo_calloc (argc + 1, sizeof (char *));
+    for (size_t i = 0; i < argc; i++) {
+        argv [i] = (char *) ufo_value_str (ufo_value_list_at (argv_v, i));
+        if (!argv [i]) {
+            free (argv);
+            return ufo_error_set (err, UFO_E_INVALID, "launcher '%s': argument %zu is not a string",
+                                  name, i);
+        }
+    }
+    //  a profiled application: its private profile prepared, $PROFILE in the arguments
+    //  expanded, its extra environment added
+    const char *app = ufo_desktop_profile_of (argv [0]);
+    const ufo_value_t *env_v = app ? ufo_value_map_get (ufo_value_map_get (
+                                         ufo_desktop_profiles (), app), "env") : NULL;
+    if (app && ufo_desktop_profile_prepare (app, err) != 0) {
+        free (argv);
+        return -1;
+    }
+    GPtrArray *owned = g_ptr_array_new_with_free_func (free);
+    for (size_t i = 0; app && i < argc; i++)
+        if (strstr (argv [i], "$PROFILE")) {
+            argv [i] = ufo_desktop_profile_expand (app, argv [i]);
+            g_ptr_array_add (owned, argv [i]);
+        }
+    GPtrArray *envp = g_ptr_array_new_with_free_func (g_free);
+    for (char **e = environ; *e; e++) {
+        bool replaced = false;
+        for (size_t k = 0; k < ufo_value_size (env_v) && !replaced; k++) {
+            const char *key = ufo_value_map_key_at (env_v, k);
+            size_t n = strlen (key);
+            replaced = strncmp (*e, key, n) == 0 && (*e) [n] == '=';
+        }
+        if (!replaced)
+            g_ptr_array_add (envp, g_strdup (*e));
+    }
+    for (size_t k = 0; k < ufo_value_size (env_v); k++) {
+        const char *v = ufo_value_str (ufo_value_map_value_at (env_v, k));
+        if (v)
+            g_ptr_array_add (envp, g_strdup_printf ("%s=%s", ufo_value_map_key_at (env_v, k), v));
+    }
+    g_ptr_array_add (envp, NULL);
+    pid_t pid;
+    posix_spawnattr_t attr;
+    posix_spawnattr_init (&attr);
+    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup (&attr, 0);
+    int rc = posix_spawnp (&pid, argv [0], NULL, &attr, argv, (char **) envp->pdata);
+    posix_spawnattr_destroy (&attr);
+    free (argv);
+    g_ptr_array_unref (owned);
+    g_ptr_array_unref (envp);
+    if (rc != 0)
+        return ufo_error_set (err, UFO_E_IO, "cannot start launcher '%s': %s", name, strerror (rc));
+    g_array_append_val (self->children, pid);
+    ufo_info ("desktop: launched '%s' as pid %d", name, (int) pid);
+    return (int) pid;
+}
+
+typedef struct {
+    int64_t xid;
+    int pid;
+    bool terminated;
+} s_close_t;
+
+static bool
+s_close_poll (ufo_desktop_op_t *op)
+{
+    s_close_t *st = op->state;
+    if (!ufo_desktop_x_window_info_ (op->desk, st->xid, NULL, NULL, NULL, NULL, NULL, NULL)) {
+        ufo_desktop_win_forget_ (op->desk, st->xid);
+        ufo_desktop_op_finish_ (op, true, st->terminated ? "terminated" : "closed", NULL);
+        return true;
+    }
+    int64_t now = ufo_desktop_now_ms_ ();
+    if (!st->terminated && now > op->deadline - 1000) {
+        for (guint i = 0; i < op->desk->children->len; i++)
+            if (g_array_index (op->desk->children, pid_t, i) == st->pid && st->pid > 0) {
+                kill (st->pid, SIGTERM);
+                st->terminated = true;
+            }
+    }
+    return false;
+}
+
+static void
+s_close_free (ufo_desktop_op_t *op)
+{
+    free (op->state);
+    op->state = NULL;
+}
+
+ufo_desktop_op_t *
+ufo_desktop_close_begin (ufo_desktop_t *self, int64_t xid)
+{
+    assert (self);
+    ufo_desktop_op_t *op = ufo_desktop_op_new_ (self, self->action_timeout_ms + 1000);
+    s_close_t *st = ufo_calloc (1, sizeof (*st));
+    st->xid = xid;
+    op->state = st;
+    op->free_state = s_close_free;
+    op->poll = s_close_poll;
+    if (!ufo_desktop_x_window_info_ (self, xid, NULL, NULL, NULL, NULL, NULL, &st->pid)) {
+        ufo_desktop_op_finish_ (op, false, NULL, "window %" PRId64 " does not exist", xid);
+        free (st);
+        op->state = NULL;
+        return op;
+    }
+    ufo_desktop_x_trap_begin_ (self);
+    Atom protocols = XInternAtom (self->dpy, "WM_PROTOCOLS", False);
+    Atom del = XInternAtom (self->dpy, "WM_DELETE_WINDOW", False);
+    XEvent ev = { 0 };
+    ev.xclient.type = ClientMessage;
+    ev.xclient.window = (Window) xid;
+    ev.xclient.message_type = protocols;
+    ev.xclient.format = 32;
+    ev.xclient.data.l [0] = (long) del;
+    ev.xclient.data.l [1] = CurrentTime;
+    XSendEvent (self->dpy, (Window) xid, False, NoEventMask, &ev);
+    ufo_desktop_x_trap_end_ (self);
+    return op;
+}
