@@ -243,7 +243,9 @@ for s in [x for x in sub if x.get('service') == 'host']:
     for a in [x for x in sub if x.get('service') == 'app:mousepad' and x.get('session') == s.get('session')]:
         gap = (s['deadline_us'] - a['deadline_us']) / 1e6
         print('session %s: subtask deadline %.1f s before the session deadline' % (s['session'], gap))
-        ok = ok and s['deadline_us'] > 0 and -1 <= gap <= 30
+        # time left travels with the message: a slow hop (the link cut, a loaded machine) may put
+        # the subtask's end a little after the session's; a wall-clock mix-up would be far off
+        ok = ok and s['deadline_us'] > 0 and -5 <= gap <= 30
 sys.exit(0 if ok and any(x.get('service') == 'app:mousepad' for x in sub) else 1)
 EOF" "subtask deadlines follow the session's (time left, timed on the device's monotonic clock)"
 for i in $(seq 1 500); do kill -0 "$STRANGER" 2>/dev/null || break; sleep 0.1; done
