@@ -1,5 +1,6 @@
 /*  ufo_cmd_run.c - `ufo run "REQUEST" [--request R2 ...] [--device ID] [--task NAME] [--yes]
-    [--json] [--plan FILE] [--broker EP] [--config FILE] [--timeout S]`: submits a session to
+    [--json] [--plan FILE] [--broker EP] [--config FILE] [--timeout S] [--model NAME --api-base URL
+    --api-type T --api-key-env NAME ...]`: submits a session to
     service "host", shows its progress, answers its questions and confirmations from the
     terminal, prints the evaluation and the cost, and points to the report.
     Exit code 0 only when the request completed (FINISH, evaluation not "no"). */
@@ -46,6 +47,8 @@ s_help (void)
             "  --broker EP      broker command endpoint (default: the one `ufo up` started, else config)\n"
             "  --config FILE    configuration file\n"
             "  --timeout S      give up after S seconds (default 3600)\n"
+            "Model of this session only (the agents keep `ufo up`'s for other sessions):\n"
+            UFO_CLI_OVERRIDE_HELP ("   ") "\n"
             "Without a terminal and without --yes, confirmations are refused and questions get\n"
             "\"no answer available, proceed\". Exit status: 0 when the request was completed.\n");
 }
@@ -168,10 +171,22 @@ ufo_cmd_run (int argc, char **argv)
     bool yes = false, json = false, force_interactive = false, resume = false;
     double timeout_s = 3600;
     ufo_value_t *requests = ufo_value_new_list ();
+    ufo_llm_override_t override;        //  this session's model (--model, --api-base, ...)
+    ufo_llm_override_init (&override);
     int code = UFO_CLI_USAGE;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv [i];
         const char **slot = NULL;
+        ufo_error_t oerr;
+        int taken = ufo_llm_override_option (&override, arg, i + 1 < argc ? argv [i + 1] : NULL, &oerr);
+        if (taken < 0 || (taken && ufo_llm_override_check (&override, &oerr))) {
+            fprintf (stderr, "ufo run: %s\n", oerr.message);
+            goto done;
+        }
+        if (taken) {
+            i++;
+            continue;
+        }
         if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
             s_help ();
             ufo_value_destroy (&requests);
@@ -200,7 +215,7 @@ ufo_cmd_run (int argc, char **argv)
             continue;
         }
         else if (ufo_cli_model_refuse (arg, "ufo run"))
-            goto done;          //  --api-base / --model / --api-type: chosen at `ufo up`
+            goto done;          //  --api-key: keys never go on a command line
         else if (arg [0] == '-' && arg [1]) {
             fprintf (stderr, "ufo run: unknown option %s\n", arg);
             ufo_cli_usage (stderr, "run");
@@ -242,6 +257,12 @@ ufo_cmd_run (int argc, char **argv)
     if (!config) {
         fprintf (stderr, "ufo run: configuration: %s\n", err.message);
         ufo_value_destroy (&plan);
+        goto done;
+    }
+    if (!ufo_cli_model_override_ready (config, &override, "ufo run")) {
+        ufo_config_destroy (&config);
+        ufo_value_destroy (&plan);
+        code = UFO_CLI_USAGE;
         goto done;
     }
     ufo_cli_model_warn_unpriced (config, stderr, "ufo run");     //  costs would show $0
@@ -331,6 +352,9 @@ ufo_cmd_run (int argc, char **argv)
     ufo_value_t *spec = ufo_cli_session_spec (session, task_name, log_root, requests, plan, device,
                                               interactive, yes, (int64_t) (timeout_s * 1000));
     ufo_value_destroy (&plan);
+    ufo_value_t *model = ufo_llm_override_to_value (&override);
+    if (model)
+        ufo_value_map_set (ufo_value_map_get (spec, "body"), "model", &model);
     if (resume) {
         //  a new task that continues the session: its own idempotency key, "resume" in the body
         char key [200];
@@ -352,6 +376,11 @@ ufo_cmd_run (int argc, char **argv)
         fprintf (stderr, "session %s, task %s (%zu round(s)%s%s) -> %s\nlogs: %s/%s\n", session, task_name,
                  ufo_value_size (requests), plan_path ? ", following the plan" : "", resume ? ", resumed" : "",
                  endpoint, log_root, task_name);
+    if (!json && !ufo_llm_override_empty (&override))
+        fprintf (stderr, "model (this session, every agent): %s%s%s%s%s%s%s\n", *override.api_type ? override.api_type : "",
+                 *override.api_type ? " " : "", *override.api_base ? override.api_base : "(the agents' endpoint)",
+                 *override.model ? " model " : "", override.model,
+                 *override.api_key_env ? ", key from $" : "", override.api_key_env);
     }
     struct sigaction sa = { .sa_handler = s_on_signal }, old_int, old_term;
     sigaction (SIGINT, &sa, &old_int);

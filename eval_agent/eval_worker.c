@@ -6,6 +6,7 @@
 #include "ufo_error.h"
 #include "ufo_eval.h"
 #include "ufo_llm.h"
+#include "ufo_llm_override.h"
 #include "ufo_log.h"
 #include "ufo_prompt.h"
 #include "ufo_tasklog.h"
@@ -29,6 +30,7 @@ struct _eval_worker_t {
     const ufo_config_t *config;
     ufo_loop_t *loop;               //  the process's one loop: worker link, LLM client, signals
     ufo_llm_t *llm;
+    ufo_llm_engines_t *engines;     //  the engines of sessions' model overrides (bounded)
     ufo_prompts_t *prompts;
     ufo_eval_t *eval;
     ufo_bb_client_t *bb;
@@ -49,6 +51,7 @@ eval_worker_new (const ufo_config_t *config, const eval_worker_options_t *option
     snprintf (self->log_root, sizeof self->log_root, "%s", ufo_config_str (config, "log.dir", "logs"));
     self->llm = ufo_llm_new_from_config (config, "EVALUATION_AGENT", options->llm_mode,
                                          options->llm_cassette, err);
+    self->engines = ufo_llm_engines_new (8);
     if (self->llm)
         self->prompts = ufo_prompts_new (options->prompts_dir, err);
     if (self->prompts)
@@ -96,6 +99,7 @@ eval_worker_destroy (eval_worker_t **self_p)
     ufo_bb_client_destroy (&self->bb);
     ufo_prompts_destroy (&self->prompts);
     ufo_llm_destroy (&self->llm);
+    ufo_llm_engines_destroy (&self->engines);
     ufo_loop_destroy (&self->loop);
     free (self);
     *self_p = NULL;
@@ -228,7 +232,9 @@ s_on_task (eval_worker_t *self, const ufo_value_t *event)
     const ufo_value_t *body = ufo_value_map_get (event, "body");
     ufo_eval_request_t req;
     ufo_error_t err;
-    if (eval_worker_parse_body (body, self->log_root, &req, &err) != 0) {
+    if (eval_worker_parse_body (body, self->log_root, &req, &err) != 0
+    ||  ufo_llm_engines_for (self->engines, self->config, "EVALUATION_AGENT", ufo_value_map_get (body, "model"),
+                             &req.engine, &err) != 0) {     //  the session's model override
         ufo_warn ("eval: task %s refused: %s", task, err.message);
         ufo_value_t *result = ufo_value_new_map ();
         ufo_value_map_set_str (result, "error", err.message);

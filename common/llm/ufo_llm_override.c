@@ -1,6 +1,7 @@
 /*  ufo_llm_override.c - a session's model override: parsing, checks, the key from the
     environment, and a bounded cache of the engines it gives (see ufo_llm_override.h). */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
 #include "ufo_error.h"
 #include "ufo_value.h"
 #include "ufo_llm.h"
@@ -405,6 +406,26 @@ ufo_llm_engines_get (ufo_llm_engines_t *self, const ufo_llm_config_t *base,
     e->used = self->tick;
     memset (engine.api_key, 0, sizeof engine.api_key);
     return &e->engine;
+}
+
+int
+ufo_llm_engines_for (ufo_llm_engines_t *self, const ufo_config_t *config, const char *block,
+                     const ufo_value_t *model, const ufo_llm_config_t **engine, ufo_error_t *err)
+{
+    assert (block && engine);
+    *engine = NULL;
+    ufo_llm_override_t override;
+    if (ufo_llm_override_from_value (model, &override, err))
+        return -1;
+    if (ufo_llm_override_empty (&override))
+        return 0;
+    assert (self && config);
+    ufo_llm_config_t base;
+    if (ufo_llm_config_from (config, block, &base, err))
+        return -1;
+    *engine = ufo_llm_engines_get (self, &base, &override, err);
+    memset (base.api_key, 0, sizeof base.api_key);
+    return *engine ? 0 : -1;
 }
 
 size_t

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "ufo_config.h"
 #include "ufo_error.h"
 #include "ufo_llm.h"
 #include "ufo_value.h"
@@ -93,6 +94,14 @@ void ufo_llm_engines_destroy (ufo_llm_engines_t **self_p);
 //  resolved now. The pointer stays valid until the next call. NULL with err as apply.
 const ufo_llm_config_t *ufo_llm_engines_get (ufo_llm_engines_t *self, const ufo_llm_config_t *base,
                                              const ufo_llm_override_t *override, ufo_error_t *err);
+
+//  What an agent calls for a task: the engine of block (its configuration's engine) with
+//  the override value of the task body ("model"; NULL or null: none) applied. Returns 0 with
+//  *engine NULL when there is no override, 0 with *engine set (valid until the next call),
+//  or -1 with err (the override is invalid, its key variable is not set, the block's
+//  configuration is unusable): the task or step fails with err's message.
+int ufo_llm_engines_for (ufo_llm_engines_t *self, const ufo_config_t *config, const char *block,
+                         const ufo_value_t *model, const ufo_llm_config_t **engine, ufo_error_t *err);
 
 //  Engines held now (for tests).
 size_t ufo_llm_engines_size (const ufo_llm_engines_t *self);
