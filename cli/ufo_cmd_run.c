@@ -19,7 +19,7 @@
 #include "ufo_tasks.h"
 
 #define S_ACCEPT_TIMEOUT_S 15
-#define S_BROKER_CHECK_MS 1000
+#define S_DEVICE_GRACE_MS 15000     //  how long after the broker's start HostAgents may still connect
 
 static volatile sig_atomic_t s_interrupted = 0;
 
@@ -291,24 +291,17 @@ ufo_cmd_run (int argc, char **argv)
         goto done;
     }
     ufo_config_destroy (&config);
-    //  fail fast: no broker, or a device no HostAgent serves
-    ufo_value_t *state = ufo_cli_broker_state (endpoint, "ufo-run", S_BROKER_CHECK_MS, &err);
-    if (!state) {
+    //  fail fast: no broker, or a device no HostAgent serves (right after `ufo up` started,
+    //  HostAgents may still be connecting: a bounded wait, S_DEVICE_GRACE_MS after the
+    //  broker's start at most)
+    bool no_host = false;
+    int served = ufo_cli_device_check (endpoint, "ufo-run", device, S_DEVICE_GRACE_MS, json, &no_host, &err);
+    if (served <= 0) {
         fprintf (stderr, "ufo run: %s\n", err.message);
         ufo_value_destroy (&plan);
         goto done;
     }
-    char devices [512];
-    bool device_known = ufo_cli_host_devices (state, device, devices, sizeof devices);
-    ufo_value_destroy (&state);
-    if (!device_known && *devices) {
-        //  HostAgents are connected, none for this device (with none connected yet, e.g. right
-        //  after `ufo up`, the session waits for one)
-        fprintf (stderr, "ufo run: no HostAgent serves device \"%s\"; known devices: %s\n", device, devices);
-        ufo_value_destroy (&plan);
-        goto done;
-    }
-    if (!*devices && !json)
+    if (no_host && !json)
         fprintf (stderr, "ufo run: no HostAgent is connected yet; the session waits for one\n");
     char session [128], task_name [160];
     ufo_cli_new_id (session, sizeof session, "s");
