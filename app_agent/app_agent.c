@@ -217,8 +217,11 @@ app_agent_new (app_ctx_t *ctx, const char *task_id, const ufo_value_t *body, int
         app_agent_destroy (&self);
         return NULL;
     }
-    if (engine)
+    if (engine) {
         ufo_llm_config_model_name (engine, self->model, sizeof self->model);
+        if (self->log)
+            ufo_tasklog_add_secret (self->log, engine->api_key);
+    }
     //  A fresh view of the desktop for every subtask: X window ids are reused by later
     //  clients, and the desktop layer's cache is keyed by them.
     ufo_desktop_cache_clear (ctx->desktop);

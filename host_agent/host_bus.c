@@ -855,10 +855,17 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     for (size_t i = 0; i < ufo_value_size (lmap) && ufo_value_type (lmap) == UFO_TMAP; i++)
         ufo_value_list_push_str (launchers, ufo_value_map_key_at (lmap, i));
     const char *key = ufo_value_str (ufo_config_agent (config, "HOST_AGENT", "API_KEY"));
-    const char *secrets [] = { key, getenv ("OPENAI_API_KEY"), getenv ("AZURE_OPENAI_API_KEY"), NULL };
+    //  redacted from the logs: every key this session's calls may use (its own model's too)
+    const char *keys [] = { key, getenv ("OPENAI_API_KEY"), getenv ("AZURE_OPENAI_API_KEY"),
+                            getenv ("ANTHROPIC_API_KEY"), getenv ("GEMINI_API_KEY"), getenv ("UFO_API_KEY"),
+                            self->model ? getenv (ufo_value_map_str (self->model, "api_key_env", "")) : NULL };
+    const char *secrets [UFO_ARRAY_SIZE (keys) + 1];
+    size_t nsecrets = 0;
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (keys); i++)
+        if (keys [i] && *keys [i])
+            secrets [nsecrets++] = keys [i];
+    secrets [nsecrets] = NULL;
     const char *const *sp = secrets;
-    if (!secrets [0])
-        sp = secrets + 1;
     const char *log_root = ufo_value_map_str (body, "log_root", NULL);
     if (!log_root || !*log_root)
         log_root = ufo_config_str (config, "log.dir", "logs");
