@@ -136,6 +136,23 @@ ufo_cli_model_at_start (const ufo_config_t *config, FILE *out, const char *prog)
     fflush (out);
 }
 
+int
+ufo_cli_model_override_arg (ufo_llm_override_t *override, int argc, char **argv, int *i, const char *prog)
+{
+    ufo_error_t err;
+    int taken = ufo_llm_override_option (override, argv [*i], *i + 1 < argc ? argv [*i + 1] : NULL, &err);
+    if (taken < 0 || (taken && ufo_llm_override_check (override, &err))) {
+        fprintf (stderr, "%s: %s\n", prog, err.message);
+        return -1;
+    }
+    if (taken)
+        (*i)++;
+    else
+    if (ufo_cli_model_refuse (argv [*i], prog))
+        return -1;
+    return taken;
+}
+
 //  Whether variable name is set (non-empty) in the environment of process pid (0: this one);
 //  -1 when that environment cannot be read.
 static int

@@ -40,6 +40,12 @@ bool ufo_cli_model_refuse (const char *arg, const char *prog);
     "  --reasoning-model true|false, --reasoning-effort minimal|low|medium|high\n" \
     "                " PAD "REASONING_MODEL / REASONING_EFFORT for this session"
 
+//  `ufo run` / `ufo batch`: takes argv[*i] when it is a model override option (its value
+//  argv[*i + 1]; *i advanced past it) and checks it. Returns 1 taken, 0 not one, -1 refused
+//  (an unusable value, or --api-key: the reason on stderr; the caller fails with usage).
+int ufo_cli_model_override_arg (ufo_llm_override_t *override, int argc, char **argv, int *i,
+                                const char *prog);
+
 //  `ufo run` / `ufo batch`: after the override options were taken (ufo_llm_override_option),
 //  checks them (false with the reason on stderr: the caller fails with usage) and warns on
 //  stderr when the key the agents would need is visibly missing: in the environment of the

@@ -157,18 +157,11 @@ ufo_cmd_batch (int argc, char **argv)
     ufo_llm_override_init (&override);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv [i];
-        ufo_error_t oerr;
-        int taken = ufo_llm_override_option (&override, arg, i + 1 < argc ? argv [i + 1] : NULL, &oerr);
-        if (taken < 0 || (taken && ufo_llm_override_check (&override, &oerr))) {
-            fprintf (stderr, "ufo batch: %s\n", oerr.message);
+        int taken = ufo_cli_model_override_arg (&override, argc, argv, &i, "ufo batch");
+        if (taken < 0)
             return UFO_CLI_USAGE;
-        }
-        if (taken) {
-            i++;
+        if (taken)
             continue;
-        }
-        if (ufo_cli_model_refuse (arg, "ufo batch"))
-            return UFO_CLI_USAGE;
         if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
             ufo_cli_usage (stdout, "batch");
             printf ("\nTask files: DIR/*.json, each {\"task\": name, \"request\": text | \"requests\": [texts],\n"

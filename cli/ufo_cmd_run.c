@@ -177,16 +177,11 @@ ufo_cmd_run (int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv [i];
         const char **slot = NULL;
-        ufo_error_t oerr;
-        int taken = ufo_llm_override_option (&override, arg, i + 1 < argc ? argv [i + 1] : NULL, &oerr);
-        if (taken < 0 || (taken && ufo_llm_override_check (&override, &oerr))) {
-            fprintf (stderr, "ufo run: %s\n", oerr.message);
+        int taken = ufo_cli_model_override_arg (&override, argc, argv, &i, "ufo run");
+        if (taken < 0)
             goto done;
-        }
-        if (taken) {
-            i++;
+        if (taken)
             continue;
-        }
         if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
             s_help ();
             ufo_value_destroy (&requests);
@@ -214,8 +209,6 @@ ufo_cmd_run (int argc, char **argv)
             }
             continue;
         }
-        else if (ufo_cli_model_refuse (arg, "ufo run"))
-            goto done;          //  --api-key: keys never go on a command line
         else if (arg [0] == '-' && arg [1]) {
             fprintf (stderr, "ufo run: unknown option %s\n", arg);
             ufo_cli_usage (stderr, "run");
