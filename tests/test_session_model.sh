@@ -69,7 +69,11 @@ check '[ "$(cat "$T/rc-bad2")" = 2 ] && grep -q "API type \"opena1\" is not one 
 "$UFO" run "anything" --task bad3 --api-key "$KEY_B" > "$T/bad3.out" 2>&1
 echo $? > "$T/rc-bad3"
 check '[ "$(cat "$T/rc-bad3")" = 2 ] && grep -q "keys never go on a command line" "$T/bad3.out"'
-check '[ ! -e "$LOGS/bad1" ] && [ ! -e "$LOGS/bad2" ] && [ ! -e "$LOGS/bad3" ]'
+mkdir -p "$T/batch" && echo '{"task": "bad4", "request": "anything"}' > "$T/batch/bad4.json"
+"$UFO" batch "$T/batch" --model m2 --reasoning-effort extreme > "$T/bad4.out" 2>&1
+echo $? > "$T/rc-bad4"
+check '[ "$(cat "$T/rc-bad4")" = 2 ] && grep -q "reasoning effort \"extreme\" is not one of" "$T/bad4.out"'
+check '[ ! -e "$LOGS/bad1" ] && [ ! -e "$LOGS/bad2" ] && [ ! -e "$LOGS/bad3" ] && [ ! -e "$LOGS/bad4" ]'
 
 # 2. the session's own model: every agent's request reaches B with m2 and B's key
 timeout 180 "$UFO" run "Write the note 'Shopping: milk, eggs' in Mousepad" --task s1 --yes --timeout 150 \
