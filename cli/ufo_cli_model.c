@@ -193,6 +193,23 @@ ufo_cli_model_override_ready (const ufo_config_t *config, const ufo_llm_override
     if (ufo_llm_config_from (config, "HOST_AGENT", &base, &err))
         return true;            //  the configuration's own error shows elsewhere
     memset (base.api_key, 0, sizeof base.api_key);
+    if (*override->model) {
+        //  the session's costs: one visible warning when its model has no price
+        //  (without --api-type the agents' own type decides, which this process may not know:
+        //  a price under any provider will do)
+        static const char *const providers [] = { "openai", "azure", "ollama", "openai_compatible", "claude", "gemini" };
+        ufo_prices_t *prices = ufo_cli_model_prices (config, &err);
+        bool known = false;
+        for (size_t i = 0; i < UFO_ARRAY_SIZE (providers) && !known; i++)
+            known = ufo_prices_known (prices, *override->api_type ? ufo_prices_provider (override->api_type)
+                                                                  : providers [i], override->model);
+        if (!known)
+            fprintf (stderr, "%s: warning: no price for %s%s%s in %s: this session's costs will show as $0\n", prog,
+                     *override->api_type ? ufo_prices_provider (override->api_type) : "model ",
+                     *override->api_type ? "/" : "", override->model,
+                     ufo_config_str (config, "llm.prices_file", "config/prices.json"));
+        ufo_prices_destroy (&prices);
+    }
     char vars [160];
     ufo_llm_override_key_var (override, &base, vars, sizeof vars);
     bool needs = *override->api_key_env != 0;

@@ -49,7 +49,8 @@ int ufo_cli_model_override_arg (ufo_llm_override_t *override, int argc, char **a
 //  `ufo run` / `ufo batch`: after the override options were taken (ufo_llm_override_option),
 //  checks them (false with the reason on stderr: the caller fails with usage) and warns on
 //  stderr when the key the agents would need is visibly missing: in the environment of the
-//  local `ufo up` (its up.json names its pid) when readable, else in this process's.
+//  local `ufo up` (its up.json names its pid) when readable, else in this process's; and
+//  when the override's model has no price.
 bool ufo_cli_model_override_ready (const ufo_config_t *config, const ufo_llm_override_t *override,
                                    const char *prog);
 

@@ -258,7 +258,8 @@ ufo_cmd_run (int argc, char **argv)
         code = UFO_CLI_USAGE;
         goto done;
     }
-    ufo_cli_model_warn_unpriced (config, stderr, "ufo run");     //  costs would show $0
+    if (!*override.model)
+        ufo_cli_model_warn_unpriced (config, stderr, "ufo run");     //  costs would show $0
     int64_t max_round = ufo_config_int (config, "MAX_ROUND", 1);
     if (max_round > 0 && (int64_t) ufo_value_size (requests) > max_round) {
         //  the HostAgent would refuse the session: say so before anything is submitted

@@ -81,6 +81,8 @@ timeout 180 "$UFO" run "Write the note 'Shopping: milk, eggs' in Mousepad" --tas
 echo $? > "$T/rc-s1"
 check '[ "$(cat "$T/rc-s1")" = 0 ]'
 check '! grep -q "warning: the model override" "$T/s1.out"'
+check 'grep -q "warning: no price for model m2 in config/prices.json: this session.s costs will show as \$0" "$T/s1.out"'
+check '[ "$(grep -c "warning: no price" "$T/s1.out")" = 1 ]'
 check 'grep -q "model (this session, every agent): http://127.0.0.1:$PB/v1 model m2, key from \$B_KEY" "$T/s1.out"'
 for agent in HostAgent AppAgent EvaluationAgent; do
   check 'grep "\"agent\":\"$agent\"" "$T/llm-b.jsonl" | grep -q "\"path\":\"/v1/chat/completions\".*\"auth\":\"bearer\".*\"key_ok\":true,\"model\":\"m2\""'
