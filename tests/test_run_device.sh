@@ -39,7 +39,7 @@ t0=$(date +%s)
 #    when its HostAgent connects, the typo is refused then with the known devices
 "$UFO" run "hello" --device d0 --broker "$EP" --task late --timeout 20 > "$T/late.out" 2>&1 & bg1=$!
 "$UFO" run "hello" --device d9 --broker "$EP" --task typo1 --timeout 20 > "$T/typo1.out" 2>&1 & bg2=$!
-for _ in $(seq 1 100); do grep -q "waiting up to" "$T/late.out" "$T/typo1.out" 2>/dev/null && \
+for _ in $(seq 1 300); do grep -q "waiting up to" "$T/late.out" "$T/typo1.out" 2>/dev/null && \
   [ "$(grep -l "waiting up to" "$T/late.out" "$T/typo1.out" | wc -l)" = 2 ] && break; sleep 0.05; done
 check 'grep -q "no HostAgent has connected yet (the broker started [0-9.]* s ago); waiting up to [0-9]* s for it, to tell whether device \"d0\" exists" "$T/late.out"'
 check 'grep -q "to tell whether device \"d9\" exists" "$T/typo1.out"'
@@ -57,7 +57,7 @@ check '! grep -q "waiting up to" "$T/typo2.out"'
 
 # 3. d0's HostAgent goes away: d0 is still a device (it may come back), the session waits
 kill "$host"; wait "$host" 2>/dev/null; host=""
-for _ in $(seq 1 100); do "$UFO" status --broker "$EP" 2>/dev/null | grep -q " d0 " || break; sleep 0.1; done
+for _ in $(seq 1 200); do "$UFO" status --broker "$EP" 2>/dev/null | grep -q " d0 " || break; sleep 0.1; done
 "$UFO" run "hello" --device d0 --broker "$EP" --task away --timeout 2 > "$T/away.out" 2>&1
 check '! grep -q "no HostAgent serves" "$T/away.out" && grep -q "no HostAgent is connected yet; the session waits for one" "$T/away.out"'
 
