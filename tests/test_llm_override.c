@@ -3,6 +3,7 @@
     the bounded engine cache, and a request sent to an override engine (its URL in the
     error, its key never). */
 #include "ufo_prelude.h"
+#include "ufo_config.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
 #include "ufo_value.h"
@@ -276,6 +277,42 @@ UFO_TEST (test_cache_bounded)
     ufo_llm_engines_destroy (&cache);
 }
 
+//  What an agent calls: the body's "model" on top of its block from the configuration.
+UFO_TEST (test_engines_for)
+{
+    ufo_error_t err;
+    ufo_config_t *config = ufo_config_new ();
+    const char *text = "{\"APP_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": "
+                       "\"http://127.0.0.1:7001/v1\", \"API_MODEL\": \"m1\", \"API_KEY\": \"sk-key-of-A-1234\"}}";
+    REQUIRE (ufo_config_load_text (config, text, strlen (text), &err) == 0);
+    ufo_llm_engines_t *cache = ufo_llm_engines_new (4);
+    const ufo_llm_config_t *engine = (const ufo_llm_config_t *) 1;
+    //  no override: no engine, the client's own
+    CHECK_INT (ufo_llm_engines_for (cache, config, "APP_AGENT", NULL, &engine, &err), 0);
+    CHECK (engine == NULL);
+    ufo_value_t *model = s_json ("{\"model\": \"m2\"}");
+    CHECK_INT (ufo_llm_engines_for (cache, config, "APP_AGENT", model, &engine, &err), 0);
+    REQUIRE (engine);
+    CHECK_STR (engine->name, "APP_AGENT");
+    CHECK_STR (engine->api_model, "m2");
+    CHECK_STR (engine->api_base, "http://127.0.0.1:7001/v1");
+    CHECK_STR (engine->api_key, "sk-key-of-A-1234");
+    //  EVALUATION_AGENT follows APP_AGENT, as its own engine does
+    CHECK_INT (ufo_llm_engines_for (cache, config, "EVALUATION_AGENT", model, &engine, &err), 0);
+    REQUIRE (engine);
+    CHECK_STR (engine->name, "EVALUATION_AGENT");
+    CHECK_STR (engine->api_base, "http://127.0.0.1:7001/v1");
+    CHECK_INT (ufo_llm_engines_size (cache), 2);
+    ufo_value_destroy (&model);
+    model = s_json ("{\"api_key\": \"sk-leak-0000\"}");
+    CHECK_INT (ufo_llm_engines_for (cache, config, "APP_AGENT", model, &engine, &err), -1);
+    CHECK (engine == NULL);
+    CHECK_CONTAINS (err.message, "API keys never travel");
+    ufo_value_destroy (&model);
+    ufo_llm_engines_destroy (&cache);
+    ufo_config_destroy (&config);
+}
+
 //  A request with an override engine goes to that engine alone: its URL in the error (a
 //  port nothing listens on), its key nowhere, no fallback to the client's own engine.
 UFO_TEST (test_request_engine)
@@ -316,6 +353,7 @@ main (void)
     UFO_RUN (test_from_bus);
     UFO_RUN (test_key_resolution);
     UFO_RUN (test_cache_bounded);
+    UFO_RUN (test_engines_for);
     UFO_RUN (test_request_engine);
     return UFO_TEST_END ();
 }
