@@ -254,6 +254,7 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_int (s, "busy_refusals", (int64_t) bb_peers_refused (self->peers));
     ufo_value_map_set_int (s, "fsyncs", (int64_t) syncs);
     ufo_value_map_set_int (s, "fsync_avg_us", syncs ? (int64_t) (total_us / syncs) : 0);
+    ufo_value_map_set_int (s, "sync_ticks", (int64_t) self->sync_ticks);
     ufo_value_map_set_int (s, "blob_puts", (int64_t) self->blob_puts);
     ufo_value_map_set_int (s, "blob_gets", (int64_t) self->blob_gets);
     ufo_value_map_set_str (s, "fsync", self->cfg.fsync == BB_FSYNC_ALWAYS ? "always"

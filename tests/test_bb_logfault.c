@@ -76,6 +76,17 @@ s_add (ufo_bb_client_t *c, int n, char *message)
     return rc;
 }
 
+//  True while the broker writes a snapshot (or does not answer).
+static bool
+s_snapshot_running (ufo_bb_client_t *c)
+{
+    ufo_error_t err;
+    ufo_value_t *stats = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
+    bool running = !stats || ufo_value_map_bool (stats, "snapshot_running", true);
+    ufo_value_destroy (&stats);
+    return running;
+}
+
 //  Items of board "log" by "n" into counts[0..cap); returns their number, -1 on failure.
 static int
 s_items (ufo_bb_client_t *c, int *counts, int cap)
@@ -189,7 +200,8 @@ s_round (const char *what)
     reply = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
     CHECK (reply && ufo_value_map_bool (reply, "log_failed", false));
     ufo_value_destroy (&reply);
-    usleep (1500 * 1000);                       //  repairs keep failing meanwhile
+    //  repairs keep failing meanwhile (tried once a second), and the held write waits
+    CHECK (bb_test_log_contains (&B, "repair of the log failed", 10000));
     CHECK_INT (held.done_ms, 0);                //  not acknowledged
     //  the fault is gone: the broker repairs the log, the held write is acknowledged
     int64_t cleared = ufo_time_mono_ms ();
@@ -289,7 +301,9 @@ UFO_TEST (test_snapshot_during_fault)
         acked [n] = 1;
         nacked++;
     }
-    usleep (500 * 1000);                        //  the last snapshot is done and compacted
+    //  the last snapshot is done and compacted (none starts without a write)
+    WAIT_UNTIL (!s_snapshot_running (c), 10000);
+    CHECK (!s_snapshot_running (c));
     s_fault ("fsync");
     ufo_bb_client_set_timeout (c, 1500);
     CHECK (s_add (c, 10, message) != 0);        //  held: its burst also started a snapshot
