@@ -1,9 +1,13 @@
 /*  bb_test_util.h - helpers for the blackboard broker's system tests: a temporary
-    directory, starting / stopping / killing a real ufo-broker child process. */
+    directory, starting / stopping / killing a real ufo-broker child process, a client
+    connected once the broker answers, numbered test items. */
 #ifndef BB_TEST_UTIL_H_INCLUDED
 #define BB_TEST_UTIL_H_INCLUDED
 
 #include "ufo_prelude.h"
+#include "ufo_bb_client.h"
+#include "ufo_error.h"
+#include "ufo_value.h"
 #include "ufo_wait.h"
 #include <sys/wait.h>
 #include <ftw.h>
@@ -168,6 +172,83 @@ bb_test_log_contains (const bb_test_broker_t *b, const char *needle, int timeout
 {
     WAIT_UNTIL (bb_test_log_has (b, needle), timeout_ms);
     return bb_test_log_has (b, needle);
+}
+
+//  A client of the broker's command endpoint (and bus, when not NULL), returned once the
+//  broker answers a ping (bounded: wait_ms); its calls then time out after timeout_ms.
+//  NULL when the broker did not answer in time.
+static inline ufo_bb_client_t *
+bb_test_connect (const bb_test_broker_t *b, const char *bus, int wait_ms, int timeout_ms)
+{
+    ufo_error_t err;
+    ufo_bb_client_t *c = ufo_bb_client_new (b->cmd, bus, &err);
+    if (!c)
+        return NULL;
+    ufo_bb_client_set_timeout (c, 250);
+    bool up = false;
+    for (int64_t until = ufo_time_mono_ms () + wait_ms; !up && ufo_time_mono_ms () < until;) {
+        ufo_value_t *r = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
+        up = r != NULL;
+        ufo_value_destroy (&r);
+    }
+    if (!up)
+        ufo_bb_client_destroy (&c);
+    else
+        ufo_bb_client_set_timeout (c, timeout_ms);
+    return c;
+}
+
+//  Starts the broker (extra: as bb_test_start) and waits (bounded, 10 s) until it answers.
+static inline bool
+bb_test_start_answering (bb_test_broker_t *b, const char *const *extra)
+{
+    bb_test_start (b, extra);
+    ufo_bb_client_t *c = bb_test_connect (b, NULL, 10000, 1000);
+    bool up = c != NULL;
+    ufo_bb_client_destroy (&c);
+    return up;
+}
+
+//  Adds item {"n": n, "text": text} to board/memory. Returns 0 when it was acknowledged,
+//  else the error code; message[200] receives the error message ("" on success).
+static inline int
+bb_test_add_n (ufo_bb_client_t *c, const char *board, const char *memory, int n, const char *text,
+               char *message)
+{
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "board", board);
+    ufo_value_map_set_str (body, "memory", memory);
+    ufo_value_t *item = ufo_value_new_map ();
+    ufo_value_map_set_int (item, "n", n);
+    ufo_value_map_set_str (item, "text", text);
+    ufo_value_map_set (body, "item", &item);
+    ufo_error_t err;
+    ufo_value_t *reply = ufo_bb_client_call (c, "bb.add", &body, NULL, 0, NULL, NULL, &err);
+    snprintf (message, 200, "%.190s", reply ? "" : err.message);
+    int rc = reply ? 0 : err.code;
+    ufo_value_destroy (&reply);
+    return rc;
+}
+
+//  Counts the items of board/memory by their "n": counts[n] for n < cap. Returns the
+//  number of items, or -1 when the snapshot failed.
+static inline int
+bb_test_count_n (ufo_bb_client_t *c, const char *board, const char *memory, int *counts, int cap)
+{
+    ufo_error_t err;
+    ufo_value_t *snap = ufo_bb_client_snapshot (c, board, memory, 0, &err);
+    if (!snap)
+        return -1;
+    const ufo_value_t *items = ufo_value_map_get (ufo_value_map_get (snap, "board"), memory);
+    memset (counts, 0, (size_t) cap * sizeof *counts);
+    int n = (int) ufo_value_size (items);
+    for (int i = 0; i < n; i++) {
+        int64_t k = ufo_value_map_int (ufo_value_list_at (items, (size_t) i), "n", -1);
+        if (k >= 0 && k < cap)
+            counts [k]++;
+    }
+    ufo_value_destroy (&snap);
+    return n;
 }
 
 #endif

@@ -38,11 +38,7 @@ s_log_contains (const char *needle, int timeout_ms)
 static ufo_bb_client_t *
 s_client (void)
 {
-    ufo_error_t err;
-    ufo_bb_client_t *c = ufo_bb_client_new (B.cmd, NULL, &err);
-    if (c)
-        ufo_bb_client_set_timeout (c, 5000);
-    return c;
+    return bb_test_connect (&B, NULL, 10000, 5000);
 }
 
 //  Sends type with a JSON body (or *body_p); returns 0 for an ok reply (*reply_p gets its
@@ -67,14 +63,7 @@ s_call (ufo_bb_client_t *c, const char *type, const char *json, ufo_value_t **re
 static bool
 s_start (void)
 {
-    bb_test_start (&B, (const char *const []) { "--fsync", "always", "--stats-ms", "0", NULL });
-    ufo_bb_client_t *c = s_client ();
-    bool ok = false;
-    ufo_bb_client_set_timeout (c, 300);
-    for (int i = 0; i < 30 && !ok; i++)
-        ok = s_call (c, "ping", NULL, NULL, NULL) == 0;
-    ufo_bb_client_destroy (&c);
-    return ok;
+    return bb_test_start_answering (&B, (const char *const []) { "--fsync", "always", "--stats-ms", "0", NULL });
 }
 
 //  Adds item n (64 KB of text) to board "full"; returns the error code (0: acknowledged).
@@ -83,19 +72,7 @@ s_add (ufo_bb_client_t *c, int n, char *message)
 {
     static char text [65537];
     memset (text, 'a' + n % 26, 65536);
-    ufo_value_t *body = ufo_value_new_map ();
-    ufo_value_map_set_str (body, "board", "full");
-    ufo_value_map_set_str (body, "memory", "trajectories");
-    ufo_value_t *item = ufo_value_new_map ();
-    ufo_value_map_set_int (item, "n", n);
-    ufo_value_map_set_str (item, "text", text);
-    ufo_value_map_set (body, "item", &item);
-    ufo_error_t err;
-    ufo_value_t *reply = ufo_bb_client_call (c, "bb.add", &body, NULL, 0, NULL, NULL, &err);
-    snprintf (message, 200, "%.190s", reply ? "" : err.message);
-    int rc = reply ? 0 : err.code;
-    ufo_value_destroy (&reply);
-    return rc;
+    return bb_test_add_n (c, "full", "trajectories", n, text, message);
 }
 
 //  Items of board "full" by their "n": counts[n] (n < cap). Returns the number of items,
@@ -103,20 +80,7 @@ s_add (ufo_bb_client_t *c, int n, char *message)
 static int
 s_items (ufo_bb_client_t *c, int *counts, int cap)
 {
-    ufo_error_t err;
-    ufo_value_t *snap = ufo_bb_client_snapshot (c, "full", "trajectories", 0, &err);
-    if (!snap)
-        return -1;
-    const ufo_value_t *items = ufo_value_map_get (ufo_value_map_get (snap, "board"), "trajectories");
-    memset (counts, 0, (size_t) cap * sizeof *counts);
-    int n = (int) ufo_value_size (items);
-    for (int i = 0; i < n; i++) {
-        int64_t k = ufo_value_map_int (ufo_value_list_at (items, (size_t) i), "n", -1);
-        if (k >= 0 && k < cap)
-            counts [k]++;
-    }
-    ufo_value_destroy (&snap);
-    return n;
+    return bb_test_count_n (c, "full", "trajectories", counts, cap);
 }
 
 //  Fills the file system of the data directory up to `leave` free bytes with a filler file.
