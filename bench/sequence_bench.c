@@ -132,10 +132,9 @@ s_mode (int64_t xid, const char *script, bool sequence, int latency_ms, int reps
         snprintf (session, sizeof session, "calc-%s-%d-%d", sequence ? "seq" : "single", latency_ms, i);
         const char *file = s_subtask (session, xid);
         size_t before = afx_llm_requests ();
-        const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
         ufo_value_t *lines = NULL;
         double t0 = s_now ();
-        int rc = afx_run_app (args, 120000, &lines);
+        int rc = afx_run_subtask (config, file, 120000, &lines);
         wall [i] = s_now () - t0;
         const ufo_value_t *result = afx_result (lines);
         steps [i] = (double) ufo_value_map_int (result, "steps", 0);

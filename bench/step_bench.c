@@ -306,9 +306,8 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
                   task, task, afx_.broker.dir, app->name, xid, steps + 1);
         snprintf (subtask, sizeof subtask, "%s/subtask-%s-%d.json", afx_.broker.dir, app->name, run);
         afx_write (subtask, body);
-        const char *args [] = { "--subtask", subtask, "--config", config, "--broker", afx_.broker.cmd, NULL };
         ufo_value_t *lines = NULL;
-        int rc = afx_run_app (args, 600000, &lines);
+        int rc = afx_run_subtask (config, subtask, 600000, &lines);
         const ufo_value_t *result = afx_result (lines);
         if (rc != 0 || !result || strcmp (ufo_value_map_str (result, "status", ""), "FINISH") != 0) {
             fprintf (stderr, "step_bench: %s: ufo-app ended %d (%s: %s)\n", app->name, rc,
