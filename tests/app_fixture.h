@@ -126,11 +126,7 @@ afx_setup (const char *name)
 static inline void
 afx_llm_stop (void)
 {
-    if (afx_.llm > 0) {
-        kill (afx_.llm, SIGTERM);
-        waitpid (afx_.llm, NULL, 0);
-    }
-    afx_.llm = -1;
+    llmfx_stop (&afx_.llm);
     afx_.port = 0;
 }
 

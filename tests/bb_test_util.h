@@ -7,6 +7,7 @@
 #include "ufo_prelude.h"
 #include "ufo_bb_client.h"
 #include "ufo_error.h"
+#include "ufo_tasks.h"
 #include "ufo_value.h"
 #include "ufo_wait.h"
 #include <sys/wait.h>
@@ -207,6 +208,24 @@ bb_test_start_answering (bb_test_broker_t *b, const char *const *extra)
     bool up = c != NULL;
     ufo_bb_client_destroy (&c);
     return up;
+}
+
+//  Submits a task (takes *spec_p; its id into task[33]) and waits (bounded, 10 s) until the
+//  broker has accepted it, that is, made it durable. Other events meanwhile are dropped.
+//  Returns true once accepted.
+static inline bool
+bb_test_submit_accepted (ufo_tasks_t *tasks, ufo_value_t **spec_p, char task [33])
+{
+    ufo_error_t err;
+    if (ufo_tasks_submit (tasks, spec_p, task, &err) != 0)
+        return false;
+    bool accepted = false;
+    for (int64_t until = ufo_time_mono_ms () + 10000; !accepted && ufo_time_mono_ms () < until;) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        accepted = ev && strcmp (ufo_value_map_str (ev, "kind", ""), "accepted") == 0;
+        ufo_value_destroy (&ev);
+    }
+    return accepted;
 }
 
 //  Adds item {"n": n, "text": text} to board/memory. Returns 0 when it was acknowledged,

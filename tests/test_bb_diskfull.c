@@ -125,15 +125,7 @@ UFO_TEST (test_disk_full)
     ufo_value_map_set_str (tb, "what", "before");
     ufo_value_map_set (spec, "body", &tb);
     char task [33];
-    REQUIRE (ufo_tasks_submit (tasks, &spec, task, &err) == 0);
-    ufo_value_t *ev = NULL;
-    for (int i = 0; i < 100 && !ev; i++) {
-        ev = ufo_tasks_next (tasks, 100);
-        if (ev && strcmp (ufo_value_map_str (ev, "kind", ""), "accepted") != 0)
-            ufo_value_destroy (&ev);
-    }
-    REQUIRE (ev);
-    ufo_value_destroy (&ev);
+    REQUIRE (bb_test_submit_accepted (tasks, &spec, task));
     //  fill the disk: 3 MB left
     char filler [400];
     snprintf (filler, sizeof filler, "%s/filler", B.data_dir);
@@ -194,7 +186,7 @@ UFO_TEST (test_disk_full)
     ufo_value_map_set_str (result, "verdict", "done while full");
     ufo_worker_complete (w, ufo_value_map_str (t, "task", ""), "done", &result);
     ufo_value_destroy (&t);
-    ev = NULL;
+    ufo_value_t *ev = NULL;
     for (int i = 0; i < 100 && !ev; i++) {
         ev = ufo_tasks_next (tasks, 100);
         if (ev && strcmp (ufo_value_map_str (ev, "kind", ""), "result") != 0)

@@ -235,15 +235,7 @@ UFO_TEST (test_snapshot_during_fault)
     ufo_value_map_set_str (spec, "service", "eval");
     ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_value_new_map () });
     char task [33];
-    REQUIRE (ufo_tasks_submit (tasks, &spec, task, &err) == 0);
-    ufo_value_t *ev = NULL;
-    for (int i = 0; i < 100 && !ev; i++) {
-        ev = ufo_tasks_next (tasks, 100);
-        if (ev && strcmp (ufo_value_map_str (ev, "kind", ""), "accepted") != 0)
-            ufo_value_destroy (&ev);
-    }
-    REQUIRE (ev);
-    ufo_value_destroy (&ev);
+    REQUIRE (bb_test_submit_accepted (tasks, &spec, task));
     ufo_tasks_destroy (&tasks);
     static int acked [S_CAP], maybe [S_CAP];
     memset (acked, 0, sizeof acked);

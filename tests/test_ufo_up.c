@@ -188,8 +188,7 @@ UFO_TEST (test_up_restart_batch_stop)
     state = up_state (s_dir);
     CHECK (state == NULL);                  //  up.json removed
     ufo_value_destroy (&state);
-    kill (llm, SIGTERM);
-    waitpid (llm, NULL, 0);
+    llmfx_stop (&llm);
 }
 
 int

@@ -223,8 +223,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     text = up_read (out);
     CHECK_CONTAINS (text, "nothing to stop");
     free (text);
-    kill (llm, SIGTERM);
-    waitpid (llm, NULL, 0);
+    llmfx_stop (&llm);
 }
 
 int
