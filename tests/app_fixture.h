@@ -399,6 +399,22 @@ afx_log (const char *task, const char *name)
     return afx_lines (afx_log_path (task, name, path, sizeof path));
 }
 
+//  Runs `ufo ARGS --broker <the fixture's broker>` (args: a shell-quoted argument string),
+//  its output (stdout and stderr) into out[size]. Returns its exit status, -1 if it did not exit.
+static inline int
+afx_cli (const char *args, char *out, size_t size)
+{
+    char cmd [4096], path [500];
+    snprintf (path, sizeof path, "%s/cli.out", afx_.broker.dir);
+    snprintf (cmd, sizeof cmd, "'%s/cli/ufo' %s --broker '%s' > '%s' 2>&1", afx_build (), args,
+              afx_.broker.cmd, path);
+    int rc = system (cmd);
+    char *text = afx_read (path);
+    snprintf (out, size, "%s", text ? text : "");
+    free (text);
+    return WIFEXITED (rc) ? WEXITSTATUS (rc) : -1;
+}
+
 //  The board of a session from the broker (caller owns), {"questions": [...], ...}.
 static inline ufo_value_t *
 afx_board (const char *session)

@@ -6,6 +6,7 @@
 
 #include "ufo_prelude.h"
 #include "ufo_bb_client.h"
+#include "ufo_cert.h"
 #include "ufo_error.h"
 #include "ufo_tasks.h"
 #include "ufo_value.h"
@@ -208,6 +209,24 @@ bb_test_start_answering (bb_test_broker_t *b, const char *const *extra)
     bool up = c != NULL;
     ufo_bb_client_destroy (&c);
     return up;
+}
+
+//  The public key of the certificate keys_dir/broker.cert into key[41] (what a CURVE client
+//  of the test's broker needs). False, with the reason on stderr, when it cannot be loaded.
+static inline bool
+bb_test_broker_key (const char *keys_dir, char key [41])
+{
+    ufo_error_t err;
+    char path [600];
+    snprintf (path, sizeof path, "%s/broker.cert", keys_dir);
+    ufo_cert_t *broker = ufo_cert_load (path, &err);
+    if (!broker) {
+        fprintf (stderr, "%s\n", err.message);
+        return false;
+    }
+    snprintf (key, 41, "%s", ufo_cert_public_key (broker));
+    ufo_cert_destroy (&broker);
+    return true;
 }
 
 //  Submits a task (takes *spec_p; its id into task[33]) and waits (bounded, 10 s) until the

@@ -748,16 +748,8 @@ main (void)
     s_keygen ("alice", "client");
     s_keygen ("bob", "client");
     s_keygen ("mon", "monitor");
-    ufo_error_t err;
-    char path [600];
-    snprintf (path, sizeof path, "%s/broker.cert", s_keys);
-    ufo_cert_t *broker = ufo_cert_load (path, &err);
-    if (!broker) {
-        fprintf (stderr, "%s\n", err.message);
+    if (!bb_test_broker_key (s_keys, s_broker_key))
         return 1;
-    }
-    snprintf (s_broker_key, sizeof s_broker_key, "%s", ufo_cert_public_key (broker));
-    ufo_cert_destroy (&broker);
     s_start_broker ();
     if (!s_ping (10000)) {
         fprintf (stderr, "the broker did not answer\n");
