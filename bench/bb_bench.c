@@ -81,15 +81,9 @@ static void
 s_broker_start (bb_test_broker_t *b, const char *name, const char *fsync, const char *snap_every,
                 const char *growth)
 {
-    memset (b, 0, sizeof *b);
-    snprintf (b->dir, sizeof b->dir, "%s/ufo-bbbench-%s-XXXXXX", bbb_base, name);
-    if (!mkdtemp (b->dir)) {
-        perror ("mkdtemp");
-        exit (1);
-    }
-    snprintf (b->data_dir, sizeof b->data_dir, "%s/data", b->dir);
-    snprintf (b->cmd, sizeof b->cmd, "ipc://%s/cmd", b->dir);
-    snprintf (b->bus, sizeof b->bus, "ipc://%s/bus", b->dir);
+    char dir_name [64];
+    snprintf (dir_name, sizeof dir_name, "bbbench-%s", name);
+    bb_test_init_in (b, bbb_base, dir_name);
     const char *extra [] = { "--fsync", fsync, "--stats-ms", "0", "--snapshot-every", snap_every,
                              "--snapshot-growth", growth, "--log-level", "warn", NULL };
     bb_test_start (b, extra);

@@ -36,11 +36,13 @@ bb_test_rmtree (const char *dir)
     nftw (dir, s_bb_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+//  A new temporary directory base/ufo-NAME-XXXXXX for a broker, its data directory and
+//  ipc endpoints named inside it (the broker is not started). Exits when mkdtemp fails.
 static inline void
-bb_test_init (bb_test_broker_t *b, const char *name)
+bb_test_init_in (bb_test_broker_t *b, const char *base, const char *name)
 {
     memset (b, 0, sizeof *b);
-    snprintf (b->dir, sizeof b->dir, "/tmp/ufo-%s-XXXXXX", name);
+    snprintf (b->dir, sizeof b->dir, "%s/ufo-%s-XXXXXX", base, name);
     if (!mkdtemp (b->dir)) {
         perror ("mkdtemp");
         exit (1);
@@ -48,6 +50,13 @@ bb_test_init (bb_test_broker_t *b, const char *name)
     snprintf (b->data_dir, sizeof b->data_dir, "%s/data", b->dir);
     snprintf (b->cmd, sizeof b->cmd, "ipc://%s/cmd", b->dir);
     snprintf (b->bus, sizeof b->bus, "ipc://%s/bus", b->dir);
+}
+
+//  bb_test_init_in under /tmp.
+static inline void
+bb_test_init (bb_test_broker_t *b, const char *name)
+{
+    bb_test_init_in (b, "/tmp", name);
 }
 
 static inline const char *
