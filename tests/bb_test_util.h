@@ -8,6 +8,7 @@
 #include "ufo_bb_client.h"
 #include "ufo_cert.h"
 #include "ufo_error.h"
+#include "ufo_json.h"
 #include "ufo_tasks.h"
 #include "ufo_value.h"
 #include "ufo_wait.h"
@@ -207,6 +208,26 @@ bb_test_connect (const bb_test_broker_t *b, const char *bus, int wait_ms, int ti
     else
         ufo_bb_client_set_timeout (c, timeout_ms);
     return c;
+}
+
+//  Sends type with a JSON body (json: NULL for none). Returns 0 for an ok reply (*reply_p,
+//  when given, receives its body; caller owns), else the error code; message[200], when
+//  given, receives the error message ("" on success).
+static inline int
+bb_test_call (ufo_bb_client_t *c, const char *type, const char *json, ufo_value_t **reply_p, char *message)
+{
+    ufo_error_t err;
+    ufo_value_t *body = json ? ufo_json_parse_str (json, &err) : NULL;
+    ufo_value_t *reply = ufo_bb_client_call (c, type, &body, NULL, 0, NULL, NULL, &err);
+    if (message)
+        snprintf (message, 200, "%.190s", reply ? "" : err.message);
+    if (!reply)
+        return err.code;
+    if (reply_p)
+        *reply_p = reply;
+    else
+        ufo_value_destroy (&reply);
+    return 0;
 }
 
 //  Starts the broker (extra: as bb_test_start) and waits (bounded, 10 s) until it answers.

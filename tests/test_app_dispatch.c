@@ -45,13 +45,7 @@ s_stop_app (pid_t *pid)
     if (*pid <= 0)
         return;
     kill (*pid, SIGTERM);
-    int64_t end = ufo_time_mono_ms () + 10000;
-    while (waitpid (*pid, NULL, WNOHANG) == 0 && ufo_time_mono_ms () < end)
-        usleep (20000);
-    if (kill (*pid, 0) == 0) {
-        kill (*pid, SIGKILL);
-        waitpid (*pid, NULL, 0);
-    }
+    ufo_wait_exit (*pid, 10000);            //  (killed at the deadline)
     *pid = 0;
 }
 

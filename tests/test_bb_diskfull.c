@@ -41,25 +41,6 @@ s_client (void)
     return bb_test_connect (&B, NULL, 10000, 5000);
 }
 
-//  Sends type with a JSON body (or *body_p); returns 0 for an ok reply (*reply_p gets its
-//  body when given), else the error code; message[200] receives the error message.
-static int
-s_call (ufo_bb_client_t *c, const char *type, const char *json, ufo_value_t **reply_p, char *message)
-{
-    ufo_error_t err;
-    ufo_value_t *body = json ? ufo_json_parse_str (json, &err) : NULL;
-    ufo_value_t *reply = ufo_bb_client_call (c, type, &body, NULL, 0, NULL, NULL, &err);
-    if (message)
-        snprintf (message, 200, "%.190s", reply ? "" : err.message);
-    if (!reply)
-        return err.code;
-    if (reply_p)
-        *reply_p = reply;
-    else
-        ufo_value_destroy (&reply);
-    return 0;
-}
-
 static bool
 s_start (void)
 {
@@ -155,18 +136,18 @@ UFO_TEST (test_disk_full)
     }
     char hex [65];
     CHECK (ufo_bb_client_blob_put (c, "png", 3, hex, &err) == -1 && err.code == UFO_E_UNAVAILABLE);
-    CHECK_INT (s_call (c, "task.submit", "{\"client\":\"x\",\"task\":\"t-full\",\"service\":\"eval\",\"body\":{}}",
+    CHECK_INT (bb_test_call (c, "task.submit", "{\"client\":\"x\",\"task\":\"t-full\",\"service\":\"eval\",\"body\":{}}",
                        NULL, message), UFO_E_UNAVAILABLE);
-    CHECK_INT (s_call (c, "bb.delete", "{\"board\":\"full\"}", NULL, message), UFO_E_UNAVAILABLE);
+    CHECK_INT (bb_test_call (c, "bb.delete", "{\"board\":\"full\"}", NULL, message), UFO_E_UNAVAILABLE);
     //  reads go on: ping, list, snapshot (exactly the acknowledged items), stats
-    CHECK_INT (s_call (c, "ping", NULL, NULL, NULL), 0);
-    CHECK_INT (s_call (c, "bb.list", NULL, NULL, NULL), 0);
+    CHECK_INT (bb_test_call (c, "ping", NULL, NULL, NULL), 0);
+    CHECK_INT (bb_test_call (c, "bb.list", NULL, NULL, NULL), 0);
     CHECK_INT (s_items (c, counts, S_CAP), nacked);
     for (int i = 0; i < S_CAP; i++)
         if (counts [i] != acked [i])
             UFO_FAIL_ ("item %d: %d copies while full, acknowledged %d", i, counts [i], acked [i]);
     ufo_value_t *stats = NULL;
-    CHECK_INT (s_call (c, "stats", NULL, &stats, NULL), 0);
+    CHECK_INT (bb_test_call (c, "stats", NULL, &stats, NULL), 0);
     CHECK (ufo_value_map_bool (stats, "disk_full", false));
     CHECK (ufo_value_map_int (stats, "writes_refused", 0) >= 8);
     ufo_value_destroy (&stats);
@@ -241,7 +222,7 @@ UFO_TEST (test_disk_full)
     char json [100];
     snprintf (json, sizeof json, "{\"task\":\"%s\"}", task);
     ufo_value_t *fetched = NULL;
-    CHECK_INT (s_call (c, "task.fetch", json, &fetched, NULL), 0);
+    CHECK_INT (bb_test_call (c, "task.fetch", json, &fetched, NULL), 0);
     CHECK_STR (ufo_value_map_str (fetched, "state", ""), "done");
     ufo_value_destroy (&fetched);
     ufo_bb_client_destroy (&c);

@@ -71,16 +71,7 @@ s_client (const char *name)
 static int
 s_call (ufo_bb_client_t *c, const char *type, const char *json, ufo_value_t **reply_p)
 {
-    ufo_error_t err;
-    ufo_value_t *body = json ? ufo_json_parse_str (json, &err) : NULL;
-    ufo_value_t *reply = ufo_bb_client_call (c, type, &body, NULL, 0, NULL, NULL, &err);
-    if (!reply)
-        return err.code;
-    if (reply_p)
-        *reply_p = reply;
-    else
-        ufo_value_destroy (&reply);
-    return 0;
+    return bb_test_call (c, type, json, reply_p, NULL);
 }
 
 static bool

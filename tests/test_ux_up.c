@@ -61,21 +61,9 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *data = getenv ("UFO_TEST_DATA");
     REQUIRE (build && data);
     snprintf (s_ufo, sizeof s_ufo, "%s/cli/ufo", build);
-    char script [400], port_file [400], llm_log [400], cfg [400], out [400];
-    snprintf (script, sizeof script, "%s/data/host_agent/one_round.json", data);
-    snprintf (port_file, sizeof port_file, "%s/llm.port", s_dir);
-    snprintf (llm_log, sizeof llm_log, "%s/llm.jsonl", s_dir);
+    char cfg [400], out [400];
     pid_t llm = -1;
-    int port = llmfx_start (script, port_file, llm_log, 400, &llm);
-    REQUIRE (port > 0);
-    snprintf (cfg, sizeof cfg, "%s/ufo.json", s_dir);
-    FILE *f = fopen (cfg, "w");
-    REQUIRE (f);
-    fprintf (f, "{\"HOST_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
-             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false},"
-             " \"APP_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
-             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false}, \"SLEEP_TIME\": 0}\n", port, port);
-    fclose (f);
+    REQUIRE (up_scripted_model (s_dir, "one_round.json", 400, &llm, cfg, sizeof cfg) > 0);
     char run_dir [300], data_dir [300];
     snprintf (run_dir, sizeof run_dir, "%s/run", s_dir);
     snprintf (data_dir, sizeof data_dir, "%s/data", s_dir);
