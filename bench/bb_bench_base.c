@@ -3,6 +3,7 @@
     ceiling (the bench writers against a ROUTER that answers at once) and Redis XADD with
     appendfsync always (see bb_bench.c and docs/BENCHMARKS.md). */
 #include "ufo_prelude.h"
+#include "bench_stats.h"
 #include "ufo_bb_proto.h"
 #include "ufo_buf.h"
 #include "ufo_wal.h"
@@ -25,17 +26,10 @@ bbb_now (void)
     return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }
 
-static int
-s_cmp_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
 double
 bbb_p50 (double *v, size_t n)
 {
-    qsort (v, n, sizeof *v, s_cmp_double);
+    qsort (v, n, sizeof *v, bench_cmp_double);
     return v [n / 2];
 }
 

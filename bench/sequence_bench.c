@@ -8,6 +8,7 @@
     then again with a model that takes LATENCY_MS per reply (the scripted server's latency_ms),
     which is closer to what a user waits for with a real model. Medians are printed.
     Exit status 0 when every task computed 5, 1 otherwise, 2 when the setup failed. */
+#include "bench_stats.h"
 #include "ufo_desktop.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
@@ -25,19 +26,6 @@ s_now (void)
     return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
 }
 
-static int
-s_cmp (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-static double
-s_median (double *v, int n)
-{
-    qsort (v, (size_t) n, sizeof (double), s_cmp);
-    return n % 2 ? v [n / 2] : (v [n / 2 - 1] + v [n / 2]) / 2;
-}
 
 //  Copies script src to dst with latency_ms on every entry. Returns 0 or -1.
 static int
@@ -148,9 +136,9 @@ s_mode (int64_t xid, const char *script, bool sequence, int latency_ms, int reps
         free (display);
         ufo_value_destroy (&lines);
     }
-    res.calls = s_median (calls, reps);
-    res.steps = s_median (steps, reps);
-    res.wall_ms = s_median (wall, reps);
+    res.calls = bench_median (calls, reps);
+    res.steps = bench_median (steps, reps);
+    res.wall_ms = bench_median (wall, reps);
     return res;
 }
 
