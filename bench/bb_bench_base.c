@@ -3,6 +3,7 @@
     ceiling (the bench writers against a ROUTER that answers at once) and Redis XADD with
     appendfsync always (see bb_bench.c and docs/BENCHMARKS.md). */
 #include "ufo_prelude.h"
+#include "ufo_msgpack.h"
 #include "bench_stats.h"
 #include "ufo_bb_proto.h"
 #include "ufo_buf.h"
@@ -183,11 +184,11 @@ s_reply_size (void)
 {
     ufo_buf_t buf = { 0 };
     ufo_bb_envelope_head (&buf, "ok", "bench000000000000000000000123456", "ufo-broker");
-    ufo_bb_mp_map (&buf, 2);
-    ufo_bb_mp_str (&buf, "seq");
-    ufo_bb_mp_uint (&buf, 1234567);
-    ufo_bb_mp_str (&buf, "last");
-    ufo_bb_mp_uint (&buf, 1234567);
+    ufo_mp_put_map (&buf, 2);
+    ufo_mp_put_cstr (&buf, "seq");
+    ufo_mp_put_uint (&buf, 1234567);
+    ufo_mp_put_cstr (&buf, "last");
+    ufo_mp_put_uint (&buf, 1234567);
     size_t size = buf.len;
     ufo_buf_free (&buf);
     return size;
