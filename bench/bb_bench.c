@@ -20,6 +20,7 @@
     The machine is shared: each comparison alternates its sides for N rounds (default 3) and
     keeps each side's best, so a burst of outside load does not decide a ratio. */
 #include "ufo_prelude.h"
+#include "ufo_msgpack.h"
 #include "ufo_bb_client.h"
 #include "ufo_bb_proto.h"
 #include "ufo_buf.h"
@@ -81,15 +82,9 @@ static void
 s_broker_start (bb_test_broker_t *b, const char *name, const char *fsync, const char *snap_every,
                 const char *growth)
 {
-    memset (b, 0, sizeof *b);
-    snprintf (b->dir, sizeof b->dir, "%s/ufo-bbbench-%s-XXXXXX", bbb_base, name);
-    if (!mkdtemp (b->dir)) {
-        perror ("mkdtemp");
-        exit (1);
-    }
-    snprintf (b->data_dir, sizeof b->data_dir, "%s/data", b->dir);
-    snprintf (b->cmd, sizeof b->cmd, "ipc://%s/cmd", b->dir);
-    snprintf (b->bus, sizeof b->bus, "ipc://%s/bus", b->dir);
+    char dir_name [64];
+    snprintf (dir_name, sizeof dir_name, "bbbench-%s", name);
+    bb_test_init_in (b, bbb_base, dir_name);
     const char *extra [] = { "--fsync", fsync, "--stats-ms", "0", "--snapshot-every", snap_every,
                              "--snapshot-growth", growth, "--log-level", "warn", NULL };
     bb_test_start (b, extra);
@@ -122,20 +117,20 @@ bbb_encode_add (ufo_buf_t *buf, const char *board, int64_t n)
     snprintf (id, sizeof id, "bench%027" PRId64, n);
     ufo_buf_reset (buf);
     ufo_bb_envelope_head (buf, "bb.add", id, "bb_bench");
-    ufo_bb_mp_map (buf, 3);
-    ufo_bb_mp_str (buf, "board");
-    ufo_bb_mp_str (buf, board);
-    ufo_bb_mp_str (buf, "memory");
-    ufo_bb_mp_str (buf, "trajectories");
-    ufo_bb_mp_str (buf, "items");
-    ufo_bb_mp_array (buf, 1);
-    ufo_bb_mp_map (buf, 3);
-    ufo_bb_mp_str (buf, "Step");
-    ufo_bb_mp_uint (buf, (uint64_t) n);
-    ufo_bb_mp_str (buf, "Subtask");
-    ufo_bb_mp_str (buf, "type the report");
-    ufo_bb_mp_str (buf, "Action");
-    ufo_bb_mp_str (buf, bbb_item_pad);
+    ufo_mp_put_map (buf, 3);
+    ufo_mp_put_cstr (buf, "board");
+    ufo_mp_put_cstr (buf, board);
+    ufo_mp_put_cstr (buf, "memory");
+    ufo_mp_put_cstr (buf, "trajectories");
+    ufo_mp_put_cstr (buf, "items");
+    ufo_mp_put_array (buf, 1);
+    ufo_mp_put_map (buf, 3);
+    ufo_mp_put_cstr (buf, "Step");
+    ufo_mp_put_uint (buf, (uint64_t) n);
+    ufo_mp_put_cstr (buf, "Subtask");
+    ufo_mp_put_cstr (buf, "type the report");
+    ufo_mp_put_cstr (buf, "Action");
+    ufo_mp_put_cstr (buf, bbb_item_pad);
 }
 
 //  A reply is ok when its envelope's type is "ok": 97 01 a2 'o' 'k'.
@@ -372,26 +367,26 @@ s_encode_event (ufo_buf_t *buf, int64_t seq)
     snprintf (id, sizeof id, "0123456789abcdef%016" PRIx64, (uint64_t) seq);
     ufo_buf_reset (buf);
     ufo_bb_envelope_head (buf, "bb.added", id, "ufo-broker");
-    ufo_bb_mp_map (buf, 6);
-    ufo_bb_mp_str (buf, "board");
-    ufo_bb_mp_str (buf, "fan");
-    ufo_bb_mp_str (buf, "memory");
-    ufo_bb_mp_str (buf, "trajectories");
-    ufo_bb_mp_str (buf, "seq");
-    ufo_bb_mp_uint (buf, (uint64_t) seq);
-    ufo_bb_mp_str (buf, "last");
-    ufo_bb_mp_uint (buf, (uint64_t) seq);
-    ufo_bb_mp_str (buf, "prev");
-    ufo_bb_mp_uint (buf, seq > 0 ? (uint64_t) seq - 1 : 0);
-    ufo_bb_mp_str (buf, "items");
-    ufo_bb_mp_array (buf, 1);
-    ufo_bb_mp_map (buf, 3);
-    ufo_bb_mp_str (buf, "Step");
-    ufo_bb_mp_uint (buf, (uint64_t) seq);
-    ufo_bb_mp_str (buf, "Subtask");
-    ufo_bb_mp_str (buf, "type the report");
-    ufo_bb_mp_str (buf, "Action");
-    ufo_bb_mp_str (buf, bbb_item_pad);
+    ufo_mp_put_map (buf, 6);
+    ufo_mp_put_cstr (buf, "board");
+    ufo_mp_put_cstr (buf, "fan");
+    ufo_mp_put_cstr (buf, "memory");
+    ufo_mp_put_cstr (buf, "trajectories");
+    ufo_mp_put_cstr (buf, "seq");
+    ufo_mp_put_uint (buf, (uint64_t) seq);
+    ufo_mp_put_cstr (buf, "last");
+    ufo_mp_put_uint (buf, (uint64_t) seq);
+    ufo_mp_put_cstr (buf, "prev");
+    ufo_mp_put_uint (buf, seq > 0 ? (uint64_t) seq - 1 : 0);
+    ufo_mp_put_cstr (buf, "items");
+    ufo_mp_put_array (buf, 1);
+    ufo_mp_put_map (buf, 3);
+    ufo_mp_put_cstr (buf, "Step");
+    ufo_mp_put_uint (buf, (uint64_t) seq);
+    ufo_mp_put_cstr (buf, "Subtask");
+    ufo_mp_put_cstr (buf, "type the report");
+    ufo_mp_put_cstr (buf, "Action");
+    ufo_mp_put_cstr (buf, bbb_item_pad);
 }
 
 //  Raw PUB/SUB: the same frames (topic + an event envelope of one item) to n subscribers.

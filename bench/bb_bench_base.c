@@ -3,6 +3,8 @@
     ceiling (the bench writers against a ROUTER that answers at once) and Redis XADD with
     appendfsync always (see bb_bench.c and docs/BENCHMARKS.md). */
 #include "ufo_prelude.h"
+#include "ufo_msgpack.h"
+#include "bench_stats.h"
 #include "ufo_bb_proto.h"
 #include "ufo_buf.h"
 #include "ufo_wal.h"
@@ -25,17 +27,10 @@ bbb_now (void)
     return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }
 
-static int
-s_cmp_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
 double
 bbb_p50 (double *v, size_t n)
 {
-    qsort (v, n, sizeof *v, s_cmp_double);
+    qsort (v, n, sizeof *v, bench_cmp_double);
     return v [n / 2];
 }
 
@@ -189,11 +184,11 @@ s_reply_size (void)
 {
     ufo_buf_t buf = { 0 };
     ufo_bb_envelope_head (&buf, "ok", "bench000000000000000000000123456", "ufo-broker");
-    ufo_bb_mp_map (&buf, 2);
-    ufo_bb_mp_str (&buf, "seq");
-    ufo_bb_mp_uint (&buf, 1234567);
-    ufo_bb_mp_str (&buf, "last");
-    ufo_bb_mp_uint (&buf, 1234567);
+    ufo_mp_put_map (&buf, 2);
+    ufo_mp_put_cstr (&buf, "seq");
+    ufo_mp_put_uint (&buf, 1234567);
+    ufo_mp_put_cstr (&buf, "last");
+    ufo_mp_put_uint (&buf, 1234567);
     size_t size = buf.len;
     ufo_buf_free (&buf);
     return size;

@@ -11,6 +11,7 @@
     --keep writes the generated files into DIR (created) and leaves them there.
     The baseline script is found under $UFO_SOURCE_DIR (default: the source tree). */
 #include "ufo_prelude.h"
+#include "bench_stats.h"
 #include "ufo_board.h"
 #include "ufo_buf.h"
 #include "ufo_clock.h"
@@ -563,13 +564,6 @@ s_cleanup (void)
         fprintf (stderr, "board_bench: could not remove %s\n", s_dir);
 }
 
-static int
-s_cmp_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
 //  One session's board: the user's request, a question answered, and steps trajectory
 //  items (the AppAgent's HISTORY_KEYS fields, ~490 bytes of JSON each).
 static ufo_board_t *
@@ -626,7 +620,7 @@ s_bench_session (int reps)
         ufo_board_destroy (&board);
     }
     double last = t [steps - 1];
-    qsort (t, steps, sizeof (double), s_cmp_double);
+    qsort (t, steps, sizeof (double), bench_cmp_double);
     double p50 = t [steps / 2], worst = t [steps - 1];
     free (t);
 

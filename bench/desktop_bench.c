@@ -14,6 +14,7 @@
     (bounded: Calc's does not finish); targets first < 500 ms, repeated < 5 ms.
     Exit status 0 when every target is met, 1 otherwise, 2 when the setup failed. */
 #include "ufo_prelude.h"
+#include "bench_stats.h"
 #include "ufo_clock.h"
 #include "ufo_desktop.h"
 #include "ufo_error.h"
@@ -28,19 +29,6 @@
 #define SHOTS 15
 #define WAIT_MS 60000
 
-static int
-s_cmp (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-static double
-s_median (double *v, int n)
-{
-    qsort (v, (size_t) n, sizeof (double), s_cmp);
-    return n % 2 ? v [n / 2] : (v [n / 2 - 1] + v [n / 2]) / 2;
-}
 
 static ufo_value_t *
 s_snapshot (ufo_desktop_t *desk, int64_t xid, double *ms)
@@ -113,7 +101,7 @@ s_bench_office (ufo_desktop_t *desk, const char *name, int64_t xid, int baseline
         if (!ok)
             return false;
     }
-    double mf = s_median (first, ROUNDS), ma = s_median (again, ROUNDS);
+    double mf = bench_median (first, ROUNDS), ma = bench_median (again, ROUNDS);
     char cmd [1200], base [160];
     snprintf (cmd, sizeof (cmd), "timeout %d /usr/bin/python3 '%s/bench/baseline/pyatspi_walk.py' %d '%s' 1",
               baseline_s, getenv ("UFO_SOURCE_DIR") ? getenv ("UFO_SOURCE_DIR") : UFO_SOURCE_DIR,
@@ -177,8 +165,8 @@ s_bench_app (ufo_desktop_t *desk, const char *name, int pid, int64_t xid)
     double pyfirst [ROUNDS];
     for (int r = 0; r < ROUNDS; r++)
         pyfirst [r] = py [r] + pyfind [r];
-    double mf = s_median (first, ROUNDS), ma = s_median (again, ROUNDS), mp = s_median (py, ROUNDS);
-    double mpf = s_median (pyfirst, ROUNDS);
+    double mf = bench_median (first, ROUNDS), ma = bench_median (again, ROUNDS), mp = bench_median (py, ROUNDS);
+    double mpf = bench_median (pyfirst, ROUNDS);
     double rf = mpf / mf, ra = mp / ma;
     printf ("%-17s pyatspi find+walk %7.2f ms, walk %7.2f ms (%d nodes) | first step %6.2f ms "
             "(%d visible nodes, %d controls) %5.1fx | repeated %6.3f ms %6.1fx (nodes re-read: %"
@@ -322,11 +310,11 @@ main (void)
         ok = false;
     }
     else {
-        double m = s_median (shot, SHOTS);
+        double m = bench_median (shot, SHOTS);
         printf ("screenshot 1280x800 + annotation (%zu marks) + PNG (level 1, %zu KB): median %.2f ms "
                 "(capture %.2f, annotate %.2f, encode %.2f) target <= 30 ms: %s\n",
-                nmarks, png_size / 1024, m, s_median (cap, SHOTS), s_median (ann, SHOTS),
-                s_median (enc, SHOTS), m <= 30 ? "PASS" : "FAIL");
+                nmarks, png_size / 1024, m, bench_median (cap, SHOTS), bench_median (ann, SHOTS),
+                bench_median (enc, SHOTS), m <= 30 ? "PASS" : "FAIL");
         ok &= m <= 30;
     }
     ok &= s_office ();

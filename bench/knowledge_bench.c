@@ -9,6 +9,7 @@
          Target: under 5 ms.
     Usage: knowledge_bench [--reps N] [--dir DIR] */
 #include "ufo_prelude.h"
+#include "bench_stats.h"
 #include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_helpdoc.h"
@@ -18,13 +19,6 @@
 #include "ufo_log.h"
 #include "ufo_value.h"
 #include <dirent.h>
-
-static int
-s_cmp (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
 
 static void
 s_noop (const char *title, const char *text, const char *ref, void *arg)
@@ -204,7 +198,7 @@ main (int argc, char **argv)
                 lat [k++] = (1e3 * ufo_time_mono_s ()) - t0;
                 ufo_value_destroy (&hits);
             }
-    qsort (lat, k, sizeof *lat, s_cmp);
+    qsort (lat, k, sizeof *lat, bench_cmp_double);
     //  baseline: linear scan of every passage (the texts the parse-only run collected)
     double scan_start = (1e3 * ufo_time_mono_s ());
     size_t scans = 0, sink = 0;

@@ -8,6 +8,7 @@
     then again with a model that takes LATENCY_MS per reply (the scripted server's latency_ms),
     which is closer to what a user waits for with a real model. Medians are printed.
     Exit status 0 when every task computed 5, 1 otherwise, 2 when the setup failed. */
+#include "bench_stats.h"
 #include "ufo_desktop.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
@@ -25,19 +26,6 @@ s_now (void)
     return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
 }
 
-static int
-s_cmp (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-static double
-s_median (double *v, int n)
-{
-    qsort (v, (size_t) n, sizeof (double), s_cmp);
-    return n % 2 ? v [n / 2] : (v [n / 2 - 1] + v [n / 2]) / 2;
-}
 
 //  Copies script src to dst with latency_ms on every entry. Returns 0 or -1.
 static int
@@ -132,10 +120,9 @@ s_mode (int64_t xid, const char *script, bool sequence, int latency_ms, int reps
         snprintf (session, sizeof session, "calc-%s-%d-%d", sequence ? "seq" : "single", latency_ms, i);
         const char *file = s_subtask (session, xid);
         size_t before = afx_llm_requests ();
-        const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
         ufo_value_t *lines = NULL;
         double t0 = s_now ();
-        int rc = afx_run_app (args, 120000, &lines);
+        int rc = afx_run_subtask (config, file, 120000, &lines);
         wall [i] = s_now () - t0;
         const ufo_value_t *result = afx_result (lines);
         steps [i] = (double) ufo_value_map_int (result, "steps", 0);
@@ -149,9 +136,9 @@ s_mode (int64_t xid, const char *script, bool sequence, int latency_ms, int reps
         free (display);
         ufo_value_destroy (&lines);
     }
-    res.calls = s_median (calls, reps);
-    res.steps = s_median (steps, reps);
-    res.wall_ms = s_median (wall, reps);
+    res.calls = bench_median (calls, reps);
+    res.steps = bench_median (steps, reps);
+    res.wall_ms = bench_median (wall, reps);
     return res;
 }
 

@@ -23,6 +23,7 @@
     Exit status 0 when every target is met, 1 otherwise, 2 when the setup failed.
 
     usage: step_bench [STEPS [APPLICATION]]   (default 24 steps, every application) */
+#include "bench_stats.h"
 #include "ufo_clock.h"
 #include "ufo_desktop.h"
 #include "ufo_error.h"
@@ -102,24 +103,6 @@ static const char *const s_phases [] = {
 };
 #define S_NPHASES (sizeof s_phases / sizeof s_phases [0])
 
-static int
-s_cmp (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-//  Percentile p (0..100) of n values (sorted in place), nearest rank.
-static double
-s_pct (double *v, size_t n, double p)
-{
-    if (n == 0)
-        return NAN;
-    qsort (v, n, sizeof (double), s_cmp);
-    size_t k = (size_t) ceil (p / 100.0 * (double) n);
-    return v [k ? k - 1 : 0];
-}
-
 //  A cold standalone snapshot (fresh desktop handle, as ufo-desktop does), ms; -1 on failure.
 static double
 s_standalone (int64_t xid, int *controls)
@@ -173,7 +156,7 @@ s_baseline (int pid, const char *title, int runs, int *nodes)
         vals [n++] = ufo_value_float (ufo_value_list_at (t, i));
     *nodes = (int) ufo_value_map_int (v, "nodes", 0);
     ufo_value_destroy (&v);
-    return n ? s_pct (vals, n, 50) : -1;
+    return n ? bench_pct (vals, n, 50) : -1;
 }
 
 //  Writes the script: steps replies cycling through the app's templates, then FINISH.
@@ -306,9 +289,8 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
                   task, task, afx_.broker.dir, app->name, xid, steps + 1);
         snprintf (subtask, sizeof subtask, "%s/subtask-%s-%d.json", afx_.broker.dir, app->name, run);
         afx_write (subtask, body);
-        const char *args [] = { "--subtask", subtask, "--config", config, "--broker", afx_.broker.cmd, NULL };
         ufo_value_t *lines = NULL;
-        int rc = afx_run_app (args, 600000, &lines);
+        int rc = afx_run_subtask (config, subtask, 600000, &lines);
         const ufo_value_t *result = afx_result (lines);
         if (rc != 0 || !result || strcmp (ufo_value_map_str (result, "status", ""), "FINISH") != 0) {
             fprintf (stderr, "step_bench: %s: ufo-app ended %d (%s: %s)\n", app->name, rc,
@@ -368,7 +350,7 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
         double copy [4096];
         size_t c = m < 4096 ? m : 4096;
         memcpy (copy, ph [k], c * sizeof (double));
-        double p50 = s_pct (copy, c, 50), p95 = s_pct (copy, c, 95);
+        double p50 = bench_pct (copy, c, 50), p95 = bench_pct (copy, c, 95);
         printf ("  %-14s %9.2f %9.2f\n", s_phases [k], p50, p95);
     }
     double own50;
@@ -376,19 +358,19 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
         double copy [4096];
         size_t c = m < 4096 ? m : 4096;
         memcpy (copy, ph [10], c * sizeof (double));
-        own50 = s_pct (copy, c, 50);
+        own50 = bench_pct (copy, c, 50);
     }
-    double tok50 = s_pct (tokens, m, 50), tokmax = m ? tokens [m - 1] : 0;
-    double tok_first = s_pct (first_tokens, n_first_main, 50);
+    double tok50 = bench_pct (tokens, m, 50), tokmax = m ? tokens [m - 1] : 0;
+    double tok_first = bench_pct (first_tokens, n_first_main, 50);
     printf ("  prompt tokens (bytes/4): first step %.0f, p50 %.0f, max %.0f (memory and blackboard grow"
             " with the steps)\n", tok_first, tok50, tokmax);
-    double first = s_pct (first_main, n_first_main, 50);
+    double first = bench_pct (first_main, n_first_main, 50);
     //  the same windows from outside: standalone cold snapshot, baseline observation
     double sa [7];
     int controls = 0, nodes = 0;
     for (int i = 0; i < 7; i++)
         sa [i] = s_standalone (xid, &controls);
-    out->standalone_ms = s_pct (sa, 7, 50);
+    out->standalone_ms = bench_pct (sa, 7, 50);
     out->baseline_ms = s_baseline (pid, title, 5, &nodes);
     printf ("  first step's snapshot p50 %.1f ms (%zu sessions); standalone cold snapshot p50 %.1f ms"
             " (%d controls): %.2fx\n", first, n_first_main, out->standalone_ms, controls,
@@ -400,11 +382,11 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
     bool ok_gtk3 = !app->gtk3 || own50 <= 50;
     if (n_first_dialog && app->dialog_title) {
         int64_t dxid = s_open_dialog (app, xid, pid);
-        double dsa [7], dfirst = s_pct (first_dialog, n_first_dialog, 50);
+        double dsa [7], dfirst = bench_pct (first_dialog, n_first_dialog, 50);
         int dcontrols = 0, dnodes = 0;
         for (int i = 0; dxid && i < 7; i++)
             dsa [i] = s_standalone (dxid, &dcontrols);
-        out->dialog_standalone_ms = dxid ? s_pct (dsa, 7, 50) : -1;
+        out->dialog_standalone_ms = dxid ? bench_pct (dsa, 7, 50) : -1;
         out->dialog_baseline_ms = dxid ? s_baseline (pid, app->dialog_title, 3, &dnodes) : -1;
         printf ("  dialog: first step's snapshot p50 %.1f ms (%zu times); standalone cold p50 %.1f ms"
                 " (%d controls): %.2fx; baseline observation p50 %.1f ms (%d nodes)\n", dfirst,

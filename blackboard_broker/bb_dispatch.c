@@ -34,7 +34,7 @@ s_envelope_as (bb_dispatch_t *self, const char *type, const ufo_value_t *body, b
     if (body)
         ufo_msgpack_append (&self->buf, body);
     else
-        ufo_bb_mp_map (&self->buf, 0);
+        ufo_mp_put_map (&self->buf, 0);
 }
 
 static void

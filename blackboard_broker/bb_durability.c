@@ -347,6 +347,7 @@ void
 bb_durability_everysec (bb_server_t *self)
 {
     //  Once a second, and only when something was written since the last time.
+    self->sync_ticks++;
     if (self->unsynced && !self->log_failed) {
         self->unsynced = false;
         bb_durability_sync_log (self);

@@ -2,6 +2,7 @@
     is in bb_out.c, the durability pipeline in bb_durability.c (bb_server_int.h). See
     bb_server.h for the design. */
 #include "ufo_prelude.h"
+#include "ufo_msgpack.h"
 #include "ufo_buf.h"
 #include "ufo_clock.h"
 #include "ufo_error.h"
@@ -50,20 +51,20 @@ s_event_head (bb_server_t *self, ufo_buf_t *buf, const char *type, const char *b
     ufo_hex_u64 (seq, id + 16);
     id [32] = 0;
     ufo_bb_envelope_head_at (buf, type, id, "ufo-broker", self->now_us);
-    ufo_bb_mp_map (buf, with_items ? 6 : 5);
-    UFO_BB_MP_LIT (buf, "board");
-    ufo_bb_mp_str (buf, board);
-    UFO_BB_MP_LIT (buf, "memory");
+    ufo_mp_put_map (buf, with_items ? 6 : 5);
+    UFO_MP_PUT_LIT (buf, "board");
+    ufo_mp_put_cstr (buf, board);
+    UFO_MP_PUT_LIT (buf, "memory");
     if (memory >= 0)
-        ufo_bb_mp_str (buf, ufo_bb_memory_name (memory));
+        ufo_mp_put_cstr (buf, ufo_bb_memory_name (memory));
     else
-        ufo_bb_mp_nil (buf);
-    UFO_BB_MP_LIT (buf, "seq");
-    ufo_bb_mp_uint (buf, seq);
-    UFO_BB_MP_LIT (buf, "last");
-    ufo_bb_mp_uint (buf, last);
-    UFO_BB_MP_LIT (buf, "prev");
-    ufo_bb_mp_uint (buf, prev);
+        ufo_mp_put_nil (buf);
+    UFO_MP_PUT_LIT (buf, "seq");
+    ufo_mp_put_uint (buf, seq);
+    UFO_MP_PUT_LIT (buf, "last");
+    ufo_mp_put_uint (buf, last);
+    UFO_MP_PUT_LIT (buf, "prev");
+    ufo_mp_put_uint (buf, prev);
 }
 
 static bool
@@ -101,8 +102,8 @@ s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
     uint64_t prev = board ? bb_board_last (board) : 0;
     ufo_buf_t *buf = &self->scratch;
     s_event_head (self, buf, UFO_BB_EV_ADDED, req->board, req->memory, seq, last, prev, true);
-    UFO_BB_MP_LIT (buf, "items");
-    ufo_bb_mp_array (buf, (uint32_t) n);
+    UFO_MP_PUT_LIT (buf, "items");
+    ufo_mp_put_array (buf, (uint32_t) n);
     ufo_buf_append (buf, req->items_data, req->items_len);  //  as sent, or encoded once by the decoder
     s_emit_change (self, req->board, req->memory, buf, n);
     bb_store_add (self->store, req->board, req->memory, req->items_data, req->item_ends, n, seq);
@@ -111,11 +112,11 @@ s_handle_add (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
     //  {"seq": seq, "last": last}, written directly (the hot path)
     ufo_buf_reset (buf);
     ufo_bb_envelope_head_at (buf, "ok", req->id, "ufo-broker", self->now_us);
-    ufo_bb_mp_map (buf, 2);
-    UFO_BB_MP_LIT (buf, "seq");
-    ufo_bb_mp_uint (buf, seq);
-    UFO_BB_MP_LIT (buf, "last");
-    ufo_bb_mp_uint (buf, last);
+    ufo_mp_put_map (buf, 2);
+    UFO_MP_PUT_LIT (buf, "seq");
+    ufo_mp_put_uint (buf, seq);
+    UFO_MP_PUT_LIT (buf, "last");
+    ufo_mp_put_uint (buf, last);
     bb_out_reply (self, route, buf, 0, true);
 }
 
@@ -254,6 +255,7 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_int (s, "busy_refusals", (int64_t) bb_peers_refused (self->peers));
     ufo_value_map_set_int (s, "fsyncs", (int64_t) syncs);
     ufo_value_map_set_int (s, "fsync_avg_us", syncs ? (int64_t) (total_us / syncs) : 0);
+    ufo_value_map_set_int (s, "sync_ticks", (int64_t) self->sync_ticks);
     ufo_value_map_set_int (s, "blob_puts", (int64_t) self->blob_puts);
     ufo_value_map_set_int (s, "blob_gets", (int64_t) self->blob_gets);
     ufo_value_map_set_str (s, "fsync", self->cfg.fsync == BB_FSYNC_ALWAYS ? "always"

@@ -74,6 +74,7 @@ struct _bb_server_t {
     uint64_t refill_seen;
     bool burst_wrote;               //  the current burst appended log records
     bool unsynced;                  //  everysec: log bytes written since the last fdatasync asked
+    uint64_t sync_ticks;            //  everysec: ticks of the once-a-second timer (stats sync_ticks)
     bb_pending_blob_t *pblobs;       //  blobs being committed
     size_t npblobs, cap_pblobs;
 

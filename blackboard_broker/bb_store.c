@@ -265,37 +265,37 @@ bb_store_encode_snapshot (bb_store_t *self, const char *name, int memory, uint64
         if ((memory < 0 || memory == m) && board->mem [m].base > after)
             full = true;
     int nmem = memory < 0 ? 4 : 1;
-    ufo_bb_mp_map (buf, 8);
-    ufo_bb_mp_str (buf, "name");
-    ufo_bb_mp_str (buf, name);
-    ufo_bb_mp_str (buf, "exists");
-    ufo_bb_mp_bool (buf, board != NULL);
-    ufo_bb_mp_str (buf, "seq");
-    ufo_bb_mp_uint (buf, self->seq);
-    ufo_bb_mp_str (buf, "last");
-    ufo_bb_mp_uint (buf, board ? board->last : 0);
-    ufo_bb_mp_str (buf, "after");
-    ufo_bb_mp_uint (buf, full ? 0 : after);
-    ufo_bb_mp_str (buf, "full");
-    ufo_bb_mp_bool (buf, full);
+    ufo_mp_put_map (buf, 8);
+    ufo_mp_put_cstr (buf, "name");
+    ufo_mp_put_cstr (buf, name);
+    ufo_mp_put_cstr (buf, "exists");
+    ufo_mp_put_bool (buf, board != NULL);
+    ufo_mp_put_cstr (buf, "seq");
+    ufo_mp_put_uint (buf, self->seq);
+    ufo_mp_put_cstr (buf, "last");
+    ufo_mp_put_uint (buf, board ? board->last : 0);
+    ufo_mp_put_cstr (buf, "after");
+    ufo_mp_put_uint (buf, full ? 0 : after);
+    ufo_mp_put_cstr (buf, "full");
+    ufo_mp_put_bool (buf, full);
     for (int pass = 0; pass < 2; pass++) {
-        ufo_bb_mp_str (buf, pass == 0 ? "board" : "seqs");
-        ufo_bb_mp_map (buf, (uint32_t) nmem);
+        ufo_mp_put_cstr (buf, pass == 0 ? "board" : "seqs");
+        ufo_mp_put_map (buf, (uint32_t) nmem);
         for (int m = 0; m < 4; m++) {
             if (memory >= 0 && memory != m)
                 continue;
-            ufo_bb_mp_str (buf, ufo_bb_memory_name (m));
+            ufo_mp_put_cstr (buf, ufo_bb_memory_name (m));
             s_mem_t *mem = board ? &board->mem [m] : NULL;
             size_t start = 0, n = mem ? mem->n : 0;
             if (!full)
                 while (start < n && mem->v [start].seq <= after)
                     start++;    //  linear is fine: "after" asks for a short tail
-            ufo_bb_mp_array (buf, (uint32_t) (n - start));
+            ufo_mp_put_array (buf, (uint32_t) (n - start));
             for (size_t i = start; i < n; i++) {
                 if (pass == 0)
                     ufo_buf_append (buf, mem->v [i].batch->data + mem->v [i].off, mem->v [i].len);
                 else
-                    ufo_bb_mp_uint (buf, mem->v [i].seq);
+                    ufo_mp_put_uint (buf, mem->v [i].seq);
             }
         }
     }

@@ -190,6 +190,20 @@ s_key (s_rec_t *self, const ufo_value_t *event)
     ufo_buf_puts (&self->keys, written);
 }
 
+//  Records the input events the X RECORD connection has queued: clicks and keys.
+static void
+s_drain (s_rec_t *self, ufo_xrecord_t *xr)
+{
+    ufo_value_t *event;
+    while ((event = ufo_xrecord_next (xr))) {
+        if (strcmp (ufo_value_map_str (event, "type", ""), "click") == 0)
+            s_click (self, event);
+        else
+            s_key (self, event);
+        ufo_value_destroy (&event);
+    }
+}
+
 static void
 s_help (void)
 {
@@ -273,24 +287,9 @@ ufo_cmd_record (int argc, char **argv)
                                   { .fd = ufo_desktop_fd (rec.desk), .events = POLLIN } };
         poll (fds, fds [1].fd >= 0 ? 2 : 1, 100);
         ufo_desktop_pump (rec.desk);
-        ufo_value_t *event;
-        while ((event = ufo_xrecord_next (xr))) {
-            if (strcmp (ufo_value_map_str (event, "type", ""), "click") == 0)
-                s_click (&rec, event);
-            else
-                s_key (&rec, event);
-            ufo_value_destroy (&event);
-        }
+        s_drain (&rec, xr);
     }
-    //  the input up to the signal
-    ufo_value_t *event;
-    while ((event = ufo_xrecord_next (xr))) {
-        if (strcmp (ufo_value_map_str (event, "type", ""), "click") == 0)
-            s_click (&rec, event);
-        else
-            s_key (&rec, event);
-        ufo_value_destroy (&event);
-    }
+    s_drain (&rec, xr);                 //  the input up to the signal
     s_flush_keys (&rec);
     if (ufo_value_size (rec.steps) == 0) {
         fprintf (stderr, "ufo record: nothing was done in %s; no demonstration saved\n", app);

@@ -126,11 +126,7 @@ afx_setup (const char *name)
 static inline void
 afx_llm_stop (void)
 {
-    if (afx_.llm > 0) {
-        kill (afx_.llm, SIGTERM);
-        waitpid (afx_.llm, NULL, 0);
-    }
-    afx_.llm = -1;
+    llmfx_stop (&afx_.llm);
     afx_.port = 0;
 }
 
@@ -219,6 +215,19 @@ afx_mousepad (int *pid_p, const char **label_p)
     ufo_value_destroy (&snap);
     *label_p = label;
     return l ? xid : 0;
+}
+
+//  The start of most AppAgent tests: mousepad launched (afx_mousepad; *label_p, when not
+//  NULL, gets its text control's label) and the scripted LLM server started with
+//  tests/data/app_agent/<script>. Returns mousepad's xid, or 0 when either did not start.
+static inline int64_t
+afx_mousepad_scripted (const char *script, int *pid_p, const char **label_p)
+{
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (pid_p, &label);
+    if (label_p)
+        *label_p = label;
+    return xid && afx_llm_start (script) == 0 ? xid : 0;
 }
 
 //  Kills mousepad (no save dialog) and waits (bounded) for its window to go.
@@ -342,6 +351,15 @@ afx_run_app (const char *const *args, int timeout_ms, ufo_value_t **lines_p)
     return rc;
 }
 
+//  Runs `ufo-app --subtask file --config config` against the fixture's broker, as
+//  afx_run_app does (stdout lines into *lines_p). Returns the exit status.
+static inline int
+afx_run_subtask (const char *config, const char *file, int timeout_ms, ufo_value_t **lines_p)
+{
+    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
+    return afx_run_app (args, timeout_ms, lines_p);
+}
+
 //  The last line of kind "result": its body (borrowed from lines), or NULL.
 static inline const ufo_value_t *
 afx_result (const ufo_value_t *lines)
@@ -371,6 +389,30 @@ afx_log_path (const char *task, const char *name, char *out, size_t size)
 {
     snprintf (out, size, "%s/logs/%s/%s", afx_.broker.dir, task, name);
     return out;
+}
+
+//  The lines of a JSON-lines log file of a session's task directory (caller owns).
+static inline ufo_value_t *
+afx_log (const char *task, const char *name)
+{
+    char path [600];
+    return afx_lines (afx_log_path (task, name, path, sizeof path));
+}
+
+//  Runs `ufo ARGS --broker <the fixture's broker>` (args: a shell-quoted argument string),
+//  its output (stdout and stderr) into out[size]. Returns its exit status, -1 if it did not exit.
+static inline int
+afx_cli (const char *args, char *out, size_t size)
+{
+    char cmd [4096], path [500];
+    snprintf (path, sizeof path, "%s/cli.out", afx_.broker.dir);
+    snprintf (cmd, sizeof cmd, "'%s/cli/ufo' %s --broker '%s' > '%s' 2>&1", afx_build (), args,
+              afx_.broker.cmd, path);
+    int rc = system (cmd);
+    char *text = afx_read (path);
+    snprintf (out, size, "%s", text ? text : "");
+    free (text);
+    return WIFEXITED (rc) ? WEXITSTATUS (rc) : -1;
 }
 
 //  The board of a session from the broker (caller owns), {"questions": [...], ...}.

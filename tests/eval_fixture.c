@@ -270,24 +270,11 @@ int
 eval_fixture_server_start (const char *dir, const char *script, char *log_path, size_t size,
                            pid_t *pid_p)
 {
-    char script_path [PATH_MAX], port_file [PATH_MAX];
-    snprintf (script_path, sizeof script_path, "%s/script.json", dir);
-    snprintf (port_file, sizeof port_file, "%s/port", dir);
-    snprintf (log_path, size, "%s/requests.jsonl", dir);
-    FILE *f = fopen (script_path, "w");
-    if (!f)
-        return -1;
-    fputs (script, f);
-    fclose (f);
-    return llmfx_start (script_path, port_file, log_path, 300, pid_p);
+    return llmfx_start_script (dir, script, 300, log_path, size, pid_p);
 }
 
 void
 eval_fixture_server_stop (pid_t *pid_p)
 {
-    if (*pid_p > 0) {
-        kill (*pid_p, SIGTERM);
-        waitpid (*pid_p, NULL, 0);
-        *pid_p = -1;
-    }
+    llmfx_stop (pid_p);
 }

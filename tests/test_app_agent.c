@@ -26,28 +26,12 @@ s_exists (const char *task, const char *name)
     return access (path, F_OK) == 0;
 }
 
-static ufo_value_t *
-s_log (const char *task, const char *name)
-{
-    char path [600];
-    return afx_lines (afx_log_path (task, name, path, sizeof path));
-}
-
-//  Runs ufo-app --subtask on file with the config, against the broker. Returns exit status.
-static int
-s_run (const char *config, const char *file, ufo_value_t **lines_p)
-{
-    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
-    return afx_run_app (args, RUN_MS, lines_p);
-}
-
 UFO_TEST (test_type_text)
 {
     int pid = 0;
     const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("type_text.json", &pid, &label);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("type_text.json") == 0);
     char prices [600], extra [900];
     snprintf (prices, sizeof prices, "%s/prices.json", afx_.broker.dir);
     afx_write (prices, "{\"openai_compatible/scripted\": {\"input\": 0.01, \"output\": 0.03}}");
@@ -56,7 +40,7 @@ UFO_TEST (test_type_text)
     const char *config = afx_config (extra);
     const char *file = afx_subtask ("s-type", "Type 'Hello from ufo-app' into the document", xid, "", "");
     ufo_value_t *lines = NULL;
-    int rc = s_run (config, file, &lines);
+    int rc = afx_run_subtask (config, file, RUN_MS, &lines);
     CHECK_INT (rc, 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
@@ -77,7 +61,7 @@ UFO_TEST (test_type_text)
     CHECK_STR (text, "Hello from ufo-app");
     free (text);
     //  response.log: one line per step with every field
-    ufo_value_t *resp = s_log ("s-type", "response.log");
+    ufo_value_t *resp = afx_log ("s-type", "response.log");
     CHECK_INT (ufo_value_size (resp), 3);
     for (size_t i = 0; i < ufo_value_size (resp); i++) {
         const ufo_value_t *r = ufo_value_list_at (resp, i);
@@ -151,15 +135,13 @@ UFO_TEST (test_confirm_refused)
 {
     //  The model asks for CONFIRM; the user refuses: the action is not run, FINISH.
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("confirm.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("confirm.json") == 0);
     const char *config = afx_config ("");
     const char *file = afx_subtask ("s-confirm", "Replace the text", xid, "\"interactive\": true",
                                     "\"answers\": [false]");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -178,7 +160,7 @@ UFO_TEST (test_confirm_refused)
     char *text = afx_text (xid);
     CHECK_STR (text, "");
     free (text);
-    ufo_value_t *resp = s_log ("s-confirm", "response.log");
+    ufo_value_t *resp = afx_log ("s-confirm", "response.log");
     const ufo_value_t *r = s_only_record (resp);
     CHECK_STR (ufo_value_map_str (r, "UserConfirm", ""), "no");
     CHECK_STR (ufo_value_map_str (r, "Status", ""), "FINISH");
@@ -194,14 +176,12 @@ UFO_TEST (test_confirm_policy)
     //  The model says CONTINUE, but the policy names the action: confirmation is required.
     //  Non-interactive without auto_confirm: refused without asking; interactive yes: runs.
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("policy.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("policy.json") == 0);
     const char *config = afx_config_ex (false, "\"confirm_actions\": [\"set_*\"]", "");
     const char *file = afx_subtask ("s-policy1", "Type a text", xid, "", "");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -216,12 +196,12 @@ UFO_TEST (test_confirm_policy)
     char *text = afx_text (xid);
     CHECK_STR (text, "");
     free (text);
-    ufo_value_t *resp = s_log ("s-policy1", "response.log");
+    ufo_value_t *resp = afx_log ("s-policy1", "response.log");
     CHECK_STR (ufo_value_map_str (s_only_record (resp), "UserConfirm", ""), "no");
     ufo_value_destroy (&resp);
 
     file = afx_subtask ("s-policy2", "Type a text", xid, "\"interactive\": true", "\"answers\": [true]");
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -242,20 +222,18 @@ UFO_TEST (test_garbage_error)
     //  The model never answers with usable JSON: re-asked JSON_PARSING_RETRY (2) times,
     //  then the step and the subtask end in ERROR with the reason in response.log.
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("garbage.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("garbage.json") == 0);
     const char *config = afx_config ("");
     const char *file = afx_subtask ("s-garbage", "Type something", xid, "", "");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 1);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 1);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
     CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "LLM");
     CHECK_INT (afx_llm_requests (), 3);
-    ufo_value_t *resp = s_log ("s-garbage", "response.log");
+    ufo_value_t *resp = afx_log ("s-garbage", "response.log");
     const ufo_value_t *r = s_only_record (resp);
     CHECK_STR (ufo_value_map_str (r, "Status", ""), "ERROR");
     CHECK (strlen (ufo_value_map_str (r, "error", "")) > 10);
@@ -278,10 +256,8 @@ UFO_TEST (test_pending_answer)
     //  PENDING: the question goes out as progress, the answer comes back as input and
     //  reaches the model; the Q&A is on the board. Visual mode: screenshots are sent.
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("pending.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("pending.json") == 0);
     char qa [600], qa_extra [700];
     snprintf (qa, sizeof qa, "%s/custom/qa.jsonl", afx_.broker.dir);
     snprintf (qa_extra, sizeof qa_extra, "\"USE_CUSTOMIZATION\": true, \"QA_PAIR_FILE\": \"%s\"", qa);
@@ -290,7 +266,7 @@ UFO_TEST (test_pending_answer)
                                     "\"interactive\": true",
                                     "\"answers\": [[\"words: purple elephant\"]]");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -310,7 +286,7 @@ UFO_TEST (test_pending_answer)
     CHECK_INT (ufo_value_size (pairs), 1);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (pairs, 0), "answer", ""), "words: purple elephant");
     ufo_value_destroy (&pairs);
-    ufo_value_t *resp = s_log ("s-pending", "response.log");
+    ufo_value_t *resp = afx_log ("s-pending", "response.log");
     const ufo_value_t *r0 = ufo_value_list_at (resp, 0);
     CHECK_STR (ufo_value_map_str (r0, "Status", ""), "PENDING");
     CHECK_STR (ufo_value_str (ufo_value_list_at (ufo_value_map_get (r0, "Answers"), 0)),
@@ -333,7 +309,7 @@ UFO_TEST (test_pending_answer)
     REQUIRE (afx_llm_start ("pending.json") == 0);
     config = afx_config (qa_extra);
     file = afx_subtask ("s-pending2", "Type what the user wants", xid, "", "");
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     CHECK_INT (afx_count (lines, "question"), 0);
     board = afx_board ("s-pending2");
     qs = ufo_value_map_get (board, "questions");
@@ -350,21 +326,19 @@ UFO_TEST (test_pending_answer)
 UFO_TEST (test_max_steps)
 {
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("loop.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("loop.json") == 0);
     const char *config = afx_config ("");
     const char *file = afx_subtask ("s-max", "Look forever", xid, "\"max_steps\": 3, \"step_base\": 4", "");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 1);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 1);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FAIL");
     CHECK_INT (ufo_value_map_int (result, "steps", -1), 3);
     CHECK_CONTAINS (ufo_value_map_str (result, "comment", ""), "step limit");
     CHECK_INT (afx_llm_requests (), 3);
-    ufo_value_t *resp = s_log ("s-max", "response.log");
+    ufo_value_t *resp = afx_log ("s-max", "response.log");
     CHECK_INT (ufo_value_size (resp), 3);
     CHECK_INT (ufo_value_map_int (ufo_value_list_at (resp, 2), "Step", -1), 6);
     CHECK_INT (ufo_value_map_int (ufo_value_list_at (resp, 2), "AgentStep", -1), 2);
@@ -377,14 +351,12 @@ UFO_TEST (test_window_closed)
 {
     //  The action closes the application: the next step finds no window: FINISH.
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("closed.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("closed.json") == 0);
     const char *config = afx_config ("\"SLEEP_TIME\": 1.0");
     const char *file = afx_subtask ("s-closed", "Quit Mousepad", xid, "", "");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -417,13 +389,13 @@ UFO_TEST (test_resume)
     const char *file = afx_subtask ("s-resume", "Resume me", xid, "\"step_base\": 5, \"max_steps\": 4",
                                     "\"attempt\": 2, \"task_id\": \"t-resume\"");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
     CHECK_INT (ufo_value_map_int (result, "steps", -1), 3);
     CHECK_INT (ufo_value_map_int (result, "resumed_steps", -1), 2);
-    ufo_value_t *resp = s_log ("s-resume", "response.log");
+    ufo_value_t *resp = afx_log ("s-resume", "response.log");
     const ufo_value_t *r = s_only_record (resp);
     CHECK_INT (ufo_value_map_int (r, "Step", -1), 7);
     CHECK_INT (ufo_value_map_int (r, "AgentStep", -1), 2);
@@ -441,19 +413,17 @@ UFO_TEST (test_screenshot_annotation)
     //  SCREENSHOT with the annotation action: the next step is taken with only the named
     //  controls annotated, then the subtask goes on.
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("annotation.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("annotation.json") == 0);
     const char *config = afx_config ("");
     const char *file = afx_subtask ("s-annot", "Look closely", xid, "", "");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
     CHECK_INT (ufo_value_map_int (result, "steps", -1), 2);
-    ufo_value_t *resp = s_log ("s-annot", "response.log");
+    ufo_value_t *resp = afx_log ("s-annot", "response.log");
     const ufo_value_t *r0 = ufo_value_list_at (resp, 0);
     CHECK_STR (ufo_value_map_str (r0, "Status", ""), "SCREENSHOT");
     CHECK_STR (ufo_value_map_str (r0, "FunctionCall", ""), "annotation");

@@ -11,14 +11,6 @@
 
 #define RUN_MS 180000
 
-//  Runs ufo-app --subtask on file with the config, against the broker. Returns exit status.
-static int
-s_run (const char *config, const char *file, ufo_value_t **lines_p)
-{
-    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
-    return afx_run_app (args, RUN_MS, lines_p);
-}
-
 //  Writes a subtask file for application app, window xid, with this request and subtask.
 static const char *
 s_subtask (const char *session, const char *app, int64_t xid, const char *request,
@@ -69,10 +61,8 @@ UFO_TEST (test_mousepad_save_as)
     //  two lines, ^s, and the Save As dialog that opens: one subtask, one AppAgent. The
     //  scripted model finds the file name field by its caption ("Name"), Save by its name
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("save_as.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("save_as.json") == 0);
     char target [500], request [800];
     snprintf (target, sizeof target, "%s/notes-%d.txt", afx_.broker.dir, (int) getpid ());
     unlink (target);
@@ -81,7 +71,7 @@ UFO_TEST (test_mousepad_save_as)
     const char *file = s_subtask ("s-save-as", "mousepad", xid, request,
                                   "Type the two lines into the document and save it with Ctrl+S");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (afx_config (""), file, &lines), 0);
+    CHECK_INT (afx_run_subtask (afx_config (""), file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -186,7 +176,7 @@ UFO_TEST (test_featherpad_save)
     const char *file = s_subtask ("s-featherpad", "featherpad", xid, request,
                                   "Type the text into the document and save it with Ctrl+S");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (afx_config (""), file, &lines), 0);
+    CHECK_INT (afx_run_subtask (afx_config (""), file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     CHECK (result && !strcmp (ufo_value_map_str (result, "status", ""), "FINISH"));
     //  the file, read by the test (FeatherPad ends the last line with a newline)
@@ -244,7 +234,7 @@ UFO_TEST (test_clocks_world_clock)
                                   "Add a world clock for the city of Berlin. Then look at the About box of Clocks.",
                                   "Add Berlin as a world clock, then open About Clocks from the main menu and close it");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (afx_config (""), file, &lines), 0);
+    CHECK_INT (afx_run_subtask (afx_config (""), file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     CHECK (result && !strcmp (ufo_value_map_str (result, "status", ""), "FINISH"));
     //  the outcome, read by the test: Berlin is listed in the main window; no dialog is left

@@ -45,13 +45,7 @@ s_stop_app (pid_t *pid)
     if (*pid <= 0)
         return;
     kill (*pid, SIGTERM);
-    int64_t end = ufo_time_mono_ms () + 10000;
-    while (waitpid (*pid, NULL, WNOHANG) == 0 && ufo_time_mono_ms () < end)
-        usleep (20000);
-    if (kill (*pid, 0) == 0) {
-        kill (*pid, SIGKILL);
-        waitpid (*pid, NULL, 0);
-    }
+    ufo_wait_exit (*pid, 10000);            //  (killed at the deadline)
     *pid = 0;
 }
 
@@ -118,10 +112,8 @@ s_follow (ufo_tasks_t *tasks, const char *id, void (*on_progress) (ufo_tasks_t *
 UFO_TEST (test_dispatched_subtask)
 {
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("type_text.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("type_text.json") == 0);
     const char *config = s_config ();
     s_apps [0] = s_start_app (config, 0);
     ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
@@ -208,10 +200,8 @@ s_answer (ufo_tasks_t *tasks, const char *id, const ufo_value_t *progress)
 UFO_TEST (test_dispatched_question)
 {
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("pending.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("pending.json") == 0);
     const char *config = s_config ();
     s_apps [0] = s_start_app (config, 0);
     ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
@@ -245,10 +235,8 @@ s_trajectories (const char *session)
 UFO_TEST (test_killed_worker_resumes)
 {
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("resume_kill.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("resume_kill.json") == 0);
     const char *config = s_config ();
     s_apps [0] = s_start_app (config, 0);
     ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
@@ -304,10 +292,8 @@ UFO_TEST (test_killed_worker_resumes)
 UFO_TEST (test_finished_worker_resumes_without_model)
 {
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("finish_exit.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("finish_exit.json") == 0);
     const char *config = s_config ();
     s_exit_after_finish = true;
     s_apps [0] = s_start_app (config, 0);

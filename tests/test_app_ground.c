@@ -138,8 +138,7 @@ s_run (const char *session, const char *subtask, int64_t xid, const ufo_value_t 
 {
     const char *config = afx_config_ex (false, "", "");
     const char *file = afx_subtask (session, subtask, xid, "", "");
-    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
-    int rc = afx_run_app (args, RUN_MS, lines_p);
+    int rc = afx_run_subtask (config, file, RUN_MS, lines_p);
     *result_p = afx_result (*lines_p);
     if (rc != 0 || strcmp (ufo_value_map_str (*result_p, "status", ""), "FINISH")) {
         char *dump = ufo_json_dump (*lines_p, 0, NULL);

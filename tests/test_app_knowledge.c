@@ -53,18 +53,15 @@ UFO_TEST (test_offline_docs_in_prompt)
     const char *index = s_build_index ();
     REQUIRE (index);
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("offline_docs.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("offline_docs.json") == 0);
     char extra [900];
     snprintf (extra, sizeof extra, "\"RAG_OFFLINE_DOCS\": true, \"RAG_OFFLINE_DOCS_RETRIEVED_TOPK\": 1,"
               " \"knowledge\": {\"index\": \"%s\", \"prompt_bytes\": 400}", index);
     const char *config = afx_config (extra);
     const char *file = afx_subtask ("s-docs", "Write the standard greeting into the document", xid, "", "");
-    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
     ufo_value_t *lines = NULL;
-    CHECK_INT (afx_run_app (args, RUN_MS, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -105,18 +102,15 @@ UFO_TEST (test_offline_docs_in_prompt)
 UFO_TEST (test_offline_docs_without_index)
 {
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("offline_docs.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("offline_docs.json") == 0);
     char extra [900];
     snprintf (extra, sizeof extra, "\"RAG_OFFLINE_DOCS\": true,"
               " \"knowledge\": {\"index\": \"%s/absent/knowledge.db\"}", afx_.broker.dir);
     const char *config = afx_config (extra);
     const char *file = afx_subtask ("s-nodocs", "Write the standard greeting into the document", xid, "", "");
-    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
     ufo_value_t *lines = NULL;
-    CHECK_INT (afx_run_app (args, RUN_MS, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "comment", ""), "No help.");

@@ -14,13 +14,6 @@
 
 #define RUN_MS 180000
 
-static ufo_value_t *
-s_log (const char *task, const char *name)
-{
-    char path [600];
-    return afx_lines (afx_log_path (task, name, path, sizeof path));
-}
-
 //  A configuration with the filesystem server rooted in root, for mousepad only.
 static const char *
 s_config (const char *root)
@@ -34,13 +27,6 @@ s_config (const char *root)
               " {\"name\": \"broken\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"exit\"]}]}}",
               getenv ("UFO_MCP_BIN"), root, getenv ("UFO_SOURCE_DIR"));
     return afx_config (extra);
-}
-
-static int
-s_run (const char *config, const char *file, ufo_value_t **lines_p)
-{
-    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
-    return afx_run_app (args, RUN_MS, lines_p);
 }
 
 //  The xid of a window whose title contains text, waiting up to 20 s; 0 if none.
@@ -69,10 +55,8 @@ UFO_TEST (test_write_then_open)
     mkdir (root, 0755);
     snprintf (note, sizeof note, "%s/note.txt", root);
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("mcp_write_open.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("mcp_write_open.json") == 0);
     const char *config = s_config (root);
 
     //  subtask 1, on mousepad's window: the note through the API, then Ctrl+O
@@ -80,7 +64,7 @@ UFO_TEST (test_write_then_open)
     snprintf (subtask, sizeof subtask, "Save the note as %s through the file API, then show the Open File dialog", note);
     const char *file = afx_subtask ("s-mcp", subtask, xid, "", "");
     ufo_value_t *lines = NULL;
-    int rc = s_run (config, file, &lines);
+    int rc = afx_run_subtask (config, file, RUN_MS, &lines);
     CHECK_INT (rc, 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
@@ -92,7 +76,7 @@ UFO_TEST (test_write_then_open)
     free (written);
 
     //  the API step like any other: response.log, board trajectory
-    ufo_value_t *resp = s_log ("s-mcp", "response.log");
+    ufo_value_t *resp = afx_log ("s-mcp", "response.log");
     REQUIRE (ufo_value_size (resp) == 2);
     const ufo_value_t *r0 = ufo_value_list_at (resp, 0);
     CHECK_STR (ufo_value_map_str (r0, "Function", ""), "files.write_file");
@@ -129,7 +113,7 @@ UFO_TEST (test_write_then_open)
     REQUIRE (dialog);
     snprintf (subtask, sizeof subtask, "Open the file %s in this dialog", note);
     file = afx_subtask ("s-mcp-open", subtask, dialog, "", "");
-    rc = s_run (config, file, &lines);
+    rc = afx_run_subtask (config, file, RUN_MS, &lines);
     CHECK_INT (rc, 0);
     result = afx_result (lines);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -148,20 +132,18 @@ UFO_TEST (test_fallback_to_gui)
     snprintf (root, sizeof root, "%s/files2", afx_.broker.dir);
     mkdir (root, 0755);
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("mcp_fallback.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("mcp_fallback.json") == 0);
     const char *config = s_config (root);
     const char *file = afx_subtask ("s-mcp-fb", "Write a note", xid, "", "");
     ufo_value_t *lines = NULL;
-    int rc = s_run (config, file, &lines);
+    int rc = afx_run_subtask (config, file, RUN_MS, &lines);
     CHECK_INT (rc, 0);
     const ufo_value_t *result = afx_result (lines);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
     CHECK_INT (ufo_value_map_int (result, "steps", -1), 3);
     ufo_value_destroy (&lines);
-    ufo_value_t *resp = s_log ("s-mcp-fb", "response.log");
+    ufo_value_t *resp = afx_log ("s-mcp-fb", "response.log");
     REQUIRE (ufo_value_size (resp) == 3);
     //  1: refused before the call (schema); 2: refused by the server (outside its root)
     const ufo_value_t *s1 = ufo_value_list_at (ufo_value_map_get (ufo_value_list_at (resp, 0), "ActionSuccess"), 0);

@@ -50,9 +50,8 @@ UFO_TEST (test_calc_sum)
     const char *config = afx_config_ex (false, "", "");
     const char *file = afx_subtask ("o-calc", "Put 1, 2 and 3 into A1 to A3 and their sum into A4, then read A4",
                                     xid, "", "");
-    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
     ufo_value_t *lines = NULL;
-    int rc = afx_run_app (args, RUN_MS, &lines);
+    int rc = afx_run_subtask (config, file, RUN_MS, &lines);
     const ufo_value_t *result = afx_result (lines);
     CHECK_INT (rc, 0);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");

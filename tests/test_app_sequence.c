@@ -9,31 +9,15 @@
 
 #define RUN_MS 180000
 
-static ufo_value_t *
-s_log (const char *task, const char *name)
-{
-    char path [600];
-    return afx_lines (afx_log_path (task, name, path, sizeof path));
-}
-
-static int
-s_run (const char *config, const char *file, ufo_value_t **lines_p)
-{
-    const char *args [] = { "--subtask", file, "--config", config, "--broker", afx_.broker.cmd, NULL };
-    return afx_run_app (args, RUN_MS, lines_p);
-}
-
 UFO_TEST (test_sequence_runs_fully)
 {
     int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
+    int64_t xid = afx_mousepad_scripted ("seq_full.json", &pid, NULL);
     REQUIRE (xid);
-    REQUIRE (afx_llm_start ("seq_full.json") == 0);
     const char *config = afx_config ("\"ACTION_SEQUENCE\": true");
     const char *file = afx_subtask ("s-seq", "Type Hello world and read it back", xid, "", "");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -42,7 +26,7 @@ UFO_TEST (test_sequence_runs_fully)
     CHECK_INT (afx_count (lines, "step"), 3);
     ufo_value_destroy (&lines);
     CHECK_INT (afx_llm_requests (), 1);         //  three actions, one model call
-    ufo_value_t *resp = s_log ("s-seq", "response.log");
+    ufo_value_t *resp = afx_log ("s-seq", "response.log");
     REQUIRE (ufo_value_size (resp) == 3);
     static const char *const functions [] = { "set_edit_text", "keyboard_input", "texts" };
     static const char *const statuses [] = { "CONTINUE", "CONTINUE", "FINISH" };
@@ -86,7 +70,7 @@ UFO_TEST (test_sequence_stops_when_control_vanishes)
     const char *config = afx_config ("\"ACTION_SEQUENCE\": true, \"SLEEP_TIME\": 1");
     const char *file = afx_subtask ("s-seq-stop", "Search with Match case", xid, "", "");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
@@ -94,7 +78,7 @@ UFO_TEST (test_sequence_stops_when_control_vanishes)
     CHECK_STR (ufo_value_map_str (result, "comment", ""), "Stopped as the window changed.");
     ufo_value_destroy (&lines);
     CHECK_INT (afx_llm_requests (), 2);
-    ufo_value_t *resp = s_log ("s-seq-stop", "response.log");
+    ufo_value_t *resp = afx_log ("s-seq-stop", "response.log");
     REQUIRE (ufo_value_size (resp) == 2);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 0), "Function", ""), "click_input");
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 0), "ControlText", ""), "Close");

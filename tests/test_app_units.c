@@ -258,7 +258,7 @@ s_job (void *arg)
 {
     s_job_arg_t *a = arg;
     if (a->slow)
-        usleep (2000);
+        usleep (2000);          //  a deliberately slow job (not a wait): later ones queue behind it
     a->jobs->order [a->jobs->ran++] = a->index;
 }
 

@@ -38,43 +38,13 @@ s_log_contains (const char *needle, int timeout_ms)
 static ufo_bb_client_t *
 s_client (void)
 {
-    ufo_error_t err;
-    ufo_bb_client_t *c = ufo_bb_client_new (B.cmd, NULL, &err);
-    if (c)
-        ufo_bb_client_set_timeout (c, 5000);
-    return c;
-}
-
-//  Sends type with a JSON body (or *body_p); returns 0 for an ok reply (*reply_p gets its
-//  body when given), else the error code; message[200] receives the error message.
-static int
-s_call (ufo_bb_client_t *c, const char *type, const char *json, ufo_value_t **reply_p, char *message)
-{
-    ufo_error_t err;
-    ufo_value_t *body = json ? ufo_json_parse_str (json, &err) : NULL;
-    ufo_value_t *reply = ufo_bb_client_call (c, type, &body, NULL, 0, NULL, NULL, &err);
-    if (message)
-        snprintf (message, 200, "%.190s", reply ? "" : err.message);
-    if (!reply)
-        return err.code;
-    if (reply_p)
-        *reply_p = reply;
-    else
-        ufo_value_destroy (&reply);
-    return 0;
+    return bb_test_connect (&B, NULL, 10000, 5000);
 }
 
 static bool
 s_start (void)
 {
-    bb_test_start (&B, (const char *const []) { "--fsync", "always", "--stats-ms", "0", NULL });
-    ufo_bb_client_t *c = s_client ();
-    bool ok = false;
-    ufo_bb_client_set_timeout (c, 300);
-    for (int i = 0; i < 30 && !ok; i++)
-        ok = s_call (c, "ping", NULL, NULL, NULL) == 0;
-    ufo_bb_client_destroy (&c);
-    return ok;
+    return bb_test_start_answering (&B, (const char *const []) { "--fsync", "always", "--stats-ms", "0", NULL });
 }
 
 //  Adds item n (64 KB of text) to board "full"; returns the error code (0: acknowledged).
@@ -83,19 +53,7 @@ s_add (ufo_bb_client_t *c, int n, char *message)
 {
     static char text [65537];
     memset (text, 'a' + n % 26, 65536);
-    ufo_value_t *body = ufo_value_new_map ();
-    ufo_value_map_set_str (body, "board", "full");
-    ufo_value_map_set_str (body, "memory", "trajectories");
-    ufo_value_t *item = ufo_value_new_map ();
-    ufo_value_map_set_int (item, "n", n);
-    ufo_value_map_set_str (item, "text", text);
-    ufo_value_map_set (body, "item", &item);
-    ufo_error_t err;
-    ufo_value_t *reply = ufo_bb_client_call (c, "bb.add", &body, NULL, 0, NULL, NULL, &err);
-    snprintf (message, 200, "%.190s", reply ? "" : err.message);
-    int rc = reply ? 0 : err.code;
-    ufo_value_destroy (&reply);
-    return rc;
+    return bb_test_add_n (c, "full", "trajectories", n, text, message);
 }
 
 //  Items of board "full" by their "n": counts[n] (n < cap). Returns the number of items,
@@ -103,20 +61,7 @@ s_add (ufo_bb_client_t *c, int n, char *message)
 static int
 s_items (ufo_bb_client_t *c, int *counts, int cap)
 {
-    ufo_error_t err;
-    ufo_value_t *snap = ufo_bb_client_snapshot (c, "full", "trajectories", 0, &err);
-    if (!snap)
-        return -1;
-    const ufo_value_t *items = ufo_value_map_get (ufo_value_map_get (snap, "board"), "trajectories");
-    memset (counts, 0, (size_t) cap * sizeof *counts);
-    int n = (int) ufo_value_size (items);
-    for (int i = 0; i < n; i++) {
-        int64_t k = ufo_value_map_int (ufo_value_list_at (items, (size_t) i), "n", -1);
-        if (k >= 0 && k < cap)
-            counts [k]++;
-    }
-    ufo_value_destroy (&snap);
-    return n;
+    return bb_test_count_n (c, "full", "trajectories", counts, cap);
 }
 
 //  Fills the file system of the data directory up to `leave` free bytes with a filler file.
@@ -161,15 +106,7 @@ UFO_TEST (test_disk_full)
     ufo_value_map_set_str (tb, "what", "before");
     ufo_value_map_set (spec, "body", &tb);
     char task [33];
-    REQUIRE (ufo_tasks_submit (tasks, &spec, task, &err) == 0);
-    ufo_value_t *ev = NULL;
-    for (int i = 0; i < 100 && !ev; i++) {
-        ev = ufo_tasks_next (tasks, 100);
-        if (ev && strcmp (ufo_value_map_str (ev, "kind", ""), "accepted") != 0)
-            ufo_value_destroy (&ev);
-    }
-    REQUIRE (ev);
-    ufo_value_destroy (&ev);
+    REQUIRE (bb_test_submit_accepted (tasks, &spec, task));
     //  fill the disk: 3 MB left
     char filler [400];
     snprintf (filler, sizeof filler, "%s/filler", B.data_dir);
@@ -199,18 +136,18 @@ UFO_TEST (test_disk_full)
     }
     char hex [65];
     CHECK (ufo_bb_client_blob_put (c, "png", 3, hex, &err) == -1 && err.code == UFO_E_UNAVAILABLE);
-    CHECK_INT (s_call (c, "task.submit", "{\"client\":\"x\",\"task\":\"t-full\",\"service\":\"eval\",\"body\":{}}",
+    CHECK_INT (bb_test_call (c, "task.submit", "{\"client\":\"x\",\"task\":\"t-full\",\"service\":\"eval\",\"body\":{}}",
                        NULL, message), UFO_E_UNAVAILABLE);
-    CHECK_INT (s_call (c, "bb.delete", "{\"board\":\"full\"}", NULL, message), UFO_E_UNAVAILABLE);
+    CHECK_INT (bb_test_call (c, "bb.delete", "{\"board\":\"full\"}", NULL, message), UFO_E_UNAVAILABLE);
     //  reads go on: ping, list, snapshot (exactly the acknowledged items), stats
-    CHECK_INT (s_call (c, "ping", NULL, NULL, NULL), 0);
-    CHECK_INT (s_call (c, "bb.list", NULL, NULL, NULL), 0);
+    CHECK_INT (bb_test_call (c, "ping", NULL, NULL, NULL), 0);
+    CHECK_INT (bb_test_call (c, "bb.list", NULL, NULL, NULL), 0);
     CHECK_INT (s_items (c, counts, S_CAP), nacked);
     for (int i = 0; i < S_CAP; i++)
         if (counts [i] != acked [i])
             UFO_FAIL_ ("item %d: %d copies while full, acknowledged %d", i, counts [i], acked [i]);
     ufo_value_t *stats = NULL;
-    CHECK_INT (s_call (c, "stats", NULL, &stats, NULL), 0);
+    CHECK_INT (bb_test_call (c, "stats", NULL, &stats, NULL), 0);
     CHECK (ufo_value_map_bool (stats, "disk_full", false));
     CHECK (ufo_value_map_int (stats, "writes_refused", 0) >= 8);
     ufo_value_destroy (&stats);
@@ -230,7 +167,7 @@ UFO_TEST (test_disk_full)
     ufo_value_map_set_str (result, "verdict", "done while full");
     ufo_worker_complete (w, ufo_value_map_str (t, "task", ""), "done", &result);
     ufo_value_destroy (&t);
-    ev = NULL;
+    ufo_value_t *ev = NULL;
     for (int i = 0; i < 100 && !ev; i++) {
         ev = ufo_tasks_next (tasks, 100);
         if (ev && strcmp (ufo_value_map_str (ev, "kind", ""), "result") != 0)
@@ -285,7 +222,7 @@ UFO_TEST (test_disk_full)
     char json [100];
     snprintf (json, sizeof json, "{\"task\":\"%s\"}", task);
     ufo_value_t *fetched = NULL;
-    CHECK_INT (s_call (c, "task.fetch", json, &fetched, NULL), 0);
+    CHECK_INT (bb_test_call (c, "task.fetch", json, &fetched, NULL), 0);
     CHECK_STR (ufo_value_map_str (fetched, "state", ""), "done");
     ufo_value_destroy (&fetched);
     ufo_bb_client_destroy (&c);

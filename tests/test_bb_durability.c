@@ -25,21 +25,7 @@ static int64_t s_next_n;
 static ufo_bb_client_t *
 s_connect (void)
 {
-    ufo_error_t err;
-    ufo_bb_client_t *c = ufo_bb_client_new (B.cmd, NULL, &err);
-    if (!c)
-        return NULL;
-    ufo_bb_client_set_timeout (c, 250);
-    for (int i = 0; i < 120; i++) {
-        ufo_value_t *r = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
-        if (r) {
-            ufo_value_destroy (&r);
-            ufo_bb_client_set_timeout (c, 20000);
-            return c;
-        }
-    }
-    ufo_bb_client_destroy (&c);
-    return NULL;
+    return bb_test_connect (&B, NULL, 30000, 20000);
 }
 
 //  Sends writes until the deadline, keeping WINDOW in flight; records acknowledgements.

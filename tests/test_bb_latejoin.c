@@ -26,21 +26,7 @@ static atomic_int s_writer_failed;
 static ufo_bb_client_t *
 s_connect (const char *bus)
 {
-    ufo_error_t err;
-    ufo_bb_client_t *c = ufo_bb_client_new (B.cmd, bus, &err);
-    if (!c)
-        return NULL;
-    ufo_bb_client_set_timeout (c, 250);
-    for (int i = 0; i < 80; i++) {
-        ufo_value_t *r = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
-        if (r) {
-            ufo_value_destroy (&r);
-            ufo_bb_client_set_timeout (c, 20000);
-            return c;
-        }
-    }
-    ufo_bb_client_destroy (&c);
-    return NULL;
+    return bb_test_connect (&B, bus, 20000, 20000);
 }
 
 static void *

@@ -34,66 +34,38 @@ s_fault (const char *what)
 static ufo_bb_client_t *
 s_client (int timeout_ms)
 {
-    ufo_error_t err;
-    ufo_bb_client_t *c = ufo_bb_client_new (B.cmd, NULL, &err);
-    if (c)
-        ufo_bb_client_set_timeout (c, timeout_ms);
-    return c;
+    return bb_test_connect (&B, NULL, 10000, timeout_ms);
 }
 
 static bool
 s_start (void)
 {
-    bb_test_start (&B, (const char *const []) { "--fsync", "always", "--stats-ms", "0", NULL });
-    ufo_bb_client_t *c = s_client (300);
-    bool ok = false;
-    ufo_error_t err;
-    for (int i = 0; i < 30 && !ok; i++) {
-        ufo_value_t *reply = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
-        ok = reply != NULL;
-        ufo_value_destroy (&reply);
-    }
-    ufo_bb_client_destroy (&c);
-    return ok;
+    return bb_test_start_answering (&B, (const char *const []) { "--fsync", "always", "--stats-ms", "0", NULL });
 }
 
 //  Adds item n to board "log"; returns 0 (acknowledged) or the error code; message[200].
 static int
 s_add (ufo_bb_client_t *c, int n, char *message)
 {
-    ufo_value_t *body = ufo_value_new_map ();
-    ufo_value_map_set_str (body, "board", "log");
-    ufo_value_map_set_str (body, "memory", "trajectories");
-    ufo_value_t *item = ufo_value_new_map ();
-    ufo_value_map_set_int (item, "n", n);
-    ufo_value_map_set_str (item, "text", "an item of the log fault test, long enough to span");
-    ufo_value_map_set (body, "item", &item);
+    return bb_test_add_n (c, "log", "trajectories", n, "an item of the log fault test, long enough to span", message);
+}
+
+//  True while the broker writes a snapshot (or does not answer).
+static bool
+s_snapshot_running (ufo_bb_client_t *c)
+{
     ufo_error_t err;
-    ufo_value_t *reply = ufo_bb_client_call (c, "bb.add", &body, NULL, 0, NULL, NULL, &err);
-    snprintf (message, 200, "%.190s", reply ? "" : err.message);
-    int rc = reply ? 0 : err.code;
-    ufo_value_destroy (&reply);
-    return rc;
+    ufo_value_t *stats = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
+    bool running = !stats || ufo_value_map_bool (stats, "snapshot_running", true);
+    ufo_value_destroy (&stats);
+    return running;
 }
 
 //  Items of board "log" by "n" into counts[0..cap); returns their number, -1 on failure.
 static int
 s_items (ufo_bb_client_t *c, int *counts, int cap)
 {
-    ufo_error_t err;
-    ufo_value_t *snap = ufo_bb_client_snapshot (c, "log", "trajectories", 0, &err);
-    if (!snap)
-        return -1;
-    const ufo_value_t *items = ufo_value_map_get (ufo_value_map_get (snap, "board"), "trajectories");
-    memset (counts, 0, (size_t) cap * sizeof *counts);
-    int n = (int) ufo_value_size (items);
-    for (int i = 0; i < n; i++) {
-        int64_t k = ufo_value_map_int (ufo_value_list_at (items, (size_t) i), "n", -1);
-        if (k >= 0 && k < cap)
-            counts [k]++;
-    }
-    ufo_value_destroy (&snap);
-    return n;
+    return bb_test_count_n (c, "log", "trajectories", counts, cap);
 }
 
 //  A write made on its own thread, whose reply comes only after the repair.
@@ -189,7 +161,8 @@ s_round (const char *what)
     reply = ufo_bb_client_call (c, "stats", NULL, NULL, 0, NULL, NULL, &err);
     CHECK (reply && ufo_value_map_bool (reply, "log_failed", false));
     ufo_value_destroy (&reply);
-    usleep (1500 * 1000);                       //  repairs keep failing meanwhile
+    //  repairs keep failing meanwhile (tried once a second), and the held write waits
+    CHECK (bb_test_log_contains (&B, "repair of the log failed", 10000));
     CHECK_INT (held.done_ms, 0);                //  not acknowledged
     //  the fault is gone: the broker repairs the log, the held write is acknowledged
     int64_t cleared = ufo_time_mono_ms ();
@@ -253,31 +226,16 @@ UFO_TEST (test_snapshot_during_fault)
     s_fault ("");
     bb_test_start (&B, (const char *const []) { "--fsync", "always", "--stats-ms", "0",
                                                 "--snapshot-every", "1", "--snapshot-growth", "0", NULL });
-    ufo_bb_client_t *c = s_client (300);
+    ufo_bb_client_t *c = s_client (5000);
+    REQUIRE (c);
     ufo_error_t err;
-    bool up = false;
-    for (int i = 0; i < 30 && !up; i++) {
-        ufo_value_t *reply = ufo_bb_client_call (c, "ping", NULL, NULL, 0, NULL, NULL, &err);
-        up = reply != NULL;
-        ufo_value_destroy (&reply);
-    }
-    REQUIRE (up);
-    ufo_bb_client_set_timeout (c, 5000);
     ufo_tasks_t *tasks = ufo_tasks_new (B.cmd, "logfault-test", NULL, NULL, &err);
     REQUIRE (tasks);
     ufo_value_t *spec = ufo_value_new_map ();
     ufo_value_map_set_str (spec, "service", "eval");
     ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_value_new_map () });
     char task [33];
-    REQUIRE (ufo_tasks_submit (tasks, &spec, task, &err) == 0);
-    ufo_value_t *ev = NULL;
-    for (int i = 0; i < 100 && !ev; i++) {
-        ev = ufo_tasks_next (tasks, 100);
-        if (ev && strcmp (ufo_value_map_str (ev, "kind", ""), "accepted") != 0)
-            ufo_value_destroy (&ev);
-    }
-    REQUIRE (ev);
-    ufo_value_destroy (&ev);
+    REQUIRE (bb_test_submit_accepted (tasks, &spec, task));
     ufo_tasks_destroy (&tasks);
     static int acked [S_CAP], maybe [S_CAP];
     memset (acked, 0, sizeof acked);
@@ -289,7 +247,9 @@ UFO_TEST (test_snapshot_during_fault)
         acked [n] = 1;
         nacked++;
     }
-    usleep (500 * 1000);                        //  the last snapshot is done and compacted
+    //  the last snapshot is done and compacted (none starts without a write)
+    WAIT_UNTIL (!s_snapshot_running (c), 10000);
+    CHECK (!s_snapshot_running (c));
     s_fault ("fsync");
     ufo_bb_client_set_timeout (c, 1500);
     CHECK (s_add (c, 10, message) != 0);        //  held: its burst also started a snapshot

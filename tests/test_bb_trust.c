@@ -71,16 +71,7 @@ s_client (const char *name)
 static int
 s_call (ufo_bb_client_t *c, const char *type, const char *json, ufo_value_t **reply_p)
 {
-    ufo_error_t err;
-    ufo_value_t *body = json ? ufo_json_parse_str (json, &err) : NULL;
-    ufo_value_t *reply = ufo_bb_client_call (c, type, &body, NULL, 0, NULL, NULL, &err);
-    if (!reply)
-        return err.code;
-    if (reply_p)
-        *reply_p = reply;
-    else
-        ufo_value_destroy (&reply);
-    return 0;
+    return bb_test_call (c, type, json, reply_p, NULL);
 }
 
 static bool
@@ -95,6 +86,26 @@ s_ping (int timeout_ms)
         ok = s_call (c, "ping", NULL, NULL) == 0;
     ufo_bb_client_destroy (&c);
     return ok;
+}
+
+//  A field of the broker's stats, or -1.
+static int64_t
+s_stat (ufo_bb_client_t *c, const char *field)
+{
+    ufo_value_t *stats = NULL;
+    int64_t value = s_call (c, "stats", NULL, &stats) == 0 ? ufo_value_map_int (stats, field, -1) : -1;
+    ufo_value_destroy (&stats);
+    return value;
+}
+
+//  How many workers the broker lists, or -1.
+static int
+s_workers (ufo_bb_client_t *c)
+{
+    ufo_value_t *state = NULL;
+    int n = s_call (c, "dispatch.state", NULL, &state) == 0 ? (int) ufo_value_size (ufo_value_map_get (state, "workers")) : -1;
+    ufo_value_destroy (&state);
+    return n;
 }
 
 #define S_PEER_LIMIT (16u << 20)     //  broker.max_peer_output_bytes in this test
@@ -332,17 +343,20 @@ UFO_TEST (test_worker_bound_to_certificate)
 
 UFO_TEST (test_session_stays_on_its_device)
 {
-    ufo_worker_t *h0 = s_worker ("agent1", "host-d0", "host", "d0");
-    ufo_worker_t *h1 = s_worker ("agent2", "host-d1", "host", "d1");
     ufo_tasks_t *batch = s_tasks ("alice", "ufo-batch:1");
     ufo_bb_client_t *ghost = s_client ("agent1");
-    REQUIRE (h0 && h1 && batch && ghost);
+    REQUIRE (batch && ghost);
     //  a HostAgent of device d9 that is free the longest takes the first session, and leaves
     //  before showing it had it (no heartbeat, no progress): the session did not start there
     //  and stays free to go to any device
     CHECK_INT (s_call (ghost, "worker.ready", "{\"worker\":\"ghost\",\"service\":\"host\",\"device\":\"d9\"}",
                        NULL), 0);
-    usleep (500000);                        //  h0 and h1 registered after it
+    //  h0 and h1 register after it (the broker lists all three before the session comes)
+    ufo_worker_t *h0 = s_worker ("agent1", "host-d0", "host", "d0");
+    ufo_worker_t *h1 = s_worker ("agent2", "host-d1", "host", "d1");
+    REQUIRE (h0 && h1);
+    WAIT_UNTIL (s_workers (ghost) == 3, 10000);
+    CHECK_INT (s_workers (ghost), 3);
     char s1 [33];
     s_submit (batch, NULL, "session 1", NULL, s1);
     ufo_value_t *state = NULL;
@@ -379,7 +393,9 @@ UFO_TEST (test_session_stays_on_its_device)
     ufo_value_t *step = ufo_value_new_map ();
     ufo_value_map_set_str (step, "kind", "step");
     CHECK_INT (ufo_worker_progress (taker, ufo_value_map_str (task, "task", ""), &step), 0);
-    usleep (500000);
+    ufo_value_t *progress = s_tasks_event (batch, "progress", 10000);      //  the broker has it
+    CHECK (progress != NULL);
+    ufo_value_destroy (&progress);
     ufo_value_destroy (&task);
     ufo_worker_t *other = taker == h0 ? h1 : h0;
     //  its HostAgent goes away: the session waits for its device, never runs on the other
@@ -639,11 +655,17 @@ s_unseal (const char *cert_name, const char *sealed)
 
 UFO_TEST (test_task_bodies_on_the_bus)
 {
+    ufo_bb_client_t *mon = s_client ("mon");
+    REQUIRE (mon);
+    int64_t before = s_stat (mon, "subscribers");
     zsock_t *alice_sub = s_sub ("alice"), *mon_sub = s_sub ("mon");
+    REQUIRE (alice_sub && mon_sub);
+    WAIT_UNTIL (s_stat (mon, "subscribers") == before + 2, 10000);     //  subscriptions reach the broker
+    CHECK_INT (s_stat (mon, "subscribers"), before + 2);
+    ufo_bb_client_destroy (&mon);
     ufo_worker_t *w = s_worker ("agent1", "w-bus", "host", NULL);
     ufo_tasks_t *alice = s_tasks ("alice", "alice"), *bob = s_tasks ("bob", "bob");
-    REQUIRE (alice_sub && mon_sub && w && alice && bob);
-    usleep (300000);                        //  subscriptions reach the broker
+    REQUIRE (w && alice && bob);
     char ta [33], tb [33];
     s_submit (alice, NULL, "alice-own-data", NULL, ta);
     s_submit (bob, NULL, "bob-secret-data", NULL, tb);
@@ -717,16 +739,8 @@ main (void)
     s_keygen ("alice", "client");
     s_keygen ("bob", "client");
     s_keygen ("mon", "monitor");
-    ufo_error_t err;
-    char path [600];
-    snprintf (path, sizeof path, "%s/broker.cert", s_keys);
-    ufo_cert_t *broker = ufo_cert_load (path, &err);
-    if (!broker) {
-        fprintf (stderr, "%s\n", err.message);
+    if (!bb_test_broker_key (s_keys, s_broker_key))
         return 1;
-    }
-    snprintf (s_broker_key, sizeof s_broker_key, "%s", ufo_cert_public_key (broker));
-    ufo_cert_destroy (&broker);
     s_start_broker ();
     if (!s_ping (10000)) {
         fprintf (stderr, "the broker did not answer\n");

@@ -358,13 +358,13 @@ s_add_frame (ufo_buf_t *buf, const char *item, size_t item_len, size_t count)
 {
     ufo_buf_reset (buf);
     ufo_bb_envelope_head (buf, "bb.add", "id-1", "tester");
-    ufo_bb_mp_map (buf, 3);
-    ufo_bb_mp_str (buf, "board");
-    ufo_bb_mp_str (buf, "b");
-    ufo_bb_mp_str (buf, "memory");
-    ufo_bb_mp_str (buf, "trajectories");
-    ufo_bb_mp_str (buf, "items");
-    ufo_bb_mp_array (buf, (uint32_t) count);
+    ufo_mp_put_map (buf, 3);
+    ufo_mp_put_cstr (buf, "board");
+    ufo_mp_put_cstr (buf, "b");
+    ufo_mp_put_cstr (buf, "memory");
+    ufo_mp_put_cstr (buf, "trajectories");
+    ufo_mp_put_cstr (buf, "items");
+    ufo_mp_put_array (buf, (uint32_t) count);
     for (size_t i = 0; i < count; i++)
         ufo_buf_append (buf, item, item_len);
 }
@@ -472,10 +472,10 @@ UFO_TEST (test_request_fast_path)
     ufo_buf_free (&buf);
     //  the raw writers: smallest positive int or uint64, big-endian; str8 from 32 bytes
     ufo_buf_t mp = { 0 };
-    ufo_bb_mp_uint (&mp, 127);
-    ufo_bb_mp_uint (&mp, 0x0102030405060708ull);
-    UFO_BB_MP_LIT (&mp, "0123456789abcdef0123456789abcdef");
-    ufo_bb_mp_map (&mp, 16);
+    ufo_mp_put_uint (&mp, 127);
+    ufo_mp_put_uint (&mp, 0x0102030405060708ull);
+    UFO_MP_PUT_LIT (&mp, "0123456789abcdef0123456789abcdef");
+    ufo_mp_put_map (&mp, 16);
     CHECK_INT (mp.len, 1 + 9 + 34 + 3);
     CHECK (memcmp (mp.data, "\x7f\xcf\x01\x02\x03\x04\x05\x06\x07\x08\xd9\x20" "0123", 16) == 0);
     CHECK (memcmp (mp.data + 44, "\xde\x00\x10", 3) == 0);

@@ -226,7 +226,7 @@ UFO_TEST (test_mousepad_text_and_shortcut)
         r = ufo_desktop_op_take_result (kop);
         ufo_desktop_op_destroy (&kop);
         CHECK (ufo_value_map_bool (r, "success", false));
-        CHECK (ufo_time_mono_ms () - t0 < 4000);
+        CHECK (ufo_time_mono_ms () - t0 < 6000);      //  settled, not the 8 s deadline (loaded CI: room)
         ufo_value_destroy (&r);
     }
 

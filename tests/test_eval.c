@@ -65,12 +65,7 @@ static const char *s_script =
 static int
 s_server_start (void)
 {
-    char script [300], port_file [300];
-    snprintf (script, sizeof script, "%s/script.json", s_dir);
-    snprintf (port_file, sizeof port_file, "%s/port", s_dir);
-    snprintf (s_server_log, sizeof s_server_log, "%s/requests.jsonl", s_dir);
-    tf_write (script, s_script);
-    int port = llmfx_start (script, port_file, s_server_log, 300, &s_server);
+    int port = llmfx_start_script (s_dir, s_script, 300, s_server_log, sizeof s_server_log, &s_server);
     s_port = port > 0 ? port : 0;
     return s_port ? 0 : -1;
 }
@@ -78,12 +73,7 @@ s_server_start (void)
 static void
 s_server_stop (void)
 {
-    if (s_server > 0) {
-        kill (s_server, SIGTERM);
-        int status = 0;
-        waitpid (s_server, &status, 0);
-        s_server = -1;
-    }
+    llmfx_stop (&s_server);
 }
 
 //  The configuration text every case starts from (extra: more top-level keys).

@@ -63,18 +63,13 @@ s_check_examples (const char *agent, size_t want_min)
     ufo_value_destroy (&reqs);
 }
 
+//  Runs `ufo knowledge ARGS` against the fixture's broker (afx_cli).
 static int
 s_cli (const char *args, char *out, size_t size)
 {
-    char cmd [1600], path [500];
-    snprintf (path, sizeof path, "%s/cli.out", afx_.broker.dir);
-    snprintf (cmd, sizeof cmd, "'%s/cli/ufo' knowledge %s --broker '%s' > '%s' 2>&1", afx_build (), args,
-              afx_.broker.cmd, path);
-    int rc = system (cmd);
-    char *text = afx_read (path);
-    snprintf (out, size, "%s", text ? text : "");
-    free (text);
-    return WIFEXITED (rc) ? WEXITSTATUS (rc) : -1;
+    char line [1200];
+    snprintf (line, sizeof line, "knowledge %s", args);
+    return afx_cli (line, out, size);
 }
 
 static char s_id [80];

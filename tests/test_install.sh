@@ -18,10 +18,14 @@ done
 if ls "$P/include/ufobus" | grep -q '_int\.h$\|prelude'; then echo "private headers installed"; exit 1; fi
 # the moved installation finds its own configuration, from any working directory
 cd "$T"
-out=$(UFO_LOG_LEVEL=debug timeout 10 "$P/bin/ufo-broker" --data-dir "$T/data" --cmd "ipc://$T/c" --bus "ipc://$T/b" 2>&1 & 
-      pid=$!; sleep 1; kill -TERM $pid; wait $pid || true)
-echo "$out" | grep -q "config: loaded $P/share/ufobus/config/ufo.json" \
-  || { echo "the installed broker did not load its own configuration:"; echo "$out"; exit 1; }
+# (it logs which file it loaded at start-up: waited for, bounded, then the broker is stopped)
+UFO_LOG_LEVEL=debug timeout 30 "$P/bin/ufo-broker" --data-dir "$T/data" --cmd "ipc://$T/c" --bus "ipc://$T/b" \
+  >"$T/broker.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do grep -q "config: loaded" "$T/broker.log" && break; sleep 0.05; done
+kill -TERM $pid 2>/dev/null || true; wait $pid || true
+grep -q "config: loaded $P/share/ufobus/config/ufo.json" "$T/broker.log" \
+  || { echo "the installed broker did not load its own configuration:"; cat "$T/broker.log"; exit 1; }
 "$P/bin/ufo" keygen probe --role monitor --dir "$T/keys" >/dev/null
 [ "$(stat -c %a "$T/keys/probe.cert_secret")" = 600 ]
 # a program built against the installed library (pkg-config reads the installed ufobus.pc;

@@ -93,12 +93,7 @@ static const char *s_script =
 static int
 s_server_start (void)
 {
-    char script [300], port_file [300];
-    snprintf (script, sizeof script, "%s/script.json", s_dir);
-    snprintf (port_file, sizeof port_file, "%s/port", s_dir);
-    snprintf (s_log_path, sizeof s_log_path, "%s/requests.jsonl", s_dir);
-    tf_write (script, s_script);
-    int port = llmfx_start (script, port_file, s_log_path, 300, &s_server);
+    int port = llmfx_start_script (s_dir, s_script, 300, s_log_path, sizeof s_log_path, &s_server);
     s_port = port > 0 ? port : 0;
     return s_port ? 0 : -1;
 }
@@ -106,13 +101,7 @@ s_server_start (void)
 static void
 s_server_stop (void)
 {
-    if (s_server > 0) {
-        kill (s_server, SIGTERM);
-        int status = 0;
-        waitpid (s_server, &status, 0);
-        CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
-        s_server = -1;
-    }
+    CHECK_INT (llmfx_stop (&s_server), 0);
 }
 
 static void

@@ -318,12 +318,7 @@ main (void)
         return 1;
     const char *src = getenv ("UFO_SOURCE_DIR");
     snprintf (s_config_path, sizeof s_config_path, "%s/config/ufo.json", src ? src : "..");
-    char script [300], port_file [300];
-    snprintf (script, sizeof script, "%s/script.json", s_dir);
-    snprintf (port_file, sizeof port_file, "%s/port", s_dir);
-    snprintf (s_log_path, sizeof s_log_path, "%s/requests.jsonl", s_dir);
-    tf_write (script, s_script);
-    s_port = llmfx_start (script, port_file, s_log_path, 120, &s_server);
+    s_port = llmfx_start_script (s_dir, s_script, 120, s_log_path, sizeof s_log_path, &s_server);
     if (s_port <= 0) {
         fprintf (stderr, "cannot start ufo-llm-server\n");
         return 1;
@@ -337,8 +332,7 @@ main (void)
     UFO_RUN (test_reasoning_model);
     UFO_RUN (test_mistakes);
     s_clear_env ();
-    kill (s_server, SIGTERM);
-    waitpid (s_server, NULL, 0);
+    llmfx_stop (&s_server);
     char cmd [400];
     snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_dir);
     if (system (cmd) != 0)

@@ -233,7 +233,7 @@ UFO_TEST (test_everything_stdio)
     REQUIRE (r);
     CHECK (!ufo_value_map_bool (r, "success", true));
     CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "tools/call timed out after 2.0 s and was cancelled");
-    CHECK (ufo_value_map_float (r, "elapsed", 0) < 4.0);
+    CHECK (ufo_value_map_float (r, "elapsed", 0) < 6.0);   //  not the tool's 8 s (loaded CI: room)
     ufo_value_destroy (&r);
     r = s_call (hub, "every.echo", "{\"message\": \"still here\"}", 5000);
     CHECK_CONTAINS (ufo_value_map_str (r, "text", ""), "still here");

@@ -201,20 +201,6 @@ UFO_TEST (test_record_mousepad)
     afx_mousepad_kill (pid, xid);
 }
 
-static int
-s_cli (const char *args, char *out, size_t size)
-{
-    char cmd [1600], path [500];
-    snprintf (path, sizeof path, "%s/cli.out", afx_.broker.dir);
-    snprintf (cmd, sizeof cmd, "'%s/cli/ufo' %s --broker '%s' > '%s' 2>&1", afx_build (), args,
-              afx_.broker.cmd, path);
-    int rc = system (cmd);
-    char *text = afx_read (path);
-    snprintf (out, size, "%s", text ? text : "");
-    free (text);
-    return WIFEXITED (rc) ? WEXITSTATUS (rc) : -1;
-}
-
 UFO_TEST (test_plan_import_and_bad_input)
 {
     char plan [400], out [8192], args [800];
@@ -222,23 +208,23 @@ UFO_TEST (test_plan_import_and_bad_input)
     afx_write (plan, "{\"task\": \"Type a shopping list in Mousepad\", \"object\": \"\","
                      " \"steps\": [\"1. Click into the document\", \"2. Type the list\"]}");
     snprintf (args, sizeof args, "knowledge import-plan '%s' --app mousepad", plan);
-    CHECK_INT (s_cli (args, out, sizeof out), 0);
+    CHECK_INT (afx_cli (args, out, sizeof out), 0);
     CHECK_CONTAINS (out, "imported from");
-    CHECK_INT (s_cli ("knowledge list --kind demonstration", out, sizeof out), 0);
+    CHECK_INT (afx_cli ("knowledge list --kind demonstration", out, sizeof out), 0);
     CHECK_CONTAINS (out, "Type a shopping list in Mousepad");
     CHECK_CONTAINS (out, "2 demonstration records");
     //  a plan without steps, a file that is not JSON, no --app
     afx_write (plan, "{\"task\": \"x\"}");
-    CHECK_INT (s_cli (args, out, sizeof out), 1);
+    CHECK_INT (afx_cli (args, out, sizeof out), 1);
     CHECK_CONTAINS (out, "a plan needs");
     afx_write (plan, "not json");
-    CHECK_INT (s_cli (args, out, sizeof out), 1);
+    CHECK_INT (afx_cli (args, out, sizeof out), 1);
     snprintf (args, sizeof args, "knowledge import-plan '%s'", plan);
-    CHECK_INT (s_cli (args, out, sizeof out), 2);
+    CHECK_INT (afx_cli (args, out, sizeof out), 2);
     //  record: no window of that application
-    CHECK_INT (s_cli ("record --app no-such-app 'x'", out, sizeof out), 1);
+    CHECK_INT (afx_cli ("record --app no-such-app 'x'", out, sizeof out), 1);
     CHECK_CONTAINS (out, "no window of 'no-such-app'");
-    CHECK_INT (s_cli ("record 'x'", out, sizeof out), 2);
+    CHECK_INT (afx_cli ("record 'x'", out, sizeof out), 2);
 }
 
 int

@@ -330,16 +330,8 @@ main (void)
     s_allow_cert ("client1");
     s_allow_cert ("client2");
     s_allow_cert ("mon1");
-    ufo_error_t err;
-    char path [600];
-    snprintf (path, sizeof path, "%s/broker.cert", s_keys);
-    ufo_cert_t *broker = ufo_cert_load (path, &err);
-    if (!broker) {
-        fprintf (stderr, "%s\n", err.message);
+    if (!bb_test_broker_key (s_keys, s_broker_key))
         return 1;
-    }
-    snprintf (s_broker_key, sizeof s_broker_key, "%s", ufo_cert_public_key (broker));
-    ufo_cert_destroy (&broker);
 
     setenv ("UFO_SECURITY__CURVE", "true", 1);
     setenv ("UFO_SECURITY__CERT_DIR", s_keys, 1);

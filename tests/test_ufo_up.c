@@ -43,25 +43,12 @@ UFO_TEST (test_up_restart_batch_stop)
     const char *build = getenv ("UFO_BUILD_DIR");
     const char *data = getenv ("UFO_TEST_DATA");
     REQUIRE (build && data);
-    char ufo [400], out [400], cfg [400], port_file [400], script [400], llm_log [400];
+    char ufo [400], out [400], cfg [400];
     snprintf (ufo, sizeof ufo, "%s/cli/ufo", build);
     //  the scripted model: every HostAgent step finishes, the evaluator says yes
     //  (each HostAgent reply takes 1.5 s, so two sessions submitted together overlap)
-    snprintf (script, sizeof script, "%s/data/host_agent/finish_slow.json", data);
-    snprintf (port_file, sizeof port_file, "%s/llm.port", s_dir);
-    snprintf (llm_log, sizeof llm_log, "%s/llm.jsonl", s_dir);
     pid_t llm = -1;
-    int port = llmfx_start (script, port_file, llm_log, 300, &llm);
-    port = port > 0 ? port : 0;
-    REQUIRE (port);
-    snprintf (cfg, sizeof cfg, "%s/ufo.json", s_dir);
-    FILE *f = fopen (cfg, "w");
-    REQUIRE (f);
-    fprintf (f, "{\"HOST_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
-             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false},"
-             " \"APP_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
-             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false}, \"SLEEP_TIME\": 0}\n", port, port);
-    fclose (f);
+    REQUIRE (up_scripted_model (s_dir, "finish_slow.json", 300, &llm, cfg, sizeof cfg) > 0);
     char run_dir [300], data_dir [300];
     snprintf (run_dir, sizeof run_dir, "%s/run", s_dir);
     snprintf (data_dir, sizeof data_dir, "%s/data", s_dir);
@@ -121,7 +108,7 @@ UFO_TEST (test_up_restart_batch_stop)
     snprintf (tasks, sizeof tasks, "%s/tasks", s_dir);
     mkdir (tasks, 0755);
     snprintf (path, sizeof path, "%s/a.json", tasks);
-    f = fopen (path, "w");
+    FILE *f = fopen (path, "w");
     fputs ("{\"task\": \"batch-a\", \"request\": \"Nothing to do\"}", f);
     fclose (f);
     snprintf (path, sizeof path, "%s/b.json", tasks);
@@ -188,8 +175,7 @@ UFO_TEST (test_up_restart_batch_stop)
     state = up_state (s_dir);
     CHECK (state == NULL);                  //  up.json removed
     ufo_value_destroy (&state);
-    kill (llm, SIGTERM);
-    waitpid (llm, NULL, 0);
+    llmfx_stop (&llm);
 }
 
 int

@@ -234,7 +234,7 @@ UFO_TEST (test_task_name_reuse)
     const char *again [] = { "run", "Something else", "--device", "t0", "--task", "reuse", "--yes", "--broker",
                              afx_.broker.cmd, NULL };
     CHECK_INT (s_ufo (again, out, 30000, &took), 1);
-    CHECK (took < 4000);                        //  refused before anything was submitted
+    CHECK (took < UFO_AT_ONCE_MS);              //  refused before anything was submitted (30 s bound)
     char *text = afx_read (out);
     CHECK_CONTAINS (text, "the task name \"reuse\" is already used");
     CHECK_CONTAINS (text, "--resume");
@@ -390,7 +390,7 @@ UFO_TEST (test_fast_failures)
     free (text);
     const char *device [] = { "run", "hello", "--device", "d9", "--broker", afx_.broker.cmd, NULL };
     CHECK_INT (s_ufo (device, out, 30000, &took), 1);
-    CHECK (took < 4000);                        //  not the session deadline (an hour)
+    CHECK (took < UFO_AT_ONCE_MS);              //  not the session deadline (an hour)
     text = afx_read (out);
     CHECK_CONTAINS (text, "no HostAgent serves device \"d9\"; known devices: t0");
     free (text);
@@ -405,9 +405,10 @@ UFO_TEST (test_fast_failures)
         const char *const *cmds [] = { run, st, mon };
         for (size_t c = 0; c < 3; c++) {
             CHECK_INT (s_ufo (cmds [c], out, 30000, &took), 1);
-            //  the check itself: no socket at all, or one second without an answer (timing is
-            //  bounded loosely here; docs/BENCHMARKS.md has the measured figures)
-            if (took >= 4000)
+            //  the check itself: no socket at all, or one second without an answer; the
+            //  messages below say which (and that the probe waited 1.0 s, not a call's 5 s
+            //  timeout), the time only that it was not a deadline (docs/BENCHMARKS.md)
+            if (took >= UFO_AT_ONCE_MS)
                 UFO_FAIL_ ("ufo %s --broker %s took %" PRId64 " ms", cmds [c][0], eps [k], took);
             text = afx_read (out);
             CHECK_CONTAINS (text, "start one with `ufo up`");

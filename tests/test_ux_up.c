@@ -61,21 +61,9 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     const char *data = getenv ("UFO_TEST_DATA");
     REQUIRE (build && data);
     snprintf (s_ufo, sizeof s_ufo, "%s/cli/ufo", build);
-    char script [400], port_file [400], llm_log [400], cfg [400], out [400];
-    snprintf (script, sizeof script, "%s/data/host_agent/one_round.json", data);
-    snprintf (port_file, sizeof port_file, "%s/llm.port", s_dir);
-    snprintf (llm_log, sizeof llm_log, "%s/llm.jsonl", s_dir);
+    char cfg [400], out [400];
     pid_t llm = -1;
-    int port = llmfx_start (script, port_file, llm_log, 400, &llm);
-    REQUIRE (port > 0);
-    snprintf (cfg, sizeof cfg, "%s/ufo.json", s_dir);
-    FILE *f = fopen (cfg, "w");
-    REQUIRE (f);
-    fprintf (f, "{\"HOST_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
-             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false},"
-             " \"APP_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
-             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false}, \"SLEEP_TIME\": 0}\n", port, port);
-    fclose (f);
+    REQUIRE (up_scripted_model (s_dir, "one_round.json", 400, &llm, cfg, sizeof cfg) > 0);
     char run_dir [300], data_dir [300];
     snprintf (run_dir, sizeof run_dir, "%s/run", s_dir);
     snprintf (data_dir, sizeof data_dir, "%s/data", s_dir);
@@ -90,7 +78,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     int64_t took = 0;
     const char *bad [] = { "up", "--apps", "mousepad,nosuchapp", "--data-dir", data_dir, NULL };
     CHECK_INT (s_run (bad, out, 30000, &took), 2);
-    CHECK (took < 4000);
+    CHECK (took < UFO_AT_ONCE_MS);
     char *text = up_read (out);
     CHECK_CONTAINS (text, "no launcher for \"nosuchapp\"; launchers known: mousepad");
     free (text);
@@ -181,13 +169,13 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     //  typos and reuse fail at once
     const char *device [] = { "run", "hello", "--device", "d9", NULL };
     CHECK_INT (s_run (device, out, 30000, &took), 1);
-    CHECK (took < 4000);
+    CHECK (took < UFO_AT_ONCE_MS);
     text = up_read (out);
     CHECK_CONTAINS (text, "no HostAgent serves device \"d9\"; known devices: d0");
     free (text);
     const char *again [] = { "run", "hello", "--task", "any-app", NULL };
     CHECK_INT (s_run (again, out, 30000, &took), 1);
-    CHECK (took < 4000);
+    CHECK (took < UFO_AT_ONCE_MS);
     text = up_read (out);
     CHECK_CONTAINS (text, "is already used");
     free (text);
@@ -223,8 +211,7 @@ UFO_TEST (test_up_without_apps_serves_any_application)
     text = up_read (out);
     CHECK_CONTAINS (text, "nothing to stop");
     free (text);
-    kill (llm, SIGTERM);
-    waitpid (llm, NULL, 0);
+    llmfx_stop (&llm);
 }
 
 int

@@ -9,6 +9,13 @@
 #include "ufo_clock.h"
 #include <unistd.h>
 
+//  The bound a test may put on something that must happen "at once" (a refusal, a fast
+//  failure, a cancel): the correct behaviour takes well under a second; the broken one waits
+//  for a deadline of 20 s or more (the test says which), or hangs. 10 s leaves a loaded
+//  2-core CI machine (ctest -j2 beside a sanitizer or Release build) ten times the room, so
+//  the check never fails by chance and still tells the two apart. Figures: docs/BENCHMARKS.md.
+#define UFO_AT_ONCE_MS 10000
+
 //  Waits for a condition that another process or thread brings about: evaluates cond every
 //  10 ms until it holds or timeout_ms have passed (a statement; the checks that follow give
 //  the verdict). Tests wait like this, never by sleeping a fixed time.

@@ -6,6 +6,7 @@
 #include "ufo_buf.h"
 #include "ufo_json.h"
 #include "ufo_value.h"
+#include "llm_server_fixture.h"
 
 //  The state file DIR/run/up.json of the `ufo up` run in dir, or NULL while there is none.
 static inline ufo_value_t *
@@ -60,6 +61,34 @@ up_read (const char *path)
     fclose (f);
     ufo_buf_putc (&b, 0);
     return ufo_buf_detach (&b, NULL);
+}
+
+//  The scripted model for `ufo up`: starts ufo-llm-server with
+//  $UFO_TEST_DATA/data/host_agent/<script> (port file and request log llm.port, llm.jsonl in
+//  dir; it exits by itself after max_seconds) and writes dir/ufo.json, a configuration whose
+//  HostAgent and AppAgent use it (its path into cfg[cfg_size]). Returns the port, or 0 when
+//  the server did not start or the file could not be written (*llm_p: its pid, or -1).
+static inline int
+up_scripted_model (const char *dir, const char *script, int max_seconds, pid_t *llm_p, char *cfg,
+                   size_t cfg_size)
+{
+    char path [600], port_file [400], llm_log [400];
+    snprintf (path, sizeof path, "%s/data/host_agent/%s", getenv ("UFO_TEST_DATA"), script);
+    snprintf (port_file, sizeof port_file, "%s/llm.port", dir);
+    snprintf (llm_log, sizeof llm_log, "%s/llm.jsonl", dir);
+    *llm_p = -1;
+    int port = llmfx_start (path, port_file, llm_log, max_seconds, llm_p);
+    if (port <= 0)
+        return 0;
+    snprintf (cfg, cfg_size, "%s/ufo.json", dir);
+    FILE *f = fopen (cfg, "w");
+    if (!f)
+        return 0;
+    fprintf (f, "{\"HOST_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
+             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false},"
+             " \"APP_AGENT\": {\"API_TYPE\": \"openai_compatible\", \"API_BASE\": \"http://127.0.0.1:%d/v1\","
+             " \"API_MODEL\": \"scripted\", \"VISUAL_MODE\": false}, \"SLEEP_TIME\": 0}\n", port, port);
+    return fclose (f) == 0 ? port : 0;
 }
 
 #endif

@@ -150,18 +150,6 @@ size_t ufo_bb_topic_prefix (char *out, size_t size, const char *board);
 //  created, or the path is too long for an ipc endpoint).
 int ufo_bb_endpoint (const char *configured, const char *which, char *out, size_t size, ufo_error_t *err);
 
-//  The broker's older names for the msgpack writer of ufo_msgpack.h (the same functions,
-//  no second implementation; kept so that the broker's call sites need not all change at
-//  once). New code calls ufo_mp_put_* directly.
-#define ufo_bb_mp_map ufo_mp_put_map
-#define ufo_bb_mp_array ufo_mp_put_array
-#define ufo_bb_mp_str ufo_mp_put_cstr
-#define ufo_bb_mp_strn ufo_mp_put_str
-#define UFO_BB_MP_LIT UFO_MP_PUT_LIT
-#define ufo_bb_mp_uint ufo_mp_put_uint
-#define ufo_bb_mp_nil ufo_mp_put_nil
-#define ufo_bb_mp_bool ufo_mp_put_bool
-
 //  Appends the first six fields of an envelope (version 1, type, id, sender, empty session,
 //  the current time) WITHOUT the body: the caller must append exactly one msgpack value (the
 //  body) next. type, id (NULL: "") and sender must be within the limits of section 1 (the

@@ -186,6 +186,17 @@ ufo_report_timeline (s_report_t *self)
     ufo_buf_puts (out, "</tbody></table></div></section>\n");
 }
 
+//  A value as indented JSON in a <pre> block, escaped.
+static void
+s_json_pre (ufo_buf_t *out, const ufo_value_t *value)
+{
+    char *json = ufo_json_dump (value, UFO_JSON_PRETTY, NULL);
+    ufo_buf_puts (out, "<pre>");
+    ufo_report_escs (out, json);
+    ufo_buf_puts (out, "</pre>");
+    free (json);
+}
+
 //  One row of a step's key/value list, when the field is present and not empty.
 static void
 s_kv (ufo_buf_t *out, const char *label, const ufo_value_t *value)
@@ -208,13 +219,8 @@ s_kv (ufo_buf_t *out, const char *label, const ufo_value_t *value)
         ufo_buf_puts (out, "</ol>");
     }
     else
-    if (ufo_value_type (value) == UFO_TMAP) {
-        char *json = ufo_json_dump (value, UFO_JSON_PRETTY, NULL);
-        ufo_buf_puts (out, "<pre>");
-        ufo_report_escs (out, json);
-        ufo_buf_puts (out, "</pre>");
-        free (json);
-    }
+    if (ufo_value_type (value) == UFO_TMAP)
+        s_json_pre (out, value);
     else
         ufo_report_esc_value (out, value, 0);
     ufo_buf_puts (out, "</dd>");
@@ -704,13 +710,8 @@ s_memory_item (s_report_t *self, const ufo_value_t *item)
         ufo_buf_puts (out, "<dt>");
         ufo_report_escs (out, key);
         ufo_buf_puts (out, "</dt><dd>");
-        if (ufo_value_type (value) == UFO_TMAP || ufo_value_type (value) == UFO_TLIST) {
-            char *json = ufo_json_dump (value, UFO_JSON_PRETTY, NULL);
-            ufo_buf_puts (out, "<pre>");
-            ufo_report_escs (out, json);
-            ufo_buf_puts (out, "</pre>");
-            free (json);
-        }
+        if (ufo_value_type (value) == UFO_TMAP || ufo_value_type (value) == UFO_TLIST)
+            s_json_pre (out, value);
         else
             ufo_report_esc_value (out, value, 0);
         ufo_buf_puts (out, "</dd>");

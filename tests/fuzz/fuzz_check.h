@@ -3,8 +3,11 @@
 #ifndef UFO_FUZZ_CHECK_H
 #define UFO_FUZZ_CHECK_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define FUZZ_CHECK(cond) do { \
     if (!(cond)) { \
@@ -12,5 +15,23 @@
         abort (); \
     } \
 } while (0)
+
+//  Writes data[size] as the file dir/name, or removes that file when !present: how the
+//  targets that read a log directory turn one input into its files.
+static inline void
+fuzz_put_file (const char *dir, const char *name, const uint8_t *data, size_t size, bool present)
+{
+    char path [256];
+    snprintf (path, sizeof path, "%s/%s", dir, name);
+    if (!present) {
+        unlink (path);
+        return;
+    }
+    FILE *file = fopen (path, "wb");
+    FUZZ_CHECK (file);
+    if (size)
+        FUZZ_CHECK (fwrite (data, 1, size, file) == size);
+    fclose (file);
+}
 
 #endif

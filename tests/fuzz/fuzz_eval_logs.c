@@ -16,6 +16,7 @@
 #include "ufo_log.h"
 #include "ufo_prompt.h"
 #include "ufo_utf8.h"
+#include "fuzz_check.h"
 #include "ufo_value.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -29,22 +30,6 @@ static ufo_config_t *s_config;
 static ufo_llm_t *s_llm;
 static ufo_prompts_t *s_prompts;
 static ufo_eval_t *s_eval;
-
-static void
-s_put (const char *name, const uint8_t *data, size_t size, bool present)
-{
-    char path [160];
-    snprintf (path, sizeof path, "%s/%s", s_dir, name);
-    if (!present) {
-        unlink (path);
-        return;
-    }
-    FILE *file = fopen (path, "wb");
-    FUZZ_REQUIRE (file);
-    if (size)
-        FUZZ_REQUIRE (fwrite (data, 1, size, file) == size);
-    fclose (file);
-}
 
 static void
 s_cleanup (void)
@@ -132,7 +117,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         const uint8_t *cut = present ? memchr (data + start, 0x1E, size - start) : NULL;
         size_t end = cut ? (size_t) (cut - data) : size;
         if (names [f])
-            s_put (names [f], data + start, present ? end - start : 0, present);
+            fuzz_put_file (s_dir, names [f], data + start, present ? end - start : 0, present);
         else
         if (present)
             board = ufo_json_parse ((const char *) data + start, end - start, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "ufo_log.h"
 #include "ufo_report.h"
 #include "ufo_utf8.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -17,22 +18,6 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
     fprintf (stderr, "fuzz_report: %s failed at line %d\n", #cond, __LINE__); abort (); } } while (0)
 
 static char s_dir [64];
-
-static void
-s_put (const char *name, const uint8_t *data, size_t size, bool present)
-{
-    char path [128];
-    snprintf (path, sizeof path, "%s/%s", s_dir, name);
-    if (!present) {
-        unlink (path);
-        return;
-    }
-    FILE *file = fopen (path, "wb");
-    FUZZ_REQUIRE (file);
-    if (size)
-        FUZZ_REQUIRE (fwrite (data, 1, size, file) == size);
-    fclose (file);
-}
 
 //  Removes the log directory when the fuzzer exits.
 static void
@@ -66,7 +51,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         bool present = start <= size;
         const uint8_t *cut = present ? memchr (data + start, 0x1E, size - start) : NULL;
         size_t end = cut ? (size_t) (cut - data) : size;
-        s_put (names [f], data + start, present ? end - start : 0, present);
+        fuzz_put_file (s_dir, names [f], data + start, present ? end - start : 0, present);
         start = cut ? end + 1 : size + 1;
     }
     size_t len;

@@ -53,16 +53,23 @@ netns_spawn mon "$TMP/mon.out" "$PROBE" --cmd "$CMD" --bus "$BUS" --cert-name mo
 netns_spawn mon "$TMP/stranger.out" "$PROBE" --cmd "$CMD" --bus "$BUS" --cert-name stranger listen 20000
 netns_spawn mon "$TMP/plain.out" env UFO_SECURITY__CURVE=false "$PROBE" --cmd "$CMD" --bus "$BUS" listen 20000
 LISTENERS="${NETNS_PIDS[*]: -3}"
-sleep 1
+# (no wait for them: the monitor's count has seconds of traffic to spare, and the other two
+# must see nothing however long they listen)
 
 netns_spawn dev-a "$TMP/a.out" "$PROBE" --cmd "$CMD" --timeout 1000 write-loop board-a 15
 WA=$NETNS_LAST_PID
 netns_spawn dev-b "$TMP/b.out" "$PROBE" --cmd "$CMD" --timeout 1000 write-loop board-b 15
 WB=$NETNS_LAST_PID
-sleep 3
+# the cut comes once device a's first writes are on the broker (bounded wait)
+before=0
+for i in $(seq 1 300); do
+  netns_exec broker "$PROBE" --cmd "$CMD" check board-a 5 >/dev/null 2>&1 && { before=1; break; }
+  sleep 0.1
+done
+check "[ $before = 1 ]" "device a wrote before the cut"
 netns_link dev-a down
 check "! netns_exec dev-a '$PROBE' --cmd '$CMD' --timeout 1000 ping >/dev/null 2>&1" "device a is cut off"
-sleep 4
+sleep 4     # the outage itself (the thing under test): device a's writes time out and retry
 netns_link dev-a up
 for pid in $WA $WB; do
   for i in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

@@ -162,10 +162,13 @@ STRANGER=$NETNS_LAST_PID
 T0=$(now)
 run_session a; RUN_A=$NETNS_LAST_PID
 run_session b; RUN_B=$NETNS_LAST_PID
-sleep 3
+# the cut comes while device a's session is in flight: once its client has shown a step
+for i in $(seq 1 600); do grep -q '"kind": *"progress"' "$TMP/run-a.out" 2>/dev/null && break; sleep 0.1; done
+check "grep -q '\"kind\": *\"progress\"' '$TMP/run-a.out' && kill -0 $RUN_A 2>/dev/null" \
+  "device a's session was in flight when its link was cut"
 netns_link dev-a down
 echo "device a's link is down"
-sleep 5
+sleep 5     # the outage itself (the thing under test): past a liveness of 3 heartbeats of 1 s, within one of 10
 netns_link dev-a up
 echo "device a's link is up again"
 wait_run() {   # pid -> exit status (124 on timeout)
