@@ -338,7 +338,9 @@ s_on_event_ (ufo_mcps_t *self, ufo_mcps_call_t *c, const ufo_value_t *ev)
     ufo_value_map_set_str (out, "session", c->session);
     ufo_value_map_set_str (out, "task", c->task);
     ufo_value_map_set_str (out, "status", ufo_value_map_str (body, "status", ""));
-    ufo_value_map_set_bool (out, "completed", ufo_cli_exit_code (body) == 0);
+    bool cancelled = !strcmp (ufo_value_map_str (ev, "status", ""), "cancelled");
+    ufo_value_map_set_bool (out, "completed", ufo_cli_exit_code (body) == 0 && !cancelled);
+    ufo_value_map_set_bool (out, "cancelled", cancelled);
     ufo_value_map_set_int (out, "rounds", ufo_value_map_int (body, "rounds", 0));
     ufo_value_map_set_int (out, "steps", ufo_value_map_int (body, "steps", 0));
     ufo_value_map_set_str (out, "error", ufo_value_map_str (body, "error", ""));
@@ -350,8 +352,9 @@ s_on_event_ (ufo_mcps_t *self, ufo_mcps_call_t *c, const ufo_value_t *ev)
     ufo_value_map_set_copy (out, "cost", ufo_value_map_get (body, "cost"));
     ufo_value_map_set_str (out, "logdir", logdir);
     ufo_value_map_set_str (out, "report", report);
-    snprintf (msg, sizeof msg, "session %s %s after %" PRId64 " step(s); evaluation: %s; logs: %s; report: %s",
-              c->session, ufo_value_map_str (body, "status", "?"), ufo_value_map_int (body, "steps", 0),
+    snprintf (msg, sizeof msg, "session %s %s%s after %" PRId64 " step(s); evaluation: %s; logs: %s; report: %s",
+              c->session, cancelled ? "cancelled, status " : "", ufo_value_map_str (body, "status", "?"),
+              ufo_value_map_int (body, "steps", 0),
               ufo_value_map_str (ev_result, "complete", "none"), *logdir ? logdir : "-", *report ? report : "-");
     ufo_mcps_tool_result (c->id, msg, &out, false);
     ufo_mcps_call_free (c);
