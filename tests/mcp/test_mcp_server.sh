@@ -3,7 +3,8 @@
 # list_workers / list_devices against a real `ufo up` (broker, HostAgent, AppAgent, evaluator on
 # a virtual desktop it starts, scripted model), a whole session through run_session with its
 # result, and, from a raw JSON-RPC client, progress notifications, a bad line, a screenshot, a
-# session cancelled with cancel_session (its run_session call then ends, saying so).
+# session cancelled with cancel_session and one with notifications/cancelled (its run_session
+# call then ends, saying so).
 set -uo pipefail
 UFO="$UFO_BUILD_DIR/cli/ufo"
 INSPECT="$UFO_MCP_BIN/mcp-inspector"
@@ -89,6 +90,11 @@ REPORT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["struct
   TASK=$(grep -o '"progressToken":"p4"[^}]*accepted (task [0-9a-f]*' "$DIR/raw.out" | head -1 | sed 's/.*accepted (task //')
   echo "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"cancel_session\",\"arguments\":{\"task\":\"$TASK\"}}}"
   for _ in $(seq 450); do grep -q '"id":4,"result"' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
+  # and one the client gives up on with notifications/cancelled for its call
+  echo '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"run_session","arguments":{"request":"Take your time again"},"_meta":{"progressToken":"p6"}}}'
+  for _ in $(seq 300); do grep -q '"progressToken":"p6"[^}]*accepted (task ' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6,"reason":"the user gave up"}}'
+  for _ in $(seq 450); do grep -q '"id":6,"result"' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
 } | timeout 120 scripts/desktop-session run -- "${SERVER[@]}" > "$DIR/raw.out" 2> "$DIR/raw.err"
 check "$DIR/raw.out" '"protocolVersion":"2025-06-18"'
 check "$DIR/raw.out" '"code":-32700'
@@ -101,6 +107,8 @@ check "$DIR/raw.out" '"id":5,"result":{"content":[{"type":"text","text":"cancell
 grep '"id":4,"result"' "$DIR/raw.out" > "$DIR/cancelled.out"
 check "$DIR/cancelled.out" '"cancelled":true'
 check "$DIR/cancelled.out" '"completed":false'
+grep '"id":6,"result"' "$DIR/raw.out" > "$DIR/cancelled2.out"
+check "$DIR/cancelled2.out" '"cancelled":true'
 # Streamable HTTP: the same server on a loopback port, the inspector as its client
 "${SERVER[@]}" --http 127.0.0.1:0 > "$DIR/http.out" 2> "$DIR/http.err" &
 HTTP_PID=$!
