@@ -18,6 +18,7 @@
 #include "app_desktop_svc.h"
 
 #define S_CAPACITY 4                //  tasks at once (each ends within APP_DESKTOP_PUT_MS)
+#define S_HEARTBEAT_FACTOR 3        //  heartbeat interval: this times dispatch.heartbeat_ivl_ms
 
 typedef struct {
     char task [80];                 //  "" free
@@ -30,7 +31,8 @@ struct _app_desktop_svc_t {
     app_ctx_t *ctx;
     ufo_worker_t *worker;
     ufo_bb_client_t *blobs;         //  for blob.put
-    int reader, timer;              //  loop ids
+    int reader;                     //  loop id of the blob store's replies
+    int timer;                      //  loop id of the nearest put deadline (0: none pending)
     s_put_t puts [S_CAPACITY];
 };
 
@@ -154,6 +156,25 @@ s_put_free (s_put_t *p)
     memset (p, 0, sizeof *p);
 }
 
+static void s_on_timer (ufo_loop_t *loop, void *arg);
+
+//  A one-shot timer for the nearest deadline of a pending put, none when nothing is pending
+//  (an idle device wakes up for nothing).
+static void
+s_arm (app_desktop_svc_t *self)
+{
+    ufo_loop_remove (self->ctx->loop, self->timer);
+    self->timer = 0;
+    int64_t nearest = 0;
+    for (size_t i = 0; i < S_CAPACITY; i++)
+        if (self->puts [i].task [0] && (!nearest || self->puts [i].until < nearest))
+            nearest = self->puts [i].until;
+    if (nearest) {
+        int64_t ms = nearest - ufo_time_mono_ms ();
+        self->timer = ufo_loop_timer_add (self->ctx->loop, ms > 0 ? (int) ms : 0, 0, s_on_timer, self);
+    }
+}
+
 //  Replies of the blob store: a pending screenshot is completed with its blob.
 static void
 s_on_reply (ufo_loop_t *loop, void *arg)
@@ -184,6 +205,7 @@ s_on_reply (ufo_loop_t *loop, void *arg)
         }
         ufo_value_destroy (&reply);
     }
+    s_arm (self);
 }
 
 //  Screenshots whose blob.put got no reply in time end as failed.
@@ -192,6 +214,7 @@ s_on_timer (ufo_loop_t *loop, void *arg)
 {
     UFO_UNUSED (loop);
     app_desktop_svc_t *self = arg;
+    self->timer = 0;                //  a one-shot timer is gone once it fired
     int64_t now = ufo_time_mono_ms ();
     for (size_t i = 0; i < S_CAPACITY; i++) {
         s_put_t *p = &self->puts [i];
@@ -203,6 +226,7 @@ s_on_timer (ufo_loop_t *loop, void *arg)
             s_put_free (p);
         }
     }
+    s_arm (self);
 }
 
 static void
@@ -237,6 +261,7 @@ s_on_task (app_desktop_svc_t *self, const char *task, const ufo_value_t *body)
     snprintf (slot->task, sizeof slot->task, "%s", task);
     slot->until = ufo_time_mono_ms () + APP_DESKTOP_PUT_MS;
     slot->result = result;
+    s_arm (self);
 }
 
 //  A worker event, from inside the loop.
@@ -257,6 +282,7 @@ s_on_event (void *arg, ufo_value_t **event_p)
                 ufo_value_map_set_str (r, "error", "cancelled");
                 s_complete (self, task, "cancelled", &r);
                 s_put_free (&self->puts [i]);
+                s_arm (self);
             }
     }
 }
@@ -274,9 +300,14 @@ app_desktop_svc_new (app_ctx_t *ctx, const char *endpoint, ufo_error_t *err)
     }
     ufo_bb_client_set_timeout (self->blobs, 2000);     //  bounds only a send without a connection
     ufo_bb_client_set_sender (self->blobs, "ufo-app/desktop");
+    //  heartbeats S_HEARTBEAT_FACTOR times slower than the agents': an idle device's ufo-app
+    //  wakes up for one more link only a third as often (docs/BENCHMARKS.md "Idle agents"); a
+    //  lost desktop agent is noticed later, which only matters to a query that then waits for
+    //  its deadline instead of failing over sooner
+    int ivl = (int) ufo_config_int (ctx->config, "dispatch.heartbeat_ivl_ms", 0);
     ufo_worker_config_t wc = {
         .endpoint = endpoint, .service = "desktop", .device = ctx->device,
-        .heartbeat_ivl_ms = (int) ufo_config_int (ctx->config, "dispatch.heartbeat_ivl_ms", 0),
+        .heartbeat_ivl_ms = (ivl > 0 ? ivl : 1000) * S_HEARTBEAT_FACTOR,
         .heartbeat_liveness = (int) ufo_config_int (ctx->config, "dispatch.heartbeat_liveness", 0),
         .capacity = S_CAPACITY
     };
@@ -287,7 +318,6 @@ app_desktop_svc_new (app_ctx_t *ctx, const char *endpoint, ufo_error_t *err)
         return NULL;
     }
     self->reader = ufo_loop_reader_add (ctx->loop, ufo_bb_client_cmd_socket (self->blobs), -1, s_on_reply, self);
-    self->timer = ufo_loop_timer_add (ctx->loop, 1000, 1000, s_on_timer, self);
     ufo_info ("serving desktop queries of device %s", ctx->device);
     return self;
 }
