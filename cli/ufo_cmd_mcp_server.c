@@ -93,12 +93,24 @@ s_error (const ufo_value_t *id, int code, const char *message)
     s_send (&m);
 }
 
-//  A tools/call result with one text item (and structured content, taken, may be NULL).
 void
-ufo_mcps_tool_result (const ufo_value_t *id, const char *text, ufo_value_t **structured_p, bool is_error)
+ufo_mcps_tool_reply (const ufo_value_t *id, const void *png, size_t len, const char *text,
+                     ufo_value_t **structured_p, bool is_error)
 {
     ufo_value_t *r = ufo_value_new_map ();
     ufo_value_t *content = ufo_value_new_list ();
+    if (png) {
+        ufo_buf_t b64;
+        ufo_buf_init (&b64);
+        ufo_buf_base64 (&b64, png, len);
+        ufo_buf_putc (&b64, 0);
+        ufo_value_t *image = ufo_value_new_map ();
+        ufo_value_map_set_str (image, "type", "image");
+        ufo_value_map_set_str (image, "data", b64.data);
+        ufo_value_map_set_str (image, "mimeType", "image/png");
+        ufo_value_list_push (content, &image);
+        ufo_buf_free (&b64);
+    }
     ufo_value_t *item = ufo_value_new_map ();
     ufo_value_map_set_str (item, "type", "text");
     ufo_value_map_set_str (item, "text", text);
@@ -108,6 +120,12 @@ ufo_mcps_tool_result (const ufo_value_t *id, const char *text, ufo_value_t **str
         ufo_value_map_set (r, "structuredContent", structured_p);
     ufo_value_map_set_bool (r, "isError", is_error);
     ufo_mcps_reply (id, &r);
+}
+
+void
+ufo_mcps_tool_result (const ufo_value_t *id, const char *text, ufo_value_t **structured_p, bool is_error)
+{
+    ufo_mcps_tool_reply (id, NULL, 0, text, structured_p, is_error);
 }
 
 void
@@ -167,6 +185,33 @@ ufo_mcps_state (ufo_mcps_t *self, ufo_error_t *err)
     return state;
 }
 
+ufo_value_t *
+ufo_mcps_devices (const ufo_value_t *state)
+{
+    ufo_value_t *devices = ufo_value_new_map ();
+    const ufo_value_t *workers = ufo_value_map_get (state, "workers");
+    for (size_t i = 0; i < ufo_value_size (workers); i++) {
+        const ufo_value_t *w = ufo_value_list_at (workers, i);
+        const char *dev = ufo_value_map_str (w, "device", "");
+        if (!*dev)
+            continue;
+        ufo_value_t *services = ufo_value_map_get (devices, dev);
+        if (!services)
+            services = ufo_value_map_set (devices, dev, &(ufo_value_t *) { ufo_value_new_list () });
+        ufo_value_list_push_str (services, ufo_value_map_str (w, "service", ""));
+    }
+    return devices;
+}
+
+ufo_mcps_call_t *
+ufo_mcps_call_slot (ufo_mcps_t *self)
+{
+    for (int i = 0; i < UFO_MCPS_MAX_CALLS; i++)
+        if (!self->calls [i].task [0])
+            return &self->calls [i];
+    return NULL;
+}
+
 static ufo_mcps_call_t *
 s_call_find (ufo_mcps_t *self, const char *task)
 {
@@ -192,10 +237,7 @@ s_run_session (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *args,
         ufo_mcps_tool_result (id, "run_session needs a non-empty \"request\"", NULL, true);
         return;
     }
-    ufo_mcps_call_t *slot = NULL;
-    for (int i = 0; i < UFO_MCPS_MAX_CALLS && !slot; i++)
-        if (!self->calls [i].task [0])
-            slot = &self->calls [i];
+    ufo_mcps_call_t *slot = ufo_mcps_call_slot (self);
     if (!slot) {
         ufo_mcps_tool_result (id, "too many sessions in flight from this MCP server", NULL, true);
         return;
@@ -395,18 +437,7 @@ s_tools_call (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *params
             ufo_mcps_tool_json (id, &state);
             return;
         }
-        ufo_value_t *devices = ufo_value_new_map ();
-        const ufo_value_t *workers = ufo_value_map_get (state, "workers");
-        for (size_t i = 0; i < ufo_value_size (workers); i++) {
-            const ufo_value_t *w = ufo_value_list_at (workers, i);
-            const char *dev = ufo_value_map_str (w, "device", "");
-            if (!*dev)
-                continue;
-            ufo_value_t *services = ufo_value_map_get (devices, dev);
-            if (!services)
-                services = ufo_value_map_set (devices, dev, &(ufo_value_t *) { ufo_value_new_list () });
-            ufo_value_list_push_str (services, ufo_value_map_str (w, "service", ""));
-        }
+        ufo_value_t *devices = ufo_mcps_devices (state);
         ufo_value_t *list = ufo_value_new_list ();
         for (size_t i = 0; i < ufo_value_size (devices); i++) {
             ufo_value_t *d = ufo_value_new_map ();

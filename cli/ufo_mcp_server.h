@@ -65,10 +65,20 @@ extern ufo_buf_t *ufo_mcps_capture;
 //  isError; a value as JSON text plus structured content (a non-map is wrapped as {"items"}).
 void ufo_mcps_reply (const ufo_value_t *id, ufo_value_t **result_p);
 void ufo_mcps_tool_result (const ufo_value_t *id, const char *text, ufo_value_t **structured_p, bool is_error);
+//  The same with a PNG (png[0..len), NULL: none) as image content before the text.
+void ufo_mcps_tool_reply (const ufo_value_t *id, const void *png, size_t len, const char *text,
+                          ufo_value_t **structured_p, bool is_error);
 void ufo_mcps_tool_json (const ufo_value_t *id, ufo_value_t **value_p);
 
 //  The broker's dispatch.state (waits at most 5 s; caller owns), or NULL with err.
 ufo_value_t *ufo_mcps_state (ufo_mcps_t *self, ufo_error_t *err);
+
+//  The devices of a dispatch.state: a new map device -> list of the services its workers serve
+//  (a service once per worker; workers without a device are left out).
+ufo_value_t *ufo_mcps_devices (const ufo_value_t *state);
+
+//  A free call slot (to fill, task first), or NULL when UFO_MCPS_MAX_CALLS are in flight.
+ufo_mcps_call_t *ufo_mcps_call_slot (ufo_mcps_t *self);
 
 //  Frees what a call slot holds and marks it free.
 void ufo_mcps_call_free (ufo_mcps_call_t *c);

@@ -9,7 +9,6 @@
     of this machine ($DISPLAY) is used, as before devices could be asked. */
 #include "ufo_prelude.h"
 #include "ufo_bb_client.h"
-#include "ufo_buf.h"
 #include "ufo_desktop.h"
 #include "ufo_error.h"
 #include "ufo_log.h"
@@ -31,33 +30,6 @@ s_fail (const ufo_value_t *id, const char *fmt, ...)
     vsnprintf (text, sizeof text, fmt, ap);
     va_end (ap);
     ufo_mcps_tool_result (id, text, NULL, true);
-}
-
-//  An image result: the PNG as image content, a caption, and structured content (taken).
-static void
-s_image_reply (const ufo_value_t *id, const void *png, size_t len, const char *caption, ufo_value_t **meta_p)
-{
-    ufo_buf_t b64;
-    ufo_buf_init (&b64);
-    ufo_buf_base64 (&b64, png, len);
-    ufo_buf_putc (&b64, 0);
-    ufo_value_t *r = ufo_value_new_map ();
-    ufo_value_t *content = ufo_value_new_list ();
-    ufo_value_t *image = ufo_value_new_map ();
-    ufo_value_map_set_str (image, "type", "image");
-    ufo_value_map_set_str (image, "data", b64.data);
-    ufo_value_map_set_str (image, "mimeType", "image/png");
-    ufo_value_list_push (content, &image);
-    ufo_value_t *text = ufo_value_new_map ();
-    ufo_value_map_set_str (text, "type", "text");
-    ufo_value_map_set_str (text, "text", caption);
-    ufo_value_list_push (content, &text);
-    ufo_value_map_set (r, "content", &content);
-    if (meta_p && *meta_p)
-        ufo_value_map_set (r, "structuredContent", meta_p);
-    ufo_value_map_set_bool (r, "isError", false);
-    ufo_mcps_reply (id, &r);
-    ufo_buf_free (&b64);
 }
 
 //  --- the fallback: this machine's desktop ---------------------------------------------------
@@ -98,7 +70,7 @@ s_local (ufo_mcps_t *self, const ufo_value_t *id, const char *tool, int64_t xid)
         char caption [200];
         snprintf (caption, sizeof caption, "%dx%d PNG, %zu bytes, this machine's desktop", ufo_image_width (img),
                   ufo_image_height (img), len);
-        s_image_reply (id, png, len, caption, NULL);
+        ufo_mcps_tool_reply (id, png, len, caption, NULL, false);
     }
     free (png);
     ufo_image_destroy (&img);
@@ -157,19 +129,7 @@ ufo_mcps_desktop_tool (ufo_mcps_t *self, const ufo_value_t *id, const char *tool
         s_fail (id, "no answer from the broker at %.200s: %s", self->endpoint, err.message);
         return;
     }
-    //  device -> the services its workers serve
-    ufo_value_t *devices = ufo_value_new_map ();
-    const ufo_value_t *workers = ufo_value_map_get (state, "workers");
-    for (size_t i = 0; i < ufo_value_size (workers); i++) {
-        const ufo_value_t *w = ufo_value_list_at (workers, i);
-        const char *dev = ufo_value_map_str (w, "device", "");
-        if (!*dev)
-            continue;
-        ufo_value_t *services = ufo_value_map_get (devices, dev);
-        if (!services)
-            services = ufo_value_map_set (devices, dev, &(ufo_value_t *) { ufo_value_new_list () });
-        ufo_value_list_push_str (services, ufo_value_map_str (w, "service", ""));
-    }
+    ufo_value_t *devices = ufo_mcps_devices (state);
     ufo_value_destroy (&state);
     char all [600], with [600], chosen [128] = "";
     s_names (devices, all, sizeof all, false);
@@ -213,10 +173,7 @@ ufo_mcps_desktop_tool (ufo_mcps_t *self, const ufo_value_t *id, const char *tool
     if (!*chosen)
         return;
 
-    ufo_mcps_call_t *slot = NULL;
-    for (int i = 0; i < UFO_MCPS_MAX_CALLS && !slot; i++)
-        if (!self->calls [i].task [0])
-            slot = &self->calls [i];
+    ufo_mcps_call_t *slot = ufo_mcps_call_slot (self);
     if (!slot) {
         s_fail (id, "too many calls in flight from this MCP server");
         return;
@@ -277,7 +234,7 @@ s_screenshot_reply (ufo_mcps_t *self, ufo_mcps_call_t *c, const ufo_value_t *bod
     snprintf (caption, sizeof caption, "%" PRId64 "x%" PRId64 " PNG, %zu bytes: %s of device %s",
               ufo_value_map_int (body, "width", 0), ufo_value_map_int (body, "height", 0), len, what, c->device);
     ufo_value_t *meta = ufo_value_dup (body);
-    s_image_reply (c->id, png, len, caption, &meta);
+    ufo_mcps_tool_reply (c->id, png, len, caption, &meta, false);
     ufo_value_destroy (&meta);
     free (png);
 }
