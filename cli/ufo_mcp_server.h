@@ -38,7 +38,7 @@ typedef struct {
     //  a desktop query (list_windows, screenshot) of a device, not a session
     bool desktop;
     char op [16];                   //  "windows" | "screenshot"
-    char device [128];
+    char device [160];
     double timeout_s;
 } ufo_mcps_call_t;
 

@@ -131,7 +131,7 @@ ufo_mcps_desktop_tool (ufo_mcps_t *self, const ufo_value_t *id, const char *tool
     }
     ufo_value_t *devices = ufo_mcps_devices (state);
     ufo_value_destroy (&state);
-    char all [600], with [600], chosen [128] = "";
+    char all [600], with [600], chosen [160] = "";     //  device names: at most 128 bytes
     s_names (devices, all, sizeof all, false);
     s_names (devices, with, sizeof with, true);
     if (device) {
@@ -152,7 +152,7 @@ ufo_mcps_desktop_tool (ufo_mcps_t *self, const ufo_value_t *id, const char *tool
             s_fail (id, "device \"%.128s\" has no desktop agent: none of its workers (%s) serves desktop queries; "
                     "a ufo-app worker on that device serves them", device, list);
         else
-            snprintf (chosen, sizeof chosen, "%s", device);
+            snprintf (chosen, sizeof chosen, "%.128s", device);
     }
     else
     if (!*with) {
@@ -168,7 +168,7 @@ ufo_mcps_desktop_tool (ufo_mcps_t *self, const ufo_value_t *id, const char *tool
     if (strchr (with, ','))
         s_fail (id, "several devices have a desktop (%s): name one with \"device\"", with);
     else
-        snprintf (chosen, sizeof chosen, "%.127s", with);
+        snprintf (chosen, sizeof chosen, "%.128s", with);
     ufo_value_destroy (&devices);
     if (!*chosen)
         return;
