@@ -8,12 +8,12 @@
 #include "ufo_http.h"
 #include "ufo_llm.h"
 #include "ufo_mcp_hub.h"
+#include "ufo_policy.h"
 #include "ufo_prompt.h"
 #include "ufo_rag.h"
 #include "ufo_value.h"
 #include "app_ctx.h"
 #include "ufo_loop.h"
-#include <fnmatch.h>
 
 static void
 s_copy (char *dst, size_t size, const char *src)
@@ -199,26 +199,13 @@ app_ctx_close (app_ctx_t *ctx)
 }
 
 //  First pattern of list (strings) matching text, case-insensitively, or NULL.
-static const char *
-s_match (const ufo_value_t *list, const char *text)
-{
-    for (size_t i = 0; i < ufo_value_size (list); i++) {
-        const ufo_value_t *p = ufo_value_list_at (list, i);
-        if (ufo_value_type (p) != UFO_TSTRING || !*ufo_value_str (p))
-            continue;
-        if (fnmatch (ufo_value_str (p), text, FNM_CASEFOLD) == 0)
-            return ufo_value_str (p);
-    }
-    return NULL;
-}
-
 bool
 app_ctx_policy_requires (const app_ctx_t *ctx, const char *function, const char *control_name,
                          char *why, size_t size)
 {
     if (!function || !*function)
         return false;
-    const char *hit = s_match (ctx->confirm_actions, function);
+    const char *hit = ufo_policy_match (ctx->confirm_actions, function);
     if (hit) {
         snprintf (why, size, "the action %s matches the confirmation policy '%s'", function, hit);
         return true;
@@ -229,7 +216,7 @@ app_ctx_policy_requires (const app_ctx_t *ctx, const char *function, const char 
         if (strcmp (function, harmless [i]) == 0)
             return false;
     if (control_name && *control_name) {
-        hit = s_match (ctx->confirm_controls, control_name);
+        hit = ufo_policy_match (ctx->confirm_controls, control_name);
         if (hit) {
             snprintf (why, size, "the control '%s' matches the confirmation policy '%s'",
                       control_name, hit);

@@ -686,6 +686,7 @@ s_seq_begin (app_step_t *self)
         ufo_value_map_set_str (q, "expect_type", c ? ufo_value_map_str (c, "control_type", "") : "");
         ufo_value_map_set_int (q, "index", (int64_t) i + 1);
         ufo_value_map_set_int (q, "total", (int64_t) n);
+        ufo_value_map_set_int (q, "xid", self->xid);   //  the window the list was made for
         ufo_value_list_push (a->action_queue, &q);
     }
     self->decision = self->own_decision;
@@ -709,8 +710,9 @@ s_seq_stop (app_agent_t *a, int index, int total, const char *why)
     ufo_value_destroy (&a->action_queue);
 }
 
-//  The next queued action, if its control is still the one the model meant (same label, name
-//  and type in this step's fresh snapshot of the same window): decided without a model call.
+//  The next queued action, if the step works on the same window the list was made for and the
+//  action's control is still the one the model meant (same label, name and type in this step's
+//  fresh snapshot): decided without a model call.
 //  Returns false when there is none or it no longer fits (the queue is dropped, with a note).
 static bool
 s_seq_next (app_step_t *self)
@@ -725,6 +727,13 @@ s_seq_next (app_step_t *self)
     const char *label = ufo_value_map_str (d, "ControlLabel", "");
     char what [200], why [400] = "";
     s_seq_describe (d, what, sizeof what);
+    int64_t made_for = ufo_value_map_int (q, "xid", 0);
+    if (made_for && self->xid != made_for)
+        //  a dialog opened (or the window went): also an action without a control must not
+        //  land in another window than the one the model saw
+        snprintf (why, sizeof why, "%s: the window changed (this step works on window %" PRId64
+                  ", the list was made for window %" PRId64 ")", what, self->xid, made_for);
+    else
     if (*label) {
         const ufo_value_t *c = s_find_control (self->snapshot, label);
         const char *text = c ? ufo_value_map_str (c, "control_text", "") : "";

@@ -10,6 +10,7 @@
 #include "ufo_worker.h"
 #include "app_agent.h"
 #include "app_main.h"
+#include "app_desktop_svc.h"
 #include "ufo_loop.h"
 
 typedef struct {
@@ -107,6 +108,10 @@ app_worker_run (app_ctx_t *ctx, const char *endpoint)
         ufo_error ("worker of %s: %s", service, err.message);
         return 2;
     }
+    //  the desktop queries of this device (window list, screenshot) for clients of the bus
+    app_desktop_svc_t *desktop_svc = app_desktop_svc_new (ctx, endpoint, &err);
+    if (!desktop_svc)
+        ufo_warn ("no desktop service on device %s: %s", ctx->device, err.message);
     ufo_agent_signals_install ();   //  the worker's link started czmq, which sets its own
     if (ufo_agent_signal_fd () >= 0)
         ufo_loop_stop_on (ctx->loop, ufo_agent_signal_fd ());
@@ -125,6 +130,7 @@ app_worker_run (app_ctx_t *ctx, const char *endpoint)
     if (run.agent)
         ufo_info ("stopping with task %s unfinished: released to the broker", run.task_id);
     app_agent_destroy (&run.agent);
+    app_desktop_svc_destroy (&desktop_svc);
     ufo_worker_destroy (&run.worker);
     return 0;
 }

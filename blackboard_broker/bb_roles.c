@@ -228,8 +228,10 @@ s_client_dispatch (bb_roles_t *self, const char *key, const void *frame, size_t 
               || s_deny (why, size, "role client: client id %s belongs to another certificate%s", req.client, "");
             break;
         case UFO_TASK_REQ_SUBMIT:
-            if (strcmp (req.service, "host") != 0)
-                s_deny (why, size, "role client may submit only to service \"host\", not \"%s\"%s", req.service, "");
+            //  sessions, and the desktop queries of a device (window list, screenshot)
+            if (strcmp (req.service, "host") != 0 && strcmp (req.service, "desktop") != 0)
+                s_deny (why, size, "role client may submit only to services \"host\" and \"desktop\", not \"%s\"%s",
+                        req.service, "");
             else
             if (!s_owns (self, 'C', req.client, key, true))
                 s_deny (why, size, "role client: client id %s belongs to another certificate%s", req.client, "");

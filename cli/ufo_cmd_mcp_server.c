@@ -16,8 +16,11 @@
                       first progress message and in list_workers).
       list_workers    {} -> workers, service queues and tasks in flight (dispatch.state)
       list_devices    {} -> the devices the workers serve, with their services
-      list_windows    {} -> the windows of this machine's desktop ($DISPLAY)
-      screenshot      {xid?} -> a PNG of this machine's screen or of one window (image content)
+      list_windows    {device?, timeout_s?} -> the windows of a device's desktop, from the agents
+                      on that device (a task of service "desktop", docs/PROTOCOL.md 4.5)
+      screenshot      {device?, xid?, timeout_s?} -> a PNG of a device's screen or of one of its
+                      windows (image content), through the broker's blob store
+                      (both in ufo_mcp_server_desktop.c)
 
     Every request is answered; a malformed line gets a JSON-RPC error (-32700 / -32600) and
     the server goes on. The process ends when stdin closes (sessions in flight are cancelled). */
@@ -67,8 +70,8 @@ s_send (ufo_value_t **msg_p)
     ufo_value_destroy (msg_p);
 }
 
-static void
-s_reply (const ufo_value_t *id, ufo_value_t **result_p)
+void
+ufo_mcps_reply (const ufo_value_t *id, ufo_value_t **result_p)
 {
     ufo_value_t *m = ufo_value_new_map ();
     ufo_value_map_set_copy (m, "id", id);
@@ -91,12 +94,24 @@ s_error (const ufo_value_t *id, int code, const char *message)
     s_send (&m);
 }
 
-//  A tools/call result with one text item (and structured content, taken, may be NULL).
-static void
-s_tool_result (const ufo_value_t *id, const char *text, ufo_value_t **structured_p, bool is_error)
+void
+ufo_mcps_tool_reply (const ufo_value_t *id, const void *png, size_t len, const char *text,
+                     ufo_value_t **structured_p, bool is_error)
 {
     ufo_value_t *r = ufo_value_new_map ();
     ufo_value_t *content = ufo_value_new_list ();
+    if (png) {
+        ufo_buf_t b64;
+        ufo_buf_init (&b64);
+        ufo_buf_base64 (&b64, png, len);
+        ufo_buf_putc (&b64, 0);
+        ufo_value_t *image = ufo_value_new_map ();
+        ufo_value_map_set_str (image, "type", "image");
+        ufo_value_map_set_str (image, "data", b64.data);
+        ufo_value_map_set_str (image, "mimeType", "image/png");
+        ufo_value_list_push (content, &image);
+        ufo_buf_free (&b64);
+    }
     ufo_value_t *item = ufo_value_new_map ();
     ufo_value_map_set_str (item, "type", "text");
     ufo_value_map_set_str (item, "text", text);
@@ -105,11 +120,17 @@ s_tool_result (const ufo_value_t *id, const char *text, ufo_value_t **structured
     if (structured_p && *structured_p)
         ufo_value_map_set (r, "structuredContent", structured_p);
     ufo_value_map_set_bool (r, "isError", is_error);
-    s_reply (id, &r);
+    ufo_mcps_reply (id, &r);
 }
 
-static void
-s_tool_json (const ufo_value_t *id, ufo_value_t **value_p)
+void
+ufo_mcps_tool_result (const ufo_value_t *id, const char *text, ufo_value_t **structured_p, bool is_error)
+{
+    ufo_mcps_tool_reply (id, NULL, 0, text, structured_p, is_error);
+}
+
+void
+ufo_mcps_tool_json (const ufo_value_t *id, ufo_value_t **value_p)
 {
     char *text = ufo_json_dump (*value_p, UFO_JSON_PY, NULL);
     ufo_value_t *wrapped = ufo_value_type (*value_p) == UFO_TMAP ? *value_p : NULL;
@@ -118,7 +139,7 @@ s_tool_json (const ufo_value_t *id, ufo_value_t **value_p)
         ufo_value_map_set (wrapped, "items", value_p);
     }
     *value_p = NULL;
-    s_tool_result (id, text, &wrapped, false);
+    ufo_mcps_tool_result (id, text, &wrapped, false);
     free (text);
 }
 
@@ -145,13 +166,20 @@ static const char *s_tools_json =
     " \"inputSchema\": {\"type\": \"object\", \"properties\": {}}},"
     " {\"name\": \"list_devices\", \"description\": \"The devices the agents serve, with their services.\","
     " \"inputSchema\": {\"type\": \"object\", \"properties\": {}}},"
-    " {\"name\": \"list_windows\", \"description\": \"The application windows of this machine's desktop.\","
-    " \"inputSchema\": {\"type\": \"object\", \"properties\": {}}},"
-    " {\"name\": \"screenshot\", \"description\": \"A PNG screenshot of this machine's screen, or of one window (xid from list_windows).\","
-    " \"inputSchema\": {\"type\": \"object\", \"properties\": {\"xid\": {\"type\": \"integer\"}}}}]";
+    " {\"name\": \"list_windows\", \"description\": \"The application windows of a device's desktop (app, title, pid, "
+    "focused, geometry, xid), read by the agents on that device.\","
+    " \"inputSchema\": {\"type\": \"object\", \"properties\": {"
+    "\"device\": {\"type\": \"string\", \"description\": \"the device (list_devices; default: the only device with a desktop)\"},"
+    "\"timeout_s\": {\"type\": \"number\", \"description\": \"give up after this many seconds (default 15)\"}}}},"
+    " {\"name\": \"screenshot\", \"description\": \"A PNG screenshot of a device's screen, or of one of its windows "
+    "(xid from list_windows), taken by the agents on that device.\","
+    " \"inputSchema\": {\"type\": \"object\", \"properties\": {"
+    "\"device\": {\"type\": \"string\", \"description\": \"the device (list_devices; default: the only device with a desktop)\"},"
+    "\"xid\": {\"type\": \"integer\", \"description\": \"a window id from list_windows (default: the whole screen)\"},"
+    "\"timeout_s\": {\"type\": \"number\", \"description\": \"give up after this many seconds (default 15)\"}}}}]";
 
-static ufo_value_t *
-s_state (ufo_mcps_t *self, ufo_error_t *err)
+ufo_value_t *
+ufo_mcps_state (ufo_mcps_t *self, ufo_error_t *err)
 {
     ufo_bb_client_t *client = ufo_bb_client_new (self->endpoint, NULL, err);
     if (!client)
@@ -163,12 +191,31 @@ s_state (ufo_mcps_t *self, ufo_error_t *err)
     return state;
 }
 
-static ufo_desktop_t *
-s_desktop (ufo_mcps_t *self, ufo_error_t *err)
+ufo_value_t *
+ufo_mcps_devices (const ufo_value_t *state)
 {
-    if (!self->desktop)
-        self->desktop = ufo_desktop_new (NULL, err);
-    return self->desktop;
+    ufo_value_t *devices = ufo_value_new_map ();
+    const ufo_value_t *workers = ufo_value_map_get (state, "workers");
+    for (size_t i = 0; i < ufo_value_size (workers); i++) {
+        const ufo_value_t *w = ufo_value_list_at (workers, i);
+        const char *dev = ufo_value_map_str (w, "device", "");
+        if (!*dev)
+            continue;
+        ufo_value_t *services = ufo_value_map_get (devices, dev);
+        if (!services)
+            services = ufo_value_map_set (devices, dev, &(ufo_value_t *) { ufo_value_new_list () });
+        ufo_value_list_push_str (services, ufo_value_map_str (w, "service", ""));
+    }
+    return devices;
+}
+
+ufo_mcps_call_t *
+ufo_mcps_call_slot (ufo_mcps_t *self)
+{
+    for (int i = 0; i < UFO_MCPS_MAX_CALLS; i++)
+        if (!self->calls [i].task [0])
+            return &self->calls [i];
+    return NULL;
 }
 
 static ufo_mcps_call_t *
@@ -180,8 +227,8 @@ s_call_find (ufo_mcps_t *self, const char *task)
     return NULL;
 }
 
-static void
-s_call_free (ufo_mcps_call_t *c)
+void
+ufo_mcps_call_free (ufo_mcps_call_t *c)
 {
     ufo_value_destroy (&c->id);
     ufo_value_destroy (&c->token);
@@ -193,15 +240,12 @@ s_run_session (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *args,
 {
     const char *request = ufo_value_map_str (args, "request", "");
     if (!*request) {
-        s_tool_result (id, "run_session needs a non-empty \"request\"", NULL, true);
+        ufo_mcps_tool_result (id, "run_session needs a non-empty \"request\"", NULL, true);
         return;
     }
-    ufo_mcps_call_t *slot = NULL;
-    for (int i = 0; i < UFO_MCPS_MAX_CALLS && !slot; i++)
-        if (!self->calls [i].task [0])
-            slot = &self->calls [i];
+    ufo_mcps_call_t *slot = ufo_mcps_call_slot (self);
     if (!slot) {
-        s_tool_result (id, "too many sessions in flight from this MCP server", NULL, true);
+        ufo_mcps_tool_result (id, "too many sessions in flight from this MCP server", NULL, true);
         return;
     }
     ufo_llm_override_t override;        //  this session's model, checked as `ufo run` checks it
@@ -242,7 +286,7 @@ s_run_session (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *args,
         snprintf (msg, sizeof msg, "the session could not be submitted: %s", err.message);
         ufo_value_destroy (&spec);
         memset (slot, 0, sizeof *slot);
-        s_tool_result (id, msg, NULL, true);
+        ufo_mcps_tool_result (id, msg, NULL, true);
         return;
     }
     slot->id = ufo_value_dup (id);
@@ -279,7 +323,10 @@ ufo_mcps_on_event (ufo_mcps_t *self, const ufo_value_t *ev)
         return;
     ufo_mcps_conn_t *conn = c->conn;
     ufo_mcps_sink = conn;
-    s_on_event_ (self, c, ev);
+    if (c->desktop)
+        ufo_mcps_desktop_event (self, c, ev);
+    else
+        s_on_event_ (self, c, ev);
     ufo_mcps_sink = NULL;
     if (conn && !s_call_find (self, ufo_value_map_str (ev, "task", "")))
         conn->closing = true;       //  the result was the last event of the stream
@@ -333,8 +380,8 @@ s_on_event_ (ufo_mcps_t *self, ufo_mcps_call_t *c, const ufo_value_t *ev)
     if (ufo_value_type (body) != UFO_TMAP || !ufo_value_map_has (body, "status")) {
         snprintf (msg, sizeof msg, "the session %s ended %s: %s", c->session, ufo_value_map_str (ev, "status", "?"),
                   ufo_value_map_str (ev, "reason", "no reason given"));
-        s_tool_result (c->id, msg, NULL, true);
-        s_call_free (c);
+        ufo_mcps_tool_result (c->id, msg, NULL, true);
+        ufo_mcps_call_free (c);
         return;
     }
     const char *logdir = ufo_value_map_str (body, "logdir", "");
@@ -348,7 +395,9 @@ s_on_event_ (ufo_mcps_t *self, ufo_mcps_call_t *c, const ufo_value_t *ev)
     ufo_value_map_set_str (out, "session", c->session);
     ufo_value_map_set_str (out, "task", c->task);
     ufo_value_map_set_str (out, "status", ufo_value_map_str (body, "status", ""));
-    ufo_value_map_set_bool (out, "completed", ufo_cli_exit_code (body) == 0);
+    bool cancelled = !strcmp (ufo_value_map_str (ev, "status", ""), "cancelled");
+    ufo_value_map_set_bool (out, "completed", ufo_cli_exit_code (body) == 0 && !cancelled);
+    ufo_value_map_set_bool (out, "cancelled", cancelled);
     ufo_value_map_set_int (out, "rounds", ufo_value_map_int (body, "rounds", 0));
     ufo_value_map_set_int (out, "steps", ufo_value_map_int (body, "steps", 0));
     ufo_value_map_set_str (out, "error", ufo_value_map_str (body, "error", ""));
@@ -360,11 +409,12 @@ s_on_event_ (ufo_mcps_t *self, ufo_mcps_call_t *c, const ufo_value_t *ev)
     ufo_value_map_set_copy (out, "cost", ufo_value_map_get (body, "cost"));
     ufo_value_map_set_str (out, "logdir", logdir);
     ufo_value_map_set_str (out, "report", report);
-    snprintf (msg, sizeof msg, "session %s %s after %" PRId64 " step(s); evaluation: %s; logs: %s; report: %s",
-              c->session, ufo_value_map_str (body, "status", "?"), ufo_value_map_int (body, "steps", 0),
+    snprintf (msg, sizeof msg, "session %s %s%s after %" PRId64 " step(s); evaluation: %s; logs: %s; report: %s",
+              c->session, cancelled ? "cancelled, status " : "", ufo_value_map_str (body, "status", "?"),
+              ufo_value_map_int (body, "steps", 0),
               ufo_value_map_str (ev_result, "complete", "none"), *logdir ? logdir : "-", *report ? report : "-");
-    s_tool_result (c->id, msg, &out, false);
-    s_call_free (c);
+    ufo_mcps_tool_result (c->id, msg, &out, false);
+    ufo_mcps_call_free (c);
 }
 
 static void
@@ -382,38 +432,27 @@ s_tools_call (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *params
     else
     if (!strcmp (name, "cancel_session")) {
         ufo_mcps_call_t *c = s_call_find (self, ufo_value_map_str (args, "task", ""));
-        if (!c)
-            s_tool_result (id, "no session of this server has that task id", NULL, true);
+        if (!c || c->desktop)
+            ufo_mcps_tool_result (id, "no session of this server has that task id", NULL, true);
         else {
             ufo_tasks_cancel (self->tasks, c->task);
-            s_tool_result (id, "cancellation requested; the run_session call ends with the outcome", NULL, false);
+            ufo_mcps_tool_result (id, "cancellation requested; the run_session call ends with the outcome", NULL, false);
         }
     }
     else
     if (!strcmp (name, "list_workers") || !strcmp (name, "list_devices")) {
-        ufo_value_t *state = s_state (self, &err);
+        ufo_value_t *state = ufo_mcps_state (self, &err);
         if (!state) {
             char msg [1024];
             snprintf (msg, sizeof msg, "no answer from the broker at %.120s: %s", self->endpoint, err.message);
-            s_tool_result (id, msg, NULL, true);
+            ufo_mcps_tool_result (id, msg, NULL, true);
             return;
         }
         if (!strcmp (name, "list_workers")) {
-            s_tool_json (id, &state);
+            ufo_mcps_tool_json (id, &state);
             return;
         }
-        ufo_value_t *devices = ufo_value_new_map ();
-        const ufo_value_t *workers = ufo_value_map_get (state, "workers");
-        for (size_t i = 0; i < ufo_value_size (workers); i++) {
-            const ufo_value_t *w = ufo_value_list_at (workers, i);
-            const char *dev = ufo_value_map_str (w, "device", "");
-            if (!*dev)
-                continue;
-            ufo_value_t *services = ufo_value_map_get (devices, dev);
-            if (!services)
-                services = ufo_value_map_set (devices, dev, &(ufo_value_t *) { ufo_value_new_list () });
-            ufo_value_list_push_str (services, ufo_value_map_str (w, "service", ""));
-        }
+        ufo_value_t *devices = ufo_mcps_devices (state);
         ufo_value_t *list = ufo_value_new_list ();
         for (size_t i = 0; i < ufo_value_size (devices); i++) {
             ufo_value_t *d = ufo_value_new_map ();
@@ -423,66 +462,13 @@ s_tools_call (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *params
         }
         ufo_value_t *out = ufo_value_new_map ();
         ufo_value_map_set (out, "devices", &list);
-        s_tool_json (id, &out);
+        ufo_mcps_tool_json (id, &out);
         ufo_value_destroy (&devices);
         ufo_value_destroy (&state);
     }
     else
-    if (!strcmp (name, "list_windows") || !strcmp (name, "screenshot")) {
-        ufo_desktop_t *desk = s_desktop (self, &err);
-        if (!desk) {
-            char msg [400];
-            snprintf (msg, sizeof msg, "this machine's desktop is not reachable: %s", err.message);
-            s_tool_result (id, msg, NULL, true);
-            return;
-        }
-        if (!strcmp (name, "list_windows")) {
-            ufo_value_t *wins = ufo_desktop_windows (desk, &err);
-            if (!wins) {
-                s_tool_result (id, err.message, NULL, true);
-                return;
-            }
-            ufo_value_t *out = ufo_value_new_map ();
-            ufo_value_map_set (out, "windows", &wins);
-            s_tool_json (id, &out);
-            return;
-        }
-        const ufo_value_t *xid = ufo_value_map_get (args, "xid");
-        if (xid && ufo_value_type (xid) != UFO_TINT) {
-            s_tool_result (id, "\"xid\" must be an integer (from list_windows)", NULL, true);
-            return;
-        }
-        ufo_image_t *img = xid ? ufo_desktop_capture_window (desk, ufo_value_int (xid), &err)
-                               : ufo_desktop_capture_screen (desk, &err);
-        void *png = NULL;
-        size_t len = 0;
-        if (!img || ufo_image_encode_png (img, 1, &png, &len, &err) < 0) {
-            ufo_image_destroy (&img);
-            s_tool_result (id, err.message, NULL, true);
-            return;
-        }
-        ufo_buf_t b64;
-        ufo_buf_init (&b64);
-        ufo_buf_base64 (&b64, png, len);
-        ufo_buf_putc (&b64, 0);
-        ufo_value_t *r = ufo_value_new_map ();
-        ufo_value_t *content = ufo_value_new_list ();
-        ufo_value_t *image = ufo_value_new_map ();
-        ufo_value_map_set_str (image, "type", "image");
-        ufo_value_map_set_str (image, "data", b64.data);
-        ufo_value_map_set_str (image, "mimeType", "image/png");
-        ufo_value_list_push (content, &image);
-        ufo_value_t *caption = ufo_value_new_map ();
-        ufo_value_map_set_str (caption, "type", "text");
-        ufo_value_map_set (caption, "text", &(ufo_value_t *) { ufo_value_new_stringf ("%dx%d PNG, %zu bytes",
-                           ufo_image_width (img), ufo_image_height (img), len) });
-        ufo_value_list_push (content, &caption);
-        ufo_value_map_set (r, "content", &content);
-        s_reply (id, &r);
-        ufo_buf_free (&b64);
-        free (png);
-        ufo_image_destroy (&img);
-    }
+    if (!strcmp (name, "list_windows") || !strcmp (name, "screenshot"))
+        ufo_mcps_desktop_tool (self, id, name, args);
     else
         s_error (id, -32602, "unknown tool");
 }
@@ -525,18 +511,18 @@ ufo_mcps_on_message (ufo_mcps_t *self, const ufo_value_t *msg)
                                              " \"instructions\": \"Desktop automation agents on Linux: run_session "
                                              "carries out a request on a desktop.\"}", NULL);
         ufo_value_map_set_str (r, "protocolVersion", version);
-        s_reply (id, &r);
+        ufo_mcps_reply (id, &r);
     }
     else
     if (!strcmp (method, "ping")) {
         ufo_value_t *r = ufo_value_new_map ();
-        s_reply (id, &r);
+        ufo_mcps_reply (id, &r);
     }
     else
     if (!strcmp (method, "tools/list")) {
         ufo_value_t *r = ufo_value_new_map ();
         ufo_value_map_set (r, "tools", &(ufo_value_t *) { ufo_json_parse_str (s_tools_json, NULL) });
-        s_reply (id, &r);
+        ufo_mcps_reply (id, &r);
     }
     else
     if (!strcmp (method, "tools/call"))
@@ -673,7 +659,7 @@ ufo_cmd_mcp_server (int argc, char **argv)
     for (int i = 0; i < UFO_MCPS_MAX_CALLS; i++)
         if (self.calls [i].task [0]) {
             ufo_tasks_cancel (self.tasks, self.calls [i].task);
-            s_call_free (&self.calls [i]);
+            ufo_mcps_call_free (&self.calls [i]);
         }
     ufo_buf_free (&in);
     ufo_tasks_destroy (&self.tasks);

@@ -92,10 +92,13 @@ s_answer_confirm (ufo_tasks_t *tasks, const char *id, const ufo_value_t *c, bool
 {
     char *args = ufo_json_dump (ufo_value_map_get (c, "args"), UFO_JSON_COMPACT, NULL);
     const ufo_value_t *control = ufo_value_map_get (c, "control");
-    fprintf (stderr, "\n⚠️  %s wants to run %s%s on [%s] %s \"%s\"\n   reason: %s\n",
+    char on [400] = "";         //  an API tool acts on no control
+    if (*ufo_value_map_str (control, "label", "") || *ufo_value_map_str (control, "name", ""))
+        snprintf (on, sizeof on, " on [%.40s] %.60s \"%.200s\"", ufo_value_map_str (control, "label", ""),
+                  ufo_value_map_str (control, "type", ""), ufo_value_map_str (control, "name", ""));
+    fprintf (stderr, "\n⚠️  %s wants to run %s%s%s\n   reason: %s\n",
              ufo_value_map_str (c, "from", "the agent"), ufo_value_map_str (c, "function", "?"),
-             args ? args : "", ufo_value_map_str (control, "label", ""), ufo_value_map_str (control, "type", ""),
-             ufo_value_map_str (control, "name", ""), ufo_value_map_str (c, "reason", ""));
+             args ? args : "", on, ufo_value_map_str (c, "reason", ""));
     free (args);
     const char *answered = ufo_value_map_str (c, "answered", NULL);
     if (answered) {

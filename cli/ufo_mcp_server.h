@@ -35,6 +35,11 @@ typedef struct {
     int steps;
     bool yes;
     ufo_mcps_conn_t *conn;          //  HTTP: the SSE stream of the call (NULL: stdio or gone)
+    //  a desktop query (list_windows, screenshot) of a device, not a session
+    bool desktop;
+    char op [16];                   //  "windows" | "screenshot"
+    char device [160];
+    double timeout_s;
 } ufo_mcps_call_t;
 
 typedef struct {
@@ -54,6 +59,38 @@ typedef struct {
 extern bool ufo_mcps_http_mode;
 extern ufo_mcps_conn_t *ufo_mcps_sink;
 extern ufo_buf_t *ufo_mcps_capture;
+
+//  Replies (ownership of the values taken), written where ufo_mcps_sink / _capture say: a
+//  JSON-RPC result; a tools/call result with one text item, optional structured content and
+//  isError; a value as JSON text plus structured content (a non-map is wrapped as {"items"}).
+void ufo_mcps_reply (const ufo_value_t *id, ufo_value_t **result_p);
+void ufo_mcps_tool_result (const ufo_value_t *id, const char *text, ufo_value_t **structured_p, bool is_error);
+//  The same with a PNG (png[0..len), NULL: none) as image content before the text.
+void ufo_mcps_tool_reply (const ufo_value_t *id, const void *png, size_t len, const char *text,
+                          ufo_value_t **structured_p, bool is_error);
+void ufo_mcps_tool_json (const ufo_value_t *id, ufo_value_t **value_p);
+
+//  The broker's dispatch.state (waits at most 5 s; caller owns), or NULL with err.
+ufo_value_t *ufo_mcps_state (ufo_mcps_t *self, ufo_error_t *err);
+
+//  The devices of a dispatch.state: a new map device -> list of the services its workers serve
+//  (a service once per worker; workers without a device are left out).
+ufo_value_t *ufo_mcps_devices (const ufo_value_t *state);
+
+//  A free call slot (to fill, task first), or NULL when UFO_MCPS_MAX_CALLS are in flight.
+ufo_mcps_call_t *ufo_mcps_call_slot (ufo_mcps_t *self);
+
+//  Frees what a call slot holds and marks it free.
+void ufo_mcps_call_free (ufo_mcps_call_t *c);
+
+//  In ufo_mcp_server_desktop.c: the tools list_windows and screenshot ({device?, xid?,
+//  timeout_s?}): a query task to service "desktop" of the device (docs/PROTOCOL.md 4.5),
+//  answered when its result comes (ufo_mcps_desktop_event), or at once with a clear error
+//  (no such device, no desktop agent there); this machine's $DISPLAY only as a fallback when
+//  no device is named and none on the bus serves desktop queries.
+void ufo_mcps_desktop_tool (ufo_mcps_t *self, const ufo_value_t *id, const char *tool, const ufo_value_t *args);
+//  The result event of a desktop query call c: answers it and frees the slot.
+void ufo_mcps_desktop_event (ufo_mcps_t *self, ufo_mcps_call_t *c, const ufo_value_t *ev);
 
 //  One JSON-RPC message from the client; replies go where ufo_mcps_sink / _capture say.
 void ufo_mcps_on_message (ufo_mcps_t *self, const ufo_value_t *msg);

@@ -1,6 +1,6 @@
 /*  ufo_mcp_server_http.c - Streamable HTTP for `ufo mcp-server --http` (docs/AGENTS.md):
     POST /mcp with one JSON-RPC message per request and connection, Mcp-Session-Id from
-    initialize, JSON replies, an SSE stream for run_session. */
+    initialize, JSON replies, an SSE stream for run_session and the desktop queries. */
 #include "ufo_prelude.h"
 #include "ufo_buf.h"
 #include "ufo_error.h"
@@ -139,10 +139,12 @@ s_http_request (ufo_mcps_t *self, ufo_mcps_conn_t *c, size_t head_len, size_t bo
         ufo_value_destroy (&msg);
         return;
     }
-    bool stream = !strcmp (m, "tools/call")
-               && !strcmp (ufo_value_map_str (ufo_value_map_get (msg, "params"), "name", ""), "run_session");
+    const char *tool = ufo_value_map_str (ufo_value_map_get (msg, "params"), "name", "");
+    bool stream = !strcmp (m, "tools/call") && (!strcmp (tool, "run_session") || !strcmp (tool, "list_windows")
+                                              || !strcmp (tool, "screenshot"));
     if (stream) {
-        //  the answer comes when the session ends: an SSE stream, progress first
+        //  the answer comes when the session (or a device's desktop query) ends: an SSE
+        //  stream, progress first
         ufo_buf_puts (&c->out, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: text/event-stream\r\n"
                                "Cache-Control: no-cache\r\n\r\n");
         c->sse = true;

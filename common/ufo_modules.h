@@ -12,6 +12,7 @@
 #include "ufo_msg.h"
 #include "ufo_config.h"
 #include "ufo_mcp_spec.h"
+#include "ufo_policy.h"
 
 //  bus: blackboard broker protocol (the broker's log and blob store: blackboard_broker/)
 #include "ufo_hash.h"

@@ -895,6 +895,8 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .rag_experience = ufo_config_bool (config, "RAG_EXPERIENCE", false),
         .rag_online = ufo_config_bool (config, "RAG_ONLINE_SEARCH", false),
         .rag_demonstration = ufo_config_bool (config, "RAG_DEMONSTRATION", false),
+        .confirm_actions = ufo_config_get (config, "desktop.confirm_actions"),
+        .confirm_policy = ufo_config_str (config, "desktop.confirm_policy", "ask"),
     };
     host_ops_t ops = {
         .arg = self, .windows = s_windows, .launch = s_launch, .snapshot = s_snapshot, .ask = s_ask,

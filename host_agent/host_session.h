@@ -111,6 +111,9 @@ typedef struct {
     bool rag_experience;            //  RAG_EXPERIENCE
     bool rag_online;                //  RAG_ONLINE_SEARCH
     bool rag_demonstration;         //  RAG_DEMONSTRATION
+    //  the confirmation policy for the HostAgent's API tools (host_confirm.h)
+    const ufo_value_t *confirm_actions;     //  desktop.confirm_actions (NULL: none)
+    const char *confirm_policy;             //  desktop.confirm_policy: ask | yes | no (NULL: ask)
 } host_session_config_t;
 
 //  Runs a whole session. Returns the result body of the protocol (caller owns):

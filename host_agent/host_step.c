@@ -17,6 +17,7 @@
 #include "ufo_value.h"
 #include "host_int.h"
 #include "ufo_mcp_hub.h"
+#include "host_confirm.h"
 
 #define S_MEMORY_MAX 20         //  HostAgent memory items kept for the prompt
 
@@ -275,6 +276,7 @@ host_step_run (host_t *self)
     const char *application = "";
     const char *function = "";
     const char *action_type = "Host";
+    const char *user_confirm = "";  //  an API tool under the confirmation policy: "yes" | "no"
     bool success = true;
     char result [512] = "";
     char action_error [512] = "";
@@ -293,7 +295,9 @@ host_step_run (host_t *self)
         function = tool;
         action_type = "MCP";
         ufo_error_t merr = { 0 };
-        ufo_value_t *r = ops->mcp (ops->arg, tool, ufo_value_type (tool_args) == UFO_TMAP ? tool_args : NULL, &merr);
+        user_confirm = host_confirm_tool (self, tool, ufo_value_type (tool_args) == UFO_TMAP ? tool_args : NULL);
+        ufo_value_t *r = strcmp (user_confirm, "no") == 0 ? host_confirm_refused (tool)
+                       : ops->mcp (ops->arg, tool, ufo_value_type (tool_args) == UFO_TMAP ? tool_args : NULL, &merr);
         success = r && ufo_value_map_bool (r, "success", false);
         const char *text = ufo_value_map_str (r, "text", "");
         if (success)
@@ -436,7 +440,7 @@ host_step_run (host_t *self)
     ufo_value_map_set_float (tc, "total", t_end - t0);
     ufo_value_map_set (record, "time_cost", &tc);
     ufo_value_map_set (record, "ControlLog", &(ufo_value_t *) { ufo_value_new_map () });
-    ufo_value_map_set_str (record, "UserConfirm", "");
+    ufo_value_map_set_str (record, "UserConfirm", user_confirm);
     if (!ufo_value_map_has (record, "Questions"))
         ufo_value_map_set (record, "Questions", &(ufo_value_t *) { ufo_value_new_list () });
     ufo_value_map_set_str (record, "ScreenshotPath", shot_name);

@@ -2,7 +2,8 @@
     through a real ufo-broker with common/bus/ufo_tasks.h, progress and the result coming back,
     a question answered through the submitter's input, and an AppAgent SIGKILLed mid-subtask:
     the subtask is re-delivered to a second ufo-app, which resumes after the steps already
-    recorded on the blackboard instead of repeating them. */
+    recorded on the blackboard instead of repeating them. Also: the same process answers its
+    device's desktop queries while a subtask waits for the model. */
 #include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
@@ -342,6 +343,81 @@ UFO_TEST (test_finished_worker_resumes_without_model)
     afx_mousepad_kill (pid, xid);
 }
 
+//  The same ufo-app serves its device's desktop queries (service "desktop", PROTOCOL.md 4.5)
+//  while a subtask waits for a slow model (10 s): the window list comes back (its deadline,
+//  6 s, is shorter than the model's reply) and the subtask is still running when it does.
+UFO_TEST (test_desktop_query_during_subtask)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("slow_finish.json") == 0);
+    const char *config = s_config ();
+    s_apps [0] = s_start_app (config, 0);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *body = s_body (afx_subtask ("d-slow", "Check the note", xid, "", ""));
+    char id [33];
+    REQUIRE (s_submit (tasks, &body, id) == 0);
+    //  wait until the step has asked the model
+    bool asking = false;
+    int64_t end = ufo_time_mono_ms () + RUN_MS;
+    while (!asking && ufo_time_mono_ms () < end) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        const ufo_value_t *b = ufo_value_map_get (ev, "body");
+        asking = !strcmp (ufo_value_map_str (ev, "task", ""), id) && !strcmp (ufo_value_map_str (b, "kind", ""), "activity")
+              && !strcmp (ufo_value_map_str (b, "what", ""), "model") && !strcmp (ufo_value_map_str (b, "phase", ""), "start");
+        ufo_value_destroy (&ev);
+    }
+    REQUIRE (asking);
+    ufo_value_t *spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", "desktop");
+    ufo_value_map_set_str (spec, "device", "t0");
+    ufo_value_map_set_int (spec, "deadline_ms", 6000);
+    ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_json_parse_str ("{\"op\": \"windows\"}", NULL) });
+    char qid [33];
+    ufo_error_t err;
+    REQUIRE (ufo_tasks_submit (tasks, &spec, qid, &err) == 0);
+    ufo_value_t *answer = NULL;
+    bool subtask_ended = false;
+    while (!answer && ufo_time_mono_ms () < end) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        if (!strcmp (ufo_value_map_str (ev, "kind", ""), "result")) {
+            if (!strcmp (ufo_value_map_str (ev, "task", ""), qid)) {
+                answer = ev;
+                continue;
+            }
+            subtask_ended |= !strcmp (ufo_value_map_str (ev, "task", ""), id);
+        }
+        ufo_value_destroy (&ev);
+    }
+    REQUIRE (answer);
+    CHECK_STR (ufo_value_map_str (answer, "status", ""), "done");
+    CHECK (!subtask_ended);
+    const ufo_value_t *wins = ufo_value_path (answer, "body.windows");
+    bool found = false;
+    for (size_t i = 0; i < ufo_value_size (wins); i++) {
+        const ufo_value_t *w = ufo_value_list_at (wins, i);
+        if (ufo_value_map_int (w, "xid", 0) == xid) {
+            found = true;
+            CHECK_STR (ufo_value_map_str (w, "app", ""), "mousepad");
+            CHECK (ufo_value_map_int (w, "pid", 0) == pid);
+            CHECK (ufo_value_path (w, "geometry.width") && ufo_value_int (ufo_value_path (w, "geometry.width")) > 0);
+        }
+    }
+    CHECK (found);
+    ufo_value_destroy (&answer);
+    //  and the subtask ends as the model says
+    ufo_value_t *result = s_follow (tasks, id, NULL, NULL);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_str (ufo_value_path (result, "body.status")), "FINISH");
+    ufo_value_destroy (&result);
+    ufo_tasks_destroy (&tasks);
+    s_stop_app (&s_apps [0]);
+    afx_mousepad_kill (pid, xid);
+}
+
 int
 main (void)
 {
@@ -354,6 +430,7 @@ main (void)
     AFX_RUN (test_dispatched_question);
     AFX_RUN (test_killed_worker_resumes);
     AFX_RUN (test_finished_worker_resumes_without_model);
+    AFX_RUN (test_desktop_query_during_subtask);
     s_stop_app (&s_apps [0]);
     s_stop_app (&s_apps [1]);
     afx_teardown ();

@@ -1,7 +1,8 @@
 /*  test_app_sequence.c - ACTION_SEQUENCE on real mousepad: one model reply with an ActionList
     runs as several steps (each in response.log and on the board) without more model calls;
     a list whose second control vanished after the first action (the search bar closed)
-    stops there, and the next prompt says which actions ran and why it stopped. */
+    stops there, and the next prompt says which actions ran and why it stopped; so does a list
+    whose first action opened a dialog (the window changed). */
 #include "ufo_desktop.h"
 #include "ufo_json.h"
 #include "ufo_value.h"
@@ -95,6 +96,45 @@ UFO_TEST (test_sequence_stops_when_control_vanishes)
     afx_mousepad_kill (pid, xid);
 }
 
+//  The window is part of what the list was made for: the first action opens a dialog (Ctrl+O),
+//  so the second, typing without a control, is not run in the dialog; the list stops there.
+UFO_TEST (test_sequence_stops_when_window_changes)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("seq_window.json") == 0);
+    const char *config = afx_config ("\"ACTION_SEQUENCE\": true, \"SLEEP_TIME\": 1");
+    const char *file = afx_subtask ("s-seq-win", "Open a file", xid, "", "");
+    ufo_value_t *lines = NULL;
+    CHECK_INT (s_run (config, file, &lines), 0);
+    const ufo_value_t *result = afx_result (lines);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    CHECK_STR (ufo_value_map_str (result, "comment", ""), "Stopped as a dialog opened.");
+    ufo_value_destroy (&lines);
+    CHECK_INT (afx_llm_requests (), 2);
+    ufo_value_t *resp = s_log ("s-seq-win", "response.log");
+    REQUIRE (ufo_value_size (resp) == 2);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 0), "Function", ""), "keyboard_input");
+    //  the second step is the model's answer to the stop, not the queued typing
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 1), "Function", ""), "");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 1), "Comment", ""), "Stopped as a dialog opened.");
+    ufo_value_destroy (&resp);
+    ufo_value_t *reqs = afx_lines (afx_.llm_log);
+    REQUIRE (ufo_value_size (reqs) == 2);
+    const char *last = ufo_value_map_str (ufo_value_list_at (reqs, 1), "last", "");
+    CHECK_CONTAINS (last, "The action sequence stopped before action 2 of 2 (actions 1 to 1 ran): keyboard_input: "
+                          "the window changed");
+    ufo_value_destroy (&reqs);
+    //  the main window's text is untouched
+    char *text = afx_text (xid);
+    CHECK (text && !strstr (text, "typed-into-the-wrong-window"));
+    free (text);
+    afx_mousepad_kill (pid, xid);
+}
+
 int
 main (void)
 {
@@ -105,6 +145,7 @@ main (void)
     }
     AFX_RUN (test_sequence_runs_fully);
     AFX_RUN (test_sequence_stops_when_control_vanishes);
+    AFX_RUN (test_sequence_stops_when_window_changes);
     afx_teardown ();
     return UFO_TEST_END ();
 }

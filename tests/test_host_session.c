@@ -35,6 +35,7 @@ typedef struct {
     bool act;                       //  the fake AppAgent's trajectory acts on a control
     ufo_value_t *saved;             //  experience records saved (experience_save), or NULL
     ufo_value_t *mcp_calls;         //  API tool calls made: [{"function", "args"}], or NULL
+    const char *confirm;            //  the user's answer to a confirmation: "yes" | "no" | NULL none
 } fake_t;
 
 static ufo_value_t *
@@ -188,6 +189,14 @@ f_ask_user (void *arg, ufo_value_t **event_p)
 {
     fake_t *f = (fake_t *) arg;
     ufo_value_t *reply = NULL;
+    if (!strcmp (ufo_value_map_str (*event_p, "kind", ""), "confirm")) {
+        if (f->confirm) {
+            reply = ufo_value_new_map ();
+            ufo_value_map_set_str (reply, "qid", ufo_value_map_str (*event_p, "qid", ""));
+            ufo_value_map_set_bool (reply, "confirm", !strcmp (f->confirm, "yes"));
+        }
+    }
+    else
     if (f->answer) {
         reply = ufo_value_new_map ();
         ufo_value_map_set_str (reply, "qid", ufo_value_map_str (*event_p, "qid", ""));
@@ -266,6 +275,8 @@ static const char *s_llm_mode = NULL;
 static const char *s_llm_endpoint = NULL;
 static const char *s_save_experience = NULL;   //  SAVE_EXPERIENCE of the next s_run
 static bool s_with_mcp = false;                 //  the next s_run offers f_mcp
+static const char *s_confirm_actions = NULL;    //  desktop.confirm_actions (JSON) of the next s_run
+static const char *s_confirm_policy = NULL;     //  desktop.confirm_policy of the next s_run
 static ufo_prompts_t *s_prompts;
 
 static void
@@ -307,6 +318,7 @@ s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_
     ufo_value_t *plan = plan_json ? ufo_json_parse_str (plan_json, NULL) : NULL;
     ufo_value_t *launchers = ufo_json_parse_str ("[\"mousepad\"]", NULL);
     const char *secrets [] = { "sk-secret-key-123", NULL };
+    ufo_value_t *confirm_actions = s_confirm_actions ? ufo_json_parse_str (s_confirm_actions, NULL) : NULL;
     host_session_config_t cfg = {
         .session = task, .task = task, .log_root = s_root, .device = "d0", .requests = requests,
         .plan = plan, .interactive = interactive, .max_step = max_step, .max_round = max_round,
@@ -314,8 +326,10 @@ s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_
         .json_retry = 3, .launchers = launchers, .prompts = s_prompts, .secrets = secrets,
         .mode = s_mode, .llm_mode = s_llm_mode, .llm_endpoint = s_llm_endpoint,
         .save_experience = s_save_experience,
+        .confirm_actions = confirm_actions, .confirm_policy = s_confirm_policy,
     };
     ufo_value_t *result = host_session_run (&cfg, &ops);
+    ufo_value_destroy (&confirm_actions);
     ufo_value_destroy (&requests);
     ufo_value_destroy (&plan);
     ufo_value_destroy (&launchers);
@@ -939,6 +953,86 @@ UFO_TEST (test_mcp_tools)
     s_fake_free (&f);
 }
 
+//  The HostAgent's API tools follow the confirmation policy (desktop.confirm_actions and
+//  desktop.confirm_policy), as the AppAgent's actions and tools do.
+static void
+s_confirm_case (const char *task, const char *patterns, const char *policy, bool interactive,
+                const char *user, size_t calls, const char *user_confirm, const char *answered)
+{
+    const char *replies [] = { TOOL_CALL, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 2);
+    f.confirm = user;
+    s_with_mcp = true;
+    s_confirm_actions = patterns;
+    s_confirm_policy = policy;
+    ufo_value_t *result = s_run (&f, task, "[\"Add a note saying hello\"]", NULL, 50, 1, interactive);
+    s_with_mcp = false;
+    s_confirm_actions = s_confirm_policy = NULL;
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
+    //  the tool ran only when the policy let it
+    CHECK (ufo_value_size (f.mcp_calls) == calls);
+    ufo_value_t *lines = s_read_lines (task, "response.log");
+    REQUIRE (ufo_value_size (lines) >= 1);
+    const ufo_value_t *step = ufo_value_list_at (lines, 0);
+    CHECK_STR (ufo_value_map_str (step, "UserConfirm", "?"), user_confirm);
+    CHECK_STR (ufo_value_map_str (step, "ActionType", ""), "MCP");
+    //  the user was asked only in an interactive session with the policy "ask"
+    size_t asked = 0;
+    for (size_t i = 0; i < ufo_value_size (f.questions); i++) {
+        const ufo_value_t *q = ufo_value_list_at (f.questions, i);
+        if (!strcmp (ufo_value_map_str (q, "kind", ""), "confirm")) {
+            asked++;
+            CHECK_STR (ufo_value_map_str (q, "from", ""), "HostAgent");
+            CHECK_STR (ufo_value_map_str (q, "function", ""), "notes.add_note");
+            CHECK_STR (ufo_value_str (ufo_value_path (q, "args.text")), "hello");
+            CHECK_CONTAINS (ufo_value_map_str (q, "reason", ""), "matches the confirmation policy");
+        }
+    }
+    CHECK (asked == (interactive && *user_confirm && (!policy || !strcmp (policy, "ask")) ? 1u : 0u));
+    //  a decision made without a user is told to the client
+    const ufo_value_t *told = NULL;
+    for (size_t i = 0; i < ufo_value_size (f.events); i++)
+        if (!strcmp (ufo_value_map_str (ufo_value_list_at (f.events, i), "kind", ""), "confirm"))
+            told = ufo_value_list_at (f.events, i);
+    if (answered) {
+        REQUIRE (told);
+        CHECK_STR (ufo_value_map_str (told, "answered", ""), answered);
+        CHECK_STR (ufo_value_map_str (told, "function", ""), "notes.add_note");
+    }
+    else
+        CHECK (!told);
+    if (!strcmp (user_confirm, "no")) {
+        CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (step, "ActionSuccess"), 0), "error", ""),
+                        "did not confirm");
+        REQUIRE (ufo_value_size (f.prompts) >= 2);
+        CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (f.prompts, 1)),
+                        "The API tool notes.add_note failed: the user did not confirm the API tool notes.add_note");
+    }
+    ufo_value_destroy (&lines);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+UFO_TEST (test_mcp_confirm)
+{
+    //  asked and refused: not called, the refusal is the step's result and the next prompt's tip
+    s_confirm_case ("confirm-1", "[\"notes.*\"]", "ask", true, "no", 0, "no", NULL);
+    //  asked and confirmed
+    s_confirm_case ("confirm-2", "[\"NOTES.add_*\"]", NULL, true, "yes", 1, "yes", NULL);
+    //  asked, no answer comes (cancelled): refused
+    s_confirm_case ("confirm-3", "[\"notes.*\"]", "ask", true, NULL, 0, "no", NULL);
+    //  no user: refused without asking, the client told
+    s_confirm_case ("confirm-4", "[\"notes.*\"]", "ask", false, NULL, 0, "no", "no");
+    //  policy "yes": runs without asking, also in an interactive session
+    s_confirm_case ("confirm-5", "[\"notes.*\"]", "yes", false, NULL, 1, "yes", "yes");
+    s_confirm_case ("confirm-6", "[\"notes.*\"]", "yes", true, "no", 1, "yes", NULL);
+    //  policy "no": refused without asking
+    s_confirm_case ("confirm-7", "[\"notes.*\"]", "no", true, "yes", 0, "no", NULL);
+    //  patterns that do not match (and non-strings): not under the policy
+    s_confirm_case ("confirm-8", "[\"files.*\", 7, \"\"]", "ask", true, "no", 1, "", NULL);
+}
+
 int
 main (void)
 {
@@ -966,6 +1060,7 @@ main (void)
     UFO_RUN (test_app_error_and_bad_choices);
     UFO_RUN (test_save_experience_ask);
     UFO_RUN (test_mcp_tools);
+    UFO_RUN (test_mcp_confirm);
     ufo_prompts_destroy (&s_prompts);
     char cmd [600];
     snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_root);

@@ -955,6 +955,44 @@ UFO_TEST (test_host_mcp_tools)
     hfx_stop_all ();
 }
 
+//  The HostAgent's API tools follow the confirmation policy (desktop.confirm_actions): the
+//  client's user is asked (a "confirm" event from the HostAgent, relayed by `ufo run`) and says
+//  no; the tool is not called, the refusal is the step's result and the next prompt's tip.
+UFO_TEST (test_host_mcp_confirm)
+{
+    char extra [1200];
+    snprintf (extra, sizeof extra, "\"MCP_TOOL_TIMEOUT\": 20, \"MCP_SERVERS\": {\"HOST_AGENT\": {\"*\": [{\"name\": "
+              "\"notes\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"schema\"]}]}}",
+              getenv ("UFO_SOURCE_DIR"));
+    setenv ("UFO_DESKTOP__CONFIRM_ACTIONS", "[\"notes.*\"]", 1);      //  read by the ufo-host started here
+    int rc = hfx_start ("host_mcp.json", extra, 0);
+    unsetenv ("UFO_DESKTOP__CONFIRM_ACTIONS");
+    REQUIRE (rc == 0);
+    const char *args [] = { "Add a note saying hello", "--device", "t0", "--task", "host-mcp-confirm", "--interactive", NULL };
+    hfx_run (args, "n\n", NULL);
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    char *out = afx_read (hfx_.out);
+    CHECK_CONTAINS (out, "\"kind\":\"confirm\"");
+    CHECK_CONTAINS (out, "\"from\":\"HostAgent\"");
+    free (out);
+    ufo_value_t *lines = hfx_log ("response.log");
+    REQUIRE (ufo_value_size (lines) >= 2);
+    const ufo_value_t *call = ufo_value_list_at (lines, 0);
+    CHECK_STR (ufo_value_map_str (call, "ActionType", ""), "MCP");
+    CHECK_STR (ufo_value_map_str (call, "UserConfirm", ""), "no");
+    const ufo_value_t *ok = ufo_value_list_at (ufo_value_map_get (call, "ActionSuccess"), 0);
+    CHECK (!ufo_value_map_bool (ok, "success", true));
+    CHECK_CONTAINS (ufo_value_map_str (ok, "error", ""), "the user did not confirm the API tool notes.good");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (lines, 1), "Comment", ""), "refused: the user did not confirm");
+    //  the tool never ran: its answer is nowhere
+    char *all = ufo_json_dump (lines, UFO_JSON_COMPACT, NULL);
+    CHECK (!strstr (all, "called good with"));
+    free (all);
+    ufo_value_destroy (&lines);
+    hfx_stop_all ();
+}
+
 int
 main (void)
 {
@@ -991,6 +1029,7 @@ main (void)
     S_CASE (test_max_step_and_round);
     S_CASE (test_app_worker_killed_resumes);
     S_CASE (test_host_mcp_tools);
+    S_CASE (test_host_mcp_confirm);
     hfx_stop_all ();
     afx_teardown ();
     return UFO_TEST_END ();

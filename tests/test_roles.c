@@ -101,10 +101,14 @@ UFO_TEST (test_client_ownership)
     snprintf (owners, sizeof owners, "%s/owners", path);
     bb_roles_t *roles = bb_roles_new (owners, 1 << 20, &err);
     REQUIRE (roles);
-    //  a client may submit to "host" only
+    //  a client may submit to "host" (sessions) and "desktop" (a device's windows, screenshots) only
     CHECK (s_allow (roles, "client", KEY_A, "client.hello", "{\"client\":\"ca\"}"));
     CHECK (s_allow (roles, "client", KEY_A, "task.submit",
                     "{\"client\":\"ca\",\"task\":\"s1\",\"service\":\"host\",\"body\":{}}"));
+    CHECK (s_allow (roles, "client", KEY_A, "task.submit",
+                    "{\"client\":\"ca\",\"task\":\"d1\",\"service\":\"desktop\",\"device\":\"a\",\"body\":{}}"));
+    CHECK (!s_allow (roles, "client", KEY_A, "task.submit",
+                     "{\"client\":\"ca\",\"task\":\"d2\",\"service\":\"desktops\",\"body\":{}}"));
     CHECK (!s_allow (roles, "client", KEY_A, "task.submit",
                      "{\"client\":\"ca\",\"task\":\"s2\",\"service\":\"app:mousepad\",\"body\":{}}"));
     CHECK (!s_allow (roles, "client", KEY_A, "task.submit",

@@ -213,11 +213,13 @@ UFO_TEST (test_client_and_agent)
     ufo_error_t err;
     char hex [65];
     CHECK (ufo_bb_client_blob_put (c1, "png", 3, hex, &err) == -1 && err.code == UFO_E_DENIED);
-    //  a client submits sessions to "host", nothing else
+    //  a client submits sessions to "host" and a device's desktop queries to "desktop", nothing else
     CHECK_INT (s_call (c1, "client.hello", "{\"client\":\"c1\",\"name\":\"test client 1\"}", 5000), 0);
     CHECK_INT (s_call (c1, "task.submit",
                        "{\"client\":\"c1\",\"task\":\"sess-1\",\"service\":\"host\",\"session\":\"s1\",\"body\":{}}",
                        5000), 0);
+    CHECK_INT (s_call (c1, "task.submit", "{\"client\":\"c1\",\"task\":\"desk-1\",\"service\":\"desktop\","
+                       "\"device\":\"d1\",\"deadline_ms\":1000,\"body\":{\"op\":\"windows\"}}", 5000), 0);
     CHECK_INT (s_call (c1, "task.submit",
                        "{\"client\":\"c1\",\"task\":\"sub-1\",\"service\":\"app:mousepad\",\"body\":{}}", 5000),
                UFO_E_DENIED);

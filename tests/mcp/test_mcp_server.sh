@@ -2,7 +2,9 @@
 # `ufo mcp-server` driven by the official MCP inspector (its --cli mode, from npm): tools/list,
 # list_workers / list_devices against a real `ufo up` (broker, HostAgent, AppAgent, evaluator on
 # a virtual desktop it starts, scripted model), a whole session through run_session with its
-# result, and, from a raw JSON-RPC client, progress notifications, a bad line, a screenshot.
+# result, and, from a raw JSON-RPC client, progress notifications, a bad line, a screenshot, a
+# session cancelled with cancel_session and one with notifications/cancelled (its run_session
+# call then ends, saying so).
 set -uo pipefail
 UFO="$UFO_BUILD_DIR/cli/ufo"
 INSPECT="$UFO_MCP_BIN/mcp-inspector"
@@ -19,7 +21,18 @@ trap cleanup EXIT
 fail=0
 check() { if ! grep -qF -- "$2" "$1"; then echo "FAIL: $1 lacks: $2"; cut -c1-300 "$1" | sed 's/^/    /' | head -30; fail=1; fi; }
 
-"$UFO_BUILD_DIR/tests/ufo-llm-server" --script "$UFO_SOURCE_DIR/tests/data/host_agent/finish.json" \
+# the scripted model: finish.json, and a HostAgent reply that takes 60 s for a request that says
+# "Take your time" (the session cancelled below)
+python3 - "$UFO_SOURCE_DIR/tests/data/host_agent/finish.json" "$DIR/script.json" <<'EOF' || exit 1
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+slow = copy.deepcopy([e for e in d["entries"] if e.get("match", {}).get("agent") == "HostAgent"][0])
+slow["match"]["contains"] = "Take your time"
+slow["latency_ms"] = 60000
+d["entries"].insert(0, slow)
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+"$UFO_BUILD_DIR/tests/ufo-llm-server" --script "$DIR/script.json" \
   --port-file "$DIR/llm.port" --log "$DIR/llm.jsonl" --max-seconds 300 > /dev/null &
 LLM_PID=$!
 for _ in $(seq 100); do [ -s "$DIR/llm.port" ] && break; sleep 0.1; done
@@ -71,9 +84,20 @@ REPORT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["struct
   for _ in $(seq 600); do grep -q '"id":2,"result"' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
   echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"screenshot","arguments":{}}}'
   for _ in $(seq 100); do grep -q '"id":3' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
+  # a session whose model takes its time, cancelled by its task id from the first progress message
+  echo '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_session","arguments":{"request":"Take your time"},"_meta":{"progressToken":"p4"}}}'
+  for _ in $(seq 300); do grep -q '"progressToken":"p4"[^}]*accepted (task ' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
+  TASK=$(grep -o '"progressToken":"p4"[^}]*accepted (task [0-9a-f]*' "$DIR/raw.out" | head -1 | sed 's/.*accepted (task //')
+  echo "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"cancel_session\",\"arguments\":{\"task\":\"$TASK\"}}}"
+  for _ in $(seq 450); do grep -q '"id":4,"result"' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
+  # and one the client gives up on with notifications/cancelled for its call
+  echo '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"run_session","arguments":{"request":"Take your time again"},"_meta":{"progressToken":"p6"}}}'
+  for _ in $(seq 300); do grep -q '"progressToken":"p6"[^}]*accepted (task ' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6,"reason":"the user gave up"}}'
+  for _ in $(seq 450); do grep -q '"id":6,"result"' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
   # a session's own model that carries a key: refused, nothing submitted (keys never travel)
-  echo '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_session","arguments":{"request":"x","model":{"model":"m2","api_key":"sk-leak-0000"}}}}'
-  for _ in $(seq 100); do grep -q '"id":4' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
+  echo '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_session","arguments":{"request":"x","model":{"model":"m2","api_key":"sk-leak-0000"}}}}'
+  for _ in $(seq 100); do grep -q '"id":7' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
 } | timeout 120 scripts/desktop-session run -- "${SERVER[@]}" > "$DIR/raw.out" 2> "$DIR/raw.err"
 check "$DIR/raw.out" '"protocolVersion":"2025-06-18"'
 check "$DIR/raw.out" '"code":-32700'
@@ -82,8 +106,14 @@ check "$DIR/raw.out" 'accepted (task '
 check "$DIR/raw.out" '"id":2,"result"'
 check "$DIR/raw.out" '"type":"image"'
 check "$DIR/raw.out" '"mimeType":"image/png"'
+check "$DIR/raw.out" '"id":5,"result":{"content":[{"type":"text","text":"cancellation requested'
+grep '"id":4,"result"' "$DIR/raw.out" > "$DIR/cancelled.out"
+check "$DIR/cancelled.out" '"cancelled":true'
+check "$DIR/cancelled.out" '"completed":false'
+grep '"id":6,"result"' "$DIR/raw.out" > "$DIR/cancelled2.out"
+check "$DIR/cancelled2.out" '"cancelled":true'
 check "$DIR/raw.out" 'API keys never travel'
-grep '"id":4' "$DIR/raw.out" | grep -q '"isError":true' || { echo "FAIL: run_session with a key in model not an error"; fail=1; }
+grep '"id":7' "$DIR/raw.out" | grep -q '"isError":true' || { echo "FAIL: run_session with a key in model not an error"; fail=1; }
 # Streamable HTTP: the same server on a loopback port, the inspector as its client
 "${SERVER[@]}" --http 127.0.0.1:0 > "$DIR/http.out" 2> "$DIR/http.err" &
 HTTP_PID=$!
