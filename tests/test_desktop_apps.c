@@ -253,6 +253,29 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     const char *all = menu ? dfx_find (menu, "MenuItem", "Select All") : NULL;
     if (all) {
         CHECK (dfx_find (menu, "MenuItem", "Paste") != NULL);
+        //  nothing is selected, so the menu's Cut / Copy / Delete are insensitive: a click
+        //  on one is an error naming it, not a success that did nothing (the menu stays)
+        const ufo_value_t *off = NULL;
+        const ufo_value_t *items = ufo_value_map_get (menu, "controls");
+        for (size_t i = 0; !off && i < ufo_value_size (items); i++) {
+            const ufo_value_t *c = ufo_value_list_at (items, i);
+            const ufo_value_t *states = ufo_value_map_get (c, "states");
+            for (size_t k = 0; k < ufo_value_size (states); k++)
+                if (!strcmp (ufo_value_str (ufo_value_list_at (states, k)), "disabled")
+                &&  !strcmp (ufo_value_map_str (c, "control_type", ""), "MenuItem"))
+                    off = c;
+        }
+        CHECK (off != NULL);
+        if (off) {
+            r = dfx_act (desk, xid, ufo_value_map_str (off, "label", ""), "click_input", NULL);
+            CHECK (!ufo_value_map_bool (r, "success", true));
+            CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "is disabled");
+            CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), ufo_value_map_str (off, "control_text", "?"));
+            ufo_value_destroy (&r);
+            ufo_value_t *still = s_snap (desk, xid);
+            CHECK (dfx_find (still, "MenuItem", "Select All") != NULL);
+            ufo_value_destroy (&still);
+        }
         r = dfx_act (desk, xid, all, "click_input", NULL);
         CHECK (ufo_value_map_bool (r, "success", false));
         ufo_value_destroy (&r);
