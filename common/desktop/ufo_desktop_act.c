@@ -83,22 +83,16 @@ s_last_event_ms (ufo_desktop_t *desk, const char *bus)
     return last;
 }
 
-static void s_poll_text (ufo_desktop_op_t *op);
 static void s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data);
 
 #define S_FOCUS_WAIT_MS 500         //  how long keys wait for their control to take the focus
 
-//  A_FOCUS: the control's states; typing starts when it is focused (or the wait is over).
+//  A_FOCUS: the control's states (GetState's reply); typing starts when it is focused (or
+//  the wait is over).
 static void
-s_on_focus_state (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+s_focus_polled (ufo_desktop_op_t *op, GVariant *reply)
 {
-    UFO_UNUSED (data);
-    UFO_UNUSED (error);
-    if (!op || op->done)
-        return;
     s_act_t *st = op->state;
-    st->polling = false;
-    st->next_poll = ufo_desktop_now_ms_ () + 20;
     bool focused = false;
     if (reply) {
         GVariant *au = g_variant_get_child_value (reply, 0);
@@ -113,6 +107,57 @@ s_on_focus_state (ufo_desktop_op_t *op, GVariant *reply, const char *error, void
         s_on_done_call (op, empty, NULL, "typing");
         g_variant_unref (empty);
     }
+}
+
+//  A_TEXT_EQUALS / A_TEXT_CONTAINS: the control's text (GetText's reply); done when it is
+//  (or contains) the expected text.
+static void
+s_text_polled (ufo_desktop_op_t *op, GVariant *reply)
+{
+    s_act_t *st = op->state;
+    if (!reply)
+        return;
+    const char *text = NULL;
+    g_variant_get (reply, "(&s)", &text);
+    if (!text || !st->expect)
+        return;
+    if (st->wait == A_TEXT_EQUALS ? streq (text, st->expect) : strstr (text, st->expect) != NULL)
+        ufo_desktop_op_finish_ (op, true, text, NULL);
+}
+
+//  The reply of a poll (s_poll): the next one is due in 20 ms; the wait decides what the
+//  reply means.
+static void
+s_on_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    st->polling = false;
+    st->next_poll = ufo_desktop_now_ms_ () + 20;
+    if (st->wait == A_FOCUS)
+        s_focus_polled (op, reply);
+    else
+        s_text_polled (op, reply);
+}
+
+//  Starts the poll of a polling wait (A_FOCUS: the states; text waits: the text) when one is
+//  due and none is in flight.
+static void s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn);
+static void
+s_poll (ufo_desktop_op_t *op, int64_t now)
+{
+    s_act_t *st = op->state;
+    if (st->polling || now < st->next_poll)
+        return;
+    st->polling = true;
+    if (st->wait == A_FOCUS)
+        ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetState",
+                           NULL, "(au)", s_on_poll, NULL);
+    else
+        s_get_text (op, s_on_poll);
 }
 static void s_focus_then_type (ufo_desktop_op_t *op, const ufo_dnode_t *node);
 static ufo_value_t *s_literal_keys (const char *text, bool clear, ufo_error_t *err);
@@ -153,11 +198,7 @@ s_act_poll (ufo_desktop_op_t *op)
         case A_DONE:
             return op->done;
         case A_FOCUS:
-            if (!st->polling && now >= st->next_poll) {
-                st->polling = true;
-                ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetState",
-                                   NULL, "(au)", s_on_focus_state, NULL);
-            }
+            s_poll (op, now);
             return op->done;
         case A_DEADLINE:
             if (now >= op->deadline - 1)
@@ -180,8 +221,7 @@ s_act_poll (ufo_desktop_op_t *op)
         }
         case A_TEXT_EQUALS:
         case A_TEXT_CONTAINS:
-            if (!st->polling && now >= st->next_poll)
-                s_poll_text (op);
+            s_poll (op, now);
             if (!op->done && !st->typed && !st->keys && st->sent_ms > 0
             &&  now - st->sent_ms >= S_TYPE_FALLBACK_MS)
                 s_type_instead (op);
@@ -223,9 +263,10 @@ s_act_wake (const ufo_desktop_op_t *op)
             return now + 10;                        //  the pointer moves in 10 ms steps
         case A_TEXT_EQUALS:
         case A_TEXT_CONTAINS:
-            return st->polling ? st->effect_deadline : (st->next_poll > now ? st->next_poll : now);
-        case A_FOCUS:
-            return st->polling ? st->focus_until : (st->next_poll > now ? st->next_poll : now);
+        case A_FOCUS:           //  a poll in flight: its reply wakes the caller (the fd)
+            if (st->polling)
+                return st->wait == A_FOCUS ? st->focus_until : st->effect_deadline;
+            return st->next_poll > now ? st->next_poll : now;
         case A_EFFECT: {
             int64_t last = s_last_event_ms (op->desk, st->app_bus);
             int64_t quiet = (last > st->sent_ms ? last : st->sent_ms) + op->desk->settle_ms;
@@ -234,26 +275,6 @@ s_act_wake (const ufo_desktop_op_t *op)
         default:
             return op->deadline;
     }
-}
-
-static void
-s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
-{
-    UFO_UNUSED (data);
-    UFO_UNUSED (error);
-    if (!op || op->done)
-        return;
-    s_act_t *st = op->state;
-    st->polling = false;
-    st->next_poll = ufo_desktop_now_ms_ () + 20;
-    if (!reply)
-        return;
-    const char *text = NULL;
-    g_variant_get (reply, "(&s)", &text);
-    if (!text || !st->expect)
-        return;
-    if (st->wait == A_TEXT_EQUALS ? streq (text, st->expect) : strstr (text, st->expect) != NULL)
-        ufo_desktop_op_finish_ (op, true, text, NULL);
 }
 
 //  The int32 in a Properties.Get reply "(v)" (CharacterCount, CaretOffset), or -1.
@@ -296,14 +317,6 @@ s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn)
     ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
                        g_variant_new ("(ss)", "org.a11y.atspi.Text", "CharacterCount"), "(v)",
                        s_on_count, NULL);
-}
-
-static void
-s_poll_text (ufo_desktop_op_t *op)
-{
-    s_act_t *st = op->state;
-    st->polling = true;
-    s_get_text (op, s_on_text_poll);
 }
 
 static void
