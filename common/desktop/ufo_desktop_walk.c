@@ -903,6 +903,45 @@ s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
     return NULL;
 }
 
+//  The groups a caption and its field share (ufo_desktop_name_controls): the object paths of
+//  a node's nearest S_SCOPE_LEVELS ancestors. A label whose groups are none of a field's (a
+//  message bar above an editor, in a box of its own) does not caption it.
+#define S_SCOPE_LEVELS 3
+static ufo_value_t *
+s_scope (const ufo_dnode_t *node)
+{
+    ufo_value_t *list = ufo_value_new_list ();
+    const ufo_dnode_t *up = node->parent;
+    for (int i = 0; up && i < S_SCOPE_LEVELS; i++, up = up->parent)
+        ufo_value_list_push_str (list, up->path);
+    return list;
+}
+
+//  True inside a message to the user - an info bar, alert, notification, status bar or
+//  tooltip - whose text is never a field's caption.
+static bool
+s_in_notice (const ufo_dnode_t *node)
+{
+    for (const ufo_dnode_t *up = node->parent; up; up = up->parent)
+        if (up->role == ATSPI_ROLE_INFO_BAR || up->role == ATSPI_ROLE_ALERT
+        ||  up->role == ATSPI_ROLE_NOTIFICATION || up->role == ATSPI_ROLE_STATUS_BAR
+        ||  up->role == ATSPI_ROLE_TOOL_TIP)
+            return true;
+    return false;
+}
+
+//  Control types that may take a caption (ufo_desktop_name.c has the same list).
+static bool
+s_captioned (const char *type)
+{
+    static const char *const types [] = { "Edit", "ComboBox", "Spinner", "CheckBox",
+                                          "RadioButton", "Document" };
+    for (size_t i = 0; type && i < UFO_ARRAY_SIZE (types); i++)
+        if (streq (type, types [i]))
+            return true;
+    return false;
+}
+
 static void
 s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_t *tree_parent,
            bool popup)
@@ -967,6 +1006,9 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_map_set_str (cap, "text", node->name);
         ufo_value_t *rect = s_rect (st, node);
         ufo_value_map_set (cap, "rect", &rect);
+        ufo_value_map_set (cap, "scope", &(ufo_value_t *) { s_scope (node) });
+        if (s_in_notice (node))
+            ufo_value_map_set_bool (cap, "notice", true);
         ufo_value_list_push (out->captions, &cap);
     }
     //  a paragraph is text to read: one with no text of its own (a row of a form, whose
@@ -1015,6 +1057,8 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         const char *in = s_container (node);
         if (*in)
             ufo_value_map_set_str (c, "container", in);
+        if (s_captioned (type))
+            ufo_value_map_set (c, "scope", &(ufo_value_t *) { s_scope (node) });
         ufo_dlabel_t *l = ufo_calloc (1, sizeof (*l));
         l->index = ufo_value_size (out->controls);
         char *key = ufo_dnode_key_ (node->bus, node->path);
