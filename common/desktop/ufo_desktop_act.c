@@ -125,19 +125,23 @@ s_text_polled (ufo_desktop_op_t *op, GVariant *reply)
         ufo_desktop_op_finish_ (op, true, text, NULL);
 }
 
-//  The reply of a poll (s_poll): the next one is due in 20 ms; the wait decides what the
-//  reply means.
+//  The reply of a poll (s_poll; data: S_POLL_FOCUS or S_POLL_TEXT, what it asked for): the
+//  next one is due in 20 ms. A reply to what the wait no longer asks (a text poll still in
+//  flight when typing fell back to focusing first) is dropped.
+static const char S_POLL_FOCUS [] = "focus", S_POLL_TEXT [] = "text";
 static void
 s_on_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 {
-    UFO_UNUSED (data);
     UFO_UNUSED (error);
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
     st->polling = false;
     st->next_poll = ufo_desktop_now_ms_ () + 20;
-    if (st->wait == A_FOCUS)
+    bool focus = st->wait == A_FOCUS;
+    if (focus != (data == S_POLL_FOCUS))
+        return;
+    if (focus)
         s_focus_polled (op, reply);
     else
         s_text_polled (op, reply);
@@ -145,7 +149,7 @@ s_on_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 
 //  Starts the poll of a polling wait (A_FOCUS: the states; text waits: the text) when one is
 //  due and none is in flight.
-static void s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn);
+static void s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn, void *data);
 static void
 s_poll (ufo_desktop_op_t *op, int64_t now)
 {
@@ -155,9 +159,9 @@ s_poll (ufo_desktop_op_t *op, int64_t now)
     st->polling = true;
     if (st->wait == A_FOCUS)
         ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetState",
-                           NULL, "(au)", s_on_poll, NULL);
+                           NULL, "(au)", s_on_poll, (void *) S_POLL_FOCUS);
     else
-        s_get_text (op, s_on_poll);
+        s_get_text (op, s_on_poll, (void *) S_POLL_TEXT);
 }
 static void s_focus_then_type (ufo_desktop_op_t *op, const ufo_dnode_t *node);
 static ufo_value_t *s_literal_keys (const char *text, bool clear, ufo_error_t *err);
@@ -299,24 +303,24 @@ s_int_property (GVariant *reply)
 static void
 s_on_count (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 {
-    UFO_UNUSED (data);
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
     int count = s_int_property (reply);
     UFO_UNUSED (error);
     ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
-                       g_variant_new ("(ii)", 0, count), "(s)", st->text_fn, NULL);
+                       g_variant_new ("(ii)", 0, count), "(s)", st->text_fn, data);
 }
 
+//  (fn gets data with the text)
 static void
-s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn)
+s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn, void *data)
 {
     s_act_t *st = op->state;
     st->text_fn = fn;
     ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
                        g_variant_new ("(ss)", "org.a11y.atspi.Text", "CharacterCount"), "(v)",
-                       s_on_count, NULL);
+                       s_on_count, data);
 }
 
 static void
@@ -849,7 +853,7 @@ s_act_dispatch (ufo_desktop_op_t *op)
     }
     else if (streq (function, "texts")) {
         if (node->ifaces & S_IF_TEXT)
-            s_get_text (op, s_on_texts);
+            s_get_text (op, s_on_texts, NULL);
         else
             ufo_desktop_op_finish_ (op, true, ufo_value_map_str (control, "control_text", ""),
                                     NULL);
