@@ -1265,6 +1265,17 @@ s_stale_layout (ufo_dnode_t *node)
         s_stale_layout (g_ptr_array_index (node->kids, i));
 }
 
+//  The child lists of what is cached are read again (of the nodes a snapshot shows: hidden
+//  ones are not read); children already known keep what was read of them.
+static void
+s_stale_kids (ufo_dnode_t *node)
+{
+    if (!ufo_dnode_leaf_ (node))
+        node->kids_valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_stale_kids (g_ptr_array_index (node->kids, i));
+}
+
 //  After an event from the application: extents that could not be read (no size yet, a
 //  failed call) are read again, once (not pass after pass: a control may never have a
 //  size), and so is the text of paragraphs.
@@ -1355,6 +1366,12 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         gint64 *last = g_hash_table_lookup (self->bus_event_ms, win->root->bus);
         if (!win->uses_showing && last && *last >= win->snap_ms)
             s_stale_layout (win->root);
+        //  other toolkits: when an object the cache does not hold sent an event since the
+        //  last snapshot (a widget added without children-changed: GTK3's search bar, a
+        //  web page's late heading), the child lists of what is shown are read again
+        gint64 *unplaced = g_hash_table_lookup (self->bus_unplaced_ms, win->root->bus);
+        if (win->uses_showing && unplaced && *unplaced >= win->snap_ms)
+            s_stale_kids (win->root);
         //  extents that could not be read are tried again once the application has done
         //  something (an unchanged window still costs no call)
         if (last && *last >= win->snap_ms)
