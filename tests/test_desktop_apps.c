@@ -62,6 +62,23 @@ s_wait_text (ufo_desktop_t *desk, int64_t xid, const char *label, const char *wa
 
 static ufo_value_t *s_snap (ufo_desktop_t *desk, int64_t xid);
 
+//  The value of the control of this type and name (a static string: valid until the next
+//  call), "(no such control)" if there is none.
+static const char *
+s_value_of (const ufo_value_t *snapshot, const char *type, const char *name)
+{
+    static char value [256];
+    snprintf (value, sizeof value, "(no such control)");
+    const ufo_value_t *controls = ufo_value_map_get (snapshot, "controls");
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (!strcmp (ufo_value_map_str (c, "control_type", ""), type)
+        &&  !strcmp (ufo_value_map_str (c, "control_text", ""), name))
+            snprintf (value, sizeof value, "%s", ufo_value_map_str (c, "value", ""));
+    }
+    return value;
+}
+
 //  How many controls of a type a snapshot offers.
 static size_t
 s_count_type (const ufo_value_t *snapshot, const char *type)
@@ -748,8 +765,24 @@ UFO_TEST (test_calculator_dialog_entries)
     REQUIRE (pid > 0);
     int64_t xid = dfx_wait_window (desk, pid, NULL, WAIT_MS);
     REQUIRE (xid);
+    //  the mode button (a GTK4 menu button, named by its tooltip) shows the current mode as
+    //  its value, before and after a switch
+    ufo_value_t *msnap = dfx_wait_control (desk, xid, "Button", "Mode selection", WAIT_MS);
+    CHECK_STR (s_value_of (msnap, "Button", "Mode selection"), "Basic");
+    ufo_value_destroy (&msnap);
     REQUIRE (s_click_named (desk, xid, "Button", "Mode selection"));
     REQUIRE (s_click_named (desk, xid, "MenuItem", "Financial"));
+    const char *mode = NULL;
+    for (int64_t end = ufo_time_mono_ms () + WAIT_MS / 2; ufo_time_mono_ms () < end; ) {
+        msnap = s_snap (desk, xid);
+        mode = s_value_of (msnap, "Button", "Mode selection");
+        bool done = !strcmp (mode, "Financial");
+        ufo_value_destroy (&msnap);
+        if (done)
+            break;
+        ufo_desktop_iterate (desk, 50);
+    }
+    CHECK_STR (mode, "Financial");
     REQUIRE (s_click_named (desk, xid, "Button", "Ctrm"));
     int64_t dialog = dfx_wait_window (desk, pid, "Compounding Term", WAIT_MS);
     REQUIRE (dialog);

@@ -205,8 +205,11 @@ ufo_dnode_leaf_ (const ufo_dnode_t *node)
 {
     if ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
     &&  (ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED)
-         || (node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)))
-        return false;           //  (a GTK4 drop-down's button holds the label of its choice)
+         || (node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)
+         || (node->name && ufo_desktop_class_name (node->name))))
+        return false;           //  (a GTK4 drop-down's button holds the label of its choice,
+                                //  a GTK4 menu button - named "GtkMenuButton" - the button
+                                //  that shows the current choice, "Basic")
     switch (node->role) {
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
         case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:

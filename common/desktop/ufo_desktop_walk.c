@@ -426,6 +426,15 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
     ufo_dsnap_t *st = op->state;
     if (ufo_dnode_hidden_ (node, st->uses_showing))
         return;
+    if (!node->kids_valid && !ufo_dnode_leaf_ (node) && node->busy == 0
+    &&  (node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)) {
+        //  a button that turned out (by its class name, read with the details) to hold what
+        //  it shows (GTK4's menu button): its children now, then this again
+        node->stage = 2;
+        s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                     "(a(so))");
+        return;
+    }
     if (!node->extra_valid && s_offered (st, ufo_desktop_control_type_ (op->desk, node))) {
         node->extra_valid = true;
         free (node->desc);
@@ -885,6 +894,33 @@ s_combo_choice (const ufo_dnode_t *node, int depth)
     return NULL;
 }
 
+//  What a button that holds other widgets shows (GTK4's menu button: a button inside it named
+//  after the current choice, "Basic"; a class-named button's label, "π"): the first usable
+//  name of a shown label or button at most two levels below, or NULL.
+static const char *
+s_button_shows (const ufo_dnode_t *node, bool uses_showing)
+{
+    for (guint i = 0; node->kids && i < node->kids->len; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid || !kid->detail_valid || ufo_dnode_hidden_ (kid, uses_showing))
+            continue;
+        bool named = (ufo_dnode_label_role_ (kid->role) || kid->role == ATSPI_ROLE_PUSH_BUTTON
+                      || kid->role == ATSPI_ROLE_TOGGLE_BUTTON)
+                  && kid->name && kid->name [strspn (kid->name, " ")]
+                  && !ufo_desktop_class_name (kid->name);
+        if (named)
+            return kid->name;
+        for (guint k = 0; kid->kids && k < kid->kids->len; k++) {
+            const ufo_dnode_t *sub = g_ptr_array_index (kid->kids, k);
+            if (sub->valid && sub->detail_valid && !ufo_dnode_hidden_ (sub, uses_showing)
+            &&  ufo_dnode_label_role_ (sub->role) && sub->name && *sub->name
+            &&  !ufo_desktop_class_name (sub->name))
+                return sub->name;
+        }
+    }
+    return NULL;
+}
+
 //  The name of the first label at most `depth` levels below node (walked, shown), or NULL.
 static const char *
 s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
@@ -1044,6 +1080,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
             shown = chosen;         //  a web page's select: its selected option
         else if ((!shown || !*shown) && node->role == ATSPI_ROLE_COMBO_BOX)
             shown = s_shown_label (node, 6, st->uses_showing);    //  a GTK4 drop-down's selection
+        else if ((!shown || !*shown) && !ufo_dnode_leaf_ (node)
+             &&  (node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
+             &&  !ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED))
+            shown = s_button_shows (node, st->uses_showing);     //  a GTK4 menu button's choice
         ufo_value_t *value = ufo_dnode_excerpt_ (shown, op->desk->text_excerpt);
         ufo_value_map_set (c, "value", &value);
         ufo_value_t *states = ufo_dnode_states_value_ (node);
