@@ -79,17 +79,6 @@ s_value_of (const ufo_value_t *snapshot, const char *type, const char *name)
     return value;
 }
 
-//  How many controls of a type a snapshot offers.
-static size_t
-s_count_type (const ufo_value_t *snapshot, const char *type)
-{
-    size_t n = 0;
-    const ufo_value_t *controls = ufo_value_map_get (snapshot, "controls");
-    for (size_t i = 0; i < ufo_value_size (controls); i++)
-        n += !strcmp (ufo_value_map_str (ufo_value_list_at (controls, i), "control_type", ""), type);
-    return n;
-}
-
 UFO_TEST (test_mousepad_text_and_shortcut)
 {
     REQUIRE (dfx_session_start () == 0);
@@ -330,7 +319,7 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     //  Ctrl+F opens mousepad's search bar, a widget GTK3 adds without a children-changed
     //  event: the next snapshots of this same handle (its cache warm) offer its fields
     ufo_value_t *before = s_snap (desk, xid);
-    size_t fields_before = s_count_type (before, "Edit") + s_count_type (before, "CheckBox");
+    size_t fields_before = dfx_count (before, "Edit") + dfx_count (before, "CheckBox");
     ufo_value_destroy (&before);
     r = dfx_act (desk, xid, label, "keyboard_input", "{\"keys\": \"^f\"}");
     CHECK (ufo_value_map_bool (r, "success", false));
@@ -339,7 +328,7 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     for (int64_t end = ufo_time_mono_ms () + WAIT_MS / 2;
          fields <= fields_before && ufo_time_mono_ms () < end; ) {
         ufo_value_t *with_bar = s_snap (desk, xid);
-        fields = s_count_type (with_bar, "Edit") + s_count_type (with_bar, "CheckBox");
+        fields = dfx_count (with_bar, "Edit") + dfx_count (with_bar, "CheckBox");
         ufo_value_destroy (&with_bar);
         if (fields <= fields_before)
             ufo_desktop_iterate (desk, 50);
