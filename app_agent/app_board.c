@@ -5,6 +5,8 @@
 #include "ufo_board.h"
 #include "ufo_buf.h"
 #include "ufo_error.h"
+#include "ufo_item.h"
+#include "ufo_memory.h"
 #include "ufo_value.h"
 #include "app_board.h"
 
@@ -102,11 +104,50 @@ app_board_snapshot (app_board_t *self, const char *board, ufo_error_t *err)
     return copy;
 }
 
+//  The board's prompt parts without the trajectory items of one subtask (their JSON texts
+//  are the items' cached ones, so the part is the original's list minus those items).
+static ufo_value_t *
+s_prompt_without (ufo_board_t *b, int64_t round, int64_t subtask_index)
+{
+    ufo_value_t *parts = ufo_board_to_prompt (b);
+    if (round < 0)
+        return parts;
+    ufo_memory_t *traj = ufo_board_memory (b, UFO_MEM_TRAJECTORIES);
+    size_t n = ufo_memory_length (traj), kept = 0;
+    ufo_buf_t buf;
+    ufo_buf_init (&buf);
+    ufo_buf_printf (&buf, "[Step Trajectories Completed Previously:]\n [");
+    for (size_t i = 0; i < n; i++) {
+        ufo_item_t *item = ufo_memory_at (traj, i);
+        if (ufo_item_get_int (item, "Round", -1) == round
+        &&  ufo_item_get_int (item, "SubtaskIndex", -1) == subtask_index)
+            continue;
+        size_t len;
+        const char *json = ufo_item_json (item, &len);
+        if (kept++)
+            ufo_buf_append (&buf, ", ", 2);
+        ufo_buf_append (&buf, json, len);
+    }
+    ufo_buf_append (&buf, "]", 1);
+    if (kept < n) {
+        //  part 3: header, Q&A, requests, trajectories (ufo_board_to_prompt's order)
+        ufo_value_t *part = ufo_value_list_at (parts, 3);
+        size_t len;
+        char *text = ufo_buf_detach (&buf, &len);
+        ufo_value_map_set (part, "text", &(ufo_value_t *) { ufo_value_new_stringn (text, len) });
+        free (text);
+    }
+    else
+        ufo_buf_free (&buf);
+    return parts;
+}
+
 ufo_value_t *
-app_board_prompt (app_board_t *self, const char *board, ufo_error_t *err)
+app_board_prompt (app_board_t *self, const char *board, int64_t round, int64_t subtask_index,
+                  ufo_error_t *err)
 {
     if (!self->client)
-        return ufo_board_to_prompt (s_local (self, board));
+        return s_prompt_without (s_local (self, board), round, subtask_index);
     //  A mirror of the session board: each step fetches only what was added since the
     //  last one, so the prompt's cached text grows instead of being rebuilt.
     if (!self->mirror || strcmp (self->mirror_name, board) != 0) {
@@ -117,7 +158,7 @@ app_board_prompt (app_board_t *self, const char *board, ufo_error_t *err)
     }
     if (ufo_bb_mirror_sync (self->mirror, self->client, err) < 0)
         return NULL;
-    return ufo_board_to_prompt (ufo_bb_mirror_board (self->mirror));
+    return s_prompt_without (ufo_bb_mirror_board (self->mirror), round, subtask_index);
 }
 
 int

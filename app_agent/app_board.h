@@ -28,8 +28,12 @@ bool app_board_remote (const app_board_t *self);
 ufo_value_t *app_board_snapshot (app_board_t *self, const char *board, ufo_error_t *err);
 
 //  The blackboard prompt parts of a board (ufo_board_to_prompt), screenshot data URLs
-//  filled from the blob store. Caller owns. NULL with err.
-ufo_value_t *app_board_prompt (app_board_t *self, const char *board, ufo_error_t *err);
+//  filled from the blob store. The trajectory items of the asking subtask (Round = round,
+//  SubtaskIndex = subtask_index) are left out of "[Step Trajectories Completed
+//  Previously:]": the agent's step history shows them (pass -1 to keep every item).
+//  Caller owns. NULL with err.
+ufo_value_t *app_board_prompt (app_board_t *self, const char *board, int64_t round,
+                               int64_t subtask_index, ufo_error_t *err);
 
 //  Adds one item (a map; ownership of *item_p taken) to a memory of a board.
 //  Returns 0, or -1 with err.

@@ -169,7 +169,22 @@ app_record_step (app_agent_t *a, const app_record_t *rec)
         ufo_warn ("%s: response.log: %s", a->agent_name, err.message);
     //  memory and trajectory
     ufo_value_t *traj = s_trajectory (a, record);
-    ufo_value_list_push (a->memory, &(ufo_value_t *) { ufo_value_dup (traj) });
+    //  the agent's own memory also keeps the outcome, for its step history (app_history.h);
+    //  the board's item stays as HISTORY_KEYS make it
+    ufo_value_t *mine = ufo_value_dup (traj);
+    if (rec->action_result || (rec->error && *rec->error)) {
+        ufo_value_t *outcome = ufo_value_new_map ();
+        bool ok = rec->action_result && ufo_value_map_bool (rec->action_result, "success", false);
+        ufo_value_map_set_bool (outcome, "success", ok);
+        if (ok)
+            ufo_value_map_set_str (outcome, "text", ufo_value_map_str (rec->action_result, "text", ""));
+        else
+            ufo_value_map_set_str (outcome, "error", rec->action_result
+                                   ? ufo_value_map_str (rec->action_result, "error", "")
+                                   : rec->error);
+        ufo_value_map_set (mine, "Outcome", &outcome);
+    }
+    ufo_value_list_push (a->memory, &mine);
     if (app_board_add (ctx->board, a->session, "trajectories", &traj, &err) < 0)
         ufo_warn ("%s: blackboard trajectories: %s", a->agent_name, err.message);
     //  questions and their answers

@@ -14,6 +14,7 @@
 #include "ufo_rag.h"
 #include "ufo_tasklog.h"
 #include "ufo_value.h"
+#include "app_history.h"
 #include "app_int.h"
 
 #define S_NAME 96
@@ -548,15 +549,12 @@ s_controls_done (app_step_t *self)
     s_phase_time (self, "annotation");
     //  the blackboard and the agent's own memory
     ufo_error_t err;
-    ufo_value_t *board = app_board_prompt (ctx->board, a->session, &err);
+    ufo_value_t *board = app_board_prompt (ctx->board, a->session, a->round, a->subtask_index, &err);
     if (!board)
         ufo_warn ("%s: blackboard unavailable for the prompt: %s", a->agent_name, err.message);
     s_phase_time (self, "blackboard");
-    ufo_value_t *memory = ufo_value_new_list ();
-    size_t total = ufo_value_size (a->memory);
-    size_t from = total > (size_t) ctx->memory_steps ? total - (size_t) ctx->memory_steps : 0;
-    for (size_t i = from; i < total; i++)
-        ufo_value_list_push (memory, &(ufo_value_t *) { ufo_value_dup (ufo_value_list_at (a->memory, i)) });
+    ufo_value_t *memory = app_history_lines (a->memory, (size_t) ctx->memory_steps,
+                                             APP_HISTORY_DETAILED);
     ufo_value_t *vars = s_vars (self, controls);
     //  knowledge (docs/KNOWLEDGE.md): into the prompt's variables and request.log
     ufo_value_t *knowledge = ufo_rag_for_app (ctx->rag, a->subtask,

@@ -263,6 +263,9 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
     for (size_t k = 0; k < S_NPHASES; k++)
         ph [k] = calloc (cap, sizeof (double));
     double *tokens = calloc (cap, sizeof (double));
+    //  tokens by step of a session (max over the sessions): how the prompt grows
+    size_t nsteps = (size_t) steps + 2;
+    double *tok_step = calloc (nsteps, sizeof (double));
     double first_main [S_RUNS], first_tokens [S_RUNS], first_dialog [64];
     size_t n_first_main = 0, n_first_dialog = 0, m = 0;
     for (int run = 0; run < S_RUNS; run++) {
@@ -326,6 +329,8 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
             ph [9][m] = ufo_value_map_float (tc, "total", 0) * 1e3 + record;
             ph [10][m] = ph [9][m] - ph [5][m] - ph [7][m];
             tokens [m] = (double) s_prompt_bytes (ufo_value_list_at (reqs, i)) / 4.0;
+            if (i < nsteps && tokens [m] > tok_step [i])
+                tok_step [i] = tokens [m];
             const ufo_value_t *w = ufo_value_map_get (r, "Window");
             int64_t wx = ufo_value_map_int (w, "xid", 0);
             if (wx != last_xid) {
@@ -360,6 +365,21 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
         memcpy (copy, ph [10], c * sizeof (double));
         own50 = bench_pct (copy, c, 50);
     }
+    double own_nr50;            //  own without the record phase (the board write)
+    {
+        double copy [4096];
+        size_t c = m < 4096 ? m : 4096;
+        for (size_t k = 0; k < c; k++)
+            copy [k] = ph [10][k] - ph [8][k];
+        own_nr50 = bench_pct (copy, c, 50);
+    }
+    printf ("  own p50 %.2f ms, without the record phase %.2f ms\n", own50, own_nr50);
+    printf ("  prompt tokens by step (max of the sessions):");
+    for (size_t k = 0; k < nsteps; k++)
+        if (tok_step [k] > 0)
+            printf (" %.0f", tok_step [k]);
+    printf ("\n");
+    free (tok_step);
     double tok50 = bench_pct (tokens, m, 50), tokmax = m ? tokens [m - 1] : 0;
     double tok_first = bench_pct (first_tokens, n_first_main, 50);
     printf ("  prompt tokens (bytes/4): first step %.0f, p50 %.0f, max %.0f (memory and blackboard grow"

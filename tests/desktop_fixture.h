@@ -136,6 +136,17 @@ dfx_find (const ufo_value_t *snapshot, const char *type, const char *text)
     return NULL;
 }
 
+//  How many controls of `type` a snapshot offers.
+static inline size_t
+dfx_count (const ufo_value_t *snapshot, const char *type)
+{
+    size_t n = 0;
+    const ufo_value_t *controls = ufo_value_map_get (snapshot, "controls");
+    for (size_t i = 0; i < ufo_value_size (controls); i++)
+        n += strcmp (ufo_value_map_str (ufo_value_list_at (controls, i), "control_type", ""), type) == 0;
+    return n;
+}
+
 //  Runs one action to its end; returns the result (caller owns).
 static inline ufo_value_t *
 dfx_act (ufo_desktop_t *desk, int64_t xid, const char *label, const char *function,

@@ -1,14 +1,16 @@
 /*  test_app_units.c - pieces of ufo-app that need no desktop: the confirmation policy,
     data URLs, and the in-process blackboard (board items, screenshots, prompt parts).
-    the subtask body checks. The app_agent sources are compiled in, so this also runs in the sanitizer tree. */
+    the subtask body checks, the step history lines. The app_agent sources are compiled in, so this also runs in the sanitizer tree. */
 #include "ufo_prelude.h"
 #include "ufo_config.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
+#include "ufo_utf8.h"
 #include "ufo_value.h"
 #include "ufo_test.h"
 #include "app_ctx.h"
 #include "app_body.h"
+#include "app_history.h"
 #include "app_window.h"
 #include "app_writer.h"
 
@@ -104,13 +106,35 @@ UFO_TEST (test_local_board)
     CHECK_INT (ufo_value_size (ufo_value_map_get (snap, "trajectories")), 0);
     ufo_value_destroy (&snap);
     //  the prompt parts: blackboard header, memories, the screenshot's metadata and image
-    ufo_value_t *parts = app_board_prompt (board, "s1", &err);
+    ufo_value_t *parts = app_board_prompt (board, "s1", -1, -1, &err);
     REQUIRE (parts);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (parts, 0), "text", ""), "[Blackboard:]");
     char *json = ufo_json_dump (parts, UFO_JSON_COMPACT, NULL);
     CHECK_CONTAINS (json, "[Step Trajectories Completed Previously:]");
     CHECK_CONTAINS (json, "\"url\":\"data:image/png;base64,UE5H\"");
     free (json);
+    ufo_value_destroy (&parts);
+    //  the asking subtask's own steps are left out of the trajectories (its step history
+    //  shows them); another subtask's stay, byte for byte as the board writes them
+    item = ufo_json_parse_str ("{\"Step\": 4, \"Round\": 0, \"SubtaskIndex\": 2,"
+                               " \"Action\": {\"function\": \"click_input\"}}", NULL);
+    CHECK_INT (app_board_add (board, "s1", "trajectories", &item, &err), 0);
+    parts = app_board_prompt (board, "s1", 0, 2, &err);
+    REQUIRE (parts);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (parts, 3), "text", ""),
+               "[Step Trajectories Completed Previously:]\n [{\"Step\": 3, \"Round\": 0,"
+               " \"SubtaskIndex\": 1, \"Action\": {\"function\": \"texts\"}}]");
+    ufo_value_destroy (&parts);
+    parts = app_board_prompt (board, "s1", 0, 1, &err);
+    REQUIRE (parts);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (parts, 3), "text", ""),
+               "[Step Trajectories Completed Previously:]\n [{\"Step\": 4, \"Round\": 0,"
+               " \"SubtaskIndex\": 2, \"Action\": {\"function\": \"click_input\"}}]");
+    ufo_value_destroy (&parts);
+    parts = app_board_prompt (board, "s1", 1, 1, &err);     //  no item of round 1: all kept
+    REQUIRE (parts);
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (parts, 3), "text", ""), "\"Step\": 3");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (parts, 3), "text", ""), "\"Step\": 4");
     ufo_value_destroy (&parts);
     //  many sessions: the oldest boards are recycled, never a crash
     for (int i = 0; i < 200; i++) {
@@ -315,9 +339,82 @@ UFO_TEST (test_writer)
     CHECK_INT ((int64_t) app_writer_done (NULL), 0);
 }
 
+//  The step history: one line per step, the latest in detail with their results and
+//  errors, older ones short, at most max_steps lines.
+UFO_TEST (test_history)
+{
+    ufo_value_t *memory = ufo_json_parse_str (
+        "[{\"Step\": 0, \"Action\": {\"function\": \"\", \"args\": {}}, \"Status\": \"PENDING\"},"
+        " {\"Step\": 1, \"Action\": {\"function\": \"set_edit_text\","
+        "   \"args\": {\"text\": \"Ada\\nLovelace\", \"clear_current_text\": true},"
+        "   \"control_label\": \"9\", \"control_text\": \"First name\", \"control_type\": \"Edit\"},"
+        "   \"Status\": \"CONTINUE\", \"UserConfirm\": \"yes\","
+        "   \"Outcome\": {\"success\": true, \"text\": \"Ada Lovelace\"}},"
+        " 7,"
+        " {\"Step\": 2, \"Action\": {\"function\": \"click_input\", \"args\": {},"
+        "   \"control_label\": \"12\", \"control_text\": \"OK\", \"control_type\": \"Button\"},"
+        "   \"Status\": \"CONTINUE\", \"Outcome\": {\"success\": false,"
+        "   \"error\": \"control Button 'OK' (label 12) is disabled\"}},"
+        " {\"Step\": 3, \"Action\": {\"function\": \"texts\", \"args\": {},"
+        "   \"control_label\": \"9\", \"control_text\": \"First name\", \"control_type\": \"Edit\"},"
+        "   \"Status\": \"FINISH\"}]", NULL);
+    REQUIRE (memory);
+    ufo_value_t *lines = app_history_lines (memory, 20, 5);
+    CHECK_INT (ufo_value_size (lines), 4);          //  the non-map entry is skipped
+    CHECK_STR (ufo_value_str (ufo_value_list_at (lines, 0)), "Step 0: no action [PENDING]");
+    CHECK_STR (ufo_value_str (ufo_value_list_at (lines, 1)),
+               "Step 1: set_edit_text on Edit \"First name\" (label 9) {\"text\": \"Ada\\nLovelace\","
+               " \"clear_current_text\": true} (user confirmation: yes) -> done: Ada Lovelace [CONTINUE]");
+    CHECK_STR (ufo_value_str (ufo_value_list_at (lines, 2)),
+               "Step 2: click_input on Button \"OK\" (label 12) -> FAILED: control Button 'OK'"
+               " (label 12) is disabled [CONTINUE]");
+    CHECK_STR (ufo_value_str (ufo_value_list_at (lines, 3)),
+               "Step 3: texts on Edit \"First name\" (label 9) [FINISH]");
+    ufo_value_destroy (&lines);
+    //  only the last 2 in detail: step 1 loses its arguments and result, not its outcome;
+    //  the error of step 2 stays
+    lines = app_history_lines (memory, 20, 2);
+    CHECK_STR (ufo_value_str (ufo_value_list_at (lines, 1)),
+               "Step 1: set_edit_text on Edit \"First name\" (label 9) (user confirmation: yes) -> done"
+               " [CONTINUE]");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (lines, 2)), "FAILED: control Button 'OK'");
+    ufo_value_destroy (&lines);
+    //  at most 3 lines: the first says what is left out
+    lines = app_history_lines (memory, 3, 5);
+    CHECK_INT (ufo_value_size (lines), 3);
+    CHECK_STR (ufo_value_str (ufo_value_list_at (lines, 0)), "(2 earlier steps not shown)");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (lines, 1)), "Step 2: ");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (lines, 2)), "Step 3: ");
+    ufo_value_destroy (&lines);
+    ufo_value_destroy (&memory);
+    //  long texts are cut on a character boundary; no memory, no lines
+    ufo_value_t *item = ufo_json_parse_str (
+        "[{\"Step\": 5, \"Action\": {\"function\": \"texts\", \"control_label\": \"3\","
+        " \"control_type\": \"Document\", \"control_text\": \"Doc\"}, \"Status\": \"CONTINUE\","
+        " \"Outcome\": {\"success\": true, \"text\": \"\"}}]", NULL);
+    REQUIRE (item);
+    ufo_value_t *outcome = ufo_value_map_get (ufo_value_list_at (item, 0), "Outcome");
+    char big [1200];
+    for (size_t i = 0; i + 2 < sizeof big; i += 2)
+        memcpy (big + i, "\xc3\xa9", 2);             //  é x 599
+    big [sizeof big - 2] = '\0';
+    ufo_value_map_set_str (outcome, "text", big);
+    lines = app_history_lines (item, 20, 5);
+    const char *line = ufo_value_str (ufo_value_list_at (lines, 0));
+    CHECK (strlen (line) < 220);
+    CHECK_CONTAINS (line, "\xc3\xa9...");
+    CHECK (ufo_utf8_valid (line, strlen (line)));
+    ufo_value_destroy (&lines);
+    ufo_value_destroy (&item);
+    lines = app_history_lines (NULL, 20, 5);
+    CHECK_INT (ufo_value_size (lines), 0);
+    ufo_value_destroy (&lines);
+}
+
 int
 main (void)
 {
+    UFO_RUN (test_history);
     UFO_RUN (test_policy);
     UFO_RUN (test_body);
     UFO_RUN (test_data_url);

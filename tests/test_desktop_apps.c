@@ -62,6 +62,23 @@ s_wait_text (ufo_desktop_t *desk, int64_t xid, const char *label, const char *wa
 
 static ufo_value_t *s_snap (ufo_desktop_t *desk, int64_t xid);
 
+//  The value of the control of this type and name (a static string: valid until the next
+//  call), "(no such control)" if there is none.
+static const char *
+s_value_of (const ufo_value_t *snapshot, const char *type, const char *name)
+{
+    static char value [256];
+    snprintf (value, sizeof value, "(no such control)");
+    const ufo_value_t *controls = ufo_value_map_get (snapshot, "controls");
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (!strcmp (ufo_value_map_str (c, "control_type", ""), type)
+        &&  !strcmp (ufo_value_map_str (c, "control_text", ""), name))
+            snprintf (value, sizeof value, "%s", ufo_value_map_str (c, "value", ""));
+    }
+    return value;
+}
+
 UFO_TEST (test_mousepad_text_and_shortcut)
 {
     REQUIRE (dfx_session_start () == 0);
@@ -253,6 +270,29 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     const char *all = menu ? dfx_find (menu, "MenuItem", "Select All") : NULL;
     if (all) {
         CHECK (dfx_find (menu, "MenuItem", "Paste") != NULL);
+        //  nothing is selected, so the menu's Cut / Copy / Delete are insensitive: a click
+        //  on one is an error naming it, not a success that did nothing (the menu stays)
+        const ufo_value_t *off = NULL;
+        const ufo_value_t *items = ufo_value_map_get (menu, "controls");
+        for (size_t i = 0; !off && i < ufo_value_size (items); i++) {
+            const ufo_value_t *c = ufo_value_list_at (items, i);
+            const ufo_value_t *states = ufo_value_map_get (c, "states");
+            for (size_t k = 0; k < ufo_value_size (states); k++)
+                if (!strcmp (ufo_value_str (ufo_value_list_at (states, k)), "disabled")
+                &&  !strcmp (ufo_value_map_str (c, "control_type", ""), "MenuItem"))
+                    off = c;
+        }
+        CHECK (off != NULL);
+        if (off) {
+            r = dfx_act (desk, xid, ufo_value_map_str (off, "label", ""), "click_input", NULL);
+            CHECK (!ufo_value_map_bool (r, "success", true));
+            CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "is disabled");
+            CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), ufo_value_map_str (off, "control_text", "?"));
+            ufo_value_destroy (&r);
+            ufo_value_t *still = s_snap (desk, xid);
+            CHECK (dfx_find (still, "MenuItem", "Select All") != NULL);
+            ufo_value_destroy (&still);
+        }
         r = dfx_act (desk, xid, all, "click_input", NULL);
         CHECK (ufo_value_map_bool (r, "success", false));
         ufo_value_destroy (&r);
@@ -275,6 +315,28 @@ UFO_TEST (test_mousepad_text_and_shortcut)
         free (mtext);
     }
     ufo_value_destroy (&menu);
+
+    //  Ctrl+F opens mousepad's search bar, a widget GTK3 adds without a children-changed
+    //  event: the next snapshots of this same handle (its cache warm) offer its fields
+    ufo_value_t *before = s_snap (desk, xid);
+    size_t fields_before = dfx_count (before, "Edit") + dfx_count (before, "CheckBox");
+    ufo_value_destroy (&before);
+    r = dfx_act (desk, xid, label, "keyboard_input", "{\"keys\": \"^f\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    size_t fields = 0;
+    for (int64_t end = ufo_time_mono_ms () + WAIT_MS / 2;
+         fields <= fields_before && ufo_time_mono_ms () < end; ) {
+        ufo_value_t *with_bar = s_snap (desk, xid);
+        fields = dfx_count (with_bar, "Edit") + dfx_count (with_bar, "CheckBox");
+        ufo_value_destroy (&with_bar);
+        if (fields <= fields_before)
+            ufo_desktop_iterate (desk, 50);
+    }
+    CHECK (fields > fields_before);
+    r = dfx_act (desk, xid, NULL, "keyboard_input", "{\"keys\": \"{ESC}\", \"control_focus\": false}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
 
     //  wheel and drag (XTest); a drag takes its duration without blocking the caller
     r = dfx_act (desk, xid, label, "wheel_mouse_input", "{\"wheel_dist\": -3}");
@@ -692,8 +754,24 @@ UFO_TEST (test_calculator_dialog_entries)
     REQUIRE (pid > 0);
     int64_t xid = dfx_wait_window (desk, pid, NULL, WAIT_MS);
     REQUIRE (xid);
+    //  the mode button (a GTK4 menu button, named by its tooltip) shows the current mode as
+    //  its value, before and after a switch
+    ufo_value_t *msnap = dfx_wait_control (desk, xid, "Button", "Mode selection", WAIT_MS);
+    CHECK_STR (s_value_of (msnap, "Button", "Mode selection"), "Basic");
+    ufo_value_destroy (&msnap);
     REQUIRE (s_click_named (desk, xid, "Button", "Mode selection"));
     REQUIRE (s_click_named (desk, xid, "MenuItem", "Financial"));
+    const char *mode = NULL;
+    for (int64_t end = ufo_time_mono_ms () + WAIT_MS / 2; ufo_time_mono_ms () < end; ) {
+        msnap = s_snap (desk, xid);
+        mode = s_value_of (msnap, "Button", "Mode selection");
+        bool done = !strcmp (mode, "Financial");
+        ufo_value_destroy (&msnap);
+        if (done)
+            break;
+        ufo_desktop_iterate (desk, 50);
+    }
+    CHECK_STR (mode, "Financial");
     REQUIRE (s_click_named (desk, xid, "Button", "Ctrm"));
     int64_t dialog = dfx_wait_window (desk, pid, "Compounding Term", WAIT_MS);
     REQUIRE (dialog);

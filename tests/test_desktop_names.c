@@ -76,6 +76,7 @@ s_check_clean (const ufo_value_t *controls)
         CHECK (!ufo_value_map_get (c, "labelled_by"));
         CHECK (!ufo_value_map_get (c, "container"));
         CHECK (!ufo_value_map_get (c, "description"));
+        CHECK (!ufo_value_map_get (c, "scope"));
         for (size_t k = i + 1; k < ufo_value_size (controls); k++) {
             const ufo_value_t *d = ufo_value_list_at (controls, k);
             if (streq (ufo_value_map_str (c, "control_type", ""), ufo_value_map_str (d, "control_type", "")))
@@ -299,6 +300,66 @@ UFO_TEST (test_rule_order)
     ufo_value_destroy (&odd);
 }
 
+//  mousepad (GTK3, run as root): a warning bar (a label in a box of its own, no info-bar
+//  role) sits just above the document's text view, within caption distance. The text view
+//  is not named after it: the two share no group. A label of an info bar, alert or
+//  notification ("notice") names no field even when it shares one.
+UFO_TEST (test_notice_not_caption)
+{
+    ufo_value_t *snap = s_load ("mousepad_root.json");
+    REQUIRE (snap);
+    ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    int view = s_at_row (controls, "Edit", 52);
+    REQUIRE (view >= 0);
+    //  the recording: the bar's text is a caption above the field, scopes recorded
+    const ufo_value_t *cap = ufo_value_list_at (ufo_value_map_get (snap, "captions"), 0);
+    CHECK_CONTAINS (ufo_value_map_str (cap, "text", ""), "root account");
+    CHECK (ufo_value_size (ufo_value_map_get (cap, "scope")) > 0);
+    //  without the scopes (the rule off) the geometry alone would name the view after it
+    ufo_value_t *bare = ufo_value_dup (snap);
+    ufo_value_map_remove (ufo_value_list_at (ufo_value_map_get (bare, "captions"), 0), "scope");
+    s_named (bare);
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (bare, "controls"),
+                                                          (size_t) view), "control_text", ""),
+                    "root account");
+    ufo_value_destroy (&bare);
+    s_named (snap);
+    const char *name = ufo_value_map_str (ufo_value_list_at (controls, (size_t) view), "control_text", "");
+    CHECK (!strstr (name, "root account"));
+    CHECK_STR (name, "(unnamed, middle)");
+    CHECK (!ufo_value_map_get (ufo_value_list_at (controls, (size_t) view), "scope"));
+    //  the warning itself is still offered, as text
+    CHECK (s_named_index (controls, "Text", "Warning: you are using the root account. You may harm your system.") >= 0);
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+
+    //  hand-made: a shared group names the field; a notice in the same group does not; a
+    //  caption sharing no group does not; a field without a scope takes any caption
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [100, 0, 200, 20],"
+        "  \"scope\": [\"/g1\", \"/top\"]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [100, 100, 200, 120],"
+        "  \"scope\": [\"/g2\", \"/top\"]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [100, 200, 200, 220],"
+        "  \"scope\": [\"/g3\"]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [100, 300, 200, 320]}]", NULL);
+    ufo_value_t *captions = ufo_json_parse_str (
+        "[{\"text\": \"Name:\", \"rect\": [20, 0, 90, 20], \"scope\": [\"/row1\", \"/top\"]},"
+        " {\"text\": \"Saved.\", \"rect\": [20, 100, 90, 120], \"scope\": [\"/g2\"], \"notice\": true},"
+        " {\"text\": \"Elsewhere\", \"rect\": [20, 200, 90, 220], \"scope\": [\"/bar\"]},"
+        " {\"text\": \"Street\", \"rect\": [20, 300, 90, 320], \"scope\": [\"/bar\"]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 400, 400]", NULL);
+    REQUIRE (list && captions && win);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Name");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "(unnamed, top)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "(unnamed, middle)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Street");
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&captions);
+    ufo_value_destroy (&win);
+}
+
 //  The prompt line: value once and short, on one line; only the states that matter.
 UFO_TEST (test_prompt_line)
 {
@@ -347,6 +408,7 @@ main (void)
     UFO_RUN (test_class_names);
     UFO_RUN (test_duplicates);
     UFO_RUN (test_rule_order);
+    UFO_RUN (test_notice_not_caption);
     UFO_RUN (test_prompt_line);
     return UFO_TEST_END ();
 }

@@ -173,13 +173,16 @@ int ufo_image_encode_png (const ufo_image_t *self, int level, void **data_p, siz
 //  Gives every control of `controls` (a snapshot's list, modified in place) its best name in
 //  "control_text": the accessible name; else the text of its labelled-by target ("labelled_by");
 //  else, for fields (Edit, ComboBox, Spinner, CheckBox, RadioButton, Document), the caption
-//  beside or above it, taken from `captions` (list of {"text", "rect": [l, t, r, b]}; each
-//  caption names at most one field, the closest); else its description/tooltip
+//  beside or above it, taken from `captions` (list of {"text", "rect": [l, t, r, b], optional
+//  "scope": [ancestor ids], "notice": true}; each caption names at most one field, the
+//  closest; a "notice" - text of an info bar, alert or notification - names none, nor does a
+//  caption whose scope shares no id with the field's "scope"); else its description/tooltip
 //  ("description"); else "(unnamed, top right)" (where it is in `window_rect` [l, t, r, b]).
 //  Toolkit class names ("GtkButton") never count as names. Controls of one type with the same
 //  name get " (in CONTAINER)" (their "container": nearest named ancestor) when that tells
 //  them apart, else " (1)", " (2)" in list order. The helper fields "labelled_by",
-//  "container" and "description" are removed. A controls value that is not a list is ignored.
+//  "container", "description" and "scope" are removed. A controls value that is not a list
+//  is ignored.
 void ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
                                 const ufo_value_t *window_rect);
 

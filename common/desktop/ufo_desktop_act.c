@@ -34,6 +34,11 @@ typedef struct {
     char *target_note;          //  where untargeted keys went (the result's text)
     char *inner_path;           //  the button inside a button without a click action
     bool typed;                 //  set_edit_text fell back to typing
+    //  the action, kept for s_act_dispatch (which may run after the state check's reply)
+    char *function;
+    ufo_value_t *args;          //  a map, or NULL
+    ufo_value_t *control;       //  the control of the snapshot, or NULL
+    int wx, wy, ww, wh;         //  the window on screen
     s_wait_t after_focus;       //  A_FOCUS: the wait that follows once the keys are sent
     int64_t focus_until;        //  A_FOCUS: type anyway after this
 } s_act_t;
@@ -51,6 +56,9 @@ s_act_free (ufo_desktop_op_t *op)
     g_free (st->what);
     g_free (st->target_note);
     free (st->inner_path);
+    free (st->function);
+    ufo_value_destroy (&st->args);
+    ufo_value_destroy (&st->control);
     ufo_value_destroy (&st->keys);
     free (st);
     op->state = NULL;
@@ -75,22 +83,16 @@ s_last_event_ms (ufo_desktop_t *desk, const char *bus)
     return last;
 }
 
-static void s_poll_text (ufo_desktop_op_t *op);
 static void s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data);
 
 #define S_FOCUS_WAIT_MS 500         //  how long keys wait for their control to take the focus
 
-//  A_FOCUS: the control's states; typing starts when it is focused (or the wait is over).
+//  A_FOCUS: the control's states (GetState's reply); typing starts when it is focused (or
+//  the wait is over).
 static void
-s_on_focus_state (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+s_focus_polled (ufo_desktop_op_t *op, GVariant *reply)
 {
-    UFO_UNUSED (data);
-    UFO_UNUSED (error);
-    if (!op || op->done)
-        return;
     s_act_t *st = op->state;
-    st->polling = false;
-    st->next_poll = ufo_desktop_now_ms_ () + 20;
     bool focused = false;
     if (reply) {
         GVariant *au = g_variant_get_child_value (reply, 0);
@@ -105,6 +107,61 @@ s_on_focus_state (ufo_desktop_op_t *op, GVariant *reply, const char *error, void
         s_on_done_call (op, empty, NULL, "typing");
         g_variant_unref (empty);
     }
+}
+
+//  A_TEXT_EQUALS / A_TEXT_CONTAINS: the control's text (GetText's reply); done when it is
+//  (or contains) the expected text.
+static void
+s_text_polled (ufo_desktop_op_t *op, GVariant *reply)
+{
+    s_act_t *st = op->state;
+    if (!reply)
+        return;
+    const char *text = NULL;
+    g_variant_get (reply, "(&s)", &text);
+    if (!text || !st->expect)
+        return;
+    if (st->wait == A_TEXT_EQUALS ? streq (text, st->expect) : strstr (text, st->expect) != NULL)
+        ufo_desktop_op_finish_ (op, true, text, NULL);
+}
+
+//  The reply of a poll (s_poll; data: S_POLL_FOCUS or S_POLL_TEXT, what it asked for): the
+//  next one is due in 20 ms. A reply to what the wait no longer asks (a text poll still in
+//  flight when typing fell back to focusing first) is dropped.
+static const char S_POLL_FOCUS [] = "focus", S_POLL_TEXT [] = "text";
+static void
+s_on_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (error);
+    if (!op || op->done)
+        return;
+    s_act_t *st = op->state;
+    st->polling = false;
+    st->next_poll = ufo_desktop_now_ms_ () + 20;
+    bool focus = st->wait == A_FOCUS;
+    if (focus != (data == S_POLL_FOCUS))
+        return;
+    if (focus)
+        s_focus_polled (op, reply);
+    else
+        s_text_polled (op, reply);
+}
+
+//  Starts the poll of a polling wait (A_FOCUS: the states; text waits: the text) when one is
+//  due and none is in flight.
+static void s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn, void *data);
+static void
+s_poll (ufo_desktop_op_t *op, int64_t now)
+{
+    s_act_t *st = op->state;
+    if (st->polling || now < st->next_poll)
+        return;
+    st->polling = true;
+    if (st->wait == A_FOCUS)
+        ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetState",
+                           NULL, "(au)", s_on_poll, (void *) S_POLL_FOCUS);
+    else
+        s_get_text (op, s_on_poll, (void *) S_POLL_TEXT);
 }
 static void s_focus_then_type (ufo_desktop_op_t *op, const ufo_dnode_t *node);
 static ufo_value_t *s_literal_keys (const char *text, bool clear, ufo_error_t *err);
@@ -145,11 +202,7 @@ s_act_poll (ufo_desktop_op_t *op)
         case A_DONE:
             return op->done;
         case A_FOCUS:
-            if (!st->polling && now >= st->next_poll) {
-                st->polling = true;
-                ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetState",
-                                   NULL, "(au)", s_on_focus_state, NULL);
-            }
+            s_poll (op, now);
             return op->done;
         case A_DEADLINE:
             if (now >= op->deadline - 1)
@@ -172,8 +225,7 @@ s_act_poll (ufo_desktop_op_t *op)
         }
         case A_TEXT_EQUALS:
         case A_TEXT_CONTAINS:
-            if (!st->polling && now >= st->next_poll)
-                s_poll_text (op);
+            s_poll (op, now);
             if (!op->done && !st->typed && !st->keys && st->sent_ms > 0
             &&  now - st->sent_ms >= S_TYPE_FALLBACK_MS)
                 s_type_instead (op);
@@ -215,9 +267,10 @@ s_act_wake (const ufo_desktop_op_t *op)
             return now + 10;                        //  the pointer moves in 10 ms steps
         case A_TEXT_EQUALS:
         case A_TEXT_CONTAINS:
-            return st->polling ? st->effect_deadline : (st->next_poll > now ? st->next_poll : now);
-        case A_FOCUS:
-            return st->polling ? st->focus_until : (st->next_poll > now ? st->next_poll : now);
+        case A_FOCUS:           //  a poll in flight: its reply wakes the caller (the fd)
+            if (st->polling)
+                return st->wait == A_FOCUS ? st->focus_until : st->effect_deadline;
+            return st->next_poll > now ? st->next_poll : now;
         case A_EFFECT: {
             int64_t last = s_last_event_ms (op->desk, st->app_bus);
             int64_t quiet = (last > st->sent_ms ? last : st->sent_ms) + op->desk->settle_ms;
@@ -226,26 +279,6 @@ s_act_wake (const ufo_desktop_op_t *op)
         default:
             return op->deadline;
     }
-}
-
-static void
-s_on_text_poll (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
-{
-    UFO_UNUSED (data);
-    UFO_UNUSED (error);
-    if (!op || op->done)
-        return;
-    s_act_t *st = op->state;
-    st->polling = false;
-    st->next_poll = ufo_desktop_now_ms_ () + 20;
-    if (!reply)
-        return;
-    const char *text = NULL;
-    g_variant_get (reply, "(&s)", &text);
-    if (!text || !st->expect)
-        return;
-    if (st->wait == A_TEXT_EQUALS ? streq (text, st->expect) : strstr (text, st->expect) != NULL)
-        ufo_desktop_op_finish_ (op, true, text, NULL);
 }
 
 //  The int32 in a Properties.Get reply "(v)" (CharacterCount, CaretOffset), or -1.
@@ -270,32 +303,24 @@ s_int_property (GVariant *reply)
 static void
 s_on_count (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 {
-    UFO_UNUSED (data);
     if (!op || op->done)
         return;
     s_act_t *st = op->state;
     int count = s_int_property (reply);
     UFO_UNUSED (error);
     ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
-                       g_variant_new ("(ii)", 0, count), "(s)", st->text_fn, NULL);
+                       g_variant_new ("(ii)", 0, count), "(s)", st->text_fn, data);
 }
 
+//  (fn gets data with the text)
 static void
-s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn)
+s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn, void *data)
 {
     s_act_t *st = op->state;
     st->text_fn = fn;
     ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
                        g_variant_new ("(ss)", "org.a11y.atspi.Text", "CharacterCount"), "(v)",
-                       s_on_count, NULL);
-}
-
-static void
-s_poll_text (ufo_desktop_op_t *op)
-{
-    s_act_t *st = op->state;
-    st->polling = true;
-    s_get_text (op, s_on_text_poll);
+                       s_on_count, data);
 }
 
 static void
@@ -605,6 +630,262 @@ s_on_inner_kids (ufo_desktop_op_t *op, GVariant *reply, const char *error, void 
     s_xtest_click (op, st->cx, st->cy, 1, false);
 }
 
+//  Actions that give the control input (a click, text, keys, the wheel); reading its
+//  text does not.
+static bool
+s_acts_on_control (const char *function, const ufo_value_t *args)
+{
+    return streq (function, "click_input") || streq (function, "set_edit_text")
+        || streq (function, "wheel_mouse_input")
+        || (streq (function, "keyboard_input") && ufo_value_map_bool (args, "control_focus", true));
+}
+
+static void s_act_dispatch (ufo_desktop_op_t *op);
+
+//  Runs the action, or ends it with an error naming the control when states (AtspiStateType
+//  bits) say it is disabled: neither sensitive nor enabled (LibreOffice's cells say only
+//  enabled, toolkits both).
+static void
+s_check_enabled (ufo_desktop_op_t *op, uint64_t states)
+{
+    s_act_t *st = op->state;
+    if (!(states & (1ull << ATSPI_STATE_SENSITIVE)) && !(states & (1ull << ATSPI_STATE_ENABLED))) {
+        ufo_desktop_op_finish_ (op, false, NULL,
+                                "control %s is disabled: %s was not run (it takes no input until "
+                                "the application enables it)", st->what, st->function);
+        return;
+    }
+    s_act_dispatch (op);
+}
+
+//  The control's states, read because an event changed them after the snapshot.
+static void
+s_on_enabled_state (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    if (!reply) {
+        ufo_desktop_op_finish_ (op, false, NULL, "control %s: reading its states failed: %s",
+                                ((s_act_t *) op->state)->what, error);
+        return;
+    }
+    uint64_t states = 0;
+    GVariant *au = g_variant_get_child_value (reply, 0);
+    gsize n = 0;
+    const guint32 *bits = g_variant_get_fixed_array (au, &n, sizeof (guint32));
+    for (gsize i = 0; i < n && i < 2; i++)
+        states |= (uint64_t) bits [i] << (32 * i);
+    g_variant_unref (au);
+    s_check_enabled (op, states);
+}
+
+//  Runs the action of st (function, args, control) once its control is known to take
+//  input; ends the operation or starts its wait.
+static void
+s_act_dispatch (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    ufo_desktop_t *self = op->desk;
+    const char *function = st->function;
+    const ufo_value_t *args = st->args;
+    const ufo_value_t *control = st->control;
+    int64_t xid = st->xid;
+    int wx = st->wx, wy = st->wy, ww = st->ww, wh = st->wh;
+    ufo_dnode_t *node = st->key ? g_hash_table_lookup (self->nodes, st->key) : NULL;
+    if (st->key && !node) {
+        ufo_desktop_op_finish_ (op, false, NULL, "control %s no longer exists; take a new snapshot",
+                                st->what);
+        return;
+    }
+    if (streq (function, "click_input")) {
+        int button = s_button (args, op);
+        bool dbl = ufo_value_map_bool (args, "double", false);
+        int index = s_click_action (node);
+        if (!button)
+            return;
+        //  a cell or row: a click selects it (its "activate" would open it, as a double
+        //  click does): click it for real, as pywinauto's click_input does
+        if (node->role == ATSPI_ROLE_TABLE_CELL || node->role == ATSPI_ROLE_LIST_ITEM
+        ||  node->role == ATSPI_ROLE_TREE_ITEM)
+            index = -1;
+        if (button == 1 && !dbl && index >= 0 && (node->ifaces & S_IF_ACTION)) {
+            st->wait = A_EFFECT;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Action", "DoAction",
+                               g_variant_new ("(i)", index), "(b)", s_on_done_call, "the click");
+        }
+        else if (button == 1 && !dbl && (node->role == ATSPI_ROLE_PUSH_BUTTON
+                                         || node->role == ATSPI_ROLE_TOGGLE_BUTTON)) {
+            //  a button without a click action (GTK4's menu button): the button inside it
+            //  has one; else a pointer click
+            st->wait = A_EFFECT;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetChildren",
+                               NULL, "(a(so))", s_on_inner_kids, NULL);
+        }
+        else
+            s_xtest_click (op, st->cx, st->cy, button, dbl);
+    }
+    else if (streq (function, "click_on_coordinates")) {
+        double fx, fy;
+        int button = s_button (args, op);
+        if (button && s_fraction (op, args, "x", &fx) && s_fraction (op, args, "y", &fy))
+            s_xtest_click (op, wx + (int) (fx * ww), wy + (int) (fy * wh), button,
+                           ufo_value_map_bool (args, "double", false));
+    }
+    else if (streq (function, "drag_on_coordinates")) {
+        double f [4];
+        const char *keys [4] = { "start_x", "start_y", "end_x", "end_y" };
+        int button = s_button (args, op);
+        for (int i = 0; i < 4 && button; i++)
+            if (!s_fraction (op, args, keys [i], &f [i]))
+                return;
+        double duration = ufo_value_map_float (args, "duration", 1.0);
+        if (!button)
+            return;
+        if (!(duration >= 0 && duration <= 60)) {
+            ufo_desktop_op_finish_ (op, false, NULL, "duration must be 0..60 seconds");
+            return;
+        }
+        ufo_error_t err = { 0 };
+        if (ufo_desktop_focus (self, xid, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return;
+        }
+        st->sx = wx + (int) (f [0] * ww);
+        st->sy = wy + (int) (f [1] * wh);
+        st->ex = wx + (int) (f [2] * ww);
+        st->ey = wy + (int) (f [3] * wh);
+        st->button = button;
+        ufo_desktop_pointer_move_ (self, st->sx, st->sy);
+        ufo_desktop_pointer_button_ (self, button, true);
+        st->drag_start = ufo_desktop_now_ms_ ();
+        st->drag_ms = (int64_t) (duration * 1000);
+        st->wait = A_DRAG;
+        op->deadline = st->drag_start + st->drag_ms + self->action_timeout_ms + 1000;
+    }
+    else if (streq (function, "set_edit_text")) {
+        const ufo_value_t *text_v = ufo_value_map_get (args, "text");
+        if (ufo_value_type (text_v) != UFO_TSTRING
+        ||  !g_utf8_validate (ufo_value_str (text_v), (gssize) ufo_value_strlen (text_v), NULL)) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "set_edit_text needs a string 'text' (UTF-8, no NUL)");
+            return;
+        }
+        st->expect = ufo_strdup (ufo_value_str (text_v));
+        if (!(node->ifaces & S_IF_EDITABLE) && !ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE)) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "control %s is not editable: set_edit_text needs an editable "
+                                    "control (Edit); nothing was typed", st->what);
+            return;
+        }
+        if (!(node->ifaces & S_IF_EDITABLE)) {
+            //  no EditableText: type the text (literally) into the focused control
+            ufo_error_t err = { 0 };
+            bool clear = ufo_value_map_bool (args, "clear_current_text", false);
+            st->keys = s_literal_keys (st->expect, clear, &err);
+            if (!st->keys || ufo_desktop_focus (self, xid, &err) != 0) {
+                ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+                return;
+            }
+            st->wait = (node->ifaces & S_IF_TEXT) ? A_TEXT_CONTAINS : A_EFFECT;
+            st->typed = true;
+            s_focus_then_type (op, node);
+            return;
+        }
+        if (ufo_value_map_bool (args, "clear_current_text", false)) {
+            st->wait = A_TEXT_EQUALS;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.EditableText",
+                               "SetTextContents", g_variant_new ("(s)", st->expect), "(b)",
+                               s_on_done_call, "setting the text");
+        }
+        else {
+            st->wait = A_TEXT_CONTAINS;
+            ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
+                               g_variant_new ("(ss)", "org.a11y.atspi.Text", "CaretOffset"),
+                               "(v)", s_on_caret, NULL);
+        }
+    }
+    else if (streq (function, "keyboard_input")) {
+        ufo_error_t err = { 0 };
+        const char *keys = ufo_value_map_str (args, "keys", NULL);
+        if (!keys) {
+            ufo_desktop_op_finish_ (op, false, NULL, "keyboard_input needs a string 'keys'");
+            return;
+        }
+        st->keys = ufo_desktop_keys_parse (keys, &err);
+        if (!st->keys || ufo_desktop_focus (self, xid, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return;
+        }
+        st->wait = A_EFFECT;
+        if (node && (node->ifaces & S_IF_COMPONENT))
+            s_focus_then_type (op, node);
+        else {
+            //  no target: the keys go wherever the focus is; the result says where that was
+            char *where = s_focus_where (self, xid, st->app_bus);
+            st->target_note = g_strdup_printf ("keys sent to %s", where);
+            g_free (where);
+            GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
+            s_on_done_call (op, empty, NULL, "typing");
+            g_variant_unref (empty);
+        }
+    }
+    else if (streq (function, "wheel_mouse_input")) {
+        const ufo_value_t *d = ufo_value_map_get (args, "wheel_dist");
+        int64_t dist = ufo_value_int (d);
+        if (ufo_value_type (d) != UFO_TINT || dist < -100 || dist > 100) {
+            ufo_desktop_op_finish_ (op, false, NULL, "wheel_dist must be an integer -100..100");
+            return;
+        }
+        ufo_error_t err = { 0 };
+        if (ufo_desktop_focus (self, xid, &err) != 0) {
+            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
+            return;
+        }
+        ufo_desktop_pointer_move_ (self, st->cx, st->cy);
+        int button = dist > 0 ? 4 : 5;
+        for (int64_t i = 0; i < (dist > 0 ? dist : -dist); i++) {
+            ufo_desktop_pointer_button_ (self, button, true);
+            ufo_desktop_pointer_button_ (self, button, false);
+        }
+        st->wait = A_EFFECT;
+        s_start_effect_wait (op);
+    }
+    else if (streq (function, "texts")) {
+        if (node->ifaces & S_IF_TEXT)
+            s_get_text (op, s_on_texts, NULL);
+        else
+            ufo_desktop_op_finish_ (op, true, ufo_value_map_str (control, "control_text", ""),
+                                    NULL);
+    }
+    else if (streq (function, "annotation")) {
+        const ufo_value_t *labels = ufo_value_map_get (args, "control_labels");
+        ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
+        if (ufo_value_type (labels) != UFO_TLIST || !win) {
+            ufo_desktop_op_finish_ (op, false, NULL,
+                                    "annotation needs a list 'control_labels' and a snapshot");
+            return;
+        }
+        ufo_value_t *picked = ufo_value_new_list ();
+        for (size_t i = 0; i < ufo_value_size (labels); i++) {
+            const ufo_value_t *l = ufo_value_list_at (labels, i);
+            char buf [32];
+            const char *s = ufo_value_str (l);
+            if (ufo_value_type (l) == UFO_TINT) {
+                snprintf (buf, sizeof (buf), "%" PRId64, ufo_value_int (l));
+                s = buf;
+            }
+            if (ufo_desktop_label_find_ (win, s))
+                ufo_value_list_push_str (picked, s);
+        }
+        op->result = ufo_value_new_map ();
+        ufo_value_map_set (op->result, "control_labels", &picked);
+        ufo_desktop_op_finish_ (op, true, "", NULL);
+    }
+    else
+        ufo_desktop_op_finish_ (op, false, NULL, "unknown action '%s'", function);
+}
+
 static const char *s_needs_control [] = {
     "click_input", "set_edit_text", "texts", "wheel_mouse_input"
 };
@@ -710,191 +991,19 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
         st->cy = wy + wh / 2;
     }
 
-    if (streq (function, "click_input")) {
-        int button = s_button (args, op);
-        bool dbl = ufo_value_map_bool (args, "double", false);
-        int index = s_click_action (node);
-        if (!button)
-            return op;
-        //  a cell or row: a click selects it (its "activate" would open it, as a double
-        //  click does): click it for real, as pywinauto's click_input does
-        if (node->role == ATSPI_ROLE_TABLE_CELL || node->role == ATSPI_ROLE_LIST_ITEM
-        ||  node->role == ATSPI_ROLE_TREE_ITEM)
-            index = -1;
-        if (button == 1 && !dbl && index >= 0 && (node->ifaces & S_IF_ACTION)) {
-            st->wait = A_EFFECT;
-            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Action", "DoAction",
-                               g_variant_new ("(i)", index), "(b)", s_on_done_call, "the click");
-        }
-        else if (button == 1 && !dbl && (node->role == ATSPI_ROLE_PUSH_BUTTON
-                                         || node->role == ATSPI_ROLE_TOGGLE_BUTTON)) {
-            //  a button without a click action (GTK4's menu button): the button inside it
-            //  has one; else a pointer click
-            st->wait = A_EFFECT;
-            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetChildren",
-                               NULL, "(a(so))", s_on_inner_kids, NULL);
-        }
-        else
-            s_xtest_click (op, st->cx, st->cy, button, dbl);
+    st->function = ufo_strdup (function);
+    st->args = args ? ufo_value_dup (args) : NULL;
+    st->control = control ? ufo_value_dup (control) : NULL;
+    st->wx = wx, st->wy = wy, st->ww = ww, st->wh = wh;
+    if (node && s_acts_on_control (function, args)) {
+        //  a disabled control takes no input: say so instead of acting on nothing
+        if (node->valid)
+            s_check_enabled (op, node->states);
+        else                    //  its states changed since the snapshot: read them
+            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Accessible", "GetState",
+                               NULL, "(au)", s_on_enabled_state, NULL);
+        return op;
     }
-    else if (streq (function, "click_on_coordinates")) {
-        double fx, fy;
-        int button = s_button (args, op);
-        if (button && s_fraction (op, args, "x", &fx) && s_fraction (op, args, "y", &fy))
-            s_xtest_click (op, wx + (int) (fx * ww), wy + (int) (fy * wh), button,
-                           ufo_value_map_bool (args, "double", false));
-    }
-    else if (streq (function, "drag_on_coordinates")) {
-        double f [4];
-        const char *keys [4] = { "start_x", "start_y", "end_x", "end_y" };
-        int button = s_button (args, op);
-        for (int i = 0; i < 4 && button; i++)
-            if (!s_fraction (op, args, keys [i], &f [i]))
-                return op;
-        double duration = ufo_value_map_float (args, "duration", 1.0);
-        if (!button)
-            return op;
-        if (!(duration >= 0 && duration <= 60)) {
-            ufo_desktop_op_finish_ (op, false, NULL, "duration must be 0..60 seconds");
-            return op;
-        }
-        ufo_error_t err = { 0 };
-        if (ufo_desktop_focus (self, xid, &err) != 0) {
-            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
-            return op;
-        }
-        st->sx = wx + (int) (f [0] * ww);
-        st->sy = wy + (int) (f [1] * wh);
-        st->ex = wx + (int) (f [2] * ww);
-        st->ey = wy + (int) (f [3] * wh);
-        st->button = button;
-        ufo_desktop_pointer_move_ (self, st->sx, st->sy);
-        ufo_desktop_pointer_button_ (self, button, true);
-        st->drag_start = ufo_desktop_now_ms_ ();
-        st->drag_ms = (int64_t) (duration * 1000);
-        st->wait = A_DRAG;
-        op->deadline = st->drag_start + st->drag_ms + self->action_timeout_ms + 1000;
-    }
-    else if (streq (function, "set_edit_text")) {
-        const ufo_value_t *text_v = ufo_value_map_get (args, "text");
-        if (ufo_value_type (text_v) != UFO_TSTRING
-        ||  !g_utf8_validate (ufo_value_str (text_v), (gssize) ufo_value_strlen (text_v), NULL)) {
-            ufo_desktop_op_finish_ (op, false, NULL,
-                                    "set_edit_text needs a string 'text' (UTF-8, no NUL)");
-            return op;
-        }
-        st->expect = ufo_strdup (ufo_value_str (text_v));
-        if (!(node->ifaces & S_IF_EDITABLE) && !ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE)) {
-            ufo_desktop_op_finish_ (op, false, NULL,
-                                    "control %s is not editable: set_edit_text needs an editable "
-                                    "control (Edit); nothing was typed", st->what);
-            return op;
-        }
-        if (!(node->ifaces & S_IF_EDITABLE)) {
-            //  no EditableText: type the text (literally) into the focused control
-            ufo_error_t err = { 0 };
-            bool clear = ufo_value_map_bool (args, "clear_current_text", false);
-            st->keys = s_literal_keys (st->expect, clear, &err);
-            if (!st->keys || ufo_desktop_focus (self, xid, &err) != 0) {
-                ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
-                return op;
-            }
-            st->wait = (node->ifaces & S_IF_TEXT) ? A_TEXT_CONTAINS : A_EFFECT;
-            st->typed = true;
-            s_focus_then_type (op, node);
-            return op;
-        }
-        if (ufo_value_map_bool (args, "clear_current_text", false)) {
-            st->wait = A_TEXT_EQUALS;
-            ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.EditableText",
-                               "SetTextContents", g_variant_new ("(s)", st->expect), "(b)",
-                               s_on_done_call, "setting the text");
-        }
-        else {
-            st->wait = A_TEXT_CONTAINS;
-            ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
-                               g_variant_new ("(ss)", "org.a11y.atspi.Text", "CaretOffset"),
-                               "(v)", s_on_caret, NULL);
-        }
-    }
-    else if (streq (function, "keyboard_input")) {
-        ufo_error_t err = { 0 };
-        const char *keys = ufo_value_map_str (args, "keys", NULL);
-        if (!keys) {
-            ufo_desktop_op_finish_ (op, false, NULL, "keyboard_input needs a string 'keys'");
-            return op;
-        }
-        st->keys = ufo_desktop_keys_parse (keys, &err);
-        if (!st->keys || ufo_desktop_focus (self, xid, &err) != 0) {
-            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
-            return op;
-        }
-        st->wait = A_EFFECT;
-        if (node && (node->ifaces & S_IF_COMPONENT))
-            s_focus_then_type (op, node);
-        else {
-            //  no target: the keys go wherever the focus is; the result says where that was
-            char *where = s_focus_where (self, xid, st->app_bus);
-            st->target_note = g_strdup_printf ("keys sent to %s", where);
-            g_free (where);
-            GVariant *empty = g_variant_ref_sink (g_variant_new ("()"));
-            s_on_done_call (op, empty, NULL, "typing");
-            g_variant_unref (empty);
-        }
-    }
-    else if (streq (function, "wheel_mouse_input")) {
-        const ufo_value_t *d = ufo_value_map_get (args, "wheel_dist");
-        int64_t dist = ufo_value_int (d);
-        if (ufo_value_type (d) != UFO_TINT || dist < -100 || dist > 100) {
-            ufo_desktop_op_finish_ (op, false, NULL, "wheel_dist must be an integer -100..100");
-            return op;
-        }
-        ufo_error_t err = { 0 };
-        if (ufo_desktop_focus (self, xid, &err) != 0) {
-            ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
-            return op;
-        }
-        ufo_desktop_pointer_move_ (self, st->cx, st->cy);
-        int button = dist > 0 ? 4 : 5;
-        for (int64_t i = 0; i < (dist > 0 ? dist : -dist); i++) {
-            ufo_desktop_pointer_button_ (self, button, true);
-            ufo_desktop_pointer_button_ (self, button, false);
-        }
-        st->wait = A_EFFECT;
-        s_start_effect_wait (op);
-    }
-    else if (streq (function, "texts")) {
-        if (node->ifaces & S_IF_TEXT)
-            s_get_text (op, s_on_texts);
-        else
-            ufo_desktop_op_finish_ (op, true, ufo_value_map_str (control, "control_text", ""),
-                                    NULL);
-    }
-    else if (streq (function, "annotation")) {
-        const ufo_value_t *labels = ufo_value_map_get (args, "control_labels");
-        ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
-        if (ufo_value_type (labels) != UFO_TLIST || !win) {
-            ufo_desktop_op_finish_ (op, false, NULL,
-                                    "annotation needs a list 'control_labels' and a snapshot");
-            return op;
-        }
-        ufo_value_t *picked = ufo_value_new_list ();
-        for (size_t i = 0; i < ufo_value_size (labels); i++) {
-            const ufo_value_t *l = ufo_value_list_at (labels, i);
-            char buf [32];
-            const char *s = ufo_value_str (l);
-            if (ufo_value_type (l) == UFO_TINT) {
-                snprintf (buf, sizeof (buf), "%" PRId64, ufo_value_int (l));
-                s = buf;
-            }
-            if (ufo_desktop_label_find_ (win, s))
-                ufo_value_list_push_str (picked, s);
-        }
-        op->result = ufo_value_new_map ();
-        ufo_value_map_set (op->result, "control_labels", &picked);
-        ufo_desktop_op_finish_ (op, true, "", NULL);
-    }
-    else
-        ufo_desktop_op_finish_ (op, false, NULL, "unknown action '%s'", function);
+    s_act_dispatch (op);
     return op;
 }

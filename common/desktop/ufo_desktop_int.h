@@ -103,6 +103,8 @@ struct _ufo_desktop_t {
     uint64_t event_seq;         //  AT-SPI events seen
     char *focus_key;            //  "bus path" of the control that last reported the focus
     GHashTable *bus_event_ms;   //  bus name -> last event time (ms) as gint64*
+    GHashTable *bus_unplaced_ms;    //  bus name -> last event (ms, gint64*) from an object
+                                    //  the cache does not hold (a widget new to it)
     ufo_value_t *launchers;
     ufo_value_t *control_list;
     GArray *children;           //  pid_t we launched

@@ -116,6 +116,29 @@ s_caption_score (const int c [4], const int f [4])
     return -1;
 }
 
+//  True when a caption may name the field as far as the tree goes: it is not part of a
+//  message (an info bar, alert, notification: "notice"), and the two share a group - one of
+//  the nearest ancestors listed in their "scope" (a label in a bar of its own above an
+//  editor shares none with it). Without scopes (older recordings) only the first holds.
+static bool
+s_caption_in_scope (const ufo_value_t *caption, const ufo_value_t *field)
+{
+    if (ufo_value_map_bool (caption, "notice", false))
+        return false;
+    const ufo_value_t *a = ufo_value_map_get (caption, "scope");
+    const ufo_value_t *b = ufo_value_map_get (field, "scope");
+    if (ufo_value_type (a) != UFO_TLIST || ufo_value_type (b) != UFO_TLIST)
+        return true;
+    for (size_t i = 0; i < ufo_value_size (a); i++)
+        for (size_t k = 0; k < ufo_value_size (b); k++) {
+            const char *x = ufo_value_str (ufo_value_list_at (a, i));
+            const char *y = ufo_value_str (ufo_value_list_at (b, k));
+            if (x && y && streq (x, y))
+                return true;
+        }
+    return false;
+}
+
 typedef struct { size_t control, caption; int score; } s_pair_t;
 
 static int
@@ -193,7 +216,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         s_rect (c, "control_rect", f);
         for (size_t k = 0; k < nc; k++) {
             const ufo_value_t *cap_v = ufo_value_list_at (captions, k);
-            if (!s_usable (ufo_value_map_str (cap_v, "text", "")))
+            if (!s_usable (ufo_value_map_str (cap_v, "text", ""))
+            ||  !s_caption_in_scope (cap_v, c))
                 continue;
             int r [4];
             s_rect (cap_v, "rect", r);
@@ -290,6 +314,7 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         ufo_value_map_remove (c, "labelled_by");
         ufo_value_map_remove (c, "container");
         ufo_value_map_remove (c, "description");
+        ufo_value_map_remove (c, "scope");
         free (best [i]);
         free (final [i]);
     }

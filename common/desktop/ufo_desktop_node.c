@@ -106,8 +106,17 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
     char *key = ufo_dnode_key_ (bus, path);
     ufo_dnode_t *node = g_hash_table_lookup (desk->nodes, key);
     g_free (key);
-    if (!node)
+    if (!node) {
+        //  an object the cache does not hold: a widget added without a children-changed
+        //  event (GTK3's search bars, a page's late parts) - the next snapshot of the
+        //  application's windows re-reads the child lists it shows
+        if (desk->bus_unplaced_ms) {
+            gint64 *when = g_new (gint64, 1);
+            *when = ufo_desktop_now_ms_ ();
+            g_hash_table_replace (desk->bus_unplaced_ms, g_strdup (bus), when);
+        }
         return;
+    }
     if (streq (member, "ChildrenChanged"))
         node->kids_valid = false;
     else if (streq (member, "TextChanged"))
@@ -196,8 +205,11 @@ ufo_dnode_leaf_ (const ufo_dnode_t *node)
 {
     if ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
     &&  (ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED)
-         || (node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)))
-        return false;           //  (a GTK4 drop-down's button holds the label of its choice)
+         || (node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)
+         || (node->name && ufo_desktop_class_name (node->name))))
+        return false;           //  (a GTK4 drop-down's button holds the label of its choice,
+                                //  a GTK4 menu button - named "GtkMenuButton" - the button
+                                //  that shows the current choice, "Basic")
     switch (node->role) {
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
         case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:

@@ -426,6 +426,15 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
     ufo_dsnap_t *st = op->state;
     if (ufo_dnode_hidden_ (node, st->uses_showing))
         return;
+    if (!node->kids_valid && !ufo_dnode_leaf_ (node) && node->busy == 0
+    &&  (node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)) {
+        //  a button that turned out (by its class name, read with the details) to hold what
+        //  it shows (GTK4's menu button): its children now, then this again
+        node->stage = 2;
+        s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                     "(a(so))");
+        return;
+    }
     if (!node->extra_valid && s_offered (st, ufo_desktop_control_type_ (op->desk, node))) {
         node->extra_valid = true;
         free (node->desc);
@@ -885,6 +894,33 @@ s_combo_choice (const ufo_dnode_t *node, int depth)
     return NULL;
 }
 
+//  What a button that holds other widgets shows (GTK4's menu button: a button inside it named
+//  after the current choice, "Basic"; a class-named button's label, "π"): the first usable
+//  name of a shown label or button at most two levels below, or NULL.
+static const char *
+s_button_shows (const ufo_dnode_t *node, bool uses_showing)
+{
+    for (guint i = 0; node->kids && i < node->kids->len; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid || !kid->detail_valid || ufo_dnode_hidden_ (kid, uses_showing))
+            continue;
+        bool named = (ufo_dnode_label_role_ (kid->role) || kid->role == ATSPI_ROLE_PUSH_BUTTON
+                      || kid->role == ATSPI_ROLE_TOGGLE_BUTTON)
+                  && kid->name && kid->name [strspn (kid->name, " ")]
+                  && !ufo_desktop_class_name (kid->name);
+        if (named)
+            return kid->name;
+        for (guint k = 0; kid->kids && k < kid->kids->len; k++) {
+            const ufo_dnode_t *sub = g_ptr_array_index (kid->kids, k);
+            if (sub->valid && sub->detail_valid && !ufo_dnode_hidden_ (sub, uses_showing)
+            &&  ufo_dnode_label_role_ (sub->role) && sub->name && *sub->name
+            &&  !ufo_desktop_class_name (sub->name))
+                return sub->name;
+        }
+    }
+    return NULL;
+}
+
 //  The name of the first label at most `depth` levels below node (walked, shown), or NULL.
 static const char *
 s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
@@ -901,6 +937,45 @@ s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
             return found;
     }
     return NULL;
+}
+
+//  The groups a caption and its field share (ufo_desktop_name_controls): the object paths of
+//  a node's nearest S_SCOPE_LEVELS ancestors. A label whose groups are none of a field's (a
+//  message bar above an editor, in a box of its own) does not caption it.
+#define S_SCOPE_LEVELS 3
+static ufo_value_t *
+s_scope (const ufo_dnode_t *node)
+{
+    ufo_value_t *list = ufo_value_new_list ();
+    const ufo_dnode_t *up = node->parent;
+    for (int i = 0; up && i < S_SCOPE_LEVELS; i++, up = up->parent)
+        ufo_value_list_push_str (list, up->path);
+    return list;
+}
+
+//  True inside a message to the user - an info bar, alert, notification, status bar or
+//  tooltip - whose text is never a field's caption.
+static bool
+s_in_notice (const ufo_dnode_t *node)
+{
+    for (const ufo_dnode_t *up = node->parent; up; up = up->parent)
+        if (up->role == ATSPI_ROLE_INFO_BAR || up->role == ATSPI_ROLE_ALERT
+        ||  up->role == ATSPI_ROLE_NOTIFICATION || up->role == ATSPI_ROLE_STATUS_BAR
+        ||  up->role == ATSPI_ROLE_TOOL_TIP)
+            return true;
+    return false;
+}
+
+//  Control types that may take a caption (ufo_desktop_name.c has the same list).
+static bool
+s_captioned (const char *type)
+{
+    static const char *const types [] = { "Edit", "ComboBox", "Spinner", "CheckBox",
+                                          "RadioButton", "Document" };
+    for (size_t i = 0; type && i < UFO_ARRAY_SIZE (types); i++)
+        if (streq (type, types [i]))
+            return true;
+    return false;
 }
 
 static void
@@ -967,6 +1042,9 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_map_set_str (cap, "text", node->name);
         ufo_value_t *rect = s_rect (st, node);
         ufo_value_map_set (cap, "rect", &rect);
+        ufo_value_map_set (cap, "scope", &(ufo_value_t *) { s_scope (node) });
+        if (s_in_notice (node))
+            ufo_value_map_set_bool (cap, "notice", true);
         ufo_value_list_push (out->captions, &cap);
     }
     //  a paragraph is text to read: one with no text of its own (a row of a form, whose
@@ -1002,6 +1080,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
             shown = chosen;         //  a web page's select: its selected option
         else if ((!shown || !*shown) && node->role == ATSPI_ROLE_COMBO_BOX)
             shown = s_shown_label (node, 6, st->uses_showing);    //  a GTK4 drop-down's selection
+        else if ((!shown || !*shown) && !ufo_dnode_leaf_ (node)
+             &&  (node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
+             &&  !ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED))
+            shown = s_button_shows (node, st->uses_showing);     //  a GTK4 menu button's choice
         ufo_value_t *value = ufo_dnode_excerpt_ (shown, op->desk->text_excerpt);
         ufo_value_map_set (c, "value", &value);
         ufo_value_t *states = ufo_dnode_states_value_ (node);
@@ -1015,6 +1097,8 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         const char *in = s_container (node);
         if (*in)
             ufo_value_map_set_str (c, "container", in);
+        if (s_captioned (type))
+            ufo_value_map_set (c, "scope", &(ufo_value_t *) { s_scope (node) });
         ufo_dlabel_t *l = ufo_calloc (1, sizeof (*l));
         l->index = ufo_value_size (out->controls);
         char *key = ufo_dnode_key_ (node->bus, node->path);
@@ -1221,6 +1305,17 @@ s_stale_layout (ufo_dnode_t *node)
         s_stale_layout (g_ptr_array_index (node->kids, i));
 }
 
+//  The child lists of what is cached are read again (of the nodes a snapshot shows: hidden
+//  ones are not read); children already known keep what was read of them.
+static void
+s_stale_kids (ufo_dnode_t *node)
+{
+    if (!ufo_dnode_leaf_ (node))
+        node->kids_valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_stale_kids (g_ptr_array_index (node->kids, i));
+}
+
 //  After an event from the application: extents that could not be read (no size yet, a
 //  failed call) are read again, once (not pass after pass: a control may never have a
 //  size), and so is the text of paragraphs.
@@ -1311,6 +1406,12 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         gint64 *last = g_hash_table_lookup (self->bus_event_ms, win->root->bus);
         if (!win->uses_showing && last && *last >= win->snap_ms)
             s_stale_layout (win->root);
+        //  other toolkits: when an object the cache does not hold sent an event since the
+        //  last snapshot (a widget added without children-changed: GTK3's search bar, a
+        //  web page's late heading), the child lists of what is shown are read again
+        gint64 *unplaced = g_hash_table_lookup (self->bus_unplaced_ms, win->root->bus);
+        if (win->uses_showing && unplaced && *unplaced >= win->snap_ms)
+            s_stale_kids (win->root);
         //  extents that could not be read are tried again once the application has done
         //  something (an unchanged window still costs no call)
         if (last && *last >= win->snap_ms)
