@@ -251,7 +251,7 @@ s_run_session (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *args,
     ufo_llm_override_t override;        //  this session's model, checked as `ufo run` checks it
     ufo_error_t oerr;
     if (ufo_llm_override_from_value (ufo_value_map_get (args, "model"), &override, &oerr)) {
-        s_tool_result (id, oerr.message, NULL, true);
+        ufo_mcps_tool_result (id, oerr.message, NULL, true);
         return;
     }
     ufo_buf_t text;
