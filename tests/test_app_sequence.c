@@ -108,14 +108,14 @@ UFO_TEST (test_sequence_stops_when_window_changes)
     const char *config = afx_config ("\"ACTION_SEQUENCE\": true, \"SLEEP_TIME\": 1");
     const char *file = afx_subtask ("s-seq-win", "Open a file", xid, "", "");
     ufo_value_t *lines = NULL;
-    CHECK_INT (s_run (config, file, &lines), 0);
+    CHECK_INT (afx_run_subtask (config, file, RUN_MS, &lines), 0);
     const ufo_value_t *result = afx_result (lines);
     REQUIRE (result);
     CHECK_STR (ufo_value_map_str (result, "status", ""), "FINISH");
     CHECK_STR (ufo_value_map_str (result, "comment", ""), "Stopped as a dialog opened.");
     ufo_value_destroy (&lines);
     CHECK_INT (afx_llm_requests (), 2);
-    ufo_value_t *resp = s_log ("s-seq-win", "response.log");
+    ufo_value_t *resp = afx_log ("s-seq-win", "response.log");
     REQUIRE (ufo_value_size (resp) == 2);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 0), "Function", ""), "keyboard_input");
     //  the second step is the model's answer to the stop, not the queued typing
