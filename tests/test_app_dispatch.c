@@ -5,7 +5,8 @@
     recorded on the blackboard instead of repeating them. Through a proxy that holds the
     broker's blackboard replies (tests/tools/ufo_test_proxy.c): the AppAgent opens one
     connection, keeps heartbeating while its board read waits (the broker does not requeue
-    its subtask), and acts on a cancel sent meanwhile. */
+    its subtask), and acts on a cancel sent meanwhile; board writes the broker refuses are
+    logged and reported in the subtask's result. */
 #include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
@@ -364,6 +365,20 @@ s_task_state (ufo_tasks_t *tasks, const char *id, char state [32], int64_t *atte
     ufo_value_destroy (&t);
 }
 
+//  Starts ufo-test-proxy in front of the broker with one option (name, value).
+static pid_t
+s_start_proxy (const char *front, const char *stats, const char *opt, const char *value)
+{
+    char bin [600];
+    snprintf (bin, sizeof bin, "%s/tests/ufo-test-proxy", afx_build ());
+    pid_t proxy = fork ();
+    if (proxy == 0) {
+        execl (bin, bin, "--front", front, "--back", afx_.broker.cmd, opt, value, "--stats", stats, (char *) NULL);
+        _exit (127);
+    }
+    return proxy;
+}
+
 UFO_TEST (test_slow_board_reply)
 {
     int pid = 0;
@@ -371,18 +386,12 @@ UFO_TEST (test_slow_board_reply)
     int64_t xid = afx_mousepad (&pid, &label);
     REQUIRE (xid);
     REQUIRE (afx_llm_start ("type_text.json") == 0);
-    char front [400], hold [400], stats [400], bin [600];
+    char front [400], hold [400], stats [400];
     snprintf (front, sizeof front, "ipc://%s/proxy", afx_.broker.dir);
     snprintf (hold, sizeof hold, "%s/hold", afx_.broker.dir);
     snprintf (stats, sizeof stats, "%s/proxy.stats", afx_.broker.dir);
-    snprintf (bin, sizeof bin, "%s/tests/ufo-test-proxy", afx_build ());
     afx_write (hold, "hold blackboard replies while this file exists\n");
-    pid_t proxy = fork ();
-    if (proxy == 0) {
-        execl (bin, bin, "--front", front, "--back", afx_.broker.cmd, "--hold-file", hold, "--stats", stats,
-               (char *) NULL);
-        _exit (127);
-    }
+    pid_t proxy = s_start_proxy (front, stats, "--hold-file", hold);
     int connections = -1, held = -1, released = -1;
     WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released), 10000);
     REQUIRE (connections == 0);
@@ -429,6 +438,44 @@ UFO_TEST (test_slow_board_reply)
     afx_mousepad_kill (pid, xid);
 }
 
+//  Board writes the broker refuses (the proxy answers every bb.add with an error): the
+//  subtask goes on without waiting for them, and its result names them in board_errors.
+UFO_TEST (test_failed_board_write)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("type_text.json") == 0);
+    char front [400], stats [400];
+    snprintf (front, sizeof front, "ipc://%s/proxy-fail", afx_.broker.dir);
+    snprintf (stats, sizeof stats, "%s/proxy-fail.stats", afx_.broker.dir);
+    pid_t proxy = s_start_proxy (front, stats, "--fail-prefix", "bb.add");
+    int connections = -1, held = -1, released = -1;
+    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released), 10000);
+    s_apps [0] = s_start_app_at (s_config (), 0, front);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *body = s_body (afx_subtask ("d-fail", "Type 'Hello failed board'", xid, "", ""));
+    char id [33];
+    REQUIRE (s_submit (tasks, &body, id) == 0);
+    ufo_value_t *result = s_follow (tasks, id, NULL, NULL);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "done");
+    const ufo_value_t *rb = ufo_value_map_get (result, "body");
+    const ufo_value_t *errors = ufo_value_map_get (rb, "board_errors");
+    CHECK (ufo_value_size (errors) >= 1);
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (errors, 0)), "refused by the test proxy");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (errors, 0)), "d-fail/trajectories");
+    CHECK_INT (s_trajectories ("d-fail"), 0);      //  nothing reached the board
+    ufo_value_destroy (&result);
+    ufo_tasks_destroy (&tasks);
+    s_stop_app (&s_apps [0]);
+    kill (proxy, SIGTERM);
+    CHECK (ufo_wait_exit (proxy, 10000) >= 0);
+    afx_mousepad_kill (pid, xid);
+}
+
 int
 main (void)
 {
@@ -442,6 +489,7 @@ main (void)
     AFX_RUN (test_killed_worker_resumes);
     AFX_RUN (test_finished_worker_resumes_without_model);
     AFX_RUN (test_slow_board_reply);
+    AFX_RUN (test_failed_board_write);
     s_stop_app (&s_apps [0]);
     s_stop_app (&s_apps [1]);
     afx_teardown ();

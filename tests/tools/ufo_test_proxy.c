@@ -1,19 +1,24 @@
 /*  ufo_test_proxy.c - a proxy between agents and the broker's command endpoint, for tests
     that need a slow blackboard reply or the number of connections a process opens.
 
-    ufo-test-proxy --front EP --back EP [--prefix bb.] [--hold-file PATH] --stats PATH
+    ufo-test-proxy --front EP --back EP [--prefix bb.] [--hold-file PATH] [--fail-prefix T]
+                   --stats PATH
 
     Binds a ROUTER on --front; every peer that connects gets a DEALER of its own to --back
     with the peer's routing id, so the broker sees each agent as it would without the proxy.
     Frames go through unchanged. While PATH (--hold-file) exists, the replies to requests
     whose envelope type starts with --prefix (default "bb.") are held back; every other
     message (heartbeats, tasks, cancels) passes at once. When the file goes, the held
-    replies are sent, in order. --stats is rewritten on every change:
+    replies are sent, in order. Requests whose type starts with --fail-prefix (e.g. bb.add)
+    are not passed on: the proxy answers them with an error reply (code "unavailable"), as a
+    broker that cannot write would. --stats is rewritten on every change:
       "connections N\nheld N\nreleased N\n"
     connections: accepted front connections now open (ZeroMQ socket monitor), held: replies
     held now, released: replies held and then sent. SIGTERM ends it. */
 #include "ufo_prelude.h"
+#include "ufo_buf.h"
 #include "ufo_msg.h"
+#include "ufo_value.h"
 #include <czmq.h>
 
 #define S_MAX_PEERS 64
@@ -73,13 +78,14 @@ s_head (zframe_t *frame, ufo_msg_head_t *head)
 int
 main (int argc, char **argv)
 {
-    const char *front_ep = NULL, *back_ep = NULL, *prefix = "bb.", *hold = NULL, *stats = NULL;
+    const char *front_ep = NULL, *back_ep = NULL, *prefix = "bb.", *hold = NULL, *stats = NULL, *fail = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp (argv [i], "--front")) front_ep = argv [i + 1];
         else if (!strcmp (argv [i], "--back")) back_ep = argv [i + 1];
         else if (!strcmp (argv [i], "--prefix")) prefix = argv [i + 1];
         else if (!strcmp (argv [i], "--hold-file")) hold = argv [i + 1];
         else if (!strcmp (argv [i], "--stats")) stats = argv [i + 1];
+        else if (!strcmp (argv [i], "--fail-prefix")) fail = argv [i + 1];
     }
     if (!front_ep || !back_ep || !stats) {
         fprintf (stderr, "usage: ufo-test-proxy --front EP --back EP [--prefix P] [--hold-file F] --stats F\n");
@@ -136,6 +142,26 @@ main (int argc, char **argv)
                 zframe_t *id = zmsg_pop (msg);
                 s_peer_t *p = id ? s_peer (id, back_ep) : NULL;
                 ufo_msg_head_t head;
+                if (p && fail && s_head (zmsg_first (msg), &head) && strncmp (head.type, fail, strlen (fail)) == 0) {
+                    ufo_msg_t *reply = ufo_msg_new ("error");
+                    ufo_msg_set_id (reply, head.id);
+                    ufo_msg_set_sender (reply, "ufo-test-proxy");
+                    ufo_value_t *body = ufo_value_new_map ();
+                    ufo_value_map_set_str (body, "code", "unavailable");
+                    ufo_value_map_set_str (body, "message", "refused by the test proxy");
+                    ufo_msg_set_body (reply, &body);
+                    ufo_buf_t buf = { 0 };
+                    ufo_msg_encode (reply, &buf);
+                    ufo_msg_destroy (&reply);
+                    zmsg_t *out = zmsg_new ();
+                    zmsg_addmem (out, zframe_data (id), zframe_size (id));
+                    zmsg_addmem (out, buf.data, buf.len);
+                    ufo_buf_free (&buf);
+                    zmsg_send (&out, front);
+                    zframe_destroy (&id);
+                    zmsg_destroy (&msg);
+                    continue;
+                }
                 if (p && hold && access (hold, F_OK) == 0 && s_head (zmsg_first (msg), &head)
                 &&  strncmp (head.type, prefix, strlen (prefix)) == 0)
                     zlistx_add_end (p->held_ids, strdup (head.id));
