@@ -38,6 +38,7 @@ typedef struct {
     void *frame;                            //  until sent
     size_t frame_len;
     bool sent;
+    bool forgotten;                         //  ufo_conn_call_forget: no callback, no log line
     int64_t deadline;                       //  monotonic ms
     ufo_conn_call_fn *fn;
     void *arg;
@@ -480,7 +481,7 @@ s_call_end (ufo_conn_t *self, size_t i, bool ok, ufo_value_t **body_p, const voi
     if (c.fn)
         c.fn (c.arg, &reply);
     else
-    if (!ok)
+    if (!ok && !c.forgotten)
         ufo_warn ("%s: %s", self->name, reply.err.message);
     s_call_free (&c);
 }
@@ -1062,8 +1063,10 @@ ufo_conn_call_forget (ufo_conn_t *self, uint64_t id)
                 memmove (self->calls + i, self->calls + i + 1, (self->ncalls - i - 1) * sizeof *self->calls);
                 self->ncalls--;
             }
-            else                        //  its reply is dropped like a late one
+            else {                      //  its reply is dropped like a late one
                 self->calls [i].arg = NULL;
+                self->calls [i].forgotten = true;
+            }
             break;
         }
 }
