@@ -1,110 +1,23 @@
 /*  ufo_conn.c - the one broker connection of an agent process (ufo_conn.h): the worker
-    side, the submitter side and blackboard calls over one link (dispatch_private.h),
-    served by the caller's ufo_loop. */
+    side and the submitter side over one link (dispatch_private.h), the loop source that
+    serves it, its life cycle. Blackboard calls: ufo_conn_call.c; shared state: ufo_conn_int.h. */
 #include "ufo_prelude.h"
 #include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_log.h"
 #include "ufo_msg.h"
 #include "ufo_value.h"
-#include "ufo_board.h"
-#include "ufo_buf.h"
 #include "ufo_task_proto.h"
 #include "ufo_conn.h"
 #include "dispatch_private.h"
+#include "ufo_conn_int.h"
 #include "ufo_loop.h"
 #include <czmq.h>
-
-#define S_CALL_TIMEOUT_MS 10000
-#define S_CALL_ID 24
-
-typedef struct {
-    char id [UFO_TASK_ID_MAX + 1];
-    int64_t attempt;
-    int64_t progress_n;
-} s_running_t;
-
-typedef struct {
-    char id [UFO_TASK_ID_MAX + 1];          //  the submitter's id (what the caller holds)
-    char broker_id [UFO_TASK_ID_MAX + 1];   //  the broker's (differs after an idempotency match)
-    bool accepted;
-} s_open_t;
-
-typedef struct {
-    uint64_t id;
-    char wire_id [S_CALL_ID];               //  "b<id>"
-    char *type;
-    ufo_value_t *body;                      //  until sent
-    void *frame;                            //  until sent
-    size_t frame_len;
-    bool sent;
-    bool forgotten;                         //  ufo_conn_call_forget: no callback, no log line
-    int64_t deadline;                       //  monotonic ms
-    ufo_conn_call_fn *fn;
-    void *arg;
-} s_call_t;
-
-struct _ufo_conn_t {
-    ufo_loop_t *loop;
-    ufo_link_t *link;
-    int source_id;
-    int wait_ms;
-    bool news;                              //  a callback ran in this turn's service: end the turn
-    ufo_conn_fn *on_event;
-    void *on_event_arg;
-    ufo_value_t *pending;                   //  events not yet handed to on_event
-    char endpoint [512];
-    char *server_key, *cert_path;
-    char name [UFO_TASK_NAME_MAX + 1];
-    char rid [64];
-    int ivl_ms, liveness, call_timeout_ms;
-    bool was_connected;
-    uint64_t heartbeats;
-    //  worker side
-    bool worker;
-    char wid [33];
-    char service [UFO_TASK_NAME_MAX + 1];
-    char device [UFO_TASK_NAME_MAX + 1];
-    bool has_device;
-    int capacity;
-    s_running_t *tasks;                     //  delivered, not completed (as the link sees them)
-    size_t ntasks, cap_tasks;
-    char **running;                         //  delivered to the caller and not completed by it
-    size_t nrunning, cap_running;
-    //  submitter side
-    char cid [33];
-    bool client_used;                       //  something was submitted: keep the client alive
-    s_open_t *open;                         //  tasks without a result yet
-    size_t nopen, cap_open;
-    char **known;                           //  ids submitted through this connection
-    size_t nknown, cap_known;
-    //  blackboard calls, in the order they were made
-    s_call_t *calls;
-    size_t ncalls, cap_calls;
-    uint64_t call_counter;
-    struct s_snap_t_ *snaps;                //  ufo_conn_snapshot reads in progress
-};
-
 static void s_emit (ufo_conn_t *self, ufo_value_t **ev_p);
-
-//  A ufo_conn_snapshot read in progress.
-typedef struct s_snap_t_ {
-    struct s_snap_t_ *next;
-    ufo_conn_t *conn;
-    uint64_t id;                        //  of the snapshot call (what the caller holds)
-    bool forgotten;
-    ufo_value_t *reply;                 //  the snapshot reply, being filled
-    size_t waiting;                     //  blob.get calls out
-    uint64_t *gets;                     //  their ids
-    size_t ngets;
-    int timeout_ms;
-    ufo_conn_call_fn *fn;
-    void *arg;
-} s_snap_t;
 
 //  --- Worker side (the link's handler) -----------------------------------------------------
 
-static s_running_t *
+static conn_running_t *
 s_task_find (ufo_conn_t *self, const char *id)
 {
     for (size_t i = 0; i < self->ntasks; i++)
@@ -230,14 +143,12 @@ s_on_registered (void *owner, const ufo_value_t *body)
     }
 }
 
-static void s_calls_fail_sent (ufo_conn_t *self, int code, const char *message);
-
 static void
 s_on_down (void *owner)
 {
     ufo_conn_t *self = owner;
     //  the socket is gone: calls sent on it get no reply
-    s_calls_fail_sent (self, UFO_E_IO, "the connection to the broker was lost (the request may or may "
+    conn_calls_fail_sent (self, UFO_E_IO, "the connection to the broker was lost (the request may or may "
                        "not have been applied)");
     if (self->was_connected) {
         self->was_connected = false;
@@ -255,7 +166,7 @@ s_on_worker_message (ufo_conn_t *self, const char *type, const ufo_value_t *body
     }
     if (strcmp (type, "task.assign") == 0) {
         int64_t attempt = ufo_value_map_int (body, "attempt", 1);
-        s_running_t *t = s_task_find (self, id);
+        conn_running_t *t = s_task_find (self, id);
         if (t && t->attempt == attempt)
             return;                 //  delivered twice
         if (!t) {
@@ -290,7 +201,7 @@ s_on_worker_message (ufo_conn_t *self, const char *type, const ufo_value_t *body
 
 //  --- Submitter side --------------------------------------------------------------------------
 
-static s_open_t *
+static conn_open_t *
 s_open_find (ufo_conn_t *self, const char *id, bool broker)
 {
     for (size_t i = 0; id && i < self->nopen; i++)
@@ -300,7 +211,7 @@ s_open_find (ufo_conn_t *self, const char *id, bool broker)
 }
 
 static void
-s_emit_result (ufo_conn_t *self, s_open_t *o, const char *status, const char *reason, int64_t attempts,
+s_emit_result (ufo_conn_t *self, conn_open_t *o, const char *status, const char *reason, int64_t attempts,
                const ufo_value_t *body)
 {
     ufo_value_t *ev = ufo_value_new_map ();
@@ -324,7 +235,7 @@ s_on_client_message (ufo_conn_t *self, const char *type, const ufo_value_t *body
     const char *broker_id = ufo_value_map_str (body, "task", "");
     bool progress = strcmp (type, "task.progress") == 0;
     for (size_t i = 0; i < self->nopen;) {
-        s_open_t *o = &self->open [i];
+        conn_open_t *o = &self->open [i];
         if (strcmp (o->broker_id, broker_id) != 0) {
             i++;
             continue;
@@ -370,7 +281,7 @@ s_on_worker_reply (ufo_conn_t *self, const char *tag, const char *type, bool ok,
     const char *colon = tag ? strchr (tag, ':') : NULL;
     const char *id = colon ? colon + 1 : "?";
     if (strcmp (type, "task.complete") == 0 && colon) {
-        s_running_t *t = s_task_find (self, id);
+        conn_running_t *t = s_task_find (self, id);
         if (t && t->attempt == attempt)
             s_task_drop (self, id);
         if (ok && !ufo_value_map_bool (body, "accepted", true))
@@ -401,7 +312,7 @@ s_on_reply (void *owner, const char *tag, const char *type, bool ok, const ufo_v
         return;
     }
     if (strncmp (tag, "S:", 2) == 0) {
-        s_open_t *o = s_open_find (self, tag + 2, false);
+        conn_open_t *o = s_open_find (self, tag + 2, false);
         const char *state = ufo_value_map_str (body, "state", "");
         if (o && ok && (strcmp (state, "done") == 0 || strcmp (state, "failed") == 0
                         || strcmp (state, "cancelled") == 0))
@@ -409,7 +320,7 @@ s_on_reply (void *owner, const char *tag, const char *type, bool ok, const ufo_v
                            ufo_value_map_int (body, "attempts", 0), ufo_value_map_get (body, "result"));
         return;
     }
-    s_open_t *o = s_open_find (self, tag, false);
+    conn_open_t *o = s_open_find (self, tag, false);
     if (strcmp (type, "task.submit") == 0 && !o && ok) {
         //  the result came first (a task that ran on this very connection, or an ended
         //  duplicate): the acceptance is still news
@@ -452,121 +363,6 @@ s_on_reply (void *owner, const char *tag, const char *type, bool ok, const ufo_v
     }
 }
 
-//  --- Blackboard calls --------------------------------------------------------------------------
-
-static void
-s_call_free (s_call_t *c)
-{
-    free (c->type);
-    ufo_value_destroy (&c->body);
-    free (c->frame);
-    c->type = NULL;
-    c->frame = NULL;
-}
-
-//  Removes call i from the table and runs its callback with the outcome (the callback may
-//  make new calls).
-static void
-s_call_end (ufo_conn_t *self, size_t i, bool ok, ufo_value_t **body_p, const void *data, size_t len,
-            int code, const char *message)
-{
-    s_call_t c = self->calls [i];
-    memmove (self->calls + i, self->calls + i + 1, (self->ncalls - i - 1) * sizeof *self->calls);
-    self->ncalls--;
-    ufo_conn_reply_t reply = { .id = c.id, .ok = ok, .body_p = ok ? body_p : NULL, .data = data, .len = len };
-    ufo_error_clear (&reply.err);
-    if (!ok)
-        ufo_error_set (&reply.err, code, "%s: %s", c.type, message);
-    self->news = true;
-    if (c.fn)
-        c.fn (c.arg, &reply);
-    else
-    if (!ok && !c.forgotten)
-        ufo_warn ("%s: %s", self->name, reply.err.message);
-    s_call_free (&c);
-}
-
-static void
-s_on_call (void *owner, const char *id, bool ok, ufo_value_t **body_p, const void *data, size_t len)
-{
-    ufo_conn_t *self = owner;
-    for (size_t i = 0; i < self->ncalls; i++)
-        if (self->calls [i].sent && strcmp (self->calls [i].wire_id, id) == 0) {
-            if (ok)
-                s_call_end (self, i, true, body_p, data, len, 0, NULL);
-            else {
-                const char *code = ufo_value_map_str (*body_p, "code", "internal");
-                int value = UFO_E_INTERNAL;
-                for (int k = 1; k < UFO_E_COUNT; k++)
-                    if (strcmp (ufo_errcode_name (k), code) == 0)
-                        value = k;
-                char message [512];
-                snprintf (message, sizeof message, "broker: %s", ufo_value_map_str (*body_p, "message", "error"));
-                s_call_end (self, i, false, NULL, NULL, 0, value, message);
-            }
-            return;
-        }
-    ufo_info ("%s: late reply to blackboard call %s (timed out or forgotten) dropped", self->name, id);
-}
-
-static void
-s_calls_fail_sent (ufo_conn_t *self, int code, const char *message)
-{
-    for (size_t i = 0; i < self->ncalls;)
-        if (self->calls [i].sent)
-            s_call_end (self, i, false, NULL, NULL, 0, code, message);
-        else
-            i++;
-}
-
-//  Sends what waits, in order: a call that cannot go holds back those after it.
-static void
-s_calls_send (ufo_conn_t *self)
-{
-    for (size_t i = 0; i < self->ncalls; i++) {
-        s_call_t *c = &self->calls [i];
-        if (c->sent)
-            continue;
-        if (!ufo_link_send_call (self->link, c->type, c->wire_id, c->body, c->frame, c->frame_len))
-            break;
-        c->sent = true;
-        ufo_value_destroy (&c->body);
-        free (c->frame);
-        c->frame = NULL;
-    }
-}
-
-//  Sends what waits, ends calls whose time is up. Returns ms until the nearest call
-//  deadline (-1: none).
-static int
-s_calls_service (ufo_conn_t *self)
-{
-    s_calls_send (self);
-    int64_t now = ufo_time_mono_ms ();
-    for (size_t i = 0; i < self->ncalls;) {
-        if (self->calls [i].deadline <= now) {
-            char message [160];
-            snprintf (message, sizeof message, "no reply from the broker in time%s",
-                      self->calls [i].sent ? "" : " (not sent: no connection)");
-            s_call_end (self, i, false, NULL, NULL, 0, UFO_E_TIMEOUT, message);
-            i = 0;                      //  the callback may have changed the table
-            continue;
-        }
-        i++;
-    }
-    int wait = -1;
-    now = ufo_time_mono_ms ();
-    for (size_t i = 0; i < self->ncalls; i++) {
-        int64_t left = self->calls [i].deadline - now;
-        if (!self->calls [i].sent && ufo_link_socket (self->link))
-            left = left > 10 ? 10 : left;       //  the socket was full: try again soon
-        int l = left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int) left;
-        if (wait < 0 || l < wait)
-            wait = l;
-    }
-    return wait;
-}
-
 //  --- The loop source -------------------------------------------------------------------------
 
 static void
@@ -593,11 +389,11 @@ s_track (ufo_conn_t *self, const ufo_value_t *ev)
 }
 
 //  The link (socket, timers, outbox) and the calls, without handing events on.
-static int
-s_service_io (ufo_conn_t *self)
+int
+conn_service_io (ufo_conn_t *self)
 {
     int wait = ufo_link_service (self->link);
-    int calls = s_calls_service (self);
+    int calls = conn_calls_service (self);
     return calls >= 0 && calls < wait ? calls : wait;
 }
 
@@ -620,7 +416,7 @@ static void
 s_loop_service (void *arg)
 {
     ufo_conn_t *self = arg;
-    self->wait_ms = s_service_io (self);
+    self->wait_ms = conn_service_io (self);
     s_deliver (self);
 }
 
@@ -645,7 +441,7 @@ s_loop_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
 {
     ufo_conn_t *self = arg;
     if (n > 0 && (items [0].revents & UFO_LOOP_IN)) {
-        self->wait_ms = s_service_io (self);
+        self->wait_ms = conn_service_io (self);
         s_deliver (self);
         self->news = false;
     }
@@ -653,10 +449,10 @@ s_loop_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
 
 //  Serves the connection alone for at most max_ms (the blocking helpers): one poll of the
 //  socket, then the link and the calls.
-static void
-s_serve_once (ufo_conn_t *self, int max_ms)
+void
+conn_serve_once (ufo_conn_t *self, int max_ms)
 {
-    int wait = s_service_io (self);
+    int wait = conn_service_io (self);
     if (wait < 0 || wait > max_ms)
         wait = max_ms;
     void *dealer = ufo_link_socket (self->link);
@@ -666,7 +462,7 @@ s_serve_once (ufo_conn_t *self, int max_ms)
     else
     if (wait > 0)
         zclock_sleep (wait);            //  no socket while reconnecting: its backoff is the wait
-    s_service_io (self);
+    conn_service_io (self);
 }
 
 //  --- Life cycle ---------------------------------------------------------------------------------
@@ -722,17 +518,15 @@ ufo_conn_new (const ufo_conn_config_t *config, ufo_loop_t *loop, ufo_conn_fn *on
         ufo_link_default_name (self->name, sizeof self->name, self->worker ? config->service : "client");
     snprintf (self->rid, sizeof self->rid, "%s-%s", self->worker ? "w" : "c", self->worker ? self->wid : self->cid);
     ufo_link_handler_t handler = { self, s_make_register, s_make_heartbeat, s_on_registered, s_on_down,
-                                   s_on_message, s_on_reply, s_on_call };
+                                   s_on_message, s_on_reply, conn_on_call };
     self->link = ufo_link_new (self->endpoint, self->rid, self->ivl_ms, self->liveness, self->server_key,
                                self->cert_path, &handler);
     ufo_loop_source_t src = { s_loop_service, s_loop_items, s_loop_dispatch };
     self->source_id = ufo_loop_source_add (loop, &src, self);
     //  connect now: czmq is started (and has set its signal handlers) when this returns
-    self->wait_ms = s_service_io (self);
+    self->wait_ms = conn_service_io (self);
     return self;
 }
-
-static void s_snaps_free (ufo_conn_t *self);
 
 void
 ufo_conn_destroy (ufo_conn_t **self_p)
@@ -747,16 +541,7 @@ ufo_conn_destroy (ufo_conn_t **self_p)
         ufo_link_queue (self->link, "worker.leave", &body, NULL);
     }
     ufo_conn_flush (self, 1000);
-    for (s_snap_t *s = self->snaps; s; s = s->next)
-        if (!s->forgotten && s->reply && s->fn) {     //  fetching its screenshots: cancelled
-            ufo_conn_reply_t reply = { .id = s->id, .ok = false };
-            ufo_error_set (&reply.err, UFO_E_CANCELLED, "bb.snapshot: the connection was closed");
-            s->fn (s->arg, &reply);
-            s->forgotten = true;
-        }
-    while (self->ncalls > 0)
-        s_call_end (self, 0, false, NULL, NULL, 0, UFO_E_CANCELLED, "the connection was closed");
-    s_snaps_free (self);
+    conn_calls_close (self);
     ufo_link_destroy (&self->link);
     ufo_value_destroy (&self->pending);
     free (self->server_key);
@@ -803,7 +588,7 @@ s_running_index (ufo_conn_t *self, const char *id)
 static void
 s_worker_send (ufo_conn_t *self, bool progress, const char *id, const char *status, ufo_value_t **payload_p)
 {
-    s_running_t *t = s_task_find (self, id);
+    conn_running_t *t = s_task_find (self, id);
     if (!t) {
         ufo_value_destroy (payload_p);
         return;
@@ -939,7 +724,7 @@ ufo_conn_submit (ufo_conn_t *self, ufo_value_t **spec_p, char id_out [33], ufo_e
         self->cap_open = self->cap_open ? self->cap_open * 2 : 16;
         self->open = ufo_realloc (self->open, self->cap_open * sizeof *self->open);
     }
-    s_open_t *o = &self->open [self->nopen++];
+    conn_open_t *o = &self->open [self->nopen++];
     memset (o, 0, sizeof *o);
     snprintf (o->id, sizeof o->id, "%s", id);
     snprintf (o->broker_id, sizeof o->broker_id, "%s", id);
@@ -971,7 +756,7 @@ ufo_conn_input (ufo_conn_t *self, const char *task_id, ufo_value_t **body_p)
         ufo_value_destroy (body_p);
         return -1;
     }
-    s_open_t *o = s_open_find (self, task_id, false);
+    conn_open_t *o = s_open_find (self, task_id, false);
     ufo_value_t *req = ufo_value_new_map ();
     ufo_value_map_set_str (req, "client", self->cid);
     ufo_value_map_set_str (req, "task", o ? o->broker_id : task_id);
@@ -989,7 +774,7 @@ ufo_conn_cancel (ufo_conn_t *self, const char *task_id)
     assert (self);
     if (!ufo_task_id_valid (task_id))
         return -1;
-    s_open_t *o = s_open_find (self, task_id, false);
+    conn_open_t *o = s_open_find (self, task_id, false);
     ufo_value_t *req = ufo_value_new_map ();
     ufo_value_map_set_str (req, "client", self->cid);
     ufo_value_map_set_str (req, "task", o ? o->broker_id : task_id);
@@ -1001,268 +786,8 @@ uint64_t
 ufo_conn_fetch (ufo_conn_t *self, const char *task_id, int timeout_ms, ufo_conn_call_fn *fn, void *arg)
 {
     assert (self && task_id);
-    s_open_t *o = s_open_find (self, task_id, false);
+    conn_open_t *o = s_open_find (self, task_id, false);
     ufo_value_t *q = ufo_value_new_map ();
     ufo_value_map_set_str (q, "task", o ? o->broker_id : task_id);
     return ufo_conn_call (self, "task.fetch", &q, NULL, 0, timeout_ms, fn, arg);
-}
-
-//  --- Blackboard call API ----------------------------------------------------------------------------
-
-uint64_t
-ufo_conn_call (ufo_conn_t *self, const char *type, ufo_value_t **body_p, const void *frame, size_t frame_len,
-               int timeout_ms, ufo_conn_call_fn *fn, void *arg)
-{
-    assert (self && type);
-    if (self->ncalls == self->cap_calls) {
-        self->cap_calls = self->cap_calls ? self->cap_calls * 2 : 16;
-        self->calls = ufo_realloc (self->calls, self->cap_calls * sizeof *self->calls);
-    }
-    s_call_t *c = &self->calls [self->ncalls++];
-    memset (c, 0, sizeof *c);
-    c->id = ++self->call_counter;
-    snprintf (c->wire_id, sizeof c->wire_id, "b%" PRIu64, c->id);
-    c->type = ufo_strdup (type);
-    c->body = body_p && *body_p ? *body_p : ufo_value_new_map ();
-    if (body_p)
-        *body_p = NULL;
-    if (frame) {
-        c->frame = ufo_malloc (frame_len ? frame_len : 1);
-        memcpy (c->frame, frame, frame_len);
-        c->frame_len = frame_len;
-    }
-    c->deadline = ufo_time_mono_ms () + (timeout_ms > 0 ? timeout_ms : self->call_timeout_ms);
-    c->fn = fn;
-    c->arg = arg;
-    uint64_t id = c->id;
-    int timeout = (int) (c->deadline - ufo_time_mono_ms ());
-    //  out at once when the socket takes it (keeps the order: earlier unsent calls go first)
-    s_calls_send (self);
-    if (self->calls [self->ncalls - 1].id == id && !self->calls [self->ncalls - 1].sent)
-        timeout = 10;                   //  not out yet: try again soon
-    if (timeout < self->wait_ms || self->wait_ms < 0)
-        self->wait_ms = timeout < 0 ? 0 : timeout;
-    return id;
-}
-
-void
-ufo_conn_call_forget (ufo_conn_t *self, uint64_t id)
-{
-    assert (self);
-    for (struct s_snap_t_ *s = self->snaps; s; s = s->next)
-        if (s->id == id) {
-            s->forgotten = true;        //  its calls finish and free it
-            return;
-        }
-    for (size_t i = 0; i < self->ncalls; i++)
-        if (self->calls [i].id == id) {
-            self->calls [i].fn = NULL;
-            //  a forgotten call that is not out yet need not go at all
-            if (!self->calls [i].sent) {
-                s_call_free (&self->calls [i]);
-                memmove (self->calls + i, self->calls + i + 1, (self->ncalls - i - 1) * sizeof *self->calls);
-                self->ncalls--;
-            }
-            else {                      //  its reply is dropped like a late one
-                self->calls [i].arg = NULL;
-                self->calls [i].forgotten = true;
-            }
-            break;
-        }
-}
-
-size_t
-ufo_conn_calls_pending (ufo_conn_t *self)
-{
-    assert (self);
-    return self->ncalls;
-}
-
-typedef struct {
-    bool done;
-    ufo_value_t *body;
-    char *data;
-    size_t len;
-    ufo_error_t err;
-} s_wait_t;
-
-static void
-s_on_wait (void *arg, ufo_conn_reply_t *reply)
-{
-    s_wait_t *w = arg;
-    w->done = true;
-    if (reply->ok) {
-        w->body = *reply->body_p;
-        *reply->body_p = NULL;
-        if (reply->data) {
-            w->data = ufo_malloc (reply->len + 1);
-            memcpy (w->data, reply->data, reply->len);
-            w->data [reply->len] = 0;
-            w->len = reply->len;
-        }
-    }
-    else
-        w->err = reply->err;
-}
-
-ufo_value_t *
-ufo_conn_call_wait (ufo_conn_t *self, const char *type, ufo_value_t **body_p, const void *frame,
-                    size_t frame_len, int timeout_ms, char **data_p, size_t *len_p, ufo_error_t *err)
-{
-    assert (self && type);
-    s_wait_t w = { 0 };
-    ufo_conn_call (self, type, body_p, frame, frame_len, timeout_ms, s_on_wait, &w);
-    //  the call's own deadline ends it (with UFO_E_TIMEOUT) at the latest
-    while (!w.done)
-        s_serve_once (self, 1000);
-    if (!w.body) {
-        if (err)
-            *err = w.err;
-        return NULL;
-    }
-    if (data_p) {
-        *data_p = w.data;
-        if (len_p)
-            *len_p = w.len;
-    }
-    else
-        free (w.data);
-    return w.body;
-}
-
-int
-ufo_conn_flush (ufo_conn_t *self, int timeout_ms)
-{
-    assert (self);
-    int64_t until = ufo_time_mono_ms () + timeout_ms;
-    for (;;) {
-        bool busy = self->ncalls > 0 || (ufo_link_up (self->link) && ufo_link_pending (self->link) > 0);
-        int64_t left = until - ufo_time_mono_ms ();
-        if (!busy)
-            return 0;
-        if (left <= 0)
-            return -1;
-        s_serve_once (self, left > 20 ? 20 : (int) left);
-    }
-}
-
-//  --- Reading a board, screenshots included ----------------------------------------------------------
-
-
-static void
-s_snap_unlink (ufo_conn_t *self, s_snap_t *s)
-{
-    for (s_snap_t **p = &self->snaps; *p; p = &(*p)->next)
-        if (*p == s) {
-            *p = s->next;
-            break;
-        }
-    ufo_value_destroy (&s->reply);
-    free (s->gets);
-    free (s);
-}
-
-static void
-s_snaps_free (ufo_conn_t *self)
-{
-    while (self->snaps)
-        s_snap_unlink (self, self->snaps);
-}
-
-static void
-s_snap_done (s_snap_t *s)
-{
-    ufo_conn_t *self = s->conn;
-    if (!s->forgotten && s->fn) {
-        ufo_conn_reply_t reply = { .id = s->id, .ok = true, .body_p = &s->reply };
-        ufo_error_clear (&reply.err);
-        s->fn (s->arg, &reply);
-    }
-    s_snap_unlink (self, s);
-}
-
-typedef struct {
-    s_snap_t *snap;
-    size_t index;                       //  into the reply's screenshots
-} s_get_t;
-
-static void
-s_on_blob (void *arg, ufo_conn_reply_t *reply)
-{
-    s_get_t *g = arg;
-    s_snap_t *s = g->snap;
-    ufo_value_t *shots = ufo_value_map_get (ufo_value_map_get (s->reply, "board"), "screenshots");
-    ufo_value_t *item = ufo_value_list_at (shots, g->index);
-    if (reply->ok && reply->data && item) {
-        const char *mime = ufo_value_map_str (item, "mime", ufo_board_image_mime (ufo_value_map_str (item, "image_path", NULL)));
-        ufo_buf_t buf = { 0 };
-        ufo_buf_printf (&buf, "data:%s;base64,", mime);
-        ufo_buf_base64 (&buf, reply->data, reply->len);
-        ufo_value_t *v = ufo_value_new_string (buf.data ? buf.data : "");
-        ufo_buf_free (&buf);
-        ufo_value_map_set (item, "image_str", &v);
-    }
-    else
-        ufo_warn ("board: screenshot %s could not be fetched: %s", ufo_value_map_str (item, "blob", "?"),
-                  reply->ok ? "the reply has no data" : reply->err.message);
-    free (g);
-    if (--s->waiting == 0)
-        s_snap_done (s);
-}
-
-static void
-s_on_snapshot (void *arg, ufo_conn_reply_t *reply)
-{
-    s_snap_t *s = arg;
-    ufo_conn_t *self = s->conn;
-    if (!reply->ok) {
-        if (!s->forgotten && s->fn)
-            s->fn (s->arg, reply);
-        s_snap_unlink (self, s);
-        return;
-    }
-    s->reply = *reply->body_p;
-    *reply->body_p = NULL;
-    ufo_value_t *shots = ufo_value_map_get (ufo_value_map_get (s->reply, "board"), "screenshots");
-    if (s->gets) {                      //  images wanted: fetch the screenshots' blobs
-        free (s->gets);
-        s->gets = NULL;
-        for (size_t i = 0; i < ufo_value_size (shots); i++) {
-            ufo_value_t *item = ufo_value_list_at (shots, i);
-            const char *blob = ufo_value_map_str (item, "blob", NULL);
-            if (ufo_value_type (item) != UFO_TMAP || !blob || ufo_value_map_has (item, "image_str"))
-                continue;
-            ufo_value_t *body = ufo_value_new_map ();
-            ufo_value_map_set_str (body, "blob", blob);
-            s_get_t *g = ufo_malloc (sizeof *g);
-            g->snap = s;
-            g->index = i;
-            s->gets = ufo_realloc (s->gets, (s->ngets + 1) * sizeof *s->gets);
-            s->waiting++;
-            s->gets [s->ngets++] = ufo_conn_call (self, "blob.get", &body, NULL, 0, s->timeout_ms, s_on_blob, g);
-        }
-    }
-    if (s->waiting == 0)
-        s_snap_done (s);
-}
-
-uint64_t
-ufo_conn_snapshot (ufo_conn_t *self, const char *board, uint64_t after, bool images, int timeout_ms,
-                   ufo_conn_call_fn *fn, void *arg)
-{
-    assert (self && board);
-    s_snap_t *s = ufo_calloc (1, sizeof *s);
-    s->conn = self;
-    s->fn = fn;
-    s->arg = arg;
-    s->timeout_ms = timeout_ms;
-    if (images)
-        s->gets = ufo_calloc (1, sizeof *s->gets);      //  a marker: fetch images
-    s->next = self->snaps;
-    self->snaps = s;
-    ufo_value_t *body = ufo_value_new_map ();
-    ufo_value_map_set_str (body, "board", board);
-    ufo_value_map_set_int (body, "after", (int64_t) after);
-    s->id = ufo_conn_call (self, "bb.snapshot", &body, NULL, 0, timeout_ms, s_on_snapshot, s);
-    return s->id;
 }

@@ -31,7 +31,7 @@
     The shapes are those of ufo_worker.h and ufo_tasks.h.
 
     One owner thread; callbacks must not destroy the connection.
-    Implementation: common/bus/ufo_conn.c. */
+    Implementation: common/bus/ufo_conn.c, ufo_conn_call.c (blackboard calls). */
 #ifndef UFO_CONN_H_INCLUDED
 #define UFO_CONN_H_INCLUDED
 
