@@ -5,6 +5,7 @@
 #include "ufo_cost.h"
 #include "ufo_desktop.h"
 #include "ufo_error.h"
+#include "ufo_llm_override.h"
 #include "ufo_log.h"
 #include "ufo_tasklog.h"
 #include "ufo_value.h"
@@ -219,9 +220,18 @@ app_agent_new (app_ctx_t *ctx, const char *task_id, const ufo_value_t *body, int
     self->plan = ufo_value_new_list ();
     self->user_answers = ufo_value_new_list ();
     self->writer = app_writer_new ();
-    if (s_parse_body (self, err) < 0) {
+    //  the session's model override (ufo_llm_override.h): refused here when unusable
+    const ufo_llm_config_t *engine = NULL;
+    if (s_parse_body (self, err) < 0
+    ||  ufo_llm_engines_for (ctx->engines, ctx->config, "APP_AGENT", ufo_value_map_get (self->body, "model"),
+                             &engine, err) < 0) {
         app_agent_destroy (&self);
         return NULL;
+    }
+    if (engine) {
+        ufo_llm_config_model_name (engine, self->model, sizeof self->model);
+        if (self->log)
+            ufo_tasklog_add_secret (self->log, engine->api_key);
     }
     //  A fresh view of the desktop for every subtask: X window ids are reused by later
     //  clients, and the desktop layer's cache is keyed by them.

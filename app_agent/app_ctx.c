@@ -135,6 +135,7 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     if (!ctx->llm)
         goto fail;
     ufo_loop_add_llm (ctx->loop, ctx->llm);
+    ctx->engines = ufo_llm_engines_new (8);
     ctx->prompts = ufo_prompts_new (NULL, err);
     if (!ctx->prompts)
         goto fail;
@@ -217,6 +218,7 @@ app_ctx_close (app_ctx_t *ctx)
     ufo_desktop_destroy (&ctx->desktop);
     ufo_prompts_destroy (&ctx->prompts);
     ufo_llm_destroy (&ctx->llm);
+    ufo_llm_engines_destroy (&ctx->engines);
     ufo_config_destroy (&ctx->config);
     ufo_loop_destroy (&ctx->loop);
 }

@@ -11,6 +11,7 @@
 #include "ufo_desktop.h"
 #include "ufo_error.h"
 #include "ufo_llm.h"
+#include "ufo_llm_override.h"
 #include "ufo_loop.h"
 #include "ufo_mcp_hub.h"
 #include "ufo_prompt.h"
@@ -26,6 +27,7 @@ typedef struct {
     ufo_config_t *config;           //  owned
     ufo_desktop_t *desktop;         //  owned
     ufo_llm_t *llm;                 //  owned
+    ufo_llm_engines_t *engines;     //  owned: the engines of sessions' model overrides (bounded)
     ufo_prompts_t *prompts;         //  owned
     ufo_conn_t *conn;               //  owned: the one broker connection (NULL: local board)
     ufo_conn_fn *on_conn_event;     //  where its events go (app_worker.c), NULL: logged

@@ -34,6 +34,7 @@ struct _app_agent_t {
     int64_t pid;                    //  its application's process (_NET_WM_PID; 0 unknown)
     int64_t window_xid;             //  the window of the last step (a dialog, or xid)
     char agent_name [160];          //  "AppAgent/<application>"
+    char model [192];               //  "provider/model" of the session's model override, or ""
     ufo_tasklog_t *log;
     app_writer_t *writer;           //  screenshots are encoded and written here (thread)
     app_emit_fn *emit;
@@ -94,6 +95,7 @@ typedef struct {
     int64_t prompt_tokens, completion_tokens;
     const char *results;            //  the action's text result
     const ufo_value_t *window;      //  {"xid", "title", "dialog"} of the step's window, or NULL
+    const char *model;              //  "provider/model" that answered the step, or NULL
 } app_record_t;
 
 //  Writes everything about a finished step; failures are logged, not fatal.

@@ -71,6 +71,7 @@ s_build_record (app_agent_t *a, const app_record_t *rec)
     ufo_value_map_set_str (r, "AgentName", a->agent_name);
     ufo_value_map_set_str (r, "Application", a->application);
     ufo_value_map_set_float (r, "Cost", rec->cost);
+    ufo_value_map_set_str (r, "Model", rec->model ? rec->model : "");     //  who answered
     ufo_value_t *tokens = ufo_value_new_map ();
     ufo_value_map_set_int (tokens, "prompt", rec->prompt_tokens);
     ufo_value_map_set_int (tokens, "completion", rec->completion_tokens);
@@ -278,7 +279,7 @@ app_record_request (app_agent_t *a, int64_t step, const ufo_value_t *messages,
     ufo_value_t *copy = ufo_value_dup (messages);
     s_elide_images (copy, urls, names, n);
     ufo_value_map_set (r, "prompt", &copy);
-    ufo_value_map_set_str (r, "model", a->ctx->model);
+    ufo_value_map_set_str (r, "model", *a->model ? a->model : a->ctx->model);
     ufo_rag_merge (r, knowledge);
     ufo_error_t err;
     if (ufo_tasklog_append (a->log, "request.log", r, &err) < 0)

@@ -7,6 +7,7 @@
 #include "ufo_error.h"
 #include "ufo_llm.h"
 #include "ufo_llm_parse.h"
+#include "ufo_llm_override.h"
 #include "ufo_log.h"
 #include "ufo_mcp_hub.h"
 #include "ufo_prompt.h"
@@ -597,6 +598,13 @@ s_controls_done (app_step_t *self)
         .agent = "AppAgent", .step = self->step, .schema = UFO_SCHEMA_APP,
         .json_retry = ctx->json_retry, .on_retry = s_on_llm_retry, .retry_arg = self
     };
+    //  the session's model override, if any (checked when the subtask came)
+    if (ufo_llm_engines_for (ctx->engines, ctx->config, "APP_AGENT", ufo_value_map_get (a->body, "model"),
+                             &opts.engine, &err)) {
+        ufo_value_destroy (&messages);
+        s_fail (self, "%s", err.message);
+        return;
+    }
     int64_t id = ufo_llm_submit (ctx->llm, messages, &opts, s_on_llm, self, &err);
     ufo_value_destroy (&messages);
     if (id < 0) {
@@ -971,7 +979,8 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
         .cost = r ? r->cost : 0, .prompt_tokens = r ? r->prompt_tokens : 0,
         .completion_tokens = r ? r->completion_tokens : 0,
         .results = self->action_result && text ? text : "",
-        .window = self->window_log
+        .window = self->window_log,
+        .model = r && r->model [0] ? r->model : NULL
     };
     app_record_step (a, &rec);
     if (self->shot_url) {

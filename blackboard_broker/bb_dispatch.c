@@ -611,6 +611,7 @@ bb_dispatch_new (const bb_dispatch_config_t *config, const bb_dispatch_host_t *h
 {
     bb_dispatch_t *self = ufo_calloc (1, sizeof *self);
     self->cfg = *config;
+    self->started_ms = ufo_time_mono_ms ();
     if (self->cfg.heartbeat_ivl_ms <= 0)
         self->cfg.heartbeat_ivl_ms = 1000;
     if (self->cfg.heartbeat_liveness <= 0)

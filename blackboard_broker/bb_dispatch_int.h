@@ -112,6 +112,11 @@ struct _bb_dispatch_t {
     ufo_buf_t buf;
     //  counters
     uint64_t submitted, completed, failed, cancelled, requeued, discarded, errors, denied;
+    //  the devices whose HostAgent (service "host") registered since the broker started, and
+    //  when it started: `ufo run --device` tells a typo from a HostAgent still connecting
+    char devices_seen [64][UFO_TASK_NAME_MAX + 1];
+    size_t ndevices_seen;
+    int64_t started_ms;
     //  the peer of the request being handled (bb_dispatch_handle)
     const char *cur_key;                        //  its certificate's public key, NULL: CURVE off
     const char *cur_cert;                       //  its certificate's name (for log lines)

@@ -93,6 +93,13 @@ s_on_ready (bb_dispatch_t *self, const uint8_t *peer, size_t peer_len, ufo_task_
     snprintf (w->service, sizeof w->service, "%s", req->service);
     snprintf (w->device, sizeof w->device, "%s", req->device);
     w->has_device = req->has_device;
+    if (w->has_device && !strcmp (w->service, "host")) {
+        size_t k = 0;
+        while (k < self->ndevices_seen && strcmp (self->devices_seen [k], w->device))
+            k++;
+        if (k == self->ndevices_seen && k < UFO_ARRAY_SIZE (self->devices_seen))
+            snprintf (self->devices_seen [self->ndevices_seen++], sizeof self->devices_seen [0], "%s", w->device);
+    }
     w->ivl_ms = req->heartbeat_ivl_ms > 0 ? req->heartbeat_ivl_ms : self->cfg.heartbeat_ivl_ms;
     w->liveness = req->heartbeat_liveness > 0 ? req->heartbeat_liveness : self->cfg.heartbeat_liveness;
     memcpy (w->peer, peer, peer_len);
@@ -427,6 +434,11 @@ s_on_state (bb_dispatch_t *self, ufo_task_request_t *req)
         ufo_value_list_push (workers, &m);
     }
     ufo_value_map_set (body, "workers", &workers);
+    ufo_value_map_set_int (body, "uptime_ms", now - self->started_ms);
+    ufo_value_t *seen = ufo_value_new_list ();
+    for (size_t i = 0; i < self->ndevices_seen; i++)
+        ufo_value_list_push_str (seen, self->devices_seen [i]);
+    ufo_value_map_set (body, "devices_seen", &seen);
     ufo_value_t *services = ufo_value_new_list ();
     for (size_t i = 0; i < self->nservices; i++) {
         s_service_t *svc = self->services [i];

@@ -5,8 +5,11 @@
 #include "ufo_error.h"
 #include "ufo_llm.h"
 #include "ufo_paths.h"
+#include "ufo_json.h"
+#include "ufo_value.h"
 #include "ufo_cli.h"
 #include "ufo_cli_model.h"
+#include "ufo_cli_session.h"
 
 bool
 ufo_cli_model_option (const char *arg, const char *value)
@@ -23,13 +26,10 @@ ufo_cli_model_option (const char *arg, const char *value)
 bool
 ufo_cli_model_refuse (const char *arg, const char *prog)
 {
-    if (strcmp (arg, "--api-type") && strcmp (arg, "--api-base") && strcmp (arg, "--model")
-    &&  strcmp (arg, "--api-key"))
+    if (strcmp (arg, "--api-key"))
         return false;
-    fprintf (stderr, "%s: %s: the agents' model is chosen when they start: stop `ufo up` and start it "
-             "again with %s (or UFO_API_TYPE / UFO_API_BASE / UFO_API_MODEL / UFO_API_KEY in its "
-             "environment); `ufo up` prints what each agent uses, `ufo doctor` checks it\n", prog, arg,
-             strcmp (arg, "--api-key") ? arg : "UFO_API_KEY set");
+    fprintf (stderr, "%s: --api-key: keys never go on a command line or over the bus; set the key in the "
+             "agents' environment (where `ufo up` runs) and name its variable with --api-key-env NAME\n", prog);
     return true;
 }
 
@@ -134,4 +134,126 @@ ufo_cli_model_at_start (const ufo_config_t *config, FILE *out, const char *prog)
     ufo_cli_model_warn_unpriced (config, out, prog);
     ufo_cli_doctor_quick (config, out, prog);
     fflush (out);
+}
+
+int
+ufo_cli_model_override_arg (ufo_llm_override_t *override, int argc, char **argv, int *i, const char *prog)
+{
+    ufo_error_t err;
+    int taken = ufo_llm_override_option (override, argv [*i], *i + 1 < argc ? argv [*i + 1] : NULL, &err);
+    if (taken < 0 || (taken && ufo_llm_override_check (override, &err))) {
+        fprintf (stderr, "%s: %s\n", prog, err.message);
+        return -1;
+    }
+    if (taken)
+        (*i)++;
+    else
+    if (ufo_cli_model_refuse (argv [*i], prog))
+        return -1;
+    return taken;
+}
+
+//  Whether variable name is set (non-empty) in the environment of process pid (0: this one);
+//  -1 when that environment cannot be read.
+static int
+s_env_has (pid_t pid, const char *name)
+{
+    if (pid == 0) {
+        const char *v = getenv (name);
+        return v && *v;
+    }
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/environ", (int) pid);
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return -1;
+    static char env [1 << 20];
+    size_t n = fread (env, 1, sizeof env - 1, f);
+    fclose (f);
+    env [n] = 0;
+    size_t len = strlen (name);
+    for (size_t i = 0; i < n; i += strlen (env + i) + 1)
+        if (!strncmp (env + i, name, len) && env [i + len] == '=' && env [i + len + 1])
+            return 1;
+    return 0;
+}
+
+bool
+ufo_cli_model_override_ready (const ufo_config_t *config, const ufo_llm_override_t *override,
+                              const char *prog)
+{
+    ufo_error_t err;
+    if (ufo_llm_override_check (override, &err)) {
+        fprintf (stderr, "%s: %s\n", prog, err.message);
+        return false;
+    }
+    if (ufo_llm_override_empty (override))
+        return true;
+    ufo_llm_config_t base;
+    if (ufo_llm_config_from (config, "HOST_AGENT", &base, &err))
+        return true;            //  the configuration's own error shows elsewhere
+    memset (base.api_key, 0, sizeof base.api_key);
+    if (*override->model) {
+        //  the session's costs: one visible warning when its model has no price
+        //  (without --api-type the agents' own type decides, which this process may not know:
+        //  a price under any provider will do)
+        static const char *const providers [] = { "openai", "azure", "ollama", "openai_compatible", "claude", "gemini" };
+        ufo_prices_t *prices = ufo_cli_model_prices (config, &err);
+        bool known = false;
+        for (size_t i = 0; i < UFO_ARRAY_SIZE (providers) && !known; i++)
+            known = ufo_prices_known (prices, *override->api_type ? ufo_prices_provider (override->api_type)
+                                                                  : providers [i], override->model);
+        if (!known)
+            fprintf (stderr, "%s: warning: no price for %s%s%s in %s: this session's costs will show as $0\n", prog,
+                     *override->api_type ? ufo_prices_provider (override->api_type) : "model ",
+                     *override->api_type ? "/" : "", override->model,
+                     ufo_config_str (config, "llm.prices_file", "config/prices.json"));
+        ufo_prices_destroy (&prices);
+    }
+    char vars [160];
+    ufo_llm_override_key_var (override, &base, vars, sizeof vars);
+    bool needs = *override->api_key_env != 0;
+    if (!needs && *vars) {      //  another endpoint: a key only where the API needs one
+        ufo_llm_config_t probe = base;
+        if (*override->api_type)
+            snprintf (probe.api_type, sizeof probe.api_type, "%s", override->api_type);
+        needs = ufo_llm_config_needs_key (&probe);
+    }
+    if (!needs)
+        return true;            //  the block's own key, or a local server that may go without
+    //  whose environment: the local `ufo up`'s when it runs, else ours
+    pid_t pid = 0;
+    char dir [256], path [512];
+    if (ufo_cli_run_dir (dir, sizeof dir, NULL) == 0) {
+        snprintf (path, sizeof path, "%s/up.json", dir);
+        ufo_value_t *state = access (path, R_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
+        int64_t up = ufo_value_map_int (state, "pid", 0);
+        ufo_value_destroy (&state);
+        if (up > 0 && kill ((pid_t) up, 0) == 0)
+            pid = (pid_t) up;
+    }
+    int found = 0;
+    char copy [160];
+    snprintf (copy, sizeof copy, "%s", vars);
+    char *save = NULL;
+    for (char *v = strtok_r (copy, " ", &save); v && found == 0; v = strtok_r (NULL, " ", &save)) {
+        if (!strcmp (v, "or"))
+            continue;
+        found = s_env_has (pid, v);
+        if (found < 0 && pid) {
+            pid = 0;            //  not readable: fall back to ours
+            found = s_env_has (0, v);
+        }
+    }
+    if (!found) {
+        if (pid)
+            fprintf (stderr, "%s: warning: the model override needs %s in the agents' environment, and the running "
+                     "`ufo up` (pid %d) has %s: the session will end with that error; start `ufo up` with it set\n",
+                     prog, vars, (int) pid, strchr (vars, ' ') ? "neither" : "no such variable");
+        else
+            fprintf (stderr, "%s: warning: the model override needs %s in the agents' environment; it is not set "
+                     "here either (the agents read their own: a session whose agents lack it ends with an error "
+                     "naming it)\n", prog, vars);
+    }
+    return true;
 }

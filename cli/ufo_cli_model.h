@@ -6,6 +6,7 @@
 #include "ufo_config.h"
 #include "ufo_cost.h"
 #include "ufo_error.h"
+#include "ufo_llm_override.h"
 
 //  The agent blocks in the order they are shown and checked.
 #define UFO_CLI_MODEL_BLOCKS { "HOST_AGENT", "APP_AGENT", "EVALUATION_AGENT", "BACKUP_AGENT" }
@@ -23,10 +24,35 @@
 //  loaded. Returns true when arg was one of them.
 bool ufo_cli_model_option (const char *arg, const char *value);
 
-//  For commands that submit to a running system (`ufo run`): when arg is a model option,
-//  says on stderr that the agents' model is chosen when they start (`ufo up --model ...`)
-//  and returns true (the caller fails with usage); false for any other arg.
+//  For commands that submit to a running system (`ufo run`, `ufo batch`): when arg is
+//  --api-key, says on stderr that keys never travel (--api-key-env NAME names the agents'
+//  variable) and returns true (the caller fails with usage); false for any other arg.
 bool ufo_cli_model_refuse (const char *arg, const char *prog);
+
+//  Help lines of the per-session model override of `ufo run` / `ufo batch` (PAD as above).
+#define UFO_CLI_OVERRIDE_HELP(PAD) \
+    "  --model NAME  " PAD "this session's API_MODEL for every agent, instead of `ufo up`'s\n" \
+    "  --api-base URL" PAD "this session's API_BASE (an http:// or https:// URL)\n" \
+    "  --api-type T  " PAD "this session's API_TYPE (openai, aoai, ollama, openai_compatible, ...)\n" \
+    "  --api-key-env NAME\n" \
+    "                " PAD "the variable holding the key in the AGENTS' environment (keys never\n" \
+    "                " PAD "travel; default with another endpoint: the provider's, then UFO_API_KEY)\n" \
+    "  --reasoning-model true|false, --reasoning-effort minimal|low|medium|high\n" \
+    "                " PAD "REASONING_MODEL / REASONING_EFFORT for this session"
+
+//  `ufo run` / `ufo batch`: takes argv[*i] when it is a model override option (its value
+//  argv[*i + 1]; *i advanced past it) and checks it. Returns 1 taken, 0 not one, -1 refused
+//  (an unusable value, or --api-key: the reason on stderr; the caller fails with usage).
+int ufo_cli_model_override_arg (ufo_llm_override_t *override, int argc, char **argv, int *i,
+                                const char *prog);
+
+//  `ufo run` / `ufo batch`: after the override options were taken (ufo_llm_override_option),
+//  checks them (false with the reason on stderr: the caller fails with usage) and warns on
+//  stderr when the key the agents would need is visibly missing: in the environment of the
+//  local `ufo up` (its up.json names its pid) when readable, else in this process's; and
+//  when the override's model has no price.
+bool ufo_cli_model_override_ready (const ufo_config_t *config, const ufo_llm_override_t *override,
+                                   const char *prog);
 
 //  True when BACKUP_AGENT would be used by an agent (configured, not the same engine as
 //  the agents', and with a key where the API needs one).

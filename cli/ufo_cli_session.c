@@ -105,6 +105,99 @@ ufo_cli_host_devices (const ufo_value_t *state, const char *device, char *out, s
     return found;
 }
 
+//  True when name is one of the comma-separated list ("a, b").
+static bool
+s_listed (const char *list, const char *name)
+{
+    char probe [600], have [1100];
+    snprintf (probe, sizeof probe, ", %s,", name);
+    snprintf (have, sizeof have, ", %s,", list);
+    return *name && strstr (have, probe) != NULL;
+}
+
+//  Appends the devices of state's "devices_seen" not yet in out.
+static void
+s_add_seen (const ufo_value_t *state, char *out, size_t size)
+{
+    const ufo_value_t *seen = ufo_value_map_get (state, "devices_seen");
+    for (size_t i = 0; i < ufo_value_size (seen); i++) {
+        const char *dev = ufo_value_str (ufo_value_list_at (seen, i));
+        if (!dev || !*dev || s_listed (out, dev))
+            continue;
+        size_t n = strlen (out);
+        if (n + strlen (dev) + 3 < size)
+            snprintf (out + n, size - n, "%s%s", n ? ", " : "", dev);
+    }
+}
+
+//  True when the local `ufo up` (its up.json in the run directory, for this endpoint) started
+//  a HostAgent for device.
+static bool
+s_up_started (const char *endpoint, const char *device)
+{
+    char dir [256], path [512];
+    if (!device || ufo_cli_run_dir (dir, sizeof dir, NULL) != 0)
+        return false;
+    snprintf (path, sizeof path, "%s/up.json", dir);
+    ufo_value_t *state = access (path, R_OK) == 0 ? ufo_json_parse_file (path, NULL, NULL) : NULL;
+    bool found = false;
+    const ufo_value_t *devices = ufo_value_map_get (state, "devices");
+    if (!strcmp (ufo_value_map_str (state, "cmd_endpoint", ""), endpoint))
+        for (size_t i = 0; i < ufo_value_size (devices) && !found; i++)
+            found = !strcmp (ufo_value_map_str (ufo_value_list_at (devices, i), "id", ""), device);
+    ufo_value_destroy (&state);
+    return found;
+}
+
+int
+ufo_cli_device_check (const char *endpoint, const char *sender, const char *device, int64_t grace_ms,
+                      bool quiet, bool *none_p, ufo_error_t *err)
+{
+    struct timespec t0;
+    clock_gettime (CLOCK_MONOTONIC, &t0);
+    bool told = false;
+    bool started = s_up_started (endpoint, device);     //  by the local `ufo up`: on its way
+    for (;;) {
+        ufo_value_t *state = ufo_cli_broker_state (endpoint, sender, 1000, err);
+        if (!state)
+            return -1;
+        char connected [512], known [1024];
+        bool served = ufo_cli_host_devices (state, device, connected, sizeof connected);
+        snprintf (known, sizeof known, "%s", connected);
+        s_add_seen (state, known, sizeof known);
+        if (none_p)
+            *none_p = !*connected;
+        //  seen since the broker started: its HostAgent is reconnecting, the session waits
+        bool seen = device && s_listed (known, device);
+        struct timespec now;
+        clock_gettime (CLOCK_MONOTONIC, &now);
+        int64_t waited = (int64_t) (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+        //  a broker without "uptime_ms" (older): count from our own start
+        int64_t age = ufo_value_map_has (state, "uptime_ms") ? ufo_value_map_int (state, "uptime_ms", 0) : waited;
+        ufo_value_destroy (&state);
+        if (served || seen)
+            return 1;
+        //  HostAgents are connected, none for this device: refused at once. None connected
+        //  yet (or this device is one the local `ufo up` started), and the broker has just
+        //  started: they may still be on their way.
+        if ((*connected && !started) || age >= grace_ms) {
+            if (*known)
+                ufo_error_set (err, UFO_E_NOT_FOUND, "no HostAgent serves device \"%s\"; known devices: %s", device,
+                               known);
+            else
+                ufo_error_set (err, UFO_E_NOT_FOUND, "no HostAgent serves device \"%s\": none has connected to the "
+                               "broker (is `ufo up` running? `ufo status` lists the workers)", device);
+            return 0;
+        }
+        if (!told && !quiet)
+            fprintf (stderr, "ufo run: %s (the broker started %.1f s ago); waiting up to %.0f s for it, to tell "
+                     "whether device \"%s\" exists\n", *connected ? "the HostAgent of this device has not connected yet"
+                     : "no HostAgent has connected yet", age / 1000.0, (grace_ms - age) / 1000.0, device);
+        told = true;
+        usleep (250 * 1000);
+    }
+}
+
 void
 ufo_cli_new_id (char *out, size_t size, const char *prefix)
 {

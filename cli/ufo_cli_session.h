@@ -29,6 +29,18 @@ ufo_value_t *ufo_cli_broker_state (const char *endpoint, const char *sender, int
 //  ("" when none). Returns whether device (NULL = any) is one of them.
 bool ufo_cli_host_devices (const ufo_value_t *state, const char *device, char *out, size_t size);
 
+//  Before a session is submitted with --device: whether a HostAgent serves device (NULL:
+//  any). A device whose HostAgent is connected, or has been since the broker started (it
+//  is reconnecting: the session waits for it), is served; with other HostAgents connected
+//  it is not. With none connected while the broker is younger than grace_ms (`ufo up` just
+//  started, its HostAgent still connecting) it asks again every 250 ms, saying so on stderr
+//  unless quiet, until one connects or the broker is that old.
+//  Returns 1 served (or no device asked; *none_p true when no HostAgent is connected at
+//  all), 0 with err naming the known devices when none serves it, -1 with err when the
+//  broker does not answer.
+int ufo_cli_device_check (const char *endpoint, const char *sender, const char *device, int64_t grace_ms,
+                          bool quiet, bool *none_p, ufo_error_t *err);
+
 //  A new id "<prefix>-YYYYmmdd-HHMMSS-<8 hex>" into out.
 void ufo_cli_new_id (char *out, size_t size, const char *prefix);
 

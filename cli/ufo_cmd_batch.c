@@ -1,4 +1,5 @@
-/*  ufo_cmd_batch.c - `ufo batch DIR [--yes] [--broker EP] [--config FILE] [--timeout S]`:
+/*  ufo_cmd_batch.c - `ufo batch DIR [--yes] [--broker EP] [--config FILE] [--timeout S]
+    [--model NAME --api-base URL ...]`:
     runs every task file of DIR (*.json: {"task", "request" | "requests", "plan"?}) as a
     session, all submitted at once: the broker hands them to the free HostAgents, so they
     run concurrently over the available devices. Ends with a summary table.
@@ -12,6 +13,7 @@
 #include "ufo_value.h"
 #include <dirent.h>
 #include "ufo_cli.h"
+#include "ufo_cli_model.h"
 #include "ufo_cli_session.h"
 #include "ufo_cli_term.h"
 #include "ufo_tasks.h"
@@ -151,13 +153,22 @@ ufo_cmd_batch (int argc, char **argv)
     const char *dir = NULL, *broker = NULL, *config_path = NULL;
     bool yes = false;
     double timeout_s = 7200;
+    ufo_llm_override_t override;        //  the sessions' model (--model, --api-base, ...)
+    ufo_llm_override_init (&override);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv [i];
+        int taken = ufo_cli_model_override_arg (&override, argc, argv, &i, "ufo batch");
+        if (taken < 0)
+            return UFO_CLI_USAGE;
+        if (taken)
+            continue;
         if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
             ufo_cli_usage (stdout, "batch");
             printf ("\nTask files: DIR/*.json, each {\"task\": name, \"request\": text | \"requests\": [texts],\n"
                     "\"plan\": [subtasks] (optional, follower mode)}. Sessions run without a user:\n"
-                    "questions get \"no answer available, proceed\"; confirmations are refused unless --yes.\n");
+                    "questions get \"no answer available, proceed\"; confirmations are refused unless --yes.\n"
+                    "Model of these sessions only (the agents keep `ufo up`'s for other sessions):\n"
+                    UFO_CLI_OVERRIDE_HELP ("   ") "\n");
             return UFO_CLI_OK;
         }
         if (strcmp (arg, "--yes") == 0 || strcmp (arg, "-y") == 0)
@@ -213,7 +224,13 @@ ufo_cmd_batch (int argc, char **argv)
             free (names [i]);
         return UFO_CLI_FAIL;
     }
+    bool ready = ufo_cli_model_override_ready (config, &override, "ufo batch");
     ufo_config_destroy (&config);
+    if (!ready) {
+        for (size_t i = 0; i < n; i++)
+            free (names [i]);
+        return UFO_CLI_USAGE;
+    }
     ufo_value_t *probe = ufo_cli_broker_state (endpoint, "ufo-batch", 1000, &err);
     if (!probe) {
         fprintf (stderr, "ufo batch: %s\n", err.message);
@@ -239,6 +256,9 @@ ufo_cmd_batch (int argc, char **argv)
         snprintf (e->file, sizeof e->file, "%s", names [i]);
         ufo_error_clear (&err);
         ufo_value_t *spec = s_load (dir, e, log_root, yes, (int64_t) (timeout_s * 1000), &err);
+        ufo_value_t *model = spec ? ufo_llm_override_to_value (&override) : NULL;
+        if (model)
+            ufo_value_map_set (ufo_value_map_get (spec, "body"), "model", &model);
         if (!spec || ufo_tasks_submit (tasks, &spec, e->id, &err) != 0) {
             snprintf (e->failure, sizeof e->failure, "not run: %s", err.message);
             if (!e->task [0])

@@ -6,7 +6,7 @@
     the broker like `ufo run`, with the same roles and keys (security.*: role "client").
 
     Tools:
-      run_session     {request, device?, apps?, yes?, timeout_s?} -> a session through the
+      run_session     {request, device?, apps?, yes?, timeout_s?, model?} -> a session through the
                       HostAgent; progress notifications (one per step) when the call carries a
                       progressToken; the result: status, rounds, steps, evaluation, cost, logs
                       and report paths (text and structuredContent). Questions get the
@@ -29,6 +29,7 @@
 #include "ufo_desktop.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
+#include "ufo_llm_override.h"
 #include "ufo_log.h"
 #include "ufo_mcp.h"
 #include "ufo_report.h"
@@ -131,7 +132,12 @@ static const char *s_tools_json =
     "\"device\": {\"type\": \"string\", \"description\": \"the device to run on (default: any free one)\"},"
     "\"apps\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}, \"description\": \"applications to use (added to the request)\"},"
     "\"yes\": {\"type\": \"boolean\", \"description\": \"allow sensitive actions without asking (default false: refused)\"},"
-    "\"timeout_s\": {\"type\": \"number\", \"description\": \"give up after this many seconds (default 3600)\"}},"
+    "\"timeout_s\": {\"type\": \"number\", \"description\": \"give up after this many seconds (default 3600)\"},"
+    "\"model\": {\"type\": \"object\", \"description\": \"this session's model for every agent instead of the running "
+    "system's (keys never travel: api_key_env names the variable in the agents' environment)\", \"properties\": {"
+    "\"model\": {\"type\": \"string\"}, \"api_base\": {\"type\": \"string\"}, \"api_type\": {\"type\": \"string\"},"
+    " \"api_key_env\": {\"type\": \"string\"}, \"reasoning_model\": {\"type\": \"boolean\"},"
+    " \"reasoning_effort\": {\"type\": \"string\"}}}},"
     " \"required\": [\"request\"]}},"
     " {\"name\": \"cancel_session\", \"description\": \"Cancel a session started by run_session (by its task id).\","
     " \"inputSchema\": {\"type\": \"object\", \"properties\": {\"task\": {\"type\": \"string\"}}, \"required\": [\"task\"]}},"
@@ -198,6 +204,12 @@ s_run_session (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *args,
         s_tool_result (id, "too many sessions in flight from this MCP server", NULL, true);
         return;
     }
+    ufo_llm_override_t override;        //  this session's model, checked as `ufo run` checks it
+    ufo_error_t oerr;
+    if (ufo_llm_override_from_value (ufo_value_map_get (args, "model"), &override, &oerr)) {
+        s_tool_result (id, oerr.message, NULL, true);
+        return;
+    }
     ufo_buf_t text;
     ufo_buf_init (&text);
     ufo_buf_puts (&text, request);
@@ -221,6 +233,9 @@ s_run_session (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *args,
                                               ufo_value_map_str (args, "device", NULL), false, yes,
                                               (int64_t) (timeout_s * 1000));
     ufo_value_destroy (&requests);
+    ufo_value_t *model = ufo_llm_override_to_value (&override);
+    if (model)
+        ufo_value_map_set (ufo_value_map_get (spec, "body"), "model", &model);
     ufo_error_t err;
     if (ufo_tasks_submit (self->tasks, &spec, slot->task, &err) != 0) {
         char msg [400];

@@ -1,5 +1,6 @@
 /*  ufo_cmd_run.c - `ufo run "REQUEST" [--request R2 ...] [--device ID] [--task NAME] [--yes]
-    [--json] [--plan FILE] [--broker EP] [--config FILE] [--timeout S]`: submits a session to
+    [--json] [--plan FILE] [--broker EP] [--config FILE] [--timeout S] [--model NAME --api-base URL
+    --api-type T --api-key-env NAME ...]`: submits a session to
     service "host", shows its progress, answers its questions and confirmations from the
     terminal, prints the evaluation and the cost, and points to the report.
     Exit code 0 only when the request completed (FINISH, evaluation not "no"). */
@@ -18,7 +19,7 @@
 #include "ufo_tasks.h"
 
 #define S_ACCEPT_TIMEOUT_S 15
-#define S_BROKER_CHECK_MS 1000
+#define S_DEVICE_GRACE_MS 15000     //  how long after the broker's start HostAgents may still connect
 
 static volatile sig_atomic_t s_interrupted = 0;
 
@@ -46,6 +47,8 @@ s_help (void)
             "  --broker EP      broker command endpoint (default: the one `ufo up` started, else config)\n"
             "  --config FILE    configuration file\n"
             "  --timeout S      give up after S seconds (default 3600)\n"
+            "Model of this session only (the agents keep `ufo up`'s for other sessions):\n"
+            UFO_CLI_OVERRIDE_HELP ("   ") "\n"
             "Without a terminal and without --yes, confirmations are refused and questions get\n"
             "\"no answer available, proceed\". Exit status: 0 when the request was completed.\n");
 }
@@ -168,10 +171,17 @@ ufo_cmd_run (int argc, char **argv)
     bool yes = false, json = false, force_interactive = false, resume = false;
     double timeout_s = 3600;
     ufo_value_t *requests = ufo_value_new_list ();
+    ufo_llm_override_t override;        //  this session's model (--model, --api-base, ...)
+    ufo_llm_override_init (&override);
     int code = UFO_CLI_USAGE;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv [i];
         const char **slot = NULL;
+        int taken = ufo_cli_model_override_arg (&override, argc, argv, &i, "ufo run");
+        if (taken < 0)
+            goto done;
+        if (taken)
+            continue;
         if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0) {
             s_help ();
             ufo_value_destroy (&requests);
@@ -199,8 +209,6 @@ ufo_cmd_run (int argc, char **argv)
             }
             continue;
         }
-        else if (ufo_cli_model_refuse (arg, "ufo run"))
-            goto done;          //  --api-base / --model / --api-type: chosen at `ufo up`
         else if (arg [0] == '-' && arg [1]) {
             fprintf (stderr, "ufo run: unknown option %s\n", arg);
             ufo_cli_usage (stderr, "run");
@@ -244,7 +252,14 @@ ufo_cmd_run (int argc, char **argv)
         ufo_value_destroy (&plan);
         goto done;
     }
-    ufo_cli_model_warn_unpriced (config, stderr, "ufo run");     //  costs would show $0
+    if (!ufo_cli_model_override_ready (config, &override, "ufo run")) {
+        ufo_config_destroy (&config);
+        ufo_value_destroy (&plan);
+        code = UFO_CLI_USAGE;
+        goto done;
+    }
+    if (!*override.model)
+        ufo_cli_model_warn_unpriced (config, stderr, "ufo run");     //  costs would show $0
     int64_t max_round = ufo_config_int (config, "MAX_ROUND", 1);
     if (max_round > 0 && (int64_t) ufo_value_size (requests) > max_round) {
         //  the HostAgent would refuse the session: say so before anything is submitted
@@ -270,24 +285,17 @@ ufo_cmd_run (int argc, char **argv)
         goto done;
     }
     ufo_config_destroy (&config);
-    //  fail fast: no broker, or a device no HostAgent serves
-    ufo_value_t *state = ufo_cli_broker_state (endpoint, "ufo-run", S_BROKER_CHECK_MS, &err);
-    if (!state) {
+    //  fail fast: no broker, or a device no HostAgent serves (right after `ufo up` started,
+    //  HostAgents may still be connecting: a bounded wait, S_DEVICE_GRACE_MS after the
+    //  broker's start at most)
+    bool no_host = false;
+    int served = ufo_cli_device_check (endpoint, "ufo-run", device, S_DEVICE_GRACE_MS, json, &no_host, &err);
+    if (served <= 0) {
         fprintf (stderr, "ufo run: %s\n", err.message);
         ufo_value_destroy (&plan);
         goto done;
     }
-    char devices [512];
-    bool device_known = ufo_cli_host_devices (state, device, devices, sizeof devices);
-    ufo_value_destroy (&state);
-    if (!device_known && *devices) {
-        //  HostAgents are connected, none for this device (with none connected yet, e.g. right
-        //  after `ufo up`, the session waits for one)
-        fprintf (stderr, "ufo run: no HostAgent serves device \"%s\"; known devices: %s\n", device, devices);
-        ufo_value_destroy (&plan);
-        goto done;
-    }
-    if (!*devices && !json)
+    if (no_host && !json)
         fprintf (stderr, "ufo run: no HostAgent is connected yet; the session waits for one\n");
     char session [128], task_name [160];
     ufo_cli_new_id (session, sizeof session, "s");
@@ -331,6 +339,9 @@ ufo_cmd_run (int argc, char **argv)
     ufo_value_t *spec = ufo_cli_session_spec (session, task_name, log_root, requests, plan, device,
                                               interactive, yes, (int64_t) (timeout_s * 1000));
     ufo_value_destroy (&plan);
+    ufo_value_t *model = ufo_llm_override_to_value (&override);
+    if (model)
+        ufo_value_map_set (ufo_value_map_get (spec, "body"), "model", &model);
     if (resume) {
         //  a new task that continues the session: its own idempotency key, "resume" in the body
         char key [200];
@@ -352,6 +363,11 @@ ufo_cmd_run (int argc, char **argv)
         fprintf (stderr, "session %s, task %s (%zu round(s)%s%s) -> %s\nlogs: %s/%s\n", session, task_name,
                  ufo_value_size (requests), plan_path ? ", following the plan" : "", resume ? ", resumed" : "",
                  endpoint, log_root, task_name);
+    if (!json && !ufo_llm_override_empty (&override))
+        fprintf (stderr, "model (this session, every agent): %s%s%s%s%s%s%s\n", *override.api_type ? override.api_type : "",
+                 *override.api_type ? " " : "", *override.api_base ? override.api_base : "(the agents' endpoint)",
+                 *override.model ? " model " : "", override.model,
+                 *override.api_key_env ? ", key from $" : "", override.api_key_env);
     }
     struct sigaction sa = { .sa_handler = s_on_signal }, old_int, old_term;
     sigaction (SIGINT, &sa, &old_int);

@@ -31,6 +31,7 @@
 #include "ufo_http.h"
 #include "ufo_llm.h"
 #include "ufo_llm_parse.h"
+#include "ufo_llm_override.h"
 #include "ufo_cost.h"
 #include "ufo_cassette.h"
 #include "ufo_template.h"

@@ -6,6 +6,7 @@
 #include "ufo_error.h"
 #include "ufo_eval.h"
 #include "ufo_llm.h"
+#include "ufo_llm_override.h"
 #include "ufo_log.h"
 #include "ufo_prompt.h"
 #include "ufo_tasklog.h"
@@ -32,6 +33,7 @@ struct _eval_worker_t {
     const ufo_config_t *config;
     ufo_loop_t *loop;               //  the process's one loop: worker link, LLM client, signals
     ufo_llm_t *llm;
+    ufo_llm_engines_t *engines;     //  the engines of sessions' model overrides (bounded)
     ufo_prompts_t *prompts;
     ufo_eval_t *eval;
     ufo_conn_t *conn;               //  the one broker connection: worker side and board calls
@@ -51,6 +53,7 @@ eval_worker_new (const ufo_config_t *config, const eval_worker_options_t *option
     snprintf (self->log_root, sizeof self->log_root, "%s", ufo_config_str (config, "log.dir", "logs"));
     self->llm = ufo_llm_new_from_config (config, "EVALUATION_AGENT", options->llm_mode,
                                          options->llm_cassette, err);
+    self->engines = ufo_llm_engines_new (8);
     if (self->llm)
         self->prompts = ufo_prompts_new (options->prompts_dir, err);
     if (self->prompts)
@@ -101,6 +104,7 @@ eval_worker_destroy (eval_worker_t **self_p)
     ufo_eval_destroy (&self->eval);
     ufo_prompts_destroy (&self->prompts);
     ufo_llm_destroy (&self->llm);
+    ufo_llm_engines_destroy (&self->engines);
     ufo_loop_destroy (&self->loop);
     free (self);
     *self_p = NULL;
@@ -256,6 +260,20 @@ s_start (s_running_t *r, const ufo_value_t *board)
     eval_worker_t *self = r->owner;
     ufo_eval_request_t req = r->req;
     req.board = board;
+    //  the engine of the session's model override, again: the one found when the task came
+    //  is valid only until the cache's next call, and other tasks may have come meanwhile
+    ufo_error_t err;
+    if (ufo_llm_engines_for (self->engines, self->config, "EVALUATION_AGENT", ufo_value_map_get (r->body, "model"),
+                             &req.engine, &err) != 0) {
+        ufo_value_t *result = ufo_value_new_map ();
+        ufo_value_map_set_str (result, "error", err.message);
+        ufo_conn_complete (self->conn, r->task, "failed", &result);
+        ufo_value_destroy (&result);
+        s_unlink (self, r);
+        ufo_value_destroy (&r->body);
+        free (r);
+        return;
+    }
     req.on_retry = s_on_retry;
     req.retry_arg = r;
     s_activity (self, r->task, "start", NULL);
@@ -296,7 +314,9 @@ s_on_task (eval_worker_t *self, const ufo_value_t *event)
     s_running_t *r = ufo_calloc (1, sizeof *r);
     r->body = ufo_value_dup (ufo_value_map_get (event, "body"));
     ufo_error_t err;
-    if (eval_worker_parse_body (r->body, self->log_root, &r->req, &err) != 0) {
+    if (eval_worker_parse_body (r->body, self->log_root, &r->req, &err) != 0
+    ||  ufo_llm_engines_for (self->engines, self->config, "EVALUATION_AGENT", ufo_value_map_get (r->body, "model"),
+                             &r->req.engine, &err) != 0) {     //  the session's model override
         ufo_warn ("eval: task %s refused: %s", task, err.message);
         ufo_value_t *result = ufo_value_new_map ();
         ufo_value_map_set_str (result, "error", err.message);

@@ -23,6 +23,7 @@
 #include "ufo_json.h"
 #include "ufo_kb.h"
 #include "ufo_llm.h"
+#include "ufo_llm_override.h"
 #include "ufo_log.h"
 #include "ufo_prompt.h"
 #include "ufo_task_proto.h"
@@ -62,6 +63,8 @@ struct _host_bus_t {
     bool search_done;
     ufo_desktop_t *desktop;
     ufo_llm_t *llm;
+    ufo_llm_engines_t *engines; //  the engines of sessions' model overrides (bounded)
+    ufo_value_t *model;         //  the running session's model override (body "model"), or NULL
     ufo_prompts_t *prompts;
     int png_level;
     volatile sig_atomic_t *stop;
@@ -415,6 +418,9 @@ s_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts, ufo_e
     told.on_retry = s_on_llm_retry;
     told.retry_arg = self;
     self->activity_step = opts->step;
+    //  the session's model override, if any (ufo_llm_override.h): a step error when unusable
+    if (ufo_llm_engines_for (self->engines, self->config, "HOST_AGENT", self->model, &told.engine, err))
+        return NULL;
     int64_t id = ufo_llm_submit (self->llm, messages, &told, s_llm_done, self, err);
     if (id < 0)
         return NULL;
@@ -536,6 +542,8 @@ s_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
             ufo_warn ("host: evaluation key of session %s too long; submitted without one",
                       ufo_value_map_str (body, "session", ""));
     }
+    if (self->model && ufo_value_type (*body_p) == UFO_TMAP)
+        ufo_value_map_set_copy (*body_p, "model", self->model);     //  the session's model override
     ufo_value_map_set (spec, "body", body_p);
     char id [33];
     if (ufo_tasks_submit (self->tasks, &spec, id, err) != 0) {
@@ -797,6 +805,13 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         error = "\"plan\" must be a list of texts";
     else if (ufo_value_map_has (body, "log_root") && !ufo_tasklog_root_safe (ufo_value_map_str (body, "log_root", NULL)))
         error = "\"log_root\" must be a directory path without \"..\" components";
+    ufo_llm_override_t override;
+    ufo_error_t oerr = { 0 };
+    if (!error && ufo_llm_override_from_value (ufo_value_map_get (body, "model"), &override, &oerr))
+        error = oerr.message;
+    ufo_value_destroy (&self->model);
+    if (!error && !ufo_llm_override_empty (&override))
+        self->model = ufo_llm_override_to_value (&override);
     char used [800] = "";
     if (!error) {
         //  a task name names one session's logs: another session under the same name is
@@ -840,10 +855,17 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
     for (size_t i = 0; i < ufo_value_size (lmap) && ufo_value_type (lmap) == UFO_TMAP; i++)
         ufo_value_list_push_str (launchers, ufo_value_map_key_at (lmap, i));
     const char *key = ufo_value_str (ufo_config_agent (config, "HOST_AGENT", "API_KEY"));
-    const char *secrets [] = { key, getenv ("OPENAI_API_KEY"), getenv ("AZURE_OPENAI_API_KEY"), NULL };
+    //  redacted from the logs: every key this session's calls may use (its own model's too)
+    const char *keys [] = { key, getenv ("OPENAI_API_KEY"), getenv ("AZURE_OPENAI_API_KEY"),
+                            getenv ("ANTHROPIC_API_KEY"), getenv ("GEMINI_API_KEY"), getenv ("UFO_API_KEY"),
+                            self->model ? getenv (ufo_value_map_str (self->model, "api_key_env", "")) : NULL };
+    const char *secrets [UFO_ARRAY_SIZE (keys) + 1];
+    size_t nsecrets = 0;
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (keys); i++)
+        if (keys [i] && *keys [i])
+            secrets [nsecrets++] = keys [i];
+    secrets [nsecrets] = NULL;
     const char *const *sp = secrets;
-    if (!secrets [0])
-        sp = secrets + 1;
     const char *log_root = ufo_value_map_str (body, "log_root", NULL);
     if (!log_root || !*log_root)
         log_root = ufo_config_str (config, "log.dir", "logs");
@@ -865,7 +887,8 @@ s_run_session (host_bus_t *self, const ufo_value_t *task)
         .launchers = launchers,
         .mode = ufo_value_map_str (body, "mode", "normal"),
         .llm_mode = self->llm_mode ? self->llm_mode : ufo_config_str (config, "llm.mode", "live"),
-        .llm_endpoint = ufo_value_str (ufo_config_agent (config, "HOST_AGENT", "API_BASE")),
+        .llm_endpoint = ufo_value_map_str (self->model, "api_base",        //  the session's own model's
+                                           ufo_value_str (ufo_config_agent (config, "HOST_AGENT", "API_BASE"))),
         .prompts = self->prompts,
         .secrets = sp,
         .save_experience = ufo_config_str (config, "SAVE_EXPERIENCE", "always_not"),
@@ -943,6 +966,7 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
     if (!self->llm)
         goto fail;
     ufo_loop_add_llm (self->loop, self->llm);
+    self->engines = ufo_llm_engines_new (8);
     s_open_desktop (self);
     self->bb = ufo_bb_client_new (self->endpoint, NULL, err);
     if (!self->bb)
@@ -982,6 +1006,8 @@ host_bus_destroy (host_bus_t **self_p)
     ufo_value_destroy (&self->search);
     ufo_llm_response_destroy (&self->resp);
     ufo_llm_destroy (&self->llm);
+    ufo_llm_engines_destroy (&self->engines);
+    ufo_value_destroy (&self->model);
     ufo_desktop_destroy (&self->desktop);
     ufo_prompts_destroy (&self->prompts);
     if (self->loop)

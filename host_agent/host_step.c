@@ -419,6 +419,7 @@ host_step_run (host_t *self)
     ufo_value_map_set_str (record, "AgentName", "HostAgent");
     ufo_value_map_set_str (record, "Application", application);
     ufo_value_map_set_float (record, "Cost", self->cost.step);
+    ufo_value_map_set_str (record, "Model", resp && resp->model [0] ? resp->model : "");    //  who answered
     ufo_value_t *tokens = ufo_value_new_map ();
     ufo_value_map_set_int (tokens, "prompt", self->cost.step_prompt_tokens);
     ufo_value_map_set_int (tokens, "completion", self->cost.step_completion_tokens);

@@ -161,6 +161,31 @@ UFO_TEST (test_dispatched_subtask)
     CHECK_STR (ufo_value_map_str (result, "status", ""), "failed");
     CHECK_CONTAINS (ufo_value_map_str (ufo_value_map_get (result, "body"), "error", ""), "session");
     ufo_value_destroy (&result);
+    //  a session's own model the agent cannot use (a key on the bus; a key variable it lacks):
+    //  the task fails with the reason, no model is asked, the key is not echoed
+    unsetenv ("UFO_TEST_NO_SUCH_KEY");
+    static const char *const models [][2] = {
+        { "{\"model\": \"m2\", \"api_key\": \"sk-leak-0000\"}", "API keys never travel" },
+        { "{\"model\": \"m2\", \"api_key_env\": \"UFO_TEST_NO_SUCH_KEY\"}",
+          "APP_AGENT: the model override's key variable UFO_TEST_NO_SUCH_KEY is not set" },
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (models); i++) {
+        body = s_body (afx_subtask ("d-model", "Type 'never typed'", xid, "", ""));
+        ufo_value_map_set (body, "model", &(ufo_value_t *) { ufo_json_parse_str (models [i][0], NULL) });
+        REQUIRE (s_submit (tasks, &body, id) == 0);
+        steps = 0;
+        result = s_follow (tasks, id, NULL, &steps);
+        REQUIRE (result);
+        CHECK_STR (ufo_value_map_str (result, "status", ""), "failed");
+        const char *error = ufo_value_map_str (ufo_value_map_get (result, "body"), "error", "");
+        CHECK_CONTAINS (error, models [i][1]);
+        CHECK (!strstr (error, "sk-leak"));
+        CHECK_INT (steps, 0);
+        ufo_value_destroy (&result);
+    }
+    text = afx_text (xid);
+    CHECK_STR (text, "Hello from ufo-app");
+    free (text);
     ufo_tasks_destroy (&tasks);
     s_stop_app (&s_apps [0]);
     afx_mousepad_kill (pid, xid);

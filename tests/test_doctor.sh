@@ -86,9 +86,12 @@ check '[ "$(rc)" = 0 ] && [ "$(wc -l < "$T/requests.jsonl")" = "$n" ]'
 "$UFO" doctor --only frobs > /dev/null 2>&1
 check '[ $? = 2 ]'
 
-# ufo run cannot change the running agents' model: refused at once, saying where it is chosen
-"$UFO" run "hello" --model gpt-5 > "$T/out" 2>&1; echo $? > "$T/rc"
-check '[ "$(rc)" = 2 ] && has "chosen when they start" && has "ufo up"'
+# ufo run gives one session its own model (test_session_model); a key on its command line is
+# refused at once, and so is a model setting that cannot be used
+"$UFO" run "hello" --model gpt-5 --api-key sk-cmdline-0000 > "$T/out" 2>&1; echo $? > "$T/rc"
+check '[ "$(rc)" = 2 ] && has "keys never go on a command line" && has "--api-key-env"'
+"$UFO" run "hello" --model gpt-5 --api-type openia > "$T/out" 2>&1; echo $? > "$T/rc"
+check '[ "$(rc)" = 2 ] && has "API type \"openia\" is not one of"'
 
 # broker: none, then a real one
 doc --only broker

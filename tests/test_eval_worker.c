@@ -293,6 +293,30 @@ UFO_TEST (test_on_the_bus)
     CHECK_CONTAINS (ufo_value_str (ufo_value_path (ev, "body.error")), "log_root");
     ufo_value_destroy (&ev);
 
+    //  A session's own model that cannot be used (a key on the bus, a key variable this
+    //  worker lacks): refused with the reason, nothing asked, the worker keeps serving.
+    body = s_body ("sess-model", "escape", "session", -1, "[case:bus] model");
+    ufo_value_map_set (body, "model", &(ufo_value_t *) { ufo_json_parse_str ("{\"api_key\": \"sk-leak-0000\"}", NULL) });
+    REQUIRE (s_submit (tasks, "sess-model", &body, id) == 0);
+    ev = s_result (tasks, id, 30000);
+    REQUIRE (ev);
+    CHECK_STR (ufo_value_map_str (ev, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_path (ev, "body.error")), "API keys never travel");
+    CHECK (!strstr (ufo_value_str (ufo_value_path (ev, "body.error")) ?: "", "sk-leak"));
+    ufo_value_destroy (&ev);
+    unsetenv ("UFO_TEST_NO_SUCH_KEY");
+    body = s_body ("sess-model2", "escape", "session", -1, "[case:bus] model");
+    ufo_value_map_set (body, "model", &(ufo_value_t *) { ufo_json_parse_str (
+        "{\"model\": \"m2\", \"api_key_env\": \"UFO_TEST_NO_SUCH_KEY\"}", NULL) });
+    REQUIRE (s_submit (tasks, "sess-model2", &body, id) == 0);
+    ev = s_result (tasks, id, 30000);
+    REQUIRE (ev);
+    CHECK_STR (ufo_value_map_str (ev, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_path (ev, "body.error")),
+                    "EVALUATION_AGENT: the model override's key variable UFO_TEST_NO_SUCH_KEY is not set");
+    ufo_value_destroy (&ev);
+    CHECK (!s_server_saw ("[case:bus] model", 200));
+
     //  5. The worker dies mid-evaluation: the task is redelivered to a new ufo-eval.
     body = s_body ("sess-requeue", "requeue", "session", -1, NULL);
     REQUIRE (s_submit (tasks, "sess-requeue", &body, id) == 0);

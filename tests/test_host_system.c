@@ -760,6 +760,11 @@ UFO_TEST (test_bad_session_bodies)
         "{\"session\": \"s4\", \"task\": \"t4\", \"requests\": [\"x\"], \"mode\": \"follower\", \"plan\": 7}",
         "{\"session\": \"s5\", \"task\": \"t5\", \"requests\": [\"x\"], \"log_root\": \"/tmp/../etc\"}",
         "{\"session\": \"s6\", \"task\": \"t6\", \"requests\": [\"x\"], \"log_root\": 42}",
+        //  a session's own model (ufo_llm_override.h): never a key, a known type, a URL
+        "{\"session\": \"s7\", \"task\": \"t7\", \"requests\": [\"x\"], \"model\": {\"api_key\": \"sk-leak-0000\"}}",
+        "{\"session\": \"s8\", \"task\": \"t8\", \"requests\": [\"x\"], \"model\": {\"api_base\": \"file:///etc\"}}",
+        "{\"session\": \"s9\", \"task\": \"t9\", \"requests\": [\"x\"], \"model\": \"gpt-4o\"}",
+        "{\"session\": \"s10\", \"task\": \"t10\", \"requests\": [\"x\"], \"model\": {\"api_type\": 3}}",
     };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (bodies); i++) {
         ufo_value_t *spec = ufo_value_new_map ();
@@ -782,6 +787,10 @@ UFO_TEST (test_bad_session_bodies)
         CHECK_STR (ufo_value_map_str (result, "status", ""), "failed");
         const char *error = ufo_value_str (ufo_value_path (result, "body.error"));
         CHECK (error && *error);
+        if (strstr (bodies [i], "\"model\"")) {
+            CHECK_CONTAINS (error, "model override");
+            CHECK (error && !strstr (error, "sk-leak"));
+        }
         ufo_value_destroy (&result);
     }
     ufo_tasks_destroy (&tasks);

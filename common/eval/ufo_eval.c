@@ -153,7 +153,7 @@ s_log_record (const ufo_value_t *result)
     if (strcmp (level, "round") == 0)
         ufo_value_map_set_int (rec, "Round", ufo_value_map_int (result, "round", 0));
     const char *copied [] = { "request", "reason", "sub_scores", "complete", "screenshots",
-                              "images", "screenshot_note", "steps", "engine", "source", "by", "error" };
+                              "images", "screenshot_note", "steps", "engine", "model", "source", "by", "error" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (copied); i++) {
         const ufo_value_t *v = ufo_value_map_get (result, copied [i]);
         if (!v || (ufo_value_type (v) == UFO_TSTRING && ufo_value_strlen (v) == 0
@@ -259,6 +259,7 @@ s_on_reply (ufo_llm_response_t **response_p, void *arg)
         ufo_value_map_set_str (job->result, "complete",
                                ufo_value_map_str (r->decision, "complete", "unsure"));
         ufo_value_map_set_str (job->result, "error", "");
+        ufo_value_map_set_str (job->result, "model", r->model);     //  who judged ("provider/model")
     }
     else
         s_fail (job, "%s", r->error ? r->error : "the model gave no usable answer");
@@ -721,7 +722,8 @@ ufo_eval_start (ufo_eval_t *self, const ufo_eval_request_t *req, ufo_eval_done_f
         bool round_level = strcmp (ufo_value_map_str (job->result, "level", ""), "round") == 0;
         ufo_llm_opts_t opts = { .agent = "EvaluationAgent", .step = round_level ? req->round : 0,
                                 .schema = UFO_SCHEMA_EVAL, .json_retry = self->json_retry,
-                                .on_retry = req->on_retry, .retry_arg = req->retry_arg };
+                                .on_retry = req->on_retry, .retry_arg = req->retry_arg,
+                                .engine = req->engine };
         ufo_error_t err;
         int64_t id = ufo_llm_submit (self->llm, messages, &opts, s_on_reply, job, &err);
         ufo_value_destroy (&messages);

@@ -62,6 +62,9 @@ typedef struct {
     //  not told. retry_arg must outlive the evaluation.
     void (*on_retry) (void *arg, int attempt, int64_t wait_ms, const char *why);
     void *retry_arg;
+    //  The engine to ask instead of the evaluator's client's own (a session's model
+    //  override, ufo_llm_override.h), or NULL. Copied when the request is submitted.
+    const ufo_llm_config_t *engine;
 } ufo_eval_request_t;
 
 //  Completion callback: *result_p is the result map (see above); the callee may take it

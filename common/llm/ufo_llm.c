@@ -42,6 +42,9 @@ struct _s_req_t {
     void (*on_retry) (void *arg, int attempt, int64_t wait_ms, const char *why);
     void *retry_arg;
     int engine;                 //  0 primary, 1 backup
+    ufo_llm_config_t *own;      //  this request's own engine (ufo_llm_opts_t.engine), or NULL
+    char *own_url;              //  its URL and "provider/model" (owned with it)
+    char *own_model;
     int tries;                  //  attempts on the current engine
     int64_t http_id;            //  transfer in flight, 0 when none
     int64_t due_ms;             //  next attempt time, -1 when not waiting
@@ -81,19 +84,41 @@ ufo_llm_response_destroy (ufo_llm_response_t **self_p)
     *self_p = NULL;
 }
 
-//  Every text that leaves the client goes through here.
+//  Every text that leaves the client goes through here: every engine's key is masked, and
+//  the request's own engine's key (req may be NULL).
 static char *
-s_clean (const ufo_llm_t *self, char *text)
+s_clean (const ufo_llm_t *self, const s_req_t *req, char *text)
 {
     for (int i = 0; i < self->nengines; i++)
         ufo_llm_redact (text, self->engines [i].api_key);
+    if (req && req->own)
+        ufo_llm_redact (text, req->own->api_key);
     return text;
+}
+
+//  The engine, URL and "provider/model" the request's current attempt goes to.
+static const ufo_llm_config_t *
+s_cfg (const s_req_t *req)
+{
+    return req->own ? req->own : &req->owner->engines [req->engine];
+}
+
+static const char *
+s_url (const s_req_t *req)
+{
+    return req->own ? req->own_url : req->owner->urls [req->engine];
+}
+
+static const char *
+s_model (const s_req_t *req)
+{
+    return req->own ? req->own_model : req->owner->models [req->engine];
 }
 
 //  A decision may hold the key even though the text did not (JSON escapes such as \u0041):
 //  masks it in the parsed value too.
 static void
-s_clean_value (const ufo_llm_t *self, ufo_value_t **value_p)
+s_clean_value (const ufo_llm_t *self, const s_req_t *req, ufo_value_t **value_p)
 {
     if (!*value_p)
         return;
@@ -103,8 +128,10 @@ s_clean_value (const ufo_llm_t *self, ufo_value_t **value_p)
     for (int i = 0; i < self->nengines; i++)
         if (strlen (self->engines [i].api_key) >= 4 && strstr (text, self->engines [i].api_key))
             found = true;
+    if (req->own && strlen (req->own->api_key) >= 4 && strstr (text, req->own->api_key))
+        found = true;
     if (found) {
-        s_clean (self, text);
+        s_clean (self, req, text);
         ufo_value_t *clean = ufo_json_parse (text, strlen (text), NULL, NULL);
         if (clean) {
             ufo_value_destroy (value_p);
@@ -153,6 +180,11 @@ s_req_free (s_req_t *req)
     ufo_value_destroy (&req->messages);
     ufo_llm_response_destroy (&req->resp);
     free (req->primary_why);
+    if (req->own)
+        memset (req->own->api_key, 0, sizeof req->own->api_key);
+    free (req->own);
+    free (req->own_url);
+    free (req->own_model);
     free (req);
 }
 
@@ -241,7 +273,7 @@ s_finish (s_req_t *req, int code, const char *format, ...)
         vsnprintf (tmp, sizeof tmp, format, ap);
         va_end (ap);
         ufo_buf_puts (&b, tmp);
-        r->error = s_clean (req->owner, ufo_buf_detach (&b, NULL));
+        r->error = s_clean (req->owner, req, ufo_buf_detach (&b, NULL));
     }
     r->latency_s = (double) (ufo_time_mono_ms () - req->submitted_ms) / 1000.0;
     ufo_value_destroy (&r->messages);
@@ -255,7 +287,7 @@ static void
 s_engine_failed (s_req_t *req, int code, const char *why)
 {
     ufo_llm_t *self = req->owner;
-    if (req->engine == 0 && self->nengines > 1) {
+    if (req->engine == 0 && self->nengines > 1 && !req->own) {
         ufo_warn ("llm: %s failed (%s); using %s", self->engines [0].name, why, self->engines [1].name);
         free (req->primary_why);
         req->primary_why = ufo_strdup (why);
@@ -292,7 +324,7 @@ static void
 s_retry (s_req_t *req, double retry_after_s, const char *why)
 {
     ufo_llm_t *self = req->owner;
-    const ufo_llm_config_t *cfg = &self->engines [req->engine];
+    const ufo_llm_config_t *cfg = s_cfg (req);
     if (req->tries > cfg->max_retry) {
         char msg [2600];
         snprintf (msg, sizeof msg, "%s (gave up after %d attempts)", why, req->tries);
@@ -320,7 +352,7 @@ s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double la
 {
     bool cut_off = !strcmp (finish, "length");
     ufo_llm_t *self = req->owner;
-    const ufo_llm_config_t *cfg = &self->engines [req->engine];
+    const ufo_llm_config_t *cfg = s_cfg (req);
     ufo_llm_response_t *r = req->resp;
     r->prompt_tokens += pt;
     r->completion_tokens += ct;
@@ -330,12 +362,12 @@ s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double la
     r->asks++;
     r->from_cassette = replayed;
     snprintf (r->engine, sizeof r->engine, "%s", cfg->name);
-    snprintf (r->model, sizeof r->model, "%s", self->models [req->engine]);
+    snprintf (r->model, sizeof r->model, "%s", s_model (req));
     free (r->content);
-    r->content = s_clean (self, ufo_strdup (content));
+    r->content = s_clean (self, req, ufo_strdup (content));
     if (!replayed && self->cassette && ufo_cassette_mode (self->cassette) == UFO_CASSETTE_RECORD) {
         ufo_error_t err;
-        if (ufo_cassette_record (self->cassette, req->agent, req->step, self->models [0], req->messages,
+        if (ufo_cassette_record (self->cassette, req->agent, req->step, req->own ? req->own_model : self->models [0], req->messages,
                                  r->content, finish, pt, ct, latency_s, &err))
             ufo_warn ("llm: cannot record to %s: %s", ufo_cassette_path (self->cassette), err.message);
     }
@@ -349,8 +381,8 @@ s_on_reply (s_req_t *req, const char *content, int64_t pt, int64_t ct, double la
     //  Parse the redacted text: the reason a reply is unusable quotes it, and that reason goes
     //  to the log, into the re-ask prompt (and so the cassette) and into the error.
     r->decision = ufo_llm_extract_json (r->content, strlen (r->content), (ufo_schema_t) req->schema, &perr);
-    s_clean (self, perr.message);
-    s_clean_value (self, &r->decision);
+    s_clean (self, req, perr.message);
+    s_clean_value (self, req, &r->decision);
     if (r->decision) {
         s_finish (req, UFO_OK, NULL);
         return;
@@ -385,16 +417,16 @@ s_on_http (const ufo_http_result_t *res, void *arg)
 {
     s_req_t *req = (s_req_t *) arg;
     ufo_llm_t *self = req->owner;
-    const ufo_llm_config_t *cfg = &self->engines [req->engine];
+    const ufo_llm_config_t *cfg = s_cfg (req);
     req->http_id = 0;
     req->resp->http_status = res->status;
     char why [2400];
     if (res->transport) {
         if (res->timed_out)
-            snprintf (why, sizeof why, "POST %s timed out after %g s", self->urls [req->engine], cfg->timeout_s);
+            snprintf (why, sizeof why, "POST %s timed out after %g s", s_url (req), cfg->timeout_s);
         else
-            snprintf (why, sizeof why, "POST %s failed: %s", self->urls [req->engine], res->error);
-        s_clean (self, why);
+            snprintf (why, sizeof why, "POST %s failed: %s", s_url (req), res->error);
+        s_clean (self, req, why);
         s_retry (req, -1, why);
         return;
     }
@@ -404,7 +436,7 @@ s_on_http (const ufo_http_result_t *res, void *arg)
         char *text = NULL, finish [32] = "", bad [64] = "malformed JSON body";
         int64_t pt = 0, ct = 0;
         if (!body || ufo_llm_wire_reply (cfg, body, &text, &pt, &ct, finish, sizeof finish, bad, sizeof bad)) {
-            snprintf (why, sizeof why, "POST %s: HTTP %ld with %s%s", self->urls [req->engine], res->status,
+            snprintf (why, sizeof why, "POST %s: HTTP %ld with %s%s", s_url (req), res->status,
                       body ? "" : "a ", bad);
             ufo_value_destroy (&body);
             s_retry (req, -1, why);
@@ -417,8 +449,8 @@ s_on_http (const ufo_http_result_t *res, void *arg)
     }
     char api [1000];
     ufo_llm_wire_explain (cfg, res->status, res->body, res->body_len, api, sizeof api);
-    snprintf (why, sizeof why, "POST %s -> HTTP %ld: %s", self->urls [req->engine], res->status, api);
-    s_clean (self, why);
+    snprintf (why, sizeof why, "POST %s -> HTTP %ld: %s", s_url (req), res->status, api);
+    s_clean (self, req, why);
     if (res->status == 429 || res->status == 408 || res->status >= 500)
         s_retry (req, res->retry_after_s, why);
     else {
@@ -439,7 +471,7 @@ s_start (s_req_t *req)
         char finish [UFO_CASSETTE_FINISH_MAX] = "";
         int64_t pt = 0, ct = 0;
         double latency = 0;
-        if (ufo_cassette_lookup (self->cassette, req->agent, req->step, self->models [0], req->messages,
+        if (ufo_cassette_lookup (self->cassette, req->agent, req->step, req->own ? req->own_model : self->models [0], req->messages,
                                  &content, finish, &pt, &ct, &latency, &why) == 0) {
             s_on_reply (req, content, pt, ct, latency, true, finish);
             free (content);
@@ -450,7 +482,7 @@ s_start (s_req_t *req)
         }
         return;
     }
-    const ufo_llm_config_t *cfg = &self->engines [req->engine];
+    const ufo_llm_config_t *cfg = s_cfg (req);
     req->tries++;
     req->resp->attempts++;
     size_t len = 0;
@@ -459,7 +491,7 @@ s_start (s_req_t *req)
     ufo_llm_wire_headers (cfg, req->agent, &headers);
     ufo_error_t err;
     long timeout_ms = (long) (cfg->timeout_s * 1000.0);
-    req->http_id = ufo_http_post (self->http, self->urls [req->engine], headers.list, text, len,
+    req->http_id = ufo_http_post (self->http, s_url (req), headers.list, text, len,
                                   timeout_ms > 0 ? timeout_ms : 1, 0, s_on_http, req, &err);
     ufo_llm_wire_headers_wipe (&headers);
     free (text);
@@ -478,7 +510,22 @@ ufo_llm_submit (ufo_llm_t *self, const ufo_value_t *messages, const ufo_llm_opts
     assert (self && done);
     if (s_check_messages (messages, err))
         return -1;
+    char own_url [1200];
+    const ufo_llm_config_t *own = opts ? opts->engine : NULL;
+    if (own && !ufo_llm_config_ok (own))
+        return ufo_error_set (err, UFO_E_INVALID, "%s: no usable LLM endpoint (API_BASE%s)", own->name,
+                              !strcmp (own->api_type, "aoai") ? ", API_DEPLOYMENT_ID" : "");
+    if (own && ufo_llm_config_url (own, own_url, sizeof own_url))
+        return ufo_error_set (err, UFO_E_TOO_LARGE, "%s: API_BASE is too long", own->name);
     s_req_t *req = ufo_calloc (1, sizeof (s_req_t));
+    if (own) {
+        req->own = ufo_malloc (sizeof *req->own);
+        *req->own = *own;
+        req->own_url = ufo_strdup (own_url);
+        char model [192];
+        ufo_llm_config_model_name (own, model, sizeof model);
+        req->own_model = ufo_strdup (model);
+    }
     req->id = self->next_id++;
     req->owner = self;
     req->messages = ufo_value_dup (messages);

@@ -103,6 +103,10 @@ typedef struct {
     //  agent show retries to the user while they happen.
     void (*on_retry) (void *arg, int attempt, int64_t wait_ms, const char *why);
     void *retry_arg;
+    //  NULL: the client's engines (the primary, then the backup). Otherwise this engine
+    //  alone answers this request (copied at submit; no backup): a session's model override
+    //  (ufo_llm_override.h). Its key is redacted like the client's own.
+    const ufo_llm_config_t *engine;
 } ufo_llm_opts_t;
 
 //  The outcome of one request (including its retries, backup and re-asks).

@@ -19,7 +19,7 @@ static const char *s_known_fields [] = {
     "Status", "Plan", "Bash", "Questions", "Comment", "Function", "Args", "SaveScreenshot",
     "Step", "RoundStep", "AgentStep", "Round", "Subtask", "SubtaskIndex", "FunctionCall",
     "Action", "ActionSuccess", "ActionType", "Request", "Agent", "AgentName", "Application",
-    "Cost", "Tokens", "Results", "error", "time_cost", "ControlLog", "UserConfirm", "Answers",
+    "Cost", "Tokens", "Model", "Results", "error", "time_cost", "ControlLog", "UserConfirm", "Answers",
     "ScreenshotPath", "AnnotatedScreenshotPath", "SelectedControlScreenshotPath", "Timestamp",
     "__report_id"
 };
@@ -493,6 +493,12 @@ s_step (s_report_t *self, const ufo_value_t *step, size_t index)
         }
         ufo_buf_puts (out, "</dd>");
     }
+    const char *model = ufo_value_map_str (step, "Model", "");
+    if (*model) {               //  the model that answered this step (a session's own, too)
+        ufo_buf_puts (out, "<dt>Model</dt><dd>");
+        ufo_report_escs (out, model);
+        ufo_buf_puts (out, "</dd>");
+    }
     const ufo_value_t *tokens = ufo_value_map_get (step, "Tokens");
     if (tokens)
         ufo_buf_printf (out, "<dt>LLM tokens</dt><dd class=\"muted\">%" PRId64 " prompt + %" PRId64
@@ -548,7 +554,12 @@ s_eval (ufo_buf_t *out, const ufo_value_t *eval)
     if (*shots) {
         ufo_buf_puts (out, "<p class=\"muted\">Screenshots judged: ");
         ufo_report_escs (out, shots);
-        ufo_buf_printf (out, " &middot; cost $%.4f</p>", ufo_value_map_float (eval, "Cost", 0));
+        ufo_buf_printf (out, " &middot; cost $%.4f", ufo_value_map_float (eval, "Cost", 0));
+        if (*ufo_value_map_str (eval, "model", "")) {
+            ufo_buf_puts (out, " &middot; model ");
+            ufo_report_escs (out, ufo_value_map_str (eval, "model", ""));
+        }
+        ufo_buf_puts (out, "</p>");
     }
     ufo_buf_puts (out, "</div>");
 }

@@ -71,6 +71,9 @@ REPORT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["struct
   for _ in $(seq 600); do grep -q '"id":2,"result"' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
   echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"screenshot","arguments":{}}}'
   for _ in $(seq 100); do grep -q '"id":3' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
+  # a session's own model that carries a key: refused, nothing submitted (keys never travel)
+  echo '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_session","arguments":{"request":"x","model":{"model":"m2","api_key":"sk-leak-0000"}}}}'
+  for _ in $(seq 100); do grep -q '"id":4' "$DIR/raw.out" 2>/dev/null && break; sleep 0.1; done
 } | timeout 120 scripts/desktop-session run -- "${SERVER[@]}" > "$DIR/raw.out" 2> "$DIR/raw.err"
 check "$DIR/raw.out" '"protocolVersion":"2025-06-18"'
 check "$DIR/raw.out" '"code":-32700'
@@ -79,6 +82,8 @@ check "$DIR/raw.out" 'accepted (task '
 check "$DIR/raw.out" '"id":2,"result"'
 check "$DIR/raw.out" '"type":"image"'
 check "$DIR/raw.out" '"mimeType":"image/png"'
+check "$DIR/raw.out" 'API keys never travel'
+grep '"id":4' "$DIR/raw.out" | grep -q '"isError":true' || { echo "FAIL: run_session with a key in model not an error"; fail=1; }
 # Streamable HTTP: the same server on a loopback port, the inspector as its client
 "${SERVER[@]}" --http 127.0.0.1:0 > "$DIR/http.out" 2> "$DIR/http.err" &
 HTTP_PID=$!
