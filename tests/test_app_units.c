@@ -81,7 +81,7 @@ UFO_TEST (test_data_url)
 UFO_TEST (test_local_board)
 {
     ufo_error_t err;
-    app_board_t *board = app_board_new (NULL, &err);
+    app_board_t *board = app_board_new (NULL);
     REQUIRE (board);
     CHECK (!app_board_remote (board));
     ufo_value_t *item = ufo_json_parse_str ("{\"Step\": 3, \"Round\": 0, \"SubtaskIndex\": 1,"
@@ -106,7 +106,8 @@ UFO_TEST (test_local_board)
     CHECK_INT (ufo_value_size (ufo_value_map_get (snap, "trajectories")), 0);
     ufo_value_destroy (&snap);
     //  the prompt parts: blackboard header, memories, the screenshot's metadata and image
-    ufo_value_t *parts = app_board_prompt (board, "s1", -1, -1, &err);
+    CHECK (app_board_prompt_ready (board, "s1"));
+    ufo_value_t *parts = app_board_prompt_take (board, "s1", -1, -1, &err);
     REQUIRE (parts);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (parts, 0), "text", ""), "[Blackboard:]");
     char *json = ufo_json_dump (parts, UFO_JSON_COMPACT, NULL);
@@ -119,19 +120,19 @@ UFO_TEST (test_local_board)
     item = ufo_json_parse_str ("{\"Step\": 4, \"Round\": 0, \"SubtaskIndex\": 2,"
                                " \"Action\": {\"function\": \"click_input\"}}", NULL);
     CHECK_INT (app_board_add (board, "s1", "trajectories", &item, &err), 0);
-    parts = app_board_prompt (board, "s1", 0, 2, &err);
+    parts = app_board_prompt_take (board, "s1", 0, 2, &err);
     REQUIRE (parts);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (parts, 3), "text", ""),
                "[Step Trajectories Completed Previously:]\n [{\"Step\": 3, \"Round\": 0,"
                " \"SubtaskIndex\": 1, \"Action\": {\"function\": \"texts\"}}]");
     ufo_value_destroy (&parts);
-    parts = app_board_prompt (board, "s1", 0, 1, &err);
+    parts = app_board_prompt_take (board, "s1", 0, 1, &err);
     REQUIRE (parts);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (parts, 3), "text", ""),
                "[Step Trajectories Completed Previously:]\n [{\"Step\": 4, \"Round\": 0,"
                " \"SubtaskIndex\": 2, \"Action\": {\"function\": \"click_input\"}}]");
     ufo_value_destroy (&parts);
-    parts = app_board_prompt (board, "s1", 1, 1, &err);     //  no item of round 1: all kept
+    parts = app_board_prompt_take (board, "s1", 1, 1, &err);     //  no item of round 1: all kept
     REQUIRE (parts);
     CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (parts, 3), "text", ""), "\"Step\": 3");
     CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (parts, 3), "text", ""), "\"Step\": 4");
