@@ -107,6 +107,95 @@ s_type_in_cell (ufo_desktop_t *desk, int64_t xid, const ufo_value_t *snap, const
     return ok;
 }
 
+//  The result of a spreadsheet action (no control label) on window xid; caller destroys.
+static ufo_value_t *
+s_sheet (ufo_desktop_t *desk, int64_t xid, const char *function, const char *args)
+{
+    return dfx_act (desk, xid, NULL, function, args);
+}
+
+//  The spreadsheet actions on a sheet whose A1:A4 hold 1, 2, 3, =SUM(A1:A3): go to B1 and
+//  type there, read a range back (values and a formula), the formula bar of A4, a range
+//  selected through the Name Box, and clear errors for bad ranges.
+static void
+s_sheet_actions (ufo_desktop_t *desk, int64_t xid)
+{
+    ufo_value_t *r = s_sheet (desk, xid, "go_to_cell", "{\"cell\": \"b1\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    CHECK_STR (ufo_value_map_str (r, "text", ""), "B1 is the active cell");
+    ufo_value_destroy (&r);
+    //  the keys go where the cursor is (no control: the sheet has the focus)
+    CHECK (s_ok (dfx_act (desk, xid, NULL, "keyboard_input",
+                          "{\"keys\": \"7~=B1*2~\", \"control_focus\": false}"), "type in B1"));
+    //  read back (the formula's result may lag the keys a moment: bounded)
+    const char *want = "[[\"1\",\"7\"],[\"2\",\"14\"],[\"3\",\"\"],[\"6\",\"\"]]";
+    char *got = NULL;
+    ufo_value_t *formulas = NULL;
+    int64_t end = ufo_time_mono_ms () + 20000;
+    while (ufo_time_mono_ms () < end) {
+        ufo_value_t *snap = s_snapshot (desk, xid, NULL);       //  the actions use its sheet
+        ufo_value_destroy (&snap);
+        r = s_sheet (desk, xid, "get_range_values", "{\"range\": \"A1:B4\"}");
+        free (got);
+        got = ufo_json_dump (ufo_value_map_get (r, "values"), 0, NULL);
+        ufo_value_destroy (&formulas);
+        formulas = ufo_value_dup (ufo_value_map_get (r, "formulas"));
+        bool ok = ufo_value_map_bool (r, "success", false);
+        if (!ok)
+            fprintf (stderr, "get_range_values: %s\n", ufo_value_map_str (r, "error", ""));
+        ufo_value_destroy (&r);
+        if (!ok || (got && streq (got, want)))
+            break;
+        ufo_desktop_iterate (desk, 200);
+    }
+    CHECK_STR (got ? got : "(none)", want);
+    free (got);
+    //  a formula without ":" is read from the cell (LibreOffice cuts it at a colon)
+    CHECK_STR (ufo_value_map_str (formulas, "B2", ""), "=B1*2");
+    ufo_value_destroy (&formulas);
+    //  the formula bar shows the active cell's formula
+    r = s_sheet (desk, xid, "go_to_cell", "{\"cell\": \"A4\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    const char *bar = NULL;
+    ufo_value_t *snap = NULL;
+    end = ufo_time_mono_ms () + 10000;
+    while (ufo_time_mono_ms () < end) {
+        ufo_value_destroy (&snap);
+        snap = s_snapshot (desk, xid, NULL);
+        bar = s_value (snap, "Edit", "Input line");
+        if (bar && streq (bar, "=SUM(A1:A3)"))
+            break;
+        ufo_desktop_iterate (desk, 100);
+    }
+    CHECK_STR (bar ? bar : "(none)", "=SUM(A1:A3)");
+    CHECK_STR (s_value (snap, "Edit", "Name Box") ? s_value (snap, "Edit", "Name Box") : "", "A4");
+    ufo_value_destroy (&snap);
+    //  a range, given backwards and in lower case
+    r = s_sheet (desk, xid, "select_table_range", "{\"range\": \"b2:a1\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    CHECK_STR (ufo_value_map_str (r, "text", ""), "A1:B2 is selected");
+    ufo_value_destroy (&r);
+    //  bad ranges: clear errors, nothing done, LibreOffice still serves
+    struct { const char *function, *args, *error; } bad [] = {
+        { "get_range_values", "{\"range\": \"A0\"}", "not a cell or range in A1 style" },
+        { "get_range_values", "{\"range\": \"XFE1\"}", "outside the sheet" },
+        { "get_range_values", "{\"range\": \"A1:Z100\"}", "at most 200 cells" },
+        { "get_range_values", "{}", "needs a string 'range'" },
+        { "go_to_cell", "{\"cell\": \"A1:B2\"}", "takes one cell" },
+        { "select_table_range", "{\"range\": 12}", "needs a string 'range'" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad [0]; i++) {
+        r = s_sheet (desk, xid, bad [i].function, bad [i].args);
+        CHECK (!ufo_value_map_bool (r, "success", true));
+        CHECK (strstr (ufo_value_map_str (r, "error", ""), bad [i].error) != NULL);
+        if (!strstr (ufo_value_map_str (r, "error", ""), bad [i].error))
+            fprintf (stderr, "%s %s: %s\n", bad [i].function, bad [i].args,
+                     ufo_value_map_str (r, "error", ""));
+        ufo_value_destroy (&r);
+    }
+}
+
 UFO_TEST (test_calc_sheet)
 {
     REQUIRE (dfx_session_start () == 0);
@@ -195,7 +284,12 @@ UFO_TEST (test_calc_sheet)
         CHECK_STR (ufo_value_map_str (r, "text", ""), "6");
         ufo_value_destroy (&r);
     }
+    //  the Name Box (named by the LibreOffice profile) and the formula bar ("Input line")
+    CHECK (dfx_find (snap2, "Edit", "Name Box") != NULL);
+    CHECK (dfx_find (snap2, "Edit", "Input line") != NULL);
+    CHECK (ufo_value_map_int (ufo_value_map_get (snap2, "spreadsheet"), "columns", 0) == 16384);
     ufo_value_destroy (&snap2);
+    s_sheet_actions (desk, xid);
 
     //  saved as CSV to a given path: Save As with a .csv name, LibreOffice's format question
     //  (its default: keep CSV), the CSV options dialog's OK; the file checked on its own
@@ -246,7 +340,7 @@ UFO_TEST (test_calc_sheet)
         if (!text)
             ufo_desktop_iterate (desk, 100);
     }
-    CHECK_STR (text ? text : "(no file)", "1\n2\n3\n6\n");
+    CHECK_STR (text ? text : "(no file)", "1,7\n2,14\n3,\n6,\n");
     free (text);
 
     //  and LibreOffice falls back to idle (it spun at 100 % after an enumeration): under
