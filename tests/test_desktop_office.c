@@ -530,6 +530,28 @@ UFO_TEST (test_writer_document)
     CHECK (s_ok (dfx_act (desk, xid, doc_label, "keyboard_input",
                           "{\"keys\": \"Quarterly report{ENTER}Sales grew by ten percent.\"}"),
                  "typing"));
+    //  the caret after a phrase (the document's paragraphs searched), then keys without a
+    //  control go there; a selected word is replaced by typing; a phrase not there fails
+    snap = s_snapshot (desk, xid, NULL);        //  the paragraphs, for the document's search
+    ufo_value_destroy (&snap);
+    ufo_value_t *r = dfx_act (desk, xid, doc_label, "caret_to_text", "{\"text\": \"Sales grew\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    CHECK_CONTAINS (ufo_value_map_str (r, "text", ""), "paragraph 2, offset 10");
+    ufo_value_destroy (&r);
+    CHECK (s_ok (dfx_act (desk, xid, NULL, "keyboard_input",
+                          "{\"keys\": \" strongly\", \"control_focus\": false}"), "type at the caret"));
+    r = dfx_act (desk, xid, doc_label, "select_text", "{\"text\": \"ten\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    CHECK (s_ok (dfx_act (desk, xid, NULL, "keyboard_input",
+                          "{\"keys\": \"eleven\", \"control_focus\": false}"), "replace the selection"));
+    r = dfx_act (desk, xid, doc_label, "caret_to_text", "{\"text\": \"no such words\"}");
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "is not in Document");
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, doc_label, "caret_to_text", "{\"text\": \"Sales\", \"at\": \"middle\"}");
+    CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "'at' must be");
+    ufo_value_destroy (&r);
     CHECK (s_ok (dfx_act (desk, xid, doc_label, "keyboard_input",
                           "{\"keys\": \"^{HOME}+^{RIGHT}\"}"), "select the first word"));
     //  bold through the toolbar: its button's action is "press" (GetName)
@@ -545,7 +567,7 @@ UFO_TEST (test_writer_document)
     while (ufo_time_mono_ms () < end && !both) {
         snap = s_snapshot (desk, xid, NULL);
         both = dfx_find (snap, "Text", "Quarterly report") && dfx_find (snap, "Text",
-                                                                    "Sales grew by ten percent.");
+                                                      "Sales grew strongly by eleven percent.");
         if (!both && ufo_time_mono_ms () + 200 > end) {
             const ufo_value_t *cs = ufo_value_map_get (snap, "controls");
             for (size_t i = 0; i < ufo_value_size (cs); i++)
@@ -595,7 +617,7 @@ UFO_TEST (test_writer_document)
     xml [n] = '\0';
     if (p)
         pclose (p);
-    CHECK_CONTAINS (xml, "Sales grew by ten percent.");
+    CHECK_CONTAINS (xml, "Sales grew strongly by eleven percent.");
     CHECK_CONTAINS (xml, "fo:font-weight=\"bold\"");
     //  the bold style is applied to a span holding the first word
     char *bold = strstr (xml, "fo:font-weight=\"bold\"");

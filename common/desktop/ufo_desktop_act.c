@@ -616,6 +616,8 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
     assert (self);
     if (ufo_desktop_sheet_action_ (function))        //  spreadsheets: ufo_desktop_sheet.c
         return ufo_desktop_sheet_begin_ (self, xid, function, args);
+    if (ufo_desktop_caret_action_ (function))        //  documents: ufo_desktop_caret.c
+        return ufo_desktop_caret_begin_ (self, xid, label, function, args);
     ufo_desktop_op_t *op = ufo_desktop_op_new_ (self, self->action_timeout_ms + 1000);
     s_act_t *st = ufo_calloc (1, sizeof (*st));
     op->state = st;

@@ -217,6 +217,11 @@ bool ufo_desktop_sheet_action_ (const char *function);
 ufo_desktop_op_t *ufo_desktop_sheet_begin_ (ufo_desktop_t *desk, int64_t xid, const char *function,
                                             const ufo_value_t *args);
 
+//  ufo_desktop_caret.c (caret_to_text, select_text: the caret or selection at a phrase)
+bool ufo_desktop_caret_action_ (const char *function);
+ufo_desktop_op_t *ufo_desktop_caret_begin_ (ufo_desktop_t *desk, int64_t xid, const char *label,
+                                            const char *function, const ufo_value_t *args);
+
 //  ufo_desktop_input.c (XTest and key syntax)
 int ufo_desktop_send_keys_ (ufo_desktop_t *desk, const ufo_value_t *events, ufo_error_t *err);
 void ufo_desktop_pointer_move_ (ufo_desktop_t *desk, int x, int y);
