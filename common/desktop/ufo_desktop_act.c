@@ -859,6 +859,11 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
             return op;
         }
         ufo_desktop_pointer_move_ (self, st->cx, st->cy);
+        //  content moves without bounds events (Firefox): the next snapshot reads the extents
+        //  of what it has cached again, so what scrolled into view is offered
+        ufo_dwin_t *scrolled = ufo_desktop_win_ (self, xid, false);
+        if (scrolled)
+            scrolled->scrolled = true;
         int button = dist > 0 ? 4 : 5;
         for (int64_t i = 0; i < (dist > 0 ? dist : -dist); i++) {
             ufo_desktop_pointer_button_ (self, button, true);

@@ -8,11 +8,12 @@
       select_table_range {"range": "A1:B3"}  selects the range, the cursor at its first cell
       go_to_cell         {"cell": "C7"}      makes C7 the active cell
 
-    Selecting and going to a cell type the address into the window's Name Box (an Edit named
-    "Name Box", by its accessible name or the application's profile): the same keyboard_input
-    a model would send, then the Name Box is read back to check that the sheet followed. */
+    Selecting and going to a cell put the address into the window's Name Box (an Edit named
+    "Name Box", by its accessible name or the application's profile) through EditableText,
+    press Enter in it (keyboard_input), then read the Name Box back to check that the sheet
+    followed. (Component.GrabFocus on a cell moved LibreOffice's cursor only while no range
+    was selected: not used.) */
 #include "ufo_prelude.h"
-#include "ufo_buf.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
 #include "ufo_value.h"
@@ -38,6 +39,9 @@ typedef struct {
     char *nb_bus, *nb_path;     //  the Name Box
     char *expect;               //  what the Name Box shows once the sheet followed
     bool checking;              //  reading the Name Box back
+    ufo_value_t *enter;         //  the keyboard_input args for the Name Box (Enter)
+    char *nb_label;             //  the Name Box's label
+    int64_t xid_;
 } s_sheet_t;
 
 static void
@@ -58,6 +62,8 @@ s_free (ufo_desktop_op_t *op)
     free (st->nb_bus);
     free (st->nb_path);
     free (st->expect);
+    free (st->nb_label);
+    ufo_value_destroy (&st->enter);
     ufo_desktop_op_destroy (&st->inner);
     free (st);
     op->state = NULL;
@@ -244,6 +250,29 @@ s_wake (const ufo_desktop_op_t *op)
     return op->deadline;
 }
 
+//  The address put into the Name Box (EditableText, no keys: under load keys typed after a
+//  D-Bus GrabFocus could reach the sheet instead), then Enter in it (keyboard_input: the Name
+//  Box focused first); s_poll then reads it back. A lost Enter leaves the Name Box showing
+//  something else: the action fails saying so.
+static void
+s_on_namebox_set (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (data);
+    if (!op || op->done)
+        return;
+    s_sheet_t *st = op->state;
+    gboolean ok = FALSE;
+    if (reply)
+        g_variant_get (reply, "(b)", &ok);
+    if (!ok) {
+        ufo_desktop_op_finish_ (op, false, NULL, "the Name Box did not take '%s'%s%s", st->expect,
+                                error ? ": " : "", error ? error : "");
+        return;
+    }
+    st->inner = ufo_desktop_act_begin (op->desk, st->xid_, st->nb_label, "keyboard_input", st->enter);
+    op->deadline = ufo_desktop_op_deadline (st->inner) + 2000;
+}
+
 //  The label of the window's Name Box in its latest snapshot (an Edit named "Name Box"),
 //  or NULL.
 static const char *
@@ -330,33 +359,26 @@ ufo_desktop_sheet_begin_ (ufo_desktop_t *desk, int64_t xid, const char *function
         return op;
     }
 
-    //  select_table_range, go_to_cell: through the Name Box
+    //  through the Name Box
     const char *label = s_namebox_label (win);
     const ufo_dlabel_t *entry = label ? ufo_desktop_label_find_ (win, label) : NULL;
     if (!entry) {
         ufo_desktop_op_finish_ (op, false, NULL, "%s needs the window's Name Box (an Edit named "
-                                "\"Name Box\"), and the latest snapshot shows none", function);
+                                "\"Name Box\"), and the latest snapshot shows none",
+                                function);
         return op;
     }
     const char *space = strchr (entry->key, ' ');
     st->nb_bus = ufo_strndup (entry->key, (size_t) (space - entry->key));
     st->nb_path = ufo_strdup (space + 1);
-    ufo_buf_t buf;
-    ufo_buf_init (&buf);
-    ufo_buf_puts (&buf, first);
-    if (!go && (st->rows > 1 || st->cols > 1)) {
-        ufo_buf_putc (&buf, ':');
-        ufo_buf_puts (&buf, last);
-    }
-    st->expect = ufo_buf_detach (&buf, NULL);
-    //  select what the Name Box shows, type the address (letters and digits only: nothing
-    //  in it is special to the key syntax) and Enter
-    char *keys = g_strdup_printf ("^a%s{ENTER}", st->expect);
-    ufo_value_t *kargs = ufo_value_new_map ();
-    ufo_value_map_set_str (kargs, "keys", keys);
-    g_free (keys);
-    st->inner = ufo_desktop_act_begin (desk, xid, label, "keyboard_input", kargs);
-    ufo_value_destroy (&kargs);
-    op->deadline = ufo_desktop_op_deadline (st->inner) + 2000;
+    st->nb_label = ufo_strdup (label);
+    st->xid_ = xid;
+    char range [40];
+    snprintf (range, sizeof range, "%s:%s", first, last);
+    st->expect = ufo_strdup (st->rows == 1 && st->cols == 1 ? first : range);
+    st->enter = ufo_value_new_map ();
+    ufo_value_map_set_str (st->enter, "keys", "{ENTER}");
+    ufo_desktop_call_ (op, st->nb_bus, st->nb_path, "org.a11y.atspi.EditableText", "SetTextContents",
+                       g_variant_new ("(s)", st->expect), "(b)", s_on_namebox_set, NULL);
     return op;
 }

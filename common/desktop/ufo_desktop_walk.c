@@ -1315,6 +1315,19 @@ s_invalidate_tree (ufo_dnode_t *node)
         s_invalidate_tree (g_ptr_array_index (node->kids, i));
 }
 
+//  Every cached node's states and extents are read again by the next walk (after a scroll
+//  action: Firefox gives what scrolled into view the showing state and new extents, and
+//  sends no event for either).
+static void
+s_stale_extents (ufo_dnode_t *node)
+{
+    node->ext_stale = true;
+    if (node->parent)               //  the window's own states stay (it did not scroll)
+        node->valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_stale_extents (g_ptr_array_index (node->kids, i));
+}
+
 static bool
 s_snap_poll (ufo_desktop_op_t *op)
 {
@@ -1364,6 +1377,10 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         win = NULL;
     }
     if (win && win->root) {
+        if (win->scrolled) {        //  a scroll action moved content: states, extents read again
+            s_stale_extents (win->root);
+            win->scrolled = false;
+        }
         if (win->width != st->ww || win->height != st->wh) {
             //  a resized window has new extents everywhere; the structure is still good
             s_invalidate_tree (win->root);
