@@ -122,7 +122,8 @@ s_resume_ended (app_agent_t *self, const ufo_value_t *last)
         used++;
         const char *function = ufo_value_map_str (l, "FunctionCall", "");
         const ufo_value_t *success = ufo_value_list_at (ufo_value_map_get (l, "ActionSuccess"), 0);
-        if ((!strcmp (function, "texts") || !strcmp (function, "summary"))
+        if ((!strcmp (function, "texts") || !strcmp (function, "summary")
+             || !strcmp (function, "get_range_values"))
         &&  ufo_value_map_bool (success, "success", false))
             ufo_value_list_push_str (self->results, ufo_value_map_str (l, "Results", ""));
         snprintf (self->last_comment, sizeof self->last_comment, "%s", ufo_value_map_str (l, "Comment", ""));
@@ -138,7 +139,8 @@ s_resume_ended (app_agent_t *self, const ufo_value_t *last)
         const ufo_value_t *action = ufo_value_map_get (t, "Action");
         const char *function = ufo_value_map_str (action, "function", "");
         const char *results = ufo_value_map_str (t, "Results", NULL);
-        if (results && *results && (!strcmp (function, "texts") || !strcmp (function, "summary")))
+        if (results && *results && (!strcmp (function, "texts") || !strcmp (function, "summary")
+                                    || !strcmp (function, "get_range_values")))
             ufo_value_list_push_str (self->results, results);
     }
     snprintf (self->last_comment, sizeof self->last_comment, "%s", ufo_value_map_str (last, "Comment", ""));

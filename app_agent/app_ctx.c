@@ -236,7 +236,8 @@ app_ctx_policy_requires (const app_ctx_t *ctx, const char *function, const char 
         return true;
     }
     //  reading and answering change nothing: no confirmation for them
-    static const char *const harmless [] = { "texts", "summary", "annotation", "wait" };
+    static const char *const harmless [] = { "texts", "summary", "annotation", "wait",
+                                              "get_range_values" };
     for (size_t i = 0; i < UFO_ARRAY_SIZE (harmless); i++)
         if (strcmp (function, harmless [i]) == 0)
             return false;

@@ -414,6 +414,8 @@ s_vars (app_step_t *self, const ufo_value_t *controls)
     ufo_value_map_set (vars, "api_tools", &(ufo_value_t *) { ufo_mcp_hub_prompt_tools (mcp) });
     ufo_value_map_set_bool (vars, "api_preferred", ufo_mcp_hub_preferred (mcp));
     ufo_value_map_set_bool (vars, "action_sequence", a->ctx->action_sequence);
+    //  a spreadsheet on screen: the spreadsheet actions are offered (actions.tmpl)
+    ufo_value_map_set_bool (vars, "spreadsheet", ufo_value_map_get (self->snapshot, "spreadsheet") != NULL);
     return vars;
 }
 
@@ -944,7 +946,8 @@ app_step_finish (app_step_t *self, const ufo_value_t *answers)
                       ? "\nThe API tool did not work: do it through the GUI controls instead." : "");
             a->last_result = ufo_strdup (buf);
         }
-        if (ok && (!strcmp (function, "texts") || !strcmp (function, "summary")))
+        if (ok && (!strcmp (function, "texts") || !strcmp (function, "summary")
+                   || !strcmp (function, "get_range_values")))
             ufo_value_list_push_str (a->results, text);
         if (ok && !strcmp (function, "annotation")) {
             const ufo_value_t *labels = ufo_value_map_get (self->action_result, "control_labels");

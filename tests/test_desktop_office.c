@@ -107,6 +107,96 @@ s_type_in_cell (ufo_desktop_t *desk, int64_t xid, const ufo_value_t *snap, const
     return ok;
 }
 
+//  The result of a spreadsheet action (no control label) on window xid; caller destroys.
+static ufo_value_t *
+s_sheet (ufo_desktop_t *desk, int64_t xid, const char *function, const char *args)
+{
+    return dfx_act (desk, xid, NULL, function, args);
+}
+
+//  The spreadsheet actions on a sheet whose A1:A4 hold 1, 2, 3, =SUM(A1:A3): go to B1 and
+//  type there, read a range back (values and a formula), the formula bar of A4, a range
+//  selected through the Name Box, and clear errors for bad ranges.
+static void
+s_sheet_actions (ufo_desktop_t *desk, int64_t xid)
+{
+    ufo_value_t *r = s_sheet (desk, xid, "go_to_cell", "{\"cell\": \"b1\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    if (!ufo_value_map_bool (r, "success", false))
+        fprintf (stderr, "go_to_cell b1: %s\n", ufo_value_map_str (r, "error", ""));
+    CHECK_STR (ufo_value_map_str (r, "text", ""), "B1 is the active cell");
+    ufo_value_destroy (&r);
+    //  the keys go where the cursor is (no control: the sheet has the focus)
+    CHECK (s_ok (dfx_act (desk, xid, NULL, "keyboard_input",
+                          "{\"keys\": \"7~=B1*2~\", \"control_focus\": false}"), "type in B1"));
+    //  read back (the formula's result may lag the keys a moment: bounded)
+    const char *want = "[[\"1\",\"7\"],[\"2\",\"14\"],[\"3\",\"\"],[\"6\",\"\"]]";
+    char *got = NULL;
+    ufo_value_t *formulas = NULL;
+    int64_t end = ufo_time_mono_ms () + 20000;
+    while (ufo_time_mono_ms () < end) {
+        ufo_value_t *snap = s_snapshot (desk, xid, NULL);       //  the actions use its sheet
+        ufo_value_destroy (&snap);
+        r = s_sheet (desk, xid, "get_range_values", "{\"range\": \"A1:B4\"}");
+        free (got);
+        got = ufo_json_dump (ufo_value_map_get (r, "values"), 0, NULL);
+        ufo_value_destroy (&formulas);
+        formulas = ufo_value_dup (ufo_value_map_get (r, "formulas"));
+        bool ok = ufo_value_map_bool (r, "success", false);
+        if (!ok)
+            fprintf (stderr, "get_range_values: %s\n", ufo_value_map_str (r, "error", ""));
+        ufo_value_destroy (&r);
+        if (!ok || (got && streq (got, want)))
+            break;
+        ufo_desktop_iterate (desk, 200);
+    }
+    CHECK_STR (got ? got : "(none)", want);
+    free (got);
+    //  a formula without ":" is read from the cell (LibreOffice cuts it at a colon)
+    CHECK_STR (ufo_value_map_str (formulas, "B2", ""), "=B1*2");
+    ufo_value_destroy (&formulas);
+    //  the formula bar shows the active cell's formula
+    CHECK (s_ok (s_sheet (desk, xid, "go_to_cell", "{\"cell\": \"A4\"}"), "go to A4"));
+    const char *bar = NULL;
+    ufo_value_t *snap = NULL;
+    end = ufo_time_mono_ms () + 10000;
+    while (ufo_time_mono_ms () < end) {
+        ufo_value_destroy (&snap);
+        snap = s_snapshot (desk, xid, NULL);
+        bar = s_value (snap, "Edit", "Input line");
+        if (bar && streq (bar, "=SUM(A1:A3)"))
+            break;
+        ufo_desktop_iterate (desk, 100);
+    }
+    CHECK_STR (bar ? bar : "(none)", "=SUM(A1:A3)");
+    CHECK_STR (s_value (snap, "Edit", "Name Box") ? s_value (snap, "Edit", "Name Box") : "", "A4");
+    ufo_value_destroy (&snap);
+    //  a range, given backwards and in lower case
+    r = s_sheet (desk, xid, "select_table_range", "{\"range\": \"b2:a1\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    CHECK_STR (ufo_value_map_str (r, "text", ""), "A1:B2 is selected");
+    ufo_value_destroy (&r);
+    CHECK (s_ok (s_sheet (desk, xid, "go_to_cell", "{\"cell\": \"A1\"}"), "go to A1"));      //  no range left selected
+    //  bad ranges: clear errors, nothing done, LibreOffice still serves
+    struct { const char *function, *args, *error; } bad [] = {
+        { "get_range_values", "{\"range\": \"A0\"}", "not a cell or range in A1 style" },
+        { "get_range_values", "{\"range\": \"XFE1\"}", "outside the sheet" },
+        { "get_range_values", "{\"range\": \"A1:Z100\"}", "at most 200 cells" },
+        { "get_range_values", "{}", "needs a string 'range'" },
+        { "go_to_cell", "{\"cell\": \"A1:B2\"}", "takes one cell" },
+        { "select_table_range", "{\"range\": 12}", "needs a string 'range'" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad [0]; i++) {
+        r = s_sheet (desk, xid, bad [i].function, bad [i].args);
+        CHECK (!ufo_value_map_bool (r, "success", true));
+        CHECK (strstr (ufo_value_map_str (r, "error", ""), bad [i].error) != NULL);
+        if (!strstr (ufo_value_map_str (r, "error", ""), bad [i].error))
+            fprintf (stderr, "%s %s: %s\n", bad [i].function, bad [i].args,
+                     ufo_value_map_str (r, "error", ""));
+        ufo_value_destroy (&r);
+    }
+}
+
 UFO_TEST (test_calc_sheet)
 {
     REQUIRE (dfx_session_start () == 0);
@@ -195,7 +285,12 @@ UFO_TEST (test_calc_sheet)
         CHECK_STR (ufo_value_map_str (r, "text", ""), "6");
         ufo_value_destroy (&r);
     }
+    //  the Name Box (named by the LibreOffice profile) and the formula bar ("Input line")
+    CHECK (dfx_find (snap2, "Edit", "Name Box") != NULL);
+    CHECK (dfx_find (snap2, "Edit", "Input line") != NULL);
+    CHECK (ufo_value_map_int (ufo_value_map_get (snap2, "spreadsheet"), "columns", 0) == 16384);
     ufo_value_destroy (&snap2);
+    s_sheet_actions (desk, xid);
 
     //  saved as CSV to a given path: Save As with a .csv name, LibreOffice's format question
     //  (its default: keep CSV), the CSV options dialog's OK; the file checked on its own
@@ -246,7 +341,7 @@ UFO_TEST (test_calc_sheet)
         if (!text)
             ufo_desktop_iterate (desk, 100);
     }
-    CHECK_STR (text ? text : "(no file)", "1\n2\n3\n6\n");
+    CHECK_STR (text ? text : "(no file)", "1,7\n2,14\n3,\n6,\n");
     free (text);
 
     //  and LibreOffice falls back to idle (it spun at 100 % after an enumeration): under
@@ -292,6 +387,93 @@ s_ok (ufo_value_t *r, const char *what)
         fprintf (stderr, "%s: %s\n", what, ufo_value_map_str (r, "error", ""));
     ufo_value_destroy (&r);
     return ok;
+}
+
+//  The number of controls of `type` whose text starts with `prefix`.
+static int
+s_count_prefix (const ufo_value_t *snap, const char *type, const char *prefix)
+{
+    int n = 0;
+    const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        n += streq (ufo_value_map_str (c, "control_type", ""), type)
+          && strncmp (ufo_value_map_str (c, "control_text", ""), prefix, strlen (prefix)) == 0;
+    }
+    return n;
+}
+
+//  A page longer than the window (tests/data/web/long.html: 60 clauses, then a button):
+//  only what is on screen is offered, so the button at the end is not; the document is
+//  scrolled (wheel_mouse_input, bounded) until the button is offered, which is then pressed
+//  and the page's answer read. Firefox (window xid) shows the form page, which links to it.
+static void
+s_firefox_long_page (ufo_desktop_t *desk, int64_t xid)
+{
+    //  to the page: the form page's link to it (a Hyperlink, its action "jump")
+    ufo_value_t *first = s_snapshot (desk, xid, NULL);
+    const char *link = dfx_find (first, "Hyperlink", "terms of service");
+    CHECK (link != NULL);
+    if (link)
+        CHECK (s_ok (dfx_act (desk, xid, link, "click_input", NULL), "open the long page"));
+    ufo_value_destroy (&first);
+    REQUIRE (dfx_wait_window (desk, 0, "Terms of service", WAIT_MS / 3) == xid);
+    //  KNOWN DEFECT (docs/DESKTOP.md): the long-lived handle's cache may keep the previous
+    //  page after a page change; the new page is read by a handle of its own
+    ufo_value_t *fopts = ufo_json_parse_str ("{\"action_timeout_ms\": 3000}", NULL);
+    ufo_error_t err = { 0 };
+    desk = ufo_desktop_new (fopts, &err);
+    ufo_value_destroy (&fopts);
+    REQUIRE (desk);
+    ufo_value_t *snap = NULL;
+    int64_t end = ufo_time_mono_ms () + WAIT_MS / 3;
+    while (ufo_time_mono_ms () < end && !(snap && s_find_prefix (snap, "Text", "Clause 1."))) {
+        ufo_value_destroy (&snap);
+        ufo_desktop_iterate (desk, 100);
+        snap = s_snapshot (desk, xid, NULL);
+    }
+    REQUIRE (snap && s_find_prefix (snap, "Text", "Clause 1."));
+    //  bounded to what is visible: the first clauses, not all 60, and not the button
+    int shown = s_count_prefix (snap, "Text", "Clause ");
+    printf ("firefox: long page: %d of 60 clauses offered at the top\n", shown);
+    CHECK (shown > 0 && shown < 60);
+    CHECK (dfx_find (snap, "Button", "Accept the terms") == NULL);
+    const char *doc = dfx_find (snap, "Document", "Terms of service");
+    CHECK (doc != NULL);
+    //  scroll down until the button is on screen (as a model would: wheel on the document)
+    const char *button = NULL;
+    int wheels = 0;
+    for (; doc && !button && wheels < 40; wheels++) {
+        CHECK (s_ok (dfx_act (desk, xid, doc, "wheel_mouse_input", "{\"wheel_dist\": -5}"), "scroll"));
+        ufo_value_destroy (&snap);
+        snap = s_snapshot (desk, xid, NULL);
+        button = dfx_find (snap, "Button", "Accept the terms");
+        doc = dfx_find (snap, "Document", "Terms of service");
+    }
+    printf ("firefox: long page: the button offered after %d scrolls\n", wheels);
+    CHECK (button != NULL);
+    //  the top of the page has gone from the list (it is off screen now)
+    CHECK (s_find_prefix (snap, "Text", "Clause 1.") == NULL);
+    if (button)
+        CHECK (s_ok (dfx_act (desk, xid, button, "click_input", NULL), "accept"));
+    ufo_value_destroy (&snap);
+    char *result = NULL;
+    end = ufo_time_mono_ms () + WAIT_MS / 3;
+    while (ufo_time_mono_ms () < end && !result) {
+        snap = s_snapshot (desk, xid, NULL);
+        const char *label = dfx_find (snap, "Text", "Terms accepted.");
+        if (label) {
+            ufo_value_t *r = dfx_act (desk, xid, label, "texts", NULL);
+            result = strdup (ufo_value_map_str (r, "text", ""));
+            ufo_value_destroy (&r);
+        }
+        ufo_value_destroy (&snap);
+        if (!result)
+            ufo_desktop_iterate (desk, 100);
+    }
+    CHECK_STR (result ? result : "(not accepted)", "Terms accepted.");
+    free (result);
+    ufo_desktop_destroy (&desk);
 }
 
 //  A web form in Firefox (tests/data/web/form.html): two labelled fields, a check box, a
@@ -388,6 +570,7 @@ UFO_TEST (test_firefox_form)
     }
     CHECK_STR (result ? result : "(no result)", "Sent: Ada Lovelace / London / gift / Hardcover");
     free (result);
+    s_firefox_long_page (desk, xid);
     ufo_desktop_destroy (&desk);
     dfx_session_stop ();
 }
@@ -436,6 +619,28 @@ UFO_TEST (test_writer_document)
     CHECK (s_ok (dfx_act (desk, xid, doc_label, "keyboard_input",
                           "{\"keys\": \"Quarterly report{ENTER}Sales grew by ten percent.\"}"),
                  "typing"));
+    //  the caret after a phrase (the document's paragraphs searched), then keys without a
+    //  control go there; a selected word is replaced by typing; a phrase not there fails
+    snap = s_snapshot (desk, xid, NULL);        //  the paragraphs, for the document's search
+    ufo_value_destroy (&snap);
+    ufo_value_t *r = dfx_act (desk, xid, doc_label, "caret_to_text", "{\"text\": \"Sales grew\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    CHECK_CONTAINS (ufo_value_map_str (r, "text", ""), "paragraph 2, offset 10");
+    ufo_value_destroy (&r);
+    CHECK (s_ok (dfx_act (desk, xid, NULL, "keyboard_input",
+                          "{\"keys\": \" strongly\", \"control_focus\": false}"), "type at the caret"));
+    r = dfx_act (desk, xid, doc_label, "select_text", "{\"text\": \"ten\"}");
+    CHECK (ufo_value_map_bool (r, "success", false));
+    ufo_value_destroy (&r);
+    CHECK (s_ok (dfx_act (desk, xid, NULL, "keyboard_input",
+                          "{\"keys\": \"eleven\", \"control_focus\": false}"), "replace the selection"));
+    r = dfx_act (desk, xid, doc_label, "caret_to_text", "{\"text\": \"no such words\"}");
+    CHECK (!ufo_value_map_bool (r, "success", true));
+    CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "is not in Document");
+    ufo_value_destroy (&r);
+    r = dfx_act (desk, xid, doc_label, "caret_to_text", "{\"text\": \"Sales\", \"at\": \"middle\"}");
+    CHECK_CONTAINS (ufo_value_map_str (r, "error", ""), "'at' must be");
+    ufo_value_destroy (&r);
     CHECK (s_ok (dfx_act (desk, xid, doc_label, "keyboard_input",
                           "{\"keys\": \"^{HOME}+^{RIGHT}\"}"), "select the first word"));
     //  bold through the toolbar: its button's action is "press" (GetName)
@@ -451,7 +656,7 @@ UFO_TEST (test_writer_document)
     while (ufo_time_mono_ms () < end && !both) {
         snap = s_snapshot (desk, xid, NULL);
         both = dfx_find (snap, "Text", "Quarterly report") && dfx_find (snap, "Text",
-                                                                    "Sales grew by ten percent.");
+                                                      "Sales grew strongly by eleven percent.");
         if (!both && ufo_time_mono_ms () + 200 > end) {
             const ufo_value_t *cs = ufo_value_map_get (snap, "controls");
             for (size_t i = 0; i < ufo_value_size (cs); i++)
@@ -501,7 +706,7 @@ UFO_TEST (test_writer_document)
     xml [n] = '\0';
     if (p)
         pclose (p);
-    CHECK_CONTAINS (xml, "Sales grew by ten percent.");
+    CHECK_CONTAINS (xml, "Sales grew strongly by eleven percent.");
     CHECK_CONTAINS (xml, "fo:font-weight=\"bold\"");
     //  the bold style is applied to a span holding the first word
     char *bold = strstr (xml, "fo:font-weight=\"bold\"");

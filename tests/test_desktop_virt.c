@@ -5,6 +5,7 @@
     interface: these are the decisions it makes. */
 #include "ufo_desktop.h"
 #include "ufo_error.h"
+#include "ufo_json.h"
 #include "ufo_value.h"
 #include "ufo_test.h"
 #include "ufo_prelude.h"
@@ -153,6 +154,90 @@ UFO_TEST (test_profile_prepare)
     CHECK_INT (system (cmd), 0);
 }
 
+//  A1-style addresses of the spreadsheet actions (get_range_values, select_table_range,
+//  go_to_cell): what a model may write, and what it is told when it is wrong
+UFO_TEST (test_cell_ranges)
+{
+    ufo_desktop_range_t r;
+    ufo_error_t err = { 0 };
+    CHECK_INT (ufo_desktop_cell_range_parse ("A1", 1048576, 16384, &r, &err), 0);
+    CHECK (r.row0 == 0 && r.col0 == 0 && r.row1 == 0 && r.col1 == 0);
+    CHECK_INT (ufo_desktop_cell_range_parse ("m39", 1048576, 16384, &r, &err), 0);
+    CHECK (r.row0 == 38 && r.col0 == 12);
+    CHECK_INT (ufo_desktop_cell_range_parse (" $B$2:$c$10 ", 1048576, 16384, &r, &err), 0);
+    CHECK (r.row0 == 1 && r.col0 == 1 && r.row1 == 9 && r.col1 == 2);
+    //  corners given backwards are ordered
+    CHECK_INT (ufo_desktop_cell_range_parse ("C3:A1", 1048576, 16384, &r, &err), 0);
+    CHECK (r.row0 == 0 && r.col0 == 0 && r.row1 == 2 && r.col1 == 2);
+    //  the sheet's last cell, and one past it
+    CHECK_INT (ufo_desktop_cell_range_parse ("XFD1048576", 1048576, 16384, &r, &err), 0);
+    CHECK (r.row0 == 1048575 && r.col0 == 16383);
+    const char *bad [] = { "", "A", "1", "A0", "1A", "A1:", ":A1", "A1:B", "A1;B2", "A1 B2",
+                           "A-1", "ABCDE1", "A123456789", "A1:B2:C3", "=A1", NULL };
+    for (int i = 0; bad [i]; i++) {
+        ufo_error_clear (&err);
+        CHECK_INT (ufo_desktop_cell_range_parse (bad [i], 1048576, 16384, &r, &err), -1);
+        CHECK (strstr (err.message, "not a cell or range in A1 style") != NULL);
+    }
+    CHECK_INT (ufo_desktop_cell_range_parse (NULL, 10, 10, &r, &err), -1);
+    ufo_error_clear (&err);
+    CHECK_INT (ufo_desktop_cell_range_parse ("XFE1", 1048576, 16384, &r, &err), -1);
+    CHECK (strstr (err.message, "outside the sheet, which ends at XFD1048576") != NULL);
+    ufo_error_clear (&err);
+    CHECK_INT (ufo_desktop_cell_range_parse ("A1:A1048577", 1048576, 16384, &r, &err), -1);
+    CHECK (strstr (err.message, "outside the sheet") != NULL);
+    //  names of cells
+    char buf [16];
+    CHECK_STR (ufo_desktop_cell_name (0, 0, buf, sizeof buf), "A1");
+    CHECK_STR (ufo_desktop_cell_name (38, 12, buf, sizeof buf), "M39");
+    CHECK_STR (ufo_desktop_cell_name (0, 25, buf, sizeof buf), "Z1");
+    CHECK_STR (ufo_desktop_cell_name (0, 26, buf, sizeof buf), "AA1");
+    CHECK_STR (ufo_desktop_cell_name (1048575, 16383, buf, sizeof buf), "XFD1048576");
+    //  name and parse agree over a sweep of columns
+    for (int col = 0; col < 16384; col += 97) {
+        ufo_desktop_cell_name (col, col, buf, sizeof buf);
+        CHECK_INT (ufo_desktop_cell_range_parse (buf, 1048576, 16384, &r, NULL), 0);
+        CHECK (r.row0 == col && r.col0 == col);
+    }
+}
+
+//  The LibreOffice profile names Calc's Name Box (an unnamed Edit in the "Formula Tool Bar",
+//  as recorded); nothing else, and nothing for other applications
+UFO_TEST (test_profile_control_names)
+{
+    ufo_value_t *controls = ufo_json_parse_str (
+        "[{\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"Font Name\"},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"Formula Tool Bar\","
+        "  \"labelled_by\": \"Input line\"},"
+        " {\"control_type\": \"Button\", \"control_text\": \"\", \"container\": \"Formula Tool Bar\"},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"Formula Tool Bar\"},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"Formula Tool Bar\"}]",
+        NULL);
+    REQUIRE (controls);
+    ufo_value_t *copy = ufo_value_dup (controls);
+    ufo_desktop_profile_name_controls ("libreoffice", controls);
+    CHECK (!ufo_value_map_get (ufo_value_list_at (controls, 0), "labelled_by"));
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, 1), "labelled_by", ""), "Input line");
+    CHECK (!ufo_value_map_get (ufo_value_list_at (controls, 2), "labelled_by"));
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, 3), "labelled_by", ""), "Name Box");
+    CHECK (!ufo_value_map_get (ufo_value_list_at (controls, 4), "labelled_by"));   //  one only
+    //  the naming rules take it as the control's name
+    ufo_desktop_name_controls (controls, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, 3), "control_text", ""), "Name Box");
+    //  other applications, no application, not a list: unchanged
+    ufo_value_t *before = ufo_value_dup (copy);
+    ufo_desktop_profile_name_controls ("firefox-esr", copy);
+    ufo_desktop_profile_name_controls (NULL, copy);
+    CHECK (ufo_value_equal (copy, before));
+    ufo_value_t *map = ufo_value_new_map ();
+    ufo_desktop_profile_name_controls ("libreoffice", map);
+    CHECK_INT ((int) ufo_value_size (map), 0);
+    ufo_value_destroy (&map);
+    ufo_value_destroy (&before);
+    ufo_value_destroy (&copy);
+    ufo_value_destroy (&controls);
+}
+
 int
 main (void)
 {
@@ -161,5 +246,7 @@ main (void)
     UFO_RUN (test_list_and_edges);
     UFO_RUN (test_profile_names);
     UFO_RUN (test_profile_prepare);
+    UFO_RUN (test_cell_ranges);
+    UFO_RUN (test_profile_control_names);
     return UFO_TEST_END ();
 }

@@ -351,6 +351,7 @@ ufo_desktop_win_forget_ (ufo_desktop_t *desk, int64_t xid)
             ufo_dnode_free_ (desk, w->root);
         g_ptr_array_unref (w->labels);
         ufo_value_destroy (&w->controls);
+        free (w->sheet_key);
         free (w);
         return;
     }

@@ -220,6 +220,13 @@ char *ufo_desktop_profile_expand (const char *app, const char *text);
 //  exist yet (start-up dialogs switched off). 0, or -1 with err. Nothing for an unknown app.
 int ufo_desktop_profile_prepare (const char *app, ufo_error_t *err);
 
+//  Names controls that an application's accessibility leaves unnamed, from its profile's
+//  "controls" rules {"type", "in" (the control's "container"), "name"}: the first control of
+//  `controls` (a snapshot's list before the naming rules) of that type in that container
+//  with neither name nor "labelled_by" gets "labelled_by" = name (LibreOffice's Name Box).
+//  Nothing for an unknown app (NULL) or a value that is not a list.
+void ufo_desktop_profile_name_controls (const char *app, ufo_value_t *controls);
+
 //  --- Huge and virtual containers (pure; exposed for tests; docs/DESKTOP.md) -------------
 //  True if a container reporting child_count children is not to be enumerated (GetChildren):
 //  more than bound, or a negative count (AT-SPI's int32 overflowed).
@@ -232,6 +239,16 @@ bool ufo_desktop_huge_container (int child_count, int bound);
 typedef struct { int row0, row1, col0, col1; } ufo_desktop_range_t;
 ufo_desktop_range_t ufo_desktop_visible_range (int nrows, int ncols, int first_row, int first_col,
                                                int last_row, int last_col, int max_cells);
+
+//  A cell ("B2", "$B$2", "b2") or range ("A1:C3") in A1 style: rows and columns 0-based into
+//  *out, corners ordered (row0 <= row1, col0 <= col1). nrows / ncols (> 0) bound the sheet.
+//  Returns 0, or -1 with err saying what was wrong (not A1 style; outside the sheet).
+int ufo_desktop_cell_range_parse (const char *text, int nrows, int ncols, ufo_desktop_range_t *out,
+                                  ufo_error_t *err);
+
+//  The A1-style name of a cell (0-based row and column): (0, 0) "A1", (38, 12) "M39".
+//  buf must hold at least 16 bytes; returns buf.
+char *ufo_desktop_cell_name (int row, int col, char *buf, size_t size);
 
 //  --- Keys (exposed for tests and documentation) ----------------------------------------
 //  Parses pywinauto key syntax ("^a{DELETE}Hello{ENTER}", "%f", "+{TAB}", "{VK_F5 3}") into a

@@ -843,6 +843,11 @@ s_act_dispatch (ufo_desktop_op_t *op)
             return;
         }
         ufo_desktop_pointer_move_ (self, st->cx, st->cy);
+        //  content moves without bounds events (Firefox): the next snapshot reads the extents
+        //  of what it has cached again, so what scrolled into view is offered
+        ufo_dwin_t *scrolled = ufo_desktop_win_ (self, xid, false);
+        if (scrolled)
+            scrolled->scrolled = true;
         int button = dist > 0 ? 4 : 5;
         for (int64_t i = 0; i < (dist > 0 ? dist : -dist); i++) {
             ufo_desktop_pointer_button_ (self, button, true);
@@ -895,6 +900,10 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
                        const ufo_value_t *args)
 {
     assert (self);
+    if (ufo_desktop_sheet_action_ (function))        //  spreadsheets: ufo_desktop_sheet.c
+        return ufo_desktop_sheet_begin_ (self, xid, function, args);
+    if (ufo_desktop_caret_action_ (function))        //  documents: ufo_desktop_caret.c
+        return ufo_desktop_caret_begin_ (self, xid, label, function, args);
     ufo_desktop_op_t *op = ufo_desktop_op_new_ (self, self->action_timeout_ms + 1000);
     s_act_t *st = ufo_calloc (1, sizeof (*st));
     op->state = st;

@@ -82,6 +82,9 @@ struct _ufo_dwin_t {
     GPtrArray *labels;          //  ufo_dlabel_t* of the last snapshot, in list order
     int next_label;             //  the highest label ever given in this window
     ufo_value_t *controls;      //  the last snapshot's control list (owned)
+    bool scrolled;              //  a scroll action was sent: the next snapshot re-reads extents
+    char *sheet_key;            //  "bus path" of the spreadsheet table seen by the last
+                                //  snapshot (a huge Table with A1-named cells), or NULL
     ufo_dwin_t *next;
 };
 
@@ -211,6 +214,16 @@ const ufo_dlabel_t *ufo_desktop_label_find_ (const ufo_dwin_t *win, const char *
 void ufo_desktop_find_start_ (ufo_desktop_op_t *op);
 bool ufo_desktop_find_poll_ (ufo_desktop_op_t *op);         //  true: a new attempt started
 int64_t ufo_desktop_find_wake_ (const ufo_desktop_op_t *op);
+
+//  ufo_desktop_sheet.c (spreadsheet actions: get_range_values, select_table_range, go_to_cell)
+bool ufo_desktop_sheet_action_ (const char *function);
+ufo_desktop_op_t *ufo_desktop_sheet_begin_ (ufo_desktop_t *desk, int64_t xid, const char *function,
+                                            const ufo_value_t *args);
+
+//  ufo_desktop_caret.c (caret_to_text, select_text: the caret or selection at a phrase)
+bool ufo_desktop_caret_action_ (const char *function);
+ufo_desktop_op_t *ufo_desktop_caret_begin_ (ufo_desktop_t *desk, int64_t xid, const char *label,
+                                            const char *function, const ufo_value_t *args);
 
 //  ufo_desktop_input.c (XTest and key syntax)
 int ufo_desktop_send_keys_ (ufo_desktop_t *desk, const ufo_value_t *events, ufo_error_t *err);

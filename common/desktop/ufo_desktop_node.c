@@ -140,6 +140,22 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
 
 //  --- control types (docs/DESKTOP.md has the table) -------------------------------------------
 
+//  True if node lies inside a document (frame, text, web page, spreadsheet ...).
+static bool
+s_in_document (const ufo_dnode_t *node)
+{
+    for (const ufo_dnode_t *up = node->parent; up; up = up->parent)
+        switch (up->role) {
+            case ATSPI_ROLE_DOCUMENT_FRAME: case ATSPI_ROLE_DOCUMENT_TEXT:
+            case ATSPI_ROLE_DOCUMENT_WEB: case ATSPI_ROLE_DOCUMENT_EMAIL:
+            case ATSPI_ROLE_DOCUMENT_SPREADSHEET: case ATSPI_ROLE_DOCUMENT_PRESENTATION:
+                return true;
+            default:
+                break;
+        }
+    return false;
+}
+
 const char *
 ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
 {
@@ -186,8 +202,14 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
             return "Group";
         case ATSPI_ROLE_PANEL:
             return (node->name && *node->name) ? "Group" : NULL;
+        case ATSPI_ROLE_PARAGRAPH:
+            //  an editable paragraph outside any document is an input line (LibreOffice's
+            //  formula bar); in a document (Writer, a web page) it is text to read
+            if (editable && !s_in_document (node))
+                return "Edit";
+            return "Text";
         case ATSPI_ROLE_LABEL: case ATSPI_ROLE_STATIC: case ATSPI_ROLE_CAPTION:
-        case ATSPI_ROLE_HEADING: case ATSPI_ROLE_PARAGRAPH:    //  web pages, Writer
+        case ATSPI_ROLE_HEADING:                                //  web pages, Writer
             return "Text";
         case ATSPI_ROLE_TABLE_CELL:
             return "ListItem";

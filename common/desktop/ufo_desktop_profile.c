@@ -36,7 +36,9 @@ static const char *s_profiles_json =
 " oor:op=\\\"fuse\\\"><value>false</value></prop></item>\\n"
 "<item oor:path=\\\"/org.openoffice.Setup/Product\\\"><prop oor:name=\\\"ooSetupLastVersion\\\""
 " oor:op=\\\"fuse\\\"><value>99.0</value></prop></item>\\n"
-"</oor:items>\\n\"}"
+"</oor:items>\\n\"},"
+"  \"controls\": ["
+"   {\"type\": \"Edit\", \"in\": \"Formula Tool Bar\", \"name\": \"Name Box\"}]"
 " },"
 " \"firefox-esr\": {"
 "  \"names\": [\"firefox-esr\", \"firefox\", \"Firefox\", \"Firefox-esr\", \"Navigator\"],"
@@ -181,4 +183,27 @@ ufo_desktop_profile_prepare (const char *app, ufo_error_t *err)
         free (path);
     }
     return 0;
+}
+
+void
+ufo_desktop_profile_name_controls (const char *app, ufo_value_t *controls)
+{
+    const ufo_value_t *prof = app ? ufo_value_map_get (ufo_desktop_profiles (), app) : NULL;
+    const ufo_value_t *rules = ufo_value_map_get (prof, "controls");
+    for (size_t k = 0; k < ufo_value_size (rules); k++) {
+        const ufo_value_t *rule = ufo_value_list_at (rules, k);
+        const char *type = ufo_value_map_str (rule, "type", "");
+        const char *in = ufo_value_map_str (rule, "in", "");
+        const char *name = ufo_value_map_str (rule, "name", "");
+        for (size_t i = 0; *name && i < ufo_value_size (controls); i++) {
+            ufo_value_t *c = ufo_value_list_at (controls, i);
+            if (!strcmp (ufo_value_map_str (c, "control_type", ""), type)
+            &&  !strcmp (ufo_value_map_str (c, "container", ""), in)
+            &&  !*ufo_value_map_str (c, "control_text", "")
+            &&  !*ufo_value_map_str (c, "labelled_by", "")) {
+                ufo_value_map_set_str (c, "labelled_by", name);
+                break;          //  a rule names one control: the first unnamed one
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@
     reads the cells these functions choose, never the container's whole child list. */
 #include "ufo_prelude.h"
 #include "ufo_desktop.h"
+#include <ctype.h>
 
 bool
 ufo_desktop_huge_container (int child_count, int bound)
@@ -41,4 +42,94 @@ ufo_desktop_visible_range (int nrows, int ncols, int first_row, int first_col, i
     if ((int64_t) r.row1 - r.row0 + 1 > rows)
         r.row1 = r.row0 + (int) rows - 1;
     return r;
+}
+
+//  --- A1-style cell addresses (spreadsheet actions, ufo_desktop_sheet.c) -------------------
+
+//  Reads "B12" / "$B$12" / "b12" at *p: column (0-based) and row (0-based). Advances *p.
+static bool
+s_cell (const char **p, int *row, int *col)
+{
+    const char *s = *p;
+    if (*s == '$')
+        s++;
+    int64_t c = 0;
+    int letters = 0;
+    while (isalpha ((unsigned char) *s) && letters < 4) {
+        c = c * 26 + (toupper ((unsigned char) *s) - 'A' + 1);
+        s++;
+        letters++;
+    }
+    if (letters == 0 || isalpha ((unsigned char) *s))
+        return false;
+    if (*s == '$')
+        s++;
+    int64_t r = 0;
+    int digits = 0;
+    while (isdigit ((unsigned char) *s) && digits < 8) {
+        r = r * 10 + (*s - '0');
+        s++;
+        digits++;
+    }
+    if (digits == 0 || r < 1 || isdigit ((unsigned char) *s))
+        return false;
+    *row = (int) (r - 1);
+    *col = (int) (c - 1);
+    *p = s;
+    return true;
+}
+
+int
+ufo_desktop_cell_range_parse (const char *text, int nrows, int ncols, ufo_desktop_range_t *out,
+                              ufo_error_t *err)
+{
+    assert (out);
+    const char *p = text ? text : "";
+    while (*p == ' ')
+        p++;
+    ufo_desktop_range_t r = { 0, 0, 0, 0 };
+    bool ok = s_cell (&p, &r.row0, &r.col0);
+    r.row1 = r.row0;
+    r.col1 = r.col0;
+    if (ok && *p == ':') {
+        p++;
+        ok = s_cell (&p, &r.row1, &r.col1);
+    }
+    while (ok && *p == ' ')
+        p++;
+    if (!ok || *p) {
+        ufo_error_set (err, UFO_E_INVALID, "\"%.40s\" is not a cell or range in A1 style "
+                       "(a cell such as \"B2\", a range such as \"A1:C3\")", text ? text : "");
+        return -1;
+    }
+    if (r.row1 < r.row0) {
+        int t = r.row0; r.row0 = r.row1; r.row1 = t;
+    }
+    if (r.col1 < r.col0) {
+        int t = r.col0; r.col0 = r.col1; r.col1 = t;
+    }
+    if ((nrows > 0 && r.row1 >= nrows) || (ncols > 0 && r.col1 >= ncols)) {
+        char last [16];
+        ufo_desktop_cell_name (nrows > 0 ? nrows - 1 : 0, ncols > 0 ? ncols - 1 : 0, last, sizeof last);
+        ufo_error_set (err, UFO_E_INVALID, "\"%.40s\" is outside the sheet, which ends at %s "
+                       "(%d columns, %d rows)", text, last, ncols, nrows);
+        return -1;
+    }
+    *out = r;
+    return 0;
+}
+
+char *
+ufo_desktop_cell_name (int row, int col, char *buf, size_t size)
+{
+    assert (buf && size >= 16);
+    char letters [8];
+    int n = 0;
+    for (int64_t c = (int64_t) col + 1; c > 0 && n < 7; c = (c - 1) / 26)
+        letters [n++] = (char) ('A' + (c - 1) % 26);
+    size_t at = 0;
+    while (n > 0)
+        buf [at++] = letters [--n];
+    snprintf (buf + at, size - at, "%d", row + 1);
+    return buf;
 }

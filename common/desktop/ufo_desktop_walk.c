@@ -508,8 +508,9 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
     //  a panel is a Group only when named: its name is read, its extents only if named
     bool control = ufo_desktop_control_type_ (op->desk, node) != NULL
                 || node->role == ATSPI_ROLE_PANEL || node->parent == NULL
-                || node->role == ATSPI_ROLE_MENU_BAR;  //  one of no size hides its items
+                || node->role == ATSPI_ROLE_MENU_BAR   //  one of no size hides its items
                                                         //  (LibreOffice's second menu bar)
+                || node->role == ATSPI_ROLE_TOOL_BAR;  //  its name is its controls' container
     bool extents = (control && (node->role != ATSPI_ROLE_PANEL || (node->name && *node->name)))
                 || st->want_tree;
     if (ext_only && !extents) {
@@ -587,6 +588,13 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 const guint32 *bits = g_variant_get_fixed_array (au, &n, sizeof (guint32));
                 node->states = (n > 0 ? bits [0] : 0) | (n > 1 ? (uint64_t) bits [1] << 32 : 0);
                 g_variant_unref (au);
+                //  LibreOffice says its formula bar's frame (the panel "Input line") is
+                //  defunct and nothing else, while it and the paragraph in it are on screen:
+                //  a node whose only state is defunct, inside a showing one, is looked into
+                //  (its children carry their own states)
+                if (node->states == (1ull << ATSPI_STATE_DEFUNCT) && node->parent
+                &&  ufo_dnode_has_state_ (node->parent, ATSPI_STATE_SHOWING))
+                    node->states |= (1ull << ATSPI_STATE_VISIBLE) | (1ull << ATSPI_STATE_SHOWING);
                 break;
             }
             case W_NAME: {
@@ -846,7 +854,22 @@ typedef struct {
     GPtrArray *tree_refs;       //  the tree node of each control (borrowed) or NULL
     ufo_value_t *captions;      //  labels that may name a field: {text, rect}
     int nodes;
+    const ufo_dnode_t *sheet;   //  the first spreadsheet table on screen (s_sheet_table)
 } s_collect_t;
+
+//  True if node is a spreadsheet's table: a huge Table (read through its visible part) whose
+//  cells are named by their A1-style address ("A1", "M39"), whatever the application.
+static bool
+s_sheet_table (const ufo_dnode_t *node)
+{
+    if (!node->virt || !(node->ifaces & S_IF_TABLE) || node->vrows < 1 || node->vcols < 1
+    ||  !node->kids || node->kids->len == 0)
+        return false;
+    const ufo_dnode_t *cell = g_ptr_array_index (node->kids, 0);
+    ufo_desktop_range_t r;
+    return cell->name && ufo_desktop_cell_range_parse (cell->name, node->vrows, node->vcols, &r,
+                                                       NULL) == 0 && !strchr (cell->name, ':');
+}
 
 //  "ROLE|name|parent role/grandparent role/..." (see ufo_desktop_label.c).
 static char *
@@ -873,6 +896,18 @@ s_container (const ufo_dnode_t *node)
             return name;
     }
     return "";
+}
+
+//  The name of a named panel whose only child is node (LibreOffice's formula bar, an
+//  unnamed paragraph in the panel "Input line"): the name of the field it frames, or NULL.
+static const char *
+s_panel_name (const ufo_dnode_t *node)
+{
+    const ufo_dnode_t *up = node->parent;
+    if (!up || up->role != ATSPI_ROLE_PANEL || !up->kids || up->kids->len != 1 || !up->name
+    ||  !up->name [strspn (up->name, " ")] || ufo_desktop_class_name (up->name))
+        return NULL;
+    return up->name;
 }
 
 //  The selected option of a combo box (a web page's select keeps its options, hidden, in a
@@ -1016,6 +1051,8 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     bool on_screen = node->ext [2] > 0 && node->ext [3] > 0
                   && x < bx + bw && y < by + bh
                   && x + node->ext [2] > bx && y + node->ext [3] > by;
+    if (on_screen && !out->sheet && s_sheet_table (node))
+        out->sheet = node;
     //  a label inside a button (GTK4 exposes both) is the button's text, not a control
     if (type && streq (type, "Text") && node->parent) {
         const ufo_dnode_t *up = node->parent;
@@ -1050,7 +1087,7 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     //  a paragraph is text to read: one with no text of its own (a row of a form, whose
     //  widgets are its children) is structure
     bool wordless = !node->text || !node->text [strspn (node->text, " \t\r\n")];
-    if (type && node->role == ATSPI_ROLE_PARAGRAPH && wordless)
+    if (type && streq (type, "Text") && node->role == ATSPI_ROLE_PARAGRAPH && wordless)
         type = NULL;
     //  nor is a text with neither name nor text (LibreOffice's empty status bar fields)
     if (type && streq (type, "Text") && wordless && (!node->name || !*node->name))
@@ -1094,6 +1131,8 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_dnode_t *lab = node->relby ? g_hash_table_lookup (op->desk->nodes, node->relby) : NULL;
         if (lab && lab->name && *lab->name)
             ufo_value_map_set_str (c, "labelled_by", lab->name);
+        else if (streq (type, "Edit") && s_panel_name (node))
+            ufo_value_map_set_str (c, "labelled_by", s_panel_name (node));
         const char *in = s_container (node);
         if (*in)
             ufo_value_map_set_str (c, "container", in);
@@ -1229,6 +1268,33 @@ s_maybe_finish (ufo_desktop_op_t *op)
                             || role == ATSPI_ROLE_FILE_CHOOSER || role == ATSPI_ROLE_ALERT);
     ufo_value_map_set_bool (info, "modal", modal);
     ufo_value_map_set_bool (info, "active", ufo_dnode_has_state_ (win->root, ATSPI_STATE_ACTIVE));
+    //  a spreadsheet on screen: its table is where the spreadsheet actions act
+    free (win->sheet_key);
+    win->sheet_key = NULL;
+    if (out.sheet) {
+        char *key = ufo_dnode_key_ (out.sheet->bus, out.sheet->path);
+        win->sheet_key = ufo_strdup (key);
+        g_free (key);
+    }
+    if (out.sheet) {
+        ufo_value_t *sheet = ufo_value_new_map ();
+        ufo_value_map_set_str (sheet, "name", out.sheet->name ? out.sheet->name : "");
+        ufo_value_map_set_int (sheet, "rows", out.sheet->vrows);
+        ufo_value_map_set_int (sheet, "columns", out.sheet->vcols);
+        ufo_value_map_set (op->result, "spreadsheet", &sheet);
+    }
+    //  names an application's profile gives to controls its accessibility leaves unnamed
+    char comm [64] = "";
+    char comm_path [64];
+    snprintf (comm_path, sizeof comm_path, "/proc/%d/comm", st->pid);
+    FILE *cf = st->pid > 0 ? fopen (comm_path, "r") : NULL;
+    if (cf) {
+        if (!fgets (comm, sizeof comm, cf))
+            comm [0] = '\0';
+        comm [strcspn (comm, "\n")] = '\0';
+        fclose (cf);
+    }
+    ufo_desktop_profile_name_controls (ufo_desktop_profile_of (comm), controls);
     if (st->raw)                //  the inputs of the naming rules, as recorded for tests
         ufo_value_map_set_copy (op->result, "captions", out.captions);
     else
@@ -1344,6 +1410,19 @@ s_invalidate_tree (ufo_dnode_t *node)
         s_invalidate_tree (g_ptr_array_index (node->kids, i));
 }
 
+//  Every cached node's states and extents are read again by the next walk (after a scroll
+//  action: Firefox gives what scrolled into view the showing state and new extents, and
+//  sends no event for either).
+static void
+s_stale_extents (ufo_dnode_t *node)
+{
+    node->ext_stale = true;
+    if (node->parent)               //  the window's own states stay (it did not scroll)
+        node->valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_stale_extents (g_ptr_array_index (node->kids, i));
+}
+
 static bool
 s_snap_poll (ufo_desktop_op_t *op)
 {
@@ -1393,6 +1472,10 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         win = NULL;
     }
     if (win && win->root) {
+        if (win->scrolled) {        //  a scroll action moved content: states, extents read again
+            s_stale_extents (win->root);
+            win->scrolled = false;
+        }
         if (win->width != st->ww || win->height != st->wh) {
             //  a resized window has new extents everywhere; the structure is still good
             s_invalidate_tree (win->root);

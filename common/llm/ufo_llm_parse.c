@@ -139,6 +139,13 @@ static const s_action_t s_actions [] = {
     { "summary", { { "text", A_STR, true, 0 } } },
     { "annotation", { { "control_labels", A_LABELS, true, 0 } } },
     { "wait", { { "seconds", A_NUM, true, 300 } } },
+    //  spreadsheets (offered when the window shows one; the desktop checks the range)
+    { "get_range_values", { { "range", A_STR, true, 0 } } },
+    { "select_table_range", { { "range", A_STR, true, 0 } } },
+    { "go_to_cell", { { "cell", A_STR, true, 0 } } },
+    //  documents: the caret or selection at a phrase
+    { "caret_to_text", { { "text", A_STR, true, 0 }, { "at", A_STR, false, 0 } } },
+    { "select_text", { { "text", A_STR, true, 0 } } },
 };
 
 static int
@@ -212,7 +219,9 @@ ufo_llm_validate_action (const char *function, const ufo_value_t *args, ufo_erro
         return ufo_error_set (err, UFO_E_INVALID,
                               "\"Function\": \"%.40s\" is not an available action (use one of click_input, "
                               "click_on_coordinates, drag_on_coordinates, set_edit_text, keyboard_input, "
-                              "wheel_mouse_input, texts, summary, annotation, wait, or \"\")", function);
+                              "wheel_mouse_input, texts, caret_to_text, select_text, summary, annotation, wait, or "
+                              "\"\"; in a spreadsheet also get_range_values, select_table_range, "
+                              "go_to_cell)", function);
     if (args && ufo_value_type (args) != UFO_TMAP)
         return ufo_error_set (err, UFO_E_TYPE, "\"Args\" must be an object");
     for (size_t i = 0; i < ufo_value_size (args); i++) {
