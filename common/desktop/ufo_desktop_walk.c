@@ -225,6 +225,20 @@ s_maybe_huge (uint32_t role)
     }
 }
 
+//  A container that shows only part of its inside: a scroll pane or viewport (what is
+//  scrolled out of it is not on screen, though inside the window), and the list of a combo
+//  box (Qt keeps a closed combo's list, "showing", with no size, its items at made-up
+//  places). Their extents are read; an empty one hides its inside (ufo_dnode_hidden_), and
+//  controls outside them are not offered (s_collect).
+static bool
+s_clips (const ufo_dnode_t *node)
+{
+    if (node->role == ATSPI_ROLE_SCROLL_PANE || node->role == ATSPI_ROLE_VIEWPORT)
+        return true;
+    return (node->role == ATSPI_ROLE_LIST || node->role == ATSPI_ROLE_LIST_BOX)
+        && node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX;
+}
+
 //  The visible part of the container in the coordinates its extents are read in.
 static bool
 s_visible_box (ufo_desktop_op_t *op, const ufo_dnode_t *node, int box [4])
@@ -502,7 +516,7 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
                 || node->role == ATSPI_ROLE_MENU_BAR;  //  one of no size hides its items
                                                         //  (LibreOffice's second menu bar)
     bool extents = (control && (node->role != ATSPI_ROLE_PANEL || (node->name && *node->name)))
-                || st->want_tree;
+                || s_clips (node) || st->want_tree;
     if (ext_only && !extents) {
         node->ext_stale = false;
         ext_only = false;
@@ -903,9 +917,60 @@ s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
     return NULL;
 }
 
+//  A scroll area without the scroll pane role (Qt's QScrollArea is a filler holding the
+//  viewport and, beside it, a filler holding only the scroll bar): the span of such a
+//  scroll bar bounds what node shows - a vertical bar its rows, a horizontal one its
+//  columns. Narrows clip (screen coordinates). (A scroll pane's own scroll bars, its direct
+//  children, may span less than it shows: GTK's column headers sit above the rows' bar.)
+static void
+s_scroll_span (const ufo_dsnap_t *st, const ufo_dnode_t *node, int clip [4])
+{
+    if (node->role != ATSPI_ROLE_FILLER && node->role != ATSPI_ROLE_PANEL)
+        return;
+    for (guint i = 0; node->kids && i < node->kids->len; i++) {
+        const ufo_dnode_t *holder = g_ptr_array_index (node->kids, i);
+        if (holder->role == ATSPI_ROLE_SCROLL_BAR || !holder->kids || holder->kids->len != 1)
+            continue;
+        const ufo_dnode_t *bar = g_ptr_array_index (holder->kids, 0);
+        if (bar->role != ATSPI_ROLE_SCROLL_BAR || !bar->valid || !bar->detail_valid
+        ||  ufo_dnode_hidden_ (bar, st->uses_showing) || bar->ext [2] <= 0 || bar->ext [3] <= 0)
+            continue;
+        int x, y;
+        s_origin (st, bar, &x, &y);
+        if (bar->ext [3] > bar->ext [2]) {
+            clip [1] = MAX (clip [1], y);
+            clip [3] = MIN (clip [3], y + bar->ext [3]);
+        }
+        else {
+            clip [0] = MAX (clip [0], x);
+            clip [2] = MIN (clip [2], x + bar->ext [2]);
+        }
+    }
+}
+
+//  The node's rectangle on screen, cut to clip: a control partly scrolled out of view is
+//  the part on screen (a click aims at its centre; a caption beside it is on its row).
+static ufo_value_t *
+s_clipped_rect (const ufo_dsnap_t *st, const ufo_dnode_t *node, const int clip [4])
+{
+    ufo_value_t *rect = s_rect (st, node);
+    for (size_t k = 0; k < 4; k++) {
+        int64_t v = ufo_value_int (ufo_value_list_at (rect, k));
+        int64_t in = k < 2 ? MAX (v, clip [k]) : MIN (v, clip [k]);
+        if (in != v) {
+            ufo_value_t *item = ufo_value_new_int (in);
+            ufo_value_list_set (rect, k, &item);
+        }
+    }
+    return rect;
+}
+
+//  No clip (screen coordinates).
+static const int s_everywhere [4] = { INT_MIN, INT_MIN, INT_MAX, INT_MAX };
+
 static void
 s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_t *tree_parent,
-           bool popup)
+           bool popup, const int clip [4])
 {
     ufo_dsnap_t *st = op->state;
     if (!node->valid || !node->detail_valid || ufo_dnode_hidden_ (node, st->uses_showing)
@@ -931,16 +996,32 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     s_origin (st, node, &x, &y);
     //  popups (menus, GTK4 popovers, the open menu button holding one) may extend
     //  beyond the window: what is inside them counts if it is on the screen
+    bool was_popup = popup;
     popup = popup || node->role == ATSPI_ROLE_MENU || node->role == ATSPI_ROLE_POPUP_MENU
          || (node->parent && node->role == ATSPI_ROLE_WINDOW)
+         || (s_clips (node) && node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)
          || ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
              && ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED));
     bool menu = popup || (type && streq (type, "MenuItem"));
     int bx = menu ? 0 : st->wx, by = menu ? 0 : st->wy;
     int bw = menu ? op->desk->screen_w : st->ww, bh = menu ? op->desk->screen_h : st->wh;
+    //  a popup opening here is not clipped by the scroll pane its owner is in
+    if (popup && !was_popup)
+        clip = s_everywhere;
     bool on_screen = node->ext [2] > 0 && node->ext [3] > 0
                   && x < bx + bw && y < by + bh
-                  && x + node->ext [2] > bx && y + node->ext [3] > by;
+                  && x + node->ext [2] > bx && y + node->ext [3] > by
+                  && x < clip [2] && y < clip [3]
+                  && x + node->ext [2] > clip [0] && y + node->ext [3] > clip [1];
+    //  what is inside a scrolled or popup container is on screen only within it
+    int inner [4] = { clip [0], clip [1], clip [2], clip [3] };
+    if (s_clips (node) && node->ext [2] >= 0 && node->ext [3] >= 0) {
+        inner [0] = MAX (inner [0], x);
+        inner [1] = MAX (inner [1], y);
+        inner [2] = MIN (inner [2], x + node->ext [2]);
+        inner [3] = MIN (inner [3], y + node->ext [3]);
+    }
+    s_scroll_span (st, node, inner);
     //  a label inside a button (GTK4 exposes both) is the button's text, not a control
     if (type && streq (type, "Text") && node->parent) {
         const ufo_dnode_t *up = node->parent;
@@ -965,7 +1046,7 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     if (on_screen && type && streq (type, "Text") && node->name && *node->name) {
         ufo_value_t *cap = ufo_value_new_map ();
         ufo_value_map_set_str (cap, "text", node->name);
-        ufo_value_t *rect = s_rect (st, node);
+        ufo_value_t *rect = s_clipped_rect (st, node, clip);
         ufo_value_map_set (cap, "rect", &rect);
         ufo_value_list_push (out->captions, &cap);
     }
@@ -986,7 +1067,7 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_t *text = by_text ? ufo_dnode_excerpt_ (node->text, 60)
                                     : ufo_dnode_clean_name_ (node->name);
         ufo_value_map_set (c, "control_text", &text);
-        ufo_value_t *rect = s_rect (st, node);
+        ufo_value_t *rect = s_clipped_rect (st, node, clip);
         int cx = (int) (ufo_value_int (ufo_value_list_at (rect, 0))
                         + ufo_value_int (ufo_value_list_at (rect, 2))) / 2;
         int cy = (int) (ufo_value_int (ufo_value_list_at (rect, 1))
@@ -1029,7 +1110,7 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     }
     ufo_value_t *kids = tree_node ? ufo_value_new_list () : NULL;
     for (guint i = 0; node->kids && !ufo_dnode_leaf_ (node) && i < node->kids->len; i++)
-        s_collect (op, g_ptr_array_index (node->kids, i), out, kids, popup);
+        s_collect (op, g_ptr_array_index (node->kids, i), out, kids, popup, inner);
     if (tree_node) {
         ufo_value_map_set (tree_node, "children", &kids);
         ufo_value_list_push (tree_parent, &tree_node);
@@ -1110,8 +1191,8 @@ s_maybe_finish (ufo_desktop_op_t *op)
         .captions = ufo_value_new_list ()
     };
     ufo_value_t *tree = st->want_tree ? ufo_value_new_list () : NULL;
-    s_collect (op, win->root, &out, tree, false);
-    s_collect (op, app, &out, NULL, true);         //  open popup windows, after the window
+    s_collect (op, win->root, &out, tree, false, s_everywhere);
+    s_collect (op, app, &out, NULL, true, s_everywhere);   //  open popup windows, after the window
     //  stable labels, then the best names
     ufo_desktop_labels_assign_ (win, out.labels);
     for (guint i = 0; i < out.labels->len; i++) {
