@@ -76,6 +76,7 @@ s_check_clean (const ufo_value_t *controls)
         CHECK (!ufo_value_map_get (c, "labelled_by"));
         CHECK (!ufo_value_map_get (c, "container"));
         CHECK (!ufo_value_map_get (c, "description"));
+        CHECK (!ufo_value_map_get (c, "content"));
         for (size_t k = i + 1; k < ufo_value_size (controls); k++) {
             const ufo_value_t *d = ufo_value_list_at (controls, k);
             if (streq (ufo_value_map_str (c, "control_type", ""), ufo_value_map_str (d, "control_type", "")))
@@ -340,6 +341,64 @@ UFO_TEST (test_prompt_line)
     ufo_value_destroy (&line);
 }
 
+//  GTK4's file chooser (gnome-text-editor's Save As, recorded): the column headers and the
+//  path bar's folder button have no name, no description and no labelled-by; they are named
+//  by the label inside them ("content"). Icon-only buttons with neither stay placeholders,
+//  and a description still wins over content.
+UFO_TEST (test_content_names)
+{
+    ufo_value_t *snap = s_load ("gtk4_save_as.json");
+    REQUIRE (snap);
+    ufo_value_t *controls = s_named (snap);
+    static const char *const headers [] = { "Name", "Size", "Type", "Modified" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (headers); i++)
+        CHECK (s_named_index (controls, "Button", headers [i]) >= 0);
+    int folder = s_named_index (controls, "Button", "tmp");
+    CHECK (folder >= 0);
+    CHECK (s_named_index (controls, "Button", "Create Folder") >= 0);      //  its tooltip
+    CHECK (s_named_index (controls, "Edit", "Name") >= 0);                 //  not the header's
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Button\", \"control_text\": \"\", \"description\": \"Mode selection\","
+        "  \"content\": \"Basic\", \"control_rect\": [0, 0, 10, 10]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"Own\", \"content\": \"Shown\","
+        "  \"control_rect\": [0, 20, 10, 30]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"\", \"content\": \"GtkLabel\","
+        "  \"control_rect\": [0, 40, 10, 50]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"\", \"content\": \"  Open  \","
+        "  \"control_rect\": [0, 60, 10, 70]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 100, 100]", NULL);
+    REQUIRE (list && win);
+    ufo_desktop_name_controls (list, NULL, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Mode selection");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Own");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "(unnamed, left)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Open");
+    for (size_t i = 0; i < 4; i++)
+        CHECK (!ufo_value_map_get (ufo_value_list_at (list, i), "content"));
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&win);
+}
+
+//  GTK4 names an unnamed widget after its type, the application's own types included
+//  ("EditorSourceView"): the shape of such names, which the snapshot drops in GTK4
+//  applications.
+UFO_TEST (test_type_names)
+{
+    static const char *const types [] = { "EditorSourceView", "ClocksWindow", "GtkButton",
+                                          "AdwTabBar", "MathDisplay", "Gtk4Widget", "MyX" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (types); i++)
+        CHECK (ufo_desktop_type_name (types [i]));
+    static const char *const names [] = { "Save", "Save As", "OK", "MS", "A1", "x2", "iPhone",
+                                          "Mode selection", "Ctrl+K", "Open…", "100%", "",
+                                          "Name:", "AB", "File_Name" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (names); i++)
+        CHECK (!ufo_desktop_type_name (names [i]));
+    CHECK (!ufo_desktop_type_name (NULL));
+}
+
 int
 main (void)
 {
@@ -348,5 +407,7 @@ main (void)
     UFO_RUN (test_duplicates);
     UFO_RUN (test_rule_order);
     UFO_RUN (test_prompt_line);
+    UFO_RUN (test_content_names);
+    UFO_RUN (test_type_names);
     return UFO_TEST_END ();
 }

@@ -175,17 +175,24 @@ int ufo_image_encode_png (const ufo_image_t *self, int level, void **data_p, siz
 //  else, for fields (Edit, ComboBox, Spinner, CheckBox, RadioButton, Document), the caption
 //  beside or above it, taken from `captions` (list of {"text", "rect": [l, t, r, b]}; each
 //  caption names at most one field, the closest); else its description/tooltip
-//  ("description"); else "(unnamed, top right)" (where it is in `window_rect` [l, t, r, b]).
+//  ("description"); else what it shows ("content": the labels inside an unnamed button);
+//  else "(unnamed, top right)" (where it is in `window_rect` [l, t, r, b]).
 //  Toolkit class names ("GtkButton") never count as names. Controls of one type with the same
 //  name get " (in CONTAINER)" (their "container": nearest named ancestor) when that tells
 //  them apart, else " (1)", " (2)" in list order. The helper fields "labelled_by",
-//  "container" and "description" are removed. A controls value that is not a list is ignored.
+//  "container", "description" and "content" are removed. A controls value that is not a list is ignored.
 void ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
                                 const ufo_value_t *window_rect);
 
 //  True if name is a toolkit class name ("GtkButton", "GtkImage", "AdwHeaderBar",
 //  "QPushButton") rather than a name a person gave the control.
 bool ufo_desktop_class_name (const char *name);
+
+//  True if name has the shape of a type name, as GTK4 names a widget that has no name
+//  ("EditorSourceView", "ClocksWindow"): one identifier, capitalised, with a capital inside
+//  after a lower-case letter or digit. The snapshot applies it to GTK4 applications only
+//  ("GitHub" has that shape too).
+bool ufo_desktop_type_name (const char *name);
 
 //  The variables of one control's line in the AppAgent prompt: a new map {"label", "type",
 //  "name", "value" (the value excerpt on one line, at most ~80 bytes, "" when it only repeats

@@ -36,6 +36,27 @@ ufo_desktop_class_name (const char *name)
     return true;
 }
 
+//  True for a type name as GTK4 gives an unnamed widget ("EditorSourceView", "ClocksWindow",
+//  "GtkButton"): one identifier of letters and digits, starting with a capital, with at least
+//  one more capital after a lower-case letter or digit. Words and sentences are not, nor
+//  "OK", "A1" or "x2". (Names such as "GitHub" are too: use it only where the toolkit is
+//  known to name widgets after their type.)
+bool
+ufo_desktop_type_name (const char *name)
+{
+    if (!name || !isupper ((unsigned char) name [0]))
+        return false;
+    int humps = 0;
+    for (const char *p = name; *p; p++) {
+        if (!isalnum ((unsigned char) *p))
+            return false;
+        if (p > name && isupper ((unsigned char) *p)
+        &&  (islower ((unsigned char) p [-1]) || isdigit ((unsigned char) p [-1])))
+            humps++;
+    }
+    return humps > 0;
+}
+
 static char *
 s_strf (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
 
@@ -220,7 +241,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
     }
     free (pairs);
     free (used);
-    //  4. description (tooltip); 5. a placeholder that says where the control is
+    //  4. description (tooltip); 5. what it shows (the labels inside an unnamed button);
+    //  6. a placeholder that says where the control is
     int w [4];
     for (int i = 0; i < 4; i++)
         w [i] = (int) ufo_value_int (ufo_value_list_at (window_rect, (size_t) i));
@@ -238,6 +260,9 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         const char *desc = ufo_value_map_str (c, "description", "");
         if (!best [i] && s_usable (desc))
             best [i] = s_trim_caption (desc);
+        const char *content = ufo_value_map_str (c, "content", "");
+        if (!best [i] && s_usable (content))
+            best [i] = s_trim_caption (content);
         if (!best [i] || !*best [i]) {
             free (best [i]);
             int r [4];
@@ -290,6 +315,7 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         ufo_value_map_remove (c, "labelled_by");
         ufo_value_map_remove (c, "container");
         ufo_value_map_remove (c, "description");
+        ufo_value_map_remove (c, "content");
         free (best [i]);
         free (final [i]);
     }

@@ -195,9 +195,10 @@ bool
 ufo_dnode_leaf_ (const ufo_dnode_t *node)
 {
     if ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
-    &&  (ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED)
+    &&  (ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED) || node->noname
          || (node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)))
-        return false;           //  (a GTK4 drop-down's button holds the label of its choice)
+        return false;           //  (a GTK4 drop-down's button holds the label of its choice;
+                                //  an unnamed button is named by the labels inside it)
     switch (node->role) {
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
         case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:

@@ -434,12 +434,37 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
         s_vnext (op, node);
 }
 
+static bool
+s_is_button (const ufo_dnode_t *node)
+{
+    return node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON;
+}
+
+//  True if name names the control: not empty, not a toolkit class name ("GtkButton"), and in
+//  GTK4, which names an unnamed widget after its type, not a type name ("EditorSourceView").
+static bool
+s_named (const ufo_dsnap_t *st, const char *name)
+{
+    while (name && *name == ' ')
+        name++;
+    return name && *name && !ufo_desktop_class_name (name)
+        && (st->uses_showing || !ufo_desktop_type_name (name));
+}
+
 static void
 s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
 {
     ufo_dsnap_t *st = op->state;
     if (ufo_dnode_hidden_ (node, st->uses_showing))
         return;
+    //  a button found unnamed only now (its name has just been read): the labels inside it
+    if (node->noname && s_is_button (node) && !node->kids_valid && !ufo_dnode_leaf_ (node)
+    &&  node->busy == 0) {
+        node->stage = 2;
+        s_node_call (op, node, W_KIDS, "org.a11y.atspi.Accessible", "GetChildren", NULL,
+                     "(a(so))");
+        return;
+    }
     if (!node->extra_valid && s_offered (st, ufo_desktop_control_type_ (op->desk, node))) {
         node->extra_valid = true;
         free (node->desc);
@@ -448,10 +473,7 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
         node->relby = NULL;
         //  no usable name (none, or a class name such as GtkButton): the naming rules need
         //  the labelled-by relation and the description (tooltip)
-        const char *nm = node->name ? node->name : "";
-        while (*nm == ' ')
-            nm++;
-        if (!*nm || ufo_desktop_class_name (nm)) {
+        if (!s_named (st, node->name)) {
             s_node_call (op, node, W_DESC, "org.freedesktop.DBus.Properties", "Get",
                          g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Description"),
                          "(v)");
@@ -602,6 +624,7 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                                          ? g_variant_get_string (v, NULL) : "");
                 if (v)
                     g_variant_unref (v);
+                node->noname = !s_named (op->state, node->name);
                 break;
             }
             case W_IFACES: {
@@ -917,6 +940,35 @@ s_shown_label (const ufo_dnode_t *node, int depth, bool uses_showing)
     return NULL;
 }
 
+//  The text of the labels inside node (at most `depth` levels down, shown), joined by
+//  spaces, appended to buf (at most ~120 bytes): an unnamed button's content.
+static void
+s_content (const ufo_dnode_t *node, int depth, bool uses_showing, GString *buf)
+{
+    for (guint i = 0; depth > 0 && node->kids && i < node->kids->len && buf->len < 120; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid || !kid->detail_valid || ufo_dnode_hidden_ (kid, uses_showing))
+            continue;
+        if (ufo_dnode_label_role_ (kid->role) && kid->name && *kid->name
+        &&  !ufo_desktop_class_name (kid->name)) {
+            if (buf->len)
+                g_string_append_c (buf, ' ');
+            g_string_append (buf, kid->name);
+        }
+        else
+            s_content (kid, depth - 1, uses_showing, buf);
+    }
+}
+
+//  True for a button named by what it shows when it has no name of its own: a push or toggle
+//  button, not open (an open menu button holds its popover) and not a combo box's.
+static bool
+s_button_content (const ufo_dnode_t *node)
+{
+    return s_is_button (node) && !ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED)
+        && !(node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX);
+}
+
 //  A scroll area without the scroll pane role (Qt's QScrollArea is a filler holding the
 //  viewport and, beside it, a filler holding only the scroll bar): the span of such a
 //  scroll bar bounds what node shows - a vertical bar its rows, a horizontal one its
@@ -1064,8 +1116,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_map_set_str (c, "control_type", type);
         //  unnamed text (a paragraph, a heading whose name is empty) is named by its start
         bool by_text = streq (type, "Text") && (!node->name || !*node->name) && !wordless;
+        //  GTK4 names an unnamed widget after its type ("EditorSourceView"): no name
+        bool type_name = !st->uses_showing && ufo_desktop_type_name (node->name);
         ufo_value_t *text = by_text ? ufo_dnode_excerpt_ (node->text, 60)
-                                    : ufo_dnode_clean_name_ (node->name);
+                          : ufo_dnode_clean_name_ (type_name ? "" : node->name);
         ufo_value_map_set (c, "control_text", &text);
         ufo_value_t *rect = s_clipped_rect (st, node, clip);
         int cx = (int) (ufo_value_int (ufo_value_list_at (rect, 0))
@@ -1096,6 +1150,13 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         const char *in = s_container (node);
         if (*in)
             ufo_value_map_set_str (c, "container", in);
+        if (node->noname && s_button_content (node)) {
+            GString *content = g_string_new (NULL);
+            s_content (node, 4, st->uses_showing, content);
+            if (content->len)
+                ufo_value_map_set_str (c, "content", content->str);
+            g_string_free (content, TRUE);
+        }
         ufo_dlabel_t *l = ufo_calloc (1, sizeof (*l));
         l->index = ufo_value_size (out->controls);
         char *key = ufo_dnode_key_ (node->bus, node->path);
@@ -1109,7 +1170,9 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_list_push (out->controls, &c);
     }
     ufo_value_t *kids = tree_node ? ufo_value_new_list () : NULL;
-    for (guint i = 0; node->kids && !ufo_dnode_leaf_ (node) && i < node->kids->len; i++)
+    //  an unnamed button's inside was read for its labels only (it names the button)
+    bool content_only = node->noname && s_button_content (node);
+    for (guint i = 0; node->kids && !content_only && !ufo_dnode_leaf_ (node) && i < node->kids->len; i++)
         s_collect (op, g_ptr_array_index (node->kids, i), out, kids, popup, inner);
     if (tree_node) {
         ufo_value_map_set (tree_node, "children", &kids);
