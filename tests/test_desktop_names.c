@@ -323,6 +323,18 @@ UFO_TEST (test_prompt_line)
     CHECK_STR (ufo_value_map_str (line, "states", ""), "disabled, checked");
     ufo_value_destroy (&line);
     ufo_value_destroy (&c);
+    //  nor when it differs by surrounding blanks only (a web label's text "Size " is "Size");
+    //  a value that only starts like the name is shown
+    c = ufo_json_parse_str ("{\"control_type\": \"Text\", \"control_text\": \"Size\", \"value\": \" Size \\n\"}", NULL);
+    line = ufo_desktop_control_prompt (c);
+    CHECK_STR (ufo_value_map_str (line, "value", "?"), "");
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
+    c = ufo_json_parse_str ("{\"control_type\": \"Text\", \"control_text\": \"Size\", \"value\": \"Sizes\"}", NULL);
+    line = ufo_desktop_control_prompt (c);
+    CHECK_STR (ufo_value_map_str (line, "value", "?"), "Sizes");
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
     char big [400];
     strcpy (big, "{\"value\": \"");
     for (int i = 0; i < 60; i++)

@@ -342,7 +342,12 @@ ufo_desktop_control_prompt (const ufo_value_t *control)
     const char *value = ufo_value_map_str (control, "value", "");
     ufo_buf_t buf = { 0 };
     ufo_buf_puts (&buf, "");
-    if (*value && !streq (value, name)) {
+    //  (compared without surrounding blanks: a web label's text "Size " is its name "Size")
+    size_t lead = strspn (value, " \t\r\n"), vlen = strlen (value);
+    while (vlen > lead && strchr (" \t\r\n", value [vlen - 1]))
+        vlen--;
+    bool repeats = vlen - lead == strlen (name) && strncmp (value + lead, name, vlen - lead) == 0;
+    if (*value && !repeats) {
         size_t len = strlen (value), cut = len;
         if (cut > S_PROMPT_VALUE) {
             cut = S_PROMPT_VALUE;

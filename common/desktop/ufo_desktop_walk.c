@@ -434,6 +434,19 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
         s_vnext (op, node);
 }
 
+//  The hidden menu or list of options inside a combo box (a closed select in Chromium): its
+//  children are read - only the selected one further, being the one shown - so that the
+//  combo box's value is its selection; nothing in it is offered.
+static bool
+s_closed_options (const ufo_dsnap_t *st, const ufo_dnode_t *node)
+{
+    return node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX
+        && (node->role == ATSPI_ROLE_MENU || node->role == ATSPI_ROLE_LIST
+            || node->role == ATSPI_ROLE_LIST_BOX)
+        && (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
+            || (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING)));
+}
+
 static bool
 s_is_button (const ufo_dnode_t *node)
 {
@@ -455,8 +468,12 @@ static void
 s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
 {
     ufo_dsnap_t *st = op->state;
-    if (ufo_dnode_hidden_ (node, st->uses_showing))
+    if (ufo_dnode_hidden_ (node, st->uses_showing)) {
+        if (s_closed_options (st, node))
+            for (guint i = 0; node->kids && i < node->kids->len; i++)
+                s_visit (op, g_ptr_array_index (node->kids, i));
         return;
+    }
     //  a button found unnamed only now (its name has just been read): the labels inside it
     if (node->noname && s_is_button (node) && !node->kids_valid && !ufo_dnode_leaf_ (node)
     &&  node->busy == 0) {
@@ -518,9 +535,10 @@ static void
 s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
 {
     ufo_dsnap_t *st = op->state;
-    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
-    ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
-    ||  s_foreign (node))
+    if ((!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
+         || (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
+         || s_foreign (node))
+    &&  !s_closed_options (st, node))
         return;
     bool detail = !node->detail_valid;
     bool ext_only = !detail && node->ext_stale;
@@ -612,8 +630,16 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 GVariant *au = g_variant_get_child_value (reply, 0);
                 gsize n = 0;
                 const guint32 *bits = g_variant_get_fixed_array (au, &n, sizeof (guint32));
+                uint64_t shown = (1ull << ATSPI_STATE_VISIBLE) | (1ull << ATSPI_STATE_SHOWING);
+                uint64_t old = node->states;
                 node->states = (n > 0 ? bits [0] : 0) | (n > 1 ? (uint64_t) bits [1] << 32 : 0);
                 g_variant_unref (au);
+                //  shown now, or opened or closed: what was read of its children is read again
+                //  (Chromium shows and hides a select's options with it, and no event says so)
+                if (((old & shown) != shown && (node->states & shown) == shown)
+                ||  ((old ^ node->states) & (1ull << ATSPI_STATE_EXPANDED)))
+                    for (guint i = 0; node->kids && i < node->kids->len; i++)
+                        ((ufo_dnode_t *) g_ptr_array_index (node->kids, i))->valid = false;
                 break;
             }
             case W_NAME: {
@@ -1017,6 +1043,14 @@ s_clipped_rect (const ufo_dsnap_t *st, const ufo_dnode_t *node, const int clip [
     return rect;
 }
 
+//  True if node's name or text has a character other than a blank.
+static bool
+s_has_words (const ufo_dnode_t *node)
+{
+    const char *name = node->name ? node->name : "", *text = node->text ? node->text : "";
+    return name [strspn (name, " \t\r\n")] || text [strspn (text, " \t\r\n")];
+}
+
 //  No clip (screen coordinates).
 static const int s_everywhere [4] = { INT_MIN, INT_MIN, INT_MAX, INT_MAX };
 
@@ -1081,6 +1115,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
             const char *ptype = ufo_desktop_control_type_ (op->desk, up);
             if (ptype && !streq (ptype, "Text") && !streq (ptype, "Group")
             &&  !streq (ptype, "Document"))     //  a page's headings are the page's
+                type = NULL;
+            //  and text inside a heading or paragraph with words of its own is part of it
+            //  (Chromium puts each run of a heading's text in a child of its own)
+            if (ptype && streq (ptype, "Text") && s_has_words (up))
                 type = NULL;
         }
     }
