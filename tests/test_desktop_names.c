@@ -323,6 +323,25 @@ UFO_TEST (test_prompt_line)
     CHECK_STR (ufo_value_map_str (line, "states", ""), "disabled, checked");
     ufo_value_destroy (&line);
     ufo_value_destroy (&c);
+    //  a name on one line, cut when long (a label holding a paragraph)
+    c = ufo_json_parse_str ("{\"control_type\": \"Text\", \"control_text\": \"Which one.\\nIf unsure, the default.\"}", NULL);
+    line = ufo_desktop_control_prompt (c);
+    CHECK_STR (ufo_value_map_str (line, "name", "?"), "Which one. If unsure, the default.");
+    CHECK_STR (ufo_value_map_str (line, "value", "?"), "");
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
+    char longname [600];
+    strcpy (longname, "{\"control_type\": \"Text\", \"control_text\": \"");
+    for (int i = 0; i < 40; i++)
+        strcat (longname, "word ");
+    strcat (longname, "\"}");
+    c = ufo_json_parse_str (longname, NULL);
+    line = ufo_desktop_control_prompt (c);
+    const char *nm = ufo_value_map_str (line, "name", "");
+    CHECK (strlen (nm) <= 123 && strlen (nm) > 100);
+    CHECK (strstr (nm, "...") == nm + strlen (nm) - 3);
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
     //  nor when it differs by surrounding blanks only (a web label's text "Size " is "Size");
     //  a value that only starts like the name is shown
     c = ufo_json_parse_str ("{\"control_type\": \"Text\", \"control_text\": \"Size\", \"value\": \" Size \\n\"}", NULL);
@@ -394,6 +413,44 @@ UFO_TEST (test_content_names)
     ufo_value_destroy (&win);
 }
 
+//  Qt names a field in a group box after the box: that name comes after a caption. The entry
+//  of an editable combo box is named with its combo box (whose own name is its selection,
+//  so its caption names both) and takes no caption of its own.
+UFO_TEST (test_weak_and_combo_names)
+{
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Spinner\", \"control_text\": \"Behavior\", \"container\": \"Behavior\","
+        "  \"control_rect\": [200, 10, 300, 30]},"
+        " {\"control_type\": \"Spinner\", \"control_text\": \"Behavior\", \"container\": \"Behavior\","
+        "  \"control_rect\": [200, 300, 300, 320]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"Behavior\", \"container\": \"Behavior\","
+        "  \"control_rect\": [200, 400, 300, 420]},"
+        " {\"control_type\": \"ComboBox\", \"control_text\": \"xterm\", \"control_rect\": [200, 100, 300, 120]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"in_combo\": true, \"value\": \"xterm\","
+        "  \"control_rect\": [200, 100, 280, 120]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"in_combo\": true,"
+        "  \"control_rect\": [0, 500, 50, 520]}]", NULL);
+    ufo_value_t *captions = ufo_json_parse_str (
+        "[{\"text\": \"Start size:\", \"rect\": [100, 10, 190, 30]},"
+        " {\"text\": \"Default $TERM\", \"rect\": [100, 100, 190, 120]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 400, 600]", NULL);
+    REQUIRE (list && captions && win);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Start size");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Behavior");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "Behavior");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Default $TERM");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "value", ""), "xterm");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 4), "control_text", ""), "Default $TERM");
+    //  an entry not listed right after its combo box: a placeholder, no caption
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 5), "control_text", ""), "(unnamed, bottom left)");
+    for (size_t i = 0; i < ufo_value_size (list); i++)
+        CHECK (!ufo_value_map_get (ufo_value_list_at (list, i), "in_combo"));
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&captions);
+    ufo_value_destroy (&win);
+}
+
 //  GTK4 names an unnamed widget after its type, the application's own types included
 //  ("EditorSourceView"): the shape of such names, which the snapshot drops in GTK4
 //  applications.
@@ -421,5 +478,6 @@ main (void)
     UFO_RUN (test_prompt_line);
     UFO_RUN (test_content_names);
     UFO_RUN (test_type_names);
+    UFO_RUN (test_weak_and_combo_names);
     return UFO_TEST_END ();
 }

@@ -3,7 +3,8 @@
     exposes as plain fillers (no scroll pane role), and full of combo boxes whose closed lists
     Qt keeps in the tree as "showing" items at made-up places. The snapshot must offer only
     what is on screen: no item of a closed list, nothing scrolled out of the area, and after
-    scrolling the part that came into view. */
+    scrolling the part that came into view; fields named by their captions rather than by the
+    group box Qt names them after, and an editable combo box's entry named with it. */
 #include "ufo_test.h"
 #include "ufo_prelude.h"
 #include "desktop_fixture.h"
@@ -128,6 +129,18 @@ UFO_TEST (test_qterminal_settings)
     if (snap) {
         s_check_on_screen (snap);
         CHECK (dfx_find (snap, "ComboBox", "Color scheme") == NULL);   //  scrolled out
+    }
+    ufo_value_destroy (&snap);
+    //  the Behavior page: fields in a group box, which Qt names after the box, go by their
+    //  captions; the entry of the editable "Default $TERM" combo box is named with it
+    CHECK (s_click_named (fresh, dialog, "ListItem", "Behavior"));
+    snap = dfx_wait_control (fresh, dialog, "ComboBox", "Default $TERM", WAIT_MS);
+    CHECK (snap != NULL);
+    if (snap) {
+        s_check_on_screen (snap);
+        CHECK (dfx_find (snap, "Edit", "Default $TERM") != NULL);
+        CHECK (dfx_find (snap, "Spinner", "Start with this size") != NULL);
+        CHECK (dfx_find (snap, "Spinner", "Behavior (1)") == NULL);
     }
     ufo_value_destroy (&snap);
     ufo_desktop_destroy (&fresh);

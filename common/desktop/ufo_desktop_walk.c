@@ -1185,6 +1185,9 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_dnode_t *lab = node->relby ? g_hash_table_lookup (op->desk->nodes, node->relby) : NULL;
         if (lab && lab->name && *lab->name)
             ufo_value_map_set_str (c, "labelled_by", lab->name);
+        //  the entry of an editable combo box (GTK3, Qt) is named with the combo box
+        if (streq (type, "Edit") && node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)
+            ufo_value_map_set_bool (c, "in_combo", true);
         const char *in = s_container (node);
         if (*in)
             ufo_value_map_set_str (c, "container", in);
