@@ -25,20 +25,10 @@ s_rect (const ufo_value_t *c, size_t i)
     return ufo_value_int (ufo_value_list_at (ufo_value_map_get (c, "control_rect"), i));
 }
 
-//  Clicks the control of `type` named `name` once a snapshot of xid shows it.
 static bool
 s_click_named (ufo_desktop_t *desk, int64_t xid, const char *type, const char *name)
 {
-    ufo_value_t *snap = dfx_wait_control (desk, xid, type, name, WAIT_MS);
-    const char *label = snap ? dfx_find (snap, type, name) : NULL;
-    ufo_value_t *r = label ? dfx_act (desk, xid, label, "click_input", NULL) : NULL;
-    bool ok = ufo_value_map_bool (r, "success", false);
-    if (!ok)
-        fprintf (stderr, "click %s '%s': %s\n", type, name,
-                 r ? ufo_value_map_str (r, "error", "") : "not found");
-    ufo_value_destroy (&r);
-    ufo_value_destroy (&snap);
-    return ok;
+    return dfx_click_named (desk, xid, type, name, WAIT_MS);
 }
 
 //  The vertical scroll bar of the snapshot (taller than wide), or NULL.
