@@ -1145,8 +1145,9 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     bool wordless = !node->text || !node->text [strspn (node->text, " \t\r\n")];
     if (type && node->role == ATSPI_ROLE_PARAGRAPH && wordless)
         type = NULL;
-    //  nor is a text with neither name nor text (LibreOffice's empty status bar fields)
-    if (type && streq (type, "Text") && wordless && (!node->name || !*node->name))
+    //  nor is a text with neither name nor text, blanks aside (LibreOffice's empty status bar
+    //  fields, galculator's empty second display line " ")
+    if (type && streq (type, "Text") && !s_has_words (node))
         type = NULL;
     if (on_screen && s_offered (st, type)) {
         ufo_value_t *c = ufo_value_new_map ();
