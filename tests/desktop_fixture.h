@@ -158,4 +158,22 @@ dfx_act (ufo_desktop_t *desk, int64_t xid, const char *label, const char *functi
     return ufo_desktop_op_run (desk, &op);
 }
 
+//  Clicks the control of `type` named `name` once a snapshot of xid shows it (bounded).
+//  Returns true if the click succeeded; says why not on stderr.
+static inline bool
+dfx_click_named (ufo_desktop_t *desk, int64_t xid, const char *type, const char *name,
+                 int timeout_ms)
+{
+    ufo_value_t *snap = dfx_wait_control (desk, xid, type, name, timeout_ms);
+    const char *label = snap ? dfx_find (snap, type, name) : NULL;
+    ufo_value_t *r = label ? dfx_act (desk, xid, label, "click_input", NULL) : NULL;
+    bool ok = ufo_value_map_bool (r, "success", false);
+    if (!ok)
+        fprintf (stderr, "click %s '%s': %s\n", type, name,
+                 r ? ufo_value_map_str (r, "error", "") : "not found");
+    ufo_value_destroy (&r);
+    ufo_value_destroy (&snap);
+    return ok;
+}
+
 #endif

@@ -729,16 +729,7 @@ UFO_TEST (test_zenity_forms_actions)
 static bool
 s_click_named (ufo_desktop_t *desk, int64_t xid, const char *type, const char *name)
 {
-    ufo_value_t *snap = dfx_wait_control (desk, xid, type, name, WAIT_MS);
-    const char *label = snap ? dfx_find (snap, type, name) : NULL;
-    ufo_value_t *r = label ? dfx_act (desk, xid, label, "click_input", NULL) : NULL;
-    bool ok = ufo_value_map_bool (r, "success", false);
-    if (!ok)
-        fprintf (stderr, "click %s '%s': %s\n", type, name,
-                 r ? ufo_value_map_str (r, "error", "") : "not found");
-    ufo_value_destroy (&r);
-    ufo_value_destroy (&snap);
-    return ok;
+    return dfx_click_named (desk, xid, type, name, WAIT_MS);
 }
 
 //  gnome-calculator (GTK4): a mode chosen from the menu button's popover, a dialog with GTK4

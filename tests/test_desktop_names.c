@@ -77,6 +77,7 @@ s_check_clean (const ufo_value_t *controls)
         CHECK (!ufo_value_map_get (c, "container"));
         CHECK (!ufo_value_map_get (c, "description"));
         CHECK (!ufo_value_map_get (c, "scope"));
+        CHECK (!ufo_value_map_get (c, "content"));
         for (size_t k = i + 1; k < ufo_value_size (controls); k++) {
             const ufo_value_t *d = ufo_value_list_at (controls, k);
             if (streq (ufo_value_map_str (c, "control_type", ""), ufo_value_map_str (d, "control_type", "")))
@@ -383,6 +384,37 @@ UFO_TEST (test_prompt_line)
     CHECK_STR (ufo_value_map_str (line, "states", ""), "disabled, checked");
     ufo_value_destroy (&line);
     ufo_value_destroy (&c);
+    //  a name on one line, cut when long (a label holding a paragraph)
+    c = ufo_json_parse_str ("{\"control_type\": \"Text\", \"control_text\": \"Which one.\\nIf unsure, the default.\"}", NULL);
+    line = ufo_desktop_control_prompt (c);
+    CHECK_STR (ufo_value_map_str (line, "name", "?"), "Which one. If unsure, the default.");
+    CHECK_STR (ufo_value_map_str (line, "value", "?"), "");
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
+    char longname [600];
+    strcpy (longname, "{\"control_type\": \"Text\", \"control_text\": \"");
+    for (int i = 0; i < 40; i++)
+        strcat (longname, "word ");
+    strcat (longname, "\"}");
+    c = ufo_json_parse_str (longname, NULL);
+    line = ufo_desktop_control_prompt (c);
+    const char *nm = ufo_value_map_str (line, "name", "");
+    CHECK (strlen (nm) <= 123 && strlen (nm) > 100);
+    CHECK (strstr (nm, "...") == nm + strlen (nm) - 3);
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
+    //  nor when it differs by surrounding blanks only (a web label's text "Size " is "Size");
+    //  a value that only starts like the name is shown
+    c = ufo_json_parse_str ("{\"control_type\": \"Text\", \"control_text\": \"Size\", \"value\": \" Size \\n\"}", NULL);
+    line = ufo_desktop_control_prompt (c);
+    CHECK_STR (ufo_value_map_str (line, "value", "?"), "");
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
+    c = ufo_json_parse_str ("{\"control_type\": \"Text\", \"control_text\": \"Size\", \"value\": \"Sizes\"}", NULL);
+    line = ufo_desktop_control_prompt (c);
+    CHECK_STR (ufo_value_map_str (line, "value", "?"), "Sizes");
+    ufo_value_destroy (&line);
+    ufo_value_destroy (&c);
     char big [400];
     strcpy (big, "{\"value\": \"");
     for (int i = 0; i < 60; i++)
@@ -401,6 +433,102 @@ UFO_TEST (test_prompt_line)
     ufo_value_destroy (&line);
 }
 
+//  GTK4's file chooser (gnome-text-editor's Save As, recorded): the column headers and the
+//  path bar's folder button have no name, no description and no labelled-by; they are named
+//  by the label inside them ("content"). Icon-only buttons with neither stay placeholders,
+//  and a description still wins over content.
+UFO_TEST (test_content_names)
+{
+    ufo_value_t *snap = s_load ("gtk4_save_as.json");
+    REQUIRE (snap);
+    ufo_value_t *controls = s_named (snap);
+    static const char *const headers [] = { "Name", "Size", "Type", "Modified" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (headers); i++)
+        CHECK (s_named_index (controls, "Button", headers [i]) >= 0);
+    int folder = s_named_index (controls, "Button", "tmp");
+    CHECK (folder >= 0);
+    CHECK (s_named_index (controls, "Button", "Create Folder") >= 0);      //  its tooltip
+    CHECK (s_named_index (controls, "Edit", "Name") >= 0);                 //  not the header's
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Button\", \"control_text\": \"\", \"description\": \"Mode selection\","
+        "  \"content\": \"Basic\", \"control_rect\": [0, 0, 10, 10]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"Own\", \"content\": \"Shown\","
+        "  \"control_rect\": [0, 20, 10, 30]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"\", \"content\": \"GtkLabel\","
+        "  \"control_rect\": [0, 40, 10, 50]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"\", \"content\": \"  Open  \","
+        "  \"control_rect\": [0, 60, 10, 70]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 100, 100]", NULL);
+    REQUIRE (list && win);
+    ufo_desktop_name_controls (list, NULL, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Mode selection");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Own");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "(unnamed, left)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Open");
+    for (size_t i = 0; i < 4; i++)
+        CHECK (!ufo_value_map_get (ufo_value_list_at (list, i), "content"));
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&win);
+}
+
+//  Qt names a field in a group box after the box: that name comes after a caption. The entry
+//  of an editable combo box is named with its combo box (whose own name is its selection,
+//  so its caption names both) and takes no caption of its own.
+UFO_TEST (test_weak_and_combo_names)
+{
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Spinner\", \"control_text\": \"Behavior\", \"container\": \"Behavior\","
+        "  \"control_rect\": [200, 10, 300, 30]},"
+        " {\"control_type\": \"Spinner\", \"control_text\": \"Behavior\", \"container\": \"Behavior\","
+        "  \"control_rect\": [200, 300, 300, 320]},"
+        " {\"control_type\": \"Button\", \"control_text\": \"Behavior\", \"container\": \"Behavior\","
+        "  \"control_rect\": [200, 400, 300, 420]},"
+        " {\"control_type\": \"ComboBox\", \"control_text\": \"xterm\", \"control_rect\": [200, 100, 300, 120]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"in_combo\": true, \"value\": \"xterm\","
+        "  \"control_rect\": [200, 100, 280, 120]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"in_combo\": true,"
+        "  \"control_rect\": [0, 500, 50, 520]}]", NULL);
+    ufo_value_t *captions = ufo_json_parse_str (
+        "[{\"text\": \"Start size:\", \"rect\": [100, 10, 190, 30]},"
+        " {\"text\": \"Default $TERM\", \"rect\": [100, 100, 190, 120]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 400, 600]", NULL);
+    REQUIRE (list && captions && win);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Start size");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Behavior");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "Behavior");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Default $TERM");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "value", ""), "xterm");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 4), "control_text", ""), "Default $TERM");
+    //  an entry not listed right after its combo box: a placeholder, no caption
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 5), "control_text", ""), "(unnamed, bottom left)");
+    for (size_t i = 0; i < ufo_value_size (list); i++)
+        CHECK (!ufo_value_map_get (ufo_value_list_at (list, i), "in_combo"));
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&captions);
+    ufo_value_destroy (&win);
+}
+
+//  GTK4 names an unnamed widget after its type, the application's own types included
+//  ("EditorSourceView"): the shape of such names, which the snapshot drops in GTK4
+//  applications.
+UFO_TEST (test_type_names)
+{
+    static const char *const types [] = { "EditorSourceView", "ClocksWindow", "GtkButton",
+                                          "AdwTabBar", "MathDisplay", "Gtk4Widget", "MyX" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (types); i++)
+        CHECK (ufo_desktop_type_name (types [i]));
+    static const char *const names [] = { "Save", "Save As", "OK", "MS", "A1", "x2", "iPhone",
+                                          "Mode selection", "Ctrl+K", "Open…", "100%", "",
+                                          "Name:", "AB", "File_Name" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (names); i++)
+        CHECK (!ufo_desktop_type_name (names [i]));
+    CHECK (!ufo_desktop_type_name (NULL));
+}
+
 int
 main (void)
 {
@@ -410,5 +538,8 @@ main (void)
     UFO_RUN (test_rule_order);
     UFO_RUN (test_notice_not_caption);
     UFO_RUN (test_prompt_line);
+    UFO_RUN (test_content_names);
+    UFO_RUN (test_type_names);
+    UFO_RUN (test_weak_and_combo_names);
     return UFO_TEST_END ();
 }

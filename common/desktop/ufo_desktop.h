@@ -177,12 +177,16 @@ int ufo_image_encode_png (const ufo_image_t *self, int level, void **data_p, siz
 //  "scope": [ancestor ids], "notice": true}; each caption names at most one field, the
 //  closest; a "notice" - text of an info bar, alert or notification - names none, nor does a
 //  caption whose scope shares no id with the field's "scope"); else its description/tooltip
-//  ("description"); else "(unnamed, top right)" (where it is in `window_rect` [l, t, r, b]).
+//  ("description"); else what it shows ("content": the labels inside an unnamed button);
+//  else "(unnamed, top right)" (where it is in `window_rect` [l, t, r, b]). A field's own
+//  name equal to its "container" (Qt names a field in a group box after the box) comes
+//  after the caption; an Edit with "in_combo" (an editable combo box's entry) takes the name
+//  of the ComboBox listed just before it and no caption.
 //  Toolkit class names ("GtkButton") never count as names. Controls of one type with the same
 //  name get " (in CONTAINER)" (their "container": nearest named ancestor) when that tells
 //  them apart, else " (1)", " (2)" in list order. The helper fields "labelled_by",
-//  "container", "description" and "scope" are removed. A controls value that is not a list
-//  is ignored.
+//  "container", "description", "scope", "content" and "in_combo" are removed. A controls
+//  value that is not a list is ignored.
 void ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
                                 const ufo_value_t *window_rect);
 
@@ -190,9 +194,15 @@ void ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captio
 //  "QPushButton") rather than a name a person gave the control.
 bool ufo_desktop_class_name (const char *name);
 
+//  True if name has the shape of a type name, as GTK4 names a widget that has no name
+//  ("EditorSourceView", "ClocksWindow"): one identifier, capitalised, with a capital inside
+//  after a lower-case letter or digit. The snapshot applies it to GTK4 applications only
+//  ("GitHub" has that shape too).
+bool ufo_desktop_type_name (const char *name);
+
 //  The variables of one control's line in the AppAgent prompt: a new map {"label", "type",
-//  "name", "value" (the value excerpt on one line, at most ~80 bytes, "" when it only repeats
-//  the name), "states" (the states that matter, comma-separated: disabled, focused, checked,
+//  "name" (on one line, at most ~120 bytes), "value" (the value excerpt on one line, at most
+//  ~80 bytes, "" when it only repeats the name, blanks around either aside), "states" (the states that matter, comma-separated: disabled, focused, checked,
 //  selected, pressed, expanded, editable, indeterminate)}. Caller owns the result.
 ufo_value_t *ufo_desktop_control_prompt (const ufo_value_t *control);
 

@@ -345,6 +345,14 @@ s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
         g_variant_get (reply, "(b)", &ok);
     if (!ok && st->keys)            //  the control would not take the focus: the window has
         ufo_debug ("desktop: %s failed; typing into the focused window", what);   //  it
+    else if (!reply && !st->typed && st->expect
+         &&  (st->wait == A_TEXT_EQUALS || st->wait == A_TEXT_CONTAINS)) {
+        //  an editable control whose EditableText call fails (Chromium's entries are
+        //  editable but answer InsertText with "no such method"): type the text instead
+        ufo_debug ("desktop: %s failed (%s); typing the text", what, error ? error : "");
+        s_type_instead (op);
+        return;
+    }
     else if (!reply) {
         ufo_desktop_op_finish_ (op, false, NULL, "%s failed: %s", what, error);
         return;

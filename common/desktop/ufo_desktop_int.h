@@ -48,6 +48,8 @@ struct _ufo_dnode_t {
     int stage;                  //  1: reading role/states, 2: reading details
     bool kids_valid;
     bool extra_valid;           //  actions/text fresh
+    bool noname;                //  its name says nothing (empty, a toolkit class or GTK4 type
+                                //  name): a button's inside is then read for the labels in it
     int busy;                   //  calls in flight for this node
     unsigned walk_gen;          //  last walk that visited it
     int fetched;                //  pending field replies

@@ -11,6 +11,7 @@
 #define S_CAPTION_LEFT_PX 250       //  a caption left of its field: at most this far away
 #define S_CAPTION_ABOVE_PX 40       //  a caption above its field: at most this far above
 #define S_PROMPT_VALUE 80           //  bytes of a value shown in the prompt
+#define S_PROMPT_NAME 120           //  bytes of a name shown in the prompt (a label's paragraph)
 
 //  True for a toolkit class name used as an accessible name: "GtkButton", "GtkImage",
 //  "AdwHeaderBar", "QPushButton" - an identifier of one word made of the toolkit's prefix and
@@ -34,6 +35,27 @@ ufo_desktop_class_name (const char *name)
         if (!isalnum ((unsigned char) *p))
             return false;
     return true;
+}
+
+//  True for a type name as GTK4 gives an unnamed widget ("EditorSourceView", "ClocksWindow",
+//  "GtkButton"): one identifier of letters and digits, starting with a capital, with at least
+//  one more capital after a lower-case letter or digit. Words and sentences are not, nor
+//  "OK", "A1" or "x2". (Names such as "GitHub" are too: use it only where the toolkit is
+//  known to name widgets after their type.)
+bool
+ufo_desktop_type_name (const char *name)
+{
+    if (!name || !isupper ((unsigned char) name [0]))
+        return false;
+    int humps = 0;
+    for (const char *p = name; *p; p++) {
+        if (!isalnum ((unsigned char) *p))
+            return false;
+        if (p > name && isupper ((unsigned char) *p)
+        &&  (islower ((unsigned char) p [-1]) || isdigit ((unsigned char) p [-1])))
+            humps++;
+    }
+    return humps > 0;
 }
 
 static char *
@@ -189,14 +211,18 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
     if (ufo_value_type (controls) != UFO_TLIST || n == 0)
         return;
     char **best = ufo_calloc (n, sizeof (char *));
-    //  1. own name; 2. labelled-by target
+    //  1. own name; 2. labelled-by target. An own name that only repeats the enclosing
+    //  group's (Qt names a field in a group box after the box) is weak: a caption beats it
+    bool *weak = ufo_calloc (n + 1, sizeof (bool));
     for (size_t i = 0; i < n; i++) {
         const ufo_value_t *c = ufo_value_list_at (controls, i);
         const char *own = ufo_value_map_str (c, "control_text", "");
         const char *by = ufo_value_map_str (c, "labelled_by", "");
         //  a combo box's own name is usually its selection (GTK3): its value, not its name
         bool combo = streq (ufo_value_map_str (c, "control_type", ""), "ComboBox");
-        if (s_usable (own) && !combo)     //  a field named after its caption: no ":"
+        weak [i] = s_usable (own) && !combo && s_type_is (c, s_captioned)
+                && streq (own, ufo_value_map_str (c, "container", ""));
+        if (s_usable (own) && !combo && !weak [i])   //  a field named after its caption: no ":"
             best [i] = s_type_is (c, s_captioned) ? s_trim_caption (own) : ufo_strdup (own);
         else if (s_usable (by))
             best [i] = s_trim_caption (by);
@@ -210,8 +236,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
     bool *used = ufo_calloc (nc + 1, sizeof (bool));
     for (size_t i = 0; i < n; i++) {
         const ufo_value_t *c = ufo_value_list_at (controls, i);
-        if (best [i] || !s_type_is (c, s_captioned))
-            continue;
+        if (best [i] || !s_type_is (c, s_captioned) || ufo_value_map_bool (c, "in_combo", false))
+            continue;           //  (a combo box's entry is named with its combo box)
         int f [4];
         s_rect (c, "control_rect", f);
         for (size_t k = 0; k < nc; k++) {
@@ -244,7 +270,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
     }
     free (pairs);
     free (used);
-    //  4. description (tooltip); 5. a placeholder that says where the control is
+    //  4. description (tooltip); 5. what it shows (the labels inside an unnamed button);
+    //  6. a placeholder that says where the control is
     int w [4];
     for (int i = 0; i < 4; i++)
         w [i] = (int) ufo_value_int (ufo_value_list_at (window_rect, (size_t) i));
@@ -253,6 +280,13 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         if (ufo_value_type (c) != UFO_TMAP)
             continue;               //  not a control: left alone
         const char *own = ufo_value_map_str (c, "control_text", "");
+        if (!best [i] && weak [i])
+            best [i] = s_trim_caption (own);
+        //  the entry of an editable combo box: the name of its combo box (listed just before)
+        if (!best [i] && i > 0 && best [i - 1] && ufo_value_map_bool (c, "in_combo", false)
+        &&  streq (ufo_value_map_str (ufo_value_list_at (controls, i - 1), "control_type", ""),
+                   "ComboBox"))
+            best [i] = ufo_strdup (best [i - 1]);
         if (streq (ufo_value_map_str (c, "control_type", ""), "ComboBox") && s_usable (own)) {
             if (!*ufo_value_map_str (c, "value", ""))
                 ufo_value_map_set_str (c, "value", own);     //  the selection
@@ -262,6 +296,9 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         const char *desc = ufo_value_map_str (c, "description", "");
         if (!best [i] && s_usable (desc))
             best [i] = s_trim_caption (desc);
+        const char *content = ufo_value_map_str (c, "content", "");
+        if (!best [i] && s_usable (content))
+            best [i] = s_trim_caption (content);
         if (!best [i] || !*best [i]) {
             free (best [i]);
             int r [4];
@@ -315,11 +352,14 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         ufo_value_map_remove (c, "container");
         ufo_value_map_remove (c, "description");
         ufo_value_map_remove (c, "scope");
+        ufo_value_map_remove (c, "content");
+        ufo_value_map_remove (c, "in_combo");
         free (best [i]);
         free (final [i]);
     }
     free (final);
     free (best);
+    free (weak);
 }
 
 //  States worth a model's attention, in this order; others ("focusable", "active", ...) are
@@ -329,33 +369,59 @@ static const char *const s_prompt_states [] = {
     "indeterminate", NULL
 };
 
+//  s on one line (newlines and tabs become spaces), cut at max bytes (on a UTF-8 character
+//  boundary) with "..." added. Caller frees.
+static char *
+s_one_line (const char *s, size_t max)
+{
+    size_t len = strlen (s), cut = len;
+    if (cut > max) {
+        cut = max;
+        while (cut > 0 && ((unsigned char) s [cut] & 0xC0) == 0x80)
+            cut--;
+    }
+    ufo_buf_t buf = { 0 };
+    ufo_buf_puts (&buf, "");
+    for (size_t i = 0; i < cut; i++)
+        ufo_buf_putc (&buf, s [i] == '\n' || s [i] == '\t' || s [i] == '\r' ? ' ' : s [i]);
+    if (cut < len && !(len >= 3 && cut == len - 3 && streq (s + cut, "...")))
+        ufo_buf_puts (&buf, "...");
+    return ufo_buf_detach (&buf, NULL);
+}
+
+//  True if a and b are equal but for blanks around them.
+static bool
+s_same_trimmed (const char *a, const char *b)
+{
+    a += strspn (a, " ");
+    b += strspn (b, " ");
+    size_t la = strlen (a), lb = strlen (b);
+    while (la > 0 && a [la - 1] == ' ')
+        la--;
+    while (lb > 0 && b [lb - 1] == ' ')
+        lb--;
+    return la == lb && strncmp (a, b, la) == 0;
+}
+
 ufo_value_t *
 ufo_desktop_control_prompt (const ufo_value_t *control)
 {
     ufo_value_t *e = ufo_value_new_map ();
-    const char *name = ufo_value_map_str (control, "control_text", "");
     ufo_value_map_set_str (e, "label", ufo_value_map_str (control, "label", ""));
     ufo_value_map_set_str (e, "type", ufo_value_map_str (control, "control_type", ""));
-    ufo_value_map_set_str (e, "name", name);
-    //  the value, once, short, on one line; a label's value is its name: not repeated
-    const char *value = ufo_value_map_str (control, "value", "");
-    ufo_buf_t buf = { 0 };
-    ufo_buf_puts (&buf, "");
-    if (*value && !streq (value, name)) {
-        size_t len = strlen (value), cut = len;
-        if (cut > S_PROMPT_VALUE) {
-            cut = S_PROMPT_VALUE;
-            while (cut > 0 && ((unsigned char) value [cut] & 0xC0) == 0x80)
-                cut--;
-        }
-        for (size_t i = 0; i < cut; i++)
-            ufo_buf_putc (&buf, value [i] == '\n' ? ' ' : value [i] == '\t' ? ' ' : value [i]);
-        if (cut < len && !(len >= 3 && cut == len - 3 && streq (value + cut, "...")))
-            ufo_buf_puts (&buf, "...");
-    }
-    char *v = ufo_buf_detach (&buf, NULL);
-    ufo_value_map_set_str (e, "value", v);
-    free (v);
+    //  name and value on one line each (a label may hold a paragraph), short; the value once:
+    //  not when it only repeats the name (a label's value is its name; a web label's text
+    //  "Size " is its name "Size")
+    char *name = s_one_line (ufo_value_map_str (control, "control_text", ""), SIZE_MAX);
+    char *value = s_one_line (ufo_value_map_str (control, "value", ""), SIZE_MAX);
+    char *shown = s_one_line (name, S_PROMPT_NAME);
+    ufo_value_map_set_str (e, "name", shown);
+    free (shown);
+    shown = s_same_trimmed (value, name) ? ufo_strdup ("") : s_one_line (value, S_PROMPT_VALUE);
+    ufo_value_map_set_str (e, "value", shown);
+    free (shown);
+    free (name);
+    free (value);
     const ufo_value_t *states = ufo_value_map_get (control, "states");
     ufo_buf_t st = { 0 };
     ufo_buf_puts (&st, "");

@@ -221,17 +221,32 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
 //  Controls whose inside is not offered: the walk does not enter them (a button's label
 //  is the button's name). Containers such as menus, lists, trees and documents are entered,
 //  and so is an expanded button (a GTK4 menu button holds its open popover) and the button of
-//  a combo box (a GTK4 drop-down shows its selection in a label inside it).
+//  a combo box (a GTK4 drop-down shows its selection in a label inside it), and a web page's
+//  label (it may wrap its field).
+//  True if node is part of a web page (its content, not the browser around it).
+static bool
+s_in_web_page (const ufo_dnode_t *node)
+{
+    for (const ufo_dnode_t *up = node->parent; up; up = up->parent)
+        if (up->role == ATSPI_ROLE_DOCUMENT_WEB)
+            return true;
+    return false;
+}
+
 bool
 ufo_dnode_leaf_ (const ufo_dnode_t *node)
 {
+    //  a web page's label may hold the field it names (<label>Size <select>...</label>)
+    if (node->role == ATSPI_ROLE_LABEL && s_in_web_page (node))
+        return false;
     if ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
-    &&  (ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED)
+    &&  (ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED) || node->noname
          || (node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)
          || (node->name && ufo_desktop_class_name (node->name))))
-        return false;           //  (a GTK4 drop-down's button holds the label of its choice,
-                                //  a GTK4 menu button - named "GtkMenuButton" - the button
-                                //  that shows the current choice, "Basic")
+        return false;           //  (a GTK4 drop-down's button holds the label of its choice;
+                                //  an unnamed button is named by the labels inside it; a GTK4
+                                //  menu button - named "GtkMenuButton" - holds the button that
+                                //  shows the current choice, "Basic")
     switch (node->role) {
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: case ATSPI_ROLE_CHECK_BOX:
         case ATSPI_ROLE_RADIO_BUTTON: case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:

@@ -225,6 +225,20 @@ s_maybe_huge (uint32_t role)
     }
 }
 
+//  A container that shows only part of its inside: a scroll pane or viewport (what is
+//  scrolled out of it is not on screen, though inside the window), and the list of a combo
+//  box (Qt keeps a closed combo's list, "showing", with no size, its items at made-up
+//  places). Their extents are read; an empty one hides its inside (ufo_dnode_hidden_), and
+//  controls outside them are not offered (s_collect).
+static bool
+s_clips (const ufo_dnode_t *node)
+{
+    if (node->role == ATSPI_ROLE_SCROLL_PANE || node->role == ATSPI_ROLE_VIEWPORT)
+        return true;
+    return (node->role == ATSPI_ROLE_LIST || node->role == ATSPI_ROLE_LIST_BOX)
+        && node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX;
+}
+
 //  The visible part of the container in the coordinates its extents are read in.
 static bool
 s_visible_box (ufo_desktop_op_t *op, const ufo_dnode_t *node, int box [4])
@@ -420,12 +434,46 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
         s_vnext (op, node);
 }
 
+//  The hidden menu or list of options inside a combo box (a closed select in Chromium): its
+//  children are read - only the selected one further, being the one shown - so that the
+//  combo box's value is its selection; nothing in it is offered.
+static bool
+s_closed_options (const ufo_dsnap_t *st, const ufo_dnode_t *node)
+{
+    return node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX
+        && (node->role == ATSPI_ROLE_MENU || node->role == ATSPI_ROLE_LIST
+            || node->role == ATSPI_ROLE_LIST_BOX)
+        && (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
+            || (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING)));
+}
+
+static bool
+s_is_button (const ufo_dnode_t *node)
+{
+    return node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON;
+}
+
+//  True if name names the control: not empty, not a toolkit class name ("GtkButton"), and in
+//  GTK4, which names an unnamed widget after its type, not a type name ("EditorSourceView").
+static bool
+s_named (const ufo_dsnap_t *st, const char *name)
+{
+    while (name && *name == ' ')
+        name++;
+    return name && *name && !ufo_desktop_class_name (name)
+        && (st->uses_showing || !ufo_desktop_type_name (name));
+}
+
 static void
 s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
 {
     ufo_dsnap_t *st = op->state;
-    if (ufo_dnode_hidden_ (node, st->uses_showing))
+    if (ufo_dnode_hidden_ (node, st->uses_showing)) {
+        if (s_closed_options (st, node))
+            for (guint i = 0; node->kids && i < node->kids->len; i++)
+                s_visit (op, g_ptr_array_index (node->kids, i));
         return;
+    }
     if (!node->kids_valid && !ufo_dnode_leaf_ (node) && node->busy == 0
     &&  (node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)) {
         //  a button that turned out (by its class name, read with the details) to hold what
@@ -443,10 +491,7 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
         node->relby = NULL;
         //  no usable name (none, or a class name such as GtkButton): the naming rules need
         //  the labelled-by relation and the description (tooltip)
-        const char *nm = node->name ? node->name : "";
-        while (*nm == ' ')
-            nm++;
-        if (!*nm || ufo_desktop_class_name (nm)) {
+        if (!s_named (st, node->name)) {
             s_node_call (op, node, W_DESC, "org.freedesktop.DBus.Properties", "Get",
                          g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Description"),
                          "(v)");
@@ -491,9 +536,10 @@ static void
 s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
 {
     ufo_dsnap_t *st = op->state;
-    if (!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
-    ||  (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
-    ||  s_foreign (node))
+    if ((!ufo_dnode_has_state_ (node, ATSPI_STATE_VISIBLE)
+         || (st->uses_showing && !ufo_dnode_has_state_ (node, ATSPI_STATE_SHOWING))
+         || s_foreign (node))
+    &&  !s_closed_options (st, node))
         return;
     bool detail = !node->detail_valid;
     bool ext_only = !detail && node->ext_stale;
@@ -512,7 +558,7 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
                                                         //  (LibreOffice's second menu bar)
                 || node->role == ATSPI_ROLE_TOOL_BAR;  //  its name is its controls' container
     bool extents = (control && (node->role != ATSPI_ROLE_PANEL || (node->name && *node->name)))
-                || st->want_tree;
+                || s_clips (node) || st->want_tree;
     if (ext_only && !extents) {
         node->ext_stale = false;
         ext_only = false;
@@ -586,6 +632,8 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 GVariant *au = g_variant_get_child_value (reply, 0);
                 gsize n = 0;
                 const guint32 *bits = g_variant_get_fixed_array (au, &n, sizeof (guint32));
+                uint64_t shown = (1ull << ATSPI_STATE_VISIBLE) | (1ull << ATSPI_STATE_SHOWING);
+                uint64_t old = node->states;
                 node->states = (n > 0 ? bits [0] : 0) | (n > 1 ? (uint64_t) bits [1] << 32 : 0);
                 g_variant_unref (au);
                 //  LibreOffice says its formula bar's frame (the panel "Input line") is
@@ -595,6 +643,12 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 if (node->states == (1ull << ATSPI_STATE_DEFUNCT) && node->parent
                 &&  ufo_dnode_has_state_ (node->parent, ATSPI_STATE_SHOWING))
                     node->states |= (1ull << ATSPI_STATE_VISIBLE) | (1ull << ATSPI_STATE_SHOWING);
+                //  shown now, or opened or closed: what was read of its children is read again
+                //  (Chromium shows and hides a select's options with it, and no event says so)
+                if (((old & shown) != shown && (node->states & shown) == shown)
+                ||  ((old ^ node->states) & (1ull << ATSPI_STATE_EXPANDED)))
+                    for (guint i = 0; node->kids && i < node->kids->len; i++)
+                        ((ufo_dnode_t *) g_ptr_array_index (node->kids, i))->valid = false;
                 break;
             }
             case W_NAME: {
@@ -605,6 +659,7 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                                          ? g_variant_get_string (v, NULL) : "");
                 if (v)
                     g_variant_unref (v);
+                node->noname = !s_named (op->state, node->name);
                 break;
             }
             case W_IFACES: {
@@ -1013,9 +1068,97 @@ s_captioned (const char *type)
     return false;
 }
 
+//  The text of the labels inside node (at most `depth` levels down, shown), joined by
+//  spaces, appended to buf (at most ~120 bytes): an unnamed button's content.
+static void
+s_content (const ufo_dnode_t *node, int depth, bool uses_showing, GString *buf)
+{
+    for (guint i = 0; depth > 0 && node->kids && i < node->kids->len && buf->len < 120; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid->valid || !kid->detail_valid || ufo_dnode_hidden_ (kid, uses_showing))
+            continue;
+        if (ufo_dnode_label_role_ (kid->role) && kid->name && *kid->name
+        &&  !ufo_desktop_class_name (kid->name)) {
+            if (buf->len)
+                g_string_append_c (buf, ' ');
+            g_string_append (buf, kid->name);
+        }
+        else
+            s_content (kid, depth - 1, uses_showing, buf);
+    }
+}
+
+//  True for a button named by what it shows when it has no name of its own: a push or toggle
+//  button, not open (an open menu button holds its popover) and not a combo box's.
+static bool
+s_button_content (const ufo_dnode_t *node)
+{
+    return s_is_button (node) && !ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED)
+        && !(node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX);
+}
+
+//  A scroll area without the scroll pane role (Qt's QScrollArea is a filler holding the
+//  viewport and, beside it, a filler holding only the scroll bar): the span of such a
+//  scroll bar bounds what node shows - a vertical bar its rows, a horizontal one its
+//  columns. Narrows clip (screen coordinates). (A scroll pane's own scroll bars, its direct
+//  children, may span less than it shows: GTK's column headers sit above the rows' bar.)
+static void
+s_scroll_span (const ufo_dsnap_t *st, const ufo_dnode_t *node, int clip [4])
+{
+    if (node->role != ATSPI_ROLE_FILLER && node->role != ATSPI_ROLE_PANEL)
+        return;
+    for (guint i = 0; node->kids && i < node->kids->len; i++) {
+        const ufo_dnode_t *holder = g_ptr_array_index (node->kids, i);
+        if (holder->role == ATSPI_ROLE_SCROLL_BAR || !holder->kids || holder->kids->len != 1)
+            continue;
+        const ufo_dnode_t *bar = g_ptr_array_index (holder->kids, 0);
+        if (bar->role != ATSPI_ROLE_SCROLL_BAR || !bar->valid || !bar->detail_valid
+        ||  ufo_dnode_hidden_ (bar, st->uses_showing) || bar->ext [2] <= 0 || bar->ext [3] <= 0)
+            continue;
+        int x, y;
+        s_origin (st, bar, &x, &y);
+        if (bar->ext [3] > bar->ext [2]) {
+            clip [1] = MAX (clip [1], y);
+            clip [3] = MIN (clip [3], y + bar->ext [3]);
+        }
+        else {
+            clip [0] = MAX (clip [0], x);
+            clip [2] = MIN (clip [2], x + bar->ext [2]);
+        }
+    }
+}
+
+//  The node's rectangle on screen, cut to clip: a control partly scrolled out of view is
+//  the part on screen (a click aims at its centre; a caption beside it is on its row).
+static ufo_value_t *
+s_clipped_rect (const ufo_dsnap_t *st, const ufo_dnode_t *node, const int clip [4])
+{
+    ufo_value_t *rect = s_rect (st, node);
+    for (size_t k = 0; k < 4; k++) {
+        int64_t v = ufo_value_int (ufo_value_list_at (rect, k));
+        int64_t in = k < 2 ? MAX (v, clip [k]) : MIN (v, clip [k]);
+        if (in != v) {
+            ufo_value_t *item = ufo_value_new_int (in);
+            ufo_value_list_set (rect, k, &item);
+        }
+    }
+    return rect;
+}
+
+//  True if node's name or text has a character other than a blank.
+static bool
+s_has_words (const ufo_dnode_t *node)
+{
+    const char *name = node->name ? node->name : "", *text = node->text ? node->text : "";
+    return name [strspn (name, " \t\r\n")] || text [strspn (text, " \t\r\n")];
+}
+
+//  No clip (screen coordinates).
+static const int s_everywhere [4] = { INT_MIN, INT_MIN, INT_MAX, INT_MAX };
+
 static void
 s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_t *tree_parent,
-           bool popup)
+           bool popup, const int clip [4])
 {
     ufo_dsnap_t *st = op->state;
     if (!node->valid || !node->detail_valid || ufo_dnode_hidden_ (node, st->uses_showing)
@@ -1041,18 +1184,34 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     s_origin (st, node, &x, &y);
     //  popups (menus, GTK4 popovers, the open menu button holding one) may extend
     //  beyond the window: what is inside them counts if it is on the screen
+    bool was_popup = popup;
     popup = popup || node->role == ATSPI_ROLE_MENU || node->role == ATSPI_ROLE_POPUP_MENU
          || (node->parent && node->role == ATSPI_ROLE_WINDOW)
+         || (s_clips (node) && node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)
          || ((node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
              && ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED));
     bool menu = popup || (type && streq (type, "MenuItem"));
     int bx = menu ? 0 : st->wx, by = menu ? 0 : st->wy;
     int bw = menu ? op->desk->screen_w : st->ww, bh = menu ? op->desk->screen_h : st->wh;
+    //  a popup opening here is not clipped by the scroll pane its owner is in
+    if (popup && !was_popup)
+        clip = s_everywhere;
     bool on_screen = node->ext [2] > 0 && node->ext [3] > 0
                   && x < bx + bw && y < by + bh
-                  && x + node->ext [2] > bx && y + node->ext [3] > by;
+                  && x + node->ext [2] > bx && y + node->ext [3] > by
+                  && x < clip [2] && y < clip [3]
+                  && x + node->ext [2] > clip [0] && y + node->ext [3] > clip [1];
     if (on_screen && !out->sheet && s_sheet_table (node))
         out->sheet = node;
+    //  what is inside a scrolled or popup container is on screen only within it
+    int inner [4] = { clip [0], clip [1], clip [2], clip [3] };
+    if (s_clips (node) && node->ext [2] >= 0 && node->ext [3] >= 0) {
+        inner [0] = MAX (inner [0], x);
+        inner [1] = MAX (inner [1], y);
+        inner [2] = MIN (inner [2], x + node->ext [2]);
+        inner [3] = MIN (inner [3], y + node->ext [3]);
+    }
+    s_scroll_span (st, node, inner);
     //  a label inside a button (GTK4 exposes both) is the button's text, not a control
     if (type && streq (type, "Text") && node->parent) {
         const ufo_dnode_t *up = node->parent;
@@ -1060,6 +1219,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
             const char *ptype = ufo_desktop_control_type_ (op->desk, up);
             if (ptype && !streq (ptype, "Text") && !streq (ptype, "Group")
             &&  !streq (ptype, "Document"))     //  a page's headings are the page's
+                type = NULL;
+            //  and text inside a heading or paragraph with words of its own is part of it
+            //  (Chromium puts each run of a heading's text in a child of its own)
+            if (ptype && streq (ptype, "Text") && s_has_words (up))
                 type = NULL;
         }
     }
@@ -1077,7 +1240,7 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     if (on_screen && type && streq (type, "Text") && node->name && *node->name) {
         ufo_value_t *cap = ufo_value_new_map ();
         ufo_value_map_set_str (cap, "text", node->name);
-        ufo_value_t *rect = s_rect (st, node);
+        ufo_value_t *rect = s_clipped_rect (st, node, clip);
         ufo_value_map_set (cap, "rect", &rect);
         ufo_value_map_set (cap, "scope", &(ufo_value_t *) { s_scope (node) });
         if (s_in_notice (node))
@@ -1089,8 +1252,9 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     bool wordless = !node->text || !node->text [strspn (node->text, " \t\r\n")];
     if (type && streq (type, "Text") && node->role == ATSPI_ROLE_PARAGRAPH && wordless)
         type = NULL;
-    //  nor is a text with neither name nor text (LibreOffice's empty status bar fields)
-    if (type && streq (type, "Text") && wordless && (!node->name || !*node->name))
+    //  nor is a text with neither name nor text, blanks aside (LibreOffice's empty status bar
+    //  fields, galculator's empty second display line " ")
+    if (type && streq (type, "Text") && !s_has_words (node))
         type = NULL;
     if (on_screen && s_offered (st, type)) {
         ufo_value_t *c = ufo_value_new_map ();
@@ -1098,10 +1262,12 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_map_set_str (c, "control_type", type);
         //  unnamed text (a paragraph, a heading whose name is empty) is named by its start
         bool by_text = streq (type, "Text") && (!node->name || !*node->name) && !wordless;
+        //  GTK4 names an unnamed widget after its type ("EditorSourceView"): no name
+        bool type_name = !st->uses_showing && ufo_desktop_type_name (node->name);
         ufo_value_t *text = by_text ? ufo_dnode_excerpt_ (node->text, 60)
-                                    : ufo_dnode_clean_name_ (node->name);
+                          : ufo_dnode_clean_name_ (type_name ? "" : node->name);
         ufo_value_map_set (c, "control_text", &text);
-        ufo_value_t *rect = s_rect (st, node);
+        ufo_value_t *rect = s_clipped_rect (st, node, clip);
         int cx = (int) (ufo_value_int (ufo_value_list_at (rect, 0))
                         + ufo_value_int (ufo_value_list_at (rect, 2))) / 2;
         int cy = (int) (ufo_value_int (ufo_value_list_at (rect, 1))
@@ -1133,11 +1299,21 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
             ufo_value_map_set_str (c, "labelled_by", lab->name);
         else if (streq (type, "Edit") && s_panel_name (node))
             ufo_value_map_set_str (c, "labelled_by", s_panel_name (node));
+        //  the entry of an editable combo box (GTK3, Qt) is named with the combo box
+        if (streq (type, "Edit") && node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX)
+            ufo_value_map_set_bool (c, "in_combo", true);
         const char *in = s_container (node);
         if (*in)
             ufo_value_map_set_str (c, "container", in);
         if (s_captioned (type))
             ufo_value_map_set (c, "scope", &(ufo_value_t *) { s_scope (node) });
+        if (node->noname && s_button_content (node)) {
+            GString *content = g_string_new (NULL);
+            s_content (node, 4, st->uses_showing, content);
+            if (content->len)
+                ufo_value_map_set_str (c, "content", content->str);
+            g_string_free (content, TRUE);
+        }
         ufo_dlabel_t *l = ufo_calloc (1, sizeof (*l));
         l->index = ufo_value_size (out->controls);
         char *key = ufo_dnode_key_ (node->bus, node->path);
@@ -1151,8 +1327,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_list_push (out->controls, &c);
     }
     ufo_value_t *kids = tree_node ? ufo_value_new_list () : NULL;
-    for (guint i = 0; node->kids && !ufo_dnode_leaf_ (node) && i < node->kids->len; i++)
-        s_collect (op, g_ptr_array_index (node->kids, i), out, kids, popup);
+    //  an unnamed button's inside was read for its labels only (it names the button)
+    bool content_only = node->noname && s_button_content (node);
+    for (guint i = 0; node->kids && !content_only && !ufo_dnode_leaf_ (node) && i < node->kids->len; i++)
+        s_collect (op, g_ptr_array_index (node->kids, i), out, kids, popup, inner);
     if (tree_node) {
         ufo_value_map_set (tree_node, "children", &kids);
         ufo_value_list_push (tree_parent, &tree_node);
@@ -1233,8 +1411,8 @@ s_maybe_finish (ufo_desktop_op_t *op)
         .captions = ufo_value_new_list ()
     };
     ufo_value_t *tree = st->want_tree ? ufo_value_new_list () : NULL;
-    s_collect (op, win->root, &out, tree, false);
-    s_collect (op, app, &out, NULL, true);         //  open popup windows, after the window
+    s_collect (op, win->root, &out, tree, false, s_everywhere);
+    s_collect (op, app, &out, NULL, true, s_everywhere);   //  open popup windows, after the window
     //  stable labels, then the best names
     ufo_desktop_labels_assign_ (win, out.labels);
     for (guint i = 0; i < out.labels->len; i++) {
