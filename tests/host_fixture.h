@@ -95,7 +95,8 @@ hfx_start (const char *script, const char *extra, int apps)
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, "--bus",
+                             afx_.broker.bus, NULL };
     hfx_.host = hfx_spawn (bin, hargs, log);
     snprintf (bin, sizeof bin, "%s/eval_agent/ufo-eval", afx_build ());
     snprintf (log, sizeof log, "%s/eval.log", afx_.broker.dir);

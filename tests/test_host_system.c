@@ -492,7 +492,7 @@ s_kill_first_host (void)
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, "--bus", afx_.broker.bus, NULL };
     hfx_.host2 = hfx_spawn (bin, hargs, log);
 }
 
@@ -557,7 +557,7 @@ s_kill_host_mid_round (void)
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, "--bus", afx_.broker.bus, NULL };
     hfx_.host2 = hfx_spawn (bin, hargs, log);
 }
 
@@ -629,7 +629,7 @@ s_kill_host_during_evaluation (void)
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, "--bus", afx_.broker.bus, NULL };
     hfx_.host2 = hfx_spawn (bin, hargs, log);
 }
 
