@@ -261,7 +261,7 @@ hfx_run (const char *const *args, const char *input, void (*during) (void))
     return rc;
 }
 
-static ufo_value_t *
+static inline ufo_value_t *
 hfx_log (const char *name)
 {
     char path [700];
@@ -269,7 +269,7 @@ hfx_log (const char *name)
     return afx_lines (path);
 }
 
-static ufo_value_t *
+static inline ufo_value_t *
 hfx_board (void)
 {
     ufo_value_t *snap = ufo_bb_client_snapshot (afx_.bb, hfx_.session, NULL, 0, NULL);
@@ -278,7 +278,7 @@ hfx_board (void)
     return board;
 }
 
-static int64_t
+static inline int64_t
 hfx_mousepad_xid (void)
 {
     ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);
