@@ -1,20 +1,30 @@
-/*  app_board.c - blackboard access of the AppAgent: broker or in-process boards. */
+/*  app_board.c - blackboard access of the AppAgent: broker (over the process's one
+    connection, ufo_conn.h) or in-process boards. */
 #include "ufo_prelude.h"
-#include "ufo_bb_client.h"
 #include "ufo_bb_mirror.h"
 #include "ufo_board.h"
 #include "ufo_buf.h"
+#include "ufo_clock.h"
+#include "ufo_conn.h"
 #include "ufo_error.h"
+#include "ufo_hash.h"
+#include "ufo_log.h"
 #include "ufo_value.h"
 #include "app_board.h"
 
-#define S_CALL_TIMEOUT_MS  5000
-#define S_LOCAL_BOARDS     64
+#define S_READ_TIMEOUT_MS   5000
+#define S_WRITE_TIMEOUT_MS  10000
+#define S_LOCAL_BOARDS      64
 
 struct _app_board_t {
-    ufo_bb_client_t *client;            //  remote, or NULL
+    ufo_conn_t *conn;                   //  remote (borrowed), or NULL
     ufo_bb_mirror_t *mirror;            //  remote: the session board, kept in step incrementally
     char *mirror_name;
+    uint64_t read_id;                   //  the mirror's read in flight (0: none)
+    bool read_done;                     //  a read ended since the last take
+    ufo_error_t read_err;               //  ... and how (code 0: applied)
+    size_t writes;                      //  writes waiting for their outcome
+    ufo_value_t *errors;                //  failed writes not yet taken (texts), or NULL
     struct {
         char *name;
         ufo_board_t *board;
@@ -22,19 +32,10 @@ struct _app_board_t {
 };
 
 app_board_t *
-app_board_new (const char *endpoint, ufo_error_t *err)
+app_board_new (ufo_conn_t *conn)
 {
-    app_board_t *self = ufo_malloc (sizeof *self);
-    memset (self, 0, sizeof *self);
-    if (endpoint) {
-        self->client = ufo_bb_client_new (endpoint, NULL, err);
-        if (!self->client) {
-            free (self);
-            return NULL;
-        }
-        ufo_bb_client_set_timeout (self->client, S_CALL_TIMEOUT_MS);
-        ufo_bb_client_set_sender (self->client, "ufo-app");
-    }
+    app_board_t *self = ufo_calloc (1, sizeof *self);
+    self->conn = conn;
     return self;
 }
 
@@ -44,9 +45,15 @@ app_board_destroy (app_board_t **self_p)
     if (!self_p || !*self_p)
         return;
     app_board_t *self = *self_p;
+    if (self->conn) {
+        if (app_board_flush (self, 2000) < 0)
+            ufo_warn ("blackboard: %zu writes still without an answer at exit", self->writes);
+        if (self->read_id)
+            ufo_conn_call_forget (self->conn, self->read_id);
+    }
     ufo_bb_mirror_destroy (&self->mirror);
     free (self->mirror_name);
-    ufo_bb_client_destroy (&self->client);
+    ufo_value_destroy (&self->errors);
     for (size_t i = 0; i < S_LOCAL_BOARDS; i++) {
         free (self->local [i].name);
         ufo_board_destroy (&self->local [i].board);
@@ -58,7 +65,7 @@ app_board_destroy (app_board_t **self_p)
 bool
 app_board_remote (const app_board_t *self)
 {
-    return self->client != NULL;
+    return self->conn != NULL;
 }
 
 //  The in-process board of a session (created on first use; the oldest is recycled when
@@ -86,9 +93,12 @@ s_local (app_board_t *self, const char *name)
 ufo_value_t *
 app_board_snapshot (app_board_t *self, const char *board, ufo_error_t *err)
 {
-    if (!self->client)
+    if (!self->conn)
         return ufo_board_to_map (s_local (self, board));
-    ufo_value_t *reply = ufo_bb_client_snapshot (self->client, board, NULL, 0, err);
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "board", board);
+    ufo_value_t *reply = ufo_conn_call_wait (self->conn, "bb.snapshot", &body, NULL, 0, S_READ_TIMEOUT_MS,
+                                             NULL, NULL, err);
     if (!reply)
         return NULL;
     ufo_value_t *map = ufo_value_map_get (reply, "board");
@@ -102,29 +112,139 @@ app_board_snapshot (app_board_t *self, const char *board, ufo_error_t *err)
     return copy;
 }
 
-ufo_value_t *
-app_board_prompt (app_board_t *self, const char *board, ufo_error_t *err)
+//  The mirror's read ended: applied to the mirror, or failed (the mirror is unchanged and
+//  the next read asks again).
+static void
+s_on_read (void *arg, ufo_conn_reply_t *reply)
 {
-    if (!self->client)
-        return ufo_board_to_prompt (s_local (self, board));
+    app_board_t *self = arg;
+    self->read_id = 0;
+    self->read_done = true;
+    ufo_error_clear (&self->read_err);
+    if (!reply->ok)
+        self->read_err = reply->err;
+    else
+    if (ufo_bb_mirror_apply (self->mirror, reply->body_p, &self->read_err) >= 0)
+        ufo_error_clear (&self->read_err);
+}
+
+void
+app_board_prompt_start (app_board_t *self, const char *board)
+{
+    if (!self->conn)
+        return;
     //  A mirror of the session board: each step fetches only what was added since the
     //  last one, so the prompt's cached text grows instead of being rebuilt.
     if (!self->mirror || strcmp (self->mirror_name, board) != 0) {
+        if (self->read_id)
+            ufo_conn_call_forget (self->conn, self->read_id);
+        self->read_id = 0;
         ufo_bb_mirror_destroy (&self->mirror);
         free (self->mirror_name);
         self->mirror = ufo_bb_mirror_new (board);
         self->mirror_name = ufo_strdup (board);
     }
-    if (ufo_bb_mirror_sync (self->mirror, self->client, err) < 0)
+    if (self->read_id)
+        return;
+    self->read_done = false;
+    self->read_id = ufo_conn_snapshot (self->conn, board, ufo_bb_mirror_seq (self->mirror), true,
+                                       S_READ_TIMEOUT_MS, s_on_read, self);
+}
+
+bool
+app_board_prompt_ready (app_board_t *self, const char *board)
+{
+    if (!self->conn)
+        return true;
+    bool same = self->mirror && strcmp (self->mirror_name, board) == 0;
+    return !same || !self->read_id;
+}
+
+ufo_value_t *
+app_board_prompt_take (app_board_t *self, const char *board, ufo_error_t *err)
+{
+    if (!self->conn)
+        return ufo_board_to_prompt (s_local (self, board));
+    if (!self->mirror || strcmp (self->mirror_name, board) != 0 || (!self->read_id && !self->read_done))
+        app_board_prompt_start (self, board);
+    //  not ended yet (a caller that did not wait for app_board_prompt_ready): wait for it
+    for (int64_t until = ufo_time_mono_ms () + S_READ_TIMEOUT_MS + 1000;
+         self->read_id && ufo_time_mono_ms () < until;)
+        ufo_conn_flush (self->conn, 50);
+    self->read_done = false;
+    if (self->read_err.code) {
+        if (err)
+            *err = self->read_err;
+        ufo_error_clear (&self->read_err);
         return NULL;
+    }
     return ufo_board_to_prompt (ufo_bb_mirror_board (self->mirror));
+}
+
+size_t
+app_board_pending (app_board_t *self)
+{
+    return self->writes;
+}
+
+ufo_value_t *
+app_board_take_errors (app_board_t *self)
+{
+    ufo_value_t *errors = self->errors;
+    self->errors = NULL;
+    return errors;
+}
+
+int
+app_board_flush (app_board_t *self, int timeout_ms)
+{
+    if (!self->conn)
+        return 0;
+    for (int64_t until = ufo_time_mono_ms () + timeout_ms; self->writes > 0 && ufo_time_mono_ms () < until;)
+        ufo_conn_flush (self->conn, 50);
+    return self->writes > 0 ? -1 : 0;
+}
+
+//  The outcome of a write.
+typedef struct {
+    app_board_t *board;
+    char what [160];                    //  "<board>/<memory>" or "the blob of <path>"
+} s_write_t;
+
+static void
+s_on_write (void *arg, ufo_conn_reply_t *reply)
+{
+    s_write_t *w = arg;
+    app_board_t *self = w->board;
+    self->writes--;
+    if (!reply->ok) {
+        char text [700];
+        snprintf (text, sizeof text, "blackboard write to %s failed: %s", w->what, reply->err.message);
+        ufo_warn ("%s", text);
+        if (!self->errors)
+            self->errors = ufo_value_new_list ();
+        ufo_value_list_push_str (self->errors, text);
+    }
+    free (w);
+}
+
+//  Sends one write; its outcome comes to s_on_write.
+static void
+s_write (app_board_t *self, const char *type, ufo_value_t **body_p, const void *frame, size_t len,
+         const char *what)
+{
+    s_write_t *w = ufo_malloc (sizeof *w);
+    w->board = self;
+    snprintf (w->what, sizeof w->what, "%s", what);
+    self->writes++;
+    ufo_conn_call (self->conn, type, body_p, frame, len, S_WRITE_TIMEOUT_MS, s_on_write, w);
 }
 
 int
 app_board_add (app_board_t *self, const char *board, const char *memory, ufo_value_t **item_p,
                ufo_error_t *err)
 {
-    if (!self->client) {
+    if (!self->conn) {
         int which = ufo_board_memory_parse (memory);
         if (which < 0) {
             ufo_value_destroy (item_p);
@@ -132,7 +252,16 @@ app_board_add (app_board_t *self, const char *board, const char *memory, ufo_val
         }
         return ufo_board_add_data_take (s_local (self, board), which, item_p, err);
     }
-    return ufo_bb_client_add (self->client, board, memory, item_p, NULL, NULL, err);
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "board", board);
+    ufo_value_map_set_str (body, "memory", memory);
+    ufo_value_t *items = ufo_value_new_list ();
+    ufo_value_list_push (items, item_p);
+    ufo_value_map_set (body, "items", &items);
+    char what [160];
+    snprintf (what, sizeof what, "%.100s/%.40s", board, memory);
+    s_write (self, "bb.add", &body, NULL, 0, what);
+    return 0;
 }
 
 char *
@@ -153,12 +282,13 @@ app_board_add_screenshot (app_board_t *self, const char *board, const char *imag
     ufo_value_map_set (item, "metadata", &(ufo_value_t *) {
         metadata ? ufo_value_dup (metadata) : ufo_value_new_null () });
     ufo_value_map_set_str (item, "image_path", image_path);
-    if (self->client) {
-        char hex [65];
-        if (ufo_bb_client_blob_put (self->client, png, len, hex, err) < 0) {
-            ufo_value_destroy (&item);
-            return -1;
-        }
+    if (self->conn) {
+        //  the blob store names a blob by its SHA-256: the item can name it before the
+        //  broker has answered, and blob.put goes first on the same socket
+        char hex [65], what [160];
+        ufo_sha256_hex (png, len, hex);
+        snprintf (what, sizeof what, "the blob of %.100s", image_path);
+        s_write (self, "blob.put", NULL, png, len, what);
         ufo_value_map_set_str (item, "blob", hex);
         ufo_value_map_set_str (item, "mime", "image/png");
     }

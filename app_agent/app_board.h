@@ -1,9 +1,12 @@
-/*  app_board.h - the AppAgent's access to the session blackboard: through the blackboard
-    broker (common/bus/ufo_bb_client.h), or, without a broker (ufo-app --subtask without
-    --broker), an in-process board (common/model/ufo_board.h) per session name.
+/*  app_board.h - the AppAgent's access to the session blackboard: through the process's one
+    broker connection (common/bus/ufo_conn.h), or, without a broker (ufo-app --subtask
+    without --broker), an in-process board (common/model/ufo_board.h) per session name.
 
-    Calls to the broker wait for their reply (bounded by a timeout); a dispatched ufo-app
-    keeps its heartbeats in the worker's own thread meanwhile. */
+    Writes do not wait: each is sent at once on the connection, in the order made (so a
+    later read, and the task's completion, come after it at the broker), and its outcome
+    arrives later from the loop; a failed write is logged and kept for app_board_take_errors.
+    The step's board read (app_board_prompt_start) runs while the step observes the desktop.
+    Only the resume read (app_board_snapshot) waits, serving the connection meanwhile. */
 #ifndef APP_BOARD_H_INCLUDED
 #define APP_BOARD_H_INCLUDED
 
@@ -13,9 +16,11 @@
 
 typedef struct _app_board_t app_board_t;
 
-//  Connects to the broker at endpoint (cmd socket), or, with endpoint NULL, keeps boards in
-//  this process. Returns NULL with err on a malformed endpoint.
-app_board_t *app_board_new (const char *endpoint, ufo_error_t *err);
+typedef struct _ufo_conn_t ufo_conn_t;
+
+//  Boards on the broker through conn (borrowed; it must outlive the board), or, with conn
+//  NULL, kept in this process. Never NULL.
+app_board_t *app_board_new (ufo_conn_t *conn);
 
 //  Closes; sets *self_p to NULL. Safe with NULL.
 void app_board_destroy (app_board_t **self_p);
@@ -24,21 +29,44 @@ void app_board_destroy (app_board_t **self_p);
 bool app_board_remote (const app_board_t *self);
 
 //  The board of session `board` in the original's dict shape {"questions": [...], ...}
-//  (caller owns). Returns NULL with err when the broker does not answer.
+//  (caller owns). Waits for the broker's reply (serving the connection meanwhile). Returns
+//  NULL with err when the broker does not answer.
 ufo_value_t *app_board_snapshot (app_board_t *self, const char *board, ufo_error_t *err);
 
-//  The blackboard prompt parts of a board (ufo_board_to_prompt), screenshot data URLs
-//  filled from the blob store. Caller owns. NULL with err.
-ufo_value_t *app_board_prompt (app_board_t *self, const char *board, ufo_error_t *err);
+//  Starts reading the blackboard prompt parts of a board (a mirror of it brought up to date,
+//  screenshots' data URLs filled from the blob store); a read already running for the same
+//  board is kept. In-process boards are ready at once.
+void app_board_prompt_start (app_board_t *self, const char *board);
 
-//  Adds one item (a map; ownership of *item_p taken) to a memory of a board.
-//  Returns 0, or -1 with err.
+//  True when the read started for board has ended (or none was started: then take starts
+//  one and waits for it).
+bool app_board_prompt_ready (app_board_t *self, const char *board);
+
+//  The prompt parts (ufo_board_to_prompt) of the read that ended, caller owns; NULL with
+//  err when it failed. Waits (serving the connection) when the read has not ended yet.
+ufo_value_t *app_board_prompt_take (app_board_t *self, const char *board, ufo_error_t *err);
+
+//  Writes waiting for their outcome.
+size_t app_board_pending (app_board_t *self);
+
+//  The writes that failed since the last call (a list of texts, caller owns), or NULL when
+//  none did.
+ufo_value_t *app_board_take_errors (app_board_t *self);
+
+//  Waits (serving the connection, bounded by timeout_ms) for the outcome of every write.
+//  Returns 0, or -1 when some are still pending (they are reported as failed).
+int app_board_flush (app_board_t *self, int timeout_ms);
+
+//  Adds one item (a map; ownership of *item_p taken) to a memory of a board: at once
+//  in-process, else sent without waiting (the outcome as above).
+//  Returns 0, or -1 with err (a bad memory name in-process).
 int app_board_add (app_board_t *self, const char *board, const char *memory,
                    ufo_value_t **item_p, ufo_error_t *err);
 
 //  Stores a screenshot: with a broker, the PNG bytes as a blob and an item {"metadata",
-//  "image_path", "blob", "mime"}; in-process, {"metadata", "image_path", "image_str"} with a
-//  data URL. Returns 0, or -1 with err.
+//  "image_path", "blob", "mime"} (both sent without waiting; the blob's name is its SHA-256,
+//  computed here); in-process, {"metadata", "image_path", "image_str"} with a data URL.
+//  Returns 0, or -1 with err.
 int app_board_add_screenshot (app_board_t *self, const char *board, const char *image_path,
                               const void *png, size_t len, const ufo_value_t *metadata,
                               ufo_error_t *err);

@@ -11,6 +11,7 @@
 #include "ufo_prompt.h"
 #include "ufo_rag.h"
 #include "ufo_value.h"
+#include "ufo_log.h"
 #include "app_ctx.h"
 #include "ufo_loop.h"
 #include <fnmatch.h>
@@ -99,6 +100,17 @@ s_rag_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
     ufo_rag_process (ctx->rag, fds, n);
 }
 
+//  An event of the broker connection, for whoever serves tasks (app_worker.c).
+static void
+s_conn_event (void *arg, ufo_value_t **event_p)
+{
+    app_ctx_t *ctx = arg;
+    if (ctx->on_conn_event)
+        ctx->on_conn_event (ctx->on_conn_arg, event_p);
+    else
+        ufo_debug ("broker connection: %s", ufo_value_map_str (*event_p, "kind", "?"));
+}
+
 int
 app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err)
 {
@@ -150,9 +162,21 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
         if (ufo_bb_endpoint (configured, "cmd", ctx->endpoint, sizeof ctx->endpoint, err) < 0)
             goto fail;
     }
-    ctx->board = app_board_new (options->local_board ? NULL : ctx->endpoint, err);
-    if (!ctx->board)
-        goto fail;
+    if (!options->local_board) {
+        //  one DEALER for the worker side and every blackboard call (ufo_conn.h)
+        char service [200];
+        snprintf (service, sizeof service, "app:%s", ctx->app);
+        ufo_conn_config_t cc = {
+            .endpoint = ctx->endpoint, .service = options->worker ? service : NULL,
+            .device = ctx->device, .capacity = 1,
+            .heartbeat_ivl_ms = (int) ufo_config_int (c, "dispatch.heartbeat_ivl_ms", 0),
+            .heartbeat_liveness = (int) ufo_config_int (c, "dispatch.heartbeat_liveness", 0)
+        };
+        ctx->conn = ufo_conn_new (&cc, ctx->loop, s_conn_event, ctx, err);
+        if (!ctx->conn)
+            goto fail;
+    }
+    ctx->board = app_board_new (ctx->conn);
 
     ctx->json_retry = (int) ufo_config_int (c, "JSON_PARSING_RETRY", 3);
     ctx->safe_guard = ufo_config_bool (c, "SAFE_GUARD", true);
@@ -187,7 +211,8 @@ app_ctx_close (app_ctx_t *ctx)
     ufo_mcp_hub_destroy (&ctx->mcp);
     free (ctx->mcp_app);
     ctx->mcp_app = NULL;
-    app_board_destroy (&ctx->board);
+    app_board_destroy (&ctx->board);        //  flushes its writes (bounded) over conn
+    ufo_conn_destroy (&ctx->conn);          //  a worker leaves: the broker requeues what it ran
     ufo_rag_destroy (&ctx->rag);
     ufo_desktop_destroy (&ctx->desktop);
     ufo_prompts_destroy (&ctx->prompts);

@@ -17,6 +17,7 @@
 #include "ufo_rag.h"
 #include "ufo_value.h"
 #include "app_board.h"
+#include "ufo_conn.h"
 
 typedef struct _ufo_loop_t ufo_loop_t;
 
@@ -26,7 +27,10 @@ typedef struct {
     ufo_desktop_t *desktop;         //  owned
     ufo_llm_t *llm;                 //  owned
     ufo_prompts_t *prompts;         //  owned
-    app_board_t *board;             //  owned: broker or in-process board
+    ufo_conn_t *conn;               //  owned: the one broker connection (NULL: local board)
+    ufo_conn_fn *on_conn_event;     //  where its events go (app_worker.c), NULL: logged
+    void *on_conn_arg;
+    app_board_t *board;             //  owned: broker (over conn) or in-process board
     ufo_rag_t *rag;                 //  owned: knowledge retrieval (RAG_* keys, docs/KNOWLEDGE.md)
     ufo_mcp_hub_t *mcp;             //  owned: MCP servers of the current application (app_ctx_mcp)
     char *mcp_app;                  //  the application mcp was started for
@@ -66,10 +70,12 @@ typedef struct {
     const char *app;                //  --app
     const char *device;             //  --device
     bool local_board;               //  no broker: an in-process board
+    bool worker;                    //  the connection is a worker of app:<app> on device
 } app_ctx_options_t;
 
-//  Loads the configuration and opens the desktop, the LLM client, the prompts and the
-//  board. Returns 0, or -1 with err (everything opened so far is closed again).
+//  Loads the configuration and opens the desktop, the LLM client, the prompts, the broker
+//  connection (a worker of app:<app> with options->worker; its events go to
+//  ctx->on_conn_event, set by the caller) and the board. Returns 0, or -1 with err (everything opened so far is closed again).
 int app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err);
 
 //  Closes everything app_ctx_open opened. Safe twice.

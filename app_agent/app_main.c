@@ -140,6 +140,12 @@ s_run_file (app_ctx_t *ctx, const char *path, const char *log_root)
         app_ctx_wait (ctx, -1, app_agent_timeout (agent));
     }
     ufo_value_t *result = app_agent_take_result (agent);
+    //  the board writes' outcome (bounded); failures are reported with the result
+    app_board_flush (ctx->board, 5000);
+    ufo_value_t *board_errors = app_board_take_errors (ctx->board);
+    if (board_errors && ufo_value_type (result) == UFO_TMAP)
+        ufo_value_map_set (result, "board_errors", &board_errors);
+    ufo_value_destroy (&board_errors);
     const char *status = ufo_value_map_str (result, "status", "ERROR");
     int rc = strcmp (status, "FINISH") == 0 ? 0 : 1;
     ufo_value_t *r = ufo_value_new_map ();
@@ -187,7 +193,7 @@ main (int argc, char **argv)
     app_ctx_options_t opts = {
         .config_path = common.config_path, .broker = common.broker, .llm_mode = common.llm_mode,
         .llm_cassette = common.llm_cassette, .app = app, .device = common.device,
-        .local_board = subtask && !common.broker
+        .local_board = subtask && !common.broker, .worker = !subtask
     };
     ufo_agent_signals_install ();
     app_ctx_t ctx;

@@ -288,6 +288,8 @@ s_observe (app_step_t *self)
     app_ctx_t *ctx = a->ctx;
     if (self->observe_at && ufo_time_mono_ms () < self->observe_at)
         return;
+    //  the board's part of the prompt is read while the desktop is observed (app_board.h)
+    app_board_prompt_start (ctx->board, a->session);
     //  the API tools are in the prompt: wait (bounded) for the MCP servers to start
     ufo_mcp_hub_t *mcp = app_ctx_mcp (ctx, a->application);
     if (!ufo_mcp_hub_settled (mcp)) {
@@ -547,7 +549,7 @@ s_controls_done (app_step_t *self)
     s_phase_time (self, "annotation");
     //  the blackboard and the agent's own memory
     ufo_error_t err;
-    ufo_value_t *board = app_board_prompt (ctx->board, a->session, &err);
+    ufo_value_t *board = app_board_prompt_take (ctx->board, a->session, &err);
     if (!board)
         ufo_warn ("%s: blackboard unavailable for the prompt: %s", a->agent_name, err.message);
     s_phase_time (self, "blackboard");
@@ -868,11 +870,14 @@ app_step_advance (app_step_t *self)
             s_observe (self);
             if (self->phase == APP_STEP_OBSERVE)
                 break;              //  still waiting for the MCP servers
-            if (self->phase == APP_STEP_CONTROLS && ufo_desktop_op_done (self->op))
+            if (self->phase == APP_STEP_CONTROLS && ufo_desktop_op_done (self->op)
+            &&  app_board_prompt_ready (self->agent->ctx->board, self->agent->session))
                 s_controls_done (self);
             break;
         case APP_STEP_CONTROLS:
-            if (ufo_desktop_op_done (self->op))
+            //  the snapshot and the board read started with it
+            if (ufo_desktop_op_done (self->op)
+            &&  app_board_prompt_ready (self->agent->ctx->board, self->agent->session))
                 s_controls_done (self);
             if (self->phase == APP_STEP_OBSERVE)
                 s_observe (self);       //  the window closed meanwhile: the one shown now

@@ -3,7 +3,9 @@
 # Starts a real ufo-broker and idle ufo-host, ufo-app and ufo-eval on loopback ipc endpoints
 # in a temporary directory, waits until they have registered, then counts the context
 # switches (voluntary + nonvoluntary, /proc/PID/task/TID/status) of every thread of each
-# process over SECONDS (default 10) and prints them per second, the main thread first.
+# process over SECONDS (default 10) and prints them per second, the main thread first, and
+# each process's connections to the broker's command and bus endpoints (ss -xp: the broker's
+# sockets on each endpoint and the agent's sockets that are their peers).
 set -u
 BUILD=${1:?usage: idle_wakeups.sh BUILD [SECONDS]}
 SECS=${2:-10}
@@ -38,6 +40,14 @@ switches () {   # pid -> "tid:count ..." (main thread first)
 }
 for name in host app eval; do eval "pid=\$$name"; switches "$pid" > "$T/$name.0"; done
 sleep "$SECS"
+# broker connections: inodes of the peers of the broker's sockets on each endpoint
+ss -xpn > "$T/ss" 2>/dev/null
+peers () { awk -v p="$1" '$5 == p { print $8 }' "$T/ss" | sort -u; }
+peers "$T/run/cmd" > "$T/cmd.peers"; peers "$T/run/bus" > "$T/bus.peers"
+conns () {      # pid endpoint-peers-file -> how many of pid's sockets are such peers
+  awk -v pid="pid=$1," 'NR == FNR { p [$1] = 1; next } index ($0, pid) && ($6 in p) { n++ } END { print n + 0 }' \
+    "$2" "$T/ss"
+}
 for name in host app eval; do
   eval "pid=\$$name"
   if ! kill -0 "$pid" 2>/dev/null; then echo "ufo-$name: not running"; tail -5 "$T/$name.log"; continue; fi
@@ -50,6 +60,7 @@ for name in host app eval; do
     tag=""; [ "$tid" = "$pid" ] && tag="(main)"
     line="$line $tid$tag=$(awk -v d=$d -v s=$SECS 'BEGIN { printf "%.1f", d / s }')/s"
   done < "$T/$name.1"
-  printf 'ufo-%-5s threads:%s  all threads %.1f/s\n' "$name" "$line" \
-    "$(awk -v d=$total -v s=$SECS 'BEGIN { print d / s }')"
+  printf 'ufo-%-5s threads:%s  all threads %.1f/s  broker connections: %s command, %s bus\n' "$name" "$line" \
+    "$(awk -v d=$total -v s=$SECS 'BEGIN { print d / s }')" "$(conns "$pid" "$T/cmd.peers")" \
+    "$(conns "$pid" "$T/bus.peers")"
 done

@@ -1,7 +1,7 @@
 /*  eval_worker.c - see eval_worker.h. */
 #include "ufo_prelude.h"
 #include "ufo_agent_opts.h"
-#include "ufo_bb_client.h"
+#include "ufo_conn.h"
 #include "ufo_config.h"
 #include "ufo_error.h"
 #include "ufo_eval.h"
@@ -10,17 +10,20 @@
 #include "ufo_prompt.h"
 #include "ufo_tasklog.h"
 #include "ufo_value.h"
-#include "ufo_worker.h"
 #include "eval_worker.h"
 #include "ufo_loop.h"
 
-#define S_BOARD_TIMEOUT 2000        //  ms a blackboard write may take
+#define S_BOARD_TIMEOUT 2000        //  ms a blackboard call may take
 
 typedef struct _s_running_t s_running_t;
 struct _s_running_t {
     char task [64];                 //  dispatch task id
     char session [256];             //  board name ("" = none)
     int64_t eval_id;                //  0 once finished
+    uint64_t call_id;               //  the board read or write in flight (0: none)
+    ufo_eval_request_t req;         //  while the board is read: the request (strings borrowed from body)
+    ufo_value_t *body;              //  ... the task body it points into
+    ufo_value_t *result;            //  while the verdict is written to the board
     eval_worker_t *owner;
     s_running_t *next;
 };
@@ -31,8 +34,7 @@ struct _eval_worker_t {
     ufo_llm_t *llm;
     ufo_prompts_t *prompts;
     ufo_eval_t *eval;
-    ufo_bb_client_t *bb;
-    ufo_worker_t *worker;
+    ufo_conn_t *conn;               //  the one broker connection: worker side and board calls
     char log_root [PATH_MAX];
     s_running_t *running;
 };
@@ -54,23 +56,16 @@ eval_worker_new (const ufo_config_t *config, const eval_worker_options_t *option
     if (self->prompts)
         self->eval = ufo_eval_new (config, self->llm, self->prompts, err);
     if (self->eval) {
-        self->bb = ufo_bb_client_new (options->endpoint, NULL, err);
-        if (self->bb) {
-            ufo_bb_client_set_timeout (self->bb, S_BOARD_TIMEOUT);
-            ufo_bb_client_set_sender (self->bb, "ufo-eval");
-        }
+        ufo_conn_config_t cc = { .endpoint = options->endpoint, .service = "eval",
+                                 .device = options->device, .name = options->name,
+                                 .capacity = options->capacity, .call_timeout_ms = S_BOARD_TIMEOUT,
+                                 .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 0),
+                                 .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 0) };
+        self->conn = ufo_conn_new (&cc, self->loop, s_on_event, self, err);
     }
-    if (self->bb) {
-        ufo_worker_config_t wc = { .endpoint = options->endpoint, .service = "eval",
-                                   .device = options->device, .name = options->name,
-                                   .capacity = options->capacity,
-                                   .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 0),
-                                   .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 0) };
-        self->worker = ufo_worker_new_in_loop (&wc, self->loop, s_on_event, self, err);
-    }
-    if (self->worker)
+    if (self->conn)
         ufo_loop_add_llm (self->loop, self->llm);
-    if (!self->worker) {
+    if (!self->conn) {
         eval_worker_destroy (&self);
         return NULL;
     }
@@ -83,17 +78,27 @@ eval_worker_destroy (eval_worker_t **self_p)
     eval_worker_t *self = *self_p;
     if (!self)
         return;
-    //  The worker goes first: its unfinished tasks are requeued by the broker.
-    ufo_worker_destroy (&self->worker);
+    //  Verdicts being written to the board: their results go first (bounded).
+    s_running_t *r;
+    for (r = self->running; r && !r->result; r = r->next)
+        ;
+    if (r && self->conn)
+        ufo_conn_flush (self->conn, 1000);
+    //  The connection goes next: the worker leaves, its unfinished tasks are requeued.
+    for (r = self->running; r && self->conn; r = r->next)
+        if (r->call_id)
+            ufo_conn_call_forget (self->conn, r->call_id);
+    ufo_conn_destroy (&self->conn);
     while (self->running) {
-        s_running_t *r = self->running;
+        r = self->running;
         self->running = r->next;
         if (r->eval_id > 0 && self->eval)
             ufo_eval_cancel (self->eval, r->eval_id);
+        ufo_value_destroy (&r->body);
+        ufo_value_destroy (&r->result);
         free (r);
     }
     ufo_eval_destroy (&self->eval);
-    ufo_bb_client_destroy (&self->bb);
     ufo_prompts_destroy (&self->prompts);
     ufo_llm_destroy (&self->llm);
     ufo_loop_destroy (&self->loop);
@@ -172,7 +177,7 @@ s_activity (eval_worker_t *self, const char *task, const char *phase, ufo_value_
     ufo_value_map_set_str (body, "what", "model");
     ufo_value_map_set_str (body, "phase", phase);
     ufo_value_map_set_str (body, "detail", "judging");
-    if (ufo_worker_progress (self->worker, task, &body) != 0)
+    if (ufo_conn_progress (self->conn, task, &body) != 0)
         ufo_value_destroy (&body);
 }
 
@@ -187,7 +192,30 @@ s_on_retry (void *arg, int attempt, int64_t wait_ms, const char *why)
     s_activity (r->owner, r->task, "retry", extra);
 }
 
-//  An evaluation finished: board, then the task result.
+//  The verdict is on the board (or could not be put there: said in the result): the task
+//  result goes.
+static void
+s_on_written (void *arg, ufo_conn_reply_t *reply)
+{
+    s_running_t *r = arg;
+    eval_worker_t *self = r->owner;
+    r->call_id = 0;
+    ufo_value_t *result = r->result;
+    r->result = NULL;
+    if (!reply->ok) {
+        ufo_warn ("eval: task %s: cannot store the verdict on board %s: %s", r->task, r->session,
+                  reply->err.message);
+        if (ufo_value_type (result) == UFO_TMAP)
+            ufo_value_map_set_str (result, "board_error", reply->err.message);
+    }
+    if (ufo_conn_complete (self->conn, r->task, "done", &result) != 0)
+        ufo_warn ("eval: task %s is no longer running here; its result is dropped", r->task);
+    ufo_value_destroy (&result);
+    s_unlink (self, r);
+    free (r);
+}
+
+//  An evaluation finished: board (without waiting in the loop), then the task result.
 static void
 s_on_result (ufo_value_t **result_p, void *arg)
 {
@@ -202,19 +230,59 @@ s_on_result (ufo_value_t **result_p, void *arg)
     if (*error)
         ufo_value_map_set_str (extra, "error", error);
     s_activity (self, r->task, "end", extra);
-    if (*r->session && self->bb) {
+    if (*r->session) {
         ufo_value_t *item = ufo_eval_board_item (result);
-        ufo_error_t err;
-        if (ufo_bb_client_add (self->bb, r->session, "requests", &item, NULL, NULL, &err) != 0)
-            ufo_warn ("eval: task %s: cannot store the verdict on board %s: %s", r->task, r->session,
-                      err.message);
-        ufo_value_destroy (&item);
+        ufo_value_t *body = ufo_value_new_map ();
+        ufo_value_map_set_str (body, "board", r->session);
+        ufo_value_map_set_str (body, "memory", "requests");
+        ufo_value_t *items = ufo_value_new_list ();
+        ufo_value_list_push (items, &item);
+        ufo_value_map_set (body, "items", &items);
+        r->result = result;
+        r->call_id = ufo_conn_call (self->conn, "bb.add", &body, NULL, 0, 0, s_on_written, r);
+        return;
     }
-    if (ufo_worker_complete (self->worker, r->task, "done", &result) != 0)
+    if (ufo_conn_complete (self->conn, r->task, "done", &result) != 0)
         ufo_warn ("eval: task %s is no longer running here; its result is dropped", r->task);
     ufo_value_destroy (&result);
     s_unlink (self, r);
     free (r);
+}
+
+//  The inputs are ready (the board read, when one was needed, has ended): judge.
+static void
+s_start (s_running_t *r, const ufo_value_t *board)
+{
+    eval_worker_t *self = r->owner;
+    ufo_eval_request_t req = r->req;
+    req.board = board;
+    req.on_retry = s_on_retry;
+    req.retry_arg = r;
+    s_activity (self, r->task, "start", NULL);
+    //  s_on_result may run (and free r) inside this call when the inputs are unusable;
+    //  the board is read inside the call and not kept.
+    ufo_value_t *body = r->body;
+    r->body = NULL;
+    int64_t id = ufo_eval_start (self->eval, &req, s_on_result, r);
+    ufo_value_destroy (&body);
+    if (id > 0)
+        r->eval_id = id;
+}
+
+//  The board that stands in for logs on another machine has been read.
+static void
+s_on_board (void *arg, ufo_conn_reply_t *reply)
+{
+    s_running_t *r = arg;
+    r->call_id = 0;
+    const ufo_value_t *board = NULL;
+    ufo_value_t *snap = reply->ok ? *reply->body_p : NULL;
+    if (!reply->ok)
+        ufo_warn ("eval: task %s: no board snapshot of %s: %s", r->task, r->session, reply->err.message);
+    else
+    if (ufo_value_map_bool (snap, "exists", false) && ufo_value_type (ufo_value_map_get (snap, "board")) == UFO_TMAP)
+        board = ufo_value_map_get (snap, "board");
+    s_start (r, board);
 }
 
 static void
@@ -225,54 +293,38 @@ s_on_task (eval_worker_t *self, const ufo_value_t *event)
         ufo_warn ("eval: a task event without a usable id was ignored");
         return;
     }
-    const ufo_value_t *body = ufo_value_map_get (event, "body");
-    ufo_eval_request_t req;
+    s_running_t *r = ufo_calloc (1, sizeof *r);
+    r->body = ufo_value_dup (ufo_value_map_get (event, "body"));
     ufo_error_t err;
-    if (eval_worker_parse_body (body, self->log_root, &req, &err) != 0) {
+    if (eval_worker_parse_body (r->body, self->log_root, &r->req, &err) != 0) {
         ufo_warn ("eval: task %s refused: %s", task, err.message);
         ufo_value_t *result = ufo_value_new_map ();
         ufo_value_map_set_str (result, "error", err.message);
-        ufo_worker_complete (self->worker, task, "failed", &result);
+        ufo_conn_complete (self->conn, task, "failed", &result);
         ufo_value_destroy (&result);
+        ufo_value_destroy (&r->body);
+        free (r);
         return;
     }
-    s_running_t *r = ufo_calloc (1, sizeof *r);
     snprintf (r->task, sizeof r->task, "%s", task);
     //  The board: the body's session, else the task spec's.
-    const char *session = ufo_value_map_str (body, "session", "");
+    const char *session = ufo_value_map_str (r->body, "session", "");
     snprintf (r->session, sizeof r->session, "%s",
               *session ? session : ufo_value_map_str (event, "session", ""));
     r->owner = self;
     r->next = self->running;
     self->running = r;
-    ufo_info ("eval: task %s: %s evaluation of %s/%s (attempt %" PRId64 ")", task, req.level,
-              req.log_root, req.task, ufo_value_map_int (event, "attempt", 1));
+    ufo_info ("eval: task %s: %s evaluation of %s/%s (attempt %" PRId64 ")", task, r->req.level,
+              r->req.log_root, r->req.task, ufo_value_map_int (event, "attempt", 1));
     //  Logs on another machine: the session's board stands in for them (trajectory items,
-    //  requests, screenshot blobs). Read here, synchronously, at most S_BOARD_TIMEOUT each.
-    ufo_value_t *snap = NULL;
+    //  requests, screenshot blobs), read without waiting in the loop.
     char path [PATH_MAX];
-    snprintf (path, sizeof path, "%s/%s/response.log", req.log_root, req.task);
+    snprintf (path, sizeof path, "%s/%s/response.log", r->req.log_root, r->req.task);
     if (*r->session && access (path, R_OK) != 0) {
-        snap = ufo_bb_client_snapshot (self->bb, r->session, NULL, 0, &err);
-        ufo_value_t *board = ufo_value_map_get (snap, "board");
-        if (!snap)
-            ufo_warn ("eval: task %s: no board snapshot of %s: %s", task, r->session, err.message);
-        else
-        if (ufo_value_map_bool (snap, "exists", false) && ufo_value_type (board) == UFO_TMAP) {
-            if (ufo_bb_client_fill_images (self->bb, board, &err) < 0)
-                ufo_warn ("eval: task %s: screenshots of board %s: %s", task, r->session, err.message);
-            req.board = board;
-        }
+        r->call_id = ufo_conn_snapshot (self->conn, r->session, 0, true, S_BOARD_TIMEOUT, s_on_board, r);
+        return;
     }
-    //  s_on_result may run (and free r) inside this call when the inputs are unusable.
-    //  The board is read inside the call and not kept.
-    req.on_retry = s_on_retry;
-    req.retry_arg = r;
-    s_activity (self, r->task, "start", NULL);
-    int64_t id = ufo_eval_start (self->eval, &req, s_on_result, r);
-    ufo_value_destroy (&snap);
-    if (id > 0)
-        r->eval_id = id;
+    s_start (r, NULL);
 }
 
 static void
@@ -282,10 +334,14 @@ s_on_cancel (eval_worker_t *self, const char *task)
         if (task && strcmp (r->task, task) == 0) {
             if (r->eval_id > 0)
                 ufo_eval_cancel (self->eval, r->eval_id);
+            if (r->call_id)             //  a board read or write in flight: its answer is dropped
+                ufo_conn_call_forget (self->conn, r->call_id);
             ufo_value_t *result = ufo_value_new_map ();
             ufo_value_map_set_str (result, "error", "cancelled");
-            ufo_worker_complete (self->worker, r->task, "cancelled", &result);
+            ufo_conn_complete (self->conn, r->task, "cancelled", &result);
             ufo_value_destroy (&result);
+            ufo_value_destroy (&r->body);
+            ufo_value_destroy (&r->result);
             ufo_info ("eval: task %s cancelled", r->task);
             s_unlink (self, r);
             free (r);
@@ -293,7 +349,7 @@ s_on_cancel (eval_worker_t *self, const char *task)
         }
 }
 
-//  A worker event, from inside the loop.
+//  A connection event, from inside the loop.
 static void
 s_on_event (void *arg, ufo_value_t **event_p)
 {

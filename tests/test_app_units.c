@@ -79,7 +79,7 @@ UFO_TEST (test_data_url)
 UFO_TEST (test_local_board)
 {
     ufo_error_t err;
-    app_board_t *board = app_board_new (NULL, &err);
+    app_board_t *board = app_board_new (NULL);
     REQUIRE (board);
     CHECK (!app_board_remote (board));
     ufo_value_t *item = ufo_json_parse_str ("{\"Step\": 3, \"Round\": 0, \"SubtaskIndex\": 1,"
@@ -104,7 +104,8 @@ UFO_TEST (test_local_board)
     CHECK_INT (ufo_value_size (ufo_value_map_get (snap, "trajectories")), 0);
     ufo_value_destroy (&snap);
     //  the prompt parts: blackboard header, memories, the screenshot's metadata and image
-    ufo_value_t *parts = app_board_prompt (board, "s1", &err);
+    CHECK (app_board_prompt_ready (board, "s1"));
+    ufo_value_t *parts = app_board_prompt_take (board, "s1", &err);
     REQUIRE (parts);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (parts, 0), "text", ""), "[Blackboard:]");
     char *json = ufo_json_dump (parts, UFO_JSON_COMPACT, NULL);

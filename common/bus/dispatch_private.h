@@ -30,6 +30,12 @@ typedef struct {
     //  The answer to an outbox request: tag as given to ufo_link_queue, ok or error, body
     //  (borrowed; the error body is {"code", "message"}).
     void (*on_reply) (void *owner, const char *tag, const char *type, bool ok, const ufo_value_t *body);
+    //  Optional (ufo_conn): the reply to a request sent with ufo_link_send_call (ids that
+    //  start with 'b'): its id, ok or error, body (the handler may take *body_p) and the
+    //  bytes of a second reply frame (blob.get; NULL, 0 when none). NULL: such replies are
+    //  ignored.
+    void (*on_call) (void *owner, const char *id, bool ok, ufo_value_t **body_p, const void *data,
+                     size_t len);
 } ufo_link_handler_t;
 
 //  Creates a link (no socket yet: the first ufo_link_service connects). routing_id is
@@ -57,6 +63,13 @@ void *ufo_link_socket (ufo_link_t *self);
 //  registration retries) and sends what the outbox holds. Returns the milliseconds until
 //  the next timer is due (for the poll timeout).
 int ufo_link_service (ufo_link_t *self);
+
+//  Sends one request now, outside the outbox (blackboard calls of ufo_conn): type, id
+//  (must start with 'b'), body (borrowed; NULL = empty map) and an optional second frame
+//  (blob.put). Nothing is resent after a reconnect. Returns true when handed to the socket
+//  (false: no socket, or it would block).
+bool ufo_link_send_call (ufo_link_t *self, const char *type, const char *id, const ufo_value_t *body,
+                         const void *frame, size_t frame_len);
 
 //  Forces a new registration now (e.g. after the owner's state changed).
 void ufo_link_reregister (ufo_link_t *self);

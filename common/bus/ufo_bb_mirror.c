@@ -72,6 +72,20 @@ ufo_bb_mirror_sync (ufo_bb_mirror_t *self, ufo_bb_client_t *client, ufo_error_t 
     ufo_value_t *reply = ufo_bb_client_snapshot (client, self->board_name, NULL, self->seq, err);
     if (!reply)
         return -1;
+    //  Data URLs for the screenshots that arrived (only those: the rest already have theirs).
+    ufo_value_t *board_map = ufo_value_map_get (reply, "board");
+    ufo_error_t local;
+    if (ufo_value_type (board_map) == UFO_TMAP && ufo_bb_client_fill_images (client, board_map, &local) < 0)
+        ufo_warn ("board '%s': a screenshot could not be fetched: %s", self->board_name, local.message);
+    return ufo_bb_mirror_apply (self, &reply, err);
+}
+
+int
+ufo_bb_mirror_apply (ufo_bb_mirror_t *self, ufo_value_t **reply_p, ufo_error_t *err)
+{
+    assert (self && reply_p);
+    ufo_value_t *reply = *reply_p;
+    *reply_p = NULL;
     ufo_value_t *board_map = ufo_value_map_get (reply, "board");
     ufo_value_t *seq = ufo_value_map_get (reply, "seq");
     ufo_value_t *full = ufo_value_map_get (reply, "full");
@@ -81,11 +95,6 @@ ufo_bb_mirror_sync (ufo_bb_mirror_t *self, ufo_bb_client_t *client, ufo_error_t 
         return ufo_error_set (err, UFO_E_SYNTAX, "snapshot of board '%s' has an unexpected shape",
                               self->board_name);
     }
-    //  Data URLs for the screenshots that arrived (only those: the rest already have theirs).
-    ufo_error_t local;
-    if (ufo_bb_client_fill_images (client, board_map, &local) < 0)
-        ufo_warn ("board '%s': a screenshot could not be fetched: %s", self->board_name, local.message);
-
     int applied = 0;
     if (ufo_value_bool (full)) {
         //  Replace: validate into a fresh board first so an error leaves the mirror as it was.

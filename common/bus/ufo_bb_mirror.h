@@ -30,6 +30,11 @@ void ufo_bb_mirror_destroy (ufo_bb_mirror_t **self_p);
 //  with err; after an error the mirror is unchanged and the next sync retries.
 int ufo_bb_mirror_sync (ufo_bb_mirror_t *self, ufo_bb_client_t *client, ufo_error_t *err);
 
+//  Applies a bb.snapshot reply body asked for with `after` = ufo_bb_mirror_seq (e.g. from
+//  ufo_conn_snapshot, screenshots' image_str filled in); ownership of *reply_p taken.
+//  Returns the number of items applied, or -1 with err (the mirror is unchanged).
+int ufo_bb_mirror_apply (ufo_bb_mirror_t *self, ufo_value_t **reply_p, ufo_error_t *err);
+
 //  The name of the mirrored board (borrowed).
 const char *ufo_bb_mirror_name (const ufo_bb_mirror_t *self);
 

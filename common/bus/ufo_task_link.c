@@ -100,6 +100,13 @@ ufo_link_destroy (ufo_link_t **self_p)
 static bool
 s_send (ufo_link_t *self, const char *type, const char *id, const ufo_value_t *body)
 {
+    return ufo_link_send_call (self, type, id, body, NULL, 0);
+}
+
+bool
+ufo_link_send_call (ufo_link_t *self, const char *type, const char *id, const ufo_value_t *body,
+                    const void *frame, size_t frame_len)
+{
     if (!self->dealer)
         return false;
     ufo_msg_t *msg = ufo_msg_new (type);
@@ -112,7 +119,13 @@ s_send (ufo_link_t *self, const char *type, const char *id, const ufo_value_t *b
     ufo_buf_reset (&self->buf);
     ufo_msg_encode (msg, &self->buf);
     ufo_msg_destroy (&msg);
-    return zmq_send (zsock_resolve (self->dealer), self->buf.data, self->buf.len, ZMQ_DONTWAIT) >= 0;
+    void *handle = zsock_resolve (self->dealer);
+    if (!frame)
+        return zmq_send (handle, self->buf.data, self->buf.len, ZMQ_DONTWAIT) >= 0;
+    //  two frames: once the first is accepted, the second follows (same message)
+    if (zmq_send (handle, self->buf.data, self->buf.len, ZMQ_DONTWAIT | ZMQ_SNDMORE) < 0)
+        return false;
+    return zmq_send (handle, frame, frame_len, 0) >= 0;
 }
 
 static void
@@ -192,7 +205,7 @@ s_flush (ufo_link_t *self)
 }
 
 static void
-s_on_frame (ufo_link_t *self, const void *data, size_t len)
+s_on_frame (ufo_link_t *self, const void *data, size_t len, const void *extra, size_t extra_len)
 {
     ufo_error_t err;
     ufo_msg_t *msg = ufo_msg_decode (data, len, NULL, &err);
@@ -228,6 +241,14 @@ s_on_frame (ufo_link_t *self, const void *data, size_t len)
             &&  self->state == L_UP) {
                 self->state = L_REG;        //  the broker forgot us (restart, or we were dropped)
                 s_register (self);
+            }
+        }
+        else
+        if (id [0] == 'b') {
+            if (self->h.on_call) {
+                ufo_value_t *taken = ufo_msg_take_body (msg);
+                self->h.on_call (self->h.owner, id, ok, &taken, extra, extra_len);
+                ufo_value_destroy (&taken);
             }
         }
         else
@@ -268,17 +289,28 @@ ufo_link_service (ufo_link_t *self)
                 break;
             }
             bool more = zmq_msg_more (&frame);
-            s_on_frame (self, zmq_msg_data (&frame), zmq_msg_size (&frame));
-            zmq_msg_close (&frame);
-            while (more) {              //  a peer never sends more than one frame; drop extras
-                zmq_msg_init (&frame);
-                if (zmq_msg_recv (&frame, handle, 0) < 0) {
-                    zmq_msg_close (&frame);
+            //  a second frame is the bytes of a blob.get reply; a peer never sends more
+            zmq_msg_t extra;
+            zmq_msg_init (&extra);
+            bool has_extra = false;
+            if (more) {
+                has_extra = zmq_msg_recv (&extra, handle, 0) >= 0;
+                more = has_extra && zmq_msg_more (&extra);
+            }
+            while (more) {              //  drop anything beyond that
+                zmq_msg_t drop;
+                zmq_msg_init (&drop);
+                if (zmq_msg_recv (&drop, handle, 0) < 0) {
+                    zmq_msg_close (&drop);
                     break;
                 }
-                more = zmq_msg_more (&frame);
-                zmq_msg_close (&frame);
+                more = zmq_msg_more (&drop);
+                zmq_msg_close (&drop);
             }
+            s_on_frame (self, zmq_msg_data (&frame), zmq_msg_size (&frame),
+                        has_extra ? zmq_msg_data (&extra) : NULL, has_extra ? zmq_msg_size (&extra) : 0);
+            zmq_msg_close (&extra);
+            zmq_msg_close (&frame);
         }
     }
     now = ufo_time_mono_ms ();

@@ -1,0 +1,1221 @@
+/*  ufo_conn.c - the one broker connection of an agent process (ufo_conn.h): the worker
+    side, the submitter side and blackboard calls over one link (dispatch_private.h),
+    served by the caller's ufo_loop. */
+#include "ufo_prelude.h"
+#include "ufo_clock.h"
+#include "ufo_error.h"
+#include "ufo_log.h"
+#include "ufo_msg.h"
+#include "ufo_value.h"
+#include "ufo_board.h"
+#include "ufo_buf.h"
+#include "ufo_task_proto.h"
+#include "ufo_conn.h"
+#include "dispatch_private.h"
+#include "ufo_loop.h"
+#include <czmq.h>
+
+#define S_CALL_TIMEOUT_MS 10000
+#define S_CALL_ID 24
+
+typedef struct {
+    char id [UFO_TASK_ID_MAX + 1];
+    int64_t attempt;
+    int64_t progress_n;
+} s_running_t;
+
+typedef struct {
+    char id [UFO_TASK_ID_MAX + 1];          //  the submitter's id (what the caller holds)
+    char broker_id [UFO_TASK_ID_MAX + 1];   //  the broker's (differs after an idempotency match)
+    bool accepted;
+} s_open_t;
+
+typedef struct {
+    uint64_t id;
+    char wire_id [S_CALL_ID];               //  "b<id>"
+    char *type;
+    ufo_value_t *body;                      //  until sent
+    void *frame;                            //  until sent
+    size_t frame_len;
+    bool sent;
+    int64_t deadline;                       //  monotonic ms
+    ufo_conn_call_fn *fn;
+    void *arg;
+} s_call_t;
+
+struct _ufo_conn_t {
+    ufo_loop_t *loop;
+    ufo_link_t *link;
+    int source_id;
+    int wait_ms;
+    ufo_conn_fn *on_event;
+    void *on_event_arg;
+    ufo_value_t *pending;                   //  events not yet handed to on_event
+    char endpoint [512];
+    char *server_key, *cert_path;
+    char name [UFO_TASK_NAME_MAX + 1];
+    char rid [64];
+    int ivl_ms, liveness, call_timeout_ms;
+    bool was_connected;
+    uint64_t heartbeats;
+    //  worker side
+    bool worker;
+    char wid [33];
+    char service [UFO_TASK_NAME_MAX + 1];
+    char device [UFO_TASK_NAME_MAX + 1];
+    bool has_device;
+    int capacity;
+    s_running_t *tasks;                     //  delivered, not completed (as the link sees them)
+    size_t ntasks, cap_tasks;
+    char **running;                         //  delivered to the caller and not completed by it
+    size_t nrunning, cap_running;
+    //  submitter side
+    char cid [33];
+    bool client_used;                       //  something was submitted: keep the client alive
+    s_open_t *open;                         //  tasks without a result yet
+    size_t nopen, cap_open;
+    char **known;                           //  ids submitted through this connection
+    size_t nknown, cap_known;
+    //  blackboard calls, in the order they were made
+    s_call_t *calls;
+    size_t ncalls, cap_calls;
+    uint64_t call_counter;
+    struct s_snap_t_ *snaps;                //  ufo_conn_snapshot reads in progress
+};
+
+static void s_emit (ufo_conn_t *self, ufo_value_t **ev_p);
+
+//  A ufo_conn_snapshot read in progress.
+typedef struct s_snap_t_ {
+    struct s_snap_t_ *next;
+    ufo_conn_t *conn;
+    uint64_t id;                        //  of the snapshot call (what the caller holds)
+    bool forgotten;
+    ufo_value_t *reply;                 //  the snapshot reply, being filled
+    size_t waiting;                     //  blob.get calls out
+    uint64_t *gets;                     //  their ids
+    size_t ngets;
+    int timeout_ms;
+    ufo_conn_call_fn *fn;
+    void *arg;
+} s_snap_t;
+
+//  --- Worker side (the link's handler) -----------------------------------------------------
+
+static s_running_t *
+s_task_find (ufo_conn_t *self, const char *id)
+{
+    for (size_t i = 0; i < self->ntasks; i++)
+        if (strcmp (self->tasks [i].id, id) == 0)
+            return &self->tasks [i];
+    return NULL;
+}
+
+static void
+s_task_drop (ufo_conn_t *self, const char *id)
+{
+    for (size_t i = 0; i < self->ntasks; i++)
+        if (strcmp (self->tasks [i].id, id) == 0) {
+            self->tasks [i] = self->tasks [--self->ntasks];
+            return;
+        }
+}
+
+static ufo_value_t *
+s_running_list (ufo_conn_t *self)
+{
+    ufo_value_t *list = ufo_value_new_list ();
+    for (size_t i = 0; i < self->ntasks; i++)
+        ufo_value_list_push_str (list, self->tasks [i].id);
+    return list;
+}
+
+static ufo_value_t *
+s_client_hello (ufo_conn_t *self)
+{
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "client", self->cid);
+    ufo_value_map_set_str (body, "name", self->name);
+    ufo_value_map_set_int (body, "heartbeat_ivl_ms", self->ivl_ms);
+    ufo_value_map_set_int (body, "heartbeat_liveness", self->liveness);
+    return body;
+}
+
+static void
+s_make_register (void *owner, const char **type_p, ufo_value_t **body_p)
+{
+    ufo_conn_t *self = owner;
+    if (!self->worker) {
+        *type_p = "client.hello";
+        *body_p = s_client_hello (self);
+        return;
+    }
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "worker", self->wid);
+    ufo_value_map_set_str (body, "name", self->name);
+    ufo_value_map_set_str (body, "service", self->service);
+    if (self->has_device)
+        ufo_value_map_set_str (body, "device", self->device);
+    else
+        ufo_value_map_set_null (body, "device");
+    ufo_value_map_set_int (body, "capacity", self->capacity);
+    ufo_value_map_set_int (body, "heartbeat_ivl_ms", self->ivl_ms);
+    ufo_value_map_set_int (body, "heartbeat_liveness", self->liveness);
+    ufo_value_t *running = s_running_list (self);
+    ufo_value_map_set (body, "running", &running);
+    *type_p = "worker.ready";
+    *body_p = body;
+}
+
+static void
+s_make_heartbeat (void *owner, const char **type_p, ufo_value_t **body_p)
+{
+    ufo_conn_t *self = owner;
+    ufo_value_t *body = ufo_value_new_map ();
+    self->heartbeats++;
+    if (!self->worker) {
+        ufo_value_map_set_str (body, "client", self->cid);
+        *type_p = "client.heartbeat";
+        *body_p = body;
+        return;
+    }
+    ufo_value_map_set_str (body, "worker", self->wid);
+    ufo_value_t *running = s_running_list (self);
+    ufo_value_map_set (body, "running", &running);
+    *type_p = "worker.heartbeat";
+    *body_p = body;
+    //  The submitter side of a worker: the broker forgets a client after 10 silent windows
+    //  (docs/PROTOCOL.md 3.5); one client.heartbeat every `liveness` intervals is plenty and
+    //  costs no wake-up of its own (its reply comes with the worker's).
+    if (self->client_used && self->heartbeats % (uint64_t) self->liveness == 0) {
+        ufo_value_t *hb = ufo_value_new_map ();
+        ufo_value_map_set_str (hb, "client", self->cid);
+        ufo_link_queue (self->link, "client.heartbeat", &hb, "C");
+    }
+}
+
+static void
+s_emit_kind (ufo_conn_t *self, const char *kind)
+{
+    ufo_value_t *ev = ufo_value_new_map ();
+    ufo_value_map_set_str (ev, "kind", kind);
+    s_emit (self, &ev);
+}
+
+static void
+s_on_registered (void *owner, const ufo_value_t *body)
+{
+    UFO_UNUSED (body);
+    ufo_conn_t *self = owner;
+    if (!self->was_connected) {
+        self->was_connected = true;
+        ufo_debug ("%s registered with %s", self->name, self->endpoint);
+        s_emit_kind (self, "connected");
+    }
+    if (self->worker && self->client_used) {
+        ufo_value_t *hello = s_client_hello (self);
+        ufo_link_queue (self->link, "client.hello", &hello, "C");
+    }
+    //  Results may have been sent while we were away: ask for the state of every open task.
+    for (size_t i = 0; i < self->nopen; i++) {
+        if (!self->open [i].accepted)
+            continue;
+        ufo_value_t *q = ufo_value_new_map ();
+        ufo_value_map_set_str (q, "task", self->open [i].broker_id);
+        char tag [UFO_TASK_ID_MAX + 8];
+        snprintf (tag, sizeof tag, "S:%s", self->open [i].id);
+        ufo_link_queue (self->link, "task.fetch", &q, tag);
+    }
+}
+
+static void s_calls_fail_sent (ufo_conn_t *self, int code, const char *message);
+
+static void
+s_on_down (void *owner)
+{
+    ufo_conn_t *self = owner;
+    //  the socket is gone: calls sent on it get no reply
+    s_calls_fail_sent (self, UFO_E_IO, "the connection to the broker was lost (the request may or may "
+                       "not have been applied)");
+    if (self->was_connected) {
+        self->was_connected = false;
+        s_emit_kind (self, "disconnected");
+    }
+}
+
+static void
+s_on_worker_message (ufo_conn_t *self, const char *type, const ufo_value_t *body)
+{
+    const char *id = ufo_value_map_str (body, "task", NULL);
+    if (!ufo_task_id_valid (id)) {
+        ufo_warn ("%s: broker message %s without a valid task id, ignored", self->name, type);
+        return;
+    }
+    if (strcmp (type, "task.assign") == 0) {
+        int64_t attempt = ufo_value_map_int (body, "attempt", 1);
+        s_running_t *t = s_task_find (self, id);
+        if (t && t->attempt == attempt)
+            return;                 //  delivered twice
+        if (!t) {
+            if (self->ntasks == self->cap_tasks) {
+                self->cap_tasks = self->cap_tasks ? self->cap_tasks * 2 : 8;
+                self->tasks = ufo_realloc (self->tasks, self->cap_tasks * sizeof *self->tasks);
+            }
+            t = &self->tasks [self->ntasks++];
+            snprintf (t->id, sizeof t->id, "%s", id);
+        }
+        t->attempt = attempt;
+        t->progress_n = 0;
+        ufo_value_t *ev = ufo_value_new_map ();
+        ufo_value_map_set_str (ev, "kind", "task");
+        for (size_t i = 0; i < ufo_value_size (body); i++)
+            ufo_value_map_set_copy (ev, ufo_value_map_key_at (body, i), ufo_value_map_value_at (body, i));
+        s_emit (self, &ev);
+    }
+    else {                          //  task.input
+        const char *kind = ufo_value_map_str (body, "kind", "input");
+        ufo_value_t *ev = ufo_value_new_map ();
+        ufo_value_map_set_str (ev, "kind", strcmp (kind, "cancel") == 0 ? "cancel" : "input");
+        ufo_value_map_set_str (ev, "task", id);
+        const ufo_value_t *input = ufo_value_map_get (body, "body");
+        if (input)
+            ufo_value_map_set_copy (ev, "body", input);
+        else
+            ufo_value_map_set_null (ev, "body");
+        s_emit (self, &ev);
+    }
+}
+
+//  --- Submitter side --------------------------------------------------------------------------
+
+static s_open_t *
+s_open_find (ufo_conn_t *self, const char *id, bool broker)
+{
+    for (size_t i = 0; id && i < self->nopen; i++)
+        if (strcmp (broker ? self->open [i].broker_id : self->open [i].id, id) == 0)
+            return &self->open [i];
+    return NULL;
+}
+
+static void
+s_emit_result (ufo_conn_t *self, s_open_t *o, const char *status, const char *reason, int64_t attempts,
+               const ufo_value_t *body)
+{
+    ufo_value_t *ev = ufo_value_new_map ();
+    ufo_value_map_set_str (ev, "kind", "result");
+    ufo_value_map_set_str (ev, "task", o->id);
+    ufo_value_map_set_str (ev, "status", status);
+    ufo_value_map_set_str (ev, "reason", reason ? reason : "");
+    ufo_value_map_set_int (ev, "attempts", attempts);
+    if (body)
+        ufo_value_map_set_copy (ev, "body", body);
+    else
+        ufo_value_map_set_null (ev, "body");
+    s_emit (self, &ev);
+    *o = self->open [--self->nopen];
+}
+
+static void
+s_on_client_message (ufo_conn_t *self, const char *type, const ufo_value_t *body)
+{
+    //  Several of our ids may follow one broker task (the same idempotency key): each gets it.
+    const char *broker_id = ufo_value_map_str (body, "task", "");
+    bool progress = strcmp (type, "task.progress") == 0;
+    for (size_t i = 0; i < self->nopen;) {
+        s_open_t *o = &self->open [i];
+        if (strcmp (o->broker_id, broker_id) != 0) {
+            i++;
+            continue;
+        }
+        if (progress) {
+            ufo_value_t *ev = ufo_value_new_map ();
+            ufo_value_map_set_str (ev, "kind", "progress");
+            ufo_value_map_set_str (ev, "task", o->id);
+            ufo_value_map_set_int (ev, "seq", ufo_value_map_int (body, "seq", 0));
+            const ufo_value_t *b = ufo_value_map_get (body, "body");
+            if (b)
+                ufo_value_map_set_copy (ev, "body", b);
+            else
+                ufo_value_map_set_null (ev, "body");
+            s_emit (self, &ev);
+            i++;
+        }
+        else                            //  drops the entry: the last one moves to i
+            s_emit_result (self, o, ufo_value_map_str (body, "status", "failed"),
+                           ufo_value_map_str (body, "reason", ""), ufo_value_map_int (body, "attempts", 0),
+                           ufo_value_map_get (body, "body"));
+    }
+}
+
+static void
+s_on_message (void *owner, const char *type, const ufo_value_t *body)
+{
+    ufo_conn_t *self = owner;
+    if (self->worker && (strcmp (type, "task.assign") == 0 || strcmp (type, "task.input") == 0))
+        s_on_worker_message (self, type, body);
+    else
+    if (strcmp (type, "task.progress") == 0 || strcmp (type, "task.result") == 0)
+        s_on_client_message (self, type, body);
+    else
+        ufo_debug ("%s: broker message %s ignored", self->name, type);
+}
+
+static void
+s_on_worker_reply (ufo_conn_t *self, const char *tag, const char *type, bool ok, const ufo_value_t *body)
+{
+    //  tag: "<attempt>:<task id>"; a newer attempt of the same task may run here by now
+    int64_t attempt = tag ? strtoll (tag, NULL, 10) : 0;
+    const char *colon = tag ? strchr (tag, ':') : NULL;
+    const char *id = colon ? colon + 1 : "?";
+    if (strcmp (type, "task.complete") == 0 && colon) {
+        s_running_t *t = s_task_find (self, id);
+        if (t && t->attempt == attempt)
+            s_task_drop (self, id);
+        if (ok && !ufo_value_map_bool (body, "accepted", true))
+            ufo_warn ("%s: the broker discarded the result of task %s (attempt %" PRId64 "): %s",
+                      self->name, id, attempt, ufo_value_map_str (body, "reason", "?"));
+    }
+    if (!ok)
+        ufo_warn ("%s: %s for task %s refused: %s: %s", self->name, type, id,
+                  ufo_value_map_str (body, "code", "?"), ufo_value_map_str (body, "message", "?"));
+}
+
+static void
+s_on_reply (void *owner, const char *tag, const char *type, bool ok, const ufo_value_t *body)
+{
+    ufo_conn_t *self = owner;
+    if (strcmp (type, "task.progress") == 0 || strcmp (type, "task.complete") == 0
+    ||  strcmp (type, "worker.leave") == 0) {
+        s_on_worker_reply (self, tag, type, ok, body);
+        return;
+    }
+    if (!tag)
+        return;
+    if (strcmp (tag, "C") == 0) {           //  the submitter side of a worker: hello, heartbeat
+        if (!ok && strcmp (ufo_value_map_str (body, "code", ""), "not_found") == 0) {
+            ufo_value_t *hello = s_client_hello (self);
+            ufo_link_queue (self->link, "client.hello", &hello, "C");
+        }
+        return;
+    }
+    if (strncmp (tag, "S:", 2) == 0) {
+        s_open_t *o = s_open_find (self, tag + 2, false);
+        const char *state = ufo_value_map_str (body, "state", "");
+        if (o && ok && (strcmp (state, "done") == 0 || strcmp (state, "failed") == 0
+                        || strcmp (state, "cancelled") == 0))
+            s_emit_result (self, o, state, ufo_value_map_str (body, "reason", ""),
+                           ufo_value_map_int (body, "attempts", 0), ufo_value_map_get (body, "result"));
+        return;
+    }
+    s_open_t *o = s_open_find (self, tag, false);
+    if (strcmp (type, "task.submit") == 0 && !o && ok) {
+        //  the result came first (a task that ran on this very connection, or an ended
+        //  duplicate): the acceptance is still news
+        ufo_value_t *ev = ufo_value_new_map ();
+        ufo_value_map_set_str (ev, "kind", "accepted");
+        ufo_value_map_set_str (ev, "task", tag);
+        ufo_value_map_set_bool (ev, "duplicate", ufo_value_map_bool (body, "duplicate", false));
+        ufo_value_map_set_str (ev, "state", ufo_value_map_str (body, "state", "queued"));
+        s_emit (self, &ev);
+        return;
+    }
+    if (strcmp (type, "task.submit") == 0 && o) {
+        if (!ok) {
+            char reason [400];
+            snprintf (reason, sizeof reason, "rejected by the broker: %s: %s",
+                      ufo_value_map_str (body, "code", "?"), ufo_value_map_str (body, "message", "?"));
+            s_emit_result (self, o, "failed", reason, 0, NULL);
+            return;
+        }
+        o->accepted = true;
+        snprintf (o->broker_id, sizeof o->broker_id, "%s", ufo_value_map_str (body, "task", o->id));
+        ufo_value_t *ev = ufo_value_new_map ();
+        ufo_value_map_set_str (ev, "kind", "accepted");
+        ufo_value_map_set_str (ev, "task", o->id);
+        ufo_value_map_set_bool (ev, "duplicate", ufo_value_map_bool (body, "duplicate", false));
+        ufo_value_map_set_str (ev, "state", ufo_value_map_str (body, "state", "queued"));
+        if (strcmp (o->broker_id, o->id) != 0)
+            ufo_value_map_set_str (ev, "broker_task", o->broker_id);
+        s_emit (self, &ev);
+        return;
+    }
+    if (!ok) {
+        ufo_value_t *ev = ufo_value_new_map ();
+        ufo_value_map_set_str (ev, "kind", "error");
+        ufo_value_map_set_str (ev, "task", tag);
+        ufo_value_map_set_str (ev, "request", type);
+        ufo_value_map_set_str (ev, "code", ufo_value_map_str (body, "code", "?"));
+        ufo_value_map_set_str (ev, "message", ufo_value_map_str (body, "message", "?"));
+        s_emit (self, &ev);
+    }
+}
+
+//  --- Blackboard calls --------------------------------------------------------------------------
+
+static void
+s_call_free (s_call_t *c)
+{
+    free (c->type);
+    ufo_value_destroy (&c->body);
+    free (c->frame);
+    c->type = NULL;
+    c->frame = NULL;
+}
+
+//  Removes call i from the table and runs its callback with the outcome (the callback may
+//  make new calls).
+static void
+s_call_end (ufo_conn_t *self, size_t i, bool ok, ufo_value_t **body_p, const void *data, size_t len,
+            int code, const char *message)
+{
+    s_call_t c = self->calls [i];
+    memmove (self->calls + i, self->calls + i + 1, (self->ncalls - i - 1) * sizeof *self->calls);
+    self->ncalls--;
+    ufo_conn_reply_t reply = { .id = c.id, .ok = ok, .body_p = ok ? body_p : NULL, .data = data, .len = len };
+    ufo_error_clear (&reply.err);
+    if (!ok)
+        ufo_error_set (&reply.err, code, "%s: %s", c.type, message);
+    if (c.fn)
+        c.fn (c.arg, &reply);
+    else
+    if (!ok)
+        ufo_warn ("%s: %s", self->name, reply.err.message);
+    s_call_free (&c);
+}
+
+static void
+s_on_call (void *owner, const char *id, bool ok, ufo_value_t **body_p, const void *data, size_t len)
+{
+    ufo_conn_t *self = owner;
+    for (size_t i = 0; i < self->ncalls; i++)
+        if (self->calls [i].sent && strcmp (self->calls [i].wire_id, id) == 0) {
+            if (ok)
+                s_call_end (self, i, true, body_p, data, len, 0, NULL);
+            else {
+                const char *code = ufo_value_map_str (*body_p, "code", "internal");
+                int value = UFO_E_INTERNAL;
+                for (int k = 1; k < UFO_E_COUNT; k++)
+                    if (strcmp (ufo_errcode_name (k), code) == 0)
+                        value = k;
+                char message [512];
+                snprintf (message, sizeof message, "broker: %s", ufo_value_map_str (*body_p, "message", "error"));
+                s_call_end (self, i, false, NULL, NULL, 0, value, message);
+            }
+            return;
+        }
+    ufo_info ("%s: late reply to blackboard call %s (timed out or forgotten) dropped", self->name, id);
+}
+
+static void
+s_calls_fail_sent (ufo_conn_t *self, int code, const char *message)
+{
+    for (size_t i = 0; i < self->ncalls;)
+        if (self->calls [i].sent)
+            s_call_end (self, i, false, NULL, NULL, 0, code, message);
+        else
+            i++;
+}
+
+//  Sends what waits, in order: a call that cannot go holds back those after it.
+static void
+s_calls_send (ufo_conn_t *self)
+{
+    for (size_t i = 0; i < self->ncalls; i++) {
+        s_call_t *c = &self->calls [i];
+        if (c->sent)
+            continue;
+        if (!ufo_link_send_call (self->link, c->type, c->wire_id, c->body, c->frame, c->frame_len))
+            break;
+        c->sent = true;
+        ufo_value_destroy (&c->body);
+        free (c->frame);
+        c->frame = NULL;
+    }
+}
+
+//  Sends what waits, ends calls whose time is up. Returns ms until the nearest call
+//  deadline (-1: none).
+static int
+s_calls_service (ufo_conn_t *self)
+{
+    s_calls_send (self);
+    int64_t now = ufo_time_mono_ms ();
+    for (size_t i = 0; i < self->ncalls;) {
+        if (self->calls [i].deadline <= now) {
+            char message [160];
+            snprintf (message, sizeof message, "no reply from the broker in time%s",
+                      self->calls [i].sent ? "" : " (not sent: no connection)");
+            s_call_end (self, i, false, NULL, NULL, 0, UFO_E_TIMEOUT, message);
+            i = 0;                      //  the callback may have changed the table
+            continue;
+        }
+        i++;
+    }
+    int wait = -1;
+    now = ufo_time_mono_ms ();
+    for (size_t i = 0; i < self->ncalls; i++) {
+        int64_t left = self->calls [i].deadline - now;
+        if (!self->calls [i].sent && ufo_link_socket (self->link))
+            left = left > 10 ? 10 : left;       //  the socket was full: try again soon
+        int l = left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int) left;
+        if (wait < 0 || l < wait)
+            wait = l;
+    }
+    return wait;
+}
+
+//  --- The loop source -------------------------------------------------------------------------
+
+static void
+s_emit (ufo_conn_t *self, ufo_value_t **ev_p)
+{
+    ufo_value_list_push (self->pending, ev_p);
+}
+
+//  Records a task handed to the caller (it may then progress and complete it).
+static void
+s_track (ufo_conn_t *self, const ufo_value_t *ev)
+{
+    if (strcmp (ufo_value_map_str (ev, "kind", ""), "task") != 0)
+        return;
+    const char *id = ufo_value_map_str (ev, "task", "");
+    for (size_t i = 0; i < self->nrunning; i++)
+        if (strcmp (self->running [i], id) == 0)
+            return;
+    if (self->nrunning == self->cap_running) {
+        self->cap_running = self->cap_running ? self->cap_running * 2 : 8;
+        self->running = ufo_realloc (self->running, self->cap_running * sizeof *self->running);
+    }
+    self->running [self->nrunning++] = ufo_strdup (id);
+}
+
+//  The link (socket, timers, outbox) and the calls, without handing events on.
+static int
+s_service_io (ufo_conn_t *self)
+{
+    int wait = ufo_link_service (self->link);
+    int calls = s_calls_service (self);
+    return calls >= 0 && calls < wait ? calls : wait;
+}
+
+static void
+s_loop_service (void *arg)
+{
+    ufo_conn_t *self = arg;
+    self->wait_ms = s_service_io (self);
+    //  bounded per turn, so a flood of events does not starve the other sources
+    for (int i = 0; i < 256 && ufo_value_size (self->pending) > 0; i++) {
+        ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (self->pending, 0));
+        ufo_value_list_remove (self->pending, 0);
+        s_track (self, ev);
+        self->on_event (self->on_event_arg, &ev);
+        ufo_value_destroy (&ev);
+    }
+}
+
+static size_t
+s_loop_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
+{
+    ufo_conn_t *self = arg;
+    *timeout_ms = ufo_value_size (self->pending) > 0 ? 0 : self->wait_ms;
+    void *dealer = ufo_link_socket (self->link);
+    if (!dealer || max == 0)
+        return 0;
+    items [0] = (ufo_loop_item_t) { dealer, -1, UFO_LOOP_IN, 0 };
+    return 1;
+}
+
+//  Serves the connection alone for at most max_ms (the blocking helpers): one poll of the
+//  socket, then the link and the calls.
+static void
+s_serve_once (ufo_conn_t *self, int max_ms)
+{
+    int wait = s_service_io (self);
+    if (wait < 0 || wait > max_ms)
+        wait = max_ms;
+    void *dealer = ufo_link_socket (self->link);
+    zmq_pollitem_t item = { dealer ? zsock_resolve (dealer) : NULL, 0, ZMQ_POLLIN, 0 };
+    if (dealer)
+        zmq_poll (&item, 1, wait);
+    else
+    if (wait > 0)
+        zclock_sleep (wait);            //  no socket while reconnecting: its backoff is the wait
+    s_service_io (self);
+}
+
+//  --- Life cycle ---------------------------------------------------------------------------------
+
+ufo_conn_t *
+ufo_conn_new (const ufo_conn_config_t *config, ufo_loop_t *loop, ufo_conn_fn *on_event, void *arg,
+              ufo_error_t *err)
+{
+    assert (loop && on_event);
+    if (!config || !config->endpoint || !*config->endpoint || strlen (config->endpoint) >= 512) {
+        ufo_error_set (err, UFO_E_MISSING, "connection: a broker endpoint (under 512 bytes) is required");
+        return NULL;
+    }
+    if (config->service && !ufo_task_service_valid (config->service, true)) {
+        ufo_error_set (err, UFO_E_INVALID, "connection: service '%s' must be 1..128 bytes of "
+                       "[A-Za-z0-9_.:@-] or \"app:*\"", config->service);
+        return NULL;
+    }
+    if (config->device && *config->device && !ufo_task_service_valid (config->device, false)) {
+        ufo_error_set (err, UFO_E_INVALID, "connection: device id '%s' must be 1..128 bytes of [A-Za-z0-9_.:@-]",
+                       config->device);
+        return NULL;
+    }
+    if (config->capacity < 0 || config->capacity > 1024 || config->heartbeat_ivl_ms < 0
+    ||  config->heartbeat_liveness < 0 || config->call_timeout_ms < 0) {
+        ufo_error_set (err, UFO_E_RANGE, "connection: capacity must be 0..1024, heartbeat settings and "
+                       "the call timeout >= 0");
+        return NULL;
+    }
+    ufo_conn_t *self = ufo_calloc (1, sizeof *self);
+    self->loop = loop;
+    self->on_event = on_event;
+    self->on_event_arg = arg;
+    self->pending = ufo_value_new_list ();
+    snprintf (self->endpoint, sizeof self->endpoint, "%s", config->endpoint);
+    self->server_key = config->curve_server_key ? ufo_strdup (config->curve_server_key) : NULL;
+    self->cert_path = config->curve_cert_path ? ufo_strdup (config->curve_cert_path) : NULL;
+    self->ivl_ms = config->heartbeat_ivl_ms > 0 ? config->heartbeat_ivl_ms : 1000;
+    self->liveness = config->heartbeat_liveness > 0 ? config->heartbeat_liveness : 3;
+    self->call_timeout_ms = config->call_timeout_ms > 0 ? config->call_timeout_ms : S_CALL_TIMEOUT_MS;
+    self->worker = config->service != NULL;
+    ufo_msg_new_id (self->wid);
+    ufo_msg_new_id (self->cid);
+    if (self->worker) {
+        snprintf (self->service, sizeof self->service, "%s", config->service);
+        self->has_device = config->device && *config->device;
+        snprintf (self->device, sizeof self->device, "%s", self->has_device ? config->device : "");
+        self->capacity = config->capacity > 0 ? config->capacity : 1;
+    }
+    if (config->name && *config->name)
+        snprintf (self->name, sizeof self->name, "%s", config->name);
+    else
+        ufo_link_default_name (self->name, sizeof self->name, self->worker ? config->service : "client");
+    snprintf (self->rid, sizeof self->rid, "%s-%s", self->worker ? "w" : "c", self->worker ? self->wid : self->cid);
+    ufo_link_handler_t handler = { self, s_make_register, s_make_heartbeat, s_on_registered, s_on_down,
+                                   s_on_message, s_on_reply, s_on_call };
+    self->link = ufo_link_new (self->endpoint, self->rid, self->ivl_ms, self->liveness, self->server_key,
+                               self->cert_path, &handler);
+    ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
+    self->source_id = ufo_loop_source_add (loop, &src, self);
+    //  connect now: czmq is started (and has set its signal handlers) when this returns
+    self->wait_ms = s_service_io (self);
+    return self;
+}
+
+static void s_snaps_free (ufo_conn_t *self);
+
+void
+ufo_conn_destroy (ufo_conn_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    ufo_conn_t *self = *self_p;
+    ufo_loop_remove (self->loop, self->source_id);
+    if (self->worker && ufo_link_up (self->link)) {
+        ufo_value_t *body = ufo_value_new_map ();
+        ufo_value_map_set_str (body, "worker", self->wid);
+        ufo_link_queue (self->link, "worker.leave", &body, NULL);
+    }
+    ufo_conn_flush (self, 1000);
+    for (s_snap_t *s = self->snaps; s; s = s->next)
+        if (!s->forgotten && s->reply && s->fn) {     //  fetching its screenshots: cancelled
+            ufo_conn_reply_t reply = { .id = s->id, .ok = false };
+            ufo_error_set (&reply.err, UFO_E_CANCELLED, "bb.snapshot: the connection was closed");
+            s->fn (s->arg, &reply);
+            s->forgotten = true;
+        }
+    while (self->ncalls > 0)
+        s_call_end (self, 0, false, NULL, NULL, 0, UFO_E_CANCELLED, "the connection was closed");
+    s_snaps_free (self);
+    ufo_link_destroy (&self->link);
+    ufo_value_destroy (&self->pending);
+    free (self->server_key);
+    free (self->cert_path);
+    free (self->tasks);
+    for (size_t i = 0; i < self->nrunning; i++)
+        free (self->running [i]);
+    free (self->running);
+    free (self->open);
+    for (size_t i = 0; i < self->nknown; i++)
+        free (self->known [i]);
+    free (self->known);
+    free (self->calls);
+    free (self);
+    *self_p = NULL;
+}
+
+bool
+ufo_conn_connected (ufo_conn_t *self)
+{
+    assert (self);
+    return ufo_link_up (self->link);
+}
+
+const char *
+ufo_conn_routing_id (ufo_conn_t *self)
+{
+    assert (self);
+    return self->rid;
+}
+
+//  --- Worker side API ---------------------------------------------------------------------------
+
+static ssize_t
+s_running_index (ufo_conn_t *self, const char *id)
+{
+    for (size_t i = 0; id && i < self->nrunning; i++)
+        if (strcmp (self->running [i], id) == 0)
+            return (ssize_t) i;
+    return -1;
+}
+
+//  PROGRESS / COMPLETE of a task the link knows (else dropped: a released task).
+static void
+s_worker_send (ufo_conn_t *self, bool progress, const char *id, const char *status, ufo_value_t **payload_p)
+{
+    s_running_t *t = s_task_find (self, id);
+    if (!t) {
+        ufo_value_destroy (payload_p);
+        return;
+    }
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "worker", self->wid);
+    ufo_value_map_set_str (body, "task", id);
+    ufo_value_map_set_int (body, "attempt", t->attempt);
+    if (progress)
+        ufo_value_map_set_int (body, "n", ++t->progress_n);
+    else
+        ufo_value_map_set_str (body, "status", status);
+    const char *key = progress ? "body" : "result";
+    if (payload_p && *payload_p)
+        ufo_value_map_set (body, key, payload_p);
+    else
+        ufo_value_map_set_null (body, key);
+    char tag [UFO_TASK_ID_MAX + 32];
+    snprintf (tag, sizeof tag, "%" PRId64 ":%s", t->attempt, id);
+    ufo_link_queue (self->link, progress ? "task.progress" : "task.complete", &body, tag);
+}
+
+int
+ufo_conn_progress (ufo_conn_t *self, const char *task_id, ufo_value_t **body_p)
+{
+    assert (self);
+    if (s_running_index (self, task_id) < 0) {
+        ufo_value_destroy (body_p);
+        return -1;
+    }
+    s_worker_send (self, true, task_id, NULL, body_p);
+    return 0;
+}
+
+int
+ufo_conn_complete (ufo_conn_t *self, const char *task_id, const char *status, ufo_value_t **result_p)
+{
+    assert (self);
+    ssize_t i = s_running_index (self, task_id);
+    if (i < 0 || !status || (strcmp (status, "done") != 0 && strcmp (status, "failed") != 0
+                             && strcmp (status, "cancelled") != 0)) {
+        ufo_value_destroy (result_p);
+        return -1;
+    }
+    s_worker_send (self, false, task_id, status, result_p);
+    free (self->running [i]);
+    self->running [i] = self->running [--self->nrunning];
+    return 0;
+}
+
+//  --- Submitter side API --------------------------------------------------------------------------
+
+static int
+s_spec_str (const ufo_value_t *spec, const char *key, size_t max, bool name, ufo_error_t *err)
+{
+    const ufo_value_t *v = ufo_value_map_get (spec, key);
+    if (!v || ufo_value_type (v) == UFO_TNULL)
+        return 0;
+    if (ufo_value_type (v) != UFO_TSTRING || ufo_value_strlen (v) > max
+    ||  (name && !ufo_task_service_valid (ufo_value_str (v), false)))
+        return ufo_error_set (err, UFO_E_INVALID, "task spec: '%s' must be a string of at most %zu bytes%s",
+                              key, max, name ? " of [A-Za-z0-9_.:@-]" : "");
+    return 0;
+}
+
+static int
+s_spec_int (const ufo_value_t *spec, const char *key, int64_t max, ufo_error_t *err)
+{
+    const ufo_value_t *v = ufo_value_map_get (spec, key);
+    if (!v || ufo_value_type (v) == UFO_TNULL)
+        return 0;
+    if (ufo_value_type (v) != UFO_TINT || ufo_value_int (v) < 0 || ufo_value_int (v) > max)
+        return ufo_error_set (err, UFO_E_INVALID, "task spec: '%s' must be an int in 0..%" PRId64, key, max);
+    return 0;
+}
+
+int
+ufo_conn_submit (ufo_conn_t *self, ufo_value_t **spec_p, char id_out [33], ufo_error_t *err)
+{
+    assert (self);
+    ufo_value_t *spec = spec_p ? *spec_p : NULL;
+    if (spec_p)
+        *spec_p = NULL;
+    int rc = 0;
+    const char *service = ufo_value_map_str (spec, "service", NULL);
+    if (ufo_value_type (spec) != UFO_TMAP)
+        rc = ufo_error_set (err, UFO_E_TYPE, "task spec must be a map");
+    else
+    if (!service || !ufo_task_service_valid (service, false))
+        rc = ufo_error_set (err, UFO_E_INVALID, "task spec: 'service' must be 1..128 bytes of [A-Za-z0-9_.:@-]");
+    else
+    if (s_spec_str (spec, "device", UFO_TASK_NAME_MAX, true, err) != 0
+    ||  s_spec_str (spec, "session", UFO_TASK_NAME_MAX, false, err) != 0
+    ||  s_spec_str (spec, "idempotency_key", UFO_TASK_NAME_MAX, false, err) != 0
+    ||  s_spec_int (spec, "deadline_ms", 366LL * 86400 * 1000, err) != 0
+    ||  s_spec_int (spec, "max_attempts", 1000, err) != 0)
+        rc = -1;
+    if (rc != 0) {
+        ufo_value_destroy (&spec);
+        return -1;
+    }
+    char id [33];
+    ufo_msg_new_id (id);
+    if (id_out)
+        memcpy (id_out, id, 33);
+    ufo_value_t *req = ufo_value_new_map ();
+    ufo_value_map_set_str (req, "task", id);
+    static const char *keys [] = { "service", "device", "session", "idempotency_key", "deadline_ms",
+                                   "max_attempts", "body" };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (keys); i++) {
+        const ufo_value_t *v = ufo_value_map_get (spec, keys [i]);
+        if (v)
+            ufo_value_map_set_copy (req, keys [i], v);
+    }
+    ufo_value_destroy (&spec);
+    ufo_value_map_set_str (req, "client", self->cid);
+    ufo_value_map_set_str (req, "name", self->name);
+    if (self->nknown == self->cap_known) {
+        self->cap_known = self->cap_known ? self->cap_known * 2 : 16;
+        self->known = ufo_realloc (self->known, self->cap_known * sizeof *self->known);
+    }
+    self->known [self->nknown++] = ufo_strdup (id);
+    if (self->nopen == self->cap_open) {
+        self->cap_open = self->cap_open ? self->cap_open * 2 : 16;
+        self->open = ufo_realloc (self->open, self->cap_open * sizeof *self->open);
+    }
+    s_open_t *o = &self->open [self->nopen++];
+    memset (o, 0, sizeof *o);
+    snprintf (o->id, sizeof o->id, "%s", id);
+    snprintf (o->broker_id, sizeof o->broker_id, "%s", id);
+    if (self->worker && !self->client_used) {
+        //  the first submission registers the client id (3.3); a hello sets its heartbeat window
+        self->client_used = true;
+        ufo_value_t *hello = s_client_hello (self);
+        ufo_link_queue (self->link, "client.hello", &hello, "C");
+    }
+    self->client_used = true;
+    ufo_link_queue (self->link, "task.submit", &req, id);
+    return 0;
+}
+
+static bool
+s_known (ufo_conn_t *self, const char *id)
+{
+    for (size_t i = 0; id && i < self->nknown; i++)
+        if (strcmp (self->known [i], id) == 0)
+            return true;
+    return false;
+}
+
+int
+ufo_conn_input (ufo_conn_t *self, const char *task_id, ufo_value_t **body_p)
+{
+    assert (self);
+    if (!s_known (self, task_id)) {
+        ufo_value_destroy (body_p);
+        return -1;
+    }
+    s_open_t *o = s_open_find (self, task_id, false);
+    ufo_value_t *req = ufo_value_new_map ();
+    ufo_value_map_set_str (req, "client", self->cid);
+    ufo_value_map_set_str (req, "task", o ? o->broker_id : task_id);
+    if (body_p && *body_p)
+        ufo_value_map_set (req, "body", body_p);
+    else
+        ufo_value_map_set_null (req, "body");
+    ufo_link_queue (self->link, "task.input", &req, task_id);
+    return 0;
+}
+
+int
+ufo_conn_cancel (ufo_conn_t *self, const char *task_id)
+{
+    assert (self);
+    if (!ufo_task_id_valid (task_id))
+        return -1;
+    s_open_t *o = s_open_find (self, task_id, false);
+    ufo_value_t *req = ufo_value_new_map ();
+    ufo_value_map_set_str (req, "client", self->cid);
+    ufo_value_map_set_str (req, "task", o ? o->broker_id : task_id);
+    ufo_link_queue (self->link, "task.cancel", &req, task_id);
+    return 0;
+}
+
+//  --- Blackboard call API ----------------------------------------------------------------------------
+
+uint64_t
+ufo_conn_call (ufo_conn_t *self, const char *type, ufo_value_t **body_p, const void *frame, size_t frame_len,
+               int timeout_ms, ufo_conn_call_fn *fn, void *arg)
+{
+    assert (self && type);
+    if (self->ncalls == self->cap_calls) {
+        self->cap_calls = self->cap_calls ? self->cap_calls * 2 : 16;
+        self->calls = ufo_realloc (self->calls, self->cap_calls * sizeof *self->calls);
+    }
+    s_call_t *c = &self->calls [self->ncalls++];
+    memset (c, 0, sizeof *c);
+    c->id = ++self->call_counter;
+    snprintf (c->wire_id, sizeof c->wire_id, "b%" PRIu64, c->id);
+    c->type = ufo_strdup (type);
+    c->body = body_p && *body_p ? *body_p : ufo_value_new_map ();
+    if (body_p)
+        *body_p = NULL;
+    if (frame) {
+        c->frame = ufo_malloc (frame_len ? frame_len : 1);
+        memcpy (c->frame, frame, frame_len);
+        c->frame_len = frame_len;
+    }
+    c->deadline = ufo_time_mono_ms () + (timeout_ms > 0 ? timeout_ms : self->call_timeout_ms);
+    c->fn = fn;
+    c->arg = arg;
+    uint64_t id = c->id;
+    int timeout = (int) (c->deadline - ufo_time_mono_ms ());
+    //  out at once when the socket takes it (keeps the order: earlier unsent calls go first)
+    s_calls_send (self);
+    if (self->calls [self->ncalls - 1].id == id && !self->calls [self->ncalls - 1].sent)
+        timeout = 10;                   //  not out yet: try again soon
+    if (timeout < self->wait_ms || self->wait_ms < 0)
+        self->wait_ms = timeout < 0 ? 0 : timeout;
+    return id;
+}
+
+void
+ufo_conn_call_forget (ufo_conn_t *self, uint64_t id)
+{
+    assert (self);
+    for (struct s_snap_t_ *s = self->snaps; s; s = s->next)
+        if (s->id == id) {
+            s->forgotten = true;        //  its calls finish and free it
+            return;
+        }
+    for (size_t i = 0; i < self->ncalls; i++)
+        if (self->calls [i].id == id) {
+            self->calls [i].fn = NULL;
+            //  a forgotten call that is not out yet need not go at all
+            if (!self->calls [i].sent) {
+                s_call_free (&self->calls [i]);
+                memmove (self->calls + i, self->calls + i + 1, (self->ncalls - i - 1) * sizeof *self->calls);
+                self->ncalls--;
+            }
+            else                        //  its reply is dropped like a late one
+                self->calls [i].arg = NULL;
+            break;
+        }
+}
+
+size_t
+ufo_conn_calls_pending (ufo_conn_t *self)
+{
+    assert (self);
+    return self->ncalls;
+}
+
+typedef struct {
+    bool done;
+    ufo_value_t *body;
+    char *data;
+    size_t len;
+    ufo_error_t err;
+} s_wait_t;
+
+static void
+s_on_wait (void *arg, ufo_conn_reply_t *reply)
+{
+    s_wait_t *w = arg;
+    w->done = true;
+    if (reply->ok) {
+        w->body = *reply->body_p;
+        *reply->body_p = NULL;
+        if (reply->data) {
+            w->data = ufo_malloc (reply->len + 1);
+            memcpy (w->data, reply->data, reply->len);
+            w->data [reply->len] = 0;
+            w->len = reply->len;
+        }
+    }
+    else
+        w->err = reply->err;
+}
+
+ufo_value_t *
+ufo_conn_call_wait (ufo_conn_t *self, const char *type, ufo_value_t **body_p, const void *frame,
+                    size_t frame_len, int timeout_ms, char **data_p, size_t *len_p, ufo_error_t *err)
+{
+    assert (self && type);
+    s_wait_t w = { 0 };
+    ufo_conn_call (self, type, body_p, frame, frame_len, timeout_ms, s_on_wait, &w);
+    //  the call's own deadline ends it (with UFO_E_TIMEOUT) at the latest
+    while (!w.done)
+        s_serve_once (self, 1000);
+    if (!w.body) {
+        if (err)
+            *err = w.err;
+        return NULL;
+    }
+    if (data_p) {
+        *data_p = w.data;
+        if (len_p)
+            *len_p = w.len;
+    }
+    else
+        free (w.data);
+    return w.body;
+}
+
+int
+ufo_conn_flush (ufo_conn_t *self, int timeout_ms)
+{
+    assert (self);
+    int64_t until = ufo_time_mono_ms () + timeout_ms;
+    for (;;) {
+        bool busy = self->ncalls > 0 || (ufo_link_up (self->link) && ufo_link_pending (self->link) > 0);
+        int64_t left = until - ufo_time_mono_ms ();
+        if (!busy)
+            return 0;
+        if (left <= 0)
+            return -1;
+        s_serve_once (self, left > 20 ? 20 : (int) left);
+    }
+}
+
+//  --- Reading a board, screenshots included ----------------------------------------------------------
+
+
+static void
+s_snap_unlink (ufo_conn_t *self, s_snap_t *s)
+{
+    for (s_snap_t **p = &self->snaps; *p; p = &(*p)->next)
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
+    ufo_value_destroy (&s->reply);
+    free (s->gets);
+    free (s);
+}
+
+static void
+s_snaps_free (ufo_conn_t *self)
+{
+    while (self->snaps)
+        s_snap_unlink (self, self->snaps);
+}
+
+static void
+s_snap_done (s_snap_t *s)
+{
+    ufo_conn_t *self = s->conn;
+    if (!s->forgotten && s->fn) {
+        ufo_conn_reply_t reply = { .id = s->id, .ok = true, .body_p = &s->reply };
+        ufo_error_clear (&reply.err);
+        s->fn (s->arg, &reply);
+    }
+    s_snap_unlink (self, s);
+}
+
+typedef struct {
+    s_snap_t *snap;
+    size_t index;                       //  into the reply's screenshots
+} s_get_t;
+
+static void
+s_on_blob (void *arg, ufo_conn_reply_t *reply)
+{
+    s_get_t *g = arg;
+    s_snap_t *s = g->snap;
+    ufo_value_t *shots = ufo_value_map_get (ufo_value_map_get (s->reply, "board"), "screenshots");
+    ufo_value_t *item = ufo_value_list_at (shots, g->index);
+    if (reply->ok && reply->data && item) {
+        const char *mime = ufo_value_map_str (item, "mime", ufo_board_image_mime (ufo_value_map_str (item, "image_path", NULL)));
+        ufo_buf_t buf = { 0 };
+        ufo_buf_printf (&buf, "data:%s;base64,", mime);
+        ufo_buf_base64 (&buf, reply->data, reply->len);
+        ufo_value_t *v = ufo_value_new_string (buf.data ? buf.data : "");
+        ufo_buf_free (&buf);
+        ufo_value_map_set (item, "image_str", &v);
+    }
+    else
+        ufo_warn ("board: screenshot %s could not be fetched: %s", ufo_value_map_str (item, "blob", "?"),
+                  reply->ok ? "the reply has no data" : reply->err.message);
+    free (g);
+    if (--s->waiting == 0)
+        s_snap_done (s);
+}
+
+static void
+s_on_snapshot (void *arg, ufo_conn_reply_t *reply)
+{
+    s_snap_t *s = arg;
+    ufo_conn_t *self = s->conn;
+    if (!reply->ok) {
+        if (!s->forgotten && s->fn)
+            s->fn (s->arg, reply);
+        s_snap_unlink (self, s);
+        return;
+    }
+    s->reply = *reply->body_p;
+    *reply->body_p = NULL;
+    ufo_value_t *shots = ufo_value_map_get (ufo_value_map_get (s->reply, "board"), "screenshots");
+    if (s->gets) {                      //  images wanted: fetch the screenshots' blobs
+        free (s->gets);
+        s->gets = NULL;
+        for (size_t i = 0; i < ufo_value_size (shots); i++) {
+            ufo_value_t *item = ufo_value_list_at (shots, i);
+            const char *blob = ufo_value_map_str (item, "blob", NULL);
+            if (ufo_value_type (item) != UFO_TMAP || !blob || ufo_value_map_has (item, "image_str"))
+                continue;
+            ufo_value_t *body = ufo_value_new_map ();
+            ufo_value_map_set_str (body, "blob", blob);
+            s_get_t *g = ufo_malloc (sizeof *g);
+            g->snap = s;
+            g->index = i;
+            s->gets = ufo_realloc (s->gets, (s->ngets + 1) * sizeof *s->gets);
+            s->waiting++;
+            s->gets [s->ngets++] = ufo_conn_call (self, "blob.get", &body, NULL, 0, s->timeout_ms, s_on_blob, g);
+        }
+    }
+    if (s->waiting == 0)
+        s_snap_done (s);
+}
+
+uint64_t
+ufo_conn_snapshot (ufo_conn_t *self, const char *board, uint64_t after, bool images, int timeout_ms,
+                   ufo_conn_call_fn *fn, void *arg)
+{
+    assert (self && board);
+    s_snap_t *s = ufo_calloc (1, sizeof *s);
+    s->conn = self;
+    s->fn = fn;
+    s->arg = arg;
+    s->timeout_ms = timeout_ms;
+    if (images)
+        s->gets = ufo_calloc (1, sizeof *s->gets);      //  a marker: fetch images
+    s->next = self->snaps;
+    self->snaps = s;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "board", board);
+    ufo_value_map_set_int (body, "after", (int64_t) after);
+    s->id = ufo_conn_call (self, "bb.snapshot", &body, NULL, 0, timeout_ms, s_on_snapshot, s);
+    return s->id;
+}
