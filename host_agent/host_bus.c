@@ -1,9 +1,10 @@
 /*  host_bus.c - ufo-host's connections and its loop (see host_bus.h).
 
-    One loop (ufo_loop, no actor threads): the worker's and the submitter's broker links,
-    the blackboard client (and its bus subscription), the LLM client, the web search's HTTP
-    client, the MCP servers, the desktop's descriptor and the signal pipe are its sources.
-    Idle, it sleeps until the nearest timer (heartbeats).
+    One loop (ufo_loop, no actor threads): the one broker connection (ufo_conn: the worker
+    side of service "host", the submitter side for subtasks and evaluations, and
+    asynchronous blackboard calls, on one DEALER), the bus subscription (worker.ready), the
+    LLM client, the web search's HTTP client, the MCP servers, the desktop's descriptor and
+    the signal pipe are its sources. Idle, it sleeps until the nearest timer (heartbeats).
 
     A session is the step-driven machine of host_session.h: host_bus_serve advances it
     until it waits for an operation, and the operation's event (an LLM reply, a task
@@ -12,13 +13,17 @@
     (or SIGTERM) ends it at once (s_abort): the LLM call or the task is cancelled and the
     machine winds the session down.
 
-    Blackboard calls (and the experience index's syncs, which are blackboard calls) are the
-    exception: they are made through the blackboard client, whose waiter turns the loop
-    while the reply is due (s_bb_wait), and a cancel abandons the call in flight at once. */
+    Blackboard calls are asynchronous calls on the connection; a cancel forgets the call in
+    flight. The exception is the experience index (RAG_EXPERIENCE, RAG_DEMONSTRATION,
+    SAVE_EXPERIENCE: ufo_experience.h works on a blackboard client): when one of them is on,
+    a blackboard client is opened for it on first use, whose waiter turns the loop while its
+    reply is due (s_bb_wait); a cancel abandons that call at once too. */
 #include "ufo_prelude.h"
 #include "ufo_agent_opts.h"
 #include "ufo_bb_client.h"
 #include "ufo_bb_mirror.h"
+#include "ufo_cert.h"
+#include "ufo_conn.h"
 #include "ufo_bb_proto.h"
 #include "ufo_board.h"
 #include "ufo_clock.h"
@@ -39,8 +44,6 @@
 #include "ufo_websearch.h"
 #include "ufo_loop.h"
 #include "host_bus.h"
-#include "ufo_worker.h"
-#include "ufo_tasks.h"
 #include "host_int.h"
 #include "ufo_mcp_hub.h"
 #include <czmq.h>
@@ -62,7 +65,8 @@ typedef enum {
     S_OP_LAUNCH,                //  a launched program's window: pid, count (timer)
     S_OP_MCP_TOOLS,             //  the MCP servers starting (until_ms)
     S_OP_MCP_CALL,              //  an API tool call: mcp (until_ms)
-    S_OP_SEARCH                 //  a web search: search_no
+    S_OP_SEARCH,                //  a web search: search_no
+    S_OP_BOARD                  //  a blackboard call: call (what: board_get | board_prompt | board_add)
 } s_op_kind_t;
 
 typedef struct {
@@ -80,6 +84,9 @@ typedef struct {
     ufo_mcp_op_t *mcp;
     char detail [300];
     uint64_t search_no;
+    uint64_t call;              //  the blackboard call in flight (ufo_conn_call), 0: none
+    const char *what;           //  S_OP_BOARD: the ops function
+    bool asked_again;           //  S_OP_WORKER: dispatch.state was asked at the end of the grace
 } s_op_t;
 
 struct _host_bus_t {
@@ -91,9 +98,9 @@ struct _host_bus_t {
     char *device;
     char *llm_mode;             //  --llm-mode, NULL = the configuration's llm.mode
     char endpoint [512];
-    ufo_worker_t *worker;
-    ufo_tasks_t *tasks;
-    ufo_bb_client_t *bb;
+    ufo_conn_t *conn;           //  the one broker connection
+    zsock_t *sub;               //  the bus subscription (dispatch/worker/), NULL: no bus endpoint
+    ufo_bb_client_t *kbb;       //  the experience index's blackboard client, opened when first used
     ufo_bb_mirror_t *mirror;    //  the running session's board, kept in step incrementally
     ufo_kb_t *experience;       //  experience records and demonstrations indexed (RAG_EXPERIENCE,
                                 //  RAG_DEMONSTRATION), opened when first used
@@ -157,6 +164,8 @@ s_done (host_bus_t *self, host_reply_t *reply)
 {
     if (self->op.timer)
         ufo_loop_remove (self->loop, self->op.timer);
+    if (self->op.call)
+        ufo_conn_call_forget (self->conn, self->op.call);
     ufo_mcp_op_destroy (&self->op.mcp);
     memset (&self->op, 0, sizeof self->op);
     if (self->session && host_session_waiting (self->session))
@@ -189,7 +198,7 @@ s_abort (host_bus_t *self)
             s_activity (self, "model", "end", NULL, self->activity_step, NULL);
             break;
         case S_OP_TASK:
-            ufo_tasks_cancel (self->tasks, op->task);
+            ufo_conn_cancel (self->conn, op->task);
             ufo_error_set (&reply.err, UFO_E_CANCELLED, "session cancelled while %s ran", op->service);
             break;
         case S_OP_USER:
@@ -211,6 +220,11 @@ s_abort (host_bus_t *self)
             break;
         case S_OP_SEARCH:
             ufo_error_set (&reply.err, UFO_E_CANCELLED, "session cancelled during the web search");
+            break;
+        case S_OP_BOARD:
+            reply.number = -1;
+            ufo_error_set (&reply.err, UFO_E_CANCELLED, "session cancelled during the blackboard call (%s)",
+                           op->what);
             break;
     }
     ufo_info ("host: session task %s: the operation in flight ended for the cancel", self->task_id);
@@ -237,7 +251,7 @@ s_on_worker_event (host_bus_t *self, ufo_value_t **event_p)
         if (sub) {
             //  the answer to an AppAgent's question or confirmation: relay it back
             ufo_value_t *copy = ufo_value_dup (body);
-            if (ufo_tasks_input (self->tasks, sub, &copy) != 0)
+            if (ufo_conn_input (self->conn, sub, &copy) != 0)
                 ufo_warn ("host: answer %s: subtask %s is gone", qid, sub);
             ufo_value_destroy (&copy);
             ufo_value_map_remove (self->relays, qid);
@@ -263,18 +277,11 @@ s_on_worker_event (host_bus_t *self, ufo_value_t **event_p)
     ufo_value_destroy (event_p);
 }
 
-static void
-s_worker_event (void *arg, ufo_value_t **event_p)
-{
-    s_on_worker_event ((host_bus_t *) arg, event_p);
-}
-
 //  An event of a task this process submitted: the running subtask's or evaluation's
 //  progress and result; events of tasks nobody waits for any more are dropped.
 static void
-s_tasks_event (void *arg, ufo_value_t **event_p)
+s_on_tasks_event (host_bus_t *self, ufo_value_t **event_p)
 {
-    host_bus_t *self = (host_bus_t *) arg;
     ufo_value_t *event = *event_p;
     s_op_t *op = &self->op;
     if (op->kind != S_OP_TASK || strcmp (ufo_value_map_str (event, "task", ""), op->task) != 0) {
@@ -315,6 +322,23 @@ s_tasks_event (void *arg, ufo_value_t **event_p)
     ufo_value_destroy (event_p);
 }
 
+//  The connection's events (ufo_conn.h): the worker side's and the submitter side's.
+static void
+s_conn_event (void *arg, ufo_value_t **event_p)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    const char *kind = ufo_value_map_str (*event_p, "kind", "");
+    if (strcmp (kind, "accepted") == 0 || strcmp (kind, "progress") == 0 || strcmp (kind, "result") == 0)
+        s_on_tasks_event (self, event_p);
+    else if (strcmp (kind, "error") == 0) {
+        ufo_warn ("host: %s of task %s refused: %s", ufo_value_map_str (*event_p, "request", "?"),
+                  ufo_value_map_str (*event_p, "task", "?"), ufo_value_map_str (*event_p, "message", ""));
+        ufo_value_destroy (event_p);
+    }
+    else
+        s_on_worker_event (self, event_p);
+}
+
 //  The bus subscription ("dispatch/worker/"): a worker.ready of the service a subtask waits
 //  for, on this device, ends the wait.
 static void
@@ -322,9 +346,8 @@ s_bus_readable (ufo_loop_t *loop, void *arg)
 {
     UFO_UNUSED (loop);
     host_bus_t *self = (host_bus_t *) arg;
-    zsock_t *sub = (zsock_t *) ufo_bb_client_bus_socket (self->bb);
     for (int n = 0; n < 1000; n++) {
-        zmsg_t *msg = zmsg_recv (sub);       //  receive timeout 0 (host_bus_new)
+        zmsg_t *msg = zmsg_recv (self->sub);       //  receive timeout 0 (host_bus_new)
         if (!msg)
             break;
         zframe_t *topic = zmsg_first (msg), *data = zmsg_next (msg);
@@ -362,10 +385,10 @@ s_socket_ready (ufo_loop_t *loop, void *arg)
     UFO_UNUSED (arg);                   //  only ends the turn; the blackboard client reads it
 }
 
-//  The blackboard client's waiter (ufo_bb_client_set_waiter): a board call in flight turns
-//  the loop, so heartbeats, inputs and a cancel are served meanwhile; the call in flight
-//  when a cancel (or a signal) comes is abandoned at once, later ones (the session's
-//  wind-down) wait for their reply as usual.
+//  The experience index's blackboard client's waiter (ufo_bb_client_set_waiter): a call in
+//  flight turns the loop, so heartbeats, inputs and a cancel are served meanwhile; the call
+//  in flight when a cancel (or a signal) comes is abandoned at once, later ones wait for
+//  their reply as usual.
 static bool
 s_bb_wait (void *arg, void *socket, int left_ms)
 {
@@ -683,50 +706,87 @@ s_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts)
 }
 
 //  --- ops: blackboard --------------------------------------------------------------------
+//  Asynchronous calls on the connection; the reply completes the operation (s_board_reply).
 
 static void
-s_board_get (void *arg)
+s_board_reply (void *arg, ufo_conn_reply_t *r)
 {
     host_bus_t *self = (host_bus_t *) arg;
+    s_op_t *op = &self->op;
+    if (op->kind != S_OP_BOARD || (op->call && op->call != r->id))
+        return;
+    op->call = 0;
     host_reply_t reply = { 0 };
-    ufo_value_t *snap = ufo_bb_client_snapshot (self->bb, self->board, NULL, 0, &reply.err);
-    if (snap) {
-        reply.value = ufo_value_dup (ufo_value_map_get (snap, "board"));
-        ufo_value_destroy (&snap);
+    if (!r->ok) {
+        reply.err = r->err;
+        reply.number = -1;
+    }
+    else if (strcmp (op->what, "board_get") == 0) {
+        reply.value = ufo_value_dup (ufo_value_map_get (*r->body_p, "board"));
         if (ufo_value_type (reply.value) != UFO_TMAP) {
             ufo_value_destroy (&reply.value);
             reply.value = ufo_value_new_map ();
         }
-        ufo_error_t ierr = { 0 };
-        if (ufo_bb_client_fill_images (self->bb, reply.value, &ierr) < 0)
-            ufo_warn ("host: blackboard images: %s", ierr.message);
+    }
+    else if (strcmp (op->what, "board_prompt") == 0) {
+        ufo_value_t *body = *r->body_p;
+        *r->body_p = NULL;
+        if (ufo_bb_mirror_apply (self->mirror, &body, &reply.err) >= 0) {
+            ufo_board_t *board = ufo_bb_mirror_board (self->mirror);
+            reply.value = ufo_board_is_empty (board) ? NULL : ufo_board_to_prompt (board);
+        }
     }
     s_done (self, &reply);
 }
 
+//  Starts a blackboard call for the ops function what: call is the id ufo_conn gave it.
+static void
+s_board_begin (host_bus_t *self, const char *what)
+{
+    s_op_begin (self, S_OP_BOARD)->what = what;
+}
+
+static void
+s_board_started (host_bus_t *self, uint64_t call)
+{
+    if (self->op.kind == S_OP_BOARD)
+        self->op.call = call;
+}
+
+//  host_ops_t.board_get: the session's board with its screenshots' data URLs.
+static void
+s_board_get (void *arg)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    s_board_begin (self, "board_get");
+    s_board_started (self, ufo_conn_snapshot (self->conn, self->board, 0, true, 0, s_board_reply, self));
+}
+
+//  host_ops_t.board_prompt: the mirror brought in step with the items added since its last
+//  sync (ufo_bb_mirror.h), as prompt parts.
 static void
 s_board_prompt (void *arg)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    host_reply_t reply = { 0 };
     if (!self->mirror || strcmp (self->board, ufo_bb_mirror_name (self->mirror)) != 0) {
         ufo_bb_mirror_destroy (&self->mirror);
         self->mirror = ufo_bb_mirror_new (self->board);
     }
-    if (ufo_bb_mirror_sync (self->mirror, self->bb, &reply.err) >= 0) {
-        ufo_board_t *board = ufo_bb_mirror_board (self->mirror);
-        reply.value = ufo_board_is_empty (board) ? NULL : ufo_board_to_prompt (board);
-    }
-    s_done (self, &reply);
+    s_board_begin (self, "board_prompt");
+    s_board_started (self, ufo_conn_snapshot (self->conn, self->board, ufo_bb_mirror_seq (self->mirror), true, 0,
+                                              s_board_reply, self));
 }
 
 static void
 s_board_add (void *arg, const char *memory, ufo_value_t **item_p)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    host_reply_t reply = { 0 };
-    reply.number = ufo_bb_client_add (self->bb, self->board, memory, item_p, NULL, NULL, &reply.err);
-    s_done (self, &reply);
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "board", self->board);
+    ufo_value_map_set_str (body, "memory", memory);
+    ufo_value_map_set (body, ufo_value_type (*item_p) == UFO_TLIST ? "items" : "item", item_p);
+    s_board_begin (self, "board_add");
+    s_board_started (self, ufo_conn_call (self->conn, "bb.add", &body, NULL, 0, 0, s_board_reply, self));
 }
 
 //  --- ops: tasks and the user ---------------------------------------------------------------
@@ -735,7 +795,7 @@ static void
 s_progress (void *arg, ufo_value_t **event_p)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    if (ufo_worker_progress (self->worker, self->task_id, event_p) != 0)
+    if (ufo_conn_progress (self->conn, self->task_id, event_p) != 0)
         ufo_value_destroy (event_p);
 }
 
@@ -773,7 +833,7 @@ s_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
     ufo_value_map_set (spec, "body", body_p);
     host_reply_t reply = { 0 };
     char id [33];
-    if (ufo_tasks_submit (self->tasks, &spec, id, &reply.err) != 0) {
+    if (ufo_conn_submit (self->conn, &spec, id, &reply.err) != 0) {
         ufo_value_destroy (&spec);
         s_done (self, &reply);
         return;
@@ -786,24 +846,43 @@ s_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
     op->progress_arg = progress_arg;
 }
 
-//  Whether dispatch (dispatch.state) has a worker of service for this device now (1 / 0),
-//  or -1 with err when the broker cannot be asked.
-static int
-s_worker_listed (host_bus_t *self, const char *service, ufo_error_t *err)
+static void s_worker_grace (ufo_loop_t *loop, void *arg);
+
+//  The reply to dispatch.state: a worker of the service waited for, on this device, ends
+//  the wait; none starts the grace (or, asked again at its end, ends it with "no").
+static void
+s_state_reply (void *arg, ufo_conn_reply_t *r)
 {
-    ufo_value_t *state = ufo_bb_client_call (self->bb, "dispatch.state", NULL, NULL, 0, NULL, NULL, err);
-    if (!state)
-        return -1;
-    const ufo_value_t *workers = ufo_value_map_get (state, "workers");
+    host_bus_t *self = (host_bus_t *) arg;
+    s_op_t *op = &self->op;
+    if (op->kind != S_OP_WORKER || (op->call && op->call != r->id))
+        return;
+    op->call = 0;
+    host_reply_t reply = { .number = -1 };
+    if (!r->ok) {
+        reply.err = r->err;
+        ufo_warn ("host: dispatch.state: %s (submitting to %s anyway)", r->err.message, op->service);
+        s_done (self, &reply);
+        return;
+    }
+    const ufo_value_t *workers = ufo_value_map_get (*r->body_p, "workers");
     bool found = false;
     for (size_t i = 0; i < ufo_value_size (workers) && !found; i++) {
         const ufo_value_t *w = ufo_value_list_at (workers, i);
         //  an any-application worker (app:*) serves app:<name> too, as dispatch sees it
-        found = ufo_task_service_match (ufo_value_map_str (w, "service", ""), service)
+        found = ufo_task_service_match (ufo_value_map_str (w, "service", ""), op->service)
              && strcmp (ufo_value_map_str (w, "device", ""), self->device ? self->device : "") == 0;
     }
-    ufo_value_destroy (&state);
-    return found ? 1 : 0;
+    if (found || op->asked_again) {
+        reply.number = found ? 1 : 0;
+        if (!found)
+            ufo_error_set (&reply.err, UFO_E_NOT_FOUND, "no worker of %s on device %s", op->service, self->device);
+        s_done (self, &reply);
+        return;
+    }
+    //  the grace, counted from the broker's first answer (a call that waited out a cut does
+    //  not use it up)
+    op->timer = ufo_loop_timer_add (self->loop, S_WORKER_GRACE_MS, 0, s_worker_grace, self);
 }
 
 //  The grace for a worker to register is over: no worker.ready came (with a bus), or
@@ -817,15 +896,13 @@ s_worker_grace (ufo_loop_t *loop, void *arg)
     op->timer = 0;                      //  a one-shot timer is gone once it ran
     if (op->kind != S_OP_WORKER)
         return;
-    host_reply_t reply = { .number = 0 };
-    if (!self->bus_reader) {
-        ufo_error_t cerr = { 0 };
-        reply.number = s_worker_listed (self, op->service, &cerr);
-        if (reply.number < 0)
-            ufo_warn ("host: dispatch.state: %s (submitting to %s anyway)", cerr.message, op->service);
+    if (!self->sub) {
+        op->asked_again = true;
+        op->call = ufo_conn_call (self->conn, "dispatch.state", NULL, NULL, 0, 0, s_state_reply, self);
+        return;
     }
-    if (reply.number == 0)
-        ufo_error_set (&reply.err, UFO_E_NOT_FOUND, "no worker of %s on device %s", op->service, self->device);
+    host_reply_t reply = { .number = 0 };
+    ufo_error_set (&reply.err, UFO_E_NOT_FOUND, "no worker of %s on device %s", op->service, self->device);
     s_done (self, &reply);
 }
 
@@ -837,17 +914,11 @@ static void
 s_has_worker (void *arg, const char *service)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    host_reply_t reply = { 0 };
-    reply.number = s_worker_listed (self, service, &reply.err);
-    if (reply.number < 0)
-        ufo_warn ("host: dispatch.state: %s (submitting to %s anyway)", reply.err.message, service);
-    if (reply.number != 0) {
-        s_done (self, &reply);
-        return;
-    }
     s_op_t *op = s_op_begin (self, S_OP_WORKER);
     snprintf (op->service, sizeof op->service, "%s", service);
-    op->timer = ufo_loop_timer_add (self->loop, S_WORKER_GRACE_MS, 0, s_worker_grace, self);
+    uint64_t call = ufo_conn_call (self->conn, "dispatch.state", NULL, NULL, 0, 0, s_state_reply, self);
+    if (self->op.kind == S_OP_WORKER && !self->op.timer)
+        self->op.call = call;
 }
 
 //  host_ops_t.ask_user: the question goes to the submitter; the answer comes as an input
@@ -906,13 +977,24 @@ s_text_list (const ufo_value_t *list, size_t max)
 
 //  Experience records (docs/KNOWLEDGE.md): kept on the broker; an in-memory index of them
 //  is brought in step before each search (blackboard calls).
+static ufo_bb_client_t *
+s_kbb (host_bus_t *self, ufo_error_t *err)
+{
+    if (!self->kbb && (self->kbb = ufo_bb_client_new (self->endpoint, NULL, err))) {
+        ufo_bb_client_set_sender (self->kbb, "ufo-host");
+        ufo_bb_client_set_waiter (self->kbb, s_bb_wait, self);
+    }
+    return self->kbb;
+}
+
 static void
 s_find (host_bus_t *self, const char *memory, const char *query, const char *topk)
 {
     host_reply_t reply = { 0 };
     if (!self->experience)
         self->experience = ufo_kb_open (":memory:", &reply.err);
-    if (self->experience && ufo_experience_sync (self->experience, self->bb, memory, &reply.err) >= 0)
+    if (self->experience && s_kbb (self, &reply.err)
+    &&  ufo_experience_sync (self->experience, self->kbb, memory, &reply.err) >= 0)
         reply.value = ufo_experience_retrieve (self->experience, memory, query,
                                                (size_t) ufo_config_int (self->config, topk, 5),
                                                (size_t) ufo_config_int (self->config, "knowledge.prompt_bytes", 1500));
@@ -936,7 +1018,11 @@ s_experience_save (void *arg, ufo_value_t **record_p)
 {
     host_bus_t *self = arg;
     host_reply_t reply = { 0 };
-    reply.number = ufo_experience_save (self->bb, "experience", record_p, reply.id, &reply.err);
+    reply.number = -1;
+    if (s_kbb (self, &reply.err))
+        reply.number = ufo_experience_save (self->kbb, "experience", record_p, reply.id, &reply.err);
+    else
+        ufo_value_destroy (record_p);
     s_done (self, &reply);
 }
 
@@ -1054,7 +1140,7 @@ s_session_start (host_bus_t *self, ufo_value_t **task_p)
     if (error) {
         ufo_warn ("host: refusing session task %s: %s", self->task_id, error);
         ufo_value_t *result = s_error_result (error);
-        ufo_worker_complete (self->worker, self->task_id, "failed", &result);
+        ufo_conn_complete (self->conn, self->task_id, "failed", &result);
         ufo_value_destroy (&result);
         ufo_value_destroy (&task);
         self->task_id [0] = 0;
@@ -1139,7 +1225,7 @@ s_session_end (host_bus_t *self)
     if (!(self->stop && *self->stop)) {
         //  a process that is stopping leaves the task unfinished: the broker requeues it
         const char *status = self->cancelled ? "cancelled" : "done";
-        ufo_worker_complete (self->worker, self->task_id, status, &result);
+        ufo_conn_complete (self->conn, self->task_id, status, &result);
     }
     ufo_value_destroy (&result);
     host_session_destroy (&self->session);
@@ -1201,35 +1287,37 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
         goto fail;
     ufo_loop_add_llm (self->loop, self->llm);
     s_open_desktop (self);
-    //  the bus subscription: worker.ready events (waiting for an AppAgent worker)
-    self->bb = ufo_bb_client_new (self->endpoint, options->bus_endpoint, err);
-    if (!self->bb)
+    //  the one broker connection: the worker of "host", the submitter, the board calls
+    char name [256];
+    snprintf (name, sizeof name, "host@%s:%d", self->device, (int) getpid ());
+    ufo_conn_config_t cc = { .endpoint = self->endpoint, .name = options->name ? options->name : name,
+                             .service = "host", .device = self->device, .capacity = 1,
+                             .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 0),
+                             .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 0) };
+    self->conn = ufo_conn_new (&cc, self->loop, s_conn_event, self, err);
+    if (!self->conn)
         goto fail;
-    ufo_bb_client_set_sender (self->bb, "ufo-host");
-    ufo_bb_client_set_waiter (self->bb, s_bb_wait, self);
-    zsock_t *sub = (zsock_t *) ufo_bb_client_bus_socket (self->bb);
-    if (sub) {
-        char topic [64];
+    //  the bus subscription: worker.ready events (waiting for an AppAgent worker)
+    if (options->bus_endpoint) {
+        char bus [512], topic [64];
+        if (ufo_bb_endpoint (options->bus_endpoint, "bus", bus, sizeof bus, err) != 0)
+            goto fail;
+        self->sub = zsock_new (ZMQ_SUB);
+        if (!self->sub || ufo_security_apply_client (self->sub, NULL, NULL, err) != 0)
+            goto fail;
+        zsock_set_linger (self->sub, 0);
+        zsock_set_rcvtimeo (self->sub, 0);
         ufo_task_topic (topic, sizeof topic, "worker", "");
-        zsock_set_subscribe (sub, topic);
-        zsock_set_rcvtimeo (sub, 0);
-        self->bus_reader = ufo_loop_reader_add (self->loop, sub, -1, s_bus_readable, self);
+        zsock_set_subscribe (self->sub, topic);
+        if (zsock_connect (self->sub, "%s", bus) != 0) {
+            ufo_error_set (err, UFO_E_INVALID, "cannot connect to bus endpoint '%s'", bus);
+            goto fail;
+        }
+        self->bus_reader = ufo_loop_reader_add (self->loop, self->sub, -1, s_bus_readable, self);
     }
     else
         ufo_warn ("host: no bus endpoint (--bus, broker.bus_endpoint): waiting for an AppAgent worker asks "
                   "dispatch.state again after %d ms instead of listening for worker.ready", S_WORKER_GRACE_MS);
-    char name [256];
-    snprintf (name, sizeof name, "host@%s:%d", self->device, (int) getpid ());
-    self->tasks = ufo_tasks_new_in_loop (self->endpoint, name, NULL, NULL, self->loop, s_tasks_event, self, err);
-    if (!self->tasks)
-        goto fail;
-    ufo_worker_config_t wc = { .endpoint = self->endpoint, .service = "host", .device = self->device,
-                               .name = options->name ? options->name : name, .capacity = 1,
-                               .heartbeat_ivl_ms = (int) ufo_config_int (config, "dispatch.heartbeat_ivl_ms", 0),
-                               .heartbeat_liveness = (int) ufo_config_int (config, "dispatch.heartbeat_liveness", 0) };
-    self->worker = ufo_worker_new_in_loop (&wc, self->loop, s_worker_event, self, err);
-    if (!self->worker)
-        goto fail;
     return self;
 fail:
     host_bus_destroy (&self);
@@ -1248,12 +1336,12 @@ host_bus_destroy (host_bus_t **self_p)
     ufo_mcp_op_destroy (&self->op.mcp);
     ufo_value_destroy (&self->task);
     ufo_value_destroy (&self->launchers);
-    ufo_worker_destroy (&self->worker);
-    ufo_tasks_destroy (&self->tasks);
+    ufo_conn_destroy (&self->conn);
     ufo_bb_mirror_destroy (&self->mirror);
     if (self->loop)
         ufo_loop_remove (self->loop, self->bus_reader);
-    ufo_bb_client_destroy (&self->bb);
+    zsock_destroy (&self->sub);
+    ufo_bb_client_destroy (&self->kbb);
     ufo_kb_destroy (&self->experience);
     ufo_http_destroy (&self->http);
     ufo_llm_destroy (&self->llm);
