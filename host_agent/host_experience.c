@@ -46,14 +46,13 @@ host_demonstration_start_find (host_t *self)
 }
 
 ufo_value_t *
-host_found_take (host_t *self, const char *what)
+host_found_take (host_t *self, const char *failed)
 {
     host_reply_t *reply = host_reply (self);
     ufo_value_t *found = reply->value;
     reply->value = NULL;
     if (ufo_value_type (found) != UFO_TLIST) {
-        ufo_warn ("host: %s not retrieved, going on without: %s", what,
-                  reply->err.code ? reply->err.message : "not a list");
+        ufo_warn ("host: %s: %s", failed, reply->err.code ? reply->err.message : "not a list");
         ufo_value_destroy (&found);
         found = ufo_value_new_list ();
     }

@@ -135,8 +135,9 @@ host_reply_t *host_reply (host_t *self);
 bool host_experience_start_find (host_t *self);
 bool host_online_start_find (host_t *self);
 bool host_demonstration_start_find (host_t *self);
-//  The found list of the last reply (a new list; an empty one with a log line on failure).
-ufo_value_t *host_found_take (host_t *self, const char *what);
+//  The found list of the last reply (a new list; an empty one and the log line
+//  "<failed>: <why>" on failure).
+ufo_value_t *host_found_take (host_t *self, const char *failed);
 //  Runs a HP_SAVE_* phase.
 void host_experience_phase (host_t *self);
 

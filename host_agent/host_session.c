@@ -133,7 +133,7 @@ s_assign_demo (host_t *self)
 {
     const host_session_config_t *cfg = self->cfg;
     if (cfg->rag_demonstration && self->ops->demonstration_find && self->subtask) {
-        ufo_value_t *demonstrations = host_found_take (self, "demonstrations");
+        ufo_value_t *demonstrations = host_found_take (self, "demonstrations not retrieved");
         ufo_value_map_set (self->body, "demonstration_examples", &demonstrations);
     }
     ufo_value_t *body = self->body;
@@ -663,7 +663,7 @@ static void
 s_round_experience (host_t *self)
 {
     if (self->cfg->rag_experience && self->ops->experience_find) {
-        self->experience = host_found_take (self, "experience");
+        self->experience = host_found_take (self, "experience not retrieved");
         ufo_info ("host: session %s round %" PRId64 ": %zu experience record(s) retrieved",
                   self->cfg->session, self->round, ufo_value_size (self->experience));
     }
@@ -676,7 +676,7 @@ s_round_online (host_t *self)
 {
     const host_session_config_t *cfg = self->cfg;
     if (cfg->rag_online && self->ops->online_search)
-        self->online = host_found_take (self, "online search");
+        self->online = host_found_take (self, "online search failed, going on without it");
     self->round_step = self->agent_step = 0;
     self->subtask_index = -1;
     self->follow_index = 0;

@@ -178,7 +178,7 @@ UFO_TEST (test_broker_restart_and_other_device)
     hfx_.host2 = hfx_spawn (bin, hargs, log);
     snprintf (bin, sizeof bin, "%s/app_agent/ufo-app", afx_build ());
     snprintf (log, sizeof log, "%s/app-1.log", afx_.broker.dir);
-    const char *aargs [] = { "--app", "mousepad", "--device", "t1", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, "--bus", afx_.broker.bus, NULL };
+    const char *aargs [] = { "--app", "mousepad", "--device", "t1", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
     hfx_.app [1] = hfx_spawn (bin, aargs, log);
     CHECK (hfx_wait_worker ("host", "t1", 30000));     //  else `ufo run --device t1` is refused
     const char *run [] = { "Write 'Hello' in a new Mousepad note", "--device", "t1", "--task", "exp-3", "--yes", NULL };
