@@ -51,7 +51,6 @@
 #define S_MAX_REQUESTS 1000
 #define S_MAX_TEXT (64 * 1024)
 #define S_MAX_QUEUED 1000       //  inputs kept while nobody takes them
-#define S_WORKER_GRACE_MS 3000  //  how long a subtask waits for a worker of its service to register
 #define S_LAUNCH_TICK_MS 50     //  a launch looks for its window this often ...
 #define S_LAUNCH_WAIT_MS 10000  //  ... for at most this long
 
@@ -882,7 +881,10 @@ s_state_reply (void *arg, ufo_conn_reply_t *r)
     }
     //  the grace, counted from the broker's first answer (a call that waited out a cut does
     //  not use it up)
-    op->timer = ufo_loop_timer_add (self->loop, S_WORKER_GRACE_MS, 0, s_worker_grace, self);
+    int grace_ms = (int) ufo_config_int (self->config, "dispatch.worker_grace_ms", 3000);
+    ufo_info ("host: no worker of %s on device %s yet; waiting up to %d ms for one to register", op->service,
+              self->device, grace_ms);
+    op->timer = ufo_loop_timer_add (self->loop, grace_ms, 0, s_worker_grace, self);
 }
 
 //  The grace for a worker to register is over: no worker.ready came (with a bus), or
@@ -907,7 +909,7 @@ s_worker_grace (ufo_loop_t *loop, void *arg)
 }
 
 //  host_ops_t.has_worker: a worker dispatch lists now, or one whose worker.ready comes on
-//  the bus within S_WORKER_GRACE_MS (a worker that is just starting, or registering again
+//  the bus within dispatch.worker_grace_ms (a worker that is just starting, or registering again
 //  after the network came back). Without a bus endpoint, dispatch.state is asked again at
 //  the end of the grace instead.
 static void
@@ -1317,7 +1319,7 @@ host_bus_new (const ufo_config_t *config, const host_bus_options_t *options, ufo
     }
     else
         ufo_warn ("host: no bus endpoint (--bus, broker.bus_endpoint): waiting for an AppAgent worker asks "
-                  "dispatch.state again after %d ms instead of listening for worker.ready", S_WORKER_GRACE_MS);
+                  "dispatch.state again at the end of the grace instead of listening for worker.ready");
     return self;
 fail:
     host_bus_destroy (&self);

@@ -1,8 +1,9 @@
-/*  test_host_cancel.c - a cancel takes effect while the HostAgent waits for an outside
-    operation (issue 17): Ctrl-C on `ufo run` while ufo-host's model call is in flight (a
-    reply that comes late, a reply that drips in a few bytes a second) and while its
-    blackboard call is (a blackboard that answers slowly while the rest of the broker does
-    not, through a proxy in this process). Each time the session must end promptly.
+/*  test_host_cancel.c - the HostAgent's waits end on events (issue 17): Ctrl-C on `ufo run`
+    while ufo-host's model call is in flight (a reply that comes late, a reply that drips in
+    a few bytes a second) and while its blackboard call is (a blackboard that answers slowly
+    while the rest of the broker does not, through a proxy in this process): each time the
+    session must end promptly; and a subtask waiting for an AppAgent that is still starting
+    goes on when the worker's worker.ready comes on the bus, not at the end of the grace.
 
     Real processes (ufo-broker, ufo-host, ufo-eval, `ufo run`, the scripted LLM server) on a
     private virtual desktop. The measured time from Ctrl-C to the end of `ufo run` is
@@ -251,6 +252,50 @@ UFO_TEST (test_cancel_during_slow_board_call)
     pthread_join (s_proxy.thread, NULL);
 }
 
+//  No AppAgent when the HostAgent assigns the subtask: it waits (grace 60 s here) and the
+//  worker started meanwhile ends the wait with its worker.ready, long before the grace is over.
+static int64_t s_app_started_at;
+
+static void
+s_start_app_when_waited_for (void)
+{
+    if (s_app_started_at)
+        return;
+    char path [600];
+    snprintf (path, sizeof path, "%s/host.log", afx_.broker.dir);
+    char *log = afx_read (path);
+    if (log && strstr (log, "no worker of app:mousepad on device t0 yet")) {
+        hfx_.app [0] = hfx_start_app (0);
+        s_app_started_at = ufo_time_mono_ms ();
+    }
+    free (log);
+}
+
+UFO_TEST (test_worker_ready_ends_the_wait)
+{
+    setenv ("UFO_DISPATCH__WORKER_GRACE_MS", "60000", 1);      //  the agents started now read it
+    int started = hfx_start ("one_round.json", "", 0);
+    unsetenv ("UFO_DISPATCH__WORKER_GRACE_MS");
+    REQUIRE (started == 0);
+    s_app_started_at = 0;
+    const char *args [] = { "Write 'Hello from the HostAgent' in a new Mousepad note", "--device", "t0",
+                            "--task", "late-worker", "--yes", NULL };
+    int rc = hfx_run (args, NULL, s_start_app_when_waited_for);
+    int64_t took = ufo_time_mono_ms () - s_app_started_at;
+    REQUIRE (s_app_started_at > 0);
+    CHECK_INT (rc, 0);
+    REQUIRE (hfx_.result);
+    CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
+    fprintf (stderr, "  AppAgent started to the end of the session: %" PRId64 " ms (grace 60000 ms)\n", took);
+    CHECK (took < 45000);
+    char path [600];
+    snprintf (path, sizeof path, "%s/host.log", afx_.broker.dir);
+    char *log = afx_read (path);
+    CHECK_CONTAINS (log, "of app:mousepad is ready");
+    free (log);
+    hfx_stop_all ();
+}
+
 int
 main (void)
 {
@@ -267,6 +312,7 @@ main (void)
     UFO_RUN (test_cancel_during_late_llm_reply);
     UFO_RUN (test_cancel_during_dripping_llm_reply);
     UFO_RUN (test_cancel_during_slow_board_call);
+    UFO_RUN (test_worker_ready_ends_the_wait);
     hfx_stop_all ();
     afx_teardown ();
     return UFO_TEST_END ();
