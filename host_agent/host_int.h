@@ -60,6 +60,7 @@ typedef struct {
     bool success;
     char result [512];
     char action_error [512];
+    bool asked;                 //  PENDING: the user was asked (ask_user started)
     ufo_value_t *answers;       //  PENDING: the user's answers (or NULL)
     ufo_value_t *given;         //  PENDING: the answers recorded, one per question
     size_t qa_index;            //  PENDING: the next question to put on the blackboard

@@ -158,10 +158,16 @@ s_assign_worker (host_t *self)
 {
     const host_session_config_t *cfg = self->cfg;
     host_reply_t *reply = host_reply (self);
-    if (reply->number == 0 || self->ops->cancelled (self->ops->arg)) {
+    if (self->ops->cancelled (self->ops->arg)) {
+        ufo_value_destroy (&self->body);        //  not submitted; HP_STATE ends the round
+        self->subtask_index--;
+        self->state = HOST_CONTINUE;
+        self->phase = HP_STATE;
+        return;
+    }
+    if (reply->number == 0) {
         //  nobody would take the subtask: tell the model instead of waiting for the deadline
-        ufo_info ("host: session %s: no worker for %s: %s", cfg->session, self->service,
-                  reply->err.code ? reply->err.message : "cancelled");
+        ufo_info ("host: session %s: no worker for %s: %s", cfg->session, self->service, reply->err.message);
         ufo_value_destroy (&self->body);
         self->subtask_index--;
         ufo_value_list_push (self->tips, &(ufo_value_t *) {
@@ -799,6 +805,7 @@ host_session_destroy (host_session_t **self_p)
     if (!self_p || !*self_p)
         return;
     host_t *self = *self_p;
+    self->waiting = false;                  //  an operation in flight is forgotten
     host_start (self, HP_DONE);             //  releases the last reply
     s_host_free (self);
     free (self);

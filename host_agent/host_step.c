@@ -436,6 +436,7 @@ s_ask (host_t *self)
                 ufo_value_new_stringf ("%s-host-%" PRId64, cfg->session, self->step) });
             ufo_value_map_set_str (event, "from", "HostAgent");
             ufo_value_map_set (event, "questions", &(ufo_value_t *) { host_str_list (questions) });
+            st->asked = true;
             host_start (self, HP_STEP_ANSWERS);
             self->ops->ask_user (self->ops->arg, &event);
         }
@@ -482,7 +483,7 @@ s_answers (host_t *self)
 {
     host_step_t *st = &self->st;
     const ufo_value_t *reply = host_reply (self)->value;
-    if (self->cfg->interactive && reply)
+    if (st->asked && reply)
         st->answers = host_str_list (ufo_value_map_get (reply, "answers"));
     st->qa_index = 0;
     self->phase = HP_STEP_QA;

@@ -45,6 +45,8 @@ typedef struct {
     bool pending;                   //  an operation is in flight and completes in s_drive
     int ops_started;                //  operations started
     bool cancel_at_ask;             //  the session is cancelled while the next model call is in flight
+    bool cancel_at_task;            //  ... while the next subtask runs
+    bool cancel_at_user;            //  ... while the next question waits for the user
     bool cancelled;
 } fake_t;
 
@@ -227,6 +229,17 @@ f_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
 {
     fake_t *f = (fake_t *) arg;
     host_reply_t *reply = f_later (f);
+    if (f->cancel_at_task) {
+        //  the backend cancels the task and ends the operation with an error
+        f->cancel_at_task = false;
+        f->cancelled = true;
+        ufo_value_t *rec = ufo_value_new_map ();
+        ufo_value_map_set_str (rec, "service", service);
+        ufo_value_map_set (rec, "body", body_p);
+        ufo_value_list_push (f->tasks, &rec);
+        ufo_error_set (&reply->err, UFO_E_CANCELLED, "session cancelled while %s ran", service);
+        return;
+    }
     reply->value = f_task_result (f, service, body_p, on_progress, progress_arg, &reply->err);
 }
 
@@ -242,6 +255,11 @@ f_ask_user (void *arg, ufo_value_t **event_p)
         ufo_value_list_push_str (ufo_value_map_get (reply, "answers"), f->answer);
     }
     ufo_value_list_push (f->questions, event_p);
+    if (f->cancel_at_user) {
+        f->cancel_at_user = false;
+        f->cancelled = true;
+        ufo_value_destroy (&reply);         //  no answer comes
+    }
     f_later (f)->value = reply;
 }
 
@@ -851,6 +869,40 @@ UFO_TEST (test_cancel_in_flight)
     s_fake_free (&f);
 }
 
+//  A cancel while the subtask runs, and one while a question waits for the user: the
+//  session ends in ERROR without another model call, subtask or evaluation; the question
+//  gets the placeholder answer.
+UFO_TEST (test_cancel_during_task_and_question)
+{
+    const char *replies [] = { LAUNCH, ASSIGN, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 3);
+    f.cancel_at_task = true;
+    ufo_value_t *result = s_run (&f, "cancel-task", "[\"Write hello\"]", NULL, 50, 1, true);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "cancelled");
+    CHECK_INT (f.asked, 2);                                         //  LAUNCH, ASSIGN; not asked again
+    CHECK_INT (ufo_value_size (f.tasks), 1);                        //  the subtask; no evaluation
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+
+    const char *pending [] = { PENDING, FINISH };
+    s_fake_init (&f, pending, 2);
+    f.answer = "never given";
+    f.cancel_at_user = true;
+    result = s_run (&f, "cancel-question", "[\"Write something\"]", NULL, 50, 1, true);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "cancelled");
+    CHECK_INT (f.asked, 1);
+    CHECK_INT (ufo_value_size (f.questions), 1);
+    CHECK_INT (ufo_value_size (f.tasks), 0);
+    ufo_value_t *board = ufo_board_to_map (f.board);
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.answer")), "no answer available, proceed");
+    ufo_value_destroy (&board);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
 UFO_TEST (test_max_step_and_round)
 {
     fake_t f;
@@ -1067,6 +1119,7 @@ main (void)
     UFO_RUN (test_no_worker_tip);
     UFO_RUN (test_garbage_error);
     UFO_RUN (test_cancel_in_flight);
+    UFO_RUN (test_cancel_during_task_and_question);
     UFO_RUN (test_max_step_and_round);
     UFO_RUN (test_follower);
     UFO_RUN (test_app_error_and_bad_choices);
