@@ -147,14 +147,8 @@ s_resume_ended (app_agent_t *self, const ufo_value_t *last)
 //  of them has Status FINISH or FAIL, the subtask had ended (its worker died before the
 //  result was sent): *ended_p gets that state and no step is run again.
 static void
-s_resume (app_agent_t *self, app_state_t *ended_p)
+s_resume (app_agent_t *self, const ufo_value_t *board, app_state_t *ended_p)
 {
-    ufo_error_t err;
-    ufo_value_t *board = app_board_snapshot (self->ctx->board, self->session, &err);
-    if (!board) {
-        ufo_warn ("%s: cannot read the blackboard to resume: %s", self->agent_name, err.message);
-        return;
-    }
     const ufo_value_t *traj = ufo_value_map_get (board, "trajectories");
     int64_t last = -1;
     const ufo_value_t *last_item = NULL;
@@ -187,10 +181,27 @@ s_resume (app_agent_t *self, app_state_t *ended_p)
         ufo_info ("%s: resuming subtask %" PRId64 "/%" PRId64 " after %" PRId64
                   " recorded steps (next step %" PRId64 ")", self->agent_name, self->round,
                   self->subtask_index, self->resumed, self->step_base + self->agent_step);
-    ufo_value_destroy (&board);
 }
 
 static void s_end (app_agent_t *self, app_state_t state, const char *error, const char *comment);
+
+//  The board read of a resume ended (from the loop): the steps already recorded, or, when it
+//  failed, a start from the first step.
+static void
+s_on_resume_read (void *arg, const ufo_value_t *board, const ufo_error_t *err)
+{
+    app_agent_t *self = arg;
+    self->resume_read = 0;
+    self->resuming = false;
+    if (!board) {
+        ufo_warn ("%s: cannot read the blackboard to resume: %s", self->agent_name, err->message);
+        return;
+    }
+    app_state_t ended = APP_CONTINUE;
+    s_resume (self, board, &ended);
+    if (ended != APP_CONTINUE)
+        s_end (self, ended, NULL, NULL);     //  app_agent_advance returns true at once
+}
 
 app_agent_t *
 app_agent_new (app_ctx_t *ctx, const char *task_id, const ufo_value_t *body, int attempt,
@@ -215,14 +226,14 @@ app_agent_new (app_ctx_t *ctx, const char *task_id, const ufo_value_t *body, int
     //  A fresh view of the desktop for every subtask: X window ids are reused by later
     //  clients, and the desktop layer's cache is keyed by them.
     ufo_desktop_cache_clear (ctx->desktop);
-    app_state_t ended = APP_CONTINUE;
-    if (attempt > 1)
-        s_resume (self, &ended);
     self->state = APP_CONTINUE;
     ufo_info ("%s: subtask %" PRId64 "/%" PRId64 " '%s' (task %s, attempt %d)", self->agent_name,
               self->round, self->subtask_index, self->subtask, self->task_id, attempt);
-    if (ended != APP_CONTINUE)
-        s_end (self, ended, NULL, NULL);     //  app_agent_advance returns true at once
+    //  a later attempt first reads what the earlier ones recorded (without waiting here)
+    if (attempt > 1) {
+        self->resuming = true;
+        self->resume_read = app_board_snapshot_start (ctx->board, self->session, s_on_resume_read, self);
+    }
     return self;
 }
 
@@ -232,6 +243,7 @@ app_agent_destroy (app_agent_t **self_p)
     if (!self_p || !*self_p)
         return;
     app_agent_t *self = *self_p;
+    app_board_forget (self->ctx->board, self->resume_read);
     app_step_destroy (&self->step);
     app_writer_destroy (&self->writer);     //  writes what is queued
     ufo_tasklog_destroy (&self->log);
@@ -501,6 +513,8 @@ s_state_of (const char *status)
 bool
 app_agent_advance (app_agent_t *self)
 {
+    if (self->resuming && !self->ended)
+        return false;           //  waiting for the resume's board read
     for (int guard = 0; guard < 16 && !self->ended; guard++) {
         if (!self->step) {
             if (self->agent_step >= self->max_steps) {
@@ -541,10 +555,12 @@ app_agent_advance (app_agent_t *self)
             }
             if (next == APP_FINISH || next == APP_FAIL) {
                 //  test hook (system tests of the resume): die after the ending step is
-                //  recorded and before the result is sent
+                //  recorded (its board writes answered) and before the result is sent
                 const char *hook = getenv ("UFO_APP_TEST_EXIT_AFTER_FINISH");
-                if (hook && !strcmp (hook, "1"))
+                if (hook && !strcmp (hook, "1")) {
+                    app_board_flush (self->ctx->board, 5000);
                     _exit (9);
+                }
                 s_end (self, next, NULL, NULL);
                 break;
             }
@@ -563,6 +579,8 @@ app_agent_timeout (const app_agent_t *self)
 {
     if (self->ended)
         return 0;
+    if (self->resuming)
+        return -1;              //  the read's reply (or its deadline) ends the loop's turn
     if (!self->step && self->next_step_at) {
         int64_t left = self->next_step_at - ufo_time_mono_ms ();
         return left <= 0 ? 0 : left > 50 ? 50 : (int) left;

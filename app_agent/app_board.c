@@ -25,11 +25,22 @@ struct _app_board_t {
     ufo_error_t read_err;               //  ... and how (code 0: applied)
     size_t writes;                      //  writes waiting for their outcome
     ufo_value_t *errors;                //  failed writes not yet taken (texts), or NULL
+    struct s_read_t_ *reads;            //  app_board_snapshot_start reads in flight
     struct {
         char *name;
         ufo_board_t *board;
     } local [S_LOCAL_BOARDS];
 };
+
+//  A read of app_board_snapshot_start, in the board's list until it ends or is forgotten.
+typedef struct s_read_t_ {
+    struct s_read_t_ *next;
+    app_board_t *owner;
+    uint64_t id;
+    app_board_read_fn *fn;
+    void *arg;
+    char board [160];
+} s_read_t;
 
 app_board_t *
 app_board_new (ufo_conn_t *conn)
@@ -50,6 +61,8 @@ app_board_destroy (app_board_t **self_p)
             ufo_warn ("blackboard: %zu writes still without an answer at exit", self->writes);
         if (self->read_id)
             ufo_conn_call_forget (self->conn, self->read_id);
+        while (self->reads)
+            app_board_forget (self, self->reads->id);
     }
     ufo_bb_mirror_destroy (&self->mirror);
     free (self->mirror_name);
@@ -110,6 +123,71 @@ app_board_snapshot (app_board_t *self, const char *board, ufo_error_t *err)
     ufo_value_t *copy = ufo_value_dup (map);
     ufo_value_destroy (&reply);
     return copy;
+}
+
+
+static void
+s_read_unlink (app_board_t *self, s_read_t *r)
+{
+    for (s_read_t **p = (s_read_t **) &self->reads; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            break;
+        }
+    free (r);
+}
+
+static void
+s_on_snapshot (void *arg, ufo_conn_reply_t *reply)
+{
+    s_read_t *r = arg;
+    ufo_error_t err;
+    ufo_error_clear (&err);
+    const ufo_value_t *map = NULL;
+    if (!reply->ok)
+        err = reply->err;
+    else {
+        map = ufo_value_map_get (*reply->body_p, "board");
+        if (ufo_value_type (map) != UFO_TMAP) {
+            map = NULL;
+            ufo_error_set (&err, UFO_E_SYNTAX, "blackboard snapshot of '%s' has no board map", r->board);
+        }
+    }
+    r->fn (r->arg, map, &err);
+    s_read_unlink (r->owner, r);
+}
+
+uint64_t
+app_board_snapshot_start (app_board_t *self, const char *board, app_board_read_fn *fn, void *arg)
+{
+    if (!self->conn) {
+        ufo_value_t *map = ufo_board_to_map (s_local (self, board));
+        ufo_error_t err;
+        ufo_error_clear (&err);
+        fn (arg, map, &err);
+        ufo_value_destroy (&map);
+        return 0;
+    }
+    s_read_t *r = ufo_calloc (1, sizeof *r);
+    r->owner = self;
+    r->fn = fn;
+    r->arg = arg;
+    snprintf (r->board, sizeof r->board, "%s", board);
+    r->next = self->reads;
+    self->reads = r;
+    r->id = ufo_conn_snapshot (self->conn, board, 0, false, S_READ_TIMEOUT_MS, s_on_snapshot, r);
+    return r->id;
+}
+
+void
+app_board_forget (app_board_t *self, uint64_t id)
+{
+    for (s_read_t *r = self->reads; r && id; r = r->next)
+        if (r->id == id) {
+            ufo_conn_call_forget (self->conn, id);
+            s_read_unlink (self, r);
+            return;
+        }
 }
 
 //  The mirror's read ended: applied to the mirror, or failed (the mirror is unchanged and

@@ -5,8 +5,9 @@
     Writes do not wait: each is sent at once on the connection, in the order made (so a
     later read, and the task's completion, come after it at the broker), and its outcome
     arrives later from the loop; a failed write is logged and kept for app_board_take_errors.
-    The step's board read (app_board_prompt_start) runs while the step observes the desktop.
-    Only the resume read (app_board_snapshot) waits, serving the connection meanwhile. */
+    The step's board read (app_board_prompt_start) runs while the step observes the desktop,
+    the resume read (app_board_snapshot_start) before the first step; app_board_snapshot, the
+    one read that waits (serving the connection meanwhile), is left for tools and tests. */
 #ifndef APP_BOARD_H_INCLUDED
 #define APP_BOARD_H_INCLUDED
 
@@ -32,6 +33,15 @@ bool app_board_remote (const app_board_t *self);
 //  (caller owns). Waits for the broker's reply (serving the connection meanwhile). Returns
 //  NULL with err when the broker does not answer.
 ufo_value_t *app_board_snapshot (app_board_t *self, const char *board, ufo_error_t *err);
+
+//  Starts reading a board without waiting: fn(arg, board map or NULL, err) runs from the
+//  loop once the reply is in (board map borrowed for the call). In-process boards: fn runs
+//  before this returns. Returns an id for app_board_forget (0 in-process).
+typedef void (app_board_read_fn) (void *arg, const ufo_value_t *board, const ufo_error_t *err);
+uint64_t app_board_snapshot_start (app_board_t *self, const char *board, app_board_read_fn *fn, void *arg);
+
+//  Forgets a read started with app_board_snapshot_start: its fn will not run.
+void app_board_forget (app_board_t *self, uint64_t id);
 
 //  Starts reading the blackboard prompt parts of a board (a mirror of it brought up to date,
 //  screenshots' data URLs filled from the blob store); a read already running for the same

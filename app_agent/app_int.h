@@ -43,6 +43,8 @@ struct _app_agent_t {
     int64_t agent_step;             //  AgentStep of the next step (continues after a resume)
     int64_t steps_run;              //  steps run by this delivery
     int64_t resumed;                //  steps found on the board at start
+    uint64_t resume_read;           //  the board read of a resume in flight (app_board_forget), or 0
+    bool resuming;                  //  ... no step before it ended
     app_step_t *step;               //  the step in progress
     int64_t next_step_at;           //  monotonic ms: SLEEP_TIME after an action
     //  memory of the subtask

@@ -2,7 +2,11 @@
     through a real ufo-broker with common/bus/ufo_tasks.h, progress and the result coming back,
     a question answered through the submitter's input, and an AppAgent SIGKILLed mid-subtask:
     the subtask is re-delivered to a second ufo-app, which resumes after the steps already
-    recorded on the blackboard instead of repeating them. */
+    recorded on the blackboard instead of repeating them. Through a proxy that holds the
+    broker's blackboard replies (tests/tools/ufo_test_proxy.c): the AppAgent opens one
+    connection, keeps heartbeating while its board read waits (the broker does not requeue
+    its subtask), and acts on a cancel sent meanwhile; board writes the broker refuses are
+    logged and reported in the subtask's result. */
 #include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
@@ -17,7 +21,7 @@ static pid_t s_apps [2];
 static bool s_exit_after_finish;     //  the next s_start_app sets UFO_APP_TEST_EXIT_AFTER_FINISH=1
 
 static pid_t
-s_start_app (const char *config, int k)
+s_start_app_at (const char *config, int k, const char *broker)
 {
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/app_agent/ufo-app", afx_build ());
@@ -33,10 +37,16 @@ s_start_app (const char *config, int k)
         else
             unsetenv ("UFO_APP_TEST_EXIT_AFTER_FINISH");
         execl (bin, bin, "--app", "mousepad", "--device", "t0", "--config", config,
-               "--broker", afx_.broker.cmd, (char *) NULL);
+               "--broker", broker, (char *) NULL);
         _exit (127);
     }
     return pid;
+}
+
+static pid_t
+s_start_app (const char *config, int k)
+{
+    return s_start_app_at (config, k, afx_.broker.cmd);
 }
 
 static void
@@ -331,6 +341,141 @@ UFO_TEST (test_finished_worker_resumes_without_model)
     afx_mousepad_kill (pid, xid);
 }
 
+//  The proxy's figures (tests/tools/ufo_test_proxy.c): connections open, replies held now,
+//  replies released after being held. False when the stats file is not there yet.
+static bool
+s_proxy_stats (const char *path, int *connections, int *held, int *released)
+{
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return false;
+    bool ok = fscanf (f, "connections %d held %d released %d", connections, held, released) == 3;
+    fclose (f);
+    return ok;
+}
+
+//  The broker's view of a task: state and attempts (task.fetch), "" / -1 when unknown.
+static void
+s_task_state (ufo_tasks_t *tasks, const char *id, char state [32], int64_t *attempts)
+{
+    ufo_error_t err;
+    ufo_value_t *t = ufo_tasks_fetch (tasks, id, 2000, &err);
+    snprintf (state, 32, "%s", ufo_value_map_str (t, "state", ""));
+    *attempts = ufo_value_map_int (t, "attempts", -1);
+    ufo_value_destroy (&t);
+}
+
+//  Starts ufo-test-proxy in front of the broker with one option (name, value).
+static pid_t
+s_start_proxy (const char *front, const char *stats, const char *opt, const char *value)
+{
+    char bin [600];
+    snprintf (bin, sizeof bin, "%s/tests/ufo-test-proxy", afx_build ());
+    pid_t proxy = fork ();
+    if (proxy == 0) {
+        execl (bin, bin, "--front", front, "--back", afx_.broker.cmd, opt, value, "--stats", stats, (char *) NULL);
+        _exit (127);
+    }
+    return proxy;
+}
+
+UFO_TEST (test_slow_board_reply)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("type_text.json") == 0);
+    char front [400], hold [400], stats [400];
+    snprintf (front, sizeof front, "ipc://%s/proxy", afx_.broker.dir);
+    snprintf (hold, sizeof hold, "%s/hold", afx_.broker.dir);
+    snprintf (stats, sizeof stats, "%s/proxy.stats", afx_.broker.dir);
+    afx_write (hold, "hold blackboard replies while this file exists\n");
+    pid_t proxy = s_start_proxy (front, stats, "--hold-file", hold);
+    int connections = -1, held = -1, released = -1;
+    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released), 10000);
+    REQUIRE (connections == 0);
+    //  heartbeats every 200 ms, the broker drops a worker silent for 1 s
+    s_apps [0] = s_start_app_at (s_config (), 0, front);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *body = s_body (afx_subtask ("d-slow", "Type 'Hello slow board'", xid, "", ""));
+    char id [33];
+    REQUIRE (s_submit (tasks, &body, id) == 0);
+    //  the first step's board read is held by the proxy
+    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released) && held >= 1, 60000);
+    CHECK (held >= 1);
+    //  (b) one connection per process: worker side and board calls on one socket
+    CHECK_INT (connections, 1);
+    //  (a) while the reply waits, 3 heartbeat windows pass: the worker stays registered
+    //  (a loop blocked in the board call would be dropped after 1 s and its task requeued)
+    char state [32] = "";
+    int64_t attempts = -1;
+    WAIT_UNTIL ((s_task_state (tasks, id, state, &attempts), strcmp (state, "running") != 0 || attempts != 1),
+                3000);
+    CHECK_STR (state, "running");
+    CHECK_INT (attempts, 1);
+    s_proxy_stats (stats, &connections, &held, &released);
+    CHECK (held >= 1);                  //  still held: the window really passed with the call in flight
+    //  a cancel sent meanwhile is acted on while the board reply is still held
+    CHECK_INT (ufo_tasks_cancel (tasks, id), 0);
+    ufo_value_t *result = s_follow (tasks, id, NULL, NULL);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "cancelled");
+    CHECK_INT (ufo_value_map_int (result, "attempts", -1), 1);
+    s_proxy_stats (stats, &connections, &held, &released);
+    CHECK_INT (released, 0);
+    ufo_value_destroy (&result);
+    //  the held reply goes; the late answer is dropped and the worker serves on
+    unlink (hold);
+    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released) && held == 0 && released >= 1, 10000);
+    CHECK (released >= 1);
+    CHECK_INT (connections, 1);
+    ufo_tasks_destroy (&tasks);
+    s_stop_app (&s_apps [0]);
+    kill (proxy, SIGTERM);
+    CHECK (ufo_wait_exit (proxy, 10000) >= 0);
+    afx_mousepad_kill (pid, xid);
+}
+
+//  Board writes the broker refuses (the proxy answers every bb.add with an error): the
+//  subtask goes on without waiting for them, and its result names them in board_errors.
+UFO_TEST (test_failed_board_write)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("type_text.json") == 0);
+    char front [400], stats [400];
+    snprintf (front, sizeof front, "ipc://%s/proxy-fail", afx_.broker.dir);
+    snprintf (stats, sizeof stats, "%s/proxy-fail.stats", afx_.broker.dir);
+    pid_t proxy = s_start_proxy (front, stats, "--fail-prefix", "bb.add");
+    int connections = -1, held = -1, released = -1;
+    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released), 10000);
+    s_apps [0] = s_start_app_at (s_config (), 0, front);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *body = s_body (afx_subtask ("d-fail", "Type 'Hello failed board'", xid, "", ""));
+    char id [33];
+    REQUIRE (s_submit (tasks, &body, id) == 0);
+    ufo_value_t *result = s_follow (tasks, id, NULL, NULL);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "done");
+    const ufo_value_t *rb = ufo_value_map_get (result, "body");
+    const ufo_value_t *errors = ufo_value_map_get (rb, "board_errors");
+    CHECK (ufo_value_size (errors) >= 1);
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (errors, 0)), "refused by the test proxy");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_list_at (errors, 0)), "d-fail/trajectories");
+    CHECK_INT (s_trajectories ("d-fail"), 0);      //  nothing reached the board
+    ufo_value_destroy (&result);
+    ufo_tasks_destroy (&tasks);
+    s_stop_app (&s_apps [0]);
+    kill (proxy, SIGTERM);
+    CHECK (ufo_wait_exit (proxy, 10000) >= 0);
+    afx_mousepad_kill (pid, xid);
+}
+
 int
 main (void)
 {
@@ -343,6 +488,8 @@ main (void)
     AFX_RUN (test_dispatched_question);
     AFX_RUN (test_killed_worker_resumes);
     AFX_RUN (test_finished_worker_resumes_without_model);
+    AFX_RUN (test_slow_board_reply);
+    AFX_RUN (test_failed_board_write);
     s_stop_app (&s_apps [0]);
     s_stop_app (&s_apps [1]);
     afx_teardown ();

@@ -4,7 +4,9 @@
     from the board alone (logs on another machine: trajectory, request, screenshot blob), a malformed
     body (failed, with the reason), cancellation of an evaluation in flight, redelivery to a
     new ufo-eval after the first one is killed mid-evaluation, and a clean SIGTERM exit that
-    hands the evaluation in flight back to the broker. */
+    hands the evaluation in flight back to the broker. The first ufo-eval reaches the broker
+    through tests/tools/ufo_test_proxy.c, which counts its connections: one (worker side and
+    blackboard calls on one socket). */
 #include "ufo_prelude.h"
 #include "ufo_bb_client.h"
 #include "ufo_error.h"
@@ -42,6 +44,22 @@ static const char *s_script =
 "  \"content_json\": {\"reason\": \"after SIGTERM\", \"sub_scores\": {}, \"complete\": \"unsure\"}}\n"
 "]}\n";
 
+static char s_proxy_front [400];       //  the first ufo-eval's endpoint (ufo-test-proxy)
+static char s_proxy_stats [400];
+
+//  Connections open through the proxy now, or -1 before it wrote its figures.
+static int
+s_proxy_connections (void)
+{
+    FILE *f = fopen (s_proxy_stats, "r");
+    int n = -1;
+    if (f && fscanf (f, "connections %d", &n) != 1)
+        n = -1;
+    if (f)
+        fclose (f);
+    return n;
+}
+
 static pid_t
 s_eval_start (int n)
 {
@@ -54,7 +72,7 @@ s_eval_start (int n)
         int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0)
             dup2 (fd, STDERR_FILENO);
-        execl (bin, bin, "--config", s_config, "--broker", s_broker.cmd, "--prompts", prompts,
+        execl (bin, bin, "--config", s_config, "--broker", n == 1 ? s_proxy_front : s_broker.cmd, "--prompts", prompts,
                "--capacity", "2", "--name", n == 1 ? "eval-one" : n == 2 ? "eval-two" : "eval-three", (char *) NULL);
         _exit (127);
     }
@@ -141,6 +159,17 @@ UFO_TEST (test_on_the_bus)
     REQUIRE (eval_fixture_make (s_logs, "requeue", "[case:requeue]", &o3, &info) == 0);
     REQUIRE (eval_fixture_make (s_logs, "term", "[case:term]", &o3, &info) == 0);
 
+    char proxy_bin [PATH_MAX];
+    snprintf (proxy_bin, sizeof proxy_bin, "%s/tests/ufo-test-proxy", getenv ("UFO_BUILD_DIR"));
+    snprintf (s_proxy_front, sizeof s_proxy_front, "ipc://%s/proxy", s_broker.dir);
+    snprintf (s_proxy_stats, sizeof s_proxy_stats, "%s/proxy.stats", s_broker.dir);
+    pid_t proxy = fork ();
+    if (proxy == 0) {
+        execl (proxy_bin, proxy_bin, "--front", s_proxy_front, "--back", s_broker.cmd, "--stats", s_proxy_stats,
+               (char *) NULL);
+        _exit (127);
+    }
+    WAIT_UNTIL (s_proxy_connections () == 0, 10000);
     pid_t eval1 = s_eval_start (1);
     ufo_error_t err;
     ufo_tasks_t *tasks = ufo_tasks_new (s_broker.cmd, "test-eval-worker", NULL, NULL, &err);
@@ -160,6 +189,8 @@ UFO_TEST (test_on_the_bus)
     CHECK_INT (ufo_value_map_int (ufo_value_map_get (res, "cost"), "prompt_tokens", 0), 2000);
     CHECK_STR (ufo_value_map_str (ufo_value_map_get (res, "sub_scores"), "file saved", ""), "yes");
     ufo_value_destroy (&ev);
+    //  the first ufo-eval holds one connection to the broker (through the proxy)
+    CHECK_INT (s_proxy_connections (), 1);
     char path [PATH_MAX];
     snprintf (path, sizeof path, "%s/bus/evaluation.log", s_logs);
     CHECK (access (path, R_OK) == 0);
@@ -293,6 +324,8 @@ UFO_TEST (test_on_the_bus)
     CHECK_INT (ufo_wait_exit (eval3, 10000), 0);
     ufo_bb_client_destroy (&bb);
     ufo_tasks_destroy (&tasks);
+    kill (proxy, SIGTERM);
+    CHECK (ufo_wait_exit (proxy, 10000) >= 0);
     //  In a sanitizer build the ufo-eval processes report there (eval1 was SIGKILLed).
     for (int n = 2; n <= 3; n++) {
         char log [PATH_MAX], line [4096];

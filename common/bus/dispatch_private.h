@@ -1,5 +1,6 @@
-/*  dispatch_private.h - private to ufo_worker.c and ufo_tasks.c: the broker link that both
-    actors run in their background thread (ufo_task_link.c).
+/*  dispatch_private.h - private to common/bus: the broker link (ufo_task_link.c) under
+    ufo_conn.c, and ufo_conn in a thread of its own (ufo_conn_actor.c) under the actor modes
+    of ufo_worker.c and ufo_tasks.c.
 
     A link owns one DEALER socket to the broker's command endpoint, with a fixed routing id
     (so the broker can reach it again after a reconnect). It registers (worker.ready or
@@ -77,46 +78,31 @@ void ufo_link_reregister (ufo_link_t *self);
 //  Sends one request immediately, without outbox (best effort: worker.leave at shutdown).
 void ufo_link_send_now (ufo_link_t *self, const char *type, ufo_value_t **body_p);
 
-//  The actor side of the caller <-> actor pipe: events go to the caller as one msgpack
-//  frame; commands come as [verb, msgpack]. The actor never blocks on the pipe: an event
-//  that does not fit (the caller is not reading) waits in the link's backlog, in order,
-//  until ufo_link_pipe_flush can send it.
-void ufo_link_pipe_event (ufo_link_t *self, void *pipe, ufo_value_t **event_p);
-//  Sends backlogged events; returns true when the backlog is empty.
-bool ufo_link_pipe_flush (ufo_link_t *self, void *pipe);
+//  --- ufo_conn in a thread (ufo_conn_actor.c) ----------------------------------------------
 
-//  Caller side: receives one event from the actor within timeout_ms (0: no wait, -1: forever),
-//  or NULL.
-ufo_value_t *ufo_link_pipe_next (void *actor, int timeout_ms);
+typedef struct _ufo_conn_reply_t ufo_conn_reply_t;
+#include "ufo_conn.h"
 
-//  Caller side: sends a command [verb, msgpack(*body_p)] to the actor (ownership taken).
-void ufo_link_pipe_command (void *actor, const char *verb, ufo_value_t **body_p);
+//  Starts a czmq actor (zactor_t *) that runs a ufo_loop with a ufo_conn of config (copied
+//  before this returns); *connected is set (atomically) on its connected / disconnected
+//  events. Events come to the caller as one msgpack frame each (ufo_conn_actor_next), in
+//  order, never blocking the actor. Commands (ufo_conn_actor_command): PROGRESS {task, body},
+//  COMPLETE {task, status, result}, SUBMIT {spec with "task"}, INPUT {task, body},
+//  CANCEL {task}, FETCH {task, tag, timeout_ms}: answered by the event
+//  {"kind": "fetch", "tag", "ok", "body"}. NULL when the thread cannot start.
+void *ufo_conn_actor_new (const ufo_conn_config_t *config, int *connected);
 
-//  The actor's loop, shared by ufo_worker and ufo_tasks: polls the pipe (czmq zsock_t *)
-//  and the link's DEALER, hands the caller's commands (up to 1000 per turn) to on_command,
-//  services the link (ufo_link_service) and sends backlogged events (ufo_link_pipe_flush),
-//  polling again within 5 ms while the caller is behind. A command [verb, msgpack] reaches
-//  on_command as verb (borrowed, never NULL) and *body_p (the decoded frame, or NULL when
-//  absent or not valid msgpack): on_command may take it, else it is freed after the call.
-//  A message without a verb is ignored. Returns when "$TERM" arrives (not passed on) or the
-//  ZeroMQ context is terminated.
-void ufo_link_run (ufo_link_t *self, void *pipe,
-                   void (*on_command) (void *arg, const char *verb, ufo_value_t **body_p), void *arg);
+//  Stops the actor: the connection leaves and flushes (bounded, ufo_conn_destroy).
+void ufo_conn_actor_destroy (void **actor_p);
 
-//  After ufo_link_run: while the link is up and requests wait for their answers, services
-//  it for at most timeout_ms (polling the DEALER 20 ms at a time), so what is queued gets a
-//  chance to reach the broker before the link is destroyed.
-void ufo_link_drain (ufo_link_t *self, int timeout_ms);
+//  The next event within timeout_ms (0: no wait, -1: forever), caller owns; or NULL.
+ufo_value_t *ufo_conn_actor_next (void *actor, int timeout_ms);
 
-//  Serves the link from the caller's loop instead of an actor (ufo_worker_new_in_loop,
-//  ufo_tasks_new_in_loop): a loop source that services the link (timers, socket, outbox) and
-//  then hands each event the owner's handlers pushed onto pending (a list, borrowed; at most
-//  256 a turn) to deliver, which may take *event_p. Connects at once. The source goes with
-//  ufo_link_destroy.
-typedef struct _ufo_loop_t ufo_loop_t;
-typedef void (ufo_link_deliver_fn) (void *owner, ufo_value_t **event_p);
-void ufo_link_attach (ufo_link_t *self, ufo_loop_t *loop, ufo_value_t *pending, ufo_link_deliver_fn *deliver,
-                      void *owner);
+//  Sends a command [verb, msgpack(*body_p)] (ownership taken).
+void ufo_conn_actor_command (void *actor, const char *verb, ufo_value_t **body_p);
+
+//  The pipe's descriptor (readable when an event may be there; drain with next (0)).
+int ufo_conn_actor_fd (void *actor);
 
 //  "<prefix>@<host>:<pid>" into out.
 void ufo_link_default_name (char *out, size_t size, const char *prefix);

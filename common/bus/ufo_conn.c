@@ -38,6 +38,7 @@ typedef struct {
     void *frame;                            //  until sent
     size_t frame_len;
     bool sent;
+    bool forgotten;                         //  ufo_conn_call_forget: no callback, no log line
     int64_t deadline;                       //  monotonic ms
     ufo_conn_call_fn *fn;
     void *arg;
@@ -48,6 +49,7 @@ struct _ufo_conn_t {
     ufo_link_t *link;
     int source_id;
     int wait_ms;
+    bool news;                              //  a callback ran in this turn's service: end the turn
     ufo_conn_fn *on_event;
     void *on_event_arg;
     ufo_value_t *pending;                   //  events not yet handed to on_event
@@ -475,10 +477,11 @@ s_call_end (ufo_conn_t *self, size_t i, bool ok, ufo_value_t **body_p, const voi
     ufo_error_clear (&reply.err);
     if (!ok)
         ufo_error_set (&reply.err, code, "%s: %s", c.type, message);
+    self->news = true;
     if (c.fn)
         c.fn (c.arg, &reply);
     else
-    if (!ok)
+    if (!ok && !c.forgotten)
         ufo_warn ("%s: %s", self->name, reply.err.message);
     s_call_free (&c);
 }
@@ -598,31 +601,54 @@ s_service_io (ufo_conn_t *self)
     return calls >= 0 && calls < wait ? calls : wait;
 }
 
+//  Hands queued events to the caller (bounded per turn, so a flood of events does not starve
+//  the other sources).
+static void
+s_deliver (ufo_conn_t *self)
+{
+    for (int i = 0; i < 256 && ufo_value_size (self->pending) > 0; i++) {
+        ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (self->pending, 0));
+        ufo_value_list_remove (self->pending, 0);
+        s_track (self, ev);
+        self->news = true;
+        self->on_event (self->on_event_arg, &ev);
+        ufo_value_destroy (&ev);
+    }
+}
+
 static void
 s_loop_service (void *arg)
 {
     ufo_conn_t *self = arg;
     self->wait_ms = s_service_io (self);
-    //  bounded per turn, so a flood of events does not starve the other sources
-    for (int i = 0; i < 256 && ufo_value_size (self->pending) > 0; i++) {
-        ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (self->pending, 0));
-        ufo_value_list_remove (self->pending, 0);
-        s_track (self, ev);
-        self->on_event (self->on_event_arg, &ev);
-        ufo_value_destroy (&ev);
-    }
+    s_deliver (self);
 }
 
 static size_t
 s_loop_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
 {
     ufo_conn_t *self = arg;
-    *timeout_ms = ufo_value_size (self->pending) > 0 ? 0 : self->wait_ms;
+    //  a callback or event of this turn may have given the caller work: no sleep
+    *timeout_ms = ufo_value_size (self->pending) > 0 || self->news ? 0 : self->wait_ms;
+    self->news = false;
     void *dealer = ufo_link_socket (self->link);
     if (!dealer || max == 0)
         return 0;
     items [0] = (ufo_loop_item_t) { dealer, -1, UFO_LOOP_IN, 0 };
     return 1;
+}
+
+//  After the poll: what arrived is read and handed on in this same turn, so the caller sees
+//  a reply or an event as soon as the turn ends.
+static void
+s_loop_dispatch (void *arg, ufo_loop_item_t *items, size_t n)
+{
+    ufo_conn_t *self = arg;
+    if (n > 0 && (items [0].revents & UFO_LOOP_IN)) {
+        self->wait_ms = s_service_io (self);
+        s_deliver (self);
+        self->news = false;
+    }
 }
 
 //  Serves the connection alone for at most max_ms (the blocking helpers): one poll of the
@@ -645,31 +671,31 @@ s_serve_once (ufo_conn_t *self, int max_ms)
 
 //  --- Life cycle ---------------------------------------------------------------------------------
 
+int
+ufo_conn_config_check (const ufo_conn_config_t *config, ufo_error_t *err)
+{
+    if (!config || !config->endpoint || !*config->endpoint || strlen (config->endpoint) >= 512)
+        return ufo_error_set (err, UFO_E_MISSING, "connection: a broker endpoint (under 512 bytes) is required");
+    if (config->service && !ufo_task_service_valid (config->service, true))
+        return ufo_error_set (err, UFO_E_INVALID, "connection: service '%s' must be 1..128 bytes of "
+                              "[A-Za-z0-9_.:@-] or \"app:*\"", config->service);
+    if (config->device && *config->device && !ufo_task_service_valid (config->device, false))
+        return ufo_error_set (err, UFO_E_INVALID, "connection: device id '%s' must be 1..128 bytes of "
+                              "[A-Za-z0-9_.:@-]", config->device);
+    if (config->capacity < 0 || config->capacity > 1024 || config->heartbeat_ivl_ms < 0
+    ||  config->heartbeat_liveness < 0 || config->call_timeout_ms < 0)
+        return ufo_error_set (err, UFO_E_RANGE, "connection: capacity must be 0..1024, heartbeat settings and "
+                              "the call timeout >= 0");
+    return 0;
+}
+
 ufo_conn_t *
 ufo_conn_new (const ufo_conn_config_t *config, ufo_loop_t *loop, ufo_conn_fn *on_event, void *arg,
               ufo_error_t *err)
 {
     assert (loop && on_event);
-    if (!config || !config->endpoint || !*config->endpoint || strlen (config->endpoint) >= 512) {
-        ufo_error_set (err, UFO_E_MISSING, "connection: a broker endpoint (under 512 bytes) is required");
+    if (ufo_conn_config_check (config, err) < 0)
         return NULL;
-    }
-    if (config->service && !ufo_task_service_valid (config->service, true)) {
-        ufo_error_set (err, UFO_E_INVALID, "connection: service '%s' must be 1..128 bytes of "
-                       "[A-Za-z0-9_.:@-] or \"app:*\"", config->service);
-        return NULL;
-    }
-    if (config->device && *config->device && !ufo_task_service_valid (config->device, false)) {
-        ufo_error_set (err, UFO_E_INVALID, "connection: device id '%s' must be 1..128 bytes of [A-Za-z0-9_.:@-]",
-                       config->device);
-        return NULL;
-    }
-    if (config->capacity < 0 || config->capacity > 1024 || config->heartbeat_ivl_ms < 0
-    ||  config->heartbeat_liveness < 0 || config->call_timeout_ms < 0) {
-        ufo_error_set (err, UFO_E_RANGE, "connection: capacity must be 0..1024, heartbeat settings and "
-                       "the call timeout >= 0");
-        return NULL;
-    }
     ufo_conn_t *self = ufo_calloc (1, sizeof *self);
     self->loop = loop;
     self->on_event = on_event;
@@ -699,7 +725,7 @@ ufo_conn_new (const ufo_conn_config_t *config, ufo_loop_t *loop, ufo_conn_fn *on
                                    s_on_message, s_on_reply, s_on_call };
     self->link = ufo_link_new (self->endpoint, self->rid, self->ivl_ms, self->liveness, self->server_key,
                                self->cert_path, &handler);
-    ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
+    ufo_loop_source_t src = { s_loop_service, s_loop_items, s_loop_dispatch };
     self->source_id = ufo_loop_source_add (loop, &src, self);
     //  connect now: czmq is started (and has set its signal handlers) when this returns
     self->wait_ms = s_service_io (self);
@@ -855,32 +881,41 @@ s_spec_int (const ufo_value_t *spec, const char *key, int64_t max, ufo_error_t *
 }
 
 int
+ufo_conn_spec_check (const ufo_value_t *spec, ufo_error_t *err)
+{
+    const char *service = ufo_value_map_str (spec, "service", NULL);
+    const char *id = ufo_value_map_str (spec, "task", NULL);
+    if (ufo_value_type (spec) != UFO_TMAP)
+        return ufo_error_set (err, UFO_E_TYPE, "task spec must be a map");
+    if (!service || !ufo_task_service_valid (service, false))
+        return ufo_error_set (err, UFO_E_INVALID, "task spec: 'service' must be 1..128 bytes of [A-Za-z0-9_.:@-]");
+    if (ufo_value_map_get (spec, "task") && (!id || strlen (id) > 32 || !ufo_task_id_valid (id)))
+        return ufo_error_set (err, UFO_E_INVALID, "task spec: 'task' must be 1..32 bytes of [A-Za-z0-9_.:@-]");
+    if (s_spec_str (spec, "device", UFO_TASK_NAME_MAX, true, err) != 0
+    ||  s_spec_str (spec, "session", UFO_TASK_NAME_MAX, false, err) != 0
+    ||  s_spec_str (spec, "idempotency_key", UFO_TASK_NAME_MAX, false, err) != 0
+    ||  s_spec_int (spec, "deadline_ms", 366LL * 86400 * 1000, err) != 0
+    ||  s_spec_int (spec, "max_attempts", 1000, err) != 0)
+        return -1;
+    return 0;
+}
+
+int
 ufo_conn_submit (ufo_conn_t *self, ufo_value_t **spec_p, char id_out [33], ufo_error_t *err)
 {
     assert (self);
     ufo_value_t *spec = spec_p ? *spec_p : NULL;
     if (spec_p)
         *spec_p = NULL;
-    int rc = 0;
-    const char *service = ufo_value_map_str (spec, "service", NULL);
-    if (ufo_value_type (spec) != UFO_TMAP)
-        rc = ufo_error_set (err, UFO_E_TYPE, "task spec must be a map");
-    else
-    if (!service || !ufo_task_service_valid (service, false))
-        rc = ufo_error_set (err, UFO_E_INVALID, "task spec: 'service' must be 1..128 bytes of [A-Za-z0-9_.:@-]");
-    else
-    if (s_spec_str (spec, "device", UFO_TASK_NAME_MAX, true, err) != 0
-    ||  s_spec_str (spec, "session", UFO_TASK_NAME_MAX, false, err) != 0
-    ||  s_spec_str (spec, "idempotency_key", UFO_TASK_NAME_MAX, false, err) != 0
-    ||  s_spec_int (spec, "deadline_ms", 366LL * 86400 * 1000, err) != 0
-    ||  s_spec_int (spec, "max_attempts", 1000, err) != 0)
-        rc = -1;
-    if (rc != 0) {
+    if (ufo_conn_spec_check (spec, err) != 0) {
         ufo_value_destroy (&spec);
         return -1;
     }
     char id [33];
-    ufo_msg_new_id (id);
+    if (ufo_value_map_get (spec, "task"))
+        snprintf (id, sizeof id, "%s", ufo_value_map_str (spec, "task", ""));
+    else
+        ufo_msg_new_id (id);
     if (id_out)
         memcpy (id_out, id, 33);
     ufo_value_t *req = ufo_value_new_map ();
@@ -962,6 +997,16 @@ ufo_conn_cancel (ufo_conn_t *self, const char *task_id)
     return 0;
 }
 
+uint64_t
+ufo_conn_fetch (ufo_conn_t *self, const char *task_id, int timeout_ms, ufo_conn_call_fn *fn, void *arg)
+{
+    assert (self && task_id);
+    s_open_t *o = s_open_find (self, task_id, false);
+    ufo_value_t *q = ufo_value_new_map ();
+    ufo_value_map_set_str (q, "task", o ? o->broker_id : task_id);
+    return ufo_conn_call (self, "task.fetch", &q, NULL, 0, timeout_ms, fn, arg);
+}
+
 //  --- Blackboard call API ----------------------------------------------------------------------------
 
 uint64_t
@@ -1018,8 +1063,10 @@ ufo_conn_call_forget (ufo_conn_t *self, uint64_t id)
                 memmove (self->calls + i, self->calls + i + 1, (self->ncalls - i - 1) * sizeof *self->calls);
                 self->ncalls--;
             }
-            else                        //  its reply is dropped like a late one
+            else {                      //  its reply is dropped like a late one
                 self->calls [i].arg = NULL;
+                self->calls [i].forgotten = true;
+            }
             break;
         }
 }

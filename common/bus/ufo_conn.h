@@ -65,6 +65,10 @@ typedef void (ufo_conn_fn) (void *arg, ufo_value_t **event_p);
 ufo_conn_t *ufo_conn_new (const ufo_conn_config_t *config, ufo_loop_t *loop, ufo_conn_fn *on_event,
                           void *arg, ufo_error_t *err);
 
+//  Checks a configuration as ufo_conn_new does (for callers that start one elsewhere, e.g.
+//  in a thread). Returns 0, or -1 with err.
+int ufo_conn_config_check (const ufo_conn_config_t *config, ufo_error_t *err);
+
 //  Leaves: a worker tells the broker (its unfinished tasks are requeued at once); what is
 //  queued (results, blackboard calls) gets up to 1 s to reach the broker (ufo_conn_flush);
 //  calls still pending then end with UFO_E_CANCELLED in their callbacks. Frees everything
@@ -89,8 +93,13 @@ int ufo_conn_complete (ufo_conn_t *self, const char *task_id, const char *status
 
 //  --- Submitter side ----------------------------------------------------------------------
 
-//  Submits a task (spec as in ufo_tasks.h; ownership of *spec_p taken); id_out[33] gets its
-//  id. Returns 0, or -1 with err for an invalid spec. Acceptance arrives as an event.
+//  Checks a task spec (ufo_tasks.h). Returns 0, or -1 with err naming the bad field.
+int ufo_conn_spec_check (const ufo_value_t *spec, ufo_error_t *err);
+
+//  Submits a task (spec as in ufo_tasks.h, plus an optional "task": the id to use, 1..32
+//  bytes of [A-Za-z0-9_.:@-]; else a new one; ownership of *spec_p taken); id_out[33] (may
+//  be NULL) gets its id. Returns 0, or -1 with err for an invalid spec. Acceptance arrives
+//  as an event.
 int ufo_conn_submit (ufo_conn_t *self, ufo_value_t **spec_p, char id_out [33], ufo_error_t *err);
 
 //  Input for a task submitted here (ownership of *body_p taken). Returns 0, or -1 when
@@ -101,11 +110,18 @@ int ufo_conn_input (ufo_conn_t *self, const char *task_id, ufo_value_t **body_p)
 //  Returns 0, or -1 for an invalid id.
 int ufo_conn_cancel (ufo_conn_t *self, const char *task_id);
 
+//  Asks the broker for the state of a task (task.fetch; the broker's id of a task submitted
+//  here is used). fn gets the reply body (docs/PROTOCOL.md 3.3) or the error, as for
+//  ufo_conn_call. Returns the call's id.
+typedef struct _ufo_conn_reply_t ufo_conn_reply_t;
+typedef void (ufo_conn_call_fn) (void *arg, ufo_conn_reply_t *reply);
+uint64_t ufo_conn_fetch (ufo_conn_t *self, const char *task_id, int timeout_ms, ufo_conn_call_fn *fn, void *arg);
+
 //  --- Blackboard calls ----------------------------------------------------------------------
 
 //  How a call ended, for its callback. Everything is borrowed for the callback's duration,
 //  except that the callback may take *body_p.
-typedef struct {
+struct _ufo_conn_reply_t {
     uint64_t id;                    //  as returned by ufo_conn_call
     bool ok;                        //  an "ok" reply
     ufo_value_t **body_p;           //  ok: the reply body (may be taken); else NULL
@@ -113,9 +129,7 @@ typedef struct {
     size_t len;
     ufo_error_t err;                //  !ok: the broker's error code and message, UFO_E_TIMEOUT,
                                     //  UFO_E_IO (connection lost) or UFO_E_CANCELLED (destroyed)
-} ufo_conn_reply_t;
-
-typedef void (ufo_conn_call_fn) (void *arg, ufo_conn_reply_t *reply);
+};
 
 //  Starts a call: request type ("bb.add", "blob.put", ...), body (ownership of *body_p taken;
 //  NULL = empty map), an optional second frame (blob.put; copied). fn (may be NULL: the

@@ -9,7 +9,6 @@
 #include "ufo_msg.h"
 #include "ufo_cert.h"
 #include "dispatch_private.h"
-#include "ufo_loop.h"
 #include <czmq.h>
 
 enum { L_DOWN = 0, L_REG, L_UP };
@@ -41,14 +40,6 @@ struct _ufo_link_t {
     size_t nout, cap_out;
     uint64_t counter;
     ufo_buf_t buf;
-    zlistx_t *backlog;              //  events for the caller that did not fit in the pipe (zframe_t *)
-    //  in a loop (ufo_link_attach)
-    ufo_loop_t *loop;
-    int source_id;
-    int wait_ms;
-    ufo_value_t *pending;           //  borrowed from the owner
-    ufo_link_deliver_fn *deliver;
-    void *deliver_owner;
 };
 
 ufo_link_t *
@@ -75,8 +66,6 @@ ufo_link_destroy (ufo_link_t **self_p)
     if (!self_p || !*self_p)
         return;
     ufo_link_t *self = *self_p;
-    if (self->loop)
-        ufo_loop_remove (self->loop, self->source_id);
     zsock_destroy (&self->dealer);
     for (size_t i = 0; i < self->nout; i++) {
         free (self->out [i].type);
@@ -88,11 +77,6 @@ ufo_link_destroy (ufo_link_t **self_p)
     free (self->server_key);
     free (self->cert_path);
     ufo_buf_free (&self->buf);
-    if (self->backlog) {
-        for (zframe_t *f = (zframe_t *) zlistx_first (self->backlog); f; f = (zframe_t *) zlistx_next (self->backlog))
-            zframe_destroy (&f);
-        zlistx_destroy (&self->backlog);
-    }
     free (self);
     *self_p = NULL;
 }
@@ -405,174 +389,6 @@ ufo_link_send_now (ufo_link_t *self, const char *type, ufo_value_t **body_p)
     snprintf (id, sizeof id, "x%" PRIu64, ++self->counter);
     s_send (self, type, id, *body_p);
     ufo_value_destroy (body_p);
-}
-
-//  --- The caller <-> actor pipe ---------------------------------------------------------
-
-bool
-ufo_link_pipe_flush (ufo_link_t *self, void *pipe)
-{
-    if (!self->backlog)
-        return true;
-    void *handle = zsock_resolve (pipe);
-    zframe_t *f;
-    while ((f = (zframe_t *) zlistx_first (self->backlog))) {
-        if (zmq_send (handle, zframe_data (f), zframe_size (f), ZMQ_DONTWAIT) < 0)
-            return false;
-        zlistx_detach_cur (self->backlog);
-        zframe_destroy (&f);
-    }
-    return true;
-}
-
-void
-ufo_link_pipe_event (ufo_link_t *self, void *pipe, ufo_value_t **event_p)
-{
-    ufo_buf_t buf = { 0 };
-    ufo_msgpack_append (&buf, *event_p);
-    ufo_value_destroy (event_p);
-    if (ufo_link_pipe_flush (self, pipe)
-    &&  zmq_send (zsock_resolve (pipe), buf.data, buf.len, ZMQ_DONTWAIT) >= 0) {
-        ufo_buf_free (&buf);
-        return;
-    }
-    if (!self->backlog)
-        self->backlog = zlistx_new ();
-    zlistx_add_end (self->backlog, zframe_new (buf.data, buf.len));
-    ufo_buf_free (&buf);
-}
-
-ufo_value_t *
-ufo_link_pipe_next (void *actor, int timeout_ms)
-{
-    void *handle = zsock_resolve (actor);
-    zmq_pollitem_t item = { handle, 0, ZMQ_POLLIN, 0 };
-    if (zmq_poll (&item, 1, timeout_ms) <= 0 || !(item.revents & ZMQ_POLLIN))
-        return NULL;
-    zmq_msg_t frame;
-    zmq_msg_init (&frame);
-    if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) < 0) {
-        zmq_msg_close (&frame);
-        return NULL;
-    }
-    ufo_value_t *event = ufo_msgpack_decode (zmq_msg_data (&frame), zmq_msg_size (&frame), NULL, NULL);
-    zmq_msg_close (&frame);
-    return event;
-}
-
-void
-ufo_link_pipe_command (void *actor, const char *verb, ufo_value_t **body_p)
-{
-    ufo_buf_t buf = { 0 };
-    if (body_p && *body_p)
-        ufo_msgpack_append (&buf, *body_p);
-    else
-        ufo_buf_putc (&buf, (char) 0xc0);
-    if (body_p)
-        ufo_value_destroy (body_p);
-    zmsg_t *msg = zmsg_new ();
-    zmsg_addstr (msg, verb);
-    zmsg_addmem (msg, buf.data, buf.len);
-    ufo_buf_free (&buf);
-    zmsg_send (&msg, actor);
-}
-
-void
-ufo_link_run (ufo_link_t *self, void *pipe,
-              void (*on_command) (void *arg, const char *verb, ufo_value_t **body_p), void *arg)
-{
-    assert (self && pipe && on_command);
-    bool stop = false;
-    int wait = 0;
-    while (!stop) {
-        zmq_pollitem_t items [2] = { { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 } };
-        int n = 1;
-        void *dealer = ufo_link_socket (self);
-        if (dealer)
-            items [n++] = (zmq_pollitem_t) { zsock_resolve (dealer), 0, ZMQ_POLLIN, 0 };
-        if (zmq_poll (items, n, wait) < 0 && zmq_errno () == ETERM)
-            break;
-        if (items [0].revents & ZMQ_POLLIN)
-            for (int k = 0; k < 1000 && !stop; k++) {          //  drain the caller's commands
-                zmsg_t *msg = zmsg_recv_nowait (pipe);
-                if (!msg)
-                    break;
-                char *verb = zmsg_popstr (msg);
-                zframe_t *frame = zmsg_pop (msg);
-                ufo_value_t *body = frame ? ufo_msgpack_decode (zframe_data (frame), zframe_size (frame),
-                                                                NULL, NULL) : NULL;
-                zframe_destroy (&frame);
-                if (!verb)
-                    ;
-                else
-                if (strcmp (verb, "$TERM") == 0)
-                    stop = true;
-                else
-                    on_command (arg, verb, &body);
-                ufo_value_destroy (&body);
-                free (verb);
-                zmsg_destroy (&msg);
-            }
-        wait = ufo_link_service (self);
-        if (!ufo_link_pipe_flush (self, pipe) && wait > 5)
-            wait = 5;                   //  the caller is behind: try again soon
-    }
-}
-
-void
-ufo_link_drain (ufo_link_t *self, int timeout_ms)
-{
-    assert (self);
-    int64_t until = ufo_time_mono_ms () + timeout_ms;
-    while (ufo_link_pending (self) > 0 && ufo_link_up (self) && ufo_time_mono_ms () < until) {
-        void *dealer = ufo_link_socket (self);
-        zmq_pollitem_t item = { dealer ? zsock_resolve (dealer) : NULL, 0, ZMQ_POLLIN, 0 };
-        zmq_poll (&item, dealer ? 1 : 0, 20);
-        ufo_link_service (self);
-    }
-}
-
-//  --- In the caller's loop ----------------------------------------------------------------
-
-static void
-s_loop_service (void *arg)
-{
-    ufo_link_t *self = arg;
-    self->wait_ms = ufo_link_service (self);
-    //  bounded per turn, so a flood of events does not starve the other sources
-    for (int i = 0; i < 256 && ufo_value_size (self->pending) > 0; i++) {
-        ufo_value_t *ev = ufo_value_dup (ufo_value_list_at (self->pending, 0));
-        ufo_value_list_remove (self->pending, 0);
-        self->deliver (self->deliver_owner, &ev);
-        ufo_value_destroy (&ev);
-    }
-}
-
-static size_t
-s_loop_items (void *arg, ufo_loop_item_t *items, size_t max, int *timeout_ms)
-{
-    ufo_link_t *self = arg;
-    *timeout_ms = ufo_value_size (self->pending) > 0 ? 0 : self->wait_ms;
-    if (!self->dealer || max == 0)
-        return 0;
-    items [0] = (ufo_loop_item_t) { self->dealer, -1, UFO_LOOP_IN, 0 };
-    return 1;
-}
-
-void
-ufo_link_attach (ufo_link_t *self, ufo_loop_t *loop, ufo_value_t *pending, ufo_link_deliver_fn *deliver,
-                 void *owner)
-{
-    assert (self && loop && pending && deliver && !self->loop);
-    self->loop = loop;
-    self->pending = pending;
-    self->deliver = deliver;
-    self->deliver_owner = owner;
-    ufo_loop_source_t src = { s_loop_service, s_loop_items, NULL };
-    self->source_id = ufo_loop_source_add (loop, &src, self);
-    //  connect now, as an actor does: czmq is started (and has set its signal handlers)
-    //  when this returns
-    self->wait_ms = ufo_link_service (self);
 }
 
 void

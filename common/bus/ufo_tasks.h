@@ -1,9 +1,9 @@
 /*  ufo_tasks.h - submitting tasks to services and following them. Contract for issue 4.
 
     Used by `ufo run` (submits a session to service "host"), by the HostAgent (subtasks to
-    "app:<application>" on its device, evaluations to "eval"), and by tools. Like the worker,
-    the connection lives in a background actor thread (or in the caller's ufo_loop,
-    ufo_tasks_new_in_loop): submissions are kept until the broker
+    "app:<application>" on its device, evaluations to "eval"), and by tools. The submitter
+    side of a ufo_conn (ufo_conn.h), in a thread of its own (ufo_tasks_new) or in the
+    caller's ufo_loop (ufo_tasks_new_in_loop): submissions are kept until the broker
     acknowledges them and resent after a reconnect (the idempotency key makes that safe).
 
     Task spec fields (a map passed to ufo_tasks_submit):

@@ -1,12 +1,13 @@
 /*  ufo_worker.h - a worker of a named service: AppAgent (app:<application> or app:*),
     EvaluationAgent (eval), HostAgent (host). Contract for issue 4 (task dispatch).
 
-    ufo_worker_new runs its broker connection in a background actor thread (czmq zactor), so
-    heartbeats, reconnection with backoff and re-registration go on while the caller's
-    thread is busy or blocked; ufo_worker_new_in_loop runs it in the caller's ufo_loop
-    instead (what the agents do: one loop, no thread; the loop must never block). The caller
-    receives tasks and inputs by polling (actor) or in a callback (loop); everything it
-    sends is delivered in order, across broker restarts (the broker requeues in-flight tasks and
+    The worker side of a ufo_conn (ufo_conn.h): ufo_worker_new runs the connection in a
+    thread of its own (a czmq actor, ufo_conn_actor.c), so heartbeats, reconnection with
+    backoff and re-registration go on while the caller's thread is busy or blocked;
+    ufo_worker_new_in_loop runs it in the caller's ufo_loop (an agent that also submits tasks
+    or calls the blackboard uses one ufo_conn for all of it instead). The caller receives
+    tasks and inputs by polling (actor) or in a callback (loop); everything it sends is
+    delivered in order, across broker restarts (the broker requeues in-flight tasks and
     discards late results of a worker it dropped, so each task completes exactly once).
 
     Task as delivered to the worker (a map, owned by the caller once taken):
