@@ -196,6 +196,8 @@ s_run_cancelled (const char *task, const char *what, void (*during) (void))
     char path [600];
     snprintf (path, sizeof path, "%s/host.log", afx_.broker.dir);
     char *log = afx_read (path);
+    if (took >= S_BOUND_MS)
+        fprintf (stderr, "ufo-host log:\n%s\n", log ? log : "");
     CHECK_CONTAINS (log, "cancelled by its submitter");
     free (log);
     snprintf (path, sizeof path, "%s/logs/%s/session.json", afx_.broker.dir, task);
@@ -309,10 +311,13 @@ main (void)
         afx_teardown ();
         return 1;
     }
-    UFO_RUN (test_cancel_during_late_llm_reply);
-    UFO_RUN (test_cancel_during_dripping_llm_reply);
-    UFO_RUN (test_cancel_during_slow_board_call);
-    UFO_RUN (test_worker_ready_ends_the_wait);
+    //  HOST_TEST_ONLY=name runs one case (debugging)
+    const char *only = getenv ("HOST_TEST_ONLY");
+#define S_CASE(name) if (!only || strstr (#name, only)) UFO_RUN (name)
+    S_CASE (test_cancel_during_late_llm_reply);
+    S_CASE (test_cancel_during_dripping_llm_reply);
+    S_CASE (test_cancel_during_slow_board_call);
+    S_CASE (test_worker_ready_ends_the_wait);
     hfx_stop_all ();
     afx_teardown ();
     return UFO_TEST_END ();
