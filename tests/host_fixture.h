@@ -95,7 +95,8 @@ hfx_start (const char *script, const char *extra, int apps)
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, "--bus",
+                             afx_.broker.bus, NULL };
     hfx_.host = hfx_spawn (bin, hargs, log);
     snprintf (bin, sizeof bin, "%s/eval_agent/ufo-eval", afx_build ());
     snprintf (log, sizeof log, "%s/eval.log", afx_.broker.dir);
@@ -260,7 +261,7 @@ hfx_run (const char *const *args, const char *input, void (*during) (void))
     return rc;
 }
 
-static ufo_value_t *
+static inline ufo_value_t *
 hfx_log (const char *name)
 {
     char path [700];
@@ -268,7 +269,7 @@ hfx_log (const char *name)
     return afx_lines (path);
 }
 
-static ufo_value_t *
+static inline ufo_value_t *
 hfx_board (void)
 {
     ufo_value_t *snap = ufo_bb_client_snapshot (afx_.bb, hfx_.session, NULL, 0, NULL);
@@ -277,7 +278,7 @@ hfx_board (void)
     return board;
 }
 
-static int64_t
+static inline int64_t
 hfx_mousepad_xid (void)
 {
     ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);
