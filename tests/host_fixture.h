@@ -30,6 +30,8 @@ typedef struct {
 static hfx_t hfx_;
 static bool hfx_host_visual = false;     //  HOST_AGENT.VISUAL_MODE of the next hfx_start
 static bool hfx_json = true;             //  false: the next hfx_run prints for a person (no --json)
+static const char *hfx_stdin = NULL;     //  a path the next hfx_run reads as stdin instead of input
+                                         //  (a FIFO: `ufo run` waits at its prompt)
 
 static pid_t
 hfx_spawn (const char *bin, const char *const *args, const char *log)
@@ -201,7 +203,7 @@ hfx_run (const char *const *args, const char *input, void (*during) (void))
     if (pid == 0) {
         if (chdir (afx_.broker.dir) != 0)
             _exit (126);
-        int fi = open (in, O_RDONLY), fo = open (hfx_.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fi = open (hfx_stdin ? hfx_stdin : in, O_RDONLY), fo = open (hfx_.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2 (fi, STDIN_FILENO);
         dup2 (fo, STDOUT_FILENO);
         setenv ("UFO_CONFIG", hfx_.cfg, 1);

@@ -3,7 +3,8 @@
     a few bytes a second) and while its blackboard call is (a blackboard that answers slowly
     while the rest of the broker does not, through a proxy in this process): each time the
     session must end promptly; and a subtask waiting for an AppAgent that is still starting
-    goes on when the worker's worker.ready comes on the bus, not at the end of the grace.
+    goes on when the worker's worker.ready comes on the bus, not at the end of the grace; and
+    Ctrl-C while the HostAgent's confirmation of an API tool waits for the user.
 
     Real processes (ufo-broker, ufo-host, ufo-eval, `ufo run`, the scripted LLM server) on a
     private virtual desktop. The measured time from Ctrl-C to the end of `ufo run` is
@@ -254,6 +255,85 @@ UFO_TEST (test_cancel_during_slow_board_call)
     pthread_join (s_proxy.thread, NULL);
 }
 
+//  The HostAgent's confirmation of an API tool waits for the user (`ufo run --interactive`
+//  reading a pipe nobody writes to) while ufo-host's loop goes on: Ctrl-C at the prompt ends
+//  the session at once, the tool never runs, no other model call is made. (`ufo run`'s
+//  interrupted read sends "no" just before the cancel; the machine's cancel while the
+//  question waits with no answer at all is test_host_session's test_mcp_confirm_cancelled.)
+static void
+s_interrupt_at_confirmation (void)
+{
+    if (hfx_run_pid <= 0 || s_sigint_at)
+        return;
+    char *out = afx_read (hfx_.out);
+    bool asked = out && strstr (out, "\"kind\":\"confirm\"");
+    free (out);
+    static int64_t seen_at;
+    if (!asked) {
+        seen_at = 0;
+        return;
+    }
+    if (!seen_at)
+        seen_at = ufo_time_mono_ms ();
+    if (ufo_time_mono_ms () - seen_at >= 500) {        //  the question has been waiting a while
+        kill (hfx_run_pid, SIGINT);
+        s_sigint_at = ufo_time_mono_ms ();
+        seen_at = 0;
+    }
+}
+
+UFO_TEST (test_cancel_during_tool_confirmation)
+{
+    char extra [1200];
+    snprintf (extra, sizeof extra, "\"MCP_TOOL_TIMEOUT\": 20, \"MCP_SERVERS\": {\"HOST_AGENT\": {\"*\": [{\"name\": "
+              "\"notes\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"schema\"]}]}}",
+              getenv ("UFO_SOURCE_DIR"));
+    setenv ("UFO_DESKTOP__CONFIRM_ACTIONS", "[\"notes.*\"]", 1);      //  read by the ufo-host started here
+    int started = hfx_start ("host_mcp.json", extra, 0);
+    unsetenv ("UFO_DESKTOP__CONFIRM_ACTIONS");
+    REQUIRE (started == 0);
+    char fifo [600];
+    snprintf (fifo, sizeof fifo, "%s/confirm.fifo", afx_.broker.dir);
+    unlink (fifo);
+    REQUIRE (mkfifo (fifo, 0600) == 0);
+    int keep = open (fifo, O_RDWR);        //  a writer that never writes: the prompt waits
+    REQUIRE (keep >= 0);
+    hfx_stdin = fifo;
+    s_sigint_at = 0;
+    const char *args [] = { "Add a note saying hello", "--device", "t0", "--task", "confirm-cancel", "--interactive",
+                            NULL };
+    int rc = hfx_run (args, NULL, s_interrupt_at_confirmation);
+    hfx_stdin = NULL;
+    close (keep);
+    unlink (fifo);
+    int64_t took = ufo_time_mono_ms () - s_sigint_at;
+    REQUIRE (s_sigint_at > 0);
+    CHECK_INT (rc, 1);
+    fprintf (stderr, "  tool confirmation: Ctrl-C to the end of the run: %" PRId64 " ms (bound %d ms)\n", took,
+             S_BOUND_MS);
+    CHECK (took < S_BOUND_MS);
+    char path [600];
+    snprintf (path, sizeof path, "%s/logs/confirm-cancel/session.json", afx_.broker.dir);
+    ufo_value_t *session = ufo_json_parse_file (path, NULL, NULL);
+    CHECK_STR (ufo_value_map_str (session, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (session, "error", ""), "cancelled");
+    ufo_value_destroy (&session);
+    snprintf (path, sizeof path, "%s/logs/confirm-cancel/response.log", afx_.broker.dir);
+    ufo_value_t *lines = afx_lines (path);
+    REQUIRE (ufo_value_size (lines) == 1);
+    const ufo_value_t *step = ufo_value_list_at (lines, 0);
+    CHECK_STR (ufo_value_map_str (step, "ActionType", ""), "MCP");
+    CHECK_STR (ufo_value_map_str (step, "UserConfirm", ""), "no");
+    char *all = ufo_json_dump (lines, UFO_JSON_COMPACT, NULL);
+    CHECK (!strstr (all, "called good with"));      //  the tool never ran
+    free (all);
+    ufo_value_destroy (&lines);
+    ufo_value_t *host = hfx_llm_lines ("HostAgent");
+    CHECK_INT (ufo_value_size (host), 1);
+    ufo_value_destroy (&host);
+    hfx_stop_all ();
+}
+
 //  No AppAgent when the HostAgent assigns the subtask: it waits (grace 60 s here) and the
 //  worker started meanwhile ends the wait with its worker.ready, long before the grace is over.
 static int64_t s_app_started_at;
@@ -318,6 +398,7 @@ main (void)
     S_CASE (test_cancel_during_dripping_llm_reply);
     S_CASE (test_cancel_during_slow_board_call);
     S_CASE (test_worker_ready_ends_the_wait);
+    S_CASE (test_cancel_during_tool_confirmation);
     hfx_stop_all ();
     afx_teardown ();
     return UFO_TEST_END ();
