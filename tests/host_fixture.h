@@ -109,6 +109,23 @@ hfx_start (const char *script, const char *extra, int apps)
     return 0;
 }
 
+//  hfx_start with the scripted model host_mcp.json and one MCP server for the HostAgent,
+//  "notes" (node tests/mcp/scripted_server.js schema); confirm_actions (JSON, NULL: none) is
+//  the desktop.confirm_actions of the ufo-host started. 0 when started.
+static inline int
+hfx_start_host_mcp (const char *confirm_actions)
+{
+    char extra [1200];
+    snprintf (extra, sizeof extra, "\"MCP_TOOL_TIMEOUT\": 20, \"MCP_SERVERS\": {\"HOST_AGENT\": {\"*\": [{\"name\": "
+              "\"notes\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"schema\"]}]}}",
+              getenv ("UFO_SOURCE_DIR"));
+    if (confirm_actions)
+        setenv ("UFO_DESKTOP__CONFIRM_ACTIONS", confirm_actions, 1);    //  read by the ufo-host started here
+    int rc = hfx_start ("host_mcp.json", extra, 0);
+    unsetenv ("UFO_DESKTOP__CONFIRM_ACTIONS");
+    return rc;
+}
+
 //  Fails the case when a process wrote a sanitizer report (sanitizer builds) into its log.
 static void
 hfx_check_sanitizers (void)

@@ -284,14 +284,7 @@ s_interrupt_at_confirmation (void)
 
 UFO_TEST (test_cancel_during_tool_confirmation)
 {
-    char extra [1200];
-    snprintf (extra, sizeof extra, "\"MCP_TOOL_TIMEOUT\": 20, \"MCP_SERVERS\": {\"HOST_AGENT\": {\"*\": [{\"name\": "
-              "\"notes\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"schema\"]}]}}",
-              getenv ("UFO_SOURCE_DIR"));
-    setenv ("UFO_DESKTOP__CONFIRM_ACTIONS", "[\"notes.*\"]", 1);      //  read by the ufo-host started here
-    int started = hfx_start ("host_mcp.json", extra, 0);
-    unsetenv ("UFO_DESKTOP__CONFIRM_ACTIONS");
-    REQUIRE (started == 0);
+    REQUIRE (hfx_start_host_mcp ("[\"notes.*\"]") == 0);
     char fifo [600];
     snprintf (fifo, sizeof fifo, "%s/confirm.fifo", afx_.broker.dir);
     unlink (fifo);
@@ -320,7 +313,12 @@ UFO_TEST (test_cancel_during_tool_confirmation)
     ufo_value_destroy (&session);
     snprintf (path, sizeof path, "%s/logs/confirm-cancel/response.log", afx_.broker.dir);
     ufo_value_t *lines = afx_lines (path);
-    REQUIRE (ufo_value_size (lines) == 1);
+    REQUIRE (ufo_value_size (lines) >= 1);
+    //  when ufo run's "no" came before its cancel, the next step started and the cancel ended
+    //  it before its model call
+    CHECK (ufo_value_size (lines) <= 2);
+    if (ufo_value_size (lines) == 2)
+        CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (lines, 1), "error", ""), "cancelled");
     const ufo_value_t *step = ufo_value_list_at (lines, 0);
     CHECK_STR (ufo_value_map_str (step, "ActionType", ""), "MCP");
     CHECK_STR (ufo_value_map_str (step, "UserConfirm", ""), "no");

@@ -885,11 +885,7 @@ UFO_TEST (test_app_worker_killed_resumes)
 //  the result is the step's result and the next prompt's tip (quoted in the final Comment).
 UFO_TEST (test_host_mcp_tools)
 {
-    char extra [1200];
-    snprintf (extra, sizeof extra, "\"MCP_TOOL_TIMEOUT\": 20, \"MCP_SERVERS\": {\"HOST_AGENT\": {\"*\": [{\"name\": "
-              "\"notes\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"schema\"]}]}}",
-              getenv ("UFO_SOURCE_DIR"));
-    REQUIRE (hfx_start ("host_mcp.json", extra, 0) == 0);
+    REQUIRE (hfx_start_host_mcp (NULL) == 0);
     const char *args [] = { "Add a note saying hello", "--device", "t0", "--task", "host-mcp", "--yes", NULL };
     CHECK_INT (hfx_run (args, NULL, NULL), 0);
     REQUIRE (hfx_.result);
@@ -921,14 +917,7 @@ UFO_TEST (test_host_mcp_tools)
 //  no; the tool is not called, the refusal is the step's result and the next prompt's tip.
 UFO_TEST (test_host_mcp_confirm)
 {
-    char extra [1200];
-    snprintf (extra, sizeof extra, "\"MCP_TOOL_TIMEOUT\": 20, \"MCP_SERVERS\": {\"HOST_AGENT\": {\"*\": [{\"name\": "
-              "\"notes\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"schema\"]}]}}",
-              getenv ("UFO_SOURCE_DIR"));
-    setenv ("UFO_DESKTOP__CONFIRM_ACTIONS", "[\"notes.*\"]", 1);      //  read by the ufo-host started here
-    int rc = hfx_start ("host_mcp.json", extra, 0);
-    unsetenv ("UFO_DESKTOP__CONFIRM_ACTIONS");
-    REQUIRE (rc == 0);
+    REQUIRE (hfx_start_host_mcp ("[\"notes.*\"]") == 0);
     const char *args [] = { "Add a note saying hello", "--device", "t0", "--task", "host-mcp-confirm", "--interactive", NULL };
     hfx_run (args, "n\n", NULL);
     REQUIRE (hfx_.result);
