@@ -48,6 +48,7 @@ typedef struct {
     bool cancel_at_ask;             //  the session is cancelled while the next model call is in flight
     bool cancel_at_task;            //  ... while the next subtask runs
     bool cancel_at_user;            //  ... while the next question waits for the user
+    bool cancel_with_answer;        //  ... just as the user's answer to the next question comes
     bool cancelled;
 } fake_t;
 
@@ -268,6 +269,10 @@ f_ask_user (void *arg, ufo_value_t **event_p)
         f->cancel_at_user = false;
         f->cancelled = true;
         ufo_value_destroy (&reply);         //  no answer comes
+    }
+    if (f->cancel_with_answer) {
+        f->cancel_with_answer = false;
+        f->cancelled = true;                //  the answer comes, and the cancel right after it
     }
     f_later (f)->value = reply;
 }
@@ -1219,6 +1224,28 @@ UFO_TEST (test_mcp_confirm_cancelled)
     CHECK_STR (ufo_value_map_str (step, "Model", "?"), "fake/model");
     CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (step, "ActionSuccess"), 0), "error", ""),
                     "did not confirm");
+    ufo_value_destroy (&lines);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+
+    //  confirmed, but the cancel came with the answer: the tool is not started either
+    s_fake_init (&f, replies, 2);
+    f.confirm = "yes";
+    f.cancel_with_answer = true;
+    s_with_mcp = true;
+    s_confirm_actions = "[\"notes.*\"]";
+    result = s_run (&f, "confirm-cancel-2", "[\"Add a note saying hello\"]", NULL, 50, 1, true);
+    s_with_mcp = false;
+    s_confirm_actions = NULL;
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK (!f.mcp_calls);
+    CHECK_INT (f.asked, 1);
+    lines = s_read_lines ("confirm-cancel-2", "response.log");
+    REQUIRE (ufo_value_size (lines) == 1);
+    step = ufo_value_list_at (lines, 0);
+    CHECK_STR (ufo_value_map_str (step, "UserConfirm", "?"), "yes");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (step, "ActionSuccess"), 0), "error", ""),
+                    "the session was cancelled before notes.add_note was called");
     ufo_value_destroy (&lines);
     ufo_value_destroy (&result);
     s_fake_free (&f);
