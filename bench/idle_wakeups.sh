@@ -26,7 +26,7 @@ E=$("$(dirname "$0")/../scripts/desktop-session" start) && eval "$E" && DS=${UFO
   --bus "ipc://$T/run/bus" > "$T/broker.log" 2>&1 & pids="$pids $!"
 for _ in $(seq 1 200); do [ -S "$T/run/cmd" ] && break; sleep 0.05; done
 EP="ipc://$T/run/cmd"
-"$BUILD/host_agent/ufo-host" --broker "$EP" --device idle > "$T/host.log" 2>&1 & host=$!
+"$BUILD/host_agent/ufo-host" --broker "$EP" --bus "ipc://$T/run/bus" --device idle > "$T/host.log" 2>&1 & host=$!
 "$BUILD/app_agent/ufo-app" --broker "$EP" --device idle --app idle-app > "$T/app.log" 2>&1 & app=$!
 "$BUILD/eval_agent/ufo-eval" --broker "$EP" > "$T/eval.log" 2>&1 & eval=$!
 pids="$host $app $eval $pids"

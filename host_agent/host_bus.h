@@ -1,6 +1,7 @@
 /*  host_bus.h - ufo-host's connections: the worker of service "host" for a device, the
-    task submitter (subtasks, evaluations), the blackboard client, the desktop and the
-    LLM client, and the one loop that serves them all while a session runs. */
+    task submitter (subtasks, evaluations), the blackboard client and its bus subscription
+    (worker.ready events), the desktop and the LLM client, and the one loop that serves
+    them all and drives the session's step-driven machine (host_session.h). */
 #ifndef HOST_BUS_H_INCLUDED
 #define HOST_BUS_H_INCLUDED
 
@@ -12,6 +13,8 @@ typedef struct _host_bus_t host_bus_t;
 
 typedef struct {
     const char *endpoint;       //  broker command endpoint ("" = default ipc endpoint)
+    const char *bus_endpoint;   //  broker bus endpoint ("" = default ipc endpoint), NULL = none:
+                                //  worker.ready is not listened for (dispatch.state is asked)
     const char *device;         //  device id (required)
     const char *name;           //  worker name for the monitor, NULL = default
     const char *llm_mode;       //  --llm-mode, NULL = configuration

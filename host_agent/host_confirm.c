@@ -6,7 +6,7 @@
 #include "host_confirm.h"
 
 const char *
-host_confirm_tool (host_t *self, const char *tool, const ufo_value_t *args)
+host_confirm_start (host_t *self, const char *tool, const ufo_value_t *args, host_phase_t then)
 {
     const host_session_config_t *cfg = self->cfg;
     const char *hit = ufo_policy_match (cfg->confirm_actions, tool);
@@ -17,6 +17,11 @@ host_confirm_tool (host_t *self, const char *tool, const ufo_value_t *args)
     const char *policy = cfg->confirm_policy && *cfg->confirm_policy ? cfg->confirm_policy : "ask";
     const char *answer = !strcmp (policy, "yes") ? "yes" : !strcmp (policy, "no") ? "no"
                        : !cfg->interactive ? (cfg->auto_confirm ? "yes" : "no") : NULL;
+    if (!answer && self->ops->cancelled (self->ops->arg)) {
+        //  nobody is asked for a session that is winding down
+        ufo_info ("HostAgent: confirmation of %s refused: the session was cancelled (%s)", tool, why);
+        return "no";
+    }
     ufo_value_t *ev = ufo_value_new_map ();
     ufo_value_map_set_str (ev, "kind", "confirm");
     ufo_value_map_set (ev, "qid", &(ufo_value_t *) { ufo_value_new_stringf ("%s-hc%" PRId64, cfg->session, self->step) });
@@ -40,13 +45,20 @@ host_confirm_tool (host_t *self, const char *tool, const ufo_value_t *args)
         ufo_value_destroy (&ev);
         return answer;
     }
-    ufo_value_t *reply = self->ops->ask_user (self->ops->arg, &ev);
-    ufo_value_destroy (&ev);
+    //  the user answers later: the machine waits in phase then (a cancel ends it without one)
+    host_start (self, then);
+    self->ops->ask_user (self->ops->arg, &ev);
+    return NULL;
+}
+
+const char *
+host_confirm_answer (host_t *self, const char *tool)
+{
+    const ufo_value_t *reply = host_reply (self)->value;
     const ufo_value_t *c = ufo_value_map_get (reply, "confirm");
-    answer = ufo_value_type (c) == UFO_TBOOL && ufo_value_bool (c) ? "yes" : "no";
+    const char *answer = ufo_value_type (c) == UFO_TBOOL && ufo_value_bool (c) ? "yes" : "no";
     ufo_info ("HostAgent: the user answered '%s' to the confirmation of %s%s", answer, tool,
               reply ? "" : " (no answer came)");
-    ufo_value_destroy (&reply);
     return answer;
 }
 

@@ -7,7 +7,12 @@
       PENDING   the Questions go to the user              -> CONTINUE
       FINISH, FAIL, ERROR                                  -> the round ends
     MAX_STEP bounds the steps of the whole session (HostAgent and AppAgent steps); a round
-    cut by it ends in FAIL. An ERROR round ends the session. */
+    cut by it ends in FAIL. An ERROR round ends the session.
+
+    The machine is step-driven (host_session.h): each phase (host_int.h) does its local work
+    and either goes on to the next phase or starts one operation through host_ops_t and
+    waits, without blocking, for host_session_done; host_session_advance runs phases until
+    one waits or the session has ended. */
 #include "ufo_prelude.h"
 #include "ufo_buf.h"
 #include "ufo_clock.h"
@@ -17,8 +22,6 @@
 #include "ufo_tasklog.h"
 #include "ufo_value.h"
 #include "host_int.h"
-
-#define S_PLACEHOLDER "no answer available, proceed"
 
 static void
 s_emit_cost (host_t *self)
@@ -35,54 +38,59 @@ s_emit_cost (host_t *self)
     self->ops->progress (self->ops->arg, &event);
 }
 
-//  Cost seen from a running task (its "cost" progress events are cumulative per task).
-typedef struct {
-    host_t *host;
-    double dollars;
-    int64_t prompt, completion;
-} s_task_cost_t;
-
+//  Cost seen from the running task (its "cost" progress events are cumulative per task).
 static void
-s_task_cost_update (s_task_cost_t *tc, double dollars, int64_t prompt, int64_t completion)
+s_task_cost_update (host_t *self, double dollars, int64_t prompt, int64_t completion)
 {
-    if (dollars < tc->dollars)
-        dollars = tc->dollars;
-    if (prompt < tc->prompt)
-        prompt = tc->prompt;
-    if (completion < tc->completion)
-        completion = tc->completion;
-    if (dollars == tc->dollars && prompt == tc->prompt && completion == tc->completion)
+    if (dollars < self->tc_dollars)
+        dollars = self->tc_dollars;
+    if (prompt < self->tc_prompt)
+        prompt = self->tc_prompt;
+    if (completion < self->tc_completion)
+        completion = self->tc_completion;
+    if (dollars == self->tc_dollars && prompt == self->tc_prompt && completion == self->tc_completion)
         return;
-    ufo_cost_add (&tc->host->cost, dollars - tc->dollars, prompt - tc->prompt, completion - tc->completion);
-    tc->dollars = dollars;
-    tc->prompt = prompt;
-    tc->completion = completion;
-    s_emit_cost (tc->host);
+    ufo_cost_add (&self->cost, dollars - self->tc_dollars, prompt - self->tc_prompt,
+                  completion - self->tc_completion);
+    self->tc_dollars = dollars;
+    self->tc_prompt = prompt;
+    self->tc_completion = completion;
+    s_emit_cost (self);
 }
 
 static void
 s_on_progress (const ufo_value_t *event, void *arg)
 {
-    s_task_cost_t *tc = (s_task_cost_t *) arg;
+    host_t *self = (host_t *) arg;
     if (strcmp (ufo_value_map_str (event, "kind", ""), "cost") != 0)
         return;
     const ufo_value_t *tokens = ufo_value_map_get (event, "tokens");
-    s_task_cost_update (tc, ufo_value_map_float (event, "session", 0),
+    s_task_cost_update (self, ufo_value_map_float (event, "session", 0),
                         ufo_value_map_int (tokens, "prompt", 0), ufo_value_map_int (tokens, "completion", 0));
 }
 
 //  A task result's "cost" ({"total" | "session", "prompt_tokens", "completion_tokens"}).
 static void
-s_task_cost_final (s_task_cost_t *tc, const ufo_value_t *result)
+s_task_cost_final (host_t *self, const ufo_value_t *result)
 {
     const ufo_value_t *cost = ufo_value_map_get (result, "cost");
     double dollars = ufo_value_map_float (cost, "total", ufo_value_map_float (cost, "session", 0));
-    s_task_cost_update (tc, dollars, ufo_value_map_int (cost, "prompt_tokens", 0),
+    s_task_cost_update (self, dollars, ufo_value_map_int (cost, "prompt_tokens", 0),
                         ufo_value_map_int (cost, "completion_tokens", 0));
 }
 
-static ufo_value_t *
-s_str_list (const ufo_value_t *list)
+//  Starts a task (the body in self->body) on self->service; its reply goes to phase then.
+static void
+s_start_task (host_t *self, host_phase_t then)
+{
+    self->tc_dollars = 0;
+    self->tc_prompt = self->tc_completion = 0;
+    host_start (self, then);
+    self->ops->run_task (self->ops->arg, self->service, &self->body, s_on_progress, self);
+}
+
+ufo_value_t *
+host_str_list (const ufo_value_t *list)
 {
     ufo_value_t *out = ufo_value_new_list ();
     for (size_t i = 0; i < ufo_value_size (list); i++)
@@ -91,8 +99,10 @@ s_str_list (const ufo_value_t *list)
     return out;
 }
 
-//  ASSIGN: the subtask goes to app:<application> on this device.
-static host_state_t
+//  ASSIGN: the subtask goes to app:<application> on this device. HP_ASSIGN builds its body
+//  and asks for demonstrations, HP_ASSIGN_DEMO adds them and asks whether a worker serves
+//  the application, HP_ASSIGN_WORKER submits it, HP_ASSIGN_DONE takes its result.
+static void
 s_assign (host_t *self)
 {
     const host_session_config_t *cfg = self->cfg;
@@ -105,14 +115,28 @@ s_assign (host_t *self)
     ufo_value_map_set_int (body, "subtask_index", self->subtask_index);
     ufo_value_map_set_str (body, "subtask", self->subtask);
     ufo_value_map_set_str (body, "request", self->request);
-    ufo_value_map_set (body, "tips", &(ufo_value_t *) { s_str_list (self->messages) });
+    ufo_value_map_set (body, "tips", &(ufo_value_t *) { host_str_list (self->messages) });
     if (self->experience)
         ufo_value_map_set_copy (body, "experience_examples", self->experience);
     if (self->online)
         ufo_value_map_set_copy (body, "online_docs", self->online);
-    ufo_value_t *demonstrations = host_demonstration_find (self);
-    if (demonstrations)
-        ufo_value_map_set (body, "demonstration_examples", &demonstrations);
+    ufo_value_destroy (&self->body);
+    self->body = body;
+    snprintf (self->service, sizeof self->service, "app:%s", self->application);
+    if (host_demonstration_start_find (self))
+        return;
+    self->phase = HP_ASSIGN_DEMO;
+}
+
+static void
+s_assign_demo (host_t *self)
+{
+    const host_session_config_t *cfg = self->cfg;
+    if (cfg->rag_demonstration && self->ops->demonstration_find && self->subtask) {
+        ufo_value_t *demonstrations = host_found_take (self, "demonstrations not retrieved");
+        ufo_value_map_set (self->body, "demonstration_examples", &demonstrations);
+    }
+    ufo_value_t *body = self->body;
     ufo_value_map_set_copy (body, "previous_subtasks", self->previous);
     ufo_value_map_set_str (body, "application", self->application);
     ufo_value_map_set_copy (body, "window", self->window);
@@ -120,23 +144,53 @@ s_assign (host_t *self)
     ufo_value_map_set_int (body, "max_steps", cfg->max_step - self->step);
     ufo_value_map_set_bool (body, "interactive", cfg->interactive);
     ufo_value_map_set_bool (body, "auto_confirm", cfg->auto_confirm);
-    char service [256];
-    snprintf (service, sizeof service, "app:%s", self->application);
+    if (!self->ops->has_worker) {
+        self->phase = HP_ASSIGN_WORKER;
+        host_reply (self)->number = 1;
+        return;
+    }
+    host_start (self, HP_ASSIGN_WORKER);
+    self->ops->has_worker (self->ops->arg, self->service);
+}
 
-    ufo_error_t err = { 0 };
-    if (self->ops->has_worker && self->ops->has_worker (self->ops->arg, service, &err) == 0) {
+static void
+s_assign_worker (host_t *self)
+{
+    const host_session_config_t *cfg = self->cfg;
+    host_reply_t *reply = host_reply (self);
+    if (self->ops->cancelled (self->ops->arg)) {
+        ufo_value_destroy (&self->body);        //  not submitted; HP_STATE ends the round
+        self->subtask_index--;
+        self->state = HOST_CONTINUE;
+        self->phase = HP_STATE;
+        return;
+    }
+    if (reply->number == 0) {
         //  nobody would take the subtask: tell the model instead of waiting for the deadline
-        ufo_info ("host: session %s: no worker for %s: %s", cfg->session, service, err.message);
-        ufo_value_destroy (&body);
+        ufo_info ("host: session %s: no worker for %s: %s", cfg->session, self->service, reply->err.message);
+        ufo_value_destroy (&self->body);
         self->subtask_index--;
         ufo_value_list_push (self->tips, &(ufo_value_t *) {
             ufo_value_new_stringf ("no AppAgent serves %s; pick another application or launch it with Bash "
                                    "(the subtask \"%s\" was not started)", self->application, self->subtask) });
-        return HOST_CONTINUE;
+        self->state = HOST_CONTINUE;
+        self->phase = HP_STATE;
+        return;
     }
     self->last_xid = ufo_value_map_int (self->window, "xid", 0);
-    s_task_cost_t tc = { .host = self };
-    ufo_value_t *result = self->ops->run_task (self->ops->arg, service, &body, s_on_progress, &tc, &err);
+    s_start_task (self, HP_ASSIGN_DONE);
+}
+
+static void
+s_assign_done (host_t *self)
+{
+    const host_session_config_t *cfg = self->cfg;
+    host_reply_t *reply = host_reply (self);
+    ufo_value_t *result = reply->value;
+    reply->value = NULL;
+    ufo_error_t err = reply->err;
+    const char *service = self->service;
+    self->phase = HP_STATE;
     if (!result && !self->ops->cancelled (self->ops->arg)) {
         //  the subtask could not run (refused, no worker in time, lost): the model decides
         ufo_info ("host: session %s: subtask on %s did not run: %s", cfg->session, service, err.message);
@@ -145,7 +199,8 @@ s_assign (host_t *self)
             ufo_value_new_stringf ("The subtask \"%s\" could not run on %s (%s); pick another application, "
                                    "launch it with Bash, or end the round.", self->subtask, self->application,
                                    err.message) });
-        return HOST_CONTINUE;
+        self->state = HOST_CONTINUE;
+        return;
     }
     //  a copy: result is destroyed before the status is used
     char status [8] = "ERROR";
@@ -153,7 +208,7 @@ s_assign (host_t *self)
     if (!result)
         snprintf (reason, sizeof reason, "subtask on %s: %s", service, err.message);
     else {
-        s_task_cost_final (&tc, result);
+        s_task_cost_final (self, result);
         const char *st = ufo_value_map_str (result, "status", "ERROR");
         if (!strcmp (st, "FINISH") || !strcmp (st, "FAIL"))
             snprintf (status, sizeof status, "%s", st);
@@ -178,7 +233,7 @@ s_assign (host_t *self)
     ufo_value_map_set_str (item, "Application", self->application);
     ufo_value_map_set_str (item, "SubtaskStatus", status);
     if (result) {
-        ufo_value_map_set (item, "Results", &(ufo_value_t *) { s_str_list (ufo_value_map_get (result, "results")) });
+        ufo_value_map_set (item, "Results", &(ufo_value_t *) { host_str_list (ufo_value_map_get (result, "results")) });
         ufo_value_map_set_str (item, "Comment", ufo_value_map_str (result, "comment", ""));
     }
     if (*reason)
@@ -191,72 +246,33 @@ s_assign (host_t *self)
     ufo_value_destroy (&result);
 
     if (strcmp (status, "FINISH") == 0) {
+        self->state = HOST_CONTINUE;
         if (cfg->plan && self->round == 0 && ufo_value_size (cfg->plan) > 0) {
             self->follow_index++;
             if (self->follow_index >= (int64_t) ufo_value_size (cfg->plan))
-                return HOST_FINISH;         //  follower: the whole plan is done
+                self->state = HOST_FINISH;      //  follower: the whole plan is done
         }
-        return HOST_CONTINUE;
+        return;
     }
-    if (strcmp (status, "FAIL") == 0)
-        return HOST_FAIL;
+    if (strcmp (status, "FAIL") == 0) {
+        self->state = HOST_FAIL;
+        return;
+    }
     snprintf (self->error, sizeof self->error, "%s", reason);
-    return HOST_ERROR;
-}
-
-//  PENDING: the HostAgent's Questions go to the user (or get the placeholder answer); each
-//  pair goes to the blackboard and into the next prompt. Called by the step that said PENDING,
-//  so its response.log record carries the answers.
-ufo_value_t *
-host_pending_ask (host_t *self, const ufo_value_t *questions)
-{
-    ufo_value_t *answers = NULL, *given = ufo_value_new_list ();
-    if (self->cfg->interactive && ufo_value_size (questions) > 0) {
-        ufo_value_t *event = ufo_value_new_map ();
-        ufo_value_map_set_str (event, "kind", "question");
-        ufo_value_map_set (event, "qid", &(ufo_value_t *) {
-            ufo_value_new_stringf ("%s-host-%" PRId64, self->cfg->session, self->step) });
-        ufo_value_map_set_str (event, "from", "HostAgent");
-        ufo_value_map_set (event, "questions", &(ufo_value_t *) { s_str_list (questions) });
-        ufo_value_t *reply = self->ops->ask_user (self->ops->arg, &event);
-        if (reply)
-            answers = s_str_list (ufo_value_map_get (reply, "answers"));
-        ufo_value_destroy (&reply);
-    }
-    for (size_t i = 0; i < ufo_value_size (questions); i++) {
-        const char *q = ufo_value_str (ufo_value_list_at (questions, i));
-        if (!q)
-            continue;
-        const char *a = ufo_value_str (ufo_value_list_at (answers, i));
-        if (!a || !*a)
-            a = S_PLACEHOLDER;
-        ufo_value_t *qa = ufo_value_new_map ();
-        ufo_value_map_set_str (qa, "question", q);
-        ufo_value_map_set_str (qa, "answer", a);
-        ufo_error_t err = { 0 };
-        if (self->ops->board_add (self->ops->arg, "questions", &qa, &err) != 0)
-            ufo_warn ("host: question not on the blackboard: %s", err.message);
-        ufo_value_list_push (self->tips, &(ufo_value_t *) {
-            ufo_value_new_stringf ("You asked the user: \"%s\" The answer: \"%s\"", q, a) });
-        ufo_value_list_push_str (given, a);
-    }
-    ufo_value_destroy (&answers);
-    return given;
+    self->state = HOST_ERROR;
 }
 
 //  A re-delivered session's evaluation that an earlier attempt already made: the item
 //  ufo-eval put into the board's requests ({"evaluation_session": {...}} or
 //  {"evaluation_round_<r>": {...}}), copied (caller owns); NULL if there is none.
 static ufo_value_t *
-s_evaluation_on_board (host_t *self, const char *level)
+s_evaluation_on_board (host_t *self, const ufo_value_t *board, const char *level)
 {
     char key [64];
     if (strcmp (level, "round") == 0)
         snprintf (key, sizeof key, "evaluation_round_%" PRId64, self->round);
     else
         snprintf (key, sizeof key, "evaluation_session");
-    ufo_error_t err = { 0 };
-    ufo_value_t *board = self->ops->board_get (self->ops->arg, &err);
     const ufo_value_t *requests = ufo_value_map_get (board, "requests");
     ufo_value_t *found = NULL;
     for (size_t i = 0; i < ufo_value_size (requests) && !found; i++) {
@@ -264,31 +280,65 @@ s_evaluation_on_board (host_t *self, const char *level)
         if (ufo_value_type (inner) == UFO_TMAP)
             found = ufo_value_dup (inner);
     }
-    ufo_value_destroy (&board);
     return found;
 }
 
-//  Asks the EvaluationAgent; returns its result (caller owns) or NULL. Idempotent per
-//  session + level + round: a re-delivered session reuses the evaluation an earlier attempt
-//  left on the board, and the submission carries the idempotency key
-//  "eval:<session>:<level>:<round>" (host_bus.c), so an evaluation that attempt submitted and
-//  that is still running (or ended) is followed instead of being run again.
-static ufo_value_t *
-s_evaluate (host_t *self, const char *level)
+//  Asks the EvaluationAgent at level (self->eval_level), then goes to self->eval_then; a
+//  session-level result becomes self->evaluation. Idempotent per session + level + round: a
+//  re-delivered session reuses the evaluation an earlier attempt left on the board
+//  (HP_EVAL_BOARD), and the submission carries the idempotency key
+//  "eval:<session>:<level>:<round>" (host_bus.c), so an evaluation that attempt submitted
+//  and that is still running (or ended) is followed instead of being run again.
+static void
+s_evaluate (host_t *self, const char *level, host_phase_t then)
+{
+    self->eval_level = level;
+    self->eval_then = then;
+    if (self->cfg->resume) {
+        host_start (self, HP_EVAL_BOARD);
+        self->ops->board_get (self->ops->arg);
+    }
+    else
+        self->phase = HP_EVAL;
+}
+
+//  The evaluation's result (ownership taken): a progress event, and where it goes.
+static void
+s_evaluated (host_t *self, ufo_value_t *result)
+{
+    ufo_value_t *event = ufo_value_new_map ();
+    ufo_value_map_set_str (event, "kind", "evaluation");
+    ufo_value_map_set_str (event, "level", self->eval_level);
+    ufo_value_map_set_int (event, "round", self->round);
+    ufo_value_map_set_copy (event, "result", result);
+    self->ops->progress (self->ops->arg, &event);
+    if (strcmp (self->eval_level, "session") == 0) {
+        ufo_value_destroy (&self->evaluation);
+        self->evaluation = result;
+    }
+    else
+        ufo_value_destroy (&result);
+    self->phase = self->eval_then;
+}
+
+static void
+s_eval_board (host_t *self)
+{
+    ufo_value_t *result = s_evaluation_on_board (self, host_reply (self)->value, self->eval_level);
+    if (!result) {
+        self->phase = HP_EVAL;
+        return;
+    }
+    ufo_info ("host: session %s: the %s evaluation is already on the blackboard; not asked again",
+              self->cfg->session, self->eval_level);
+    s_evaluated (self, result);
+}
+
+static void
+s_eval_run (host_t *self)
 {
     const host_session_config_t *cfg = self->cfg;
-    ufo_value_t *result = cfg->resume ? s_evaluation_on_board (self, level) : NULL;
-    if (result) {
-        ufo_info ("host: session %s: the %s evaluation is already on the blackboard; not asked again",
-                  cfg->session, level);
-        ufo_value_t *event = ufo_value_new_map ();
-        ufo_value_map_set_str (event, "kind", "evaluation");
-        ufo_value_map_set_str (event, "level", level);
-        ufo_value_map_set_int (event, "round", self->round);
-        ufo_value_map_set_copy (event, "result", result);
-        self->ops->progress (self->ops->arg, &event);
-        return result;
-    }
+    const char *level = self->eval_level;
     ufo_value_t *body = ufo_value_new_map ();
     ufo_value_map_set_str (body, "session", cfg->session);
     ufo_value_map_set_str (body, "task", cfg->task);
@@ -302,46 +352,82 @@ s_evaluate (host_t *self, const char *level)
         ufo_value_list_push_str (requests, ufo_value_str (ufo_value_list_at (cfg->requests, (size_t) r)));
     ufo_value_map_set (body, "requests", &requests);
     ufo_value_map_set_bool (body, "all_screenshots", cfg->eva_all_screenshots);
-    s_task_cost_t tc = { .host = self };
-    ufo_error_t err = { 0 };
-    result = self->ops->run_task (self->ops->arg, "eval", &body, s_on_progress, &tc, &err);
-    if (!result) {
-        ufo_warn ("host: %s evaluation failed: %s", level, err.message);
-        return NULL;
-    }
-    s_task_cost_final (&tc, result);
-    ufo_value_t *event = ufo_value_new_map ();
-    ufo_value_map_set_str (event, "kind", "evaluation");
-    ufo_value_map_set_str (event, "level", level);
-    ufo_value_map_set_int (event, "round", self->round);
-    ufo_value_map_set_copy (event, "result", result);
-    self->ops->progress (self->ops->arg, &event);
-    return result;
+    ufo_value_destroy (&self->body);
+    self->body = body;
+    snprintf (self->service, sizeof self->service, "eval");
+    s_start_task (self, HP_EVAL_DONE);
 }
 
 static void
-s_round_end (host_t *self, host_state_t state)
+s_eval_done (host_t *self)
+{
+    host_reply_t *reply = host_reply (self);
+    ufo_value_t *result = reply->value;
+    reply->value = NULL;
+    if (!result) {
+        ufo_warn ("host: %s evaluation failed: %s", self->eval_level, reply->err.message);
+        self->phase = self->eval_then;
+        return;
+    }
+    s_task_cost_final (self, result);
+    s_evaluated (self, result);
+}
+
+//  Round end: request_<r> (and its status) on the board, the final snapshot, the round's
+//  evaluation (EVA_ROUND).
+static void
+s_round_end (host_t *self)
 {
     char key [48];
     snprintf (key, sizeof key, "request_%" PRId64, self->round);
     ufo_value_t *item = ufo_value_new_map ();
     ufo_value_map_set_str (item, key, self->request);
-    ufo_value_map_set_str (item, "status", host_state_name (state));    //  restored on resume
-    ufo_error_t err = { 0 };
-    if (self->ops->board_add (self->ops->arg, "requests", &item, &err) != 0)
-        ufo_warn ("host: %s not on the blackboard: %s", key, err.message);
+    ufo_value_map_set_str (item, "status", host_state_name (self->state));     //  restored on resume
+    host_start (self, HP_ROUND_SNAP);
+    self->ops->board_add (self->ops->arg, "requests", &item);
+}
+
+static void
+s_round_snapshot (host_t *self, int64_t xid, host_phase_t then)
+{
     char name [64], path [4096];
     snprintf (name, sizeof name, "action_round_%" PRId64 "_final.png", self->round);
     ufo_tasklog_path (self->log, name, path, sizeof path);
-    if (self->ops->snapshot (self->ops->arg, self->last_xid, path, &err) != 0
-    &&  (self->last_xid == 0 || self->ops->snapshot (self->ops->arg, 0, path, &err) != 0))
-        ufo_warn ("host: %s: %s", name, err.message);
+    host_start (self, then);
+    self->ops->snapshot (self->ops->arg, xid, path);
+}
+
+static void
+s_round_snap (host_t *self)
+{
+    host_reply_t *reply = host_reply (self);
+    if (reply->number != 0)
+        ufo_warn ("host: request_%" PRId64 " not on the blackboard: %s", self->round, reply->err.message);
+    s_round_snapshot (self, self->last_xid, HP_ROUND_SNAP_AGAIN);
+}
+
+static void
+s_round_snap_again (host_t *self)
+{
+    //  the subtask's window may be gone: the screen instead
+    if (host_reply (self)->number != 0 && self->last_xid != 0)
+        s_round_snapshot (self, 0, HP_ROUND_SNAP_DONE);
+    else
+        self->phase = HP_ROUND_SNAP_DONE;
+}
+
+static void
+s_round_snap_done (host_t *self)
+{
+    host_reply_t *reply = host_reply (self);
+    if (reply->number != 0)
+        ufo_warn ("host: action_round_%" PRId64 "_final.png: %s", self->round, reply->err.message);
     ufo_info ("host: session %s round %" PRId64 " ended in %s after %" PRId64 " steps", self->cfg->session,
-              self->round, host_state_name (state), self->round_step);
-    if (self->cfg->eva_round && !self->ops->cancelled (self->ops->arg)) {
-        ufo_value_t *eval = s_evaluate (self, "round");
-        ufo_value_destroy (&eval);
-    }
+              self->round, host_state_name (self->state), self->round_step);
+    if (self->cfg->eva_round && !self->ops->cancelled (self->ops->arg))
+        s_evaluate (self, "round", HP_ROUND_NEXT);
+    else
+        self->phase = HP_ROUND_NEXT;
 }
 
 static void
@@ -360,6 +446,10 @@ s_host_free (host_t *self)
     ufo_value_destroy (&self->online);
     free (self->subtask);
     free (self->application);
+    ufo_value_destroy (&self->body);
+    ufo_value_destroy (&self->board);
+    ufo_value_destroy (&self->result);
+    host_step_clear (self);
     ufo_tasklog_destroy (&self->log);
 }
 
@@ -387,10 +477,8 @@ s_result (host_t *self, const char *status, int64_t rounds)
 //  the steps and cost already logged counted again (the earlier attempt's response.log) and
 //  the outcome of the rounds already ended (their "status" on the board) into *fail_p / *error_p.
 static size_t
-s_resume_point (host_t *self, bool *fail_p, bool *error_p)
+s_resume_point (host_t *self, const ufo_value_t *board, bool *fail_p, bool *error_p)
 {
-    ufo_error_t err = { 0 };
-    ufo_value_t *board = self->ops->board_get (self->ops->arg, &err);
     const ufo_value_t *requests = ufo_value_map_get (board, "requests");
     size_t first = 0;
     for (bool found = true; found; ) {
@@ -412,7 +500,6 @@ s_resume_point (host_t *self, bool *fail_p, bool *error_p)
         if (found)
             first++;
     }
-    ufo_value_destroy (&board);
     ufo_value_t *lines = ufo_tasklog_read_lines (self->log, "response.log");
     for (size_t i = 0; i < ufo_value_size (lines); i++) {
         const ufo_value_t *l = ufo_value_list_at (lines, i);
@@ -506,105 +593,295 @@ s_resume_round (host_t *self)
     ufo_value_destroy (&lines);
 }
 
-ufo_value_t *
-host_session_run (const host_session_config_t *cfg, const host_ops_t *ops)
+//  HP_OPEN: the logs, request.json, the resume point's board.
+static void
+s_open (host_t *self)
 {
-    host_t self = { .cfg = cfg, .ops = ops };
-    self.started_us = ufo_time_now_us ();
-    ufo_time_iso (self.started);
-    self.memory = ufo_value_new_list ();
-    self.previous = ufo_value_new_list ();
-    self.plan = ufo_value_new_list ();
-    self.tips = ufo_value_new_list ();
+    const host_session_config_t *cfg = self->cfg;
     ufo_error_t err = { 0 };
-    self.log = ufo_tasklog_open (cfg->log_root, cfg->task, &err);
-    if (!self.log) {
-        snprintf (self.error, sizeof self.error, "logs: %s", err.message);
-        ufo_value_t *result = s_result (&self, "ERROR", 0);
-        s_host_free (&self);
-        return result;
+    self->log = ufo_tasklog_open (cfg->log_root, cfg->task, &err);
+    if (!self->log) {
+        snprintf (self->error, sizeof self->error, "logs: %s", err.message);
+        self->result = s_result (self, "ERROR", 0);
+        self->phase = HP_DONE;
+        return;
     }
     for (size_t i = 0; cfg->secrets && cfg->secrets [i]; i++)
-        ufo_tasklog_add_secret (self.log, cfg->secrets [i]);
-    host_logs_request (&self);
-
-    size_t nreq = ufo_value_size (cfg->requests);
-    bool any_fail = false, any_error = false;
-    if (cfg->max_round > 0 && nreq > (size_t) cfg->max_round) {
+        ufo_tasklog_add_secret (self->log, cfg->secrets [i]);
+    host_logs_request (self);
+    self->nreq = ufo_value_size (cfg->requests);
+    if (cfg->max_round > 0 && self->nreq > (size_t) cfg->max_round) {
         //  refused as a whole: running only some of the requests would look like success
-        snprintf (self.error, sizeof self.error, "%zu requests but MAX_ROUND is %" PRId64 "; the session was "
-                  "not run (send at most MAX_ROUND requests)", nreq, cfg->max_round);
-        ufo_warn ("host: session %s: %s", cfg->session, self.error);
-        any_fail = true;
-        nreq = 0;
+        snprintf (self->error, sizeof self->error, "%zu requests but MAX_ROUND is %" PRId64 "; the session was "
+                  "not run (send at most MAX_ROUND requests)", self->nreq, cfg->max_round);
+        ufo_warn ("host: session %s: %s", cfg->session, self->error);
+        self->any_fail = true;
+        self->nreq = 0;
     }
-    size_t first = cfg->resume && nreq ? s_resume_point (&self, &any_fail, &any_error) : 0;
-    int64_t rounds = (int64_t) (first < nreq ? first : nreq);
-    if (rounds > 0)
-        self.round = rounds - 1;
-    for (size_t r = first; r < nreq && !any_error && (r == first || self.step < cfg->max_step); r++) {
-        self.round = (int64_t) r;
-        self.request = ufo_value_str (ufo_value_list_at (cfg->requests, r));
-        if (!self.request)
-            self.request = "";
-        if (r > 0)
-            host_logs_request (&self);      //  rewritten at each round start (its "round")
-        ufo_cost_next_round (&self.cost);
-        ufo_value_destroy (&self.experience);
-        self.experience = host_experience_find (&self);
-        ufo_value_destroy (&self.online);
-        self.online = host_online_find (&self);
-        self.round_step = self.agent_step = 0;
-        self.subtask_index = -1;
-        self.follow_index = 0;
-        self.last_xid = 0;
-        ufo_value_clear (self.previous);
-        ufo_value_clear (self.plan);
-        if (cfg->resume && r == first)
-            s_resume_round (&self);
-        host_state_t state = HOST_CONTINUE;
-        rounds++;
-        while (state != HOST_FINISH && state != HOST_FAIL && state != HOST_ERROR) {
-            if (ops->cancelled (ops->arg)) {
-                snprintf (self.error, sizeof self.error, "session cancelled");
-                state = HOST_ERROR;
-                break;
-            }
-            if (self.step >= cfg->max_step) {
-                snprintf (self.error, sizeof self.error, "MAX_STEP (%" PRId64 ") reached in round %zu",
-                          cfg->max_step, r);
-                ufo_info ("host: %s", self.error);
-                state = HOST_FAIL;
-                break;
-            }
-            switch (state) {
-                case HOST_CONTINUE: state = host_step_run (&self); break;
-                case HOST_ASSIGN:   state = s_assign (&self); break;
-                case HOST_PENDING:  state = HOST_CONTINUE; break;      //  asked in the step
-                default:            break;
-            }
+    if (cfg->resume && self->nreq) {
+        host_start (self, HP_RESUME_POINT);
+        self->ops->board_get (self->ops->arg);
+    }
+    else
+        self->phase = HP_RESUME_POINT;
+}
+
+static void
+s_resume (host_t *self)
+{
+    if (self->cfg->resume && self->nreq) {
+        host_reply_t *reply = host_reply (self);
+        if (!reply->value)
+            ufo_warn ("host: session %s: the blackboard for resuming: %s", self->cfg->session, reply->err.message);
+        self->first = s_resume_point (self, reply->value, &self->any_fail, &self->any_error);
+    }
+    self->rounds = (int64_t) (self->first < self->nreq ? self->first : self->nreq);
+    if (self->rounds > 0)
+        self->round = self->rounds - 1;
+    self->r = self->first;
+    self->phase = HP_ROUND;
+}
+
+//  HP_ROUND: round r starts (or the rounds are over).
+static void
+s_round (host_t *self)
+{
+    const host_session_config_t *cfg = self->cfg;
+    size_t r = self->r;
+    if (!(r < self->nreq && !self->any_error && (r == self->first || self->step < cfg->max_step))) {
+        self->phase = HP_SESSION_END;
+        return;
+    }
+    self->round = (int64_t) r;
+    self->request = ufo_value_str (ufo_value_list_at (cfg->requests, r));
+    if (!self->request)
+        self->request = "";
+    if (r > 0)
+        host_logs_request (self);           //  rewritten at each round start (its "round")
+    ufo_cost_next_round (&self->cost);
+    ufo_value_destroy (&self->experience);
+    ufo_value_destroy (&self->online);
+    self->phase = HP_ROUND_EXPERIENCE;
+    host_experience_start_find (self);
+}
+
+static void
+s_round_experience (host_t *self)
+{
+    if (self->cfg->rag_experience && self->ops->experience_find) {
+        self->experience = host_found_take (self, "experience not retrieved");
+        ufo_info ("host: session %s round %" PRId64 ": %zu experience record(s) retrieved",
+                  self->cfg->session, self->round, ufo_value_size (self->experience));
+    }
+    self->phase = HP_ROUND_ONLINE;
+    host_online_start_find (self);
+}
+
+static void
+s_round_online (host_t *self)
+{
+    const host_session_config_t *cfg = self->cfg;
+    if (cfg->rag_online && self->ops->online_search)
+        self->online = host_found_take (self, "online search failed, going on without it");
+    self->round_step = self->agent_step = 0;
+    self->subtask_index = -1;
+    self->follow_index = 0;
+    self->last_xid = 0;
+    ufo_value_clear (self->previous);
+    ufo_value_clear (self->plan);
+    if (cfg->resume && self->r == self->first)
+        s_resume_round (self);
+    self->state = HOST_CONTINUE;
+    self->rounds++;
+    self->phase = HP_STATE;
+}
+
+//  HP_STATE: what the HostAgent state of the round leads to.
+static void
+s_state (host_t *self)
+{
+    const host_session_config_t *cfg = self->cfg;
+    host_state_t state = self->state;
+    if (state != HOST_FINISH && state != HOST_FAIL && state != HOST_ERROR) {
+        if (self->ops->cancelled (self->ops->arg)) {
+            snprintf (self->error, sizeof self->error, "session cancelled");
+            state = HOST_ERROR;
         }
-        any_fail |= state == HOST_FAIL;
-        any_error |= state == HOST_ERROR;
-        s_round_end (&self, state);
+        else if (self->step >= cfg->max_step) {
+            snprintf (self->error, sizeof self->error, "MAX_STEP (%" PRId64 ") reached in round %zu",
+                      cfg->max_step, self->r);
+            ufo_info ("host: %s", self->error);
+            state = HOST_FAIL;
+        }
     }
-    size_t next_round = (size_t) (self.round + 1);
-    if (!any_error && first < nreq && next_round < nreq && self.step >= cfg->max_step) {
+    self->state = state;
+    switch (state) {
+        case HOST_CONTINUE: self->phase = HP_STEP; break;
+        case HOST_ASSIGN:   self->phase = HP_ASSIGN; break;
+        case HOST_PENDING:  self->state = HOST_CONTINUE; break;        //  asked in the step
+        default:
+            self->any_fail |= state == HOST_FAIL;
+            self->any_error |= state == HOST_ERROR;
+            self->phase = HP_ROUND_END;
+            break;
+    }
+}
+
+//  HP_SESSION_END: rounds that never ran, the session's evaluation.
+static void
+s_session_end (host_t *self)
+{
+    const host_session_config_t *cfg = self->cfg;
+    size_t next_round = (size_t) (self->round + 1);
+    if (!self->any_error && self->first < self->nreq && next_round < self->nreq && self->step >= cfg->max_step) {
         //  rounds left that never ran: the session did not do what was asked
-        size_t len = strlen (self.error);
-        snprintf (self.error + len, sizeof self.error - len, "%sMAX_STEP reached before round %zu",
+        size_t len = strlen (self->error);
+        snprintf (self->error + len, sizeof self->error - len, "%sMAX_STEP reached before round %zu",
                   len ? "; " : "", next_round);
-        ufo_info ("host: session %s: %s", cfg->session, self.error);
-        any_fail = true;
+        ufo_info ("host: session %s: %s", cfg->session, self->error);
+        self->any_fail = true;
     }
-    const char *status = any_error ? "ERROR" : any_fail ? "FAIL" : "FINISH";
-    if (cfg->eva_session && !any_error && nreq > 0 && !ops->cancelled (ops->arg))
-        self.evaluation = s_evaluate (&self, "session");
-    ufo_value_t *board = ops->board_get (ops->arg, &err);
-    host_experience_save (&self, status, board);
-    host_logs_session_end (&self, status, board);
-    ufo_value_destroy (&board);
-    ufo_value_t *result = s_result (&self, status, rounds);
-    s_host_free (&self);
+    self->status = self->any_error ? "ERROR" : self->any_fail ? "FAIL" : "FINISH";
+    if (cfg->eva_session && !self->any_error && self->nreq > 0 && !self->ops->cancelled (self->ops->arg))
+        s_evaluate (self, "session", HP_SESSION_BOARD);
+    else
+        self->phase = HP_SESSION_BOARD;
+}
+
+static void
+s_session_board (host_t *self)
+{
+    host_start (self, HP_SESSION_SAVE);
+    self->ops->board_get (self->ops->arg);
+}
+
+static void
+s_session_logs (host_t *self)
+{
+    host_logs_session_end (self, self->status, self->board);
+    self->result = s_result (self, self->status, self->rounds);
+    self->phase = HP_DONE;
+}
+
+void
+host_start (host_t *self, host_phase_t then)
+{
+    assert (!self->waiting);
+    ufo_value_destroy (&self->reply.value);
+    ufo_llm_response_destroy (&self->reply.response);
+    free (self->reply.url);
+    memset (&self->reply, 0, sizeof self->reply);
+    self->phase = then;
+    self->waiting = true;
+    self->replied = false;
+}
+
+host_reply_t *
+host_reply (host_t *self)
+{
+    return &self->reply;
+}
+
+host_session_t *
+host_session_new (const host_session_config_t *cfg, const host_ops_t *ops)
+{
+    assert (cfg && ops);
+    host_t *self = (host_t *) ufo_calloc (1, sizeof *self);
+    self->cfg = cfg;
+    self->ops = ops;
+    self->phase = HP_OPEN;
+    self->started_us = ufo_time_now_us ();
+    ufo_time_iso (self->started);
+    self->memory = ufo_value_new_list ();
+    self->previous = ufo_value_new_list ();
+    self->plan = ufo_value_new_list ();
+    self->tips = ufo_value_new_list ();
+    return self;
+}
+
+void
+host_session_destroy (host_session_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    host_t *self = *self_p;
+    self->waiting = false;                  //  an operation in flight is forgotten
+    host_start (self, HP_DONE);             //  releases the last reply
+    s_host_free (self);
+    free (self);
+    *self_p = NULL;
+}
+
+bool
+host_session_waiting (const host_session_t *self)
+{
+    return self->waiting && !self->replied;
+}
+
+void
+host_session_done (host_session_t *self, host_reply_t *reply)
+{
+    assert (self && reply);
+    assert (self->waiting && !self->replied);
+    self->reply = *reply;
+    memset (reply, 0, sizeof *reply);
+    self->replied = true;
+}
+
+ufo_value_t *
+host_session_result (host_session_t *self)
+{
+    if (self->phase != HP_DONE)
+        return NULL;
+    ufo_value_t *result = self->result;
+    self->result = NULL;
     return result;
+}
+
+host_run_t
+host_session_advance (host_session_t *self)
+{
+    assert (self);
+    while (self->phase != HP_DONE) {
+        if (self->waiting) {
+            if (!self->replied)
+                return HOST_RUN_WAITING;
+            self->waiting = self->replied = false;
+        }
+        switch (self->phase) {
+            case HP_OPEN:               s_open (self); break;
+            case HP_RESUME_POINT:       s_resume (self); break;
+            case HP_ROUND:              s_round (self); break;
+            case HP_ROUND_EXPERIENCE:   s_round_experience (self); break;
+            case HP_ROUND_ONLINE:       s_round_online (self); break;
+            case HP_STATE:              s_state (self); break;
+            case HP_ASSIGN:             s_assign (self); break;
+            case HP_ASSIGN_DEMO:        s_assign_demo (self); break;
+            case HP_ASSIGN_WORKER:      s_assign_worker (self); break;
+            case HP_ASSIGN_DONE:        s_assign_done (self); break;
+            case HP_ROUND_END:          s_round_end (self); break;
+            case HP_ROUND_SNAP:         s_round_snap (self); break;
+            case HP_ROUND_SNAP_AGAIN:   s_round_snap_again (self); break;
+            case HP_ROUND_SNAP_DONE:    s_round_snap_done (self); break;
+            case HP_ROUND_NEXT:         self->r++; self->phase = HP_ROUND; break;
+            case HP_EVAL:               s_eval_run (self); break;
+            case HP_EVAL_BOARD:         s_eval_board (self); break;
+            case HP_EVAL_DONE:          s_eval_done (self); break;
+            case HP_SESSION_END:        s_session_end (self); break;
+            case HP_SESSION_BOARD:      s_session_board (self); break;
+            case HP_SESSION_SAVE:
+                ufo_value_destroy (&self->board);
+                self->board = host_reply (self)->value;
+                host_reply (self)->value = NULL;
+                self->phase = HP_SAVE_WANTED;
+                break;
+            case HP_SAVE_WANTED: case HP_SAVE_SUMMARY: case HP_SAVE_STORED: case HP_SAVE_DONE:
+                host_experience_phase (self);
+                break;
+            case HP_SESSION_LOGS:       s_session_logs (self); break;
+            case HP_DONE:               break;
+            default:                    host_step_phase (self); break;
+        }
+    }
+    return HOST_RUN_DONE;
 }

@@ -30,6 +30,8 @@ typedef struct {
 static hfx_t hfx_;
 static bool hfx_host_visual = false;     //  HOST_AGENT.VISUAL_MODE of the next hfx_start
 static bool hfx_json = true;             //  false: the next hfx_run prints for a person (no --json)
+static const char *hfx_stdin = NULL;     //  a path the next hfx_run reads as stdin instead of input
+                                         //  (a FIFO: `ufo run` waits at its prompt)
 
 static pid_t
 hfx_spawn (const char *bin, const char *const *args, const char *log)
@@ -95,7 +97,8 @@ hfx_start (const char *script, const char *extra, int apps)
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    const char *hargs [] = { "--device", "t0", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, "--bus",
+                             afx_.broker.bus, NULL };
     hfx_.host = hfx_spawn (bin, hargs, log);
     snprintf (bin, sizeof bin, "%s/eval_agent/ufo-eval", afx_build ());
     snprintf (log, sizeof log, "%s/eval.log", afx_.broker.dir);
@@ -104,6 +107,23 @@ hfx_start (const char *script, const char *extra, int apps)
     for (int k = 0; k < apps && k < 2; k++)
         hfx_.app [k] = hfx_start_app (k);
     return 0;
+}
+
+//  hfx_start with the scripted model host_mcp.json and one MCP server for the HostAgent,
+//  "notes" (node tests/mcp/scripted_server.js schema); confirm_actions (JSON, NULL: none) is
+//  the desktop.confirm_actions of the ufo-host started. 0 when started.
+static inline int
+hfx_start_host_mcp (const char *confirm_actions)
+{
+    char extra [1200];
+    snprintf (extra, sizeof extra, "\"MCP_TOOL_TIMEOUT\": 20, \"MCP_SERVERS\": {\"HOST_AGENT\": {\"*\": [{\"name\": "
+              "\"notes\", \"command\": \"node\", \"args\": [\"%s/tests/mcp/scripted_server.js\", \"schema\"]}]}}",
+              getenv ("UFO_SOURCE_DIR"));
+    if (confirm_actions)
+        setenv ("UFO_DESKTOP__CONFIRM_ACTIONS", confirm_actions, 1);    //  read by the ufo-host started here
+    int rc = hfx_start ("host_mcp.json", extra, 0);
+    unsetenv ("UFO_DESKTOP__CONFIRM_ACTIONS");
+    return rc;
 }
 
 //  Fails the case when a process wrote a sanitizer report (sanitizer builds) into its log.
@@ -200,7 +220,7 @@ hfx_run (const char *const *args, const char *input, void (*during) (void))
     if (pid == 0) {
         if (chdir (afx_.broker.dir) != 0)
             _exit (126);
-        int fi = open (in, O_RDONLY), fo = open (hfx_.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fi = open (hfx_stdin ? hfx_stdin : in, O_RDONLY), fo = open (hfx_.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2 (fi, STDIN_FILENO);
         dup2 (fo, STDOUT_FILENO);
         setenv ("UFO_CONFIG", hfx_.cfg, 1);
@@ -260,7 +280,7 @@ hfx_run (const char *const *args, const char *input, void (*during) (void))
     return rc;
 }
 
-static ufo_value_t *
+static inline ufo_value_t *
 hfx_log (const char *name)
 {
     char path [700];
@@ -268,7 +288,7 @@ hfx_log (const char *name)
     return afx_lines (path);
 }
 
-static ufo_value_t *
+static inline ufo_value_t *
 hfx_board (void)
 {
     ufo_value_t *snap = ufo_bb_client_snapshot (afx_.bb, hfx_.session, NULL, 0, NULL);
@@ -277,7 +297,7 @@ hfx_board (void)
     return board;
 }
 
-static int64_t
+static inline int64_t
 hfx_mousepad_xid (void)
 {
     ufo_value_t *wins = ufo_desktop_windows (afx_.desk, NULL);

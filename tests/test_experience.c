@@ -169,7 +169,7 @@ UFO_TEST (test_broker_restart_and_other_device)
     char bin [600], log [400];
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t1", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, NULL };
+    const char *hargs [] = { "--device", "t1", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, "--bus", afx_.broker.bus, NULL };
     hfx_.host2 = hfx_spawn (bin, hargs, log);
     snprintf (bin, sizeof bin, "%s/app_agent/ufo-app", afx_build ());
     snprintf (log, sizeof log, "%s/app-1.log", afx_.broker.dir);

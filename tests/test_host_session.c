@@ -2,7 +2,12 @@
     in-process with fake operations: a scripted model (replies parsed by the real parser),
     an in-memory blackboard, fake windows and a fake subtask executor. The real prompts
     from prompts/ and the real log writer are used. The system tests (test_host_system.c)
-    run the same through the real processes. */
+    run the same through the real processes.
+
+    The machine is step-driven: the fakes for the desktop complete their operation at once
+    (inside the ops call), the others (model, blackboard, subtasks, the user, MCP) leave it
+    in flight and the test's driver (s_drive) completes it after host_session_advance
+    returned, as ufo-host's loop does; both ways must work. */
 #include "ufo_prelude.h"
 #include "ufo_board.h"
 #include "ufo_error.h"
@@ -36,12 +41,40 @@ typedef struct {
     ufo_value_t *saved;             //  experience records saved (experience_save), or NULL
     ufo_value_t *mcp_calls;         //  API tool calls made: [{"function", "args"}], or NULL
     const char *confirm;            //  the user's answer to a confirmation: "yes" | "no" | NULL none
+    host_session_t *session;        //  the session being driven
+    host_reply_t reply;             //  the reply of the operation in flight (deferred)
+    bool pending;                   //  an operation is in flight and completes in s_drive
+    int ops_started;                //  operations started
+    bool cancel_at_ask;             //  the session is cancelled while the next model call is in flight
+    bool cancel_at_task;            //  ... while the next subtask runs
+    bool cancel_at_user;            //  ... while the next question waits for the user
+    bool cancel_with_answer;        //  ... just as the user's answer to the next question comes
+    bool cancelled;
 } fake_t;
 
-static ufo_value_t *
-f_windows (void *arg, const char *shot_path, char **url_p, ufo_error_t *err)
+//  The operation completes later (s_drive); its reply is f->reply.
+static host_reply_t *
+f_later (fake_t *f)
 {
-    UFO_UNUSED (err);
+    if (f->pending)
+        UFO_FAIL_ ("an operation started while another was in flight");
+    f->ops_started++;
+    f->pending = true;
+    memset (&f->reply, 0, sizeof f->reply);
+    return &f->reply;
+}
+
+//  The operation completes now, inside the ops call.
+static void
+f_now (fake_t *f, host_reply_t *reply)
+{
+    f->ops_started++;
+    host_session_done (f->session, reply);
+}
+
+static void
+f_windows (void *arg, const char *shot_path, bool want_url)
+{
     fake_t *f = (fake_t *) arg;
     ufo_value_t *list = ufo_value_new_list ();
     if (f->launched) {
@@ -68,38 +101,47 @@ f_windows (void *arg, const char *shot_path, char **url_p, ufo_error_t *err)
             fclose (out);
         }
     }
-    if (url_p)
-        *url_p = ufo_strdup ("data:image/png;base64,AAAA");
-    return list;
+    host_reply_t reply = { .value = list, .url = want_url ? ufo_strdup ("data:image/png;base64,AAAA") : NULL };
+    f_now (f, &reply);
 }
 
-static int
-f_launch (void *arg, const char *name, ufo_error_t *err)
+static void
+f_launch (void *arg, const char *name)
 {
     fake_t *f = (fake_t *) arg;
+    host_reply_t *reply = f_later (f);
     if (strcmp (name, "mousepad") != 0) {
         f->launch_denied++;
-        return ufo_error_set (err, UFO_E_DENIED, "\"%s\" is not an allowed launcher", name);
+        reply->number = ufo_error_set (&reply->err, UFO_E_DENIED, "\"%s\" is not an allowed launcher", name);
+        return;
     }
     f->launched = true;
-    return 4242;
+    reply->number = 4242;
 }
 
-static int
-f_snapshot (void *arg, int64_t xid, const char *path, ufo_error_t *err)
+static void
+f_snapshot (void *arg, int64_t xid, const char *path)
 {
-    UFO_UNUSED (arg); UFO_UNUSED (xid); UFO_UNUSED (err);
+    UFO_UNUSED (xid);
     FILE *out = fopen (path, "wb");
     if (out)
         fclose (out);
-    return 0;
+    f_now ((fake_t *) arg, &(host_reply_t) { .number = 0 });
 }
 
-static ufo_llm_response_t *
-f_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts, ufo_error_t *err)
+static void
+f_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts)
 {
-    UFO_UNUSED (err);
     fake_t *f = (fake_t *) arg;
+    host_reply_t *pending = f_later (f);
+    if (f->cancel_at_ask) {
+        //  the reply never comes: the session is cancelled meanwhile, and the backend ends
+        //  the call with an error (s_drive completes it)
+        f->cancel_at_ask = false;
+        f->cancelled = true;
+        ufo_error_set (&pending->err, UFO_E_CANCELLED, "session cancelled during the LLM call");
+        return;
+    }
     char *text = ufo_json_dump (messages, UFO_JSON_COMPACT, NULL);
     ufo_value_list_push_str (f->prompts, text);
     free (text);
@@ -116,29 +158,28 @@ f_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts, ufo_e
         r->code = UFO_E_SYNTAX;
         r->error = ufo_strdup (reply ? perr.message : "the model replied garbage 4 times");
     }
-    return r;
+    pending->response = r;
+}
+
+static void
+f_board_get (void *arg)
+{
+    fake_t *f = (fake_t *) arg;
+    f_later (f)->value = ufo_board_to_map (f->board);
+}
+
+static void
+f_board_add (void *arg, const char *memory, ufo_value_t **item_p)
+{
+    fake_t *f = (fake_t *) arg;
+    host_reply_t *reply = f_later (f);
+    reply->number = ufo_board_add_data_take (f->board, ufo_board_memory_parse (memory), item_p, &reply->err);
 }
 
 static ufo_value_t *
-f_board_get (void *arg, ufo_error_t *err)
+f_task_result (fake_t *f, const char *service, ufo_value_t **body_p, host_progress_fn *on_progress,
+               void *progress_arg, ufo_error_t *err)
 {
-    UFO_UNUSED (err);
-    return ufo_board_to_map (((fake_t *) arg)->board);
-}
-
-static int
-f_board_add (void *arg, const char *memory, ufo_value_t **item_p, ufo_error_t *err)
-{
-    fake_t *f = (fake_t *) arg;
-    return ufo_board_add_data_take (f->board, ufo_board_memory_parse (memory), item_p, err);
-}
-
-static ufo_value_t *
-f_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_fn *on_progress,
-            void *progress_arg, ufo_error_t *err)
-{
-    UFO_UNUSED (err);
-    fake_t *f = (fake_t *) arg;
     if (f->submit_errors > 0 && strncmp (service, "app:", 4) == 0) {
         f->submit_errors--;
         ufo_value_destroy (body_p);
@@ -184,7 +225,27 @@ f_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_
     return result;
 }
 
-static ufo_value_t *
+static void
+f_run_task (void *arg, const char *service, ufo_value_t **body_p, host_progress_fn *on_progress,
+            void *progress_arg)
+{
+    fake_t *f = (fake_t *) arg;
+    host_reply_t *reply = f_later (f);
+    if (f->cancel_at_task) {
+        //  the backend cancels the task and ends the operation with an error
+        f->cancel_at_task = false;
+        f->cancelled = true;
+        ufo_value_t *rec = ufo_value_new_map ();
+        ufo_value_map_set_str (rec, "service", service);
+        ufo_value_map_set (rec, "body", body_p);
+        ufo_value_list_push (f->tasks, &rec);
+        ufo_error_set (&reply->err, UFO_E_CANCELLED, "session cancelled while %s ran", service);
+        return;
+    }
+    reply->value = f_task_result (f, service, body_p, on_progress, progress_arg, &reply->err);
+}
+
+static void
 f_ask_user (void *arg, ufo_value_t **event_p)
 {
     fake_t *f = (fake_t *) arg;
@@ -204,27 +265,34 @@ f_ask_user (void *arg, ufo_value_t **event_p)
         ufo_value_list_push_str (ufo_value_map_get (reply, "answers"), f->answer);
     }
     ufo_value_list_push (f->questions, event_p);
-    return reply;
+    if (f->cancel_at_user) {
+        f->cancel_at_user = false;
+        f->cancelled = true;
+        ufo_value_destroy (&reply);         //  no answer comes
+    }
+    if (f->cancel_with_answer) {
+        f->cancel_with_answer = false;
+        f->cancelled = true;                //  the answer comes, and the cancel right after it
+    }
+    f_later (f)->value = reply;
 }
 
-static int
-f_experience_save (void *arg, ufo_value_t **record_p, char *id_out, ufo_error_t *err)
+static void
+f_experience_save (void *arg, ufo_value_t **record_p)
 {
-    UFO_UNUSED (err);
     fake_t *f = (fake_t *) arg;
     if (!f->saved)
         f->saved = ufo_value_new_list ();
     ufo_value_list_push (f->saved, record_p);
-    snprintf (id_out, 64, "exp-%zu", ufo_value_size (f->saved));
-    return 0;
+    host_reply_t *reply = f_later (f);
+    snprintf (reply->id, sizeof reply->id, "exp-%zu", ufo_value_size (f->saved));
 }
 
 //  One MCP server "notes" with a tool add_note {text: string}; a call of it answers
 //  "note 7 saved: TEXT", a call of another tool fails.
 static ufo_value_t *
-f_mcp (void *arg, const char *function, const ufo_value_t *args, ufo_error_t *err)
+f_mcp_result (fake_t *f, const char *function, const ufo_value_t *args, ufo_error_t *err)
 {
-    fake_t *f = (fake_t *) arg;
     if (!function)
         return ufo_json_parse_str ("[{\"function\": \"notes.add_note\", \"description\": \"Adds a note to the "
                                    "notebook.\", \"args\": \"{text: string (required)}\"}]", NULL);
@@ -244,6 +312,14 @@ f_mcp (void *arg, const char *function, const ufo_value_t *args, ufo_error_t *er
 }
 
 static void
+f_mcp (void *arg, const char *function, const ufo_value_t *args)
+{
+    fake_t *f = (fake_t *) arg;
+    host_reply_t *reply = f_later (f);
+    reply->value = f_mcp_result (f, function, args, &reply->err);
+}
+
+static void
 f_progress (void *arg, ufo_value_t **event_p)
 {
     ufo_value_list_push (((fake_t *) arg)->events, event_p);
@@ -252,19 +328,20 @@ f_progress (void *arg, ufo_value_t **event_p)
 static bool
 f_cancelled (void *arg)
 {
-    UFO_UNUSED (arg);
-    return false;
+    return ((fake_t *) arg)->cancelled;
 }
 
-static int
-f_has_worker (void *arg, const char *service, ufo_error_t *err)
+static void
+f_has_worker (void *arg, const char *service)
 {
     fake_t *f = (fake_t *) arg;
+    host_reply_t *reply = f_later (f);
+    reply->number = 1;
     if (f->no_worker > 0) {
         f->no_worker--;
-        return ufo_error_set (err, UFO_E_NOT_FOUND, "no worker of %s", service), 0;
+        ufo_error_set (&reply->err, UFO_E_NOT_FOUND, "no worker of %s", service);
+        reply->number = 0;
     }
-    return 1;
 }
 
 static char s_root [256];
@@ -305,6 +382,28 @@ s_fake_free (fake_t *f)
     ufo_value_destroy (&f->mcp_calls);
 }
 
+//  Runs a session as ufo-host's loop does: advance until it waits, complete the operation
+//  in flight, again until it ends. Bounded: a machine that never ends fails the test.
+static ufo_value_t *
+s_drive (fake_t *f, const host_session_config_t *cfg, const host_ops_t *ops)
+{
+    f->session = host_session_new (cfg, ops);
+    int turns = 0;
+    while (host_session_advance (f->session) == HOST_RUN_WAITING && turns++ < 10000) {
+        if (!f->pending || !host_session_waiting (f->session)) {
+            UFO_FAIL_ ("the session waits for an operation that was not started");
+            break;
+        }
+        f->pending = false;
+        host_session_done (f->session, &f->reply);
+    }
+    ufo_value_t *result = host_session_result (f->session);
+    if (!result)
+        UFO_FAIL_ ("the session did not end");
+    host_session_destroy (&f->session);
+    return result;
+}
+
 static ufo_value_t *
 s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_json, int64_t max_step,
        int64_t max_round, bool interactive)
@@ -328,7 +427,7 @@ s_run (fake_t *f, const char *task, const char *requests_json, const char *plan_
         .save_experience = s_save_experience,
         .confirm_actions = confirm_actions, .confirm_policy = s_confirm_policy,
     };
-    ufo_value_t *result = host_session_run (&cfg, &ops);
+    ufo_value_t *result = s_drive (f, &cfg, &ops);
     ufo_value_destroy (&confirm_actions);
     ufo_value_destroy (&requests);
     ufo_value_destroy (&plan);
@@ -760,6 +859,69 @@ UFO_TEST (test_garbage_error)
     s_fake_free (&f);
 }
 
+//  A cancel while the model call is in flight: the backend ends the call with an error, the
+//  machine winds the session down at once (round end, logs) and starts no other model call,
+//  subtask, question or evaluation.
+UFO_TEST (test_cancel_in_flight)
+{
+    const char *replies [] = { LAUNCH, ASSIGN, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 3);
+    f.cancel_at_ask = true;
+    ufo_value_t *result = s_run (&f, "cancelled", "[\"Write hello\", \"and more\"]", NULL, 50, 2, true);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "cancelled");
+    CHECK_INT (ufo_value_map_int (result, "rounds", -1), 1);
+    CHECK_INT (f.asked, 0);                                         //  the model's reply never counted
+    CHECK_INT (ufo_value_size (f.tasks), 0);                        //  no subtask, no evaluation
+    CHECK_INT (ufo_value_size (f.questions), 0);
+    ufo_value_t *lines = s_read_lines ("cancelled", "response.log");
+    REQUIRE (ufo_value_size (lines) == 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (lines, 0), "Status", ""), "ERROR");
+    ufo_value_destroy (&lines);
+    //  the round end still reached the board, and the session's files were written
+    ufo_value_t *board = ufo_board_to_map (f.board);
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "requests.0.status")), "ERROR");
+    ufo_value_destroy (&board);
+    CHECK (s_exists ("cancelled", "session.json"));
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
+//  A cancel while the subtask runs, and one while a question waits for the user: the
+//  session ends in ERROR without another model call, subtask or evaluation; the question
+//  gets the placeholder answer.
+UFO_TEST (test_cancel_during_task_and_question)
+{
+    const char *replies [] = { LAUNCH, ASSIGN, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 3);
+    f.cancel_at_task = true;
+    ufo_value_t *result = s_run (&f, "cancel-task", "[\"Write hello\"]", NULL, 50, 1, true);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "cancelled");
+    CHECK_INT (f.asked, 2);                                         //  LAUNCH, ASSIGN; not asked again
+    CHECK_INT (ufo_value_size (f.tasks), 1);                        //  the subtask; no evaluation
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+
+    const char *pending [] = { PENDING, FINISH };
+    s_fake_init (&f, pending, 2);
+    f.answer = "never given";
+    f.cancel_at_user = true;
+    result = s_run (&f, "cancel-question", "[\"Write something\"]", NULL, 50, 1, true);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "cancelled");
+    CHECK_INT (f.asked, 1);
+    CHECK_INT (ufo_value_size (f.questions), 1);
+    CHECK_INT (ufo_value_size (f.tasks), 0);
+    ufo_value_t *board = ufo_board_to_map (f.board);
+    CHECK_STR (ufo_value_str (ufo_value_path (board, "questions.0.answer")), "no answer available, proceed");
+    ufo_value_destroy (&board);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
 UFO_TEST (test_max_step_and_round)
 {
     fake_t f;
@@ -1033,6 +1195,62 @@ UFO_TEST (test_mcp_confirm)
     s_confirm_case ("confirm-8", "[\"files.*\", 7, \"\"]", "ask", true, "no", 1, "", NULL);
 }
 
+//  The confirmation is an operation like the HostAgent's questions: the machine waits for
+//  the user's answer without calling the tool, and a cancel while it waits refuses the call
+//  and ends the session without another model call, tool call or evaluation.
+UFO_TEST (test_mcp_confirm_cancelled)
+{
+    const char *replies [] = { TOOL_CALL, FINISH };
+    fake_t f;
+    s_fake_init (&f, replies, 2);
+    f.confirm = "yes";                      //  would confirm, but the cancel comes first
+    f.cancel_at_user = true;
+    s_with_mcp = true;
+    s_confirm_actions = "[\"notes.*\"]";
+    ufo_value_t *result = s_run (&f, "confirm-cancel", "[\"Add a note saying hello\"]", NULL, 50, 1, true);
+    s_with_mcp = false;
+    s_confirm_actions = NULL;
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK_CONTAINS (ufo_value_map_str (result, "error", ""), "cancelled");
+    CHECK (!f.mcp_calls);                   //  the tool never ran
+    CHECK_INT (f.asked, 1);                 //  no model call after the cancel
+    CHECK_INT (ufo_value_size (f.tasks), 0);        //  no evaluation
+    REQUIRE (ufo_value_size (f.questions) == 1);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (f.questions, 0), "kind", ""), "confirm");
+    ufo_value_t *lines = s_read_lines ("confirm-cancel", "response.log");
+    REQUIRE (ufo_value_size (lines) == 1);
+    const ufo_value_t *step = ufo_value_list_at (lines, 0);
+    CHECK_STR (ufo_value_map_str (step, "UserConfirm", "?"), "no");
+    CHECK_STR (ufo_value_map_str (step, "Model", "?"), "fake/model");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (step, "ActionSuccess"), 0), "error", ""),
+                    "did not confirm");
+    ufo_value_destroy (&lines);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+
+    //  confirmed, but the cancel came with the answer: the tool is not started either
+    s_fake_init (&f, replies, 2);
+    f.confirm = "yes";
+    f.cancel_with_answer = true;
+    s_with_mcp = true;
+    s_confirm_actions = "[\"notes.*\"]";
+    result = s_run (&f, "confirm-cancel-2", "[\"Add a note saying hello\"]", NULL, 50, 1, true);
+    s_with_mcp = false;
+    s_confirm_actions = NULL;
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "ERROR");
+    CHECK (!f.mcp_calls);
+    CHECK_INT (f.asked, 1);
+    lines = s_read_lines ("confirm-cancel-2", "response.log");
+    REQUIRE (ufo_value_size (lines) == 1);
+    step = ufo_value_list_at (lines, 0);
+    CHECK_STR (ufo_value_map_str (step, "UserConfirm", "?"), "yes");
+    CHECK_CONTAINS (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (step, "ActionSuccess"), 0), "error", ""),
+                    "the session was cancelled before notes.add_note was called");
+    ufo_value_destroy (&lines);
+    ufo_value_destroy (&result);
+    s_fake_free (&f);
+}
+
 int
 main (void)
 {
@@ -1055,12 +1273,15 @@ main (void)
     UFO_RUN (test_request_json);
     UFO_RUN (test_no_worker_tip);
     UFO_RUN (test_garbage_error);
+    UFO_RUN (test_cancel_in_flight);
+    UFO_RUN (test_cancel_during_task_and_question);
     UFO_RUN (test_max_step_and_round);
     UFO_RUN (test_follower);
     UFO_RUN (test_app_error_and_bad_choices);
     UFO_RUN (test_save_experience_ask);
     UFO_RUN (test_mcp_tools);
     UFO_RUN (test_mcp_confirm);
+    UFO_RUN (test_mcp_confirm_cancelled);
     ufo_prompts_destroy (&s_prompts);
     char cmd [600];
     snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_root);

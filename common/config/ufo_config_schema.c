@@ -245,6 +245,8 @@ static const ufo_config_key_t s_schema [] = {
       "deliveries of a task before it fails" },
     { "dispatch.default_deadline_ms", "int", "600000", "0..604800000", NULL,
       "milliseconds a task may run before it is re-delivered or failed (0: no deadline)" },
+    { "dispatch.worker_grace_ms", "int", "3000", "0..600000", NULL,
+      "how long the HostAgent waits for an AppAgent worker to register (its worker.ready) before telling the model none serves the application" },
 
     //  ====================================================================
     //  llm: the LLM client
