@@ -63,10 +63,21 @@ s_x_io_handler (Display *dpy)
     return 0;
 }
 
+//  Makes the server answer every request sent so far (their errors reach the handler), with
+//  a round trip only if one is outstanding: after a request with a reply (XGetWindowAttributes,
+//  XQueryTree, XShmGetImage ...) all earlier ones are answered, and a sync would cost a
+//  second round trip for nothing.
+static void
+s_x_settle (Display *dpy)
+{
+    if (LastKnownRequestProcessed (dpy) != NextRequest (dpy) - 1)
+        XSync (dpy, False);
+}
+
 int
 ufo_desktop_x_trap_begin_ (ufo_desktop_t *desk)
 {
-    XSync (desk->dpy, False);
+    s_x_settle (desk->dpy);
     s_x_error_code = 0;
     return 0;
 }
@@ -74,7 +85,7 @@ ufo_desktop_x_trap_begin_ (ufo_desktop_t *desk)
 int
 ufo_desktop_x_trap_end_ (ufo_desktop_t *desk)
 {
-    XSync (desk->dpy, False);
+    s_x_settle (desk->dpy);
     int code = desk->x_dead ? BadImplementation : s_x_error_code;
     s_x_error_code = 0;
     return code;
@@ -423,6 +434,7 @@ ufo_desktop_destroy (ufo_desktop_t **self_p)
         g_ptr_array_unref (self->ops);
     ufo_value_destroy (&self->launchers);
     ufo_value_destroy (&self->control_list);
+    ufo_desktop_shm_free_ (self);
     if (self->dpy && !self->x_dead)
         XCloseDisplay (self->dpy);
     free (self);
