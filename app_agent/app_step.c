@@ -906,6 +906,9 @@ app_step_advance (app_step_t *self)
                 ufo_desktop_op_destroy (&self->op);
                 ufo_mcp_op_destroy (&self->mcp_op);
                 s_phase_time (self, "action");
+                //  of which the wait for the application's effect (its own reaction time)
+                ufo_value_map_set_float (self->time_cost, "action_wait",
+                                         ufo_value_map_float (self->action_result, "wait_s", 0));
                 ufo_value_t *extra = ufo_value_new_map ();
                 bool ok = ufo_value_map_bool (self->action_result, "success", false);
                 ufo_value_map_set_bool (extra, "ok", ok);

@@ -327,6 +327,11 @@ static void
 s_start_effect_wait (ufo_desktop_op_t *op)
 {
     s_act_t *st = op->state;
+    if (st->wait != A_DONE) {           //  the action is sent: what follows is the app's
+        struct timespec ts;
+        clock_gettime (CLOCK_MONOTONIC, &ts);
+        op->wait_from_us = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    }
     st->sent_ms = ufo_desktop_now_ms_ ();
     st->effect_deadline = st->sent_ms + op->desk->action_timeout_ms;
     op->deadline = st->effect_deadline + 1000;

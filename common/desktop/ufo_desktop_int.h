@@ -133,6 +133,8 @@ struct _ufo_desktop_op_t {
     bool done, cancelled, handle_gone;
     int pending;                //  D-Bus calls in flight
     int64_t started, deadline;
+    int64_t wait_from_us;       //  an action: when it began to wait for the application's
+                                //  effect (CLOCK_MONOTONIC us), 0 if it does not wait
     ufo_value_t *result;
     ufo_op_poll_fn poll;
     ufo_op_free_fn free_state;
