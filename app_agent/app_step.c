@@ -290,6 +290,7 @@ s_observe (app_step_t *self)
     app_ctx_t *ctx = a->ctx;
     if (self->observe_at && ufo_time_mono_ms () < self->observe_at)
         return;
+    int64_t begun = ufo_time_mono_us ();    //  the step's time counts from here
     //  the board's part of the prompt is read while the desktop is observed (app_board.h)
     app_board_prompt_start (ctx->board, a->session);
     //  the API tools are in the prompt: wait (bounded) for the MCP servers to start
@@ -303,7 +304,7 @@ s_observe (app_step_t *self)
         ufo_warn ("%s: MCP servers still starting; their tools are left out of this step",
                   a->agent_name);
     }
-    self->t_mark = ufo_time_mono_us ();
+    self->t_mark = begun;
     if (!self->t0)
         self->t0 = self->t_mark;    //  a step observed again counts from its first attempt
     if (!s_pick_window (self)) {

@@ -100,10 +100,12 @@ static const s_app_t s_apps [] = {
 
 static const char *const s_phases [] = {
     "screenshot", "control_info", "annotation", "blackboard", "prompt", "llm", "parse", "action",
-    "action_wait", "record", "total", "own"
+    "action_wait", "other", "record", "total", "own"
 };
-//  the phases the bench computes (the others are time_cost's)
-enum { S_CONTROLS = 1, S_LLM = 5, S_ACTION = 7, S_WAIT = 8, S_RECORD = 9, S_TOTAL = 10, S_OWN = 11 };
+//  the phases the bench computes (the others are time_cost's); "other": the step's time in
+//  no phase (between the model's answer and the action, after the action)
+enum { S_CONTROLS = 1, S_LLM = 5, S_ACTION = 7, S_WAIT = 8, S_OTHER = 9, S_RECORD = 10,
+       S_TOTAL = 11, S_OWN = 12 };
 #define S_NPHASES (sizeof s_phases / sizeof s_phases [0])
 
 //  A cold standalone snapshot (fresh desktop handle, as ufo-desktop does), ms; -1 on failure.
@@ -329,6 +331,9 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
             for (size_t k = 0; k < S_NPHASES; k++)
                 ph [k][m] = ufo_value_map_float (tc, s_phases [k], 0) * 1e3;
             ph [S_RECORD][m] = record;
+            ph [S_OTHER][m] = ufo_value_map_float (tc, "total", 0) * 1e3;
+            for (size_t k = 0; k <= S_ACTION; k++)
+                ph [S_OTHER][m] -= ph [k][m];
             ph [S_TOTAL][m] = ufo_value_map_float (tc, "total", 0) * 1e3 + record;
             //  ours: all but the model and the application's reaction to the action (the
             //  action's wait for its effect); sending the action and reading are ours
