@@ -311,6 +311,12 @@ s_observe (app_step_t *self)
         self->phase = APP_STEP_CLOSED;
         return;
     }
+    //  the control snapshot first: its D-Bus replies come while the window is captured
+    ufo_value_t *opts = ufo_value_new_map ();
+    if (ctx->save_ui_tree)
+        ufo_value_map_set_bool (opts, "tree", true);
+    self->op = ufo_desktop_controls_begin (ctx->desktop, self->xid, opts);
+    ufo_value_destroy (&opts);
     ufo_error_t err;
     self->shot = ufo_desktop_capture_window (ctx->desktop, self->xid, &err);
     if (!self->shot) {
@@ -334,11 +340,6 @@ s_observe (app_step_t *self)
             ufo_warn ("%s: full-screen capture failed: %s", a->agent_name, err.message);
     }
     s_phase_time (self, "screenshot");
-    ufo_value_t *opts = ufo_value_new_map ();
-    if (ctx->save_ui_tree)
-        ufo_value_map_set_bool (opts, "tree", true);
-    self->op = ufo_desktop_controls_begin (ctx->desktop, self->xid, opts);
-    ufo_value_destroy (&opts);
     self->phase = APP_STEP_CONTROLS;
 }
 

@@ -343,14 +343,16 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
                 tok_step [i] = tokens [m];
             const ufo_value_t *w = ufo_value_map_get (r, "Window");
             int64_t wx = ufo_value_map_int (w, "xid", 0);
+            //  a first step's snapshot: the snapshot runs while the window is captured, so
+            //  both phases are counted (an upper bound)
             if (wx != last_xid) {
                 if (i == 0) {
                     first_tokens [n_first_main] = tokens [m];
-                    first_main [n_first_main++] = ph [S_CONTROLS][m];
+                    first_main [n_first_main++] = ph [0][m] + ph [S_CONTROLS][m];
                 }
                 else
                 if (ufo_value_map_bool (w, "dialog", false) && n_first_dialog < 64)
-                    first_dialog [n_first_dialog++] = ph [S_CONTROLS][m];
+                    first_dialog [n_first_dialog++] = ph [0][m] + ph [S_CONTROLS][m];
             }
             last_xid = wx;
             m++;
