@@ -1,6 +1,7 @@
 /*  ufo_desktop.c - the desktop object: X display, AT-SPI bus and its events, the event
     loop glue (pump) and operations. Windows, launching and closing: ufo_desktop_win.c. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_log.h"
 #include "ufo_value.h"
@@ -559,12 +560,9 @@ ufo_desktop_op_finish_ (ufo_desktop_op_t *op, bool success, const char *text,
     ufo_value_map_set_str (op->result, "error", message);
     if (!ufo_value_map_has (op->result, "text") || text)
         ufo_value_map_set_str (op->result, "text", text ? text : "");
-    if (op->wait_from_us > 0) {         //  the application's reaction, not ours
-        struct timespec ts;
-        clock_gettime (CLOCK_MONOTONIC, &ts);
-        int64_t now = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-        ufo_value_map_set_float (op->result, "wait_s", (double) (now - op->wait_from_us) / 1e6);
-    }
+    if (op->wait_from_us > 0)           //  the application's reaction, not ours
+        ufo_value_map_set_float (op->result, "wait_s",
+                                 (double) (ufo_time_mono_us () - op->wait_from_us) / 1e6);
 }
 
 bool

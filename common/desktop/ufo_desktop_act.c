@@ -4,6 +4,7 @@
     text) with a bound, without blocking: it is an operation advanced by pumping. */
 #include "ufo_prelude.h"
 #include "ufo_buf.h"
+#include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_log.h"
 #include "ufo_value.h"
@@ -331,11 +332,8 @@ s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn, void *data)
 static void
 s_wait_begins (ufo_desktop_op_t *op)
 {
-    if (op->wait_from_us)
-        return;
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    op->wait_from_us = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    if (!op->wait_from_us)
+        op->wait_from_us = ufo_time_mono_us ();
 }
 
 static void
