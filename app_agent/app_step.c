@@ -290,6 +290,7 @@ s_observe (app_step_t *self)
     app_ctx_t *ctx = a->ctx;
     if (self->observe_at && ufo_time_mono_ms () < self->observe_at)
         return;
+    int64_t begun = ufo_time_mono_us ();    //  the step's time counts from here
     //  the board's part of the prompt is read while the desktop is observed (app_board.h)
     app_board_prompt_start (ctx->board, a->session);
     //  the API tools are in the prompt: wait (bounded) for the MCP servers to start
@@ -303,13 +304,19 @@ s_observe (app_step_t *self)
         ufo_warn ("%s: MCP servers still starting; their tools are left out of this step",
                   a->agent_name);
     }
-    self->t_mark = ufo_time_mono_us ();
+    self->t_mark = begun;
     if (!self->t0)
         self->t0 = self->t_mark;    //  a step observed again counts from its first attempt
     if (!s_pick_window (self)) {
         self->phase = APP_STEP_CLOSED;
         return;
     }
+    //  the control snapshot first: its D-Bus replies come while the window is captured
+    ufo_value_t *opts = ufo_value_new_map ();
+    if (ctx->save_ui_tree)
+        ufo_value_map_set_bool (opts, "tree", true);
+    self->op = ufo_desktop_controls_begin (ctx->desktop, self->xid, opts);
+    ufo_value_destroy (&opts);
     ufo_error_t err;
     self->shot = ufo_desktop_capture_window (ctx->desktop, self->xid, &err);
     if (!self->shot) {
@@ -333,11 +340,6 @@ s_observe (app_step_t *self)
             ufo_warn ("%s: full-screen capture failed: %s", a->agent_name, err.message);
     }
     s_phase_time (self, "screenshot");
-    ufo_value_t *opts = ufo_value_new_map ();
-    if (ctx->save_ui_tree)
-        ufo_value_map_set_bool (opts, "tree", true);
-    self->op = ufo_desktop_controls_begin (ctx->desktop, self->xid, opts);
-    ufo_value_destroy (&opts);
     self->phase = APP_STEP_CONTROLS;
 }
 
@@ -906,6 +908,9 @@ app_step_advance (app_step_t *self)
                 ufo_desktop_op_destroy (&self->op);
                 ufo_mcp_op_destroy (&self->mcp_op);
                 s_phase_time (self, "action");
+                //  of which the wait for the application's effect (its own reaction time)
+                ufo_value_map_set_float (self->time_cost, "action_wait",
+                                         ufo_value_map_float (self->action_result, "wait_s", 0));
                 ufo_value_t *extra = ufo_value_new_map ();
                 bool ok = ufo_value_map_bool (self->action_result, "success", false);
                 ufo_value_map_set_bool (extra, "ok", ok);

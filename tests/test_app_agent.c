@@ -82,6 +82,14 @@ UFO_TEST (test_type_text)
     CHECK_STR (ufo_value_map_str (r0, "ScreenshotPath", ""), "action_step0.png");
     CHECK (fabs (ufo_value_map_float (r0, "Cost", -1) - 0.013) < 1e-9);
     CHECK (ufo_value_map_has (ufo_value_map_get (r0, "time_cost"), "llm"));
+    //  the action's wait for the application's effect is a part of the action; a read
+    //  (step 1, texts) does not wait
+    const ufo_value_t *tc0 = ufo_value_map_get (r0, "time_cost");
+    double wait0 = ufo_value_map_float (tc0, "action_wait", -1);
+    CHECK (wait0 > 0 && wait0 <= ufo_value_map_float (tc0, "action", 0));
+    const ufo_value_t *tc1 = ufo_value_map_get (ufo_value_list_at (resp, 1), "time_cost");
+    CHECK (ufo_value_map_float (tc1, "action_wait", -1) == 0);
+    CHECK (ufo_value_map_float (tc1, "action", 0) > 0);
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 1), "Results", ""), "Hello from ufo-app");
     CHECK_STR (ufo_value_map_str (ufo_value_list_at (resp, 2), "Status", ""), "FINISH");
     ufo_value_destroy (&resp);

@@ -1,6 +1,7 @@
 /*  ufo_desktop.c - the desktop object: X display, AT-SPI bus and its events, the event
     loop glue (pump) and operations. Windows, launching and closing: ufo_desktop_win.c. */
 #include "ufo_prelude.h"
+#include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_log.h"
 #include "ufo_value.h"
@@ -63,10 +64,21 @@ s_x_io_handler (Display *dpy)
     return 0;
 }
 
+//  Makes the server answer every request sent so far (their errors reach the handler), with
+//  a round trip only if one is outstanding: after a request with a reply (XGetWindowAttributes,
+//  XQueryTree, XShmGetImage ...) all earlier ones are answered, and a sync would cost a
+//  second round trip for nothing.
+static void
+s_x_settle (Display *dpy)
+{
+    if (LastKnownRequestProcessed (dpy) != NextRequest (dpy) - 1)
+        XSync (dpy, False);
+}
+
 int
 ufo_desktop_x_trap_begin_ (ufo_desktop_t *desk)
 {
-    XSync (desk->dpy, False);
+    s_x_settle (desk->dpy);
     s_x_error_code = 0;
     return 0;
 }
@@ -74,7 +86,7 @@ ufo_desktop_x_trap_begin_ (ufo_desktop_t *desk)
 int
 ufo_desktop_x_trap_end_ (ufo_desktop_t *desk)
 {
-    XSync (desk->dpy, False);
+    s_x_settle (desk->dpy);
     int code = desk->x_dead ? BadImplementation : s_x_error_code;
     s_x_error_code = 0;
     return code;
@@ -423,6 +435,7 @@ ufo_desktop_destroy (ufo_desktop_t **self_p)
         g_ptr_array_unref (self->ops);
     ufo_value_destroy (&self->launchers);
     ufo_value_destroy (&self->control_list);
+    ufo_desktop_shm_free_ (self);
     if (self->dpy && !self->x_dead)
         XCloseDisplay (self->dpy);
     free (self);
@@ -547,6 +560,9 @@ ufo_desktop_op_finish_ (ufo_desktop_op_t *op, bool success, const char *text,
     ufo_value_map_set_str (op->result, "error", message);
     if (!ufo_value_map_has (op->result, "text") || text)
         ufo_value_map_set_str (op->result, "text", text ? text : "");
+    if (op->wait_from_us > 0)           //  the application's reaction, not ours
+        ufo_value_map_set_float (op->result, "wait_s",
+                                 (double) (ufo_time_mono_us () - op->wait_from_us) / 1e6);
 }
 
 bool

@@ -108,7 +108,8 @@ void ufo_desktop_cache_clear (ufo_desktop_t *self);
 //  annotation, wait (arguments as in UFO; see docs/DESKTOP.md). label names the control
 //  (from the latest snapshot) for the actions that need one; may be NULL otherwise.
 //  args may be NULL. The result: {"success", "error", "text"} (+ "control_labels" for
-//  annotation). Never NULL; bad arguments end the operation at once with an error.
+//  annotation; + "wait_s", seconds spent waiting for the application's effect once the action
+//  was sent, for an action that waits). Never NULL; bad arguments end the operation at once with an error.
 ufo_desktop_op_t *ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label,
                                          const char *function, const ufo_value_t *args);
 

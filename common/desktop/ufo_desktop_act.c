@@ -4,6 +4,7 @@
     text) with a bound, without blocking: it is an operation advanced by pumping. */
 #include "ufo_prelude.h"
 #include "ufo_buf.h"
+#include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_log.h"
 #include "ufo_value.h"
@@ -42,6 +43,8 @@ typedef struct {
     s_wait_t after_focus;       //  A_FOCUS: the wait that follows once the keys are sent
     int64_t focus_until;        //  A_FOCUS: type anyway after this
 } s_act_t;
+
+static void s_wait_begins (ufo_desktop_op_t *op);
 
 static void
 s_act_free (ufo_desktop_op_t *op)
@@ -216,6 +219,7 @@ s_act_poll (ufo_desktop_op_t *op)
                                        st->sy + (int) ((st->ey - st->sy) * t));
             if (t >= 1) {
                 ufo_desktop_pointer_button_ (desk, st->button, false);
+                s_wait_begins (op);
                 st->wait = A_EFFECT;
                 st->sent_ms = now;
                 st->effect_deadline = now + desk->action_timeout_ms;
@@ -323,10 +327,21 @@ s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn, void *data)
                        s_on_count, data);
 }
 
+//  The action is sent: from now on it waits for the application (its focus, its effect),
+//  or for the time the model asked for; the result's wait_s counts from the first wait.
+static void
+s_wait_begins (ufo_desktop_op_t *op)
+{
+    if (!op->wait_from_us)
+        op->wait_from_us = ufo_time_mono_us ();
+}
+
 static void
 s_start_effect_wait (ufo_desktop_op_t *op)
 {
     s_act_t *st = op->state;
+    if (st->wait != A_DONE)
+        s_wait_begins (op);
     st->sent_ms = ufo_desktop_now_ms_ ();
     st->effect_deadline = st->sent_ms + op->desk->action_timeout_ms;
     op->deadline = st->effect_deadline + 1000;
@@ -376,6 +391,7 @@ s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
         //  focus asynchronously: keys sent at once went to the field before); bounded
         st->after_focus = st->wait;
         st->wait = A_FOCUS;
+        s_wait_begins (op);             //  for the control to say it has the focus
         st->focus_until = ufo_desktop_now_ms_ () + S_FOCUS_WAIT_MS;
         st->next_poll = 0;
         return;
@@ -942,6 +958,7 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
             return op;
         }
         st->wait = A_DEADLINE;
+        s_wait_begins (op);             //  the time the model asked for
         op->deadline = ufo_desktop_now_ms_ () + (int64_t) (seconds * 1000);
         return op;
     }

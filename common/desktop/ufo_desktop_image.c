@@ -67,14 +67,79 @@ s_image_dup (const ufo_image_t *src)
     return copy;
 }
 
-//  Reads the pixels through shared memory (MIT-SHM): the X server writes them straight into
-//  our memory instead of sending 4 MB through the socket. NULL if that is not possible.
-static XImage *
-s_shm_get (ufo_desktop_t *desk, Drawable d, int width, int height, XShmSegmentInfo *info)
+//  The captures' shared memory segment (MIT-SHM): the X server writes the pixels straight
+//  into our memory instead of sending them through the socket. Made and attached once, grown
+//  when a capture needs more, detached at destroy: a segment per capture cost a query, an
+//  attach and a detach round trip and fresh pages on both sides, more than a small window's
+//  pixels.
+typedef struct {
+    XShmSegmentInfo info;
+    size_t size;
+} s_shm_t;
+
+void
+ufo_desktop_shm_free_ (ufo_desktop_t *desk)
 {
+    s_shm_t *shm = desk->shm;
+    if (!shm)
+        return;
+    if (!desk->x_dead) {
+        XShmDetach (desk->dpy, &shm->info);
+        XSync (desk->dpy, False);
+    }
+    shmdt (shm->info.shmaddr);
+    free (shm);
+    desk->shm = NULL;
+}
+
+//  A segment of at least size bytes attached to the server, or NULL (no MIT-SHM).
+static s_shm_t *
+s_shm_segment (ufo_desktop_t *desk, size_t size)
+{
+    if (desk->shm_off)
+        return NULL;
+    if (desk->shm && ((s_shm_t *) desk->shm)->size >= size)
+        return desk->shm;
     int major, minor;
     Bool pixmaps;
-    if (!XShmQueryVersion (desk->dpy, &major, &minor, &pixmaps))
+    if (!desk->shm && !XShmQueryVersion (desk->dpy, &major, &minor, &pixmaps)) {
+        desk->shm_off = true;
+        return NULL;
+    }
+    ufo_desktop_shm_free_ (desk);
+    size = (size + 0xFFFFF) & ~(size_t) 0xFFFFF;        //  whole MB: fewer regrowths
+    s_shm_t *shm = ufo_calloc (1, sizeof (*shm));
+    shm->size = size;
+    shm->info.shmid = shmget (IPC_PRIVATE, size, IPC_CREAT | 0600);
+    if (shm->info.shmid < 0) {
+        free (shm);
+        return NULL;
+    }
+    shm->info.shmaddr = shmat (shm->info.shmid, NULL, 0);
+    shmctl (shm->info.shmid, IPC_RMID, NULL);       //  freed once both sides detach
+    if (shm->info.shmaddr == (char *) -1) {
+        free (shm);
+        return NULL;
+    }
+    shm->info.readOnly = False;
+    ufo_desktop_x_trap_begin_ (desk);
+    Status attached = XShmAttach (desk->dpy, &shm->info);
+    if (ufo_desktop_x_trap_end_ (desk) || !attached) {
+        shmdt (shm->info.shmaddr);      //  a display on another machine: never again
+        free (shm);
+        desk->shm_off = true;
+        return NULL;
+    }
+    desk->shm = shm;
+    return shm;
+}
+
+//  Reads the pixels of d into the shared segment; NULL if that is not possible. The image's
+//  data is the segment's: release it with s_shm_release.
+static XImage *
+s_shm_get (ufo_desktop_t *desk, Drawable d, int width, int height)
+{
+    if (desk->shm_off)
         return NULL;
     Visual *visual = DefaultVisual (desk->dpy, DefaultScreen (desk->dpy));
     int depth = DefaultDepth (desk->dpy, DefaultScreen (desk->dpy));
@@ -87,34 +152,21 @@ s_shm_get (ufo_desktop_t *desk, Drawable d, int width, int height, XShmSegmentIn
         visual = attr.visual;
         depth = attr.depth;
     }
-    memset (info, 0, sizeof (*info));
-    XImage *xi = XShmCreateImage (desk->dpy, visual, (unsigned) depth, ZPixmap, NULL, info,
+    XShmSegmentInfo probe = { 0 };
+    XImage *xi = XShmCreateImage (desk->dpy, visual, (unsigned) depth, ZPixmap, NULL, &probe,
                                   (unsigned) width, (unsigned) height);
     if (!xi)
         return NULL;
-    info->shmid = shmget (IPC_PRIVATE, (size_t) xi->bytes_per_line * (size_t) height,
-                          IPC_CREAT | 0600);
-    if (info->shmid < 0) {
+    s_shm_t *shm = s_shm_segment (desk, (size_t) xi->bytes_per_line * (size_t) height);
+    if (!shm) {
         XDestroyImage (xi);
         return NULL;
     }
-    info->shmaddr = xi->data = shmat (info->shmid, NULL, 0);
-    shmctl (info->shmid, IPC_RMID, NULL);   //  freed once both sides detach
-    if (info->shmaddr == (char *) -1) {
-        xi->data = NULL;
-        XDestroyImage (xi);
-        return NULL;
-    }
-    info->readOnly = False;
+    xi->obdata = (char *) &shm->info;       //  the image reads into the kept segment
+    xi->data = shm->info.shmaddr;
     ufo_desktop_x_trap_begin_ (desk);
-    Status attached = XShmAttach (desk->dpy, info);
-    Status got = attached ? XShmGetImage (desk->dpy, d, xi, 0, 0, AllPlanes) : False;
+    Status got = XShmGetImage (desk->dpy, d, xi, 0, 0, AllPlanes);
     if (ufo_desktop_x_trap_end_ (desk) || !got) {
-        if (attached) {
-            XShmDetach (desk->dpy, info);
-            XSync (desk->dpy, False);
-        }
-        shmdt (info->shmaddr);
         xi->data = NULL;
         XDestroyImage (xi);
         return NULL;
@@ -123,12 +175,9 @@ s_shm_get (ufo_desktop_t *desk, Drawable d, int width, int height, XShmSegmentIn
 }
 
 static void
-s_shm_release (ufo_desktop_t *desk, XImage *xi, XShmSegmentInfo *info)
+s_shm_release (XImage *xi)
 {
-    XShmDetach (desk->dpy, info);
-    XSync (desk->dpy, False);
-    shmdt (info->shmaddr);
-    xi->data = NULL;
+    xi->data = NULL;                        //  the segment stays attached
     XDestroyImage (xi);
 }
 
@@ -136,8 +185,7 @@ static ufo_image_t *
 s_capture (ufo_desktop_t *desk, Drawable d, int width, int height, int ox, int oy,
            ufo_error_t *err)
 {
-    XShmSegmentInfo info;
-    XImage *xi = s_shm_get (desk, d, width, height, &info);
+    XImage *xi = s_shm_get (desk, d, width, height);
     bool shm = xi != NULL;
     if (!xi) {
         ufo_desktop_x_trap_begin_ (desk);
@@ -154,7 +202,7 @@ s_capture (ufo_desktop_t *desk, Drawable d, int width, int height, int ox, int o
     ufo_image_t *self = s_image_new (width, height, ox, oy);
     if (!self) {
         if (shm)
-            s_shm_release (desk, xi, &info);
+            s_shm_release (xi);
         else
             XDestroyImage (xi);
         ufo_error_set (err, UFO_E_RANGE, "image size %dx%d out of range", width, height);
@@ -172,7 +220,7 @@ s_capture (ufo_desktop_t *desk, Drawable d, int width, int height, int ox, int o
                 row [x] = (uint32_t) XGetPixel (xi, x, y) & 0xFFFFFF;
     }
     if (shm)
-        s_shm_release (desk, xi, &info);
+        s_shm_release (xi);
     else
         XDestroyImage (xi);
     return self;

@@ -96,6 +96,9 @@ struct _ufo_desktop_t {
     Window root_win;
     int screen_w, screen_h;
     bool composite;
+    void *shm;                  //  the captures' shared memory segment, attached to the X
+                                //  server once and reused (ufo_desktop_image.c), or NULL
+    bool shm_off;               //  MIT-SHM is not usable on this display
     GMainContext *ctx;
     int wake_fd;                //  the context's wake-up fd once known, else -1
     GDBusConnection *bus;       //  the AT-SPI bus
@@ -130,6 +133,8 @@ struct _ufo_desktop_op_t {
     bool done, cancelled, handle_gone;
     int pending;                //  D-Bus calls in flight
     int64_t started, deadline;
+    int64_t wait_from_us;       //  an action: when it began to wait for the application's
+                                //  effect (CLOCK_MONOTONIC us), 0 if it does not wait
     ufo_value_t *result;
     ufo_op_poll_fn poll;
     ufo_op_free_fn free_state;
@@ -180,6 +185,8 @@ bool ufo_desktop_x_window_info_ (ufo_desktop_t *desk, int64_t xid, int *x, int *
                                  int *h, char **title, int *pid);
 int ufo_desktop_x_trap_begin_ (ufo_desktop_t *desk);
 int ufo_desktop_x_trap_end_ (ufo_desktop_t *desk);
+//  Detaches and frees the captures' shared memory segment, if any (at destroy).
+void ufo_desktop_shm_free_ (ufo_desktop_t *desk);
 ufo_dwin_t *ufo_desktop_win_ (ufo_desktop_t *desk, int64_t xid, bool create);
 void ufo_desktop_win_forget_ (ufo_desktop_t *desk, int64_t xid);
 
