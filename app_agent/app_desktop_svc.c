@@ -303,6 +303,9 @@ app_desktop_svc_run (app_ctx_t *ctx)
         ufo_error ("cannot serve desktop queries: %s", err.message);
         return 2;
     }
+    //  again, after the connection's socket: czmq installs its own SIGTERM / SIGINT handlers
+    //  when it starts, and the stop flag would never be set
+    ufo_agent_signals_install ();
     if (ufo_agent_signal_fd () >= 0)
         ufo_loop_stop_on (ctx->loop, ufo_agent_signal_fd ());
     //  idle: until the loop's nearest timer (heartbeats, a blob.put's deadline) or an event

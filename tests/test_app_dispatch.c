@@ -520,7 +520,10 @@ UFO_TEST (test_desktop_query_during_subtask)
     ufo_value_destroy (&result);
     ufo_tasks_destroy (&tasks);
     s_stop_app (&s_apps [0]);
-    s_stop_app (&s_desk);
+    //  SIGTERM stops the desktop service cleanly
+    kill (s_desk, SIGTERM);
+    CHECK_INT (ufo_wait_exit (s_desk, 10000), 0);
+    s_desk = 0;
     kill (proxy, SIGTERM);
     CHECK (ufo_wait_exit (proxy, 10000) >= 0);
     afx_mousepad_kill (pid, xid);
