@@ -419,6 +419,19 @@ s_start_proxy (const char *front, const char *stats, const char *opt, const char
     return proxy;
 }
 
+//  Starts the proxy `name` (front ipc://DIR/<name>, stats DIR/<name>.stats, written into
+//  front / stats) with one option and waits (bounded) until it reports.
+static pid_t
+s_proxy_up (const char *name, const char *opt, const char *value, char front [400], char stats [400])
+{
+    snprintf (front, 400, "ipc://%s/%s", afx_.broker.dir, name);
+    snprintf (stats, 400, "%s/%s.stats", afx_.broker.dir, name);
+    pid_t proxy = s_start_proxy (front, stats, opt, value);
+    int connections = -1, held = -1, released = -1;
+    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released), 10000);
+    return proxy;
+}
+
 //  The desktop-service process of the device (`ufo-app --desktop-service`, service "desktop",
 //  PROTOCOL.md 4.5) answers while the device's AppAgent waits for a slow model (10 s): the
 //  window list and a screenshot come back (their deadline, 6 s, is shorter than the model's
@@ -434,12 +447,9 @@ UFO_TEST (test_desktop_query_during_subtask)
     REQUIRE (afx_llm_start ("slow_finish.json") == 0);
     const char *config = s_config ();
     char front [400], stats [400];
-    snprintf (front, sizeof front, "ipc://%s/proxy-desk", afx_.broker.dir);
-    snprintf (stats, sizeof stats, "%s/proxy-desk.stats", afx_.broker.dir);
-    pid_t proxy = s_start_proxy (front, stats, "--prefix", "bb.");
+    pid_t proxy = s_proxy_up ("proxy-desk", "--prefix", "bb.", front, stats);
     int connections = -1, held = -1, released = -1;
-    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released), 10000);
-    REQUIRE (connections == 0);
+    REQUIRE (s_proxy_stats (stats, &connections, &held, &released) && connections == 0);
     s_desk = s_start_desktop_svc (config, front);
     s_apps [0] = s_start_app (config, 0);
     ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
@@ -598,11 +608,7 @@ UFO_TEST (test_failed_board_write)
     REQUIRE (xid);
     REQUIRE (afx_llm_start ("type_text.json") == 0);
     char front [400], stats [400];
-    snprintf (front, sizeof front, "ipc://%s/proxy-fail", afx_.broker.dir);
-    snprintf (stats, sizeof stats, "%s/proxy-fail.stats", afx_.broker.dir);
-    pid_t proxy = s_start_proxy (front, stats, "--fail-prefix", "bb.add");
-    int connections = -1, held = -1, released = -1;
-    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released), 10000);
+    pid_t proxy = s_proxy_up ("proxy-fail", "--fail-prefix", "bb.add", front, stats);
     s_apps [0] = s_start_app_at (s_config (), 0, front);
     ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
     REQUIRE (tasks);
