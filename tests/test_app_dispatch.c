@@ -8,7 +8,8 @@
     its subtask), and acts on a cancel sent meanwhile; board writes the broker refuses are
     logged and reported in the subtask's result. Also: the device's desktop-service process
     (`ufo-app --desktop-service`) answers its desktop queries while a subtask waits for the
-    model, over one connection (counted by the proxy). */
+    model, over one connection (counted by the proxy); a screenshot whose blob the broker
+    refuses fails with the reason and the service serves on. */
 #include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
@@ -539,6 +540,58 @@ UFO_TEST (test_desktop_query_during_subtask)
     afx_mousepad_kill (pid, xid);
 }
 
+//  A desktop query's body (JSON) for device t0, submitted; waits (bounded) for its result
+//  event (caller owns; NULL when none came).
+static ufo_value_t *
+s_desktop_query (ufo_tasks_t *tasks, const char *query)
+{
+    ufo_value_t *spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", "desktop");
+    ufo_value_map_set_str (spec, "device", "t0");
+    ufo_value_map_set_int (spec, "deadline_ms", 20000);
+    ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_json_parse_str (query, NULL) });
+    char qid [33];
+    ufo_error_t err;
+    if (ufo_tasks_submit (tasks, &spec, qid, &err) < 0)
+        return NULL;
+    int64_t end = ufo_time_mono_ms () + 30000;
+    while (ufo_time_mono_ms () < end) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        if (!strcmp (ufo_value_map_str (ev, "kind", ""), "result") && !strcmp (ufo_value_map_str (ev, "task", ""), qid))
+            return ev;
+        ufo_value_destroy (&ev);
+    }
+    return NULL;
+}
+
+//  The broker refuses the screenshot's blob.put (the proxy answers it with an error): the
+//  screenshot task fails with why, and the desktop service goes on serving.
+UFO_TEST (test_desktop_blob_refused)
+{
+    char front [400], stats [400];
+    pid_t proxy = s_proxy_up ("proxy-blob", "--fail-prefix", "blob.put", front, stats);
+    s_desk = s_start_desktop_svc (s_config (), front);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *r = s_desktop_query (tasks, "{\"op\": \"screenshot\"}");
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_path (r, "body.error")) ?: "", "the broker did not store the screenshot: ");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_path (r, "body.error")) ?: "", "refused by the test proxy");
+    ufo_value_destroy (&r);
+    r = s_desktop_query (tasks, "{\"op\": \"windows\"}");
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "done");
+    CHECK (ufo_value_path (r, "body.windows") != NULL);
+    ufo_value_destroy (&r);
+    ufo_tasks_destroy (&tasks);
+    kill (s_desk, SIGTERM);
+    CHECK_INT (ufo_wait_exit (s_desk, 10000), 0);
+    s_desk = 0;
+    kill (proxy, SIGTERM);
+    CHECK (ufo_wait_exit (proxy, 10000) >= 0);
+}
+
 UFO_TEST (test_slow_board_reply)
 {
     int pid = 0;
@@ -645,6 +698,7 @@ main (void)
     AFX_RUN (test_killed_worker_resumes);
     AFX_RUN (test_finished_worker_resumes_without_model);
     AFX_RUN (test_desktop_query_during_subtask);
+    AFX_RUN (test_desktop_blob_refused);
     AFX_RUN (test_slow_board_reply);
     AFX_RUN (test_failed_board_write);
     s_stop_app (&s_apps [0]);
