@@ -111,6 +111,27 @@ s_conn_event (void *arg, ufo_value_t **event_p)
         ufo_debug ("broker connection: %s", ufo_value_map_str (*event_p, "kind", "?"));
 }
 
+//  The LLM client of APP_AGENT (in the loop), the engines of model overrides, the prompts.
+static int
+s_open_model (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err)
+{
+    const ufo_config_t *c = ctx->config;
+    ufo_llm_config_t llm_cfg;
+    ufo_llm_config_defaults (&llm_cfg);
+    if (ufo_llm_config_from (c, "APP_AGENT", &llm_cfg, err) < 0)
+        return -1;
+    ctx->visual = llm_cfg.visual_mode;
+    s_copy (ctx->api_key, sizeof ctx->api_key, llm_cfg.api_key);
+    ufo_llm_config_model_name (&llm_cfg, ctx->model, sizeof ctx->model);
+    ctx->llm = ufo_llm_new_from_config (c, "APP_AGENT", options->llm_mode, options->llm_cassette, err);
+    if (!ctx->llm)
+        return -1;
+    ufo_loop_add_llm (ctx->loop, ctx->llm);
+    ctx->engines = ufo_llm_engines_new (8);
+    ctx->prompts = ufo_prompts_new (NULL, err);
+    return ctx->prompts ? 0 : -1;
+}
+
 int
 app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err)
 {
@@ -123,21 +144,8 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
         return -1;
     ufo_config_apply_log (ctx->config);
     const ufo_config_t *c = ctx->config;
-
-    ufo_llm_config_t llm_cfg;
-    ufo_llm_config_defaults (&llm_cfg);
-    if (ufo_llm_config_from (c, "APP_AGENT", &llm_cfg, err) < 0)
-        goto fail;
-    ctx->visual = llm_cfg.visual_mode;
-    s_copy (ctx->api_key, sizeof ctx->api_key, llm_cfg.api_key);
-    ufo_llm_config_model_name (&llm_cfg, ctx->model, sizeof ctx->model);
-    ctx->llm = ufo_llm_new_from_config (c, "APP_AGENT", options->llm_mode, options->llm_cassette, err);
-    if (!ctx->llm)
-        goto fail;
-    ufo_loop_add_llm (ctx->loop, ctx->llm);
-    ctx->engines = ufo_llm_engines_new (8);
-    ctx->prompts = ufo_prompts_new (NULL, err);
-    if (!ctx->prompts)
+    //  the model and the prompts (an AppAgent's; the desktop service has neither)
+    if (!options->desktop_service && s_open_model (ctx, options, err) < 0)
         goto fail;
     ufo_value_t *dopts = s_desktop_options (c);
     ctx->desktop = ufo_desktop_new (dopts, err);
@@ -149,10 +157,12 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     //  a first snapshot 3-5x slower than the same walk from ufo-desktop
     if (ufo_desktop_fd (ctx->desktop) >= 0)
         ufo_loop_reader_add (ctx->loop, NULL, ufo_desktop_fd (ctx->desktop), s_desktop_readable, ctx);
-    ufo_loop_source_t mcp = { NULL, s_mcp_items, s_mcp_dispatch };
-    ufo_loop_source_add (ctx->loop, &mcp, ctx);
-    ufo_loop_source_t rag = { NULL, s_rag_items, s_rag_dispatch };
-    ufo_loop_source_add (ctx->loop, &rag, ctx);
+    if (!options->desktop_service) {
+        ufo_loop_source_t mcp = { NULL, s_mcp_items, s_mcp_dispatch };
+        ufo_loop_source_add (ctx->loop, &mcp, ctx);
+        ufo_loop_source_t rag = { NULL, s_rag_items, s_rag_dispatch };
+        ufo_loop_source_add (ctx->loop, &rag, ctx);
+    }
     if (!options->local_board) {
         //  CURVE (security.*): the default of every bus socket of this process
         if (ufo_security_init (c, "agent", err) < 0)
@@ -162,6 +172,10 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
                                : ufo_config_str (c, "broker.cmd_endpoint", "");
         if (ufo_bb_endpoint (configured, "cmd", ctx->endpoint, sizeof ctx->endpoint, err) < 0)
             goto fail;
+    }
+    if (options->desktop_service) {
+        ctx->png_level = (int) ufo_config_int (c, "desktop.png_compression", 1);
+        return 0;               //  the desktop service opens its one connection itself
     }
     if (!options->local_board) {
         //  one DEALER for the worker side and every blackboard call (ufo_conn.h)

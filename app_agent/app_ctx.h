@@ -73,11 +73,16 @@ typedef struct {
     const char *device;             //  --device
     bool local_board;               //  no broker: an in-process board
     bool worker;                    //  the connection is a worker of app:<app> on device
+    bool desktop_service;           //  --desktop-service: only the configuration, the desktop,
+                                    //  CURVE and the endpoint (no model, prompts, knowledge,
+                                    //  board or connection: app_desktop_svc opens its own)
 } app_ctx_options_t;
 
 //  Loads the configuration and opens the desktop, the LLM client, the prompts, the broker
 //  connection (a worker of app:<app> with options->worker; its events go to
-//  ctx->on_conn_event, set by the caller) and the board. Returns 0, or -1 with err (everything opened so far is closed again).
+//  ctx->on_conn_event, set by the caller) and the board; with options->desktop_service
+//  only the configuration, the desktop, CURVE and ctx->endpoint. Returns 0, or -1 with err
+//  (everything opened so far is closed again).
 int app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err);
 
 //  Closes everything app_ctx_open opened. Safe twice.

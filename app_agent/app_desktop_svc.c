@@ -1,11 +1,13 @@
 /*  app_desktop_svc.c - the "desktop" service of a device (see app_desktop_svc.h): window
-    lists and screenshots for clients anywhere on the bus.
+    lists and screenshots for clients anywhere on the bus, in the desktop-service process
+    (`ufo-app --desktop-service`).
 
-    Everything runs in the process's loop. The window list and the capture are X calls of a
-    few milliseconds; the PNG goes to the broker's blob store with a pipelined blob.put whose
-    reply is read when the command socket becomes readable, so the loop never waits for it. */
+    Everything runs in the process's loop, over its one broker connection (ufo_conn, a
+    worker of service "desktop"). The window list and the capture are X calls of a few
+    milliseconds; the PNG goes to the broker's blob store with an asynchronous blob.put on
+    the same connection (ufo_conn_call), whose reply or timeout completes the task, so the
+    loop never waits for it. */
 #include "ufo_prelude.h"
-#include "ufo_bb_client.h"
 #include "ufo_clock.h"
 #include "ufo_config.h"
 #include "ufo_desktop.h"
@@ -13,7 +15,8 @@
 #include "ufo_log.h"
 #include "ufo_loop.h"
 #include "ufo_value.h"
-#include "ufo_worker.h"
+#include "ufo_agent_opts.h"
+#include "ufo_conn.h"
 #include "app_ctx.h"
 #include "app_desktop_svc.h"
 
@@ -22,17 +25,13 @@
 
 typedef struct {
     char task [80];                 //  "" free
-    char request [65];              //  the blob.put's envelope id
-    int64_t until;                  //  monotonic ms
+    uint64_t call;                  //  the blob.put's call id (ufo_conn_call)
     ufo_value_t *result;            //  the result without "blob"
 } s_put_t;
 
 struct _app_desktop_svc_t {
     app_ctx_t *ctx;
-    ufo_worker_t *worker;
-    ufo_bb_client_t *blobs;         //  for blob.put
-    int reader;                     //  loop id of the blob store's replies
-    int timer;                      //  loop id of the nearest put deadline (0: none pending)
+    ufo_conn_t *conn;               //  owned: the process's one broker connection
     s_put_t puts [S_CAPACITY];
 };
 
@@ -144,7 +143,7 @@ app_desktop_svc_handle (app_ctx_t *ctx, const ufo_value_t *body, const char **st
 static void
 s_complete (app_desktop_svc_t *self, const char *task, const char *status, ufo_value_t **result_p)
 {
-    if (ufo_worker_complete (self->worker, task, status, result_p) < 0)
+    if (ufo_conn_complete (self->conn, task, status, result_p) < 0)
         ufo_warn ("desktop: task %s is not running here any more", task);
     ufo_value_destroy (result_p);
 }
@@ -156,77 +155,35 @@ s_put_free (s_put_t *p)
     memset (p, 0, sizeof *p);
 }
 
-static void s_on_timer (ufo_loop_t *loop, void *arg);
-
-//  A one-shot timer for the nearest deadline of a pending put, none when nothing is pending
-//  (an idle device wakes up for nothing).
+//  The outcome of a screenshot's blob.put (from the loop): the task completes with the
+//  blob, or fails with why the broker did not store it (its error, the call's timeout,
+//  the connection lost).
 static void
-s_arm (app_desktop_svc_t *self)
+s_on_put (void *arg, ufo_conn_reply_t *reply)
 {
-    ufo_loop_remove (self->ctx->loop, self->timer);
-    self->timer = 0;
-    int64_t nearest = 0;
-    for (size_t i = 0; i < S_CAPACITY; i++)
-        if (self->puts [i].task [0] && (!nearest || self->puts [i].until < nearest))
-            nearest = self->puts [i].until;
-    if (nearest) {
-        int64_t ms = nearest - ufo_time_mono_ms ();
-        self->timer = ufo_loop_timer_add (self->ctx->loop, ms > 0 ? (int) ms : 0, 0, s_on_timer, self);
-    }
-}
-
-//  Replies of the blob store: a pending screenshot is completed with its blob.
-static void
-s_on_reply (ufo_loop_t *loop, void *arg)
-{
-    UFO_UNUSED (loop);
     app_desktop_svc_t *self = arg;
-    char id [65];
-    bool ok = false;
-    ufo_error_t err;
-    ufo_value_t *reply;
-    while ((reply = ufo_bb_client_recv (self->blobs, 0, id, &ok, &err))) {
-        for (size_t i = 0; i < S_CAPACITY; i++) {
-            s_put_t *p = &self->puts [i];
-            if (!p->task [0] || strcmp (p->request, id))
-                continue;
-            const char *blob = ufo_value_map_str (reply, "blob", "");
-            if (ok && *blob) {
-                ufo_value_map_set_str (p->result, "blob", blob);
-                s_complete (self, p->task, "done", &p->result);
-            }
-            else {
-                const char *status;
-                ufo_value_t *r = s_error_result (NULL, &status, "the broker did not store the screenshot: %s",
-                                                 ufo_value_map_str (reply, "message", "no blob in its reply"));
-                s_complete (self, p->task, status, &r);
-            }
-            s_put_free (p);
-        }
-        ufo_value_destroy (&reply);
+    s_put_t *p = NULL;
+    for (size_t i = 0; i < S_CAPACITY && !p; i++)
+        if (self->puts [i].task [0] && self->puts [i].call == reply->id)
+            p = &self->puts [i];
+    if (!p)
+        return;                     //  (cancelled meanwhile: the call was forgotten)
+    const char *blob = reply->ok ? ufo_value_map_str (*reply->body_p, "blob", "") : "";
+    if (*blob) {
+        ufo_value_map_set_str (p->result, "blob", blob);
+        s_complete (self, p->task, "done", &p->result);
     }
-    s_arm (self);
-}
-
-//  Screenshots whose blob.put got no reply in time end as failed.
-static void
-s_on_timer (ufo_loop_t *loop, void *arg)
-{
-    UFO_UNUSED (loop);
-    app_desktop_svc_t *self = arg;
-    self->timer = 0;                //  a one-shot timer is gone once it fired
-    int64_t now = ufo_time_mono_ms ();
-    for (size_t i = 0; i < S_CAPACITY; i++) {
-        s_put_t *p = &self->puts [i];
-        if (p->task [0] && now >= p->until) {
-            const char *status;
-            ufo_value_t *r = s_error_result (NULL, &status, "the broker did not store the screenshot within %d ms",
-                                             APP_DESKTOP_PUT_MS);
-            s_complete (self, p->task, status, &r);
-            s_put_free (p);
-        }
+    else {
+        const char *status;
+        ufo_value_t *r = reply->err.code == UFO_E_TIMEOUT
+            ? s_error_result (NULL, &status, "the broker did not store the screenshot within %d ms",
+                              APP_DESKTOP_PUT_MS)
+            : s_error_result (NULL, &status, "the broker did not store the screenshot: %s",
+                              reply->ok ? "no blob in its reply" : reply->err.message);
+        ufo_info ("desktop: task %s failed: %s", p->task, ufo_value_map_str (r, "error", ""));
+        s_complete (self, p->task, status, &r);
     }
-    s_arm (self);
+    s_put_free (p);
 }
 
 static void
@@ -249,22 +206,21 @@ s_on_task (app_desktop_svc_t *self, const char *task, const ufo_value_t *body)
     for (size_t i = 0; i < S_CAPACITY && !slot; i++)
         if (!self->puts [i].task [0])
             slot = &self->puts [i];
-    ufo_error_t err;
-    if (!slot || ufo_bb_client_send (self->blobs, "blob.put", NULL, png, len, slot->request, &err) < 0) {
-        ufo_value_t *r = s_error_result (result, &status, "the screenshot could not be sent to the broker: %s",
-                                         slot ? err.message : "too many screenshots in flight");
+    if (!slot) {
+        //  the broker delivers at most S_CAPACITY tasks at once: only a broker that does not
+        //  keep to the capacity gets here
+        ufo_value_t *r = s_error_result (result, &status, "too many screenshots in flight");
         s_complete (self, task, status, &r);
         free (png);
         return;
     }
-    free (png);
     snprintf (slot->task, sizeof slot->task, "%s", task);
-    slot->until = ufo_time_mono_ms () + APP_DESKTOP_PUT_MS;
     slot->result = result;
-    s_arm (self);
+    slot->call = ufo_conn_call (self->conn, "blob.put", NULL, png, len, APP_DESKTOP_PUT_MS, s_on_put, self);
+    free (png);
 }
 
-//  A worker event, from inside the loop.
+//  A connection event, from inside the loop.
 static void
 s_on_event (void *arg, ufo_value_t **event_p)
 {
@@ -278,47 +234,41 @@ s_on_event (void *arg, ufo_value_t **event_p)
     if (!strcmp (kind, "cancel")) {
         for (size_t i = 0; i < S_CAPACITY; i++)
             if (self->puts [i].task [0] && !strcmp (self->puts [i].task, task)) {
+                ufo_conn_call_forget (self->conn, self->puts [i].call);
                 ufo_value_t *r = ufo_value_new_map ();
                 ufo_value_map_set_str (r, "error", "cancelled");
                 s_complete (self, task, "cancelled", &r);
                 s_put_free (&self->puts [i]);
-                s_arm (self);
             }
     }
+    else
+        ufo_debug ("desktop: broker connection event %s", kind);
 }
 
 app_desktop_svc_t *
 app_desktop_svc_new (app_ctx_t *ctx, const char *endpoint, ufo_error_t *err)
 {
     assert (ctx && ctx->loop && ctx->desktop);
-    app_desktop_svc_t *self = ufo_calloc (1, sizeof *self);
-    self->ctx = ctx;
-    self->blobs = ufo_bb_client_new (endpoint, NULL, err);
-    if (!self->blobs) {
-        free (self);
-        return NULL;
-    }
-    ufo_bb_client_set_timeout (self->blobs, 2000);     //  bounds only a send without a connection
-    ufo_bb_client_set_sender (self->blobs, "ufo-app/desktop");
-    //  heartbeats S_HEARTBEAT_FACTOR times slower than the agents': an idle device's ufo-app
-    //  wakes up for one more link only a third as often (docs/BENCHMARKS.md "Idle agents"); a
-    //  lost desktop agent is noticed later, which only matters to a query that then waits for
-    //  its deadline instead of failing over sooner
+    //  heartbeats S_HEARTBEAT_FACTOR times slower than the agents': an idle device's
+    //  desktop service wakes up only a third as often (docs/BENCHMARKS.md "Idle agents"); a
+    //  lost desktop service is noticed later, which only matters to a query that then waits
+    //  for its deadline instead of failing over sooner
     int ivl = (int) ufo_config_int (ctx->config, "dispatch.heartbeat_ivl_ms", 0);
-    ufo_worker_config_t wc = {
-        .endpoint = endpoint, .service = "desktop", .device = ctx->device,
+    ufo_conn_config_t cc = {
+        .endpoint = endpoint, .service = "desktop", .device = ctx->device, .capacity = S_CAPACITY,
         .heartbeat_ivl_ms = (ivl > 0 ? ivl : 1000) * S_HEARTBEAT_FACTOR,
         .heartbeat_liveness = (int) ufo_config_int (ctx->config, "dispatch.heartbeat_liveness", 0),
-        .capacity = S_CAPACITY
+        .call_timeout_ms = APP_DESKTOP_PUT_MS
     };
-    self->worker = ufo_worker_new_in_loop (&wc, ctx->loop, s_on_event, self, err);
-    if (!self->worker) {
-        ufo_bb_client_destroy (&self->blobs);
+    app_desktop_svc_t *self = ufo_calloc (1, sizeof *self);
+    self->ctx = ctx;
+    self->conn = ufo_conn_new (&cc, ctx->loop, s_on_event, self, err);
+    if (!self->conn) {
         free (self);
         return NULL;
     }
-    self->reader = ufo_loop_reader_add (ctx->loop, ufo_bb_client_cmd_socket (self->blobs), -1, s_on_reply, self);
-    ufo_info ("serving desktop queries of device %s", ctx->device);
+    ufo_info ("serving desktop queries of device %s via %s (one connection, %s)", ctx->device, endpoint,
+              ufo_conn_routing_id (self->conn));
     return self;
 }
 
@@ -328,12 +278,41 @@ app_desktop_svc_destroy (app_desktop_svc_t **self_p)
     if (!self_p || !*self_p)
         return;
     app_desktop_svc_t *self = *self_p;
-    ufo_loop_remove (self->ctx->loop, self->reader);
-    ufo_loop_remove (self->ctx->loop, self->timer);
-    for (size_t i = 0; i < S_CAPACITY; i++)
+    //  screenshots still waiting for their blob.put are released (the broker requeues
+    //  them when the worker leaves): their calls must not complete them during the leave
+    for (size_t i = 0; i < S_CAPACITY; i++) {
+        if (self->puts [i].task [0])
+            ufo_conn_call_forget (self->conn, self->puts [i].call);
         s_put_free (&self->puts [i]);
-    ufo_worker_destroy (&self->worker);
-    ufo_bb_client_destroy (&self->blobs);
+    }
+    ufo_conn_destroy (&self->conn);
     free (self);
     *self_p = NULL;
+}
+
+int
+app_desktop_svc_run (app_ctx_t *ctx)
+{
+    if (!ctx->endpoint [0]) {
+        ufo_error ("no broker endpoint (--broker or broker.cmd_endpoint)");
+        return 2;
+    }
+    ufo_error_t err;
+    app_desktop_svc_t *self = app_desktop_svc_new (ctx, ctx->endpoint, &err);
+    if (!self) {
+        ufo_error ("cannot serve desktop queries: %s", err.message);
+        return 2;
+    }
+    //  again, after the connection's socket: czmq installs its own SIGTERM / SIGINT handlers
+    //  when it starts, and the stop flag would never be set
+    ufo_agent_signals_install ();
+    if (ufo_agent_signal_fd () >= 0)
+        ufo_loop_stop_on (ctx->loop, ufo_agent_signal_fd ());
+    //  idle: until the loop's nearest timer (heartbeats, a blob.put's deadline) or an event
+    while (!*ufo_agent_stop_flag () && !ufo_loop_stopped (ctx->loop)) {
+        ufo_loop_run_once (ctx->loop, -1);
+        ufo_desktop_pump (ctx->desktop);
+    }
+    app_desktop_svc_destroy (&self);
+    return 0;
 }

@@ -1,7 +1,10 @@
-/*  app_desktop_svc.h - the desktop queries of a device, served by its ufo-app: a worker of
-    service "desktop" on the process's device (docs/PROTOCOL.md 4.5), in the process's loop
-    beside the AppAgent worker, so that a client anywhere on the bus (`ufo mcp-server`) can
-    list the windows of that device's desktop and take a screenshot of it.
+/*  app_desktop_svc.h - the desktop queries of a device, served by its desktop-service
+    process (`ufo-app --desktop-service --device ID`, one per device, started by `ufo up`
+    and the compose devices): a worker of service "desktop" on that device
+    (docs/PROTOCOL.md 4.5), so that a client anywhere on the bus (`ufo mcp-server`) can list
+    the windows of that device's desktop and take a screenshot of it, whatever its
+    AppAgents are busy with. The process has one broker connection (issue 17): the worker
+    side and the screenshots' blob.put calls share it.
 
     Task bodies: {"op": "windows"} and {"op": "screenshot", "xid"?: int (0 / absent: the
     whole screen)}. Results (task "done"):
@@ -25,14 +28,21 @@
 
 typedef struct _app_desktop_svc_t app_desktop_svc_t;
 
-//  Starts serving "desktop" for ctx->device through the broker at endpoint, in ctx->loop
-//  (ctx->desktop and ctx->loop are borrowed and must outlive the service). Returns NULL
-//  with err for a bad endpoint or configuration.
+//  Starts serving "desktop" for ctx->device through the broker at endpoint, in ctx->loop,
+//  on a connection of its own (ctx->conn is not used: open the context with
+//  app_ctx_options_t.desktop_service, which opens none; ctx->desktop and ctx->loop are
+//  borrowed and must outlive the service). Returns NULL with err for a bad endpoint or
+//  configuration.
 app_desktop_svc_t *app_desktop_svc_new (app_ctx_t *ctx, const char *endpoint, ufo_error_t *err);
 
 //  Stops serving (the broker requeues what was not completed) and frees; sets *self_p to
 //  NULL. Safe with NULL.
 void app_desktop_svc_destroy (app_desktop_svc_t **self_p);
+
+//  The desktop-service process: serves "desktop" for ctx->device through ctx->endpoint
+//  until SIGTERM / SIGINT. Returns the process exit status (0 after a clean stop, 2 when
+//  it cannot start).
+int app_desktop_svc_run (app_ctx_t *ctx);
 
 //  Handles one task body (the "body" of a delivered task) and writes the result: returns a
 //  result map (caller owns) and sets *status to "done" or "failed"; a screenshot's PNG is

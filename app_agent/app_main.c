@@ -16,6 +16,12 @@
         "result", "body": {...}}). The board is the broker's with --broker, else an
         in-process one. Exit status: 0 FINISH, 1 FAIL or ERROR, 2 bad usage or set-up.
 
+    ufo-app --desktop-service --device ID [--broker EP] [--config FILE] [--log-level LEVEL]
+        The desktop service of device ID (app_desktop_svc.h, docs/PROTOCOL.md 4.5): a
+        worker of service "desktop" that answers window lists and screenshots for any
+        client of the bus (`ufo mcp-server`), whatever the device's AppAgents are doing.
+        No model, prompts or board; one broker connection. `ufo up` starts one per device.
+
     SIGTERM / SIGINT stop cleanly: a dispatched subtask in progress is released (the
     broker requeues it), a file subtask ends as ERROR. */
 #include "ufo_prelude.h"
@@ -25,6 +31,7 @@
 #include "ufo_log.h"
 #include "ufo_value.h"
 #include "app_agent.h"
+#include "app_desktop_svc.h"
 #include "app_main.h"
 
 static void
@@ -34,8 +41,10 @@ s_usage (FILE *out)
         "usage: ufo-app --app NAME --device ID [--broker EP] [--config FILE]\n"
         "               [--llm-mode live|record|replay] [--llm-cassette FILE] [--log-level L]\n"
         "       ufo-app --subtask FILE.json [--log-root DIR] [--broker EP] [same options]\n"
+        "       ufo-app --desktop-service --device ID [--broker EP] [--config FILE] [--log-level L]\n"
         "Runs the AppAgent: a worker of service app:NAME (NAME '*' for any application),\n"
-        "or one subtask from a file (see the header of app_agent/app_main.c).\n");
+        "or one subtask from a file, or the device's desktop service (window lists and\n"
+        "screenshots for `ufo mcp-server`; see the header of app_agent/app_main.c).\n");
 }
 
 //  --- file mode -------------------------------------------------------------------
@@ -166,14 +175,17 @@ main (int argc, char **argv)
 {
     ufo_log_set_name ("ufo-app");
     ufo_agent_opts_t common = { .program = "ufo-app" };
-    const char *app = NULL, *subtask = NULL, *log_root = NULL;
+    const char *app = NULL, *subtask = NULL, *log_root = NULL, *desktop_service = NULL;
     const ufo_agent_opt_t own [] = {
         { "--app", &app }, { "--subtask", &subtask }, { "--log-root", &log_root }, { NULL, NULL }
     };
+    const ufo_agent_opt_t flags [] = { { "--desktop-service", &desktop_service }, { NULL, NULL } };
     int rc;
-    if (ufo_agent_opts_parse (&common, argc, argv, own, UFO_AGENT_OPT_NAME | UFO_AGENT_OPT_PROMPTS,
-                              s_usage, &rc) < 0)
+    if (ufo_agent_opts_parse_flags (&common, argc, argv, own, flags, UFO_AGENT_OPT_NAME | UFO_AGENT_OPT_PROMPTS,
+                                    s_usage, &rc) < 0)
         return rc;
+    if (desktop_service)
+        ufo_log_set_name ("ufo-app/desktop");
     if (common.log_level) {
         int level = ufo_log_level_parse (common.log_level);
         if (level < 0) {
@@ -183,7 +195,18 @@ main (int argc, char **argv)
         setenv ("UFO_LOG_LEVEL", common.log_level, 1);
         ufo_log_set_level ((ufo_log_level_t) level);
     }
-    if (!subtask && (!app || !*app || !common.device || !*common.device)) {
+    if (desktop_service && (app || subtask || log_root || common.llm_mode || common.llm_cassette)) {
+        fprintf (stderr, "ufo-app: --desktop-service serves desktop queries only: no --app, --subtask, "
+                 "--log-root or --llm-* with it\n");
+        s_usage (stderr);
+        return 2;
+    }
+    if (desktop_service && (!common.device || !*common.device)) {
+        fprintf (stderr, "ufo-app: --desktop-service needs --device ID\n");
+        s_usage (stderr);
+        return 2;
+    }
+    if (!desktop_service && !subtask && (!app || !*app || !common.device || !*common.device)) {
         fprintf (stderr, "ufo-app: --app NAME and --device ID are required (or --subtask FILE)\n");
         s_usage (stderr);
         return 2;
@@ -193,7 +216,8 @@ main (int argc, char **argv)
     app_ctx_options_t opts = {
         .config_path = common.config_path, .broker = common.broker, .llm_mode = common.llm_mode,
         .llm_cassette = common.llm_cassette, .app = app, .device = common.device,
-        .local_board = subtask && !common.broker, .worker = !subtask
+        .local_board = subtask && !common.broker, .worker = !subtask && !desktop_service,
+        .desktop_service = desktop_service != NULL
     };
     ufo_agent_signals_install ();
     app_ctx_t ctx;
@@ -203,6 +227,9 @@ main (int argc, char **argv)
         return 2;
     }
     ufo_agent_signals_install ();   //  again: czmq installs its own when it starts
+    if (desktop_service)
+        rc = app_desktop_svc_run (&ctx);
+    else
     if (subtask)
         rc = s_run_file (&ctx, subtask, log_root);
     else

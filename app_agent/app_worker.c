@@ -12,7 +12,6 @@
 #include "ufo_value.h"
 #include "app_agent.h"
 #include "app_main.h"
-#include "app_desktop_svc.h"
 #include "ufo_loop.h"
 
 //  How long a finished subtask waits for the outcome of its blackboard writes before its
@@ -143,11 +142,6 @@ app_worker_run (app_ctx_t *ctx, const char *endpoint)
     //  in the process's loop: events arrive in s_on_event during app_ctx_wait
     ctx->on_conn_event = s_on_event;
     ctx->on_conn_arg = &run;
-    //  the desktop queries of this device (window list, screenshot) for clients of the bus
-    ufo_error_t err;
-    app_desktop_svc_t *desktop_svc = app_desktop_svc_new (ctx, endpoint, &err);
-    if (!desktop_svc)
-        ufo_warn ("no desktop service on device %s: %s", ctx->device, err.message);
     if (ufo_agent_signal_fd () >= 0)
         ufo_loop_stop_on (ctx->loop, ufo_agent_signal_fd ());
     ufo_info ("serving app:%s on device %s via %s (one connection, %s)", ctx->app, ctx->device, endpoint,
@@ -169,7 +163,6 @@ app_worker_run (app_ctx_t *ctx, const char *endpoint)
     if (run.agent)
         ufo_info ("stopping with task %s unfinished: released to the broker", run.task_id);
     app_agent_destroy (&run.agent);
-    app_desktop_svc_destroy (&desktop_svc);
     ctx->on_conn_event = NULL;
     return 0;
 }

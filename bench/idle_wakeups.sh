@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/idle_wakeups.sh BUILD [SECONDS] - wake-ups per second of idle agents (issue 17).
-# Starts a real ufo-broker and idle ufo-host, ufo-app and ufo-eval on loopback ipc endpoints
+# Starts a real ufo-broker and idle ufo-host, ufo-app, the device's desktop service (ufo-app
+# --desktop-service, shown as ufo-desk) and ufo-eval on loopback ipc endpoints
 # in a temporary directory, waits until they have registered, then counts the context
 # switches (voluntary + nonvoluntary, /proc/PID/task/TID/status) of every thread of each
 # process over SECONDS (default 10) and prints them per second, the main thread first, and
@@ -28,8 +29,9 @@ for _ in $(seq 1 200); do [ -S "$T/run/cmd" ] && break; sleep 0.05; done
 EP="ipc://$T/run/cmd"
 "$BUILD/host_agent/ufo-host" --broker "$EP" --bus "ipc://$T/run/bus" --device idle > "$T/host.log" 2>&1 & host=$!
 "$BUILD/app_agent/ufo-app" --broker "$EP" --device idle --app idle-app > "$T/app.log" 2>&1 & app=$!
+"$BUILD/app_agent/ufo-app" --broker "$EP" --device idle --desktop-service > "$T/desk.log" 2>&1 & desk=$!
 "$BUILD/eval_agent/ufo-eval" --broker "$EP" > "$T/eval.log" 2>&1 & eval=$!
-pids="$host $app $eval $pids"
+pids="$host $app $desk $eval $pids"
 sleep 3
 switches () {   # pid -> "tid:count ..." (main thread first)
   for st in /proc/$1/task/*/status; do
@@ -38,7 +40,7 @@ switches () {   # pid -> "tid:count ..." (main thread first)
     echo "$tid:$n"
   done
 }
-for name in host app eval; do eval "pid=\$$name"; switches "$pid" > "$T/$name.0"; done
+for name in host app desk eval; do eval "pid=\$$name"; switches "$pid" > "$T/$name.0"; done
 sleep "$SECS"
 # broker connections: inodes of the peers of the broker's sockets on each endpoint
 ss -xpn > "$T/ss" 2>/dev/null
@@ -48,7 +50,7 @@ conns () {      # pid endpoint-peers-file -> how many of pid's sockets are such 
   awk -v pid="pid=$1," 'NR == FNR { p [$1] = 1; next } index ($0, pid) && ($6 in p) { n++ } END { print n + 0 }' \
     "$2" "$T/ss"
 }
-for name in host app eval; do
+for name in host app desk eval; do
   eval "pid=\$$name"
   if ! kill -0 "$pid" 2>/dev/null; then echo "ufo-$name: not running"; tail -5 "$T/$name.log"; continue; fi
   switches "$pid" > "$T/$name.1"

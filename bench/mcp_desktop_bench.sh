@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # mcp_desktop_bench.sh - what an MCP client waits for when it asks `ufo mcp-server` for a
 # device's windows or a screenshot: the device's own desktop agent through the broker
-# (service "desktop": dispatch.state check, task, ufo-app on the device, PNG through the blob
-# store) against the baseline of the same server reading its own $DISPLAY (the local fallback,
+# (service "desktop": dispatch.state check, task, the device's `ufo-app --desktop-service`,
+# PNG through the blob store) against the baseline of the same server reading its own $DISPLAY (the local fallback,
 # what the tools did before devices could be asked), on the same virtual desktop and window.
 #
 #   bench/mcp_desktop_bench.sh [REPS]      (default 30; scripts/bench BUILD mcpdesktop)
@@ -43,7 +43,7 @@ done
 echo "benchmark notes" >"$T/bench-notes.txt"
 mousepad "$T/bench-notes.txt" >/dev/null 2>&1 &
 PIDS+=($!)
-"$BUILD/app_agent/ufo-app" --app mousepad --device bench --config "$T/cfg.json" --broker "ipc://$T/a.cmd" \
+"$BUILD/app_agent/ufo-app" --desktop-service --device bench --config "$T/cfg.json" --broker "ipc://$T/a.cmd" \
   >"$T/app.log" 2>&1 &
 PIDS+=($!)
 export UFO_CONFIG=$T/cfg.json UFO_RUN_DIR=$T/run

@@ -16,8 +16,9 @@
                       first progress message and in list_workers).
       list_workers    {} -> workers, service queues and tasks in flight (dispatch.state)
       list_devices    {} -> the devices the workers serve, with their services
-      list_windows    {device?, timeout_s?} -> the windows of a device's desktop, from the agents
-                      on that device (a task of service "desktop", docs/PROTOCOL.md 4.5)
+      list_windows    {device?, timeout_s?} -> the windows of a device's desktop, from that
+                      device's desktop service (`ufo-app --desktop-service`; a task of
+                      service "desktop", docs/PROTOCOL.md 4.5)
       screenshot      {device?, xid?, timeout_s?} -> a PNG of a device's screen or of one of its
                       windows (image content), through the broker's blob store
                       (both in ufo_mcp_server_desktop.c)

@@ -3,9 +3,10 @@
 
     Starts ufo-broker (ipc endpoints in the run directory, data under
     $XDG_DATA_HOME/ufobus), then per device a virtual desktop (scripts/desktop-session,
-    when there is no DISPLAY, and for every device after the first), one ufo-host and N
-    ufo-app workers per application of LIST (default "*": any application), and one
-    ufo-eval. A child that exits is restarted with exponential backoff (bounded); Ctrl-C
+    when there is no DISPLAY, and for every device after the first), one ufo-host, the
+    device's desktop service (`ufo-app --desktop-service`: window lists and screenshots for
+    `ufo mcp-server`) and N ufo-app workers per application of LIST (default "*": any
+    application), and one ufo-eval. A child that exits is restarted with exponential backoff (bounded); Ctrl-C
     or SIGTERM stops everything, desktops included. The endpoints go into RUN_DIR/up.json,
     where `ufo run` and `ufo batch` find them. Binaries are looked up beside `ufo` (also
     the build tree's sibling directories), then in PATH; a missing one is skipped with a
@@ -464,6 +465,12 @@ ufo_cmd_up (int argc, char **argv)
     for (int d = 0; d < ndev && !s_stop; d++) {
         snprintf (name, sizeof name, "host-%.30s", devices [d].id);
         c = s_add_child (children, &nchild, name, "ufo-host", "host_agent", d);
+        s_arg (c, "--device");
+        s_arg (c, devices [d].id);
+        //  the device's desktop queries (PROTOCOL.md 4.5), whatever its AppAgents are doing
+        snprintf (name, sizeof name, "desktop-%.30s", devices [d].id);
+        c = s_add_child (children, &nchild, name, "ufo-app", "app_agent", d);
+        s_arg (c, "--desktop-service");
         s_arg (c, "--device");
         s_arg (c, devices [d].id);
         char list [512];

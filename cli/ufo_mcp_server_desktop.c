@@ -1,6 +1,7 @@
 /*  ufo_mcp_server_desktop.c - the desktop tools of `ufo mcp-server`: list_windows and
     screenshot of any device on the bus. Each call is a task of service "desktop" for the
-    device (docs/PROTOCOL.md 4.5), served by the ufo-app workers of that device, which have its
+    device (docs/PROTOCOL.md 4.5), served by that device's desktop-service process
+    (`ufo-app --desktop-service`, started by `ufo up` for every device), which has its
     desktop open; a screenshot comes back as a blob of the broker's blob store. Before the
     task is submitted, the broker's dispatch.state tells whether the device exists and has a
     desktop agent, so those cases get a clear error at once instead of a timeout.
@@ -150,7 +151,8 @@ ufo_mcps_desktop_tool (ufo_mcps_t *self, const ufo_value_t *id, const char *tool
         else
         if (!has)
             s_fail (id, "device \"%.128s\" has no desktop agent: none of its workers (%s) serves desktop queries; "
-                    "a ufo-app worker on that device serves them", device, list);
+                    "`ufo-app --desktop-service --device %.128s` on that device serves them (`ufo up` starts it)",
+                    device, list, device);
         else
             snprintf (chosen, sizeof chosen, "%.128s", device);
     }
@@ -160,8 +162,8 @@ ufo_mcps_desktop_tool (ufo_mcps_t *self, const ufo_value_t *id, const char *tool
         if (getenv ("DISPLAY") && *getenv ("DISPLAY"))
             s_local (self, id, tool, xid);
         else
-            s_fail (id, "no device on the bus serves desktop queries (devices with workers: %s; a ufo-app worker "
-                    "serves its device's desktop), and this machine has no DISPLAY", *all ? all : "none");
+            s_fail (id, "no device on the bus serves desktop queries (devices with workers: %s; "
+                    "`ufo-app --desktop-service` serves its device's desktop), and this machine has no DISPLAY", *all ? all : "none");
         return;
     }
     else

@@ -1,4 +1,4 @@
-/*  test_app_desktop_svc.c - the desktop query service of ufo-app (app_agent/app_desktop_svc.c,
+/*  test_app_desktop_svc.c - the desktop query service (ufo-app --desktop-service, app_agent/app_desktop_svc.c,
     docs/PROTOCOL.md 4.5): bodies it cannot use are refused with a clear error before the
     desktop is touched (this test has none: the desktop pointer is NULL, so a body that got
     through to it would crash the test). The queries themselves, on real desktops of remote

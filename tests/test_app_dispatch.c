@@ -6,8 +6,10 @@
     broker's blackboard replies (tests/tools/ufo_test_proxy.c): the AppAgent opens one
     connection, keeps heartbeating while its board read waits (the broker does not requeue
     its subtask), and acts on a cancel sent meanwhile; board writes the broker refuses are
-    logged and reported in the subtask's result. Also: the same process answers its device's
-    desktop queries while a subtask waits for the model. */
+    logged and reported in the subtask's result. Also: the device's desktop-service process
+    (`ufo-app --desktop-service`) answers its desktop queries while a subtask waits for the
+    model, over one connection (counted by the proxy); a screenshot whose blob the broker
+    refuses fails with the reason and the service serves on. */
 #include "ufo_clock.h"
 #include "ufo_error.h"
 #include "ufo_json.h"
@@ -18,6 +20,7 @@
 #define RUN_MS 180000
 
 static pid_t s_apps [2];
+static pid_t s_desk;                //  the desktop-service process
 
 static bool s_exit_after_finish;     //  the next s_start_app sets UFO_APP_TEST_EXIT_AFTER_FINISH=1
 
@@ -39,6 +42,24 @@ s_start_app_at (const char *config, int k, const char *broker)
             unsetenv ("UFO_APP_TEST_EXIT_AFTER_FINISH");
         execl (bin, bin, "--app", "mousepad", "--device", "t0", "--config", config,
                "--broker", broker, (char *) NULL);
+        _exit (127);
+    }
+    return pid;
+}
+
+//  The device's desktop-service process (`ufo-app --desktop-service`) through broker.
+static pid_t
+s_start_desktop_svc (const char *config, const char *broker)
+{
+    char bin [600], log [400];
+    snprintf (bin, sizeof bin, "%s/app_agent/ufo-app", afx_build ());
+    snprintf (log, sizeof log, "%s/desktop-svc.log", afx_.broker.dir);
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2 (fd, STDOUT_FILENO);
+        dup2 (fd, STDERR_FILENO);
+        execl (bin, bin, "--desktop-service", "--device", "t0", "--config", config, "--broker", broker, (char *) NULL);
         _exit (127);
     }
     return pid;
@@ -361,81 +382,6 @@ UFO_TEST (test_finished_worker_resumes_without_model)
     afx_mousepad_kill (pid, xid);
 }
 
-//  The same ufo-app serves its device's desktop queries (service "desktop", PROTOCOL.md 4.5)
-//  while a subtask waits for a slow model (10 s): the window list comes back (its deadline,
-//  6 s, is shorter than the model's reply) and the subtask is still running when it does.
-UFO_TEST (test_desktop_query_during_subtask)
-{
-    int pid = 0;
-    const char *label = NULL;
-    int64_t xid = afx_mousepad (&pid, &label);
-    REQUIRE (xid);
-    REQUIRE (afx_llm_start ("slow_finish.json") == 0);
-    const char *config = s_config ();
-    s_apps [0] = s_start_app (config, 0);
-    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
-    REQUIRE (tasks);
-    ufo_value_t *body = s_body (afx_subtask ("d-slow", "Check the note", xid, "", ""));
-    char id [33];
-    REQUIRE (s_submit (tasks, &body, id) == 0);
-    //  wait until the step has asked the model
-    bool asking = false;
-    int64_t end = ufo_time_mono_ms () + RUN_MS;
-    while (!asking && ufo_time_mono_ms () < end) {
-        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
-        const ufo_value_t *b = ufo_value_map_get (ev, "body");
-        asking = !strcmp (ufo_value_map_str (ev, "task", ""), id) && !strcmp (ufo_value_map_str (b, "kind", ""), "activity")
-              && !strcmp (ufo_value_map_str (b, "what", ""), "model") && !strcmp (ufo_value_map_str (b, "phase", ""), "start");
-        ufo_value_destroy (&ev);
-    }
-    REQUIRE (asking);
-    ufo_value_t *spec = ufo_value_new_map ();
-    ufo_value_map_set_str (spec, "service", "desktop");
-    ufo_value_map_set_str (spec, "device", "t0");
-    ufo_value_map_set_int (spec, "deadline_ms", 6000);
-    ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_json_parse_str ("{\"op\": \"windows\"}", NULL) });
-    char qid [33];
-    ufo_error_t err;
-    REQUIRE (ufo_tasks_submit (tasks, &spec, qid, &err) == 0);
-    ufo_value_t *answer = NULL;
-    bool subtask_ended = false;
-    while (!answer && ufo_time_mono_ms () < end) {
-        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
-        if (!strcmp (ufo_value_map_str (ev, "kind", ""), "result")) {
-            if (!strcmp (ufo_value_map_str (ev, "task", ""), qid)) {
-                answer = ev;
-                continue;
-            }
-            subtask_ended |= !strcmp (ufo_value_map_str (ev, "task", ""), id);
-        }
-        ufo_value_destroy (&ev);
-    }
-    REQUIRE (answer);
-    CHECK_STR (ufo_value_map_str (answer, "status", ""), "done");
-    CHECK (!subtask_ended);
-    const ufo_value_t *wins = ufo_value_path (answer, "body.windows");
-    bool found = false;
-    for (size_t i = 0; i < ufo_value_size (wins); i++) {
-        const ufo_value_t *w = ufo_value_list_at (wins, i);
-        if (ufo_value_map_int (w, "xid", 0) == xid) {
-            found = true;
-            CHECK_STR (ufo_value_map_str (w, "app", ""), "mousepad");
-            CHECK (ufo_value_map_int (w, "pid", 0) == pid);
-            CHECK (ufo_value_path (w, "geometry.width") && ufo_value_int (ufo_value_path (w, "geometry.width")) > 0);
-        }
-    }
-    CHECK (found);
-    ufo_value_destroy (&answer);
-    //  and the subtask ends as the model says
-    ufo_value_t *result = s_follow (tasks, id, NULL, NULL);
-    REQUIRE (result);
-    CHECK_STR (ufo_value_str (ufo_value_path (result, "body.status")), "FINISH");
-    ufo_value_destroy (&result);
-    ufo_tasks_destroy (&tasks);
-    s_stop_app (&s_apps [0]);
-    afx_mousepad_kill (pid, xid);
-}
-
 //  The proxy's figures (tests/tools/ufo_test_proxy.c): connections open, replies held now,
 //  replies released after being held. False when the stats file is not there yet.
 static bool
@@ -472,6 +418,178 @@ s_start_proxy (const char *front, const char *stats, const char *opt, const char
         _exit (127);
     }
     return proxy;
+}
+
+//  Starts the proxy `name` (front ipc://DIR/<name>, stats DIR/<name>.stats, written into
+//  front / stats) with one option and waits (bounded) until it reports.
+static pid_t
+s_proxy_up (const char *name, const char *opt, const char *value, char front [400], char stats [400])
+{
+    snprintf (front, 400, "ipc://%s/%s", afx_.broker.dir, name);
+    snprintf (stats, 400, "%s/%s.stats", afx_.broker.dir, name);
+    pid_t proxy = s_start_proxy (front, stats, opt, value);
+    int connections = -1, held = -1, released = -1;
+    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released), 10000);
+    return proxy;
+}
+
+//  The desktop-service process of the device (`ufo-app --desktop-service`, service "desktop",
+//  PROTOCOL.md 4.5) answers while the device's AppAgent waits for a slow model (10 s): the
+//  window list and a screenshot come back (their deadline, 6 s, is shorter than the model's
+//  reply) and the subtask is still running when they do. The service reaches the broker
+//  through the proxy, which counts its connections: one, for the worker side and the
+//  screenshot's blob.put.
+UFO_TEST (test_desktop_query_during_subtask)
+{
+    int pid = 0;
+    const char *label = NULL;
+    int64_t xid = afx_mousepad (&pid, &label);
+    REQUIRE (xid);
+    REQUIRE (afx_llm_start ("slow_finish.json") == 0);
+    const char *config = s_config ();
+    char front [400], stats [400];
+    pid_t proxy = s_proxy_up ("proxy-desk", "--prefix", "bb.", front, stats);
+    int connections = -1, held = -1, released = -1;
+    REQUIRE (s_proxy_stats (stats, &connections, &held, &released) && connections == 0);
+    s_desk = s_start_desktop_svc (config, front);
+    s_apps [0] = s_start_app (config, 0);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *body = s_body (afx_subtask ("d-slow", "Check the note", xid, "", ""));
+    char id [33];
+    REQUIRE (s_submit (tasks, &body, id) == 0);
+    //  wait until the step has asked the model
+    bool asking = false;
+    int64_t end = ufo_time_mono_ms () + RUN_MS;
+    while (!asking && ufo_time_mono_ms () < end) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        const ufo_value_t *b = ufo_value_map_get (ev, "body");
+        asking = !strcmp (ufo_value_map_str (ev, "task", ""), id) && !strcmp (ufo_value_map_str (b, "kind", ""), "activity")
+              && !strcmp (ufo_value_map_str (b, "what", ""), "model") && !strcmp (ufo_value_map_str (b, "phase", ""), "start");
+        ufo_value_destroy (&ev);
+    }
+    REQUIRE (asking);
+    const char *queries [2] = { "{\"op\": \"windows\"}", NULL };
+    char shot [120];
+    snprintf (shot, sizeof shot, "{\"op\": \"screenshot\", \"xid\": %" PRId64 "}", xid);
+    queries [1] = shot;
+    char qid [2][33];
+    for (int q = 0; q < 2; q++) {
+        ufo_value_t *spec = ufo_value_new_map ();
+        ufo_value_map_set_str (spec, "service", "desktop");
+        ufo_value_map_set_str (spec, "device", "t0");
+        ufo_value_map_set_int (spec, "deadline_ms", 6000);
+        ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_json_parse_str (queries [q], NULL) });
+        ufo_error_t err;
+        REQUIRE (ufo_tasks_submit (tasks, &spec, qid [q], &err) == 0);
+    }
+    ufo_value_t *answer [2] = { NULL, NULL };
+    bool subtask_ended = false;
+    while ((!answer [0] || !answer [1]) && ufo_time_mono_ms () < end) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        if (!strcmp (ufo_value_map_str (ev, "kind", ""), "result")) {
+            const char *task = ufo_value_map_str (ev, "task", "");
+            int q = !strcmp (task, qid [0]) ? 0 : !strcmp (task, qid [1]) ? 1 : -1;
+            if (q >= 0 && !answer [q]) {
+                answer [q] = ev;
+                continue;
+            }
+            subtask_ended |= !strcmp (task, id);
+        }
+        ufo_value_destroy (&ev);
+    }
+    REQUIRE (answer [0] && answer [1]);
+    CHECK_STR (ufo_value_map_str (answer [0], "status", ""), "done");
+    CHECK (!subtask_ended);
+    const ufo_value_t *wins = ufo_value_path (answer [0], "body.windows");
+    bool found = false;
+    for (size_t i = 0; i < ufo_value_size (wins); i++) {
+        const ufo_value_t *w = ufo_value_list_at (wins, i);
+        if (ufo_value_map_int (w, "xid", 0) == xid) {
+            found = true;
+            CHECK_STR (ufo_value_map_str (w, "app", ""), "mousepad");
+            CHECK (ufo_value_map_int (w, "pid", 0) == pid);
+            CHECK (ufo_value_path (w, "geometry.width") && ufo_value_int (ufo_value_path (w, "geometry.width")) > 0);
+        }
+    }
+    CHECK (found);
+    //  the screenshot's PNG went to the blob store over the service's one connection
+    CHECK_STR (ufo_value_map_str (answer [1], "status", ""), "done");
+    const ufo_value_t *sb = ufo_value_map_get (answer [1], "body");
+    CHECK_INT (strlen (ufo_value_map_str (sb, "blob", "")), 64);
+    CHECK_INT (ufo_value_map_int (sb, "xid", 0), xid);
+    CHECK (ufo_value_map_int (sb, "size", 0) > 0 && ufo_value_map_int (sb, "width", 0) > 0);
+    CHECK_STR (ufo_value_map_str (sb, "mime", ""), "image/png");
+    CHECK (s_proxy_stats (stats, &connections, &held, &released));
+    CHECK_INT (connections, 1);
+    ufo_value_destroy (&answer [0]);
+    ufo_value_destroy (&answer [1]);
+    //  and the subtask ends as the model says
+    ufo_value_t *result = s_follow (tasks, id, NULL, NULL);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_str (ufo_value_path (result, "body.status")), "FINISH");
+    ufo_value_destroy (&result);
+    ufo_tasks_destroy (&tasks);
+    s_stop_app (&s_apps [0]);
+    //  SIGTERM stops the desktop service cleanly
+    kill (s_desk, SIGTERM);
+    CHECK_INT (ufo_wait_exit (s_desk, 10000), 0);
+    s_desk = 0;
+    kill (proxy, SIGTERM);
+    CHECK (ufo_wait_exit (proxy, 10000) >= 0);
+    afx_mousepad_kill (pid, xid);
+}
+
+//  A desktop query's body (JSON) for device t0, submitted; waits (bounded) for its result
+//  event (caller owns; NULL when none came).
+static ufo_value_t *
+s_desktop_query (ufo_tasks_t *tasks, const char *query)
+{
+    ufo_value_t *spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", "desktop");
+    ufo_value_map_set_str (spec, "device", "t0");
+    ufo_value_map_set_int (spec, "deadline_ms", 20000);
+    ufo_value_map_set (spec, "body", &(ufo_value_t *) { ufo_json_parse_str (query, NULL) });
+    char qid [33];
+    ufo_error_t err;
+    if (ufo_tasks_submit (tasks, &spec, qid, &err) < 0)
+        return NULL;
+    int64_t end = ufo_time_mono_ms () + 30000;
+    while (ufo_time_mono_ms () < end) {
+        ufo_value_t *ev = ufo_tasks_next (tasks, 100);
+        if (!strcmp (ufo_value_map_str (ev, "kind", ""), "result") && !strcmp (ufo_value_map_str (ev, "task", ""), qid))
+            return ev;
+        ufo_value_destroy (&ev);
+    }
+    return NULL;
+}
+
+//  The broker refuses the screenshot's blob.put (the proxy answers it with an error): the
+//  screenshot task fails with why, and the desktop service goes on serving.
+UFO_TEST (test_desktop_blob_refused)
+{
+    char front [400], stats [400];
+    pid_t proxy = s_proxy_up ("proxy-blob", "--fail-prefix", "blob.put", front, stats);
+    s_desk = s_start_desktop_svc (s_config (), front);
+    ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
+    REQUIRE (tasks);
+    ufo_value_t *r = s_desktop_query (tasks, "{\"op\": \"screenshot\"}");
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_path (r, "body.error")) ?: "", "the broker did not store the screenshot: ");
+    CHECK_CONTAINS (ufo_value_str (ufo_value_path (r, "body.error")) ?: "", "refused by the test proxy");
+    ufo_value_destroy (&r);
+    r = s_desktop_query (tasks, "{\"op\": \"windows\"}");
+    REQUIRE (r);
+    CHECK_STR (ufo_value_map_str (r, "status", ""), "done");
+    CHECK (ufo_value_path (r, "body.windows") != NULL);
+    ufo_value_destroy (&r);
+    ufo_tasks_destroy (&tasks);
+    kill (s_desk, SIGTERM);
+    CHECK_INT (ufo_wait_exit (s_desk, 10000), 0);
+    s_desk = 0;
+    kill (proxy, SIGTERM);
+    CHECK (ufo_wait_exit (proxy, 10000) >= 0);
 }
 
 UFO_TEST (test_slow_board_reply)
@@ -543,11 +661,7 @@ UFO_TEST (test_failed_board_write)
     REQUIRE (xid);
     REQUIRE (afx_llm_start ("type_text.json") == 0);
     char front [400], stats [400];
-    snprintf (front, sizeof front, "ipc://%s/proxy-fail", afx_.broker.dir);
-    snprintf (stats, sizeof stats, "%s/proxy-fail.stats", afx_.broker.dir);
-    pid_t proxy = s_start_proxy (front, stats, "--fail-prefix", "bb.add");
-    int connections = -1, held = -1, released = -1;
-    WAIT_UNTIL (s_proxy_stats (stats, &connections, &held, &released), 10000);
+    pid_t proxy = s_proxy_up ("proxy-fail", "--fail-prefix", "bb.add", front, stats);
     s_apps [0] = s_start_app_at (s_config (), 0, front);
     ufo_tasks_t *tasks = ufo_tasks_new (afx_.broker.cmd, "test_app_dispatch", NULL, NULL, NULL);
     REQUIRE (tasks);
@@ -584,10 +698,12 @@ main (void)
     AFX_RUN (test_killed_worker_resumes);
     AFX_RUN (test_finished_worker_resumes_without_model);
     AFX_RUN (test_desktop_query_during_subtask);
+    AFX_RUN (test_desktop_blob_refused);
     AFX_RUN (test_slow_board_reply);
     AFX_RUN (test_failed_board_write);
     s_stop_app (&s_apps [0]);
     s_stop_app (&s_apps [1]);
+    s_stop_app (&s_desk);
     afx_teardown ();
     return UFO_TEST_END ();
 }

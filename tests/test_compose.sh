@@ -5,7 +5,8 @@
 # and that it works as shipped (issue 20): every environment variable it sets is one the
 # programs read, the model settings reach the agents only, ports on 127.0.0.1 unless opted
 # in, logs in a bind-mounted ./logs, the keygen service (run here for real) makes every key
-# a service mounts, and devices offer the same default launchers as `ufo up`.
+# a service mounts, devices offer the same default launchers as `ufo up`, and each device runs
+# its desktop service (`ufo-app --desktop-service`).
 set -euo pipefail
 SRC=$(cd "${UFO_SOURCE_DIR:?}" && pwd)
 BUILD=$(cd "${UFO_BUILD_DIR:?}" && pwd)
@@ -214,4 +215,9 @@ for f in docker/Dockerfile docker/device-entrypoint docker/app-entrypoint script
   [ -e "$f" ] || { echo "missing $f"; exit 1; }
 done
 grep -q "ufo-host" docker/device-entrypoint && grep -q "ufo-app" docker/device-entrypoint
+# every device runs its desktop service (window lists and screenshots for `ufo mcp-server`),
+# with an option this build's ufo-app has
+grep -q 'ufo-app --desktop-service --device "\$UFO_DEVICE"' docker/device-entrypoint \
+  || { echo "device-entrypoint does not start the desktop service"; exit 1; }
+"$BUILD/app_agent/ufo-app" --help | grep -q -- "--desktop-service" || { echo "ufo-app has no --desktop-service"; exit 1; }
 echo "1 passed, 0 failed"

@@ -1,7 +1,8 @@
 /*  test_opts.c - the binaries' command-line options (ufo_agent_opts_parse_table, getopt_long):
     the parser in-process, then the real ufo-broker, ufo-host, ufo-app and ufo-eval with good
     and bad arguments (documented flags, --help, --version, the messages for an unknown option
-    and a missing value, exit codes). */
+    and a missing value, exit codes), and ufo-app's --desktop-service flag beside the common
+    options (ufo_agent_opts_parse_flags). */
 #include "ufo_prelude.h"
 #include "ufo_agent_opts.h"
 #include "ufo_test.h"
@@ -133,10 +134,38 @@ UFO_TEST (test_binaries)
     }
 }
 
+//  ufo-app --desktop-service: a flag among the common options; what it cannot be combined
+//  with and what it needs are refused before anything starts.
+UFO_TEST (test_desktop_service_flag)
+{
+    const char *build = getenv ("UFO_BUILD_DIR");
+    REQUIRE (build);
+    char command [1400], out [16384];
+    struct { const char *args; int code; const char *message; } cases [] = {
+        { "--desktop-service", 2, "ufo-app: --desktop-service needs --device ID" },
+        { "--desktop-service --device= ", 2, "ufo-app: --desktop-service needs --device ID" },
+        { "--desktop-service --device d --app mousepad", 2, "no --app, --subtask, --log-root or --llm-* with it" },
+        { "--device d --desktop-service --subtask x.json", 2, "no --app, --subtask, --log-root or --llm-* with it" },
+        { "--desktop-service --device d --llm-mode replay", 2, "no --app, --subtask, --log-root or --llm-* with it" },
+        { "--desktop-service=yes --device d", 2, "ufo-app: unknown option \"--desktop-service=yes\"" },
+        //  accepted: it goes on to the configuration, whose missing file is reported by name
+        { "--desk --device=d --config=/nonexistent/ufo-desk.json", 2, "/nonexistent/ufo-desk.json" },
+    };
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (cases); i++) {
+        snprintf (command, sizeof command, "timeout 20 %s/app_agent/ufo-app %s 2>&1 >/dev/null", build, cases [i].args);
+        CHECK_INT (s_run (command, out, sizeof out), cases [i].code);
+        CHECK_CONTAINS (out, cases [i].message);
+    }
+    snprintf (command, sizeof command, "timeout 20 %s/app_agent/ufo-app --help 2>&1", build);
+    CHECK_INT (s_run (command, out, sizeof out), 0);
+    CHECK_CONTAINS (out, "ufo-app --desktop-service --device ID");
+}
+
 int
 main (void)
 {
     UFO_RUN (test_parser);
     UFO_RUN (test_binaries);
+    UFO_RUN (test_desktop_service_flag);
     return UFO_TEST_END ();
 }

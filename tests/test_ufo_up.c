@@ -86,6 +86,8 @@ UFO_TEST (test_up_restart_batch_stop)
     CHECK (up_alive (up_child_pid (state, "eval")));
     CHECK (up_alive (up_child_pid (state, "host-d1")));   //  the second device has its HostAgent
     CHECK (up_alive (up_child_pid (state, "app-d1-mousepad-1")));
+    CHECK (up_alive (up_child_pid (state, "desktop-d0")));      //  each device's desktop service
+    CHECK (up_alive (up_child_pid (state, "desktop-d1")));
     CHECK_INT (ufo_value_size (ufo_value_map_get (state, "devices")), 2);
     const char *desk2 = ufo_value_str (ufo_value_path (state, "devices.1.desktop_session"));
     char desk2_dir [400];

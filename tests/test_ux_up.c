@@ -4,7 +4,7 @@
     Mousepad with a launcher and has the any-application worker type the note (the worker-
     presence check and dispatch treat app:* as serving app:mousepad). Around it: an unknown
     application in --apps refused with the launchers known, `ufo status` showing the session
-    and the workers by their full names, `ufo monitor` showing session-level lines (no
+    and the workers by their full names (the device's desktop service among them), `ufo monitor` showing session-level lines (no
     plumbing), an unknown device and a used task name refused at once, and `ufo down`
     stopping everything `ufo up` started. Scripted LLM server (tests/data/host_agent/
     one_round.json: the replies pick the window and the control by what the prompt lists). */
@@ -108,12 +108,16 @@ UFO_TEST (test_up_without_apps_serves_any_application)
         free (text);
         s_run (status, out, 10000, NULL);
         text = up_read (out);
-        if (text && strstr (text, "app:* (any)") && strstr (text, "\n  host ") && strstr (text, "\n  eval "))
+        if (text && strstr (text, "app:* (any)") && strstr (text, "\n  host ") && strstr (text, "\n  eval ")
+        &&  strstr (text, "\n  desktop "))
             break;
         usleep (100000);
     }
     CHECK_CONTAINS (text, "app:* (any)");
     CHECK_CONTAINS (text, "app:*@");               //  the worker's full name (service@host:pid), not cut
+    CHECK_CONTAINS (text, "\n  desktop ");          //  the device's desktop service ...
+    CHECK_CONTAINS (text, " d0 ");
+    CHECK_CONTAINS (text, "  desktop@");            //  ... by its own name (ufo-app --desktop-service)
     free (text);
     //  a monitor for people during the session
     char mon_out [400];

@@ -108,6 +108,14 @@ ufo_agent_opts_parse (ufo_agent_opts_t *self, int argc, char **argv,
                       const ufo_agent_opt_t *extra, unsigned without, void (*usage) (FILE *out),
                       int *exit_code)
 {
+    return ufo_agent_opts_parse_flags (self, argc, argv, extra, NULL, without, usage, exit_code);
+}
+
+int
+ufo_agent_opts_parse_flags (ufo_agent_opts_t *self, int argc, char **argv, const ufo_agent_opt_t *extra,
+                            const ufo_agent_opt_t *flags, unsigned without, void (*usage) (FILE *out),
+                            int *exit_code)
+{
     assert (self && self->program && usage && exit_code);
     const char *program = self->program;
     memset (self, 0, sizeof *self);
@@ -127,7 +135,7 @@ ufo_agent_opts_parse (ufo_agent_opts_t *self, int argc, char **argv,
         table [n++] = (ufo_agent_opt_t) { "--prompts", &self->prompts };
     for (size_t i = 0; i < nextra; i++)
         table [n++] = extra [i];
-    int rc = ufo_agent_opts_parse_table (program, argc, argv, table, NULL, usage, exit_code);
+    int rc = ufo_agent_opts_parse_table (program, argc, argv, table, flags, usage, exit_code);
     free (table);
     return rc;
 }

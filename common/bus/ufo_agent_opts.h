@@ -60,6 +60,13 @@ int ufo_agent_opts_parse (ufo_agent_opts_t *self, int argc, char **argv,
                           const ufo_agent_opt_t *extra, unsigned without, void (*usage) (FILE *out),
                           int *exit_code);
 
+//  As ufo_agent_opts_parse, plus the caller's flags: options without a value (a table as
+//  for ufo_agent_opts_parse_table, NULL for none; *slot is set to the option's name when it
+//  is given).
+int ufo_agent_opts_parse_flags (ufo_agent_opts_t *self, int argc, char **argv, const ufo_agent_opt_t *extra,
+                                const ufo_agent_opt_t *flags, unsigned without, void (*usage) (FILE *out),
+                                int *exit_code);
+
 //  Start-up shared by the agents that serve the bus with a configuration of their own:
 //  loads the configuration (self->config_path, else the usual search), applies its log
 //  settings, then --log-level; sets self->broker to broker.cmd_endpoint ("" when absent)

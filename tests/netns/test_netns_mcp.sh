@@ -3,10 +3,10 @@
 # namespaces and CURVE: the broker and the MCP server (driven by the official MCP inspector's
 # --cli mode, role "client", no display at all) in one namespace; device a (a 1024x768
 # virtual desktop) and device b (800x600) each in its own namespace with Mousepad showing a
-# file of its own and a ufo-app worker (which serves its device's desktop queries); device c,
-# a HostAgent only (no desktop agent).
+# file of its own and its desktop service (`ufo-app --desktop-service`, which serves the
+# device's desktop queries); device c, a HostAgent only (no desktop agent).
 # Checked: list_windows of a device gives that device's window (app, title, pid, focused,
-# geometry) and not the other's; a screenshot of its window is a valid PNG of the window's
+# geometry) and not the other's; the desktop service has one connection to the broker; a screenshot of its window is a valid PNG of the window's
 # size with real content; a screenshot of each screen has that device's screen size; no such
 # device, a device without a desktop agent, no device named while two have a desktop, an
 # unknown window: clear errors; a desktop agent that does not answer (SIGSTOPped): a timeout
@@ -64,7 +64,8 @@ EOF
 netns_spawn broker "$TMP/broker.log" "$BUILD/blackboard_broker/ufo-broker" --config "$TMP/cfg.json" \
   --data-dir "$TMP/data" --cmd "$CMD" --bus "$BUS"
 
-# device a and device b: a desktop of its own size, Mousepad with a file of its own, ufo-app
+# device a and device b: a desktop of its own size, Mousepad with a file of its own, its desktop
+# service
 for d in a b; do
   size=1024x768; [ $d = b ] && size=800x600
   netns_exec "dev-$d" "$SRC/scripts/desktop-session" start --size $size --owner $$ >"$TMP/desk-$d.env" \
@@ -76,15 +77,15 @@ for d in a b; do
     export UFO_SECURITY__CERT=$KEYS/agent-$d.cert_secret
     netns_spawn "dev-$d" "$TMP/mousepad-$d.log" mousepad "$TMP/$name-notes.txt"
     echo "$NETNS_LAST_PID" >"$TMP/mousepad-$d.pid"
-    netns_spawn "dev-$d" "$TMP/app-$d.log" "$BUILD/app_agent/ufo-app" --app mousepad --device $d \
+    netns_spawn "dev-$d" "$TMP/dsvc-$d.log" "$BUILD/app_agent/ufo-app" --desktop-service --device $d \
       --config "$TMP/cfg.json" --broker "$CMD"
-    echo "$NETNS_LAST_PID" >"$TMP/app-$d.pid"
+    echo "$NETNS_LAST_PID" >"$TMP/dsvc-$d.pid"
     [ $d = b ] || exit 0
     # device c: a HostAgent on b's machine, and nothing that serves c's desktop
     netns_spawn "dev-$d" "$TMP/host-c.log" "$BUILD/host_agent/ufo-host" --device c --config "$TMP/cfg.json" \
       --broker "$CMD"
     echo "$NETNS_LAST_PID" >"$TMP/host-c.pid" )
-  NETNS_PIDS+=("$(cat "$TMP/mousepad-$d.pid")" "$(cat "$TMP/app-$d.pid")")
+  NETNS_PIDS+=("$(cat "$TMP/mousepad-$d.pid")" "$(cat "$TMP/dsvc-$d.pid")")
 done
 NETNS_PIDS+=("$(cat "$TMP/host-c.pid")")
 
@@ -179,6 +180,15 @@ read -r BW BH _ < <(py_result shot-b png 2>/dev/null)
 check "[ '${AW:-}x${AH:-}' = 1024x768 ] && [ '${BW:-}x${BH:-}' = 800x600 ]" \
   "screenshots of device a's and device b's screens have their own sizes (${AW:-?}x${AH:-?}, ${BW:-?}x${BH:-?})"
 
+# one connection per process (issue 17): after the screenshots, the desktop service's worker
+# side and its blob.put calls still share one TCP connection to the broker (from its namespace)
+for d in a b; do
+  netns_exec "dev-$d" ss -Htnp state established >"$TMP/ss-$d.txt" 2>/dev/null
+  n=$(grep -c "pid=$(cat "$TMP/dsvc-$d.pid")," "$TMP/ss-$d.txt")
+  nb=$(grep "pid=$(cat "$TMP/dsvc-$d.pid")," "$TMP/ss-$d.txt" | grep -c "$BIP:5570")
+  check "[ $n = 1 ] && [ $nb = 1 ]" "device $d's desktop service has one connection, to the broker's command endpoint ($n, $nb)"
+done
+
 # clear errors
 mcp err-nodev list_windows --tool-arg device=nowhere
 check "py_result err-nodev error | grep -q 'no such device \"nowhere\"'" "no such device: a clear error"
@@ -191,11 +201,11 @@ mcp err-xid screenshot --tool-arg device=a --tool-arg xid=12345
 check "py_result err-xid error | grep -q 'has no application window 12345'" "an unknown window: a clear error"
 
 # a desktop agent that does not answer: a timeout, then it serves again
-kill -STOP "$(cat "$TMP/app-a.pid")"
+kill -STOP "$(cat "$TMP/dsvc-a.pid")"
 T0=$(date +%s.%N)
 mcp err-timeout list_windows --tool-arg device=a --tool-arg timeout_s=3
 T1=$(date +%s.%N)
-kill -CONT "$(cat "$TMP/app-a.pid")"
+kill -CONT "$(cat "$TMP/dsvc-a.pid")"
 check "py_result err-timeout error | grep -q \"timeout: device a's desktop agent did not answer within 3 s\"" \
   "a stopped desktop agent: a timeout error ($(awk "BEGIN {printf \"%.1f\", $T1 - $T0}") s including the inspector)"
 mcp win-again list_windows --tool-arg device=a
@@ -215,10 +225,10 @@ netns_exec broker timeout 120 "$INSPECT" --cli "$URL" --method tools/call --tool
 check "py_result http-err error | grep -q 'no such device'" "an error over Streamable HTTP"
 kill "$HTTP_PID" 2>/dev/null; HTTP_PID=
 
-check "! grep -q 'AddressSanitizer\|runtime error' '$TMP'/app-*.log '$TMP/broker.log'" "no sanitizer report in the agents' logs"
+check "! grep -q 'AddressSanitizer\|runtime error' '$TMP'/dsvc-*.log '$TMP/broker.log'" "no sanitizer report in the agents' logs"
 if [ $FAILS != 0 ]; then
   echo "$FAILS check(s) failed"
-  for f in broker.log app-a.log app-b.log host-c.log http.err shot-win.err shot-win.py.err win-a.txt; do
+  for f in broker.log dsvc-a.log dsvc-b.log host-c.log http.err shot-win.err shot-win.py.err win-a.txt; do
     echo "--- $f"; tail -15 "$TMP/$f" 2>/dev/null
   done
   exit 1
