@@ -1056,6 +1056,24 @@ s_in_notice (const ufo_dnode_t *node)
     return false;
 }
 
+//  True inside a bar - a tool bar, a menu bar, or a header bar (GTK4 gives it the role of a
+//  panel and names it after its type: "GtkHeaderBar", "AdwHeaderBar") - whose labels say what
+//  the window shows (a header bar's title and subtitle), never what a document or text view
+//  below it is ("bar" on the caption: ufo_desktop_name_controls).
+static bool
+s_in_bar (const ufo_dnode_t *node)
+{
+    for (const ufo_dnode_t *up = node->parent; up; up = up->parent) {
+        if (up->role == ATSPI_ROLE_TOOL_BAR || up->role == ATSPI_ROLE_MENU_BAR)
+            return true;
+        size_t len = up->name ? strlen (up->name) : 0;
+        if (len > 9 && (ufo_desktop_class_name (up->name) || ufo_desktop_type_name (up->name))
+        &&  (streq (up->name + len - 9, "HeaderBar") || streq (up->name + len - 8, "TitleBar")))
+            return true;
+    }
+    return false;
+}
+
 //  Control types that may take a caption (ufo_desktop_name.c has the same list).
 static bool
 s_captioned (const char *type)
@@ -1245,6 +1263,11 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_map_set (cap, "scope", &(ufo_value_t *) { s_scope (node) });
         if (s_in_notice (node))
             ufo_value_map_set_bool (cap, "notice", true);
+        //  in a bar, or the window's title shown in it (a header bar's title or subtitle,
+        //  whose panels GTK4 leaves unnamed: "/tmp" of "probe (/tmp) - Text Editor")
+        size_t tlen = strlen (node->name);
+        if (s_in_bar (node) || (tlen >= 2 && st->title && strstr (st->title, node->name)))
+            ufo_value_map_set_bool (cap, "bar", true);
         ufo_value_list_push (out->captions, &cap);
     }
     //  a paragraph is text to read: one with no text of its own (a row of a form, whose
