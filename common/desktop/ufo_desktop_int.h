@@ -84,7 +84,8 @@ struct _ufo_dwin_t {
     GPtrArray *labels;          //  ufo_dlabel_t* of the last snapshot, in list order
     int next_label;             //  the highest label ever given in this window
     ufo_value_t *controls;      //  the last snapshot's control list (owned)
-    bool scrolled;              //  a scroll action was sent: the next snapshot re-reads extents
+    bool acted;                 //  an action of ours was sent to it: the next snapshot
+                                //  re-reads the states and extents of what it shows
     char *sheet_key;            //  "bus path" of the spreadsheet table seen by the last
                                 //  snapshot (a huge Table with A1-named cells), or NULL
     ufo_dwin_t *next;

@@ -645,10 +645,14 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                     node->states |= (1ull << ATSPI_STATE_VISIBLE) | (1ull << ATSPI_STATE_SHOWING);
                 //  shown now, or opened or closed: what was read of its children is read again
                 //  (Chromium shows and hides a select's options with it, and no event says so)
+                //  and so is the list of its children (options removed when a select closes)
                 if (((old & shown) != shown && (node->states & shown) == shown)
-                ||  ((old ^ node->states) & (1ull << ATSPI_STATE_EXPANDED)))
+                ||  ((old ^ node->states) & (1ull << ATSPI_STATE_EXPANDED))) {
                     for (guint i = 0; node->kids && i < node->kids->len; i++)
                         ((ufo_dnode_t *) g_ptr_array_index (node->kids, i))->valid = false;
+                    if (node->kids && !ufo_dnode_leaf_ (node))
+                        node->kids_valid = false;
+                }
                 break;
             }
             case W_NAME: {
@@ -1611,17 +1615,27 @@ s_invalidate_tree (ufo_dnode_t *node)
         s_invalidate_tree (g_ptr_array_index (node->kids, i));
 }
 
-//  Every cached node's states and extents are read again by the next walk (after a scroll
-//  action: Firefox gives what scrolled into view the showing state and new extents, and
-//  sends no event for either).
+//  After an action of ours on the window: every cached node's states and extents are read
+//  again by the next walk - of the nodes it shows only, hidden subtrees are not entered (a
+//  scroll: Firefox gives what scrolled into view the showing state and new extents, Qt moves
+//  a scrolled area's content, and neither sends an event). A node whose states then say it
+//  was shown, opened or closed has its child list read again (s_on_reply: a closed select's
+//  options). A document has its name and child list read again, and so has its parent (a
+//  followed link: Firefox replaces the page without an event a client sees).
 static void
-s_stale_extents (ufo_dnode_t *node)
+s_revalidate (ufo_dnode_t *node)
 {
     node->ext_stale = true;
-    if (node->parent)               //  the window's own states stay (it did not scroll)
+    if (node->parent)               //  the window's own states stay
         node->valid = false;
+    if (node->role == ATSPI_ROLE_DOCUMENT_WEB || node->role == ATSPI_ROLE_DOCUMENT_FRAME) {
+        node->detail_valid = false;
+        node->kids_valid = false;
+        if (node->parent)
+            node->parent->kids_valid = false;
+    }
     for (guint i = 0; node->kids && i < node->kids->len; i++)
-        s_stale_extents (g_ptr_array_index (node->kids, i));
+        s_revalidate (g_ptr_array_index (node->kids, i));
 }
 
 static bool
@@ -1673,9 +1687,9 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         win = NULL;
     }
     if (win && win->root) {
-        if (win->scrolled) {        //  a scroll action moved content: states, extents read again
-            s_stale_extents (win->root);
-            win->scrolled = false;
+        if (win->acted) {           //  an action may have changed what no event tells
+            s_revalidate (win->root);
+            win->acted = false;
         }
         if (win->width != st->ww || win->height != st->wh) {
             //  a resized window has new extents everywhere; the structure is still good
