@@ -851,8 +851,11 @@ s_act_dispatch (ufo_desktop_op_t *op)
             return;
         }
         ufo_desktop_pointer_move_ (self, st->cx, st->cy);
-        //  (content moves without bounds events: the next snapshot re-reads what it shows,
-        //  as after any action - ufo_desktop_act_begin)
+        //  content moves without bounds events (Firefox, Qt): the next snapshot reads the
+        //  extents of all it shows again, not only inside scroll panes (ufo_desktop_act_begin)
+        ufo_dwin_t *scrolled = ufo_desktop_win_ (self, xid, false);
+        if (scrolled)
+            scrolled->scrolled = true;
         int button = dist > 0 ? 4 : 5;
         for (int64_t i = 0; i < (dist > 0 ? dist : -dist); i++) {
             ufo_desktop_pointer_button_ (self, button, true);

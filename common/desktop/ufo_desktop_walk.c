@@ -877,14 +877,16 @@ s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
     node->walk_gen = st->gen;
     if (node->busy > 0)
         return;                     //  still being read by an earlier, cancelled walk
-    if (node->valid) {
+    if (node->valid && !node->states_stale) {
         s_details (op, node);
         return;
     }
     st->fetched++;
     node->stage = 1;
     const char *acc = "org.a11y.atspi.Accessible";
-    s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
+    if (!node->valid)
+        s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
+    node->states_stale = false;         //  (after an action: states only, role kept)
     s_node_call (op, node, W_STATE, acc, "GetState", NULL, "(au)");
     //  (asking for the children here too, before knowing whether the node is shown, saves
     //  a round trip per level but measured slower: hidden menus are large)
@@ -1622,20 +1624,27 @@ s_invalidate_tree (ufo_dnode_t *node)
 //  was shown, opened or closed has its child list read again (s_on_reply: a closed select's
 //  options). A document has its name and child list read again, and so has its parent (a
 //  followed link: Firefox replaces the page without an event a client sees).
+//  To keep it cheap, the role is not read again (one call per shown node, not two), and
+//  extents only inside what scrolls - a scroll pane, a viewport, a combo box's list, a
+//  document (`moved`; all of them after a scroll action, which may move what no role says
+//  scrolls: Qt): elsewhere a layout change comes with a resize or bounds events.
 static void
-s_revalidate (ufo_dnode_t *node)
+s_revalidate (ufo_dnode_t *node, bool moved)
 {
-    node->ext_stale = true;
-    if (node->parent)               //  the window's own states stay
-        node->valid = false;
-    if (node->role == ATSPI_ROLE_DOCUMENT_WEB || node->role == ATSPI_ROLE_DOCUMENT_FRAME) {
+    bool doc = node->role == ATSPI_ROLE_DOCUMENT_WEB || node->role == ATSPI_ROLE_DOCUMENT_FRAME;
+    if (moved)
+        node->ext_stale = true;
+    if (node->parent && node->valid)    //  the window's own states stay
+        node->states_stale = true;
+    if (doc) {
         node->detail_valid = false;
         node->kids_valid = false;
         if (node->parent)
             node->parent->kids_valid = false;
     }
+    moved = moved || doc || s_clips (node);
     for (guint i = 0; node->kids && i < node->kids->len; i++)
-        s_revalidate (g_ptr_array_index (node->kids, i));
+        s_revalidate (g_ptr_array_index (node->kids, i), moved);
 }
 
 static bool
@@ -1688,8 +1697,9 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
     }
     if (win && win->root) {
         if (win->acted) {           //  an action may have changed what no event tells
-            s_revalidate (win->root);
+            s_revalidate (win->root, win->scrolled);
             win->acted = false;
+            win->scrolled = false;
         }
         if (win->width != st->ww || win->height != st->wh) {
             //  a resized window has new extents everywhere; the structure is still good
