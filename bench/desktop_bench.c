@@ -128,6 +128,38 @@ s_bench_office (ufo_desktop_t *desk, const char *name, int64_t xid, int baseline
     return ok;
 }
 
+//  The cost of the re-read after an action of ours (the next snapshot reads the states of
+//  the shown nodes again, docs/DESKTOP.md "How a snapshot is read"): an action that changes
+//  nothing (`texts` on the first control), then a snapshot; against, in the same run, a
+//  repeated snapshot of the unchanged window and a cold one. Median of ROUNDS.
+static void
+s_bench_after_action (ufo_desktop_t *desk, const char *name, int64_t xid)
+{
+    double t_cold, idle [ROUNDS], after [ROUNDS];
+    ufo_desktop_cache_clear (desk);
+    ufo_value_t *s0 = s_snapshot (desk, xid, &t_cold);
+    int64_t cold_calls = ufo_value_map_int (s0, "calls", 0);
+    char label [32];
+    snprintf (label, sizeof label, "%s", ufo_value_map_str (ufo_value_list_at (
+                  ufo_value_map_get (s0, "controls"), 0), "label", "1"));
+    ufo_value_destroy (&s0);
+    int64_t idle_calls = 0, after_calls = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        ufo_value_t *s1 = s_snapshot (desk, xid, &idle [r]);
+        idle_calls = ufo_value_map_int (s1, "calls", 0);
+        ufo_value_destroy (&s1);
+        ufo_desktop_op_t *op = ufo_desktop_act_begin (desk, xid, label, "texts", NULL);
+        ufo_value_t *a = ufo_desktop_op_run (desk, &op);
+        ufo_value_destroy (&a);
+        ufo_value_t *s2 = s_snapshot (desk, xid, &after [r]);
+        after_calls = ufo_value_map_int (s2, "calls", 0);
+        ufo_value_destroy (&s2);
+    }
+    printf ("%-17s after an action: %6.2f ms (%" PRId64 " calls) | unchanged %6.3f ms (%" PRId64
+            " calls) | cold %6.1f ms (%" PRId64 " calls)\n", name, bench_median (after, ROUNDS),
+            after_calls, bench_median (idle, ROUNDS), idle_calls, t_cold, cold_calls);
+}
+
 static bool
 s_bench_app (ufo_desktop_t *desk, const char *name, int pid, int64_t xid)
 {
@@ -257,6 +289,8 @@ main (void)
             ROUNDS);
     bool ok = s_bench_app (desk, "mousepad (GTK3)", mpid, mxid);
     ok &= s_bench_app (desk, "calculator (GTK4)", cpid, cxid);
+    s_bench_after_action (desk, "mousepad (GTK3)", mxid);
+    s_bench_after_action (desk, "calculator (GTK4)", cxid);
 
     //  screenshot + annotation + PNG of a 1280x800 window
     ufo_desktop_move_resize (desk, mxid, 0, 0, 1280, 800, NULL);

@@ -161,9 +161,13 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     int64_t calls_cold = ufo_value_map_int (after, "calls", -1);
     ufo_value_destroy (&after);
     //  mousepad answers a text change with a few dozen events (sensitivity of menu items,
-    //  the title...): only those nodes are read again, far fewer calls than a cold walk
-    CHECK (calls_after_change > 0 && calls_after_change * 3 < calls_cold);
-    if (!(calls_after_change * 3 < calls_cold))
+    //  the title...): only those nodes are read again, and, as after any action of ours,
+    //  the states of the shown nodes (one call each; no role, no names, no child lists, no
+    //  extents outside scrolled areas): well under what a cold walk costs (~2.6 calls a node)
+    printf ("mousepad: calls after an action and a text change %" PRId64 ", cold %" PRId64 "\n",
+            calls_after_change, calls_cold);
+    CHECK (calls_after_change > 0 && calls_after_change * 3 < calls_cold * 2);
+    if (!(calls_after_change * 3 < calls_cold * 2))
         fprintf (stderr, "calls after a change %" PRId64 ", cold %" PRId64 "\n",
                  calls_after_change, calls_cold);
 

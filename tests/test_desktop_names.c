@@ -529,9 +529,139 @@ UFO_TEST (test_type_names)
     CHECK (!ufo_desktop_type_name (NULL));
 }
 
+//  A label in a bar (a header bar's subtitle "/tmp/probe" just above gnome-text-editor's text
+//  view, a tool bar's text) names no document or multi-line text field below it, while a
+//  single-line field under the same label, or a text view under a plain label, still takes it.
+UFO_TEST (test_bar_not_caption_of_content)
+{
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [0, 50, 400, 300],"
+        "  \"states\": [\"editable\", \"multi_line\"], \"scope\": [\"/top\"]},"
+        " {\"control_type\": \"Document\", \"control_text\": \"\", \"control_rect\": [420, 50, 800, 300],"
+        "  \"states\": [], \"scope\": [\"/top\"]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [0, 350, 200, 370],"
+        "  \"states\": [\"editable\"], \"scope\": [\"/top\"]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [0, 420, 400, 600],"
+        "  \"states\": [\"editable\", \"multi_line\"], \"scope\": [\"/top\"]}]", NULL);
+    const char *caps =
+        "[{\"text\": \"/tmp/probe\", \"rect\": [150, 30, 250, 45], \"scope\": [\"/top\"]%s},"
+        " {\"text\": \"Draft\", \"rect\": [550, 30, 650, 45], \"scope\": [\"/top\"]%s},"
+        " {\"text\": \"Search\", \"rect\": [0, 330, 100, 345], \"scope\": [\"/top\"]%s},"
+        " {\"text\": \"Notes:\", \"rect\": [0, 400, 100, 415], \"scope\": [\"/top\"]}]";
+    char with_bar [1024], without [1024];
+    snprintf (with_bar, sizeof with_bar, caps, ", \"bar\": true", ", \"bar\": true", ", \"bar\": true");
+    snprintf (without, sizeof without, caps, "", "", "");
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 800, 600]", NULL);
+    //  the rule off (no "bar"): the geometry names the text view and the document after the bar
+    ufo_value_t *bare = ufo_value_dup (list);
+    ufo_value_t *captions = ufo_json_parse_str (without, NULL);
+    REQUIRE (list && bare && captions && win);
+    ufo_desktop_name_controls (bare, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (bare, 0), "control_text", ""), "/tmp/probe");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (bare, 1), "control_text", ""), "Draft");
+    ufo_value_destroy (&bare);
+    ufo_value_destroy (&captions);
+    captions = ufo_json_parse_str (with_bar, NULL);
+    REQUIRE (captions);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "(unnamed, top left)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "(unnamed, top right)");
+    //  a one-line field below a bar's label may still be named by it; a plain label above a
+    //  text view still names it
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "Search");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Notes");
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&captions);
+    ufo_value_destroy (&win);
+}
+
+//  gnome-text-editor 43 (GTK4, recorded): the header bar shows the file's name and folder
+//  ("/tmp", the subtitle) just above the text view; GTK4 leaves the header bar's panels
+//  unnamed, so the walk knows those labels by the window's title, which holds their text
+//  ("bar"). Neither names the text view, even where no group separates them.
+UFO_TEST (test_header_bar_not_caption)
+{
+    ufo_value_t *snap = s_load ("gte_header.json");
+    REQUIRE (snap);
+    ufo_value_t *captions = ufo_value_map_get (snap, "captions");
+    REQUIRE (ufo_value_size (captions) == 2);
+    for (size_t i = 0; i < 2; i++)
+        CHECK (ufo_value_map_bool (ufo_value_list_at (captions, i), "bar", false));
+    int view = s_at_row (ufo_value_map_get (snap, "controls"), "Edit", 47);
+    REQUIRE (view >= 0);
+    //  without scopes (a header bar sharing a group with the view) and without the bar
+    //  rule, the geometry names the text view after the subtitle
+    ufo_value_t *bare = ufo_value_dup (snap);
+    ufo_value_t *bare_caps = ufo_value_map_get (bare, "captions");
+    for (size_t i = 0; i < 2; i++) {
+        ufo_value_map_remove (ufo_value_list_at (bare_caps, i), "scope");
+        ufo_value_map_remove (ufo_value_list_at (bare_caps, i), "bar");
+    }
+    s_named (bare);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (ufo_value_map_get (bare, "controls"),
+                                                     (size_t) view), "control_text", ""), "/tmp");
+    ufo_value_destroy (&bare);
+    //  the bar rule alone keeps it unnamed
+    for (size_t i = 0; i < 2; i++)
+        ufo_value_map_remove (ufo_value_list_at (captions, i), "scope");
+    ufo_value_t *controls = s_named (snap);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) view), "control_text", ""),
+               "(unnamed, middle)");
+    CHECK (s_named_index (controls, "Text", "/tmp") >= 0);      //  the subtitle is still offered
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+}
+
+//  Qt's "Fixed tab width:" is a check box that captions the spin box after it on its row: a
+//  field with no caption takes the text of a check box or radio button ending in ":" directly
+//  to its left; one not ending in ":", one on another row, or one in another group does not.
+UFO_TEST (test_check_box_caption)
+{
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"CheckBox\", \"control_text\": \"Fixed tab width:\","
+        "  \"control_rect\": [10, 10, 150, 30], \"scope\": [\"/p\"]},"
+        " {\"control_type\": \"Spinner\", \"control_text\": \"\", \"control_rect\": [160, 10, 260, 30],"
+        "  \"scope\": [\"/p\"]},"
+        " {\"control_type\": \"CheckBox\", \"control_text\": \"Bold\", \"control_rect\": [10, 50, 150, 70],"
+        "  \"scope\": [\"/p\"]},"
+        " {\"control_type\": \"Spinner\", \"control_text\": \"\", \"control_rect\": [160, 50, 260, 70],"
+        "  \"scope\": [\"/p\"]},"
+        " {\"control_type\": \"RadioButton\", \"control_text\": \"Limit to:\", \"control_rect\": [10, 90, 150, 110],"
+        "  \"scope\": [\"/p\"]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [160, 130, 260, 150],"
+        "  \"scope\": [\"/p\"]},"
+        " {\"control_type\": \"CheckBox\", \"control_text\": \"Other:\", \"control_rect\": [10, 170, 150, 190],"
+        "  \"scope\": [\"/q\"]},"
+        " {\"control_type\": \"Spinner\", \"control_text\": \"\", \"control_rect\": [160, 170, 260, 190],"
+        "  \"scope\": [\"/p\"]},"
+        " {\"control_type\": \"CheckBox\", \"control_text\": \"Wrap at:\", \"control_rect\": [10, 210, 150, 230],"
+        "  \"scope\": [\"/p\"]},"
+        " {\"control_type\": \"Spinner\", \"control_text\": \"\", \"control_rect\": [300, 210, 400, 230],"
+        "  \"scope\": [\"/p\"]}]", NULL);
+    //  a real caption on the last row wins over the check box
+    ufo_value_t *captions = ufo_json_parse_str (
+        "[{\"text\": \"Columns\", \"rect\": [200, 210, 290, 230], \"scope\": [\"/p\"]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 600, 300]", NULL);
+    REQUIRE (list && captions && win);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Fixed tab width");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "Fixed tab width");
+    CHECK (strncmp (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "(unnamed", 8) == 0);
+    CHECK (strncmp (ufo_value_map_str (ufo_value_list_at (list, 5), "control_text", ""), "(unnamed", 8) == 0);
+    CHECK (strncmp (ufo_value_map_str (ufo_value_list_at (list, 7), "control_text", ""), "(unnamed", 8) == 0);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 9), "control_text", ""), "Columns");
+    s_check_clean (list);
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&captions);
+    ufo_value_destroy (&win);
+}
+
 int
 main (void)
 {
+    UFO_RUN (test_bar_not_caption_of_content);
+    UFO_RUN (test_check_box_caption);
+    UFO_RUN (test_header_bar_not_caption);
     UFO_RUN (test_caption_after_field);
     UFO_RUN (test_class_names);
     UFO_RUN (test_duplicates);

@@ -129,7 +129,16 @@ UFO_TEST (test_chromium_form)
     CHECK (s_ok (s_act_on (desk, xid, "ComboBox", "Size", "click_input", NULL)));
     CHECK (s_ok (s_act_on (desk, xid, "MenuItem", "Large", "click_input", NULL)));
     CHECK (s_wait_value (desk, xid, "ComboBox", "Size", "Large"));
+    //  (the popup stays open after its option's action, on screen too: a fresh handle sees
+    //  the same); a click elsewhere closes it
     CHECK (s_ok (s_act_on (desk, xid, "CheckBox", "Extra cheese", "click_input", NULL)));
+    //  closed: the long-lived handle offers its options no more (Chromium sends no event a
+    //  client sees; the snapshot after an action re-reads states, and the child list of what
+    //  was opened or closed)
+    snap = dfx_wait_control (desk, xid, "ComboBox", "Size", WAIT_MS);
+    CHECK (snap != NULL);
+    CHECK_INT (snap ? s_count (snap, "MenuItem", "") : -1, 0);
+    ufo_value_destroy (&snap);
     CHECK (s_ok (s_act_on (desk, xid, "Button", "Order", "click_input", NULL)));
     //  the page's own account of what was filled in
     snap = dfx_wait_control (desk, xid, "Text", "Ordered:", WAIT_MS);

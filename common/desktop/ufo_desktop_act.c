@@ -867,8 +867,8 @@ s_act_dispatch (ufo_desktop_op_t *op)
             return;
         }
         ufo_desktop_pointer_move_ (self, st->cx, st->cy);
-        //  content moves without bounds events (Firefox): the next snapshot reads the extents
-        //  of what it has cached again, so what scrolled into view is offered
+        //  content moves without bounds events (Firefox, Qt): the next snapshot reads the
+        //  extents of all it shows again, not only inside scroll panes (ufo_desktop_act_begin)
         ufo_dwin_t *scrolled = ufo_desktop_win_ (self, xid, false);
         if (scrolled)
             scrolled->scrolled = true;
@@ -924,6 +924,12 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
                        const ufo_value_t *args)
 {
     assert (self);
+    //  toolkits send no event for some effects of an action (Qt: an area scrolled; Chromium:
+    //  a select closed; Firefox: a page followed): the next snapshot of the window re-reads
+    //  the states and extents of what it shows (ufo_desktop_controls_begin)
+    ufo_dwin_t *acted = ufo_desktop_win_ (self, xid, false);
+    if (acted)
+        acted->acted = true;
     if (ufo_desktop_sheet_action_ (function))        //  spreadsheets: ufo_desktop_sheet.c
         return ufo_desktop_sheet_begin_ (self, xid, function, args);
     if (ufo_desktop_caret_action_ (function))        //  documents: ufo_desktop_caret.c

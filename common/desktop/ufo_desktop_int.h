@@ -44,6 +44,7 @@ struct _ufo_dnode_t {
     bool valid;                 //  role and states fresh
     bool detail_valid;          //  extents, name, interfaces fresh
     bool ext_stale;             //  extents to re-read (layout may have changed)
+    bool states_stale;          //  states to re-read (role kept): after an action of ours
     bool ext_retry;             //  reading the extents failed for now: ext_stale after the read
     int stage;                  //  1: reading role/states, 2: reading details
     bool kids_valid;
@@ -84,7 +85,9 @@ struct _ufo_dwin_t {
     GPtrArray *labels;          //  ufo_dlabel_t* of the last snapshot, in list order
     int next_label;             //  the highest label ever given in this window
     ufo_value_t *controls;      //  the last snapshot's control list (owned)
-    bool scrolled;              //  a scroll action was sent: the next snapshot re-reads extents
+    bool acted;                 //  an action of ours was sent to it: the next snapshot
+                                //  re-reads the states of what it shows
+    bool scrolled;              //  a scroll action was sent: and all extents too
     char *sheet_key;            //  "bus path" of the spreadsheet table seen by the last
                                 //  snapshot (a huge Table with A1-named cells), or NULL
     ufo_dwin_t *next;

@@ -161,6 +161,34 @@ s_caption_in_scope (const ufo_value_t *caption, const ufo_value_t *field)
     return false;
 }
 
+//  True for a big content control - a document, or a multi-line text field (a text view) -
+//  which a label in a bar (a header bar's subtitle, a tool bar's text: "bar") never captions:
+//  that label says what the window shows, not what the field is.
+static bool
+s_content_control (const ufo_value_t *control)
+{
+    static const char *const document [] = { "Document", NULL };
+    if (s_type_is (control, document))
+        return true;
+    const ufo_value_t *states = ufo_value_map_get (control, "states");
+    for (size_t i = 0; i < ufo_value_size (states); i++) {
+        const char *state = ufo_value_str (ufo_value_list_at (states, i));
+        if (state && streq (state, "multi_line"))
+            return true;
+    }
+    return false;
+}
+
+//  True when text, as a caption, ends with ":" ("Fixed tab width:").
+static bool
+s_colon_caption (const char *text)
+{
+    size_t len = strlen (text);
+    while (len > 0 && (text [len - 1] == ' ' || text [len - 1] == '\t'))
+        len--;
+    return len > 1 && text [len - 1] == ':';
+}
+
 typedef struct { size_t control, caption; int score; } s_pair_t;
 
 static int
@@ -243,7 +271,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         for (size_t k = 0; k < nc; k++) {
             const ufo_value_t *cap_v = ufo_value_list_at (captions, k);
             if (!s_usable (ufo_value_map_str (cap_v, "text", ""))
-            ||  !s_caption_in_scope (cap_v, c))
+            ||  !s_caption_in_scope (cap_v, c)
+            ||  (ufo_value_map_bool (cap_v, "bar", false) && s_content_control (c)))
                 continue;
             int r [4];
             s_rect (cap_v, "rect", r);
@@ -270,6 +299,42 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
     }
     free (pairs);
     free (used);
+    //  3b. a field still without a name, whose row starts with a check box or radio button
+    //  ending in ":" (Qt's "Fixed tab width:" check box before its spin box): that button's
+    //  text, the closest one directly to its left; each button captions one field
+    bool *taken = ufo_calloc (n + 1, sizeof (bool));
+    for (size_t i = 0; i < n; i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        static const char *const toggles [] = { "CheckBox", "RadioButton", NULL };
+        if (best [i] || weak [i] || !s_type_is (c, s_captioned) || s_type_is (c, toggles)
+        ||  ufo_value_map_bool (c, "in_combo", false))
+            continue;
+        int f [4];
+        s_rect (c, "control_rect", f);
+        size_t found = n;
+        int found_gap = S_CAPTION_LEFT_PX + 1;
+        for (size_t k = 0; k < n; k++) {
+            const ufo_value_t *t = ufo_value_list_at (controls, k);
+            const char *text = ufo_value_map_str (t, "control_text", "");
+            if (k == i || taken [k] || !s_type_is (t, toggles) || !s_usable (text)
+            ||  !s_colon_caption (text) || !s_caption_in_scope (t, c))
+                continue;
+            int r [4];
+            s_rect (t, "control_rect", r);
+            int mid = (r [1] + r [3]) / 2;
+            if (r [2] > f [0] + 4 || mid < f [1] - 2 || mid > f [3] + 2)
+                continue;               //  not on the field's row, left of it
+            int gap = f [0] - r [2] > 0 ? f [0] - r [2] : 0;
+            if (gap < found_gap)
+                found = k, found_gap = gap;
+        }
+        if (found < n) {
+            taken [found] = true;
+            best [i] = s_trim_caption (ufo_value_map_str (ufo_value_list_at (controls, found),
+                                                          "control_text", ""));
+        }
+    }
+    free (taken);
     //  4. description (tooltip); 5. what it shows (the labels inside an unnamed button);
     //  6. a placeholder that says where the control is
     int w [4];

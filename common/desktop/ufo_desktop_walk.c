@@ -645,10 +645,14 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                     node->states |= (1ull << ATSPI_STATE_VISIBLE) | (1ull << ATSPI_STATE_SHOWING);
                 //  shown now, or opened or closed: what was read of its children is read again
                 //  (Chromium shows and hides a select's options with it, and no event says so)
+                //  and so is the list of its children (options removed when a select closes)
                 if (((old & shown) != shown && (node->states & shown) == shown)
-                ||  ((old ^ node->states) & (1ull << ATSPI_STATE_EXPANDED)))
+                ||  ((old ^ node->states) & (1ull << ATSPI_STATE_EXPANDED))) {
                     for (guint i = 0; node->kids && i < node->kids->len; i++)
                         ((ufo_dnode_t *) g_ptr_array_index (node->kids, i))->valid = false;
+                    if (node->kids && !ufo_dnode_leaf_ (node))
+                        node->kids_valid = false;
+                }
                 break;
             }
             case W_NAME: {
@@ -873,14 +877,16 @@ s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
     node->walk_gen = st->gen;
     if (node->busy > 0)
         return;                     //  still being read by an earlier, cancelled walk
-    if (node->valid) {
+    if (node->valid && !node->states_stale) {
         s_details (op, node);
         return;
     }
     st->fetched++;
     node->stage = 1;
     const char *acc = "org.a11y.atspi.Accessible";
-    s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
+    if (!node->valid)
+        s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
+    node->states_stale = false;         //  (after an action: states only, role kept)
     s_node_call (op, node, W_STATE, acc, "GetState", NULL, "(au)");
     //  (asking for the children here too, before knowing whether the node is shown, saves
     //  a round trip per level but measured slower: hidden menus are large)
@@ -1053,6 +1059,24 @@ s_in_notice (const ufo_dnode_t *node)
         ||  up->role == ATSPI_ROLE_NOTIFICATION || up->role == ATSPI_ROLE_STATUS_BAR
         ||  up->role == ATSPI_ROLE_TOOL_TIP)
             return true;
+    return false;
+}
+
+//  True inside a bar - a tool bar, a menu bar, or a header bar (GTK4 gives it the role of a
+//  panel and names it after its type: "GtkHeaderBar", "AdwHeaderBar") - whose labels say what
+//  the window shows (a header bar's title and subtitle), never what a document or text view
+//  below it is ("bar" on the caption: ufo_desktop_name_controls).
+static bool
+s_in_bar (const ufo_dnode_t *node)
+{
+    for (const ufo_dnode_t *up = node->parent; up; up = up->parent) {
+        if (up->role == ATSPI_ROLE_TOOL_BAR || up->role == ATSPI_ROLE_MENU_BAR)
+            return true;
+        size_t len = up->name ? strlen (up->name) : 0;
+        if (len > 9 && (ufo_desktop_class_name (up->name) || ufo_desktop_type_name (up->name))
+        &&  (streq (up->name + len - 9, "HeaderBar") || streq (up->name + len - 8, "TitleBar")))
+            return true;
+    }
     return false;
 }
 
@@ -1245,6 +1269,11 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
         ufo_value_map_set (cap, "scope", &(ufo_value_t *) { s_scope (node) });
         if (s_in_notice (node))
             ufo_value_map_set_bool (cap, "notice", true);
+        //  in a bar, or the window's title shown in it (a header bar's title or subtitle,
+        //  whose panels GTK4 leaves unnamed: "/tmp" of "probe (/tmp) - Text Editor")
+        size_t tlen = strlen (node->name);
+        if (s_in_bar (node) || (tlen >= 2 && st->title && strstr (st->title, node->name)))
+            ufo_value_map_set_bool (cap, "bar", true);
         ufo_value_list_push (out->captions, &cap);
     }
     //  a paragraph is text to read: one with no text of its own (a row of a form, whose
@@ -1588,17 +1617,34 @@ s_invalidate_tree (ufo_dnode_t *node)
         s_invalidate_tree (g_ptr_array_index (node->kids, i));
 }
 
-//  Every cached node's states and extents are read again by the next walk (after a scroll
-//  action: Firefox gives what scrolled into view the showing state and new extents, and
-//  sends no event for either).
+//  After an action of ours on the window: every cached node's states and extents are read
+//  again by the next walk - of the nodes it shows only, hidden subtrees are not entered (a
+//  scroll: Firefox gives what scrolled into view the showing state and new extents, Qt moves
+//  a scrolled area's content, and neither sends an event). A node whose states then say it
+//  was shown, opened or closed has its child list read again (s_on_reply: a closed select's
+//  options). A document has its name and child list read again, and so has its parent (a
+//  followed link: Firefox replaces the page without an event a client sees).
+//  To keep it cheap, the role is not read again (one call per shown node, not two), and
+//  extents only inside what scrolls - a scroll pane, a viewport, a combo box's list, a
+//  document (`moved`; all of them after a scroll action, which may move what no role says
+//  scrolls: Qt): elsewhere a layout change comes with a resize or bounds events.
 static void
-s_stale_extents (ufo_dnode_t *node)
+s_revalidate (ufo_dnode_t *node, bool moved)
 {
-    node->ext_stale = true;
-    if (node->parent)               //  the window's own states stay (it did not scroll)
-        node->valid = false;
+    bool doc = node->role == ATSPI_ROLE_DOCUMENT_WEB || node->role == ATSPI_ROLE_DOCUMENT_FRAME;
+    if (moved)
+        node->ext_stale = true;
+    if (node->parent && node->valid)    //  the window's own states stay
+        node->states_stale = true;
+    if (doc) {
+        node->detail_valid = false;
+        node->kids_valid = false;
+        if (node->parent)
+            node->parent->kids_valid = false;
+    }
+    moved = moved || doc || s_clips (node);
     for (guint i = 0; node->kids && i < node->kids->len; i++)
-        s_stale_extents (g_ptr_array_index (node->kids, i));
+        s_revalidate (g_ptr_array_index (node->kids, i), moved);
 }
 
 static bool
@@ -1650,8 +1696,9 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         win = NULL;
     }
     if (win && win->root) {
-        if (win->scrolled) {        //  a scroll action moved content: states, extents read again
-            s_stale_extents (win->root);
+        if (win->acted) {           //  an action may have changed what no event tells
+            s_revalidate (win->root, win->scrolled);
+            win->acted = false;
             win->scrolled = false;
         }
         if (win->width != st->ww || win->height != st->wh) {
