@@ -514,6 +514,12 @@ s_xtest_click (ufo_desktop_op_t *op, int x, int y, int button, bool dbl)
         ufo_desktop_pointer_button_ (op->desk, button, false);
     }
     XSync (op->desk->dpy, False);
+    //  a pointer in the window can move what it shows without an event: LibreOffice learns
+    //  where its drawing area is from the first pointer motion (its own objects reported
+    //  25 px too high until then) and tells no one; the next walk reads all extents again
+    ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
+    if (win)
+        win->scrolled = true;
     st->wait = A_EFFECT;
     s_start_effect_wait (op);
     return true;
