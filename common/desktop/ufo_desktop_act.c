@@ -772,6 +772,9 @@ s_act_dispatch (ufo_desktop_op_t *op)
         st->button = button;
         ufo_desktop_pointer_move_ (self, st->sx, st->sy);
         ufo_desktop_pointer_button_ (self, button, true);
+        ufo_dwin_t *dragged = ufo_desktop_win_ (self, xid, false);
+        if (dragged)                //  as after a click (s_xtest_click): extents read again
+            dragged->scrolled = true;
         st->drag_start = ufo_desktop_now_ms_ ();
         st->drag_ms = (int64_t) (duration * 1000);
         st->wait = A_DRAG;
