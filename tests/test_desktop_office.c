@@ -808,7 +808,16 @@ UFO_TEST (test_office_pointer)
     int64_t xid = dfx_wait_window (desk, 0, "LibreOffice Calc", WAIT_MS);
     REQUIRE (xid);
     s_settle (desk, xid);       //  no snapshot yet: the pointer never moved
-    ufo_value_t *snap = s_snapshot (desk, xid, NULL);
+    int64_t first_ms = 0, again_ms = 0;
+    ufo_value_t *snap = s_snapshot (desk, xid, &first_ms);
+    printf ("calc: first snapshot (pointer moved in, extents read twice) %" PRId64 " ms; "
+            "the next ones", first_ms);
+    for (int i = 0; i < 4; i++) {   //  the motion's events: a few more motions, then none
+        ufo_value_t *again = s_snapshot (desk, xid, &again_ms);
+        printf (" %" PRId64 " ms", again_ms);
+        ufo_value_destroy (&again);
+    }
+    printf ("\n");
     const char *cell = dfx_find (snap, "ListItem", "C3");
     REQUIRE (cell);
     CHECK (s_ok (dfx_act (desk, xid, cell, "click_input", NULL), "click C3"));

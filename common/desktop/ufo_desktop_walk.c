@@ -1617,10 +1617,13 @@ s_stale_extents (ufo_dnode_t *node)
 //  height of the menu bar above it until then, and can lose it again while it lays out the
 //  window (docs/DESKTOP.md). So a window of such an application gets a pointer motion before
 //  it is read: the first time (to the window's centre), and again (a one-pixel move where the
-//  pointer is) when it was moved or resized or its application sent an event since. The
+//  pointer is) when it was moved or resized, or (up to S_ENTER_MAX times for one geometry: the
+//  motion itself makes events) its application sent an event since. The
 //  application may answer the walk's calls before it handles the motion, and sends no event
 //  for the change: the walk's end reads the window's extents once more (s_maybe_finish). An
 //  unchanged window costs nothing.
+#define S_ENTER_MAX 3             //  motions per window and geometry
+
 static void
 s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
 {
@@ -1631,9 +1634,10 @@ s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
     if (st->pid <= 0 || st->ww <= 2 || st->wh <= 2)
         return;
     if (was && was [1] == geometry) {
+        //  events: a few times only (while it starts; the motion itself makes events)
         gint64 *last = win && win->root
                      ? g_hash_table_lookup (self->bus_event_ms, win->root->bus) : NULL;
-        if (!last || *last < was [2])
+        if (!last || *last < was [2] || was [3] >= S_ENTER_MAX)
             return;
     }
     char path [64], comm [64] = "";
@@ -1663,10 +1667,11 @@ s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
     ufo_desktop_pointer_move_ (self, x - 1, y - 1);
     ufo_desktop_pointer_move_ (self, x, y);
     XSync (self->dpy, False);
-    gint64 *entered = g_new (gint64, 3);
+    gint64 *entered = g_new (gint64, 4);
     entered [0] = key;
     entered [1] = geometry;
     entered [2] = ufo_desktop_now_ms_ ();
+    entered [3] = was && was [1] == geometry ? was [3] + 1 : 1;
     g_hash_table_replace (self->entered, entered, entered);
     UFO_UNUSED (win);
     st->entered = true;
