@@ -726,31 +726,6 @@ UFO_TEST (test_writer_document)
     dfx_session_stop ();
 }
 
-//  The centre of control `label` in a snapshot as fractions of its window (for
-//  click_on_coordinates: a pointer click at the reported position, no accessible action).
-static bool
-s_centre_fraction (const ufo_value_t *snap, const char *label, double *fx, double *fy)
-{
-    const ufo_value_t *wr = ufo_value_map_get (ufo_value_map_get (snap, "window"), "rect");
-    const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
-    for (size_t i = 0; i < ufo_value_size (controls) && ufo_value_size (wr) == 4; i++) {
-        const ufo_value_t *c = ufo_value_list_at (controls, i);
-        const ufo_value_t *r = ufo_value_map_get (c, "control_rect");
-        if (!streq (ufo_value_map_str (c, "label", ""), label) || ufo_value_size (r) != 4)
-            continue;
-        double wx = (double) ufo_value_int (ufo_value_list_at (wr, 0));
-        double wy = (double) ufo_value_int (ufo_value_list_at (wr, 1));
-        double ww = (double) ufo_value_int (ufo_value_list_at (wr, 2)) - wx;
-        double wh = (double) ufo_value_int (ufo_value_list_at (wr, 3)) - wy;
-        double cx = (ufo_value_int (ufo_value_list_at (r, 0)) + ufo_value_int (ufo_value_list_at (r, 2))) / 2.0;
-        double cy = (ufo_value_int (ufo_value_list_at (r, 1)) + ufo_value_int (ufo_value_list_at (r, 3))) / 2.0;
-        *fx = (cx - wx) / ww;
-        *fy = (cy - wy) / wh;
-        return ww > 0 && wh > 0;
-    }
-    return false;
-}
-
 //  True if the control `type` `text` of the snapshot has state `state`.
 static bool
 s_has_state (const ufo_value_t *snap, const char *type, const char *text, const char *state)
@@ -843,7 +818,7 @@ UFO_TEST (test_office_pointer)
     snap = s_snapshot (desk, wxid, NULL);
     const char *bold = dfx_find (snap, "Button", "Bold");
     double fx = 0, fy = 0;
-    REQUIRE (bold && s_centre_fraction (snap, bold, &fx, &fy));
+    REQUIRE (bold && dfx_centre_fraction (snap, bold, &fx, &fy));
     CHECK (!s_has_state (snap, "Button", "Bold", "checked"));
     char args [128];
     snprintf (args, sizeof args, "{\"x\": %.4f, \"y\": %.4f}", fx, fy);
@@ -858,7 +833,7 @@ UFO_TEST (test_office_pointer)
         if (pressed || ufo_time_mono_ms () + 200 > end) {
             const char *now = dfx_find (snap, "Button", "Bold");
             double nx = 0, ny = 0;
-            s_centre_fraction (snap, now ? now : "", &nx, &ny);
+            dfx_centre_fraction (snap, now ? now : "", &nx, &ny);
             printf ("writer: Bold clicked at %.4f,%.4f; its centre now %.4f,%.4f\n", fx, fy, nx, ny);
         }
         ufo_value_destroy (&snap);
