@@ -176,4 +176,29 @@ dfx_click_named (ufo_desktop_t *desk, int64_t xid, const char *type, const char 
     return ok;
 }
 
+//  The centre of control `label` in a snapshot as fractions of its window (for
+//  click_on_coordinates: a pointer click at the reported position, no accessible action).
+static inline bool
+dfx_centre_fraction (const ufo_value_t *snap, const char *label, double *fx, double *fy)
+{
+    const ufo_value_t *wr = ufo_value_map_get (ufo_value_map_get (snap, "window"), "rect");
+    const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    for (size_t i = 0; i < ufo_value_size (controls) && ufo_value_size (wr) == 4; i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        const ufo_value_t *r = ufo_value_map_get (c, "control_rect");
+        if (!strcmp (ufo_value_map_str (c, "label", ""), label) == 0 || ufo_value_size (r) != 4)
+            continue;
+        double wx = (double) ufo_value_int (ufo_value_list_at (wr, 0));
+        double wy = (double) ufo_value_int (ufo_value_list_at (wr, 1));
+        double ww = (double) ufo_value_int (ufo_value_list_at (wr, 2)) - wx;
+        double wh = (double) ufo_value_int (ufo_value_list_at (wr, 3)) - wy;
+        double cx = (ufo_value_int (ufo_value_list_at (r, 0)) + ufo_value_int (ufo_value_list_at (r, 2))) / 2.0;
+        double cy = (ufo_value_int (ufo_value_list_at (r, 1)) + ufo_value_int (ufo_value_list_at (r, 3))) / 2.0;
+        *fx = (cx - wx) / ww;
+        *fy = (cy - wy) / wh;
+        return ww > 0 && wh > 0;
+    }
+    return false;
+}
+
 #endif

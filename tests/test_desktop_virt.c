@@ -87,6 +87,13 @@ UFO_TEST (test_profile_names)
     CHECK (ufo_desktop_same_app ("soffice", "libreoffice"));
     CHECK (!ufo_desktop_same_app ("soffice", "firefox-esr"));
     CHECK (!ufo_desktop_same_app ("", ""));
+    //  profile flags: LibreOffice needs the pointer moved in (its 25 px offset)
+    CHECK (ufo_desktop_profile_flag ("libreoffice", "pointer_enter"));
+    CHECK (!ufo_desktop_profile_flag ("firefox-esr", "pointer_enter"));
+    CHECK (!ufo_desktop_profile_flag ("libreoffice", "no_such_flag"));
+    CHECK (!ufo_desktop_profile_flag ("mousepad", "pointer_enter"));
+    CHECK (!ufo_desktop_profile_flag (NULL, "pointer_enter"));
+    CHECK (!ufo_desktop_profile_flag ("libreoffice", NULL));
     //  default launchers: Writer and Calc with a private profile and --norestore, Firefox
     //  with its own profile
     const ufo_value_t *lo = ufo_value_map_get (ufo_value_map_get (ufo_desktop_profiles (),

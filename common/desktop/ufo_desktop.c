@@ -302,6 +302,7 @@ ufo_desktop_new (const ufo_value_t *options, ufo_error_t *err)
     self->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     self->bus_event_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     self->bus_unplaced_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+    self->entered = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
     self->children = g_array_new (FALSE, FALSE, sizeof (pid_t));
     self->ops = g_ptr_array_new ();
     //  The context stays acquired by this thread for the desktop's life: GDBus's I/O thread
@@ -424,6 +425,8 @@ ufo_desktop_destroy (ufo_desktop_t **self_p)
         g_hash_table_destroy (self->bus_pid);
     if (self->bus_event_ms)
         g_hash_table_destroy (self->bus_event_ms);
+    if (self->entered)
+        g_hash_table_destroy (self->entered);
     if (self->bus_unplaced_ms)
         g_hash_table_destroy (self->bus_unplaced_ms);
     if (self->apps)

@@ -227,6 +227,10 @@ bool ufo_desktop_same_app (const char *a, const char *b);
 //  ($XDG_CONFIG_HOME/ufobus-profiles/APP). Caller frees.
 char *ufo_desktop_profile_expand (const char *app, const char *text);
 
+//  The boolean `key` of application app's profile ("pointer_enter"); false when the app has
+//  no profile or the profile does not say.
+bool ufo_desktop_profile_flag (const char *app, const char *key);
+
 //  Creates the private profile directory of app and writes its profile's "files" that do not
 //  exist yet (start-up dialogs switched off). 0, or -1 with err. Nothing for an unknown app.
 int ufo_desktop_profile_prepare (const char *app, ufo_error_t *err);

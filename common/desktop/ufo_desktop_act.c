@@ -530,6 +530,12 @@ s_xtest_click (ufo_desktop_op_t *op, int x, int y, int button, bool dbl)
         ufo_desktop_pointer_button_ (op->desk, button, false);
     }
     XSync (op->desk->dpy, False);
+    //  a pointer in the window can move what it shows without an event: LibreOffice learns
+    //  where its drawing area is from the first pointer motion (its own objects reported
+    //  25 px too high until then) and tells no one; the next walk reads all extents again
+    ufo_dwin_t *win = ufo_desktop_win_ (op->desk, st->xid, false);
+    if (win)
+        win->scrolled = true;
     st->wait = A_EFFECT;
     s_start_effect_wait (op);
     return true;
@@ -782,6 +788,9 @@ s_act_dispatch (ufo_desktop_op_t *op)
         st->button = button;
         ufo_desktop_pointer_move_ (self, st->sx, st->sy);
         ufo_desktop_pointer_button_ (self, button, true);
+        ufo_dwin_t *dragged = ufo_desktop_win_ (self, xid, false);
+        if (dragged)                //  as after a click (s_xtest_click): extents read again
+            dragged->scrolled = true;
         st->drag_start = ufo_desktop_now_ms_ ();
         st->drag_ms = (int64_t) (duration * 1000);
         st->wait = A_DRAG;

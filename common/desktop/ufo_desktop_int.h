@@ -115,6 +115,8 @@ struct _ufo_desktop_t {
     char *focus_key;            //  "bus path" of the control that last reported the focus
     GHashTable *bus_event_ms;   //  bus name -> last event time (ms) as gint64*
     GHashTable *bus_unplaced_ms;    //  bus name -> last event (ms, gint64*) from an object
+    GHashTable *entered;            //  X window ids (gint64*) the pointer was moved into
+                                    //  (profile "pointer_enter")
                                     //  the cache does not hold (a widget new to it)
     ufo_value_t *launchers;
     ufo_value_t *control_list;
@@ -155,6 +157,8 @@ typedef struct {
     GPtrArray *frames;          //  char* "bus path" keys of the app's windows
     GPtrArray *frame_names;
     bool want_tree;
+    bool entered;                   //  the pointer moved in the window (profile "pointer_enter"):
+                                    //  its extents are read once more at the end
     bool raw;                   //  controls before the naming rules, plus "captions"
     ufo_value_t *types;         //  control types offered
     int fetched;

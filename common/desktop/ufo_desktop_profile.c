@@ -37,6 +37,7 @@ static const char *s_profiles_json =
 "<item oor:path=\\\"/org.openoffice.Setup/Product\\\"><prop oor:name=\\\"ooSetupLastVersion\\\""
 " oor:op=\\\"fuse\\\"><value>99.0</value></prop></item>\\n"
 "</oor:items>\\n\"},"
+"  \"pointer_enter\": true,"
 "  \"controls\": ["
 "   {\"type\": \"Edit\", \"in\": \"Formula Tool Bar\", \"name\": \"Name Box\"}]"
 " },"
@@ -206,4 +207,13 @@ ufo_desktop_profile_name_controls (const char *app, ufo_value_t *controls)
             }
         }
     }
+}
+
+bool
+ufo_desktop_profile_flag (const char *app, const char *key)
+{
+    if (!app || !key)
+        return false;
+    const ufo_value_t *prof = ufo_value_map_get (ufo_desktop_profiles (), app);
+    return ufo_value_map_bool (prof, key, false);
 }

@@ -1404,6 +1404,8 @@ s_busy (const ufo_dnode_t *node)
     return false;
 }
 
+static void s_stale_extents (ufo_dnode_t *node);
+
 static void
 s_maybe_finish (ufo_desktop_op_t *op)
 {
@@ -1431,6 +1433,15 @@ s_maybe_finish (ufo_desktop_op_t *op)
             ufo_desktop_walk_start_ (op, win);
             return;
         }
+    }
+    if (st->entered && st->rewalks < 8) {
+        //  the pointer moved in the window before this walk (s_pointer_enter); the
+        //  application may have answered before it handled the motion: extents once more
+        st->entered = false;
+        st->rewalks++;
+        s_stale_extents (win->root);
+        ufo_desktop_walk_start_ (op, win);
+        return;
     }
     win->snap_ms = ufo_desktop_now_ms_ ();
     s_collect_t out = {
@@ -1647,6 +1658,71 @@ s_revalidate (ufo_dnode_t *node, bool moved)
         s_revalidate (g_ptr_array_index (node->kids, i), moved);
 }
 
+//  Profile "pointer_enter" (LibreOffice): the application learns where its own drawing area
+//  lies from a pointer motion in the window, reports its own objects' positions off by the
+//  height of the menu bar above it until then, and can lose it again while it lays out the
+//  window (docs/DESKTOP.md). So a window of such an application gets a pointer motion before
+//  it is read: the first time (to the window's centre), and again (a one-pixel move where the
+//  pointer is) when it was moved or resized, or (up to S_ENTER_MAX times for one geometry: the
+//  motion itself makes events) its application sent an event since. The
+//  application may answer the walk's calls before it handles the motion, and sends no event
+//  for the change: the walk's end reads the window's extents once more (s_maybe_finish). An
+//  unchanged window costs nothing.
+#define S_ENTER_MAX 3             //  motions per window and geometry
+
+static void
+s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
+{
+    gint64 key = st->xid;
+    gint64 geometry = ((gint64) (st->wx & 0xffff) << 48) | ((gint64) (st->wy & 0xffff) << 32)
+                    | ((gint64) (st->ww & 0xffff) << 16) | (gint64) (st->wh & 0xffff);
+    gint64 *was = g_hash_table_lookup (self->entered, &key);
+    if (st->pid <= 0 || st->ww <= 2 || st->wh <= 2)
+        return;
+    if (was && was [1] == geometry) {
+        //  events: a few times only (while it starts; the motion itself makes events)
+        gint64 *last = win && win->root
+                     ? g_hash_table_lookup (self->bus_event_ms, win->root->bus) : NULL;
+        if (!last || *last < was [2] || was [3] >= S_ENTER_MAX)
+            return;
+    }
+    char path [64], comm [64] = "";
+    snprintf (path, sizeof path, "/proc/%d/comm", st->pid);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return;
+    if (!fgets (comm, sizeof comm, f))
+        comm [0] = '\0';
+    fclose (f);
+    comm [strcspn (comm, "\n")] = '\0';
+    if (!ufo_desktop_profile_flag (ufo_desktop_profile_of (comm), "pointer_enter"))
+        return;
+    int x = st->wx + st->ww / 2, y = st->wy + st->wh / 2;
+    Window root_ret, child_ret;
+    int px, py, cx, cy;
+    unsigned int mask;
+    if (XQueryPointer (self->dpy, DefaultRootWindow (self->dpy), &root_ret, &child_ret,
+                       &px, &py, &cx, &cy, &mask)
+    &&  px > st->wx && px < st->wx + st->ww - 1 && py > st->wy && py < st->wy + st->wh - 1) {
+        x = px;                     //  in the window: it stays where it is
+        y = py;
+    }
+    ufo_trace ("desktop: pointer motion in window %" PRId64 " at %d,%d for its positions",
+               st->xid, x, y);
+    //  two motions: a pointer already there would make no motion event
+    ufo_desktop_pointer_move_ (self, x - 1, y - 1);
+    ufo_desktop_pointer_move_ (self, x, y);
+    XSync (self->dpy, False);
+    gint64 *entered = g_new (gint64, 4);
+    entered [0] = key;
+    entered [1] = geometry;
+    entered [2] = ufo_desktop_now_ms_ ();
+    entered [3] = was && was [1] == geometry ? was [3] + 1 : 1;
+    g_hash_table_replace (self->entered, entered, entered);
+    UFO_UNUSED (win);
+    st->entered = true;
+}
+
 static bool
 s_snap_poll (ufo_desktop_op_t *op)
 {
@@ -1689,6 +1765,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         return op;
     }
     ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
+    s_pointer_enter (self, st, win);
     if (win && win->root && win->pid != st->pid) {
         //  X reuses window ids: this id now belongs to another process, so the cached
         //  tree (and the application it names) is not this window's
