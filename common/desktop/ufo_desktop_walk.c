@@ -1628,6 +1628,19 @@ s_invalidate_tree (ufo_dnode_t *node)
         s_invalidate_tree (g_ptr_array_index (node->kids, i));
 }
 
+//  Every cached node's extents (and states) are read again by the next walk; the window's own
+//  states stay. (The pointer_enter pass below: LibreOffice reports the right positions only
+//  once it has handled a pointer motion, and sends no event when they change.)
+static void
+s_stale_extents (ufo_dnode_t *node)
+{
+    node->ext_stale = true;
+    if (node->parent)
+        node->valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++)
+        s_stale_extents (g_ptr_array_index (node->kids, i));
+}
+
 //  After an action of ours on the window: every cached node's states and extents are read
 //  again by the next walk - of the nodes it shows only, hidden subtrees are not entered (a
 //  scroll: Firefox gives what scrolled into view the showing state and new extents, Qt moves
