@@ -522,6 +522,16 @@ UFO_TEST (test_firefox_form)
     }
     //  and its paragraphs
     CHECK (dfx_find (snap, "Text", "Nothing sent yet.") != NULL);
+    //  the form's controls may come after the last paragraph (a loading page's parts come
+    //  one by one; the document's load-complete event makes the cache read them): wait for
+    //  them on the same handle, bounded
+    if (!dfx_find (snap, "Button", "Send") || !dfx_find (snap, "Edit", "Full name")) {
+        ufo_value_t *later = dfx_wait_control (desk, xid, "Button", "Send", WAIT_MS);
+        if (later) {
+            ufo_value_destroy (&snap);
+            snap = later;
+        }
+    }
     CHECK (dfx_find (snap, "Button", "Send") != NULL);
     //  fields by their labels; Firefox accepts EditableText calls and changes nothing: the
     //  text is typed instead

@@ -20,7 +20,8 @@ static const char *s_default_controls [] = {
 static const char *s_events [] = {
     "object:children-changed", "object:property-change", "object:state-changed",
     "object:text-changed", "object:bounds-changed", "object:visible-data-changed",
-    "window:activate", "window:create", "window:destroy"
+    "window:activate", "window:create", "window:destroy",
+    "document:load-complete", "document:reload"
 };
 
 int64_t
@@ -322,6 +323,10 @@ ufo_desktop_new (const ufo_value_t *options, ufo_error_t *err)
         self->sig_window = g_dbus_connection_signal_subscribe (self->bus, NULL,
             "org.a11y.atspi.Event.Window", NULL, NULL, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
             s_on_signal, self, NULL);
+        //  a web page that finished loading (its parts may have come without events)
+        self->sig_document = g_dbus_connection_signal_subscribe (self->bus, NULL,
+            "org.a11y.atspi.Event.Document", NULL, NULL, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+            s_on_signal, self, NULL);
         for (size_t i = 0; i < UFO_ARRAY_SIZE (s_events); i++)
             g_dbus_connection_call (self->bus, "org.a11y.atspi.Registry",
                 "/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "RegisterEvent",
@@ -406,6 +411,7 @@ ufo_desktop_destroy (ufo_desktop_t **self_p)
     if (self->bus) {
         g_dbus_connection_signal_unsubscribe (self->bus, self->sig_object);
         g_dbus_connection_signal_unsubscribe (self->bus, self->sig_window);
+        g_dbus_connection_signal_unsubscribe (self->bus, self->sig_document);
         g_dbus_connection_close_sync (self->bus, NULL, NULL);
         //  let cancelled calls deliver their errors so their operations are released
         for (int i = 0; i < 1000 && g_main_context_iteration (self->ctx, FALSE); i++)

@@ -105,7 +105,7 @@ struct _ufo_desktop_t {
     GMainContext *ctx;
     int wake_fd;                //  the context's wake-up fd once known, else -1
     GDBusConnection *bus;       //  the AT-SPI bus
-    guint sig_object, sig_window;
+    guint sig_object, sig_window, sig_document;
     GHashTable *nodes;          //  key -> ufo_dnode_t* (borrowed)
     GHashTable *bus_pid;        //  bus name -> pid (int)
     GHashTable *apps;           //  bus name -> the application's root node (owned): its

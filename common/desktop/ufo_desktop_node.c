@@ -99,6 +99,20 @@ ufo_dnode_hidden_ (const ufo_dnode_t *node, bool uses_showing)
     return false;
 }
 
+//  Everything read below node is read again (not node itself).
+static void
+s_invalidate_below (ufo_dnode_t *node)
+{
+    node->kids_valid = false;
+    for (guint i = 0; node->kids && i < node->kids->len; i++) {
+        ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        kid->valid = false;
+        kid->detail_valid = false;
+        kid->extra_valid = false;
+        s_invalidate_below (kid);
+    }
+}
+
 void
 ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
                          const char *member, const char *detail)
@@ -119,6 +133,15 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
     }
     if (streq (member, "ChildrenChanged"))
         node->kids_valid = false;
+    else if (streq (member, "LoadComplete") || streq (member, "Reload")
+         ||  (streq (member, "StateChanged") && streq (detail, "busy"))) {
+        //  a document that finished (re)loading: Firefox adds a loading page's parts without
+        //  a children-changed event a client sees, so what was read of it is read again
+        node->valid = false;
+        node->detail_valid = false;
+        node->extra_valid = false;
+        s_invalidate_below (node);
+    }
     else if (streq (member, "TextChanged"))
         node->extra_valid = false;
     else if (streq (member, "PropertyChange")) {
