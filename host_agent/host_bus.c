@@ -13,14 +13,12 @@
     (or SIGTERM) ends it at once (s_abort): the LLM call or the task is cancelled and the
     machine winds the session down.
 
-    Blackboard calls are asynchronous calls on the connection; a cancel forgets the call in
-    flight. The exception is the experience index (RAG_EXPERIENCE, RAG_DEMONSTRATION,
-    SAVE_EXPERIENCE: ufo_experience.h works on a blackboard client): when one of them is on,
-    a blackboard client is opened for it on first use, whose waiter turns the loop while its
-    reply is due (s_bb_wait); a cancel abandons that call at once too. */
+    Blackboard calls are asynchronous calls on the connection, the experience index's too
+    (RAG_EXPERIENCE, RAG_DEMONSTRATION, SAVE_EXPERIENCE: bb.list, then one bb.snapshot per
+    new or changed record, made with ufo_experience.h's requests and replies); a cancel
+    forgets the call in flight. */
 #include "ufo_prelude.h"
 #include "ufo_agent_opts.h"
-#include "ufo_bb_client.h"
 #include "ufo_bb_mirror.h"
 #include "ufo_cert.h"
 #include "ufo_conn.h"
@@ -100,7 +98,6 @@ struct _host_bus_t {
     char endpoint [512];
     ufo_conn_t *conn;           //  the one broker connection
     zsock_t *sub;               //  the bus subscription (dispatch/worker/), NULL: no bus endpoint
-    ufo_bb_client_t *kbb;       //  the experience index's blackboard client, opened when first used
     ufo_bb_mirror_t *mirror;    //  the running session's board, kept in step incrementally
     ufo_kb_t *experience;       //  experience records and demonstrations indexed (RAG_EXPERIENCE,
                                 //  RAG_DEMONSTRATION), opened when first used
@@ -126,7 +123,17 @@ struct _host_bus_t {
     char board [UFO_BB_BOARD_MAX + 1];
     bool cancelled;
     bool aborted;               //  the operation in flight when the session was cancelled was ended
-    bool bb_abandoned;          //  a board call was abandoned for this cancel (one is enough)
+    //  the experience index's operation in flight (S_OP_BOARD, s_kx_reply)
+    struct {
+        const char *kind;       //  "experience" | "demonstration"
+        char *query;
+        const char *topk;       //  the configuration key of how many records to retrieve
+        ufo_value_t *boards;    //  the boards of kind (bb.list), NULL until it replied
+        ufo_value_t *wanted;    //  the ids of the records to read ...
+        size_t next;            //  ... the next one to read
+        ufo_value_t *records;   //  id -> record read
+        char id [64];           //  experience_save: the new record's id
+    } kx;
     s_op_t op;
     ufo_value_t *inputs;        //  inputs for the session task not yet taken
     ufo_value_t *relays;        //  qid -> subtask id whose question is with the user
@@ -160,10 +167,21 @@ s_reply_free (host_reply_t *reply)
     reply->url = NULL;
 }
 
+static void
+s_kx_reset (host_bus_t *self)
+{
+    free (self->kx.query);
+    ufo_value_destroy (&self->kx.boards);
+    ufo_value_destroy (&self->kx.wanted);
+    ufo_value_destroy (&self->kx.records);
+    memset (&self->kx, 0, sizeof self->kx);
+}
+
 //  Ends the operation in flight with reply (its contents are taken).
 static void
 s_done (host_bus_t *self, host_reply_t *reply)
 {
+    s_kx_reset (self);
     if (self->op.timer)
         ufo_loop_remove (self->loop, self->op.timer);
     if (self->op.call)
@@ -378,35 +396,6 @@ s_pump (host_bus_t *self, int timeout_ms)
     ufo_loop_run_once (self->loop, timeout_ms);
     if (self->desktop)
         ufo_desktop_pump (self->desktop);
-}
-
-static void
-s_socket_ready (ufo_loop_t *loop, void *arg)
-{
-    UFO_UNUSED (loop);
-    UFO_UNUSED (arg);                   //  only ends the turn; the blackboard client reads it
-}
-
-//  The experience index's blackboard client's waiter (ufo_bb_client_set_waiter): a call in
-//  flight turns the loop, so heartbeats, inputs and a cancel are served meanwhile; the call
-//  in flight when a cancel (or a signal) comes is abandoned at once, later ones wait for
-//  their reply as usual.
-static bool
-s_bb_wait (void *arg, void *socket, int left_ms)
-{
-    host_bus_t *self = (host_bus_t *) arg;
-    if (s_cancelled (self) && !self->bb_abandoned) {
-        self->bb_abandoned = true;
-        return false;
-    }
-    int id = ufo_loop_reader_add (self->loop, socket, -1, s_socket_ready, NULL);
-    s_pump (self, left_ms);
-    ufo_loop_remove (self->loop, id);
-    if (s_cancelled (self) && !self->bb_abandoned) {
-        self->bb_abandoned = true;
-        return false;
-    }
-    return true;
 }
 
 static void
@@ -988,29 +977,90 @@ s_text_list (const ufo_value_t *list, size_t max)
 //  --- ops: knowledge ---------------------------------------------------------------------------
 
 //  Experience records (docs/KNOWLEDGE.md): kept on the broker; an in-memory index of them
-//  is brought in step before each search (blackboard calls).
-static ufo_bb_client_t *
-s_kbb (host_bus_t *self, ufo_error_t *err)
+//  is brought in step before each search: bb.list, then a bb.snapshot of each new or
+//  changed record, one after the other on the connection (s_kx_reply takes each reply).
+
+static void s_kx_reply (void *arg, ufo_conn_reply_t *r);
+
+//  Reads the next wanted record, or, when all are read, updates the index and ends the
+//  operation with the records retrieved.
+static void
+s_kx_next (host_bus_t *self)
 {
-    if (!self->kbb && (self->kbb = ufo_bb_client_new (self->endpoint, NULL, err))) {
-        ufo_bb_client_set_sender (self->kbb, "ufo-host");
-        ufo_bb_client_set_waiter (self->kbb, s_bb_wait, self);
+    while (self->kx.next < ufo_value_size (self->kx.wanted)) {
+        const char *id = ufo_value_str (ufo_value_list_at (self->kx.wanted, self->kx.next++));
+        ufo_error_t err = {0};
+        ufo_value_t *body = ufo_experience_get_request (self->kx.kind, id, &err);
+        if (!body) {
+            ufo_warn ("knowledge: %s record %s skipped: %s", self->kx.kind, id, err.message);
+            continue;
+        }
+        self->op.call = ufo_conn_call (self->conn, "bb.snapshot", &body, NULL, 0, 0, s_kx_reply, self);
+        return;
     }
-    return self->kbb;
+    host_reply_t reply = { 0 };
+    if (ufo_experience_sync_apply (self->experience, self->kx.kind, self->kx.boards, self->kx.records,
+                                   &reply.err) >= 0)
+        reply.value = ufo_experience_retrieve (self->experience, self->kx.kind, self->kx.query,
+                                               (size_t) ufo_config_int (self->config, self->kx.topk, 5),
+                                               (size_t) ufo_config_int (self->config, "knowledge.prompt_bytes", 1500));
+    s_done (self, &reply);
+}
+
+//  A reply of the experience index's calls: bb.add (experience_save), bb.list, bb.snapshot.
+static void
+s_kx_reply (void *arg, ufo_conn_reply_t *r)
+{
+    host_bus_t *self = (host_bus_t *) arg;
+    s_op_t *op = &self->op;
+    if (op->kind != S_OP_BOARD || (op->call && op->call != r->id))
+        return;
+    op->call = 0;
+    host_reply_t reply = { 0 };
+    if (strcmp (op->what, "experience_save") == 0) {
+        reply.number = r->ok ? 0 : -1;
+        if (r->ok)
+            snprintf (reply.id, sizeof reply.id, "%s", self->kx.id);
+        else
+            reply.err = r->err;
+        s_done (self, &reply);
+        return;
+    }
+    if (!r->ok && (!self->kx.boards || ufo_experience_fatal (&r->err))) {
+        reply.err = r->err;             //  the index keeps what it had
+        s_done (self, &reply);
+        return;
+    }
+    if (!self->kx.boards) {             //  bb.list
+        self->kx.boards = ufo_experience_boards (*r->body_p, self->kx.kind);
+        self->kx.wanted = ufo_experience_sync_wanted (self->experience, self->kx.boards);
+        self->kx.records = ufo_value_new_map ();
+    }
+    else {                              //  bb.snapshot of the record read last
+        const char *id = ufo_value_str (ufo_value_list_at (self->kx.wanted, self->kx.next - 1));
+        ufo_error_t err = r->err;
+        ufo_value_t *record = r->ok ? ufo_experience_get_reply (*r->body_p, self->kx.kind, id, &err) : NULL;
+        if (record)
+            ufo_value_map_set (self->kx.records, id, &record);
+        else
+            ufo_warn ("knowledge: %s record %s skipped: %s", self->kx.kind, id, err.message);
+    }
+    s_kx_next (self);
 }
 
 static void
-s_find (host_bus_t *self, const char *memory, const char *query, const char *topk)
+s_find (host_bus_t *self, const char *kind, const char *query, const char *topk)
 {
     host_reply_t reply = { 0 };
-    if (!self->experience)
-        self->experience = ufo_kb_open (":memory:", &reply.err);
-    if (self->experience && s_kbb (self, &reply.err)
-    &&  ufo_experience_sync (self->experience, self->kbb, memory, &reply.err) >= 0)
-        reply.value = ufo_experience_retrieve (self->experience, memory, query,
-                                               (size_t) ufo_config_int (self->config, topk, 5),
-                                               (size_t) ufo_config_int (self->config, "knowledge.prompt_bytes", 1500));
-    s_done (self, &reply);
+    if (!self->experience && !(self->experience = ufo_kb_open (":memory:", &reply.err))) {
+        s_done (self, &reply);
+        return;
+    }
+    s_board_begin (self, strcmp (kind, "experience") == 0 ? "experience_find" : "demonstration_find");
+    self->kx.kind = kind;
+    self->kx.query = strdup (query ? query : "");
+    self->kx.topk = topk;
+    s_board_started (self, ufo_conn_call (self->conn, "bb.list", NULL, NULL, 0, 0, s_kx_reply, self));
 }
 
 static void
@@ -1029,13 +1079,16 @@ static void
 s_experience_save (void *arg, ufo_value_t **record_p)
 {
     host_bus_t *self = arg;
-    host_reply_t reply = { 0 };
-    reply.number = -1;
-    if (s_kbb (self, &reply.err))
-        reply.number = ufo_experience_save (self->kbb, "experience", record_p, reply.id, &reply.err);
-    else
-        ufo_value_destroy (record_p);
-    s_done (self, &reply);
+    host_reply_t reply = { .number = -1 };
+    char id [64];
+    ufo_value_t *body = ufo_experience_save_request ("experience", record_p, id, &reply.err);
+    if (!body) {
+        s_done (self, &reply);
+        return;
+    }
+    s_board_begin (self, "experience_save");
+    snprintf (self->kx.id, sizeof self->kx.id, "%s", id);
+    s_board_started (self, ufo_conn_call (self->conn, "bb.add", &body, NULL, 0, 0, s_kx_reply, self));
 }
 
 //  A web search ended (each search's callback comes once, in the order they started).
@@ -1173,7 +1226,7 @@ s_session_start (host_bus_t *self, ufo_value_t **task_p)
     int64_t left_ms = ufo_value_map_int (task, "deadline_in_ms", 0);
     self->deadline_ms = left_ms > 0 ? ufo_time_mono_ms () + left_ms : 0;
     s_open_desktop (self);
-    self->cancelled = self->aborted = self->bb_abandoned = false;
+    self->cancelled = self->aborted = false;
     ufo_value_clear (self->inputs);
     ufo_value_clear (self->relays);
 
@@ -1368,7 +1421,7 @@ host_bus_destroy (host_bus_t **self_p)
     if (self->loop)
         ufo_loop_remove (self->loop, self->bus_reader);
     zsock_destroy (&self->sub);
-    ufo_bb_client_destroy (&self->kbb);
+    s_kx_reset (self);
     ufo_kb_destroy (&self->experience);
     ufo_http_destroy (&self->http);
     ufo_llm_destroy (&self->llm);

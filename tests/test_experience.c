@@ -7,7 +7,9 @@
       2. RAG_EXPERIENCE: a second session with a similar request gets it in the HostAgent's
          and the AppAgent's prompts (request.log experience_examples).
       3. The broker restarted: the record is still there (`ufo knowledge list`).
-      4. A HostAgent of another device gets it too.
+      4. A HostAgent of another device gets it too, over its one command connection to the
+         broker (counted by tests/tools/ufo_test_proxy.c in front of the broker): the
+         experience index's calls share it.
       5. A record with missing fields on the broker is skipped with a log line; delete works.
       6. RAG_ONLINE_SEARCH against tests/ufo-search-server (SearXNG shape): the results are in
          both agents' prompts and request.log (online_docs); a search endpoint too slow for
@@ -73,6 +75,19 @@ s_cli (const char *args, char *out, size_t size)
 }
 
 static char s_id [80];
+
+//  Connections open through ufo-test-proxy now (its stats file), -1 before it wrote them.
+static int
+s_proxy_connections (const char *stats)
+{
+    FILE *f = fopen (stats, "r");
+    int n = -1;
+    if (f && fscanf (f, "connections %d", &n) != 1)
+        n = -1;
+    if (f)
+        fclose (f);
+    return n;
+}
 
 UFO_TEST (test_saved_when_complete)
 {
@@ -163,13 +178,24 @@ UFO_TEST (test_broker_restart_and_other_device)
     CHECK_CONTAINS (out, S_REQUEST);
     CHECK_CONTAINS (out, "set_edit_text on \"");
 
-    //  a HostAgent and an AppAgent of device t1 (the t0 agents are not running)
+    //  a HostAgent and an AppAgent of device t1 (the t0 agents are not running); the
+    //  HostAgent talks to the broker through a proxy that counts its connections
     REQUIRE (hfx_start ("experience.json", "\"RAG_EXPERIENCE\": true", 0) == 0);
     hfx_kill (&hfx_.host);
-    char bin [600], log [400];
+    char bin [600], log [400], front [400], stats [400];
+    snprintf (front, sizeof front, "ipc://%s/proxy", afx_.broker.dir);
+    snprintf (stats, sizeof stats, "%s/proxy.stats", afx_.broker.dir);
+    snprintf (bin, sizeof bin, "%s/tests/ufo-test-proxy", afx_build ());
+    pid_t proxy = fork ();
+    if (proxy == 0) {
+        execl (bin, bin, "--front", front, "--back", afx_.broker.cmd, "--stats", stats, (char *) NULL);
+        _exit (127);
+    }
+    REQUIRE (proxy > 0);
+    WAIT_UNTIL (s_proxy_connections (stats) == 0, 10000);
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
-    const char *hargs [] = { "--device", "t1", "--config", hfx_.cfg, "--broker", afx_.broker.cmd, "--bus", afx_.broker.bus, NULL };
+    const char *hargs [] = { "--device", "t1", "--config", hfx_.cfg, "--broker", front, "--bus", afx_.broker.bus, NULL };
     hfx_.host2 = hfx_spawn (bin, hargs, log);
     snprintf (bin, sizeof bin, "%s/app_agent/ufo-app", afx_build ());
     snprintf (log, sizeof log, "%s/app-1.log", afx_.broker.dir);
@@ -182,7 +208,11 @@ UFO_TEST (test_broker_restart_and_other_device)
     CHECK_STR (ufo_value_map_str (hfx_.result, "status", ""), "FINISH");
     s_check_examples ("HostAgent", 1);
     s_check_examples ("AppAgent", 1);
+    //  the session retrieved experience (bb.list, bb.snapshot) on the host's one connection
+    CHECK_INT (s_proxy_connections (stats), 1);
     hfx_stop_all ();
+    kill (proxy, SIGTERM);
+    CHECK (ufo_wait_exit (proxy, 10000) >= 0);
 }
 
 UFO_TEST (test_bad_record_and_delete)

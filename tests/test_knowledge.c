@@ -478,6 +478,102 @@ UFO_TEST (test_experience_records)
     ufo_value_destroy (&r);
 }
 
+//  The requests and replies ufo-host sends on its connection (and the blocking calls use),
+//  and the index sync in two halves: only new or changed boards are read; a skipped or
+//  deleted record leaves the index.
+UFO_TEST (test_experience_requests_and_sync)
+{
+    const char *good =
+        "{\"request\": \"Write a note in Mousepad\", \"applications\": [\"mousepad\"],"
+        " \"subtasks\": [{\"subtask\": \"Type\", \"application\": \"mousepad\","
+        " \"steps\": [{\"control\": \"Text View\", \"action\": \"set_edit_text\"}]}]}";
+    ufo_error_t err = {0};
+    char id [64], board [UFO_EXPERIENCE_BOARD_MAX];
+    ufo_value_t *r = ufo_json_parse_str (good, NULL);
+    ufo_value_t *add = ufo_experience_save_request ("experience", &r, id, &err);
+    REQUIRE (add);
+    CHECK (!r);
+    CHECK_INT (ufo_experience_board ("experience", id, board, &err), 0);
+    CHECK_STR (ufo_value_map_str (add, "board", ""), board);
+    CHECK_STR (ufo_value_map_str (add, "memory", ""), "requests");
+    CHECK_STR (ufo_value_str (ufo_value_path (add, "item.experience.request")), "Write a note in Mousepad");
+    //  refused: unknown kind, a bad record, a bad id
+    r = ufo_json_parse_str (good, NULL);
+    CHECK (!ufo_experience_save_request ("nope", &r, id, &err));
+    CHECK (!r);
+    CHECK_CONTAINS (err.message, "unknown record kind");
+    r = ufo_json_parse_str ("{\"request\": \"x\"}", NULL);
+    CHECK (!ufo_experience_save_request ("experience", &r, id, &err));
+    CHECK (!ufo_experience_get_request ("experience", "../etc", &err));
+    CHECK_CONTAINS (err.message, "not an experience id");
+    ufo_value_t *get = ufo_experience_get_request ("demonstration", "d-1", &err);
+    REQUIRE (get);
+    CHECK_STR (ufo_value_map_str (get, "board", ""), "demonstration:d-1");
+    ufo_value_destroy (&get);
+    //  a bb.snapshot reply: the record with its id; a missing board; a bad shape
+    char text [1024];
+    snprintf (text, sizeof text, "{\"exists\": true, \"board\": {\"requests\": [{\"experience\": %s}]}}", good);
+    ufo_value_t *snap = ufo_json_parse_str (text, NULL);
+    ufo_value_t *rec = ufo_experience_get_reply (snap, "experience", "e-2", &err);
+    REQUIRE (rec);
+    CHECK_STR (ufo_value_map_str (rec, "id", ""), "e-2");
+    CHECK_STR (ufo_value_map_str (rec, "request", ""), "Write a note in Mousepad");
+    ufo_value_t *none = ufo_json_parse_str ("{\"exists\": false}", NULL);
+    CHECK (!ufo_experience_get_reply (none, "experience", "e-9", &err));
+    CHECK_INT (err.code, UFO_E_NOT_FOUND);
+    ufo_value_t *broken = ufo_json_parse_str ("{\"exists\": true, \"board\": {\"requests\": [{\"experience\": {\"request\": \"x\"}}]}}", NULL);
+    CHECK (!ufo_experience_get_reply (broken, "experience", "e-3", &err));
+    CHECK (!ufo_experience_fatal (&err));
+    //  a bb.list reply: the boards of the kind only
+    ufo_value_t *list = ufo_json_parse_str (
+        "{\"boards\": [{\"name\": \"experience:e-2\", \"last\": 4}, {\"name\": \"session-1\", \"last\": 9},"
+        " {\"name\": \"demonstration:d-1\", \"last\": 2}, {\"name\": \"experience:e-3\", \"last\": 1}]}", NULL);
+    ufo_value_t *boards = ufo_experience_boards (list, "experience");
+    REQUIRE (ufo_value_size (boards) == 2);
+    CHECK_STR (ufo_value_str (ufo_value_path (boards, "0.id")), "e-2");
+    CHECK_INT (ufo_value_int (ufo_value_path (boards, "0.last")), 4);
+    //  first sync: both wanted; e-3 was skipped (bad shape), so one record is indexed
+    ufo_kb_t *kb = ufo_kb_open (":memory:", &err);
+    REQUIRE (kb);
+    ufo_value_t *wanted = ufo_experience_sync_wanted (kb, boards);
+    CHECK_INT (ufo_value_size (wanted), 2);
+    ufo_value_destroy (&wanted);
+    ufo_value_t *records = ufo_value_new_map ();
+    ufo_value_map_set (records, "e-2", &rec);
+    CHECK_INT (ufo_experience_sync_apply (kb, "experience", boards, records, &err), 1);
+    ufo_value_t *got = ufo_experience_retrieve (kb, "experience", "note in mousepad", 5, 0);
+    CHECK_INT (ufo_value_size (got), 1);
+    CHECK_STR (ufo_value_str (ufo_value_path (got, "0.id")), "e-2");
+    ufo_value_destroy (&got);
+    //  second sync at the same "last": only the skipped one is wanted again; nothing read keeps e-2
+    wanted = ufo_experience_sync_wanted (kb, boards);
+    REQUIRE (ufo_value_size (wanted) == 1);
+    CHECK_STR (ufo_value_str (ufo_value_list_at (wanted, 0)), "e-3");
+    ufo_value_destroy (&wanted);
+    ufo_value_t *empty = ufo_value_new_map ();
+    CHECK_INT (ufo_experience_sync_apply (kb, "experience", boards, empty, &err), 1);
+    got = ufo_experience_retrieve (kb, "experience", "note in mousepad", 5, 0);
+    CHECK_INT (ufo_value_size (got), 1);
+    ufo_value_destroy (&got);
+    //  the board deleted on the broker: its passage leaves the index
+    ufo_value_t *gone = ufo_value_new_list ();
+    CHECK_INT (ufo_experience_sync_apply (kb, "experience", gone, empty, &err), 0);
+    got = ufo_experience_retrieve (kb, "experience", "note in mousepad", 5, 0);
+    CHECK_INT (ufo_value_size (got), 0);
+    ufo_value_destroy (&got);
+    ufo_kb_destroy (&kb);
+    ufo_value_destroy (&gone);
+    ufo_value_destroy (&empty);
+    ufo_value_destroy (&records);
+    ufo_value_destroy (&wanted);
+    ufo_value_destroy (&boards);
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&broken);
+    ufo_value_destroy (&none);
+    ufo_value_destroy (&snap);
+    ufo_value_destroy (&add);
+}
+
 int
 main (void)
 {
@@ -490,6 +586,7 @@ main (void)
     UFO_RUN (test_real_help_questions);
     UFO_RUN (test_incremental_and_bad_files);
     UFO_RUN (test_experience_records);
+    UFO_RUN (test_experience_requests_and_sync);
     char cmd [128];
     snprintf (cmd, sizeof cmd, "rm -rf '%s'", s_tmp);
     if (system (cmd) != 0)

@@ -139,18 +139,29 @@ s_prefix (const char *kind)
 }
 
 int
-ufo_experience_save (ufo_bb_client_t *bb, const char *kind, ufo_value_t **record_p, char *id_out,
-                     ufo_error_t *err)
+ufo_experience_board (const char *kind, const char *id, char board [UFO_EXPERIENCE_BOARD_MAX],
+                      ufo_error_t *err)
+{
+    const char *prefix = s_prefix (kind);
+    if (!prefix)
+        return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : "");
+    if (!s_id_ok (id))
+        return ufo_error_set (err, UFO_E_INVALID, "'%s' is not an %s id", id ? id : "", kind);
+    snprintf (board, UFO_EXPERIENCE_BOARD_MAX, "%s%s", prefix, id);
+    return 0;
+}
+
+ufo_value_t *
+ufo_experience_save_request (const char *kind, ufo_value_t **record_p, char *id_out, ufo_error_t *err)
 {
     assert (record_p && id_out);
-    const char *prefix = s_prefix (kind);
-    if (!prefix) {
+    if (!s_prefix (kind)) {
         ufo_value_destroy (record_p);
-        return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : "");
+        return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : ""), NULL;
     }
     if (ufo_experience_check (*record_p, err) < 0) {
         ufo_value_destroy (record_p);
-        return -1;
+        return NULL;
     }
     //  time-ordered ids: seconds, then randomness against two saves in the same second
     struct timespec ts;
@@ -158,47 +169,83 @@ ufo_experience_save (ufo_bb_client_t *bb, const char *kind, ufo_value_t **record
     unsigned int seed = (unsigned int) (ts.tv_nsec ^ getpid ());
     snprintf (id_out, S_MAX_ID, "%010lld-%08x", (long long) ts.tv_sec,
               (unsigned int) rand_r (&seed) ^ (unsigned int) ts.tv_nsec);
-    char board [S_MAX_ID + 32];
-    snprintf (board, sizeof board, "%s%s", prefix, id_out);
+    char board [UFO_EXPERIENCE_BOARD_MAX];
+    ufo_experience_board (kind, id_out, board, NULL);
     ufo_value_t *item = ufo_value_new_map ();
     ufo_value_map_set (item, kind, record_p);
-    return ufo_bb_client_add (bb, board, S_MEMORY, &item, NULL, NULL, err) < 0 ? -1 : 0;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "board", board);
+    ufo_value_map_set_str (body, "memory", S_MEMORY);
+    ufo_value_map_set (body, "item", &item);
+    return body;
 }
 
-//  The record held by a board snapshot reply, borrowed; NULL with err when it has none.
-static const ufo_value_t *
-s_record_of (const ufo_value_t *reply, const char *kind, ufo_error_t *err)
+ufo_value_t *
+ufo_experience_get_request (const char *kind, const char *id, ufo_error_t *err)
 {
+    char board [UFO_EXPERIENCE_BOARD_MAX];
+    if (ufo_experience_board (kind, id, board, err) < 0)
+        return NULL;
+    ufo_value_t *body = ufo_value_new_map ();
+    ufo_value_map_set_str (body, "board", board);
+    ufo_value_map_set_str (body, "memory", S_MEMORY);
+    return body;
+}
+
+ufo_value_t *
+ufo_experience_get_reply (const ufo_value_t *reply, const char *kind, const char *id, ufo_error_t *err)
+{
+    if (!ufo_value_map_bool (reply, "exists", false))
+        return ufo_error_set (err, UFO_E_NOT_FOUND, "no %s record %s", kind, id), NULL;
     const ufo_value_t *items = ufo_value_path (reply, "board.requests");
     const ufo_value_t *record = ufo_value_map_get (ufo_value_list_at (items, 0), kind);
     if (ufo_experience_check (record, err) < 0)
         return NULL;
-    return record;
+    ufo_value_t *out = ufo_value_dup (record);
+    ufo_value_map_set_str (out, "id", id);
+    return out;
+}
+
+ufo_value_t *
+ufo_experience_boards (const ufo_value_t *reply, const char *kind)
+{
+    ufo_value_t *out = ufo_value_new_list ();
+    const char *prefix = s_prefix (kind);
+    size_t plen = prefix ? strlen (prefix) : 0;
+    const ufo_value_t *boards = ufo_value_map_get (reply, "boards");
+    for (size_t i = 0; prefix && i < ufo_value_size (boards); i++) {
+        const ufo_value_t *b = ufo_value_list_at (boards, i);
+        const char *name = ufo_value_map_str (b, "name", "");
+        if (strncmp (name, prefix, plen) != 0)
+            continue;
+        ufo_value_t *e = ufo_value_new_map ();
+        ufo_value_map_set_str (e, "id", name + plen);
+        ufo_value_map_set_int (e, "last", ufo_value_map_int (b, "last", 0));
+        ufo_value_list_push (out, &e);
+    }
+    return out;
+}
+
+int
+ufo_experience_save (ufo_bb_client_t *bb, const char *kind, ufo_value_t **record_p, char *id_out,
+                     ufo_error_t *err)
+{
+    ufo_value_t *body = ufo_experience_save_request (kind, record_p, id_out, err);
+    ufo_value_t *reply = body ? ufo_bb_client_call (bb, "bb.add", &body, NULL, 0, NULL, NULL, err) : NULL;
+    if (!reply)
+        return -1;
+    ufo_value_destroy (&reply);
+    return 0;
 }
 
 ufo_value_t *
 ufo_experience_get (ufo_bb_client_t *bb, const char *kind, const char *id, ufo_error_t *err)
 {
-    const char *prefix = s_prefix (kind);
-    if (!prefix)
-        return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : ""), NULL;
-    if (!s_id_ok (id))
-        return ufo_error_set (err, UFO_E_INVALID, "'%s' is not an %s id", id ? id : "", kind), NULL;
-    char board [S_MAX_ID + 32];
-    snprintf (board, sizeof board, "%s%s", prefix, id);
-    ufo_value_t *reply = ufo_bb_client_snapshot (bb, board, S_MEMORY, 0, err);
+    ufo_value_t *body = ufo_experience_get_request (kind, id, err);
+    ufo_value_t *reply = body ? ufo_bb_client_call (bb, "bb.snapshot", &body, NULL, 0, NULL, NULL, err) : NULL;
     if (!reply)
         return NULL;
-    ufo_value_t *out = NULL;
-    if (!ufo_value_map_bool (reply, "exists", false))
-        ufo_error_set (err, UFO_E_NOT_FOUND, "no %s record %s", kind, id);
-    else {
-        const ufo_value_t *record = s_record_of (reply, kind, err);
-        if (record) {
-            out = ufo_value_dup (record);
-            ufo_value_map_set_str (out, "id", id);
-        }
-    }
+    ufo_value_t *out = ufo_experience_get_reply (reply, kind, id, err);
     ufo_value_destroy (&reply);
     return out;
 }
@@ -206,80 +253,102 @@ ufo_experience_get (ufo_bb_client_t *bb, const char *kind, const char *id, ufo_e
 ufo_value_t *
 ufo_experience_list (ufo_bb_client_t *bb, const char *kind, ufo_error_t *err)
 {
-    const char *prefix = s_prefix (kind);
-    if (!prefix)
+    if (!s_prefix (kind))
         return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : ""), NULL;
     ufo_value_t *reply = ufo_bb_client_call (bb, "bb.list", NULL, NULL, 0, NULL, NULL, err);
     if (!reply)
         return NULL;
+    ufo_value_t *boards = ufo_experience_boards (reply, kind);
+    ufo_value_destroy (&reply);
     ufo_value_t *out = ufo_value_new_list ();
-    const ufo_value_t *boards = ufo_value_map_get (reply, "boards");
-    size_t plen = strlen (prefix);
     for (size_t i = 0; i < ufo_value_size (boards); i++) {
         const ufo_value_t *b = ufo_value_list_at (boards, i);
-        const char *name = ufo_value_map_str (b, "name", "");
-        if (strncmp (name, prefix, plen) != 0)
-            continue;
+        const char *id = ufo_value_map_str (b, "id", "");
         ufo_error_t gerr = {0};
-        ufo_value_t *record = ufo_experience_get (bb, kind, name + plen, &gerr);
+        ufo_value_t *record = ufo_experience_get (bb, kind, id, &gerr);
         if (!record) {
-            if (gerr.code == UFO_E_TIMEOUT || gerr.code == UFO_E_UNAVAILABLE) {
+            if (ufo_experience_fatal (&gerr)) {
                 if (err)
                     *err = gerr;
                 ufo_value_destroy (&out);
                 break;
             }
-            ufo_warn ("knowledge: %s board %s skipped: %s", kind, name, gerr.message);
+            ufo_warn ("knowledge: %s board %s%s skipped: %s", kind, s_prefix (kind), id, gerr.message);
             continue;
         }
         ufo_value_map_remove (record, "id");
         ufo_value_t *e = ufo_value_new_map ();
-        ufo_value_map_set_str (e, "id", name + plen);
+        ufo_value_map_set_str (e, "id", id);
         ufo_value_map_set (e, "record", &record);
         ufo_value_map_set_int (e, "last", ufo_value_map_int (b, "last", 0));
         ufo_value_list_push (out, &e);
     }
-    ufo_value_destroy (&reply);
+    ufo_value_destroy (&boards);
     return out;
+}
+
+bool
+ufo_experience_fatal (const ufo_error_t *err)
+{
+    return err->code == UFO_E_TIMEOUT || err->code == UFO_E_UNAVAILABLE || err->code == UFO_E_IO
+        || err->code == UFO_E_CANCELLED;
 }
 
 int
 ufo_experience_delete (ufo_bb_client_t *bb, const char *kind, const char *id, ufo_error_t *err)
 {
-    const char *prefix = s_prefix (kind);
-    if (!prefix)
-        return ufo_error_set (err, UFO_E_INVALID, "unknown record kind '%s'", kind ? kind : "");
-    if (!s_id_ok (id))
-        return ufo_error_set (err, UFO_E_INVALID, "'%s' is not an %s id", id ? id : "", kind);
-    char board [S_MAX_ID + 32];
-    snprintf (board, sizeof board, "%s%s", prefix, id);
+    char board [UFO_EXPERIENCE_BOARD_MAX];
+    if (ufo_experience_board (kind, id, board, err) < 0)
+        return -1;
     return ufo_bb_client_delete (bb, board, err);
 }
 
-int
-ufo_experience_sync (ufo_kb_t *kb, ufo_bb_client_t *bb, const char *kind, ufo_error_t *err)
+ufo_value_t *
+ufo_experience_sync_wanted (ufo_kb_t *kb, const ufo_value_t *boards)
 {
-    ufo_value_t *records = ufo_experience_list (bb, kind, err);
-    if (!records)
-        return -1;
+    ufo_value_t *out = ufo_value_new_list ();
+    for (size_t i = 0; i < ufo_value_size (boards); i++) {
+        const ufo_value_t *e = ufo_value_list_at (boards, i);
+        const char *id = ufo_value_map_str (e, "id", "");
+        int64_t known = 0;
+        if (!ufo_kb_source_get (kb, id, &known, NULL) || known != ufo_value_map_int (e, "last", 0))
+            ufo_value_list_push_str (out, id);
+    }
+    return out;
+}
+
+int
+ufo_experience_sync_apply (ufo_kb_t *kb, const char *kind, const ufo_value_t *boards,
+                           const ufo_value_t *records, ufo_error_t *err)
+{
     ufo_value_t *seen = ufo_value_new_map ();
-    int rc = ufo_kb_begin (kb, err);
-    for (size_t i = 0; rc == 0 && i < ufo_value_size (records); i++) {
-        const ufo_value_t *e = ufo_value_list_at (records, i);
+    int rc = ufo_kb_begin (kb, err), count = 0;
+    for (size_t i = 0; rc == 0 && i < ufo_value_size (boards); i++) {
+        const ufo_value_t *e = ufo_value_list_at (boards, i);
         const char *id = ufo_value_map_str (e, "id", "");
         int64_t last = ufo_value_map_int (e, "last", 0), known = 0;
-        ufo_value_map_set_bool (seen, id, true);
-        if (ufo_kb_source_get (kb, id, &known, NULL) && known == last)
+        if (ufo_kb_source_get (kb, id, &known, NULL) && known == last) {
+            ufo_value_map_set_bool (seen, id, true);
+            count++;
             continue;
+        }
+        const ufo_value_t *record = ufo_value_map_get (records, id);
+        if (!record)
+            continue;               //  not read (skipped): removed below if the index had it
+        ufo_value_map_set_bool (seen, id, true);
         ufo_kb_source_remove (kb, id, NULL);
-        const ufo_value_t *record = ufo_value_map_get (e, "record");
-        char *text = ufo_experience_text (record);
-        char *json = ufo_json_dump (record, UFO_JSON_COMPACT, NULL);
-        ufo_kb_passage_t p = { kind, "", id, ufo_value_map_str (record, "request", ""), text, json };
+        ufo_value_t *copy = ufo_value_dup (record);
+        ufo_value_map_remove (copy, "id");
+        char *text = ufo_experience_text (copy);
+        char *json = ufo_json_dump (copy, UFO_JSON_COMPACT, NULL);
+        ufo_kb_passage_t p = { kind, "", id, ufo_value_map_str (copy, "request", ""), text, json };
         if (ufo_kb_add (kb, &p, err) < 0 || ufo_kb_source_set (kb, id, kind, "", last, 0, err) < 0)
             rc = -1;
+        else
+            count++;
         free (text);
         free (json);
+        ufo_value_destroy (&copy);
     }
     if (rc == 0) {
         ufo_value_t *sources = ufo_kb_sources (kb, kind, NULL);
@@ -293,9 +362,7 @@ ufo_experience_sync (ufo_kb_t *kb, ufo_bb_client_t *bb, const char *kind, ufo_er
     }
     else
         ufo_kb_commit (kb, NULL);
-    int count = (int) ufo_value_size (records);
     ufo_value_destroy (&seen);
-    ufo_value_destroy (&records);
     return rc == 0 ? count : -1;
 }
 
