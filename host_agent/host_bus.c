@@ -704,14 +704,23 @@ s_ask (void *arg, const ufo_value_t *messages, const ufo_llm_opts_t *opts)
 //  --- ops: blackboard --------------------------------------------------------------------
 //  Asynchronous calls on the connection; the reply completes the operation (s_board_reply).
 
+//  Whether r is the reply of the blackboard call in flight (then it is no longer in flight).
+static bool
+s_board_call_ended (host_bus_t *self, ufo_conn_reply_t *r)
+{
+    if (self->op.kind != S_OP_BOARD || (self->op.call && self->op.call != r->id))
+        return false;
+    self->op.call = 0;
+    return true;
+}
+
 static void
 s_board_reply (void *arg, ufo_conn_reply_t *r)
 {
     host_bus_t *self = (host_bus_t *) arg;
     s_op_t *op = &self->op;
-    if (op->kind != S_OP_BOARD || (op->call && op->call != r->id))
+    if (!s_board_call_ended (self, r))
         return;
-    op->call = 0;
     host_reply_t reply = { 0 };
     if (!r->ok) {
         reply.err = r->err;
@@ -1012,12 +1021,10 @@ static void
 s_kx_reply (void *arg, ufo_conn_reply_t *r)
 {
     host_bus_t *self = (host_bus_t *) arg;
-    s_op_t *op = &self->op;
-    if (op->kind != S_OP_BOARD || (op->call && op->call != r->id))
+    if (!s_board_call_ended (self, r))
         return;
-    op->call = 0;
     host_reply_t reply = { 0 };
-    if (strcmp (op->what, "experience_save") == 0) {
+    if (strcmp (self->op.what, "experience_save") == 0) {
         reply.number = r->ok ? 0 : -1;
         if (r->ok)
             snprintf (reply.id, sizeof reply.id, "%s", self->kx.id);

@@ -17,6 +17,7 @@
 #include "ufo_wait.h"
 #include "bb_test_util.h"
 #include "eval_fixture.h"
+#include "proxy_stats.h"
 
 static bb_test_broker_t s_broker;
 static char s_logs [400];
@@ -46,19 +47,6 @@ static const char *s_script =
 
 static char s_proxy_front [400];       //  the first ufo-eval's endpoint (ufo-test-proxy)
 static char s_proxy_stats [400];
-
-//  Connections open through the proxy now, or -1 before it wrote its figures.
-static int
-s_proxy_connections (void)
-{
-    FILE *f = fopen (s_proxy_stats, "r");
-    int n = -1;
-    if (f && fscanf (f, "connections %d", &n) != 1)
-        n = -1;
-    if (f)
-        fclose (f);
-    return n;
-}
 
 static pid_t
 s_eval_start (int n)
@@ -169,7 +157,7 @@ UFO_TEST (test_on_the_bus)
                (char *) NULL);
         _exit (127);
     }
-    WAIT_UNTIL (s_proxy_connections () == 0, 10000);
+    WAIT_UNTIL (proxy_connections (s_proxy_stats) == 0, 10000);
     pid_t eval1 = s_eval_start (1);
     ufo_error_t err;
     ufo_tasks_t *tasks = ufo_tasks_new (s_broker.cmd, "test-eval-worker", NULL, NULL, &err);
@@ -190,7 +178,7 @@ UFO_TEST (test_on_the_bus)
     CHECK_STR (ufo_value_map_str (ufo_value_map_get (res, "sub_scores"), "file saved", ""), "yes");
     ufo_value_destroy (&ev);
     //  the first ufo-eval holds one connection to the broker (through the proxy)
-    CHECK_INT (s_proxy_connections (), 1);
+    CHECK_INT (proxy_connections (s_proxy_stats), 1);
     char path [PATH_MAX];
     snprintf (path, sizeof path, "%s/bus/evaluation.log", s_logs);
     CHECK (access (path, R_OK) == 0);

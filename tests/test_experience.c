@@ -23,6 +23,7 @@
 #include "ufo_json.h"
 #include "ufo_value.h"
 #include "host_fixture.h"
+#include "proxy_stats.h"
 #include "search_server_fixture.h"
 
 #define S_REQUEST "Write 'Hello from the HostAgent' in a new Mousepad note"
@@ -76,18 +77,6 @@ s_cli (const char *args, char *out, size_t size)
 
 static char s_id [80];
 
-//  Connections open through ufo-test-proxy now (its stats file), -1 before it wrote them.
-static int
-s_proxy_connections (const char *stats)
-{
-    FILE *f = fopen (stats, "r");
-    int n = -1;
-    if (f && fscanf (f, "connections %d", &n) != 1)
-        n = -1;
-    if (f)
-        fclose (f);
-    return n;
-}
 
 UFO_TEST (test_saved_when_complete)
 {
@@ -192,7 +181,7 @@ UFO_TEST (test_broker_restart_and_other_device)
         _exit (127);
     }
     REQUIRE (proxy > 0);
-    WAIT_UNTIL (s_proxy_connections (stats) == 0, 10000);
+    WAIT_UNTIL (proxy_connections (stats) == 0, 10000);
     snprintf (bin, sizeof bin, "%s/host_agent/ufo-host", afx_build ());
     snprintf (log, sizeof log, "%s/host2.log", afx_.broker.dir);
     const char *hargs [] = { "--device", "t1", "--config", hfx_.cfg, "--broker", front, "--bus", afx_.broker.bus, NULL };
@@ -209,7 +198,7 @@ UFO_TEST (test_broker_restart_and_other_device)
     s_check_examples ("HostAgent", 1);
     s_check_examples ("AppAgent", 1);
     //  the session retrieved experience (bb.list, bb.snapshot) on the host's one connection
-    CHECK_INT (s_proxy_connections (stats), 1);
+    CHECK_INT (proxy_connections (stats), 1);
     hfx_stop_all ();
     kill (proxy, SIGTERM);
     CHECK (ufo_wait_exit (proxy, 10000) >= 0);
