@@ -70,6 +70,9 @@ UFO_TEST (test_readers_and_timers)
     //  a callback removes a timer that is due in the same turn: it is not called
     c.other_id = ufo_loop_timer_add (loop, 0, 0, s_on_timer, &c);
     CHECK (write (p [1], "x", 1) == 1);
+    //  (not a synchronisation: the pause lets the 0 ms timer's deadline pass on the loop's
+    //  millisecond clock, so the timer and the read are both due in the next turn - the
+    //  situation under test)
     usleep (2000);
     CHECK (ufo_loop_run_once (loop, 1000) == 0);
     CHECK_INT (c.reads, 2);
