@@ -177,6 +177,24 @@ s_reply_string (GVariant *reply)
     return text;
 }
 
+//  True if the profile of process pid says `"revalidate": true`: an application on an
+//  event-reporting toolkit that draws its own widgets inside it (LibreOffice 7.4's GTK3
+//  plug-in calls itself "gtk" 3.x) and does not report their changes by events.
+static bool
+s_profile_revalidates (int pid)
+{
+    char path [64], comm [64] = "";
+    snprintf (path, sizeof path, "/proc/%d/comm", pid);
+    FILE *f = pid > 0 ? fopen (path, "r") : NULL;
+    if (!f)
+        return false;
+    if (!fgets (comm, sizeof comm, f))
+        comm [0] = '\0';
+    fclose (f);
+    comm [strcspn (comm, "\n")] = '\0';
+    return ufo_desktop_profile_flag (ufo_desktop_profile_of (comm), "revalidate");
+}
+
 //  The application's Version, asked just before its ToolkitName (s_on_toolkit).
 static void
 s_on_version (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
@@ -196,8 +214,9 @@ s_on_version (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *da
 //  - GTK3 ("gtk" 3.x) sends an event for every change an action of ours makes to what a
 //    window shows (states, children, bounds, to the listeners the desktop registers), so the
 //    next snapshot need not re-read it (ufo_desktop_walk.c s_revalidate). Qt, Chromium,
-//    Gecko, LibreOffice's VCL (which calls itself "VCL" even on its GTK3 plug-in), GTK4 and
-//    toolkits that say nothing keep the re-validation.
+//    Gecko, GTK4, toolkits that say nothing, and applications whose profile says
+//    "revalidate" (LibreOffice: "gtk" 3.x on its GTK3 plug-in, its VCL widgets send no
+//    such events) keep the re-validation.
 static void
 s_on_toolkit (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 {
@@ -210,10 +229,12 @@ s_on_toolkit (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *da
         int flags = UFO_DTK_READ;
         if (strncmp (version, "4.", 2) == 0)
             flags |= UFO_DTK_NO_SHOWING;
-        if (name && strcasecmp (name, "gtk") == 0 && strncmp (version, "3.", 2) == 0)
+        if (name && strcasecmp (name, "gtk") == 0 && strncmp (version, "3.", 2) == 0
+        &&  !s_profile_revalidates (st->pid))
             flags |= UFO_DTK_EVENTS;
-        ufo_trace ("desktop: application %s: toolkit '%s' version '%s'", bus,
-                   name ? name : "", version);
+        ufo_trace ("desktop: application %s: toolkit '%s' version '%s'%s", bus,
+                   name ? name : "", version,
+                   flags & UFO_DTK_EVENTS ? ", reports changes by events" : "");
         g_hash_table_replace (op->desk->bus_toolkit, g_strdup (bus), GINT_TO_POINTER (flags));
         if (streq (bus, st->app_bus ? st->app_bus : ""))
             st->uses_showing = !(flags & UFO_DTK_NO_SHOWING);
