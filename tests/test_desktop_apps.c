@@ -155,19 +155,29 @@ UFO_TEST (test_mousepad_text_and_shortcut)
     CHECK_INT (ufo_value_map_int (after, "calls", -1), 0);
     CHECK_INT (ufo_value_map_int (after, "fetched", -1), 0);
     ufo_value_destroy (&after);
+    //  an action that changes nothing (reading the text): GTK3 reports by events what an
+    //  action changes, so the snapshot after it reads nothing again (Qt, Chromium, Firefox,
+    //  LibreOffice, GTK4: the states of every shown node)
+    text = s_texts (desk, xid, label);
+    CHECK_STR (text, "Cache check");
+    free (text);
+    sop = ufo_desktop_controls_begin (desk, xid, NULL);
+    after = ufo_desktop_op_run (desk, &sop);
+    CHECK_INT (ufo_value_map_int (after, "calls", -1), 0);
+    ufo_value_destroy (&after);
     ufo_desktop_cache_clear (desk);
     sop = ufo_desktop_controls_begin (desk, xid, NULL);
     after = ufo_desktop_op_run (desk, &sop);
     int64_t calls_cold = ufo_value_map_int (after, "calls", -1);
     ufo_value_destroy (&after);
     //  mousepad answers a text change with a few dozen events (sensitivity of menu items,
-    //  the title...): only those nodes are read again, and, as after any action of ours,
-    //  the states of the shown nodes (one call each; no role, no names, no child lists, no
-    //  extents outside scrolled areas): well under what a cold walk costs (~2.6 calls a node)
+    //  the title...): only those nodes are read again (GTK3: no re-validation of the shown
+    //  nodes after an action): under a third of what a cold walk costs (~2.6 calls a node;
+    //  measured 51 against 263, with the re-validation it was ~93)
     printf ("mousepad: calls after an action and a text change %" PRId64 ", cold %" PRId64 "\n",
             calls_after_change, calls_cold);
-    CHECK (calls_after_change > 0 && calls_after_change * 3 < calls_cold * 2);
-    if (!(calls_after_change * 3 < calls_cold * 2))
+    CHECK (calls_after_change > 0 && calls_after_change * 3 < calls_cold);
+    if (!(calls_after_change * 3 < calls_cold))
         fprintf (stderr, "calls after a change %" PRId64 ", cold %" PRId64 "\n",
                  calls_after_change, calls_cold);
 

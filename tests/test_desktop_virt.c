@@ -94,6 +94,11 @@ UFO_TEST (test_profile_names)
     CHECK (!ufo_desktop_profile_flag ("mousepad", "pointer_enter"));
     CHECK (!ufo_desktop_profile_flag (NULL, "pointer_enter"));
     CHECK (!ufo_desktop_profile_flag ("libreoffice", NULL));
+    //  and the re-validation after an action although its GTK3 plug-in reports events
+    //  (its soffice.bin process and dialogs are the same profile)
+    CHECK (ufo_desktop_profile_flag ("libreoffice", "revalidate"));
+    CHECK (ufo_desktop_profile_flag (ufo_desktop_profile_of ("soffice.bin"), "revalidate"));
+    CHECK (!ufo_desktop_profile_flag ("mousepad", "revalidate"));
     //  default launchers: Writer and Calc with a private profile and --norestore, Firefox
     //  with its own profile
     const ufo_value_t *lo = ufo_value_map_get (ufo_value_map_get (ufo_desktop_profiles (),

@@ -303,6 +303,7 @@ ufo_desktop_new (const ufo_value_t *options, ufo_error_t *err)
     self->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     self->bus_event_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     self->bus_unplaced_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+    self->bus_toolkit = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     self->entered = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
     self->children = g_array_new (FALSE, FALSE, sizeof (pid_t));
     self->ops = g_ptr_array_new ();
@@ -383,6 +384,8 @@ ufo_desktop_cache_clear (ufo_desktop_t *self)
         ufo_desktop_win_forget_ (self, self->wins->xid);
     if (self->bus_pid)
         g_hash_table_remove_all (self->bus_pid);
+    if (self->bus_toolkit)
+        g_hash_table_remove_all (self->bus_toolkit);
     if (self->apps) {
         GHashTableIter iter;
         gpointer key, node;
@@ -435,6 +438,8 @@ ufo_desktop_destroy (ufo_desktop_t **self_p)
         g_hash_table_destroy (self->entered);
     if (self->bus_unplaced_ms)
         g_hash_table_destroy (self->bus_unplaced_ms);
+    if (self->bus_toolkit)
+        g_hash_table_destroy (self->bus_toolkit);
     if (self->apps)
         g_hash_table_destroy (self->apps);
     g_free (self->focus_key);

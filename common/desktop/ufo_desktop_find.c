@@ -1,6 +1,7 @@
 /*  ufo_desktop_find.c - finding the accessible window of an X window: the application by
     pid (registry children, GetConnectionUnixProcessID, cached per bus name), its toolkit
-    (GTK4 never sets SHOWING), and the window by title. Then the walk starts.
+    (Application ToolkitName and Version, read once per bus name: GTK4 never sets SHOWING,
+    GTK3 reports what an action changes by events), and the window by title. Then the walk starts.
 
     A window shows up in X before its application is on the accessibility bus (a freshly
     launched editor; in a fresh session even the registry may not run yet), and an
@@ -161,22 +162,85 @@ s_on_frames (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *dat
     }
 }
 
-//  GTK4 never sets SHOWING below the window: there, visible + non-empty extents decide.
+//  A string property's value in a Properties.Get reply, as a new string; NULL if none.
+static char *
+s_reply_string (GVariant *reply)
+{
+    GVariant *v = NULL;
+    char *text = NULL;
+    if (reply)
+        g_variant_get (reply, "(v)", &v);
+    if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING))
+        text = ufo_strdup (g_variant_get_string (v, NULL));
+    if (v)
+        g_variant_unref (v);
+    return text;
+}
+
+//  True if the profile of process pid says `"revalidate": true`: an application on an
+//  event-reporting toolkit that draws its own widgets inside it (LibreOffice 7.4's GTK3
+//  plug-in calls itself "gtk" 3.x) and does not report their changes by events.
+static bool
+s_profile_revalidates (int pid)
+{
+    char path [64], comm [64] = "";
+    snprintf (path, sizeof path, "/proc/%d/comm", pid);
+    FILE *f = pid > 0 ? fopen (path, "r") : NULL;
+    if (!f)
+        return false;
+    if (!fgets (comm, sizeof comm, f))
+        comm [0] = '\0';
+    fclose (f);
+    comm [strcspn (comm, "\n")] = '\0';
+    return ufo_desktop_profile_flag (ufo_desktop_profile_of (comm), "revalidate");
+}
+
+//  The application's Version, asked just before its ToolkitName (s_on_toolkit).
 static void
 s_on_version (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 {
     UFO_UNUSED (error);
     UFO_UNUSED (data);
-    if (!op || !reply)
+    if (!op)
         return;
-    GVariant *v = NULL;
-    g_variant_get (reply, "(v)", &v);
     ufo_dsnap_t *st = op->state;
-    if (v && g_variant_is_of_type (v, G_VARIANT_TYPE_STRING)
-    &&  strncmp (g_variant_get_string (v, NULL), "4.", 2) == 0)
-        st->uses_showing = false;
-    if (v)
-        g_variant_unref (v);
+    free (st->tk_version);
+    st->tk_version = s_reply_string (reply);
+}
+
+//  The toolkit, from ToolkitName and Version (whose reply came first: the application
+//  answers in order), kept per bus name for the application's life:
+//  - GTK4 never sets SHOWING below the window: there, visible + non-empty extents decide;
+//  - GTK3 ("gtk" 3.x) sends an event for every change an action of ours makes to what a
+//    window shows (states, children, bounds, to the listeners the desktop registers), so the
+//    next snapshot need not re-read it (ufo_desktop_walk.c s_revalidate). Qt, Chromium,
+//    Gecko, GTK4, toolkits that say nothing, and applications whose profile says
+//    "revalidate" (LibreOffice: "gtk" 3.x on its GTK3 plug-in, its VCL widgets send no
+//    such events) keep the re-validation.
+static void
+s_on_toolkit (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    UFO_UNUSED (error);
+    char *bus = data;
+    if (op) {
+        ufo_dsnap_t *st = op->state;
+        char *name = s_reply_string (reply);
+        const char *version = st->tk_version ? st->tk_version : "";
+        int flags = UFO_DTK_READ;
+        if (strncmp (version, "4.", 2) == 0)
+            flags |= UFO_DTK_NO_SHOWING;
+        if (name && strcasecmp (name, "gtk") == 0 && strncmp (version, "3.", 2) == 0
+        &&  !s_profile_revalidates (st->pid))
+            flags |= UFO_DTK_EVENTS;
+        ufo_trace ("desktop: application %s: toolkit '%s' version '%s'%s", bus,
+                   name ? name : "", version,
+                   flags & UFO_DTK_EVENTS ? ", reports changes by events" : "");
+        g_hash_table_replace (op->desk->bus_toolkit, g_strdup (bus), GINT_TO_POINTER (flags));
+        if (streq (bus, st->app_bus ? st->app_bus : ""))
+            st->uses_showing = !(flags & UFO_DTK_NO_SHOWING);
+        free (name);
+    }
+    g_free (bus);
 }
 
 static bool
@@ -189,10 +253,20 @@ s_try_app (ufo_desktop_op_t *op)
     while (g_hash_table_iter_next (&iter, &key, &value))
         if (GPOINTER_TO_INT (value) == st->pid) {
             st->app_bus = ufo_strdup (key);
-            ufo_desktop_call_ (op, st->app_bus, "/org/a11y/atspi/accessible/root",
-                               "org.freedesktop.DBus.Properties", "Get",
-                               g_variant_new ("(ss)", "org.a11y.atspi.Application", "Version"),
-                               "(v)", s_on_version, NULL);
+            int flags = GPOINTER_TO_INT (g_hash_table_lookup (op->desk->bus_toolkit, key));
+            if (flags)              //  the toolkit is read once per application
+                st->uses_showing = !(flags & UFO_DTK_NO_SHOWING);
+            else {
+                ufo_desktop_call_ (op, st->app_bus, "/org/a11y/atspi/accessible/root",
+                                   "org.freedesktop.DBus.Properties", "Get",
+                                   g_variant_new ("(ss)", "org.a11y.atspi.Application", "Version"),
+                                   "(v)", s_on_version, NULL);
+                ufo_desktop_call_ (op, st->app_bus, "/org/a11y/atspi/accessible/root",
+                                   "org.freedesktop.DBus.Properties", "Get",
+                                   g_variant_new ("(ss)", "org.a11y.atspi.Application",
+                                                  "ToolkitName"),
+                                   "(v)", s_on_toolkit, g_strdup (st->app_bus));
+            }
             ufo_desktop_call_ (op, st->app_bus, "/org/a11y/atspi/accessible/root",
                                "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))",
                                s_on_frames, NULL);

@@ -74,6 +74,14 @@ typedef struct {
     int cx, cy;                 //  centre on screen
 } ufo_dlabel_t;
 
+//  What an application's toolkit is (AT-SPI Application ToolkitName and Version, read once
+//  per bus name by ufo_desktop_find.c into desk->bus_toolkit).
+#define UFO_DTK_READ        1   //  the properties were asked (the entry exists)
+#define UFO_DTK_NO_SHOWING  2   //  it never sets SHOWING below the window (GTK4)
+#define UFO_DTK_EVENTS      4   //  it sends an event for every change an action of ours
+                                //  makes to what a window shows (GTK3): no re-validation
+                                //  after an action (ufo_desktop_walk.c s_revalidate)
+
 typedef struct _ufo_dwin_t ufo_dwin_t;
 struct _ufo_dwin_t {
     int64_t xid;
@@ -115,6 +123,8 @@ struct _ufo_desktop_t {
     char *focus_key;            //  "bus path" of the control that last reported the focus
     GHashTable *bus_event_ms;   //  bus name -> last event time (ms) as gint64*
     GHashTable *bus_unplaced_ms;    //  bus name -> last event (ms, gint64*) from an object
+    GHashTable *bus_toolkit;        //  bus name -> UFO_DTK_* flags (GINT_TO_POINTER) of the
+                                    //  application's toolkit, read once (ufo_desktop_find.c)
     GHashTable *entered;            //  X window ids (gint64*) the pointer was moved into
                                     //  (profile "pointer_enter")
                                     //  the cache does not hold (a widget new to it)
@@ -164,6 +174,7 @@ typedef struct {
     int fetched;
     unsigned gen;
     bool uses_showing;
+    char *tk_version;           //  the application's Application.Version (NULL: not read)
     bool walking;
     int rewalks;
     bool retry;                 //  waiting for another walk's replies

@@ -38,6 +38,7 @@ static const char *s_profiles_json =
 " oor:op=\\\"fuse\\\"><value>99.0</value></prop></item>\\n"
 "</oor:items>\\n\"},"
 "  \"pointer_enter\": true,"
+"  \"revalidate\": true,"
 "  \"controls\": ["
 "   {\"type\": \"Edit\", \"in\": \"Formula Tool Bar\", \"name\": \"Name Box\"}]"
 " },"

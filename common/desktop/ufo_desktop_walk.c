@@ -1566,6 +1566,7 @@ s_snap_free (ufo_desktop_op_t *op)
         return;
     free (st->title);
     free (st->app_bus);
+    free (st->tk_version);
     g_ptr_array_unref (st->frames);
     for (guint i = 0; i < st->frame_names->len; i++)
         g_free (g_ptr_array_index (st->frame_names, i));
@@ -1652,23 +1653,31 @@ s_stale_extents (ufo_dnode_t *node)
 //  extents only inside what scrolls - a scroll pane, a viewport, a combo box's list, a
 //  document (`moved`; all of them after a scroll action, which may move what no role says
 //  scrolls: Qt): elsewhere a layout change comes with a resize or bounds events.
+//  Nodes of an application whose toolkit reports such changes by events (UFO_DTK_EVENTS:
+//  GTK3) are left alone unless the action scrolled (`moved`); their children are still
+//  visited (a plug of another application, a web view's process, may sit inside).
 static void
-s_revalidate (ufo_dnode_t *node, bool moved)
+s_revalidate (ufo_desktop_t *desk, ufo_dnode_t *node, bool moved)
 {
-    bool doc = node->role == ATSPI_ROLE_DOCUMENT_WEB || node->role == ATSPI_ROLE_DOCUMENT_FRAME;
-    if (moved)
-        node->ext_stale = true;
-    if (node->parent && node->valid)    //  the window's own states stay
-        node->states_stale = true;
-    if (doc) {
-        node->detail_valid = false;
-        node->kids_valid = false;
-        if (node->parent)
-            node->parent->kids_valid = false;
+    int flags = GPOINTER_TO_INT (g_hash_table_lookup (desk->bus_toolkit, node->bus));
+    bool quiet = !moved && (flags & UFO_DTK_EVENTS);
+    if (!quiet) {
+        bool doc = node->role == ATSPI_ROLE_DOCUMENT_WEB
+                || node->role == ATSPI_ROLE_DOCUMENT_FRAME;
+        if (moved)
+            node->ext_stale = true;
+        if (node->parent && node->valid)    //  the window's own states stay
+            node->states_stale = true;
+        if (doc) {
+            node->detail_valid = false;
+            node->kids_valid = false;
+            if (node->parent)
+                node->parent->kids_valid = false;
+        }
+        moved = moved || doc || s_clips (node);
     }
-    moved = moved || doc || s_clips (node);
     for (guint i = 0; node->kids && i < node->kids->len; i++)
-        s_revalidate (g_ptr_array_index (node->kids, i), moved);
+        s_revalidate (desk, g_ptr_array_index (node->kids, i), moved);
 }
 
 //  Profile "pointer_enter" (LibreOffice): the application learns where its own drawing area
@@ -1787,7 +1796,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
     }
     if (win && win->root) {
         if (win->acted) {           //  an action may have changed what no event tells
-            s_revalidate (win->root, win->scrolled);
+            s_revalidate (self, win->root, win->scrolled);
             win->acted = false;
             win->scrolled = false;
         }
