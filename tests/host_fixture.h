@@ -321,4 +321,22 @@ hfx_llm_lines (const char *agent)
     return out;
 }
 
+//  A host test program's start: leak reports of fontconfig's process-lifetime caches are
+//  suppressed in sanitizer builds, then the AppAgent fixture (desktop, broker) is set up.
+//  Returns 0, or -1 (said on stderr, torn down) when there is no desktop or broker.
+static inline int
+hfx_setup (const char *name)
+{
+    char supp [600];
+    snprintf (supp, sizeof supp, "suppressions=%s/data/host_agent/lsan.supp", getenv ("UFO_TEST_DATA"));
+    if (getenv ("UFO_TEST_DATA") && !getenv ("LSAN_OPTIONS"))
+        setenv ("LSAN_OPTIONS", supp, 1);
+    if (afx_setup (name) != 0) {
+        fprintf (stderr, "no desktop / broker\n");
+        afx_teardown ();
+        return -1;
+    }
+    return 0;
+}
+
 #endif

@@ -379,16 +379,8 @@ UFO_TEST (test_worker_ready_ends_the_wait)
 int
 main (void)
 {
-    //  sanitizer builds: fontconfig's process-lifetime caches are not reported as leaks
-    char supp [600];
-    snprintf (supp, sizeof supp, "suppressions=%s/data/host_agent/lsan.supp", getenv ("UFO_TEST_DATA"));
-    if (getenv ("UFO_TEST_DATA") && !getenv ("LSAN_OPTIONS"))
-        setenv ("LSAN_OPTIONS", supp, 1);
-    if (afx_setup ("test_host_cancel") != 0) {
-        fprintf (stderr, "no desktop / broker\n");
-        afx_teardown ();
+    if (hfx_setup ("test_host_cancel") != 0)
         return 1;
-    }
     //  HOST_TEST_ONLY=name runs one case (debugging)
     const char *only = getenv ("HOST_TEST_ONLY");
 #define S_CASE(name) if (!only || strstr (#name, only)) UFO_RUN (name)

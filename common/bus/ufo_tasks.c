@@ -1,5 +1,5 @@
 /*  ufo_tasks.c - submitting tasks and following them (ufo_tasks.h): the submitter side of
-    a ufo_conn (ufo_conn.h), in the caller's loop or in a thread of its own
+    a ufo_conn (ufo_conn.h) in a thread of its own
     (ufo_conn_actor.c). */
 #include "ufo_prelude.h"
 #include "ufo_clock.h"
@@ -10,14 +10,10 @@
 #include "ufo_task_proto.h"
 #include "ufo_tasks.h"
 #include "dispatch_private.h"
-#include "ufo_loop.h"
 
 struct _ufo_tasks_t {
-    ufo_conn_t *conn;                       //  in the caller's loop, or
     void *actor;                            //  in a thread (zactor_t *)
     int connected;
-    ufo_tasks_fn *on_event;
-    void *on_event_arg;
     char **known;                           //  actor mode: ids submitted through this handle
     size_t nknown, cap_known;
     ufo_value_t *stash;                     //  events read while waiting for a fetch answer
@@ -52,34 +48,6 @@ ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_
     return self;
 }
 
-//  In-loop mode: an event for the caller.
-static void
-s_on_event (void *arg, ufo_value_t **event_p)
-{
-    ufo_tasks_t *self = arg;
-    self->on_event (self->on_event_arg, event_p);
-}
-
-ufo_tasks_t *
-ufo_tasks_new_in_loop (const char *endpoint, const char *name, const char *curve_server_key,
-                       const char *curve_cert_path, ufo_loop_t *loop, ufo_tasks_fn *on_event, void *arg,
-                       ufo_error_t *err)
-{
-    assert (loop && on_event);
-    ufo_conn_config_t cc;
-    if (s_config (endpoint, name, curve_server_key, curve_cert_path, &cc, err) < 0)
-        return NULL;
-    ufo_tasks_t *self = ufo_calloc (1, sizeof *self);
-    self->on_event = on_event;
-    self->on_event_arg = arg;
-    self->conn = ufo_conn_new (&cc, loop, s_on_event, self, err);
-    if (!self->conn) {
-        free (self);
-        return NULL;
-    }
-    return self;
-}
-
 void
 ufo_tasks_destroy (ufo_tasks_t **self_p)
 {
@@ -87,7 +55,6 @@ ufo_tasks_destroy (ufo_tasks_t **self_p)
         return;
     ufo_tasks_t *self = *self_p;
     ufo_conn_actor_destroy (&self->actor);
-    ufo_conn_destroy (&self->conn);
     for (size_t i = 0; i < self->nknown; i++)
         free (self->known [i]);
     free (self->known);
@@ -108,8 +75,6 @@ s_known (ufo_tasks_t *self, const char *id)
 int
 ufo_tasks_submit (ufo_tasks_t *self, ufo_value_t **spec_p, char id_out [33], ufo_error_t *err)
 {
-    if (self->conn)
-        return ufo_conn_submit (self->conn, spec_p, id_out, err);
     ufo_value_t *spec = spec_p ? *spec_p : NULL;
     if (spec_p)
         *spec_p = NULL;
@@ -135,8 +100,6 @@ ufo_tasks_submit (ufo_tasks_t *self, ufo_value_t **spec_p, char id_out [33], ufo
 int
 ufo_tasks_input (ufo_tasks_t *self, const char *task_id, ufo_value_t **body_p)
 {
-    if (self->conn)
-        return ufo_conn_input (self->conn, task_id, body_p);
     if (!s_known (self, task_id)) {
         ufo_value_destroy (body_p);
         return -1;
@@ -154,8 +117,6 @@ ufo_tasks_input (ufo_tasks_t *self, const char *task_id, ufo_value_t **body_p)
 int
 ufo_tasks_cancel (ufo_tasks_t *self, const char *task_id)
 {
-    if (self->conn)
-        return ufo_conn_cancel (self->conn, task_id);
     if (!ufo_task_id_valid (task_id))
         return -1;
     ufo_value_t *arg = ufo_value_new_map ();

@@ -2,8 +2,8 @@
 
     Used by `ufo run` (submits a session to service "host"), by the HostAgent (subtasks to
     "app:<application>" on its device, evaluations to "eval"), and by tools. The submitter
-    side of a ufo_conn (ufo_conn.h), in a thread of its own (ufo_tasks_new) or in the
-    caller's ufo_loop (ufo_tasks_new_in_loop): submissions are kept until the broker
+    side of a ufo_conn (ufo_conn.h) in a thread of its own (an agent with a loop submits
+    through its one ufo_conn directly): submissions are kept until the broker
     acknowledges them and resent after a reconnect (the idempotency key makes that safe).
 
     Task spec fields (a map passed to ufo_tasks_submit):
@@ -25,7 +25,6 @@
 #define UFO_TASKS_H_INCLUDED
 
 #include "ufo_error.h"
-#include "ufo_loop.h"
 #include "ufo_value.h"
 
 typedef struct _ufo_tasks_t ufo_tasks_t;
@@ -34,15 +33,6 @@ typedef struct _ufo_tasks_t ufo_tasks_t;
 //  monitor (NULL = "client@<host>:<pid>"). curve_* as for ufo_worker_config_t (NULL = off).
 ufo_tasks_t *ufo_tasks_new (const char *endpoint, const char *name, const char *curve_server_key,
                             const char *curve_cert_path, ufo_error_t *err);
-
-//  A submitter without an actor thread, served by the caller's loop (ufo_loop.h): events
-//  (shapes as above) are passed to on_event from inside the loop; the handler may take
-//  *event_p. ufo_tasks_next, ufo_tasks_fd and ufo_tasks_fetch are not for this mode.
-typedef struct _ufo_loop_t ufo_loop_t;
-typedef void (ufo_tasks_fn) (void *arg, ufo_value_t **event_p);
-ufo_tasks_t *ufo_tasks_new_in_loop (const char *endpoint, const char *name, const char *curve_server_key,
-                                    const char *curve_cert_path, ufo_loop_t *loop, ufo_tasks_fn *on_event,
-                                    void *arg, ufo_error_t *err);
 
 //  Stops and frees; sets *self_p to NULL. Tasks already submitted go on in the broker.
 void ufo_tasks_destroy (ufo_tasks_t **self_p);

@@ -1,19 +1,15 @@
 /*  ufo_worker.c - a worker of a named service (ufo_worker.h): the worker side of a
-    ufo_conn (ufo_conn.h), in the caller's loop or in a thread of its own (ufo_conn_actor.c). */
+    ufo_conn (ufo_conn.h) in a thread of its own (ufo_conn_actor.c). */
 #include "ufo_prelude.h"
 #include "ufo_conn.h"
 #include "ufo_error.h"
 #include "ufo_value.h"
 #include "ufo_worker.h"
 #include "dispatch_private.h"
-#include "ufo_loop.h"
 
 struct _ufo_worker_t {
-    ufo_conn_t *conn;               //  in the caller's loop, or
     void *actor;                    //  in a thread (zactor_t *)
     int connected;                  //  actor mode: set by the actor (atomic access)
-    ufo_worker_fn *on_event;
-    void *on_event_arg;
     char **running;                 //  actor mode: tasks taken and not completed
     size_t nrunning, cap_running;
 };
@@ -49,32 +45,6 @@ ufo_worker_new (const ufo_worker_config_t *config, ufo_error_t *err)
     return self;
 }
 
-static void
-s_on_event (void *arg, ufo_value_t **event_p)
-{
-    ufo_worker_t *self = arg;
-    self->on_event (self->on_event_arg, event_p);
-}
-
-ufo_worker_t *
-ufo_worker_new_in_loop (const ufo_worker_config_t *config, ufo_loop_t *loop, ufo_worker_fn *on_event,
-                        void *arg, ufo_error_t *err)
-{
-    assert (loop && on_event);
-    ufo_conn_config_t cc;
-    if (s_config (config, &cc, err) < 0)
-        return NULL;
-    ufo_worker_t *self = ufo_calloc (1, sizeof *self);
-    self->on_event = on_event;
-    self->on_event_arg = arg;
-    self->conn = ufo_conn_new (&cc, loop, s_on_event, self, err);
-    if (!self->conn) {
-        free (self);
-        return NULL;
-    }
-    return self;
-}
-
 void
 ufo_worker_destroy (ufo_worker_t **self_p)
 {
@@ -82,7 +52,6 @@ ufo_worker_destroy (ufo_worker_t **self_p)
         return;
     ufo_worker_t *self = *self_p;
     ufo_conn_actor_destroy (&self->actor);
-    ufo_conn_destroy (&self->conn);
     for (size_t i = 0; i < self->nrunning; i++)
         free (self->running [i]);
     free (self->running);
@@ -127,8 +96,6 @@ ufo_worker_fd (ufo_worker_t *self)
 int
 ufo_worker_progress (ufo_worker_t *self, const char *task_id, ufo_value_t **body_p)
 {
-    if (self->conn)
-        return ufo_conn_progress (self->conn, task_id, body_p);
     if (s_running_index (self, task_id) < 0) {
         ufo_value_destroy (body_p);
         return -1;
@@ -146,8 +113,6 @@ ufo_worker_progress (ufo_worker_t *self, const char *task_id, ufo_value_t **body
 int
 ufo_worker_complete (ufo_worker_t *self, const char *task_id, const char *status, ufo_value_t **result_p)
 {
-    if (self->conn)
-        return ufo_conn_complete (self->conn, task_id, status, result_p);
     ssize_t i = s_running_index (self, task_id);
     if (i < 0 || !status || (strcmp (status, "done") != 0 && strcmp (status, "failed") != 0
                              && strcmp (status, "cancelled") != 0)) {
@@ -170,7 +135,5 @@ ufo_worker_complete (ufo_worker_t *self, const char *task_id, const char *status
 bool
 ufo_worker_connected (ufo_worker_t *self)
 {
-    if (self->conn)
-        return ufo_conn_connected (self->conn);
     return __atomic_load_n (&self->connected, __ATOMIC_ACQUIRE) != 0;
 }

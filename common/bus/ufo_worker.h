@@ -3,10 +3,9 @@
 
     The worker side of a ufo_conn (ufo_conn.h): ufo_worker_new runs the connection in a
     thread of its own (a czmq actor, ufo_conn_actor.c), so heartbeats, reconnection with
-    backoff and re-registration go on while the caller's thread is busy or blocked;
-    ufo_worker_new_in_loop runs it in the caller's ufo_loop (an agent that also submits tasks
-    or calls the blackboard uses one ufo_conn for all of it instead). The caller receives
-    tasks and inputs by polling (actor) or in a callback (loop); everything it sends is
+    backoff and re-registration go on while the caller's thread is busy or blocked. (An agent
+    with a loop uses one ufo_conn directly for its worker side, submissions and blackboard
+    calls.) The caller receives tasks and inputs by polling; everything it sends is
     delivered in order, across broker restarts (the broker requeues in-flight tasks and
     discards late results of a worker it dropped, so each task completes exactly once).
 
@@ -23,7 +22,6 @@
 
 #include <stdbool.h>
 #include "ufo_error.h"
-#include "ufo_loop.h"
 #include "ufo_value.h"
 
 typedef struct _ufo_worker_t ufo_worker_t;
@@ -44,18 +42,7 @@ typedef struct {
 //  for bad configuration; an unreachable broker is retried with backoff in the background.
 ufo_worker_t *ufo_worker_new (const ufo_worker_config_t *config, ufo_error_t *err);
 
-//  A worker without an actor thread, served by the caller's loop (ufo_loop.h): the link
-//  (heartbeats, reconnection, registration) runs as a loop source, and every event (shapes
-//  as for ufo_worker_next) is passed to on_event from inside the loop; the handler takes
-//  *event_p or leaves it to be freed. ufo_worker_next and ufo_worker_fd are not for this
-//  mode. Heartbeats go out only while the loop turns: the caller must never block it for
-//  longer than heartbeat_ivl_ms * heartbeat_liveness. NULL with err as ufo_worker_new.
-typedef struct _ufo_loop_t ufo_loop_t;
-typedef void (ufo_worker_fn) (void *arg, ufo_value_t **event_p);
-ufo_worker_t *ufo_worker_new_in_loop (const ufo_worker_config_t *config, ufo_loop_t *loop,
-                                      ufo_worker_fn *on_event, void *arg, ufo_error_t *err);
-
-//  Stops the actor (or leaves the loop), tells the broker this worker is leaving (its unfinished tasks are
+//  Stops the actor, tells the broker this worker is leaving (its unfinished tasks are
 //  requeued at once), and frees everything; sets *self_p to NULL. Safe with NULL.
 void ufo_worker_destroy (ufo_worker_t **self_p);
 
