@@ -260,6 +260,8 @@ s_on_worker_event (host_bus_t *self, ufo_value_t **event_p)
     const char *kind = ufo_value_map_str (event, "kind", "");
     const char *task = ufo_value_map_str (event, "task", "");
     if (strcmp (kind, "task") == 0) {
+        //  its deadline_in_ms counts from now, not from when a session starts with it
+        ufo_value_map_set_int (event, "received_ms", ufo_time_mono_ms ());
         ufo_value_list_push (self->queued, event_p);
         return;
     }
@@ -1228,10 +1230,11 @@ s_session_start (host_bus_t *self, ufo_value_t **task_p)
     if (ufo_value_type (plan) != UFO_TLIST || strcmp (ufo_value_map_str (body, "mode", "normal"), "follower"))
         plan = NULL;
     snprintf (self->board, sizeof self->board, "%s", session);
-    //  the time left as the broker counted it when it assigned the task, timed from now on
-    //  this host's monotonic clock (the two hosts' wall clocks need not agree)
+    //  the time left as the broker counted it when it assigned the task, timed from its
+    //  arrival on this host's monotonic clock (the two hosts' wall clocks need not agree)
     int64_t left_ms = ufo_value_map_int (task, "deadline_in_ms", 0);
-    self->deadline_ms = left_ms > 0 ? ufo_time_mono_ms () + left_ms : 0;
+    int64_t received = ufo_value_map_int (task, "received_ms", ufo_time_mono_ms ());
+    self->deadline_ms = left_ms > 0 ? received + left_ms : 0;
     s_open_desktop (self);
     self->cancelled = self->aborted = false;
     ufo_value_clear (self->inputs);

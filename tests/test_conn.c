@@ -1,7 +1,8 @@
 /*  test_conn.c - the one broker connection of an agent process (common/bus/ufo_conn.h)
     against a real ufo-broker: one DEALER carries the worker side, the submitter side and
     blackboard calls; calls are asynchronous, keep their order, time out, and late replies
-    are dropped; heartbeats go on while a call waits. */
+    are dropped; heartbeats go on while a call waits; a submission's deadline counts the time
+    it waited to be sent. */
 #include "ufo_prelude.h"
 #include "ufo_clock.h"
 #include "ufo_conn.h"
@@ -252,6 +253,72 @@ UFO_TEST (test_timeout_and_late_reply)
     ufo_loop_destroy (&loop);
 }
 
+//  A submission's deadline counts from ufo_conn_submit: the time it waits in the outbox while
+//  the broker is unreachable (here stopped, the link down) counts against it, so the broker
+//  gets at most the original deadline minus the wait; one whose deadline passes before it
+//  could be sent is never sent and fails locally with a timeout.
+UFO_TEST (test_submit_deadline_counts_queue_time)
+{
+    ufo_loop_t *loop = ufo_loop_new ();
+    s_sink_t sink = { .events = ufo_value_new_list () };
+    ufo_conn_config_t cfg = { .endpoint = env.b.cmd, .heartbeat_ivl_ms = 100, .heartbeat_liveness = 3 };
+    ufo_error_t err;
+    sink.conn = ufo_conn_new (&cfg, loop, s_on_event, &sink, &err);
+    REQUIRE (sink.conn);
+    LOOP_UNTIL (loop, ufo_conn_connected (sink.conn), 10000);
+    REQUIRE (ufo_conn_connected (sink.conn));
+    kill (env.b.pid, SIGSTOP);
+    //  the link counts the broker dead after 3 silent heartbeats: what is queued now waits
+    LOOP_UNTIL (loop, !ufo_conn_connected (sink.conn), 10000);
+    CHECK (!ufo_conn_connected (sink.conn));
+    const int64_t long_ms = 20000, short_ms = 300;
+    ufo_value_t *spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", "conn-deadline");       //  no worker: it stays queued
+    ufo_value_map_set_int (spec, "deadline_ms", long_ms);
+    char kept [33], lapsed [33];
+    CHECK_INT (ufo_conn_submit (sink.conn, &spec, kept, &err), 0);
+    int64_t submitted = ufo_time_mono_ms ();       //  after the call: its deadline is earlier
+    spec = ufo_value_new_map ();
+    ufo_value_map_set_str (spec, "service", "conn-deadline");
+    ufo_value_map_set_int (spec, "deadline_ms", short_ms);
+    CHECK_INT (ufo_conn_submit (sink.conn, &spec, lapsed, &err), 0);
+    //  the short one lapses in the outbox: it fails here, with a timeout, without the broker
+    LOOP_UNTIL (loop, s_find (sink.events, "result", lapsed), 10000);
+    const ufo_value_t *result = s_find (sink.events, "result", lapsed);
+    REQUIRE (result);
+    CHECK_STR (ufo_value_map_str (result, "status", ""), "failed");
+    CHECK_CONTAINS (ufo_value_map_str (result, "reason", ""), "not submitted: timeout");
+    LOOP_UNTIL (loop, false, 700);                  //  the long one waits on
+    CHECK (!s_find (sink.events, "accepted", kept) && !s_find (sink.events, "result", kept));
+    int64_t resumed = ufo_time_mono_ms ();          //  nothing can be sent before this
+    kill (env.b.pid, SIGCONT);
+    LOOP_UNTIL (loop, s_find (sink.events, "accepted", kept), 15000);
+    REQUIRE (s_find (sink.events, "accepted", kept));
+    //  what reached the broker: deadline_us - submitted_us, its deadline_ms
+    s_reply_t fetch = { 0 };
+    ufo_conn_fetch (sink.conn, kept, 5000, s_on_reply, &fetch);
+    LOOP_UNTIL (loop, fetch.calls == 1, 10000);
+    REQUIRE (fetch.ok);
+    int64_t got_ms = (ufo_value_map_int (fetch.body, "deadline_us", 0) - ufo_value_map_int (fetch.body, "submitted_us", 0))
+                   / 1000;
+    int64_t waited = resumed - submitted;
+    fprintf (stderr, "  deadline_ms %" PRId64 " queued, %" PRId64 " ms waited, %" PRId64 " arrived\n", long_ms,
+             waited, got_ms);
+    CHECK (got_ms >= 1 && got_ms <= long_ms - waited);
+    //  the lapsed one never reached the broker
+    s_reply_t none = { 0 };
+    ufo_conn_fetch (sink.conn, lapsed, 5000, s_on_reply, &none);
+    LOOP_UNTIL (loop, none.calls == 1, 10000);
+    CHECK_INT (none.calls, 1);
+    CHECK (!none.ok && none.code == UFO_E_NOT_FOUND);
+    CHECK_INT (ufo_conn_cancel (sink.conn, kept), 0);
+    LOOP_UNTIL (loop, s_find (sink.events, "result", kept), 10000);
+    ufo_value_destroy (&fetch.body);
+    ufo_conn_destroy (&sink.conn);
+    ufo_value_destroy (&sink.events);
+    ufo_loop_destroy (&loop);
+}
+
 //  Bad configuration is refused with a clear error.
 UFO_TEST (test_bad_config)
 {
@@ -280,6 +347,7 @@ main (void)
     UFO_RUN (test_worker_and_submitter_on_one_socket);
     UFO_RUN (test_calls);
     UFO_RUN (test_timeout_and_late_reply);
+    UFO_RUN (test_submit_deadline_counts_queue_time);
     UFO_RUN (test_bad_config);
     bb_test_stop (&env.b, SIGTERM);
     bb_test_rmtree (env.b.dir);

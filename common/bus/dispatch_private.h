@@ -51,6 +51,15 @@ void ufo_link_destroy (ufo_link_t **self_p);
 //  be NULL). Sent when registered, in order.
 void ufo_link_queue (ufo_link_t *self, const char *type, ufo_value_t **body_p, const char *tag);
 
+//  As ufo_link_queue, for a request with a deadline: expires is its monotonic instant (ms,
+//  ufo_time_mono_ms; 0: none). Every time it is sent, its body's "deadline_ms" is set to the
+//  time left then (at least 1), so the time it waited in the outbox (no connection, a
+//  reconnect) counts against it. One never handed to a socket whose deadline passed is
+//  dropped unsent: on_reply gets ok false and {"code": "timeout", "message", "local": true}.
+//  One sent before (the broker may have it) goes again with 1 ms: the broker's answer holds.
+void ufo_link_queue_until (ufo_link_t *self, const char *type, ufo_value_t **body_p, const char *tag,
+                           int64_t expires);
+
 //  Requests waiting for an answer.
 size_t ufo_link_pending (ufo_link_t *self);
 

@@ -335,8 +335,12 @@ s_on_reply (void *owner, const char *tag, const char *type, bool ok, const ufo_v
     if (strcmp (type, "task.submit") == 0 && o) {
         if (!ok) {
             char reason [400];
-            snprintf (reason, sizeof reason, "rejected by the broker: %s: %s",
-                      ufo_value_map_str (body, "code", "?"), ufo_value_map_str (body, "message", "?"));
+            if (ufo_value_map_bool (body, "local", false))      //  never sent (ufo_link_queue_until)
+                snprintf (reason, sizeof reason, "not submitted: %s: %s", ufo_value_map_str (body, "code", "?"),
+                          ufo_value_map_str (body, "message", "?"));
+            else
+                snprintf (reason, sizeof reason, "rejected by the broker: %s: %s",
+                          ufo_value_map_str (body, "code", "?"), ufo_value_map_str (body, "message", "?"));
             s_emit_result (self, o, "failed", reason, 0, NULL);
             return;
         }
@@ -735,7 +739,9 @@ ufo_conn_submit (ufo_conn_t *self, ufo_value_t **spec_p, char id_out [33], ufo_e
         ufo_link_queue (self->link, "client.hello", &hello, "C");
     }
     self->client_used = true;
-    ufo_link_queue (self->link, "task.submit", &req, id);
+    //  a deadline counts from now: the time the request waits to be sent counts against it
+    int64_t deadline_ms = ufo_value_map_int (req, "deadline_ms", 0);
+    ufo_link_queue_until (self->link, "task.submit", &req, id, deadline_ms > 0 ? ufo_time_mono_ms () + deadline_ms : 0);
     return 0;
 }
 

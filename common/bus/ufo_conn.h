@@ -99,7 +99,10 @@ int ufo_conn_spec_check (const ufo_value_t *spec, ufo_error_t *err);
 //  Submits a task (spec as in ufo_tasks.h, plus an optional "task": the id to use, 1..32
 //  bytes of [A-Za-z0-9_.:@-]; else a new one; ownership of *spec_p taken); id_out[33] (may
 //  be NULL) gets its id. Returns 0, or -1 with err for an invalid spec. Acceptance arrives
-//  as an event.
+//  as an event. A "deadline_ms" counts from this call: while the request waits to be sent
+//  (no connection) its time runs, the broker gets what is left; one whose deadline passes
+//  before it could be sent is never sent and ends in a "result" event, status "failed",
+//  reason "not submitted: timeout: ...".
 int ufo_conn_submit (ufo_conn_t *self, ufo_value_t **spec_p, char id_out [33], ufo_error_t *err);
 
 //  Input for a task submitted here (ownership of *body_p taken). Returns 0, or -1 when

@@ -23,6 +23,8 @@ typedef struct {
     ufo_value_t *body;
     char *tag;
     bool sent;
+    bool ever_sent;                 //  handed to a socket once (the broker may have it)
+    int64_t expires;                //  ufo_link_queue_until: monotonic ms (0: no time limit)
 } s_entry_t;
 
 struct _ufo_link_t {
@@ -173,6 +175,38 @@ s_down (ufo_link_t *self)
         self->h.on_down (self->h.owner);
 }
 
+//  Drops the requests with a time limit that passed before they were ever handed to a
+//  socket: the broker never saw them; each ends in on_reply with a local "timeout" error.
+//  Only from ufo_link_service (on_reply may change the owner's tables).
+static void
+s_expire (ufo_link_t *self)
+{
+    int64_t now = ufo_time_mono_ms ();
+    for (size_t i = 0; i < self->nout;) {
+        s_entry_t e = self->out [i];
+        if (e.expires == 0 || e.ever_sent || e.expires > now) {
+            i++;
+            continue;
+        }
+        memmove (self->out + i, self->out + i + 1, (self->nout - i - 1) * sizeof *self->out);
+        self->nout--;
+        ufo_debug ("%s %s: its deadline passed before it could be sent; dropped", e.type, e.id);
+        if (self->h.on_reply) {
+            ufo_value_t *err = ufo_value_new_map ();
+            ufo_value_map_set_str (err, "code", "timeout");
+            ufo_value_map_set_str (err, "message", "its deadline passed while it waited to be sent (no connection "
+                                   "to the broker); not sent");
+            ufo_value_map_set_bool (err, "local", true);
+            self->h.on_reply (self->h.owner, e.tag, e.type, false, err);
+            ufo_value_destroy (&err);
+        }
+        free (e.type);
+        free (e.tag);
+        ufo_value_destroy (&e.body);
+        i = 0;                          //  on_reply may have queued requests
+    }
+}
+
 static void
 s_flush (ufo_link_t *self)
 {
@@ -182,9 +216,18 @@ s_flush (ufo_link_t *self)
         s_entry_t *e = &self->out [i];
         if (e->sent)
             continue;
+        if (e->expires > 0) {
+            //  the time left now: what the request waited here counts against its deadline
+            //  (one sent before and maybe applied goes again with 1 ms: the broker answers)
+            int64_t left = e->expires - ufo_time_mono_ms ();
+            if (left <= 0 && !e->ever_sent)
+                continue;               //  too late to go: ufo_link_service drops it (s_expire)
+            ufo_value_map_set_int (e->body, "deadline_ms", left > 1 ? left : 1);
+        }
         if (!s_send (self, e->type, e->id, e->body))
             break;
         e->sent = true;
+        e->ever_sent = true;
     }
 }
 
@@ -260,6 +303,7 @@ s_on_frame (ufo_link_t *self, const void *data, size_t len, const void *extra, s
 int
 ufo_link_service (ufo_link_t *self)
 {
+    s_expire (self);
     int64_t now = ufo_time_mono_ms ();
     if (self->state == L_DOWN && now >= self->reconnect_at)
         s_connect (self);
@@ -334,12 +378,22 @@ ufo_link_service (ufo_link_t *self)
                 break;
             }
     }
+    for (size_t i = 0; i < self->nout; i++)     //  a time limit of a request not sent yet
+        if (self->out [i].expires > 0 && !self->out [i].ever_sent && self->out [i].expires < due)
+            due = self->out [i].expires;
     int64_t wait = due - now;
     return wait < 0 ? 0 : wait > 1000 ? 1000 : (int) wait;
 }
 
 void
 ufo_link_queue (ufo_link_t *self, const char *type, ufo_value_t **body_p, const char *tag)
+{
+    ufo_link_queue_until (self, type, body_p, tag, 0);
+}
+
+void
+ufo_link_queue_until (ufo_link_t *self, const char *type, ufo_value_t **body_p, const char *tag,
+                      int64_t expires)
 {
     if (self->nout == self->cap_out) {
         self->cap_out = self->cap_out ? self->cap_out * 2 : 16;
@@ -352,6 +406,8 @@ ufo_link_queue (ufo_link_t *self, const char *type, ufo_value_t **body_p, const 
     *body_p = NULL;
     e->tag = tag ? ufo_strdup (tag) : NULL;
     e->sent = false;
+    e->ever_sent = false;
+    e->expires = expires > 0 ? expires : 0;
     s_flush (self);
 }
 
