@@ -195,7 +195,7 @@ s_expire (ufo_link_t *self)
             ufo_value_t *err = ufo_value_new_map ();
             ufo_value_map_set_str (err, "code", "timeout");
             ufo_value_map_set_str (err, "message", "its deadline passed while it waited to be sent (no connection "
-                                   "to the broker); not sent");
+                                   "to the broker)");
             ufo_value_map_set_bool (err, "local", true);
             self->h.on_reply (self->h.owner, e.tag, e.type, false, err);
             ufo_value_destroy (&err);

@@ -7,7 +7,8 @@
     acknowledges them and resent after a reconnect (the idempotency key makes that safe).
 
     Task spec fields (a map passed to ufo_tasks_submit):
-      {"service": s (required), "device": d|null, "deadline_ms": relative ms (0 = default),
+      {"service": s (required), "device": d|null, "deadline_ms": relative ms from the submit
+       (0 = default; the time spent waiting to be sent counts, see ufo_conn_submit),
        "max_attempts": n (0 = default), "idempotency_key": k|null, "session": s|null,
        "body": any}
     Events delivered to the submitter (maps, caller owns):
