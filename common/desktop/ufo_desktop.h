@@ -99,7 +99,8 @@ ufo_value_t *ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err);
 ufo_desktop_op_t *ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid,
                                               const ufo_value_t *options);
 
-//  Forgets every cached node (the next snapshot reads everything again). For benchmarks.
+//  Forgets every cached node (the next snapshot reads everything again) and which windows the
+//  pointer was moved into (profile "pointer_enter"): every window is new again.
 void ufo_desktop_cache_clear (ufo_desktop_t *self);
 
 //  --- Acting -----------------------------------------------------------------------------

@@ -179,6 +179,7 @@ typedef struct {
     int rewalks;
     bool retry;                 //  waiting for another walk's replies
     int64_t calls0;             //  desk->calls when the snapshot started
+    int64_t calls_pos0;         //  desk->calls when the position pass (entered) started, or -1
     //  waiting for the application to appear on the accessibility bus (ufo_desktop_find.c)
     int64_t find_until;         //  ms: give up then (0: not started)
     int64_t find_tried;         //  ms: the last attempt started
@@ -215,6 +216,7 @@ ufo_dnode_t *ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *p
 uint64_t ufo_dnode_serial_ (ufo_dnode_t *node);
 char *ufo_dnode_key_ (const char *bus, const char *path);      //  "bus path", g_free
 bool ufo_dnode_leaf_ (const ufo_dnode_t *node);   //  inside not walked (an open menu button's is)
+bool ufo_dnode_shut_ (const ufo_dnode_t *node);   //  a closed submenu (its items not read)
 bool ufo_dnode_label_role_ (uint32_t role);
 bool ufo_dnode_text_role_ (uint32_t role);
 bool ufo_dnode_value_role_ (uint32_t role);
