@@ -126,7 +126,9 @@ struct _ufo_desktop_t {
     GHashTable *bus_toolkit;        //  bus name -> UFO_DTK_* flags (GINT_TO_POINTER) of the
                                     //  application's toolkit, read once (ufo_desktop_find.c)
     GHashTable *entered;            //  X window ids (gint64*) the pointer was moved into
-                                    //  (profile "pointer_enter")
+                                    //  (profile "pointer_enter"): gint64 [5] = id, geometry,
+                                    //  last motion (ms), motions, motions for unsettled
+                                    //  positions (ufo_desktop_walk.c s_pointer_enter)
                                     //  the cache does not hold (a widget new to it)
     ufo_value_t *launchers;
     ufo_value_t *control_list;
@@ -180,6 +182,7 @@ typedef struct {
     bool retry;                 //  waiting for another walk's replies
     int64_t calls0;             //  desk->calls when the snapshot started
     int64_t calls_pos0;         //  desk->calls when the position pass (entered) started, or -1
+    bool enter_app;             //  the application has profile "pointer_enter"
     //  waiting for the application to appear on the accessibility bus (ufo_desktop_find.c)
     int64_t find_until;         //  ms: give up then (0: not started)
     int64_t find_tried;         //  ms: the last attempt started
@@ -217,6 +220,12 @@ uint64_t ufo_dnode_serial_ (ufo_dnode_t *node);
 char *ufo_dnode_key_ (const char *bus, const char *path);      //  "bus path", g_free
 bool ufo_dnode_leaf_ (const ufo_dnode_t *node);   //  inside not walked (an open menu button's is)
 bool ufo_dnode_shut_ (const ufo_dnode_t *node);   //  a closed submenu (its items not read)
+
+//  ufo_desktop_nest.c
+//  The number of shown nodes under root (cached, read) whose extents stick out of those of
+//  their nearest ancestor with extents, not counting what scrolls or pops up: positions read
+//  while the application's were not settled (0 in a settled window).
+int ufo_desktop_misnested_ (const ufo_dnode_t *root, bool uses_showing);
 bool ufo_dnode_label_role_ (uint32_t role);
 bool ufo_dnode_text_role_ (uint32_t role);
 bool ufo_dnode_value_role_ (uint32_t role);

@@ -558,7 +558,8 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
                                                         //  (LibreOffice's second menu bar)
                 || node->role == ATSPI_ROLE_TOOL_BAR;  //  its name is its controls' container
     bool extents = (control && (node->role != ATSPI_ROLE_PANEL || (node->name && *node->name)))
-                || s_clips (node) || st->want_tree;
+                || s_clips (node) || node->virt || st->want_tree;   //  (a huge container's
+                                                //  are read with its cells, and re-read here)
     if (ext_only && !extents) {
         node->ext_stale = false;
         ext_only = false;
@@ -1408,6 +1409,8 @@ s_busy (const ufo_dnode_t *node)
 }
 
 static void s_stale_extents (ufo_dnode_t *node);
+static void s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win, bool force);
+#define S_SETTLE_MAX 3            //  extra motions + position passes for an unsettled window
 
 static void
 s_maybe_finish (ufo_desktop_op_t *op)
@@ -1437,12 +1440,26 @@ s_maybe_finish (ufo_desktop_op_t *op)
             return;
         }
     }
+    //  positions that contradict the tree (ufo_desktop_nest.c) in an application that needs a
+    //  pointer motion for them (a window still laying itself out lost the last one): a motion
+    //  again, and the position pass below; a few times at most
+    //  (only when this snapshot read something, and S_SETTLE_MAX times per window and geometry:
+    //  a window whose positions contradict its tree for good costs no more than that)
+    gint64 xkey = st->xid;
+    gint64 *entry = st->enter_app ? g_hash_table_lookup (op->desk->entered, &xkey) : NULL;
+    if (!st->entered && entry && entry [4] < S_SETTLE_MAX && st->rewalks < 8
+    &&  op->desk->calls > st->calls0 && ufo_desktop_misnested_ (win->root, st->uses_showing) > 0) {
+        ufo_trace ("desktop: window %" PRId64 " unsettled (positions outside their containers): "
+                   "pointer motion %d", st->xid, (int) entry [4] + 1);
+        s_pointer_enter (op->desk, st, win, true);
+    }
     if (st->entered && st->rewalks < 8) {
         //  the pointer moved in the window before this walk (s_pointer_enter); the
         //  application may have answered before it handled the motion: extents once more
         st->entered = false;
         st->rewalks++;
-        st->calls_pos0 = op->desk->calls;
+        if (st->calls_pos0 < 0)
+            st->calls_pos0 = op->desk->calls;
         s_stale_extents (win->root);
         ufo_desktop_walk_start_ (op, win);
         return;
@@ -1536,6 +1553,7 @@ s_maybe_finish (ufo_desktop_op_t *op)
     ufo_value_map_set_int (op->result, "fetched", st->fetched);
     ufo_value_map_set_int (op->result, "rewalks", st->rewalks);
     ufo_value_map_set_int (op->result, "calls", op->desk->calls - st->calls0);
+    ufo_value_map_set_int (op->result, "misnested", ufo_desktop_misnested_ (win->root, st->uses_showing));
     ufo_value_map_set_int (op->result, "position_calls",
                            st->calls_pos0 >= 0 ? op->desk->calls - st->calls_pos0 : 0);
     ufo_value_map_set_int (op->result, "events", (int64_t) op->desk->event_seq);
@@ -1700,16 +1718,19 @@ s_revalidate (ufo_desktop_t *desk, ufo_dnode_t *node, bool moved)
 //  unchanged window costs nothing.
 #define S_ENTER_MAX 3             //  motions per window and geometry
 
+//  force (a window found unsettled at the walk's end): a motion whatever was done before.
 static void
-s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
+s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win, bool force)
 {
     gint64 key = st->xid;
     gint64 geometry = ((gint64) (st->wx & 0xffff) << 48) | ((gint64) (st->wy & 0xffff) << 32)
                     | ((gint64) (st->ww & 0xffff) << 16) | (gint64) (st->wh & 0xffff);
     gint64 *was = g_hash_table_lookup (self->entered, &key);
+    if (was)
+        st->enter_app = true;       //  (entries are made for the profile's windows only)
     if (st->pid <= 0 || st->ww <= 2 || st->wh <= 2)
         return;
-    if (was && was [1] == geometry) {
+    if (was && was [1] == geometry && !force) {
         //  events: a few times only (while it starts; the motion itself makes events)
         gint64 *last = win && win->root
                      ? g_hash_table_lookup (self->bus_event_ms, win->root->bus) : NULL;
@@ -1727,6 +1748,7 @@ s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
     comm [strcspn (comm, "\n")] = '\0';
     if (!ufo_desktop_profile_flag (ufo_desktop_profile_of (comm), "pointer_enter"))
         return;
+    st->enter_app = true;
     int x = st->wx + st->ww / 2, y = st->wy + st->wh / 2;
     Window root_ret, child_ret;
     int px, py, cx, cy;
@@ -1743,11 +1765,13 @@ s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
     ufo_desktop_pointer_move_ (self, x - 1, y - 1);
     ufo_desktop_pointer_move_ (self, x, y);
     XSync (self->dpy, False);
-    gint64 *entered = g_new (gint64, 4);
+    gint64 *entered = g_new (gint64, 5);
+    bool same = was && was [1] == geometry;
     entered [0] = key;
     entered [1] = geometry;
     entered [2] = ufo_desktop_now_ms_ ();
-    entered [3] = was && was [1] == geometry ? was [3] + 1 : 1;
+    entered [3] = same ? was [3] + 1 : 1;
+    entered [4] = (same ? was [4] : 0) + (force ? 1 : 0);   //  motions for unsettled positions
     g_hash_table_replace (self->entered, entered, entered);
     UFO_UNUSED (win);
     st->entered = true;
@@ -1796,7 +1820,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         return op;
     }
     ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
-    s_pointer_enter (self, st, win);
+    s_pointer_enter (self, st, win, false);
     if (win && win->root && win->pid != st->pid) {
         //  X reuses window ids: this id now belongs to another process, so the cached
         //  tree (and the application it names) is not this window's
