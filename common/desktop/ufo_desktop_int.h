@@ -183,6 +183,7 @@ typedef struct {
     int64_t calls0;             //  desk->calls when the snapshot started
     int64_t calls_pos0;         //  desk->calls when the position pass (entered) started, or -1
     bool enter_app;             //  the application has profile "pointer_enter"
+    GPtrArray *probes;          //  the position pass's probe cells (ufo_desktop_nest.c)
     //  waiting for the application to appear on the accessibility bus (ufo_desktop_find.c)
     int64_t find_until;         //  ms: give up then (0: not started)
     int64_t find_tried;         //  ms: the last attempt started
@@ -226,6 +227,14 @@ bool ufo_dnode_shut_ (const ufo_dnode_t *node);   //  a closed submenu (its item
 //  their nearest ancestor with extents, not counting what scrolls or pops up: positions read
 //  while the application's were not settled (0 in a settled window).
 int ufo_desktop_misnested_ (const ufo_dnode_t *root, bool uses_showing);
+//  The position pass: every node under node has its extents read again by the next walk, but
+//  of a huge container's cells only two probes (the first and the last), recorded in probes
+//  (from ufo_desktop_probes_new_; NULL: every cell).
+GPtrArray *ufo_desktop_probes_new_ (void);
+void ufo_desktop_stale_extents_ (ufo_dnode_t *node, GPtrArray *probes);
+//  After that walk: the other cells move by their probes' delta when both moved alike;
+//  otherwise they are made stale and true is returned (walk again). Empties probes.
+bool ufo_desktop_probes_apply_ (ufo_desktop_t *desk, GPtrArray *probes);
 bool ufo_dnode_label_role_ (uint32_t role);
 bool ufo_dnode_text_role_ (uint32_t role);
 bool ufo_dnode_value_role_ (uint32_t role);

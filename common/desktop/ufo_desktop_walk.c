@@ -1408,7 +1408,6 @@ s_busy (const ufo_dnode_t *node)
     return false;
 }
 
-static void s_stale_extents (ufo_dnode_t *node);
 static void s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win, bool force);
 #define S_SETTLE_MAX 3            //  extra motions + position passes for an unsettled window
 
@@ -1440,6 +1439,13 @@ s_maybe_finish (ufo_desktop_op_t *op)
             return;
         }
     }
+    //  the position pass is in: cells moved with their probes, or read again
+    if (st->probes && st->probes->len > 0 && ufo_desktop_probes_apply_ (op->desk, st->probes)
+    &&  st->rewalks < 8) {
+        st->rewalks++;
+        ufo_desktop_walk_start_ (op, win);
+        return;
+    }
     //  positions that contradict the tree (ufo_desktop_nest.c) in an application that needs a
     //  pointer motion for them (a window still laying itself out lost the last one): a motion
     //  again, and the position pass below; a few times at most
@@ -1460,7 +1466,9 @@ s_maybe_finish (ufo_desktop_op_t *op)
         st->rewalks++;
         if (st->calls_pos0 < 0)
             st->calls_pos0 = op->desk->calls;
-        s_stale_extents (win->root);
+        if (!st->probes)
+            st->probes = ufo_desktop_probes_new_ ();
+        ufo_desktop_stale_extents_ (win->root, st->probes);
         ufo_desktop_walk_start_ (op, win);
         return;
     }
@@ -1596,6 +1604,8 @@ s_snap_free (ufo_desktop_op_t *op)
         g_free (g_ptr_array_index (st->frame_names, i));
     g_ptr_array_unref (st->frame_names);
     ufo_value_destroy (&st->types);
+    if (st->probes)
+        g_ptr_array_unref (st->probes);
     free (st);
     op->state = NULL;
 }
@@ -1651,21 +1661,6 @@ s_invalidate_tree (ufo_dnode_t *node)
     node->detail_valid = false;
     for (guint i = 0; node->kids && i < node->kids->len; i++)
         s_invalidate_tree (g_ptr_array_index (node->kids, i));
-}
-
-//  Every cached node's extents are read again by the next walk (one GetExtents per node that
-//  has them; role, states and the rest are kept). (The pointer_enter pass below: LibreOffice
-//  reports the right positions only once it has handled a pointer motion, and sends no event
-//  when they change; its states do not change with the motion - compared with pyatspi, all
-//  854 states of a Calc window before and after - and the shift is not uniform: its own
-//  objects move by 25 px, the GTK widgets inside them, such as the Name Box, do not, so
-//  a delta seen on a few probes cannot be applied to the rest: docs/BENCHMARKS.md.)
-static void
-s_stale_extents (ufo_dnode_t *node)
-{
-    node->ext_stale = true;
-    for (guint i = 0; node->kids && i < node->kids->len; i++)
-        s_stale_extents (g_ptr_array_index (node->kids, i));
 }
 
 //  After an action of ours on the window: every cached node's states and extents are read
