@@ -1561,7 +1561,8 @@ s_maybe_finish (ufo_desktop_op_t *op)
     ufo_value_map_set_int (op->result, "fetched", st->fetched);
     ufo_value_map_set_int (op->result, "rewalks", st->rewalks);
     ufo_value_map_set_int (op->result, "calls", op->desk->calls - st->calls0);
-    ufo_value_map_set_int (op->result, "misnested", ufo_desktop_misnested_ (win->root, st->uses_showing));
+    ufo_value_map_set_int (op->result, "misnested",
+                           ufo_desktop_misnested_ (win->root, st->uses_showing));
     ufo_value_map_set_int (op->result, "position_calls",
                            st->calls_pos0 >= 0 ? op->desk->calls - st->calls_pos0 : 0);
     ufo_value_map_set_int (op->result, "events", (int64_t) op->desk->event_seq);
