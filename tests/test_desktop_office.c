@@ -847,6 +847,62 @@ UFO_TEST (test_office_pointer)
     printf ("writer: a pointer click at Bold's reported centre %s it\n",
             pressed ? "pressed" : "did not press");
     CHECK (pressed);
+    //  the menu bar: a closed menu's items are not read (ufo_dnode_shut_), an open one's are
+    //  offered, and they go when it closes
+    snap = s_snapshot (desk, wxid, NULL);
+    CHECK (dfx_find (snap, "MenuItem", "File") != NULL);
+    CHECK (!s_find_prefix (snap, "MenuItem", "Save As"));
+    CHECK (s_ok (dfx_act (desk, wxid, dfx_find (snap, "MenuItem", "File"), "click_input", NULL),
+                 "open File"));
+    ufo_value_destroy (&snap);
+    snap = dfx_wait_control (desk, wxid, "MenuItem", "Save As", WAIT_MS / 3);
+    printf ("writer: File opened: %s offered\n", snap ? s_find_prefix (snap, "MenuItem", "Save As")
+                                                         ? "Save As... is" : "?" : "its items are not");
+    CHECK (snap != NULL);
+    ufo_value_destroy (&snap);
+    CHECK (s_ok (dfx_act (desk, wxid, NULL, "keyboard_input", "{\"keys\": \"{ESC}\"}"),
+                 "close File"));
+    bool closed = false;
+    end = ufo_time_mono_ms () + WAIT_MS / 3;
+    while (!closed && ufo_time_mono_ms () < end) {
+        snap = s_snapshot (desk, wxid, NULL);
+        closed = snap && !s_find_prefix (snap, "MenuItem", "Save As");
+        ufo_value_destroy (&snap);
+        if (!closed)
+            ufo_desktop_iterate (desk, 100);
+    }
+    CHECK (closed);
+    //  a window still starting: a second Calc window, snapshots from the moment it appears
+    //  (no waiting for it to settle) until its cells are offered, then a pointer click at the
+    //  reported centre of C3 selects C3
+    REQUIRE (ufo_desktop_launch (desk, "libreoffice-calc", &err) > 0);
+    int64_t cxid = s_wait_other_window (desk, "LibreOffice Calc", xid);
+    REQUIRE (cxid);
+    int64_t t0 = ufo_time_mono_ms ();
+    snap = dfx_wait_control (desk, cxid, "ListItem", "C3", WAIT_MS / 3);
+    REQUIRE (snap);
+    printf ("calc (new window): C3 offered %" PRId64 " ms after the window appeared\n",
+            ufo_time_mono_ms () - t0);
+    printf ("calc (new window): that snapshot: %d rewalks, %d positions outside their "
+            "containers\n", (int) ufo_value_map_int (snap, "rewalks", 0),
+            (int) ufo_value_map_int (snap, "misnested", -1));
+    CHECK (s_ok (dfx_act (desk, cxid, dfx_find (snap, "ListItem", "C3"), "click_input", NULL),
+                 "click C3 at once"));
+    ufo_value_destroy (&snap);
+    where = NULL;
+    end = ufo_time_mono_ms () + WAIT_MS / 3;
+    while (ufo_time_mono_ms () < end) {
+        snap = s_snapshot (desk, cxid, NULL);
+        where = s_value (snap, "Edit", "Name Box");
+        if (where && streq (where, "C3"))
+            break;
+        ufo_value_destroy (&snap);
+        ufo_desktop_iterate (desk, 100);
+    }
+    printf ("calc (new window): after a pointer click on C3 the Name Box says %s\n",
+            where ? where : "(none)");
+    CHECK (snap && where && streq (where, "C3"));
+    ufo_value_destroy (&snap);
     ufo_desktop_destroy (&desk);
     dfx_session_stop ();
 }

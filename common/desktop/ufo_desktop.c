@@ -386,6 +386,8 @@ ufo_desktop_cache_clear (ufo_desktop_t *self)
         g_hash_table_remove_all (self->bus_pid);
     if (self->bus_toolkit)
         g_hash_table_remove_all (self->bus_toolkit);
+    if (self->entered)              //  windows new again: the pointer is moved in again
+        g_hash_table_remove_all (self->entered);
     if (self->apps) {
         GHashTableIter iter;
         gpointer key, node;

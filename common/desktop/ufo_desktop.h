@@ -93,13 +93,16 @@ ufo_value_t *ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err);
 //  "value": string, "states": [..]} numbered in tree order (depth first, as the toolkit lists
 //  them), plus "window" (xid, title, pid, rect), "nodes" (nodes in the visible tree),
 //  "fetched" (nodes whose role/states were re-read), "calls" (D-Bus calls made), "rewalks"
-//  (passes repeated because events arrived meanwhile).
+//  (passes repeated because events arrived meanwhile, or positions were read again),
+//  "position_calls" (calls of the position pass, profile "pointer_enter"), "misnested"
+//  (shown nodes outside their container: positions not settled; 0 normally).
 //  Unchanged parts come from the cache kept up to date by AT-SPI events.
 //  The labels become the current labels of the window for ufo_desktop_act_begin.
 ufo_desktop_op_t *ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid,
                                               const ufo_value_t *options);
 
-//  Forgets every cached node (the next snapshot reads everything again). For benchmarks.
+//  Forgets every cached node (the next snapshot reads everything again) and which windows the
+//  pointer was moved into (profile "pointer_enter"): every window is new again.
 void ufo_desktop_cache_clear (ufo_desktop_t *self);
 
 //  --- Acting -----------------------------------------------------------------------------

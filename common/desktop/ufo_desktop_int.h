@@ -126,7 +126,9 @@ struct _ufo_desktop_t {
     GHashTable *bus_toolkit;        //  bus name -> UFO_DTK_* flags (GINT_TO_POINTER) of the
                                     //  application's toolkit, read once (ufo_desktop_find.c)
     GHashTable *entered;            //  X window ids (gint64*) the pointer was moved into
-                                    //  (profile "pointer_enter")
+                                    //  (profile "pointer_enter"): gint64 [5] = id, geometry,
+                                    //  last motion (ms), motions, motions for unsettled
+                                    //  positions (ufo_desktop_walk.c s_pointer_enter)
                                     //  the cache does not hold (a widget new to it)
     ufo_value_t *launchers;
     ufo_value_t *control_list;
@@ -179,6 +181,9 @@ typedef struct {
     int rewalks;
     bool retry;                 //  waiting for another walk's replies
     int64_t calls0;             //  desk->calls when the snapshot started
+    int64_t calls_pos0;         //  desk->calls when the position pass (entered) started, or -1
+    bool enter_app;             //  the application has profile "pointer_enter"
+    GPtrArray *probes;          //  the position pass's probe cells (ufo_desktop_nest.c)
     //  waiting for the application to appear on the accessibility bus (ufo_desktop_find.c)
     int64_t find_until;         //  ms: give up then (0: not started)
     int64_t find_tried;         //  ms: the last attempt started
@@ -215,6 +220,21 @@ ufo_dnode_t *ufo_dnode_new_ (ufo_desktop_t *desk, const char *bus, const char *p
 uint64_t ufo_dnode_serial_ (ufo_dnode_t *node);
 char *ufo_dnode_key_ (const char *bus, const char *path);      //  "bus path", g_free
 bool ufo_dnode_leaf_ (const ufo_dnode_t *node);   //  inside not walked (an open menu button's is)
+bool ufo_dnode_shut_ (const ufo_dnode_t *node);   //  a closed submenu (its items not read)
+
+//  ufo_desktop_nest.c
+//  The number of shown nodes under root (cached, read) whose extents stick out of those of
+//  their nearest ancestor with extents, not counting what scrolls or pops up: positions read
+//  while the application's were not settled (0 in a settled window).
+int ufo_desktop_misnested_ (const ufo_dnode_t *root, bool uses_showing);
+//  The position pass: every node under node has its extents read again by the next walk, but
+//  of a huge container's cells only two probes (the first and the last), recorded in probes
+//  (from ufo_desktop_probes_new_; NULL: every cell).
+GPtrArray *ufo_desktop_probes_new_ (void);
+void ufo_desktop_stale_extents_ (ufo_dnode_t *node, GPtrArray *probes);
+//  After that walk: the other cells move by their probes' delta when both moved alike;
+//  otherwise they are made stale and true is returned (walk again). Empties probes.
+bool ufo_desktop_probes_apply_ (ufo_desktop_t *desk, GPtrArray *probes);
 bool ufo_dnode_label_role_ (uint32_t role);
 bool ufo_dnode_text_role_ (uint32_t role);
 bool ufo_dnode_value_role_ (uint32_t role);

@@ -558,7 +558,8 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
                                                         //  (LibreOffice's second menu bar)
                 || node->role == ATSPI_ROLE_TOOL_BAR;  //  its name is its controls' container
     bool extents = (control && (node->role != ATSPI_ROLE_PANEL || (node->name && *node->name)))
-                || s_clips (node) || st->want_tree;
+                || s_clips (node) || node->virt || st->want_tree;   //  (a huge container's
+                                                //  are read with its cells, and re-read here)
     if (ext_only && !extents) {
         node->ext_stale = false;
         ext_only = false;
@@ -646,8 +647,11 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 //  shown now, or opened or closed: what was read of its children is read again
                 //  (Chromium shows and hides a select's options with it, and no event says so)
                 //  and so is the list of its children (options removed when a select closes)
+                //  (a submenu opened or closed: ufo_dnode_shut_)
                 if (((old & shown) != shown && (node->states & shown) == shown)
-                ||  ((old ^ node->states) & (1ull << ATSPI_STATE_EXPANDED))) {
+                ||  ((old ^ node->states) & (1ull << ATSPI_STATE_EXPANDED))
+                ||  (node->role == ATSPI_ROLE_MENU
+                     && ((old ^ node->states) & (1ull << ATSPI_STATE_SELECTED)))) {
                     for (guint i = 0; node->kids && i < node->kids->len; i++)
                         ((ufo_dnode_t *) g_ptr_array_index (node->kids, i))->valid = false;
                     if (node->kids && !ufo_dnode_leaf_ (node))
@@ -1404,7 +1408,8 @@ s_busy (const ufo_dnode_t *node)
     return false;
 }
 
-static void s_stale_extents (ufo_dnode_t *node);
+static void s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win, bool force);
+#define S_SETTLE_MAX 3            //  extra motions + position passes for an unsettled window
 
 static void
 s_maybe_finish (ufo_desktop_op_t *op)
@@ -1434,12 +1439,36 @@ s_maybe_finish (ufo_desktop_op_t *op)
             return;
         }
     }
+    //  the position pass is in: cells moved with their probes, or read again
+    if (st->probes && st->probes->len > 0 && ufo_desktop_probes_apply_ (op->desk, st->probes)
+    &&  st->rewalks < 8) {
+        st->rewalks++;
+        ufo_desktop_walk_start_ (op, win);
+        return;
+    }
+    //  positions that contradict the tree (ufo_desktop_nest.c) in an application that needs a
+    //  pointer motion for them (a window still laying itself out lost the last one): a motion
+    //  again, and the position pass below; a few times at most
+    //  (only when this snapshot read something, and S_SETTLE_MAX times per window and geometry:
+    //  a window whose positions contradict its tree for good costs no more than that)
+    gint64 xkey = st->xid;
+    gint64 *entry = st->enter_app ? g_hash_table_lookup (op->desk->entered, &xkey) : NULL;
+    if (!st->entered && entry && entry [4] < S_SETTLE_MAX && st->rewalks < 8
+    &&  op->desk->calls > st->calls0 && ufo_desktop_misnested_ (win->root, st->uses_showing) > 0) {
+        ufo_trace ("desktop: window %" PRId64 " unsettled (positions outside their containers): "
+                   "pointer motion %d", st->xid, (int) entry [4] + 1);
+        s_pointer_enter (op->desk, st, win, true);
+    }
     if (st->entered && st->rewalks < 8) {
         //  the pointer moved in the window before this walk (s_pointer_enter); the
         //  application may have answered before it handled the motion: extents once more
         st->entered = false;
         st->rewalks++;
-        s_stale_extents (win->root);
+        if (st->calls_pos0 < 0)
+            st->calls_pos0 = op->desk->calls;
+        if (!st->probes)
+            st->probes = ufo_desktop_probes_new_ ();
+        ufo_desktop_stale_extents_ (win->root, st->probes);
         ufo_desktop_walk_start_ (op, win);
         return;
     }
@@ -1532,6 +1561,10 @@ s_maybe_finish (ufo_desktop_op_t *op)
     ufo_value_map_set_int (op->result, "fetched", st->fetched);
     ufo_value_map_set_int (op->result, "rewalks", st->rewalks);
     ufo_value_map_set_int (op->result, "calls", op->desk->calls - st->calls0);
+    ufo_value_map_set_int (op->result, "misnested",
+                           ufo_desktop_misnested_ (win->root, st->uses_showing));
+    ufo_value_map_set_int (op->result, "position_calls",
+                           st->calls_pos0 >= 0 ? op->desk->calls - st->calls_pos0 : 0);
     ufo_value_map_set_int (op->result, "events", (int64_t) op->desk->event_seq);
     ufo_desktop_op_finish_ (op, true, "", NULL);
 }
@@ -1572,6 +1605,8 @@ s_snap_free (ufo_desktop_op_t *op)
         g_free (g_ptr_array_index (st->frame_names, i));
     g_ptr_array_unref (st->frame_names);
     ufo_value_destroy (&st->types);
+    if (st->probes)
+        g_ptr_array_unref (st->probes);
     free (st);
     op->state = NULL;
 }
@@ -1629,19 +1664,6 @@ s_invalidate_tree (ufo_dnode_t *node)
         s_invalidate_tree (g_ptr_array_index (node->kids, i));
 }
 
-//  Every cached node's extents (and states) are read again by the next walk; the window's own
-//  states stay. (The pointer_enter pass below: LibreOffice reports the right positions only
-//  once it has handled a pointer motion, and sends no event when they change.)
-static void
-s_stale_extents (ufo_dnode_t *node)
-{
-    node->ext_stale = true;
-    if (node->parent)
-        node->valid = false;
-    for (guint i = 0; node->kids && i < node->kids->len; i++)
-        s_stale_extents (g_ptr_array_index (node->kids, i));
-}
-
 //  After an action of ours on the window: every cached node's states and extents are read
 //  again by the next walk - of the nodes it shows only, hidden subtrees are not entered (a
 //  scroll: Firefox gives what scrolled into view the showing state and new extents, Qt moves
@@ -1692,16 +1714,19 @@ s_revalidate (ufo_desktop_t *desk, ufo_dnode_t *node, bool moved)
 //  unchanged window costs nothing.
 #define S_ENTER_MAX 3             //  motions per window and geometry
 
+//  force (a window found unsettled at the walk's end): a motion whatever was done before.
 static void
-s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
+s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win, bool force)
 {
     gint64 key = st->xid;
     gint64 geometry = ((gint64) (st->wx & 0xffff) << 48) | ((gint64) (st->wy & 0xffff) << 32)
                     | ((gint64) (st->ww & 0xffff) << 16) | (gint64) (st->wh & 0xffff);
     gint64 *was = g_hash_table_lookup (self->entered, &key);
+    if (was)
+        st->enter_app = true;       //  (entries are made for the profile's windows only)
     if (st->pid <= 0 || st->ww <= 2 || st->wh <= 2)
         return;
-    if (was && was [1] == geometry) {
+    if (was && was [1] == geometry && !force) {
         //  events: a few times only (while it starts; the motion itself makes events)
         gint64 *last = win && win->root
                      ? g_hash_table_lookup (self->bus_event_ms, win->root->bus) : NULL;
@@ -1719,6 +1744,7 @@ s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
     comm [strcspn (comm, "\n")] = '\0';
     if (!ufo_desktop_profile_flag (ufo_desktop_profile_of (comm), "pointer_enter"))
         return;
+    st->enter_app = true;
     int x = st->wx + st->ww / 2, y = st->wy + st->wh / 2;
     Window root_ret, child_ret;
     int px, py, cx, cy;
@@ -1735,11 +1761,13 @@ s_pointer_enter (ufo_desktop_t *self, ufo_dsnap_t *st, ufo_dwin_t *win)
     ufo_desktop_pointer_move_ (self, x - 1, y - 1);
     ufo_desktop_pointer_move_ (self, x, y);
     XSync (self->dpy, False);
-    gint64 *entered = g_new (gint64, 4);
+    gint64 *entered = g_new (gint64, 5);
+    bool same = was && was [1] == geometry;
     entered [0] = key;
     entered [1] = geometry;
     entered [2] = ufo_desktop_now_ms_ ();
-    entered [3] = was && was [1] == geometry ? was [3] + 1 : 1;
+    entered [3] = same ? was [3] + 1 : 1;
+    entered [4] = (same ? was [4] : 0) + (force ? 1 : 0);   //  motions for unsettled positions
     g_hash_table_replace (self->entered, entered, entered);
     UFO_UNUSED (win);
     st->entered = true;
@@ -1778,6 +1806,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
     st->raw = ufo_value_map_bool (options, "raw", false);
     st->uses_showing = true;
     st->calls0 = self->calls;
+    st->calls_pos0 = -1;
     const ufo_value_t *types = ufo_value_map_get (options, "control_list");
     st->types = ufo_value_dup (ufo_value_type (types) == UFO_TLIST ? types : self->control_list);
     if (!ufo_desktop_x_window_info_ (self, xid, &st->wx, &st->wy, &st->ww, &st->wh, &st->title,
@@ -1787,7 +1816,7 @@ ufo_desktop_controls_begin (ufo_desktop_t *self, int64_t xid, const ufo_value_t 
         return op;
     }
     ufo_dwin_t *win = ufo_desktop_win_ (self, xid, false);
-    s_pointer_enter (self, st, win);
+    s_pointer_enter (self, st, win, false);
     if (win && win->root && win->pid != st->pid) {
         //  X reuses window ids: this id now belongs to another process, so the cached
         //  tree (and the application it names) is not this window's
