@@ -179,6 +179,17 @@ s_in_document (const ufo_dnode_t *node)
     return false;
 }
 
+//  True for a frame below the window's own (it has a parent in the window's tree), whose
+//  children were read and are none, with a name that says something (not a class name).
+static bool
+s_inner_display (const ufo_dnode_t *node)
+{
+    return node->parent && node->parent->role != ATSPI_ROLE_APPLICATION
+        && node->kids_valid && (!node->kids || node->kids->len == 0)
+        && node->name && node->name [strspn (node->name, " \t\r\n")]
+        && !ufo_desktop_class_name (node->name);
+}
+
 const char *
 ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
 {
@@ -236,6 +247,11 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
             return "Text";
         case ATSPI_ROLE_TABLE_CELL:
             return "ListItem";
+        case ATSPI_ROLE_FRAME:
+            //  a frame inside a window, named, with nothing inside: a display drawn by the
+            //  application (Qt gives a QFrame subclass the frame role: KCalc's result display,
+            //  its name the number shown); the window's own frame is not a control
+            return s_inner_display (node) ? "Text" : NULL;
         default:
             return NULL;
     }
