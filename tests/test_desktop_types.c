@@ -55,9 +55,55 @@ UFO_TEST (test_inner_frame_display)
     g_ptr_array_free (window.kids, TRUE);
 }
 
+//  geany 1.38 (GTK3): the symbol tree's column packs an icon and the text, and GTK3 exposes
+//  a cell per row holding one cell per renderer - three ListItems per row, two of them
+//  "(unnamed ...)". Only the named renderer (which has the row's states and actions) is a
+//  control; a checkable one is kept for its state; a name not read yet keeps the cell a
+//  control (names are read for controls only).
+UFO_TEST (test_renderer_cells)
+{
+    ufo_dnode_t tree = { .role = ATSPI_ROLE_TREE_TABLE, .kids_valid = true };
+    ufo_dnode_t holder = { .role = ATSPI_ROLE_TABLE_CELL, .name = "", .parent = &tree,
+                           .kids_valid = true };
+    ufo_dnode_t icon = { .role = ATSPI_ROLE_TABLE_CELL, .name = "", .parent = &holder,
+                         .kids_valid = true };
+    ufo_dnode_t text = { .role = ATSPI_ROLE_TABLE_CELL, .name = "Functions", .parent = &holder,
+                         .kids_valid = true };
+    holder.kids = g_ptr_array_new ();
+    g_ptr_array_add (holder.kids, &icon);
+    g_ptr_array_add (holder.kids, &text);
+    CHECK_STR (s_type (&holder), "(none)");
+    CHECK_STR (s_type (&icon), "(none)");
+    CHECK_STR (s_type (&text), "ListItem");
+    //  a toggle renderer before the text: its state matters
+    icon.states = 1ull << ATSPI_STATE_CHECKABLE;
+    CHECK_STR (s_type (&icon), "ListItem");
+    icon.states = 0;
+    //  a renderer's name not read yet: still a control, so that it is read
+    icon.name = NULL;
+    CHECK_STR (s_type (&icon), "ListItem");
+    //  a holder's name is not read (it is no control): still the holder; before its
+    //  children are read it is a control, so that they and its name are read
+    holder.name = NULL;
+    CHECK_STR (s_type (&holder), "(none)");
+    GPtrArray *kids = holder.kids;
+    holder.kids = NULL;
+    CHECK_STR (s_type (&holder), "ListItem");
+    holder.kids = kids;
+    //  a holder with a name of its own is the row's cell
+    holder.name = "Functions";
+    CHECK_STR (s_type (&holder), "ListItem");
+    //  a plain cell (one renderer per column, gucharmap's script list), even unnamed, is one
+    ufo_dnode_t plain = { .role = ATSPI_ROLE_TABLE_CELL, .name = "", .parent = &tree,
+                          .kids_valid = true };
+    CHECK_STR (s_type (&plain), "ListItem");
+    g_ptr_array_free (holder.kids, TRUE);
+}
+
 int
 main (void)
 {
+    UFO_RUN (test_renderer_cells);
     UFO_RUN (test_inner_frame_display);
     return UFO_TEST_END ();
 }

@@ -179,6 +179,26 @@ s_in_document (const ufo_dnode_t *node)
     return false;
 }
 
+//  True for a cell that is only part of a row's cell: GTK3 gives a tree column packing several
+//  renderers (an expander or icon, then the text: geany's symbol tree) a cell holding one cell
+//  per renderer, all with the same actions and states. The holder, unnamed, and the unnamed
+//  renderers (an icon) are not offered: the named renderer is the row's cell. An unnamed one
+//  that can be checked (a toggle packed before the text) is kept for its state. A renderer's
+//  name not read yet counts as a name (names are read for controls only).
+static bool
+s_renderer_part (const ufo_dnode_t *node)
+{
+    bool unnamed = node->name && !node->name [strspn (node->name, " \t\r\n")];
+    //  the holder: its children (as last read) are cells; once it is no control its name
+    //  is no longer read (NULL)
+    for (guint i = 0; (unnamed || !node->name) && node->kids && i < node->kids->len; i++)
+        if (((const ufo_dnode_t *) g_ptr_array_index (node->kids, i))->role == ATSPI_ROLE_TABLE_CELL)
+            return true;
+    return unnamed && node->parent && node->parent->role == ATSPI_ROLE_TABLE_CELL
+        && !ufo_dnode_has_state_ (node, ATSPI_STATE_CHECKABLE)
+        && !ufo_dnode_has_state_ (node, ATSPI_STATE_CHECKED);
+}
+
 //  True for a frame below the window's own (it has a parent in the window's tree), whose
 //  children were read and are none, with a name that says something (not a class name).
 static bool
@@ -246,7 +266,7 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
         case ATSPI_ROLE_HEADING:                                //  web pages, Writer
             return "Text";
         case ATSPI_ROLE_TABLE_CELL:
-            return "ListItem";
+            return s_renderer_part (node) ? NULL : "ListItem";
         case ATSPI_ROLE_FRAME:
             //  a frame inside a window, named, with nothing inside: a display drawn by the
             //  application (Qt gives a QFrame subclass the frame role: KCalc's result display,
