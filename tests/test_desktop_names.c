@@ -740,9 +740,52 @@ UFO_TEST (test_grid_captions)
     ufo_value_destroy (&win);
 }
 
+//  geany 1.38 (GTK3, recorded): the editor (Scintilla) has no name, no caption, no tooltip;
+//  it sits in the notebook page of its file, "hello.c". A text view or document is named by
+//  what holds it; a single-line field is not (its caption names it), nor is a text view
+//  whose holder has a type name (GTK4), and a description comes first.
+UFO_TEST (test_content_container)
+{
+    ufo_value_t *snap = s_load ("geany_main.json");
+    REQUIRE (snap);
+    ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    int view = s_at_row (controls, "Edit", 121);
+    REQUIRE (view >= 0);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) view), "control_text", "?"), "");
+    s_named (snap);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) view), "control_text", ""), "hello.c");
+    CHECK (s_named_index (controls, "TabItem", "hello.c") >= 0);     //  the tab itself stays
+    //  the symbol tree: one cell per row (the walk's renderer rule), all named
+    CHECK (s_named_index (controls, "ListItem", "Functions") >= 0);
+    CHECK (s_named_index (controls, "ListItem", "main [1]") >= 0);
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"Search\","
+        "  \"control_rect\": [0, 0, 90, 20], \"states\": [\"editable\"]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"EditorPage\","
+        "  \"control_rect\": [0, 30, 90, 90], \"states\": [\"editable\", \"multi_line\"]},"
+        " {\"control_type\": \"Document\", \"control_text\": \"\", \"container\": \"Preview\","
+        "  \"control_rect\": [100, 30, 190, 90]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"Notes\","
+        "  \"description\": \"Comment\", \"control_rect\": [0, 100, 90, 190], \"states\": [\"multi_line\"]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 200, 200]", NULL);
+    REQUIRE (list && win);
+    ufo_desktop_name_controls (list, NULL, win);
+    CHECK (strncmp (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "(unnamed", 8) == 0);
+    CHECK (strncmp (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "(unnamed", 8) == 0);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "Preview");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Comment");
+    s_check_clean (list);
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&win);
+}
+
 int
 main (void)
 {
+    UFO_RUN (test_content_container);
     UFO_RUN (test_grid_captions);
     UFO_RUN (test_bar_not_caption_of_content);
     UFO_RUN (test_check_box_caption);

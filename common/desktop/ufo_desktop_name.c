@@ -466,7 +466,7 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
     }
     free (taken);
     //  4. description (tooltip); 5. what it shows (the labels inside an unnamed button);
-    //  6. a placeholder that says where the control is
+    //  5b. a text view's or document's container; 6. a placeholder that says where the control is
     int w [4];
     for (int i = 0; i < 4; i++)
         w [i] = (int) ufo_value_int (ufo_value_list_at (window_rect, (size_t) i));
@@ -494,6 +494,11 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         const char *content = ufo_value_map_str (c, "content", "");
         if (!best [i] && s_usable (content))
             best [i] = s_trim_caption (content);
+        //  5b. a text view or document: what holds it (an editor's tab "hello.c", a group
+        //  "Notes"), unless that is a type name (GTK4 names unnamed widgets after their type)
+        const char *in = ufo_value_map_str (c, "container", "");
+        if (!best [i] && s_content_control (c) && s_usable (in) && !ufo_desktop_type_name (in))
+            best [i] = s_trim_caption (in);
         if (!best [i] || !*best [i]) {
             free (best [i]);
             int r [4];
