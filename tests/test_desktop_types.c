@@ -100,9 +100,25 @@ UFO_TEST (test_renderer_cells)
     g_ptr_array_free (holder.kids, TRUE);
 }
 
+//  gnome-system-monitor 42 (GTK3) and qpdfview (Qt 5): a list's column headers ("Process
+//  Name", "% CPU") sort it when clicked; they are offered as buttons, as GTK4's are.
+UFO_TEST (test_column_headers)
+{
+    ufo_dnode_t tree = { .role = ATSPI_ROLE_TREE_TABLE, .kids_valid = true };
+    ufo_dnode_t header = { .role = ATSPI_ROLE_TABLE_COLUMN_HEADER, .name = "% CPU",
+                           .parent = &tree, .kids_valid = true };
+    CHECK_STR (s_type (&header), "Button");
+    header.role = ATSPI_ROLE_COLUMN_HEADER;
+    CHECK_STR (s_type (&header), "Button");
+    //  a row header is no control (Qt lists one per column, with no place)
+    header.role = ATSPI_ROLE_TABLE_ROW_HEADER;
+    CHECK_STR (s_type (&header), "(none)");
+}
+
 int
 main (void)
 {
+    UFO_RUN (test_column_headers);
     UFO_RUN (test_renderer_cells);
     UFO_RUN (test_inner_frame_display);
     return UFO_TEST_END ();

@@ -133,6 +133,12 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
     }
     if (streq (member, "ChildrenChanged"))
         node->kids_valid = false;
+    else if (streq (member, "RowReordered") || streq (member, "ModelChanged")) {
+        //  a list sorted (a column header clicked) or refilled: its rows, as read, show
+        //  other content now, in another order (GTK3 sends no other event for it)
+        node->kids_valid = false;
+        s_invalidate_below (node);
+    }
     else if (streq (member, "LoadComplete") || streq (member, "Reload")
          ||  (streq (member, "StateChanged") && streq (detail, "busy"))) {
         //  a document that finished (re)loading: Firefox adds a loading page's parts without
@@ -217,6 +223,9 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
     bool editable = ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE);
     switch (node->role) {
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: 
+            return "Button";
+        case ATSPI_ROLE_COLUMN_HEADER: case ATSPI_ROLE_TABLE_COLUMN_HEADER:
+            //  a list's column header sorts it when clicked (GTK3, Qt; GTK4's are buttons)
             return "Button";
         case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
             return "Edit";
