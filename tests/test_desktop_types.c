@@ -110,6 +110,11 @@ UFO_TEST (test_column_headers)
     CHECK_STR (s_type (&header), "Button");
     header.role = ATSPI_ROLE_COLUMN_HEADER;
     CHECK_STR (s_type (&header), "Button");
+    //  in a document (a web page's table heading) it is text
+    ufo_dnode_t page = { .role = ATSPI_ROLE_DOCUMENT_WEB, .kids_valid = true };
+    tree.parent = &page;
+    CHECK_STR (s_type (&header), "Text");
+    tree.parent = NULL;
     //  a row header is no control (Qt lists one per column, with no place)
     header.role = ATSPI_ROLE_TABLE_ROW_HEADER;
     CHECK_STR (s_type (&header), "(none)");

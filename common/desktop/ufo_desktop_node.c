@@ -225,8 +225,9 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: 
             return "Button";
         case ATSPI_ROLE_COLUMN_HEADER: case ATSPI_ROLE_TABLE_COLUMN_HEADER:
-            //  a list's column header sorts it when clicked (GTK3, Qt; GTK4's are buttons)
-            return "Button";
+            //  a list's column header sorts it when clicked (GTK3, Qt; GTK4's are buttons);
+            //  a table's heading in a document (a web page's <th>) is text to read
+            return s_in_document (node) ? "Text" : "Button";
         case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
             return "Edit";
         case ATSPI_ROLE_TEXT:
