@@ -190,10 +190,11 @@ s_colon_caption (const char *text)
     return len > 1 && text [len - 1] == ':';
 }
 
-//  The caption heading f's row: the closest one left of it, its middle within f's rows, at
-//  most S_GRID_PX away (other fields may lie between), usable and in scope; or nc if none.
+//  The caption heading f's row (above false): the closest one left of it, its middle within
+//  f's rows; or its column (above true): the closest one above it sharing columns with it. At
+//  most S_GRID_PX away (other fields may lie between), usable and in scope; nc if none.
 static size_t
-s_row_caption (const ufo_value_t *captions, const ufo_value_t *field, const int f [4])
+s_line_caption (const ufo_value_t *captions, const ufo_value_t *field, const int f [4], bool above)
 {
     size_t nc = ufo_value_size (captions), found = nc;
     int best_gap = S_GRID_PX + 1;
@@ -204,31 +205,11 @@ s_row_caption (const ufo_value_t *captions, const ufo_value_t *field, const int 
         int c [4];
         s_rect (cap, "rect", c);
         int mid = (c [1] + c [3]) / 2;
-        if (c [2] > f [0] + 4 || mid < f [1] - 2 || mid > f [3] + 2)
+        if (above ? (c [3] > f [1] + 4 || c [0] >= f [2] || c [2] <= f [0])
+                  : (c [2] > f [0] + 4 || mid < f [1] - 2 || mid > f [3] + 2))
             continue;
-        int gap = f [0] - c [2] > 0 ? f [0] - c [2] : 0;
-        if (gap < best_gap)
-            found = k, best_gap = gap;
-    }
-    return found;
-}
-
-//  The caption heading f's column: the closest one above it sharing columns with it, at most
-//  S_GRID_PX above (other fields may lie between); or nc if none.
-static size_t
-s_column_caption (const ufo_value_t *captions, const ufo_value_t *field, const int f [4])
-{
-    size_t nc = ufo_value_size (captions), found = nc;
-    int best_gap = S_GRID_PX + 1;
-    for (size_t k = 0; k < nc; k++) {
-        const ufo_value_t *cap = ufo_value_list_at (captions, k);
-        if (!s_usable (ufo_value_map_str (cap, "text", "")) || !s_caption_in_scope (cap, field))
-            continue;
-        int c [4];
-        s_rect (cap, "rect", c);
-        if (c [3] > f [1] + 4 || c [0] >= f [2] || c [2] <= f [0])
-            continue;
-        int gap = f [1] - c [3] > 0 ? f [1] - c [3] : 0;
+        int gap = above ? f [1] - c [3] : f [0] - c [2];
+        gap = gap > 0 ? gap : 0;
         if (gap < best_gap)
             found = k, best_gap = gap;
     }
@@ -255,8 +236,8 @@ s_name_grid (const ufo_value_t *controls, const ufo_value_t *captions, char **be
             continue;
         int f [4];
         s_rect (c, "control_rect", f);
-        row [i] = s_row_caption (captions, c, f);
-        col [i] = s_column_caption (captions, c, f);
+        row [i] = s_line_caption (captions, c, f, false);
+        col [i] = s_line_caption (captions, c, f, true);
         if (row [i] == col [i])
             row [i] = col [i] = nc;
     }
@@ -327,7 +308,7 @@ s_name_by_row_captions (const ufo_value_t *controls, const ufo_value_t *captions
         const ufo_value_t *c = ufo_value_list_at (controls, group [k].index);
         int f [4];
         s_rect (c, "control_rect", f);
-        size_t at = s_row_caption (captions, c, f);
+        size_t at = s_line_caption (captions, c, f, false);
         caps [k] = at < nc ? s_trim_caption (ufo_value_map_str (ufo_value_list_at (captions, at),
                                                                  "text", "")) : NULL;
         ok = caps [k] && *caps [k] && !streq (caps [k], group [k].name);
