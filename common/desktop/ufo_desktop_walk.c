@@ -558,8 +558,8 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
                                                         //  (LibreOffice's second menu bar)
                 || node->role == ATSPI_ROLE_TOOL_BAR   //  its name is its controls' container
                 || node->role == ATSPI_ROLE_FRAME;     //  an inner one may be a display
-    bool extents = (control && ((node->role != ATSPI_ROLE_PANEL && node->role != ATSPI_ROLE_FRAME)
-                                || (node->name && *node->name)))
+    bool inner = node->role == ATSPI_ROLE_PANEL || (node->role == ATSPI_ROLE_FRAME && node->parent);
+    bool extents = (control && (!inner || (node->name && *node->name)))
                 || s_clips (node) || st->want_tree;
     if (ext_only && !extents) {
         node->ext_stale = false;
