@@ -656,9 +656,137 @@ UFO_TEST (test_check_box_caption)
     ufo_value_destroy (&win);
 }
 
+//  geany 1.38's document properties (GTK3, recorded): the permissions are a grid of unnamed
+//  check boxes, "Read:" "Write:" "Execute:" above the columns, "Owner:" "Group:" "Other:"
+//  left of the rows. One caption per field named three of the nine after one caption each
+//  ("Owner", "Write", ...) and left six "(unnamed ...)"; each is named by its row and column.
+//  The three dates (one text, three times) are told apart by the captions of their rows.
+UFO_TEST (test_grid_captions)
+{
+    ufo_value_t *snap = s_load ("geany_props.json");
+    REQUIRE (snap);
+    ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    //  the recording really has nine unnamed check boxes
+    size_t unnamed = 0;
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        unnamed += streq (ufo_value_map_str (c, "control_type", ""), "CheckBox")
+                && !*ufo_value_map_str (c, "control_text", "");
+    }
+    CHECK (unnamed == 9);
+    s_named (snap);
+    //  by geometry: rows at 399 / 421 / 443, columns at x 382 / 452 / 522
+    static const char *const rows [] = { "Owner", "Group", "Other" };
+    static const char *const cols [] = { "Read", "Write", "Execute" };
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) {
+            int found = -1;
+            for (size_t i = 0; i < ufo_value_size (controls); i++) {
+                const ufo_value_t *c = ufo_value_list_at (controls, i);
+                const ufo_value_t *rect = ufo_value_map_get (c, "control_rect");
+                if (streq (ufo_value_map_str (c, "control_type", ""), "CheckBox")
+                &&  ufo_value_int (ufo_value_list_at (rect, 0)) == 382 + 70 * k
+                &&  ufo_value_int (ufo_value_list_at (rect, 1)) == 399 + 22 * r)
+                    found = (int) i;
+            }
+            REQUIRE (found >= 0);
+            char want [64];
+            snprintf (want, sizeof want, "%s, %s", rows [r], cols [k]);
+            CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) found),
+                                          "control_text", ""), want);
+        }
+    //  the check box with a name of its own keeps it
+    CHECK (s_named_index (controls, "CheckBox", "(only inside Geany)") >= 0);
+    //  equal texts, each beside its own caption
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) s_at_row (controls, "Text", 272)),
+                                  "control_text", ""), "Thu Nov 26 18:04:08 2026 (Modified)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) s_at_row (controls, "Text", 299)),
+                                  "control_text", ""), "Thu Nov 26 18:04:08 2026 (Changed)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) s_at_row (controls, "Text", 326)),
+                                  "control_text", ""), "Thu Nov 26 18:04:08 2026 (Accessed)");
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+
+    //  no grid: a form's row with two fields ("Size:" [w] [h]) under one heading spanning
+    //  both, and a second row with one field. The heading is no column caption: the first
+    //  field takes the row's caption, the others stay as the one-caption rule leaves them
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [100, 40, 180, 60]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [200, 40, 280, 60]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"control_rect\": [100, 70, 180, 90]}]", NULL);
+    ufo_value_t *captions = ufo_json_parse_str (
+        "[{\"text\": \"Dimensions\", \"rect\": [10, 10, 290, 30]},"
+        " {\"text\": \"Size:\", \"rect\": [10, 40, 90, 60]},"
+        " {\"text\": \"Name:\", \"rect\": [10, 70, 90, 90]},"
+        " {\"text\": \"Notes\", \"rect\": [300, 200, 390, 220]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 400, 300]", NULL);
+    REQUIRE (list && captions && win);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "Size");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "Name");
+    CHECK (!strchr (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), ','));
+    s_check_clean (list);
+    ufo_value_destroy (&list);
+    //  equal names whose rows share one caption (or have none) are numbered as before
+    list = ufo_json_parse_str (
+        "[{\"control_type\": \"Text\", \"control_text\": \"0\", \"control_rect\": [100, 40, 180, 60]},"
+        " {\"control_type\": \"Text\", \"control_text\": \"0\", \"control_rect\": [200, 40, 280, 60]},"
+        " {\"control_type\": \"Text\", \"control_text\": \"0\", \"control_rect\": [100, 240, 180, 260]}]", NULL);
+    ufo_desktop_name_controls (list, captions, win);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "0 (1)");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "0 (3)");
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&captions);
+    ufo_value_destroy (&win);
+}
+
+//  geany 1.38 (GTK3, recorded): the editor (Scintilla) has no name, no caption, no tooltip;
+//  it sits in the notebook page of its file, "hello.c". A text view or document is named by
+//  what holds it; a single-line field is not (its caption names it), nor is a text view
+//  whose holder has a type name (GTK4), and a description comes first.
+UFO_TEST (test_content_container)
+{
+    ufo_value_t *snap = s_load ("geany_main.json");
+    REQUIRE (snap);
+    ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    int view = s_at_row (controls, "Edit", 121);
+    REQUIRE (view >= 0);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) view), "control_text", "?"), "");
+    s_named (snap);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (controls, (size_t) view), "control_text", ""), "hello.c");
+    CHECK (s_named_index (controls, "TabItem", "hello.c") >= 0);     //  the tab itself stays
+    //  the symbol tree: one cell per row (the walk's renderer rule), all named
+    CHECK (s_named_index (controls, "ListItem", "Functions") >= 0);
+    CHECK (s_named_index (controls, "ListItem", "main [1]") >= 0);
+    s_check_clean (controls);
+    ufo_value_destroy (&snap);
+
+    ufo_value_t *list = ufo_json_parse_str (
+        "[{\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"Search\","
+        "  \"control_rect\": [0, 0, 90, 20], \"states\": [\"editable\"]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"EditorPage\","
+        "  \"control_rect\": [0, 30, 90, 90], \"states\": [\"editable\", \"multi_line\"]},"
+        " {\"control_type\": \"Document\", \"control_text\": \"\", \"container\": \"Preview\","
+        "  \"control_rect\": [100, 30, 190, 90]},"
+        " {\"control_type\": \"Edit\", \"control_text\": \"\", \"container\": \"Notes\","
+        "  \"description\": \"Comment\", \"control_rect\": [0, 100, 90, 190], \"states\": [\"multi_line\"]}]", NULL);
+    ufo_value_t *win = ufo_json_parse_str ("[0, 0, 200, 200]", NULL);
+    REQUIRE (list && win);
+    ufo_desktop_name_controls (list, NULL, win);
+    CHECK (strncmp (ufo_value_map_str (ufo_value_list_at (list, 0), "control_text", ""), "(unnamed", 8) == 0);
+    CHECK (strncmp (ufo_value_map_str (ufo_value_list_at (list, 1), "control_text", ""), "(unnamed", 8) == 0);
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 2), "control_text", ""), "Preview");
+    CHECK_STR (ufo_value_map_str (ufo_value_list_at (list, 3), "control_text", ""), "Comment");
+    s_check_clean (list);
+    ufo_value_destroy (&list);
+    ufo_value_destroy (&win);
+}
+
 int
 main (void)
 {
+    UFO_RUN (test_content_container);
+    UFO_RUN (test_grid_captions);
     UFO_RUN (test_bar_not_caption_of_content);
     UFO_RUN (test_check_box_caption);
     UFO_RUN (test_header_bar_not_caption);

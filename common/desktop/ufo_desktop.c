@@ -20,6 +20,7 @@ static const char *s_default_controls [] = {
 static const char *s_events [] = {
     "object:children-changed", "object:property-change", "object:state-changed",
     "object:text-changed", "object:bounds-changed", "object:visible-data-changed",
+    "object:row-reordered", "object:model-changed",
     "window:activate", "window:create", "window:destroy",
     "document:load-complete", "document:reload"
 };

@@ -12,6 +12,7 @@
 #define S_CAPTION_ABOVE_PX 40       //  a caption above its field: at most this far above
 #define S_PROMPT_VALUE 80           //  bytes of a value shown in the prompt
 #define S_PROMPT_NAME 120           //  bytes of a name shown in the prompt (a label's paragraph)
+#define S_GRID_PX 400               //  a grid's row or column caption: at most this far away
 
 //  True for a toolkit class name used as an accessible name: "GtkButton", "GtkImage",
 //  "AdwHeaderBar", "QPushButton" - an identifier of one word made of the toolkit's prefix and
@@ -189,6 +190,82 @@ s_colon_caption (const char *text)
     return len > 1 && text [len - 1] == ':';
 }
 
+//  The caption heading f's row (above false): the closest one left of it, its middle within
+//  f's rows; or its column (above true): the closest one above it sharing columns with it. At
+//  most S_GRID_PX away (other fields may lie between), usable and in scope; nc if none.
+static size_t
+s_line_caption (const ufo_value_t *captions, const ufo_value_t *field, const int f [4], bool above)
+{
+    size_t nc = ufo_value_size (captions), found = nc;
+    int best_gap = S_GRID_PX + 1;
+    for (size_t k = 0; k < nc; k++) {
+        const ufo_value_t *cap = ufo_value_list_at (captions, k);
+        if (!s_usable (ufo_value_map_str (cap, "text", "")) || !s_caption_in_scope (cap, field))
+            continue;
+        int c [4];
+        s_rect (cap, "rect", c);
+        int mid = (c [1] + c [3]) / 2;
+        if (above ? (c [3] > f [1] + 4 || c [0] >= f [2] || c [2] <= f [0])
+                  : (c [2] > f [0] + 4 || mid < f [1] - 2 || mid > f [3] + 2))
+            continue;
+        int gap = above ? f [1] - c [3] : f [0] - c [2];
+        gap = gap > 0 ? gap : 0;
+        if (gap < best_gap)
+            found = k, best_gap = gap;
+    }
+    return found;
+}
+
+//  2b. Fields in a grid (a table of check boxes: "Read:" "Write:" "Execute:" above, "Owner:"
+//  "Group:" "Other:" left, as in a file's permissions) are named by their row's and their
+//  column's caption, "Owner, Write": each caption heads several fields, which the one-caption
+//  rule below would leave unnamed but one. A field is in a grid when the fields sharing its
+//  row caption have two or more column captions and those sharing its column caption two or
+//  more row captions (a heading above one row of a form is no column). Marks the captions used.
+static void
+s_name_grid (const ufo_value_t *controls, const ufo_value_t *captions, char **best, bool *used)
+{
+    size_t n = ufo_value_size (controls), nc = ufo_value_size (captions);
+    if (nc < 4)
+        return;
+    size_t *row = ufo_calloc (n + 1, sizeof (size_t)), *col = ufo_calloc (n + 1, sizeof (size_t));
+    for (size_t i = 0; i < n; i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        row [i] = col [i] = nc;
+        if (best [i] || !s_type_is (c, s_captioned) || ufo_value_map_bool (c, "in_combo", false))
+            continue;
+        int f [4];
+        s_rect (c, "control_rect", f);
+        row [i] = s_line_caption (captions, c, f, false);
+        col [i] = s_line_caption (captions, c, f, true);
+        if (row [i] == col [i])
+            row [i] = col [i] = nc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (row [i] == nc || col [i] == nc)
+            continue;
+        bool other_col = false, other_row = false;
+        for (size_t k = 0; k < n && !(other_col && other_row); k++) {
+            if (k == i || row [k] == nc || col [k] == nc)
+                continue;
+            other_col = other_col || (row [k] == row [i] && col [k] != col [i]);
+            other_row = other_row || (col [k] == col [i] && row [k] != row [i]);
+        }
+        if (!other_col || !other_row)
+            continue;
+        char *r = s_trim_caption (ufo_value_map_str (ufo_value_list_at (captions, row [i]), "text", ""));
+        char *c = s_trim_caption (ufo_value_map_str (ufo_value_list_at (captions, col [i]), "text", ""));
+        best [i] = s_strf ("%s, %s", r, c);
+        free (r);
+        free (c);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (best [i] && row [i] < nc && col [i] < nc)
+            used [row [i]] = used [col [i]] = true;
+    free (row);
+    free (col);
+}
+
 typedef struct { size_t control, caption; int score; } s_pair_t;
 
 static int
@@ -212,6 +289,39 @@ s_entry_cmp (const void *a, const void *b)
     if (!c)
         c = strcmp (x->name, y->name);
     return c ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+//  Equal names told apart by the caption heading each one's row ("Thu Nov 26 2026
+//  (Modified)", "... (Accessed)": dates beside their captions in a file's properties): when
+//  every one of the `same` entries has a row caption, all different and none its own name.
+//  Sets final [index] and returns true, else leaves final alone and returns false.
+static bool
+s_name_by_row_captions (const ufo_value_t *controls, const ufo_value_t *captions,
+                        const s_entry_t *group, size_t same, char **final)
+{
+    size_t nc = ufo_value_size (captions);
+    if (nc < 2 || same > nc)
+        return false;
+    char **caps = ufo_calloc (same, sizeof (char *));
+    bool ok = true;
+    for (size_t k = 0; k < same && ok; k++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, group [k].index);
+        int f [4];
+        s_rect (c, "control_rect", f);
+        size_t at = s_line_caption (captions, c, f, false);
+        caps [k] = at < nc ? s_trim_caption (ufo_value_map_str (ufo_value_list_at (captions, at),
+                                                                 "text", "")) : NULL;
+        ok = caps [k] && *caps [k] && !streq (caps [k], group [k].name);
+        for (size_t j = 0; j < k && ok; j++)
+            ok = !streq (caps [j], caps [k]);
+    }
+    for (size_t k = 0; k < same; k++) {
+        if (ok)
+            final [group [k].index] = s_strf ("%s (%s)", group [k].name, caps [k]);
+        free (caps [k]);
+    }
+    free (caps);
+    return ok;
 }
 
 //  "top left", "middle", ... of the control's centre within the window.
@@ -257,11 +367,12 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         if (best [i] && !*best [i])
             free (best [i]), best [i] = NULL;
     }
-    //  3. the caption beside or above: the closest pairs first, each caption names one field
     size_t nc = ufo_value_size (captions);
+    bool *used = ufo_calloc (nc + 1, sizeof (bool));
+    s_name_grid (controls, captions, best, used);
+    //  3. the caption beside or above: the closest pairs first, each caption names one field
     s_pair_t *pairs = NULL;
     size_t np = 0, cap = 0;
-    bool *used = ufo_calloc (nc + 1, sizeof (bool));
     for (size_t i = 0; i < n; i++) {
         const ufo_value_t *c = ufo_value_list_at (controls, i);
         if (best [i] || !s_type_is (c, s_captioned) || ufo_value_map_bool (c, "in_combo", false))
@@ -336,7 +447,7 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
     }
     free (taken);
     //  4. description (tooltip); 5. what it shows (the labels inside an unnamed button);
-    //  6. a placeholder that says where the control is
+    //  5b. a text view's or document's container; 6. a placeholder that says where the control is
     int w [4];
     for (int i = 0; i < 4; i++)
         w [i] = (int) ufo_value_int (ufo_value_list_at (window_rect, (size_t) i));
@@ -364,6 +475,11 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
         const char *content = ufo_value_map_str (c, "content", "");
         if (!best [i] && s_usable (content))
             best [i] = s_trim_caption (content);
+        //  5b. a text view or document: what holds it (an editor's tab "hello.c", a group
+        //  "Notes"), unless that is a type name (GTK4 names unnamed widgets after their type)
+        const char *in = ufo_value_map_str (c, "container", "");
+        if (!best [i] && s_content_control (c) && s_usable (in) && !ufo_desktop_type_name (in))
+            best [i] = s_trim_caption (in);
         if (!best [i] || !*best [i]) {
             free (best [i]);
             int r [4];
@@ -388,6 +504,8 @@ ufo_desktop_name_controls (ufo_value_t *controls, const ufo_value_t *captions,
                           && streq (sorted [end].name, sorted [g].name); end++)
             ;
         size_t same = end - g;
+        if (same >= 2 && s_name_by_row_captions (controls, captions, sorted + g, same, final))
+            continue;
         for (size_t k = g; k < end; k++) {
             const s_entry_t *e = &sorted [k];
             size_t same_in = 0, rank_in = 0;

@@ -133,6 +133,12 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
     }
     if (streq (member, "ChildrenChanged"))
         node->kids_valid = false;
+    else if (streq (member, "RowReordered") || streq (member, "ModelChanged")) {
+        //  a list sorted (a column header clicked) or refilled: its rows, as read, show
+        //  other content now, in another order (GTK3 sends no other event for it)
+        node->kids_valid = false;
+        s_invalidate_below (node);
+    }
     else if (streq (member, "LoadComplete") || streq (member, "Reload")
          ||  (streq (member, "StateChanged") && streq (detail, "busy"))) {
         //  a document that finished (re)loading: Firefox adds a loading page's parts without
@@ -179,6 +185,37 @@ s_in_document (const ufo_dnode_t *node)
     return false;
 }
 
+//  True for a cell that is only part of a row's cell: GTK3 gives a tree column packing several
+//  renderers (an expander or icon, then the text: geany's symbol tree) a cell holding one cell
+//  per renderer, all with the same actions and states. The holder, unnamed, and the unnamed
+//  renderers (an icon) are not offered: the named renderer is the row's cell. An unnamed one
+//  that can be checked (a toggle packed before the text) is kept for its state. A renderer's
+//  name not read yet counts as a name (names are read for controls only).
+static bool
+s_renderer_part (const ufo_dnode_t *node)
+{
+    bool unnamed = node->name && !node->name [strspn (node->name, " \t\r\n")];
+    //  the holder: its children (as last read) are cells; once it is no control its name
+    //  is no longer read (NULL)
+    for (guint i = 0; (unnamed || !node->name) && node->kids && i < node->kids->len; i++)
+        if (((const ufo_dnode_t *) g_ptr_array_index (node->kids, i))->role == ATSPI_ROLE_TABLE_CELL)
+            return true;
+    return unnamed && node->parent && node->parent->role == ATSPI_ROLE_TABLE_CELL
+        && !ufo_dnode_has_state_ (node, ATSPI_STATE_CHECKABLE)
+        && !ufo_dnode_has_state_ (node, ATSPI_STATE_CHECKED);
+}
+
+//  True for a frame below the window's own (it has a parent in the window's tree), whose
+//  children were read and are none, with a name that says something (not a class name).
+static bool
+s_inner_display (const ufo_dnode_t *node)
+{
+    return node->parent && node->parent->role != ATSPI_ROLE_APPLICATION
+        && node->kids_valid && (!node->kids || node->kids->len == 0)
+        && node->name && node->name [strspn (node->name, " \t\r\n")]
+        && !ufo_desktop_class_name (node->name);
+}
+
 const char *
 ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
 {
@@ -187,6 +224,10 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
     switch (node->role) {
         case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON: 
             return "Button";
+        case ATSPI_ROLE_COLUMN_HEADER: case ATSPI_ROLE_TABLE_COLUMN_HEADER:
+            //  a list's column header sorts it when clicked (GTK3, Qt; GTK4's are buttons);
+            //  a table's heading in a document (a web page's <th>) is text to read
+            return s_in_document (node) ? "Text" : "Button";
         case ATSPI_ROLE_ENTRY: case ATSPI_ROLE_PASSWORD_TEXT:
             return "Edit";
         case ATSPI_ROLE_TEXT:
@@ -235,7 +276,12 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
         case ATSPI_ROLE_HEADING:                                //  web pages, Writer
             return "Text";
         case ATSPI_ROLE_TABLE_CELL:
-            return "ListItem";
+            return s_renderer_part (node) ? NULL : "ListItem";
+        case ATSPI_ROLE_FRAME:
+            //  a frame inside a window, named, with nothing inside: a display drawn by the
+            //  application (Qt gives a QFrame subclass the frame role: KCalc's result display,
+            //  its name the number shown); the window's own frame is not a control
+            return s_inner_display (node) ? "Text" : NULL;
         default:
             return NULL;
     }

@@ -556,8 +556,10 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
                 || node->role == ATSPI_ROLE_PANEL || node->parent == NULL
                 || node->role == ATSPI_ROLE_MENU_BAR   //  one of no size hides its items
                                                         //  (LibreOffice's second menu bar)
-                || node->role == ATSPI_ROLE_TOOL_BAR;  //  its name is its controls' container
-    bool extents = (control && (node->role != ATSPI_ROLE_PANEL || (node->name && *node->name)))
+                || node->role == ATSPI_ROLE_TOOL_BAR   //  its name is its controls' container
+                || node->role == ATSPI_ROLE_FRAME;     //  an inner one may be a display
+    bool inner = node->role == ATSPI_ROLE_PANEL || (node->role == ATSPI_ROLE_FRAME && node->parent);
+    bool extents = (control && (!inner || (node->name && *node->name)))
                 || s_clips (node) || node->virt || st->want_tree;   //  (a huge container's
                                                 //  are read with its cells, and re-read here)
     if (ext_only && !extents) {
