@@ -54,6 +54,17 @@ s_drop (bb_server_t *self, bb_expiry_t *e)
     *e = self->expiries [--self->nexpiries];
 }
 
+//  The table after a put's expiry op (e: hex's entry, or NULL).
+static void
+s_apply (bb_server_t *self, int op, const char *hex, int64_t expires, bb_expiry_t *e)
+{
+    if (op == UFO_BLOB_EXPIRY_SET)
+        s_set (self, hex, expires);
+    else
+    if (op == UFO_BLOB_EXPIRY_CLEAR && e)
+        s_drop (self, e);
+}
+
 static bool
 s_pending (bb_server_t *self, const char *hex)
 {
@@ -126,21 +137,13 @@ bb_blobs_put (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
             bb_out_reply_error (self, route, req->id, req->type_name, err.code, err.message);
             return;
         }
-        if (op == UFO_BLOB_EXPIRY_SET)
-            s_set (self, hex, expires);
-        else
-        if (op == UFO_BLOB_EXPIRY_CLEAR)
-            s_drop (self, e);
+        s_apply (self, op, hex, expires, e);
         bb_out_reply_ok (self, route, req->id, &body);
         return;
     }
     //  fsync always: committed (expiry file, blob, directory) on the durability thread, in
     //  order with every other blob job; answered when durable
-    if (op == UFO_BLOB_EXPIRY_SET)
-        s_set (self, hex, expires);
-    else
-    if (op == UFO_BLOB_EXPIRY_CLEAR)
-        s_drop (self, e);
+    s_apply (self, op, hex, expires, e);
     uint64_t ticket = bb_sync_blob (self->sync, &stage, true);
     if (self->npblobs == self->cap_pblobs) {
         self->cap_pblobs = self->cap_pblobs ? self->cap_pblobs * 2 : 16;
