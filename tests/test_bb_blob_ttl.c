@@ -1,6 +1,7 @@
 /*  test_bb_blob_ttl.c - blobs put with ttl_ms against a real ufo-broker (docs/PROTOCOL.md
     2.3, 2.8): an expiring blob is removed after its time (blob.get not_found, its files gone,
-    stats blobs_expired); a put without ttl_ms pins it; a blob an item of a board refers to is
+    stats blobs_expired); a second put with ttl_ms extends it, one without pins it; a blob an
+    item of a board refers to is
     kept (and becomes permanent); bad ttl_ms values are refused with nothing stored; and
     across SIGKILL + restart (fsync always and no) an expiry is neither lost nor invented. */
 #include "ufo_prelude.h"
@@ -151,10 +152,20 @@ UFO_TEST (test_bad_ttl)
     CHECK_INT (s_put (c, "bad ttl", 0, "{\"ttl_ms\": \"60000\"}", hex, NULL), UFO_E_TYPE);
     CHECK_INT (s_put (c, "bad ttl", 0, "{\"ttl_ms\": 1.5e3}", hex, NULL), UFO_E_TYPE);
     CHECK_INT (s_stat (c, "blob_puts"), puts);         //  nothing stored
+    //  a second put with ttl_ms extends the expiry (the later one wins, never shortens it)
+    char ext [65], h2 [65];
+    int64_t e1 = 0, e2 = 0, e3 = 0;
+    CHECK_INT (s_put (c, "extended", 1000, NULL, ext, &e1), 0);
+    CHECK_INT (s_put (c, "extended", 60000, NULL, h2, &e2), 0);
+    CHECK (e2 >= e1 + 58000);
+    CHECK_INT (s_put (c, "extended", 1000, NULL, h2, &e3), 0);
+    CHECK_INT (e3, e2);
+    usleep (2500 * 1000);
+    CHECK_INT (s_get (c, ext), 0);
     //  the broker goes on: a good put of the same bytes
     CHECK_INT (s_put (c, "bad ttl", 0, "{\"ttl_ms\": 604800000}", hex, NULL), 0);
     CHECK_INT (s_get (c, hex), 0);
-    CHECK_INT (s_stat (c, "blobs_expiring"), expiring + 1);
+    CHECK_INT (s_stat (c, "blobs_expiring"), expiring + 2);
     ufo_bb_client_destroy (&c);
     CHECK_INT (bb_test_stop (&B, SIGTERM), 0);
 }
