@@ -1,9 +1,9 @@
 /*  test_bb_blob_ttl.c - blobs put with ttl_ms against a real ufo-broker (docs/PROTOCOL.md
     2.3, 2.8): an expiring blob is removed after its time (blob.get not_found, its files gone,
     stats blobs_expired); a second put with ttl_ms extends it, one without pins it; a blob an
-    item of a board refers to is
-    kept (and becomes permanent); bad ttl_ms values are refused with nothing stored; and
-    across SIGKILL + restart (fsync always and no) an expiry is neither lost nor invented. */
+    item of a board refers to is kept (and becomes permanent); bad ttl_ms values are refused
+    with nothing stored; and across SIGKILL + restart (fsync always and no) an expiry is
+    neither lost nor invented. */
 #include "ufo_prelude.h"
 #include "ufo_bb_client.h"
 #include "ufo_error.h"
