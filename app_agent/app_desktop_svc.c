@@ -17,6 +17,7 @@
 #include "ufo_value.h"
 #include "ufo_agent_opts.h"
 #include "ufo_conn.h"
+#include "ufo_bb_proto.h"
 #include "app_ctx.h"
 #include "app_desktop_svc.h"
 
@@ -105,6 +106,11 @@ app_desktop_svc_handle (app_ctx_t *ctx, const ufo_value_t *body, const char **st
     int64_t xid = x ? ufo_value_int (x) : 0;
     if (xid < 0)
         return s_error_result (result, status, "\"xid\" must not be negative");
+    const ufo_value_t *ttl = ufo_value_map_get (body, "ttl_ms");
+    if (ttl && (ufo_value_type (ttl) != UFO_TINT || ufo_value_int (ttl) < UFO_BB_BLOB_TTL_MIN_MS
+            ||  ufo_value_int (ttl) > UFO_BB_BLOB_TTL_MAX_MS))
+        return s_error_result (result, status, "\"ttl_ms\" must be an integer of milliseconds, %d .. %lld",
+                               UFO_BB_BLOB_TTL_MIN_MS, UFO_BB_BLOB_TTL_MAX_MS);
     if (xid) {
         //  only a window of the list: never an arbitrary X resource of the display
         ufo_value_t *wins = ufo_desktop_windows (ctx->desktop, &err);
@@ -216,7 +222,9 @@ s_on_task (app_desktop_svc_t *self, const char *task, const ufo_value_t *body)
     }
     snprintf (slot->task, sizeof slot->task, "%s", task);
     slot->result = result;
-    slot->call = ufo_conn_call (self->conn, "blob.put", NULL, png, len, APP_DESKTOP_PUT_MS, s_on_put, self);
+    ufo_value_t *put = ufo_value_new_map ();    //  the PNG is for this client: it expires
+    ufo_value_map_set_int (put, "ttl_ms", ufo_value_map_int (body, "ttl_ms", APP_DESKTOP_BLOB_TTL_MS));
+    slot->call = ufo_conn_call (self->conn, "blob.put", &put, png, len, APP_DESKTOP_PUT_MS, s_on_put, self);
     free (png);
 }
 

@@ -7,7 +7,8 @@
     side and the screenshots' blob.put calls share it.
 
     Task bodies: {"op": "windows"} and {"op": "screenshot", "xid"?: int (0 / absent: the
-    whole screen)}. Results (task "done"):
+    whole screen), "ttl_ms"?: int (how long the broker keeps the PNG, 1 s .. 7 days; default
+    APP_DESKTOP_BLOB_TTL_MS)}. Results (task "done"):
       windows:    {"device", "windows": [{"xid", "app", "title", "pid", "focused",
                    "geometry": {"x", "y", "width", "height"}}]}
       screenshot: {"device", "xid", "blob": sha256 of the PNG in the broker's blob store,
@@ -25,6 +26,9 @@
 #define APP_DESKTOP_MAX_PNG (8u * 1024 * 1024)
 //  How long a screenshot waits for the broker to store its PNG (ms).
 #define APP_DESKTOP_PUT_MS 10000
+//  A screenshot's PNG is put with this ttl_ms unless the task says otherwise: it is for the
+//  client that asked, which fetches it at once; the broker then removes it (PROTOCOL.md 2.3).
+#define APP_DESKTOP_BLOB_TTL_MS 600000
 
 typedef struct _app_desktop_svc_t app_desktop_svc_t;
 

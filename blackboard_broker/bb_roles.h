@@ -7,7 +7,7 @@
 
       request                          agent  client            monitor
       bb.add bb.clear bb.delete          yes    no                no
-      blob.put                           yes    no                no
+      blob.put (ttl_ms too)              yes    no                no
       bb.snapshot bb.list blob.get       yes    yes               yes
       stats ping dispatch.state          yes    yes               yes
       worker.* task.progress/complete    yes    no                no

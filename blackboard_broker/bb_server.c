@@ -158,55 +158,6 @@ s_handle_snapshot (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t 
 }
 
 static void
-s_handle_blob_put (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
-{
-    ufo_blob_stage_t *stage = ufo_calloc (1, sizeof *stage);
-    ufo_error_t err;
-    if (ufo_blob_stage (self->blobs, req->blob_data, req->blob_len, stage, &err) != 0) {
-        free (stage);
-        if (err.code == UFO_E_UNAVAILABLE) {
-            bb_durability_disk_full (self, err.message);
-            self->writes_refused++;
-        }
-        bb_out_reply_error (self, route, req->id, req->type_name, err.code, err.message);
-        return;
-    }
-    self->blob_puts++;
-    char hex [65];
-    memcpy (hex, stage->hex, sizeof hex);
-    bool existed = stage->existed;
-    ufo_value_t *body = ufo_value_new_map ();
-    ufo_value_map_set_str (body, "blob", hex);
-    ufo_value_map_set_int (body, "size", (int64_t) req->blob_len);
-    ufo_value_map_set_bool (body, "existed", existed);
-    if (existed || self->cfg.fsync != BB_FSYNC_ALWAYS) {
-        int rc = ufo_blob_commit (stage, false, &err);
-        free (stage);
-        if (rc != 0) {
-            ufo_value_destroy (&body);
-            bb_out_reply_error (self, route, req->id, req->type_name, err.code, err.message);
-            return;
-        }
-        bb_out_reply_ok (self, route, req->id, &body);
-        return;
-    }
-    uint64_t ticket = bb_sync_blob (self->sync, &stage, true);
-    if (self->npblobs == self->cap_pblobs) {
-        self->cap_pblobs = self->cap_pblobs ? self->cap_pblobs * 2 : 16;
-        self->pblobs = ufo_realloc (self->pblobs, self->cap_pblobs * sizeof *self->pblobs);
-    }
-    self->pblobs [self->npblobs].ticket = ticket;
-    memcpy (self->pblobs [self->npblobs++].hex, hex, sizeof hex);
-    ufo_buf_reset (&self->scratch);
-    ufo_bb_encode_ok (&self->scratch, req->id, &body);
-    bb_out_t *o = bb_out_reply (self, route, &self->scratch, ticket, false);
-    ufo_buf_reset (&self->scratch);
-    ufo_bb_encode_error (&self->scratch, req->id, UFO_E_IO, "the blob could not be stored durably");
-    o->fail = bb_out_copy (self->scratch.data, self->scratch.len);
-    o->fail_len = self->scratch.len;
-}
-
-static void
 s_handle_blob_get (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req)
 {
     char *data;
@@ -258,6 +209,7 @@ s_stats (bb_server_t *self)
     ufo_value_map_set_int (s, "sync_ticks", (int64_t) self->sync_ticks);
     ufo_value_map_set_int (s, "blob_puts", (int64_t) self->blob_puts);
     ufo_value_map_set_int (s, "blob_gets", (int64_t) self->blob_gets);
+    bb_blobs_stats (self, s);
     ufo_value_map_set_str (s, "fsync", self->cfg.fsync == BB_FSYNC_ALWAYS ? "always"
                            : self->cfg.fsync == BB_FSYNC_EVERYSEC ? "everysec" : "no");
     bb_dispatch_stats (self->dispatch, s);
@@ -402,7 +354,7 @@ s_handle (bb_server_t *self, zmq_msg_t *parts, size_t nparts, size_t total)
             break;
         }
         case UFO_BB_REQ_BLOB_PUT:
-            s_handle_blob_put (self, route, &req);
+            bb_blobs_put (self, route, &req);
             break;
         case UFO_BB_REQ_BLOB_GET:
             s_handle_blob_get (self, route, &req);
@@ -520,6 +472,15 @@ s_on_space (zloop_t *loop, int timer_id, void *arg)
     UFO_UNUSED (loop);
     UFO_UNUSED (timer_id);
     bb_durability_space_check ((bb_server_t *) arg);
+    return 0;
+}
+
+static int
+s_on_blob_expiry (zloop_t *loop, int timer_id, void *arg)
+{
+    UFO_UNUSED (loop);
+    UFO_UNUSED (timer_id);
+    bb_blobs_expire ((bb_server_t *) arg);
     return 0;
 }
 
@@ -744,6 +705,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     self->blobs = ufo_blob_store_new (path, config->max_blob_bytes, err);
     if (!self->blobs)
         goto fail;
+    bb_blobs_load (self);
     self->sync = bb_sync_new (err);
     if (self->sync && self->cfg.fsync == BB_FSYNC_ALWAYS)
         bb_sync_set_hold (self->sync, BB_HOLD_US);
@@ -796,6 +758,7 @@ bb_server_new (const bb_server_config_t *config, ufo_error_t *err)
     zloop_timer (self->loop, 50, 0, s_on_housekeeping, self);
     zloop_timer (self->loop, 50, 0, s_on_dispatch_tick, self);
     zloop_timer (self->loop, 1000, 0, s_on_space, self);
+    zloop_timer (self->loop, 1000, 0, s_on_blob_expiry, self);
     if (self->cfg.fsync == BB_FSYNC_EVERYSEC)
         zloop_timer (self->loop, 1000, 0, s_on_everysec, self);
     if (config->stats_interval_ms > 0)
@@ -849,6 +812,7 @@ bb_server_destroy (bb_server_t **self_p)
     free (self->log_syncs);
     free (self->out);
     free (self->pblobs);
+    free (self->expiries);
     zloop_destroy (&self->loop);
     zsock_destroy (&self->router);
     zsock_destroy (&self->xpub);

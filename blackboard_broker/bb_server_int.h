@@ -53,6 +53,11 @@ typedef struct {
     char hex [65];
 } bb_pending_blob_t;
 
+typedef struct {
+    char hex [65];
+    int64_t expires_ms;             //  wall-clock ms
+} bb_expiry_t;
+
 struct _bb_server_t {
     bb_server_config_t cfg;
     char *data_dir;
@@ -77,6 +82,9 @@ struct _bb_server_t {
     uint64_t sync_ticks;            //  everysec: ticks of the once-a-second timer (stats sync_ticks)
     bb_pending_blob_t *pblobs;       //  blobs being committed
     size_t npblobs, cap_pblobs;
+    bb_expiry_t *expiries;          //  blobs put with ttl_ms (bb_blobs.c)
+    size_t nexpiries, cap_expiries;
+    uint64_t blobs_expired, blobs_kept;
 
     pid_t snap_pid;                 //  forked snapshot writer, 0 if none
     uint64_t snap_seq, snap_segment;
@@ -204,5 +212,20 @@ void bb_durability_log_failed (bb_server_t *self, const char *message);
 
 //  Collects a finished snapshot writer (wait: block until it is done) and compacts the log.
 void bb_durability_snapshot_reap (bb_server_t *self, bool wait);
+
+//  --- bb_blobs.c: blob.put and the expiry of blobs put with ttl_ms ---
+
+//  Loads the expiries kept beside the blobs (start-up, after the boards are loaded).
+void bb_blobs_load (bb_server_t *self);
+
+//  Handles a decoded blob.put (stores the bytes, sets, extends or clears the expiry; replies).
+void bb_blobs_put (bb_server_t *self, const bb_route_t *route, ufo_bb_request_t *req);
+
+//  Removes the blobs whose expiry has passed (at most 256 a call), except those an item of a
+//  board refers to, which become permanent. Called once a second.
+void bb_blobs_expire (bb_server_t *self);
+
+//  Adds blobs_expiring, blobs_expired and blobs_kept to a stats map.
+void bb_blobs_stats (bb_server_t *self, ufo_value_t *s);
 
 #endif

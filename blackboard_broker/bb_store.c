@@ -301,6 +301,21 @@ bb_store_encode_snapshot (bb_store_t *self, const char *name, int memory, uint64
     }
 }
 
+bool
+bb_store_mentions (const bb_store_t *self, const char *text)
+{
+    size_t len = strlen (text);
+    for (size_t b = 0; b < self->nbuckets; b++)
+        for (const bb_board_t *board = self->buckets [b]; board; board = board->next)
+            for (int m = 0; m < 4; m++)
+                for (size_t i = 0; i < board->mem [m].n; i++) {
+                    const s_entry_t *e = &board->mem [m].v [i];
+                    if (e->len >= len && memmem (e->batch->data + e->off, e->len, text, len))
+                        return true;
+                }
+    return false;
+}
+
 static int
 s_cmp_name (const void *a, const void *b)
 {

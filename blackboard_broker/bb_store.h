@@ -55,6 +55,10 @@ uint64_t bb_store_delete (bb_store_t *self, const char *name, uint64_t seq);
 void bb_store_encode_snapshot (bb_store_t *self, const char *name, int memory, uint64_t after,
                                ufo_buf_t *buf);
 
+//  True if the msgpack bytes of any item of any board contain text (len bytes; a blob
+//  reference): conservative, an item that merely mentions it counts. Scans every item.
+bool bb_store_mentions (const bb_store_t *self, const char *text);
+
 //  Returns a new list of {"name", "items", "last"} maps, sorted by name.
 ufo_value_t *bb_store_list (bb_store_t *self);
 

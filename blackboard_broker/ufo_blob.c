@@ -122,11 +122,164 @@ ufo_blob_stage (ufo_blob_store_t *self, const void *data, size_t len, ufo_blob_s
     return 0;
 }
 
+//  Writes the expiry file of stage (tmp file, fsync when durable, rename). 0 or -1 with err.
+static int
+s_write_expiry (ufo_blob_stage_t *stage, bool durable, ufo_error_t *err)
+{
+    char tmp [4200], text [32];
+    snprintf (tmp, sizeof tmp, "%s.tmp", stage->expiry_path);
+    int len = snprintf (text, sizeof text, "%" PRId64 "\n", stage->expires_ms);
+    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return ufo_error_set (err, UFO_E_IO, "cannot create %s: %s", tmp, strerror (errno));
+    bool ok = write (fd, text, (size_t) len) == len && (!durable || fsync (fd) == 0);
+    int saved = errno;
+    close (fd);
+    if (!ok || rename (tmp, stage->expiry_path) != 0) {
+        saved = ok ? errno : saved;
+        unlink (tmp);
+        return ufo_error_set (err, UFO_E_IO, "cannot write %s: %s", stage->expiry_path, strerror (saved));
+    }
+    return 0;
+}
+
+//  The directory of stage's blob, synced (durable) through dir_fd or opened for it.
+static int
+s_sync_dir (ufo_blob_stage_t *stage, ufo_error_t *err)
+{
+    int fd = stage->dir_fd;
+    if (fd < 0) {
+        char dir [4096];
+        snprintf (dir, sizeof dir, "%s", stage->final_path);
+        char *slash = strrchr (dir, '/');
+        if (slash)
+            *slash = 0;
+        fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+    int rc = fd >= 0 && fsync (fd) == 0 ? 0
+           : ufo_error_set (err, UFO_E_IO, "fsync of blob directory: %s", strerror (errno));
+    if (fd >= 0 && fd != stage->dir_fd)
+        close (fd);
+    return rc;
+}
+
+void
+ufo_blob_stage_expiry (ufo_blob_stage_t *stage, int op, int64_t expires_ms)
+{
+    stage->expiry_op = op;
+    stage->expires_ms = expires_ms;
+    snprintf (stage->expiry_path, sizeof stage->expiry_path, "%s.ttl", stage->final_path);
+}
+
+//  Commit of a blob that was already in place (or removed): only its expiry file changes.
+static int
+s_commit_expiry (ufo_blob_stage_t *stage, bool durable, ufo_error_t *err)
+{
+    int rc = 0;
+    switch (stage->expiry_op) {
+        case UFO_BLOB_EXPIRY_SET:
+            rc = s_write_expiry (stage, durable, err);
+            if (rc == 0 && durable)
+                rc = s_sync_dir (stage, err);
+            break;
+        case UFO_BLOB_EXPIRY_REMOVED:
+            //  the blob's unlink must be durable before its expiry goes: never a blob
+            //  without the expiry it was put with
+            if (durable)
+                rc = s_sync_dir (stage, err);
+            if (rc == 0 && unlink (stage->expiry_path) != 0 && errno != ENOENT)
+                rc = ufo_error_set (err, UFO_E_IO, "cannot remove %s: %s", stage->expiry_path, strerror (errno));
+            break;
+        case UFO_BLOB_EXPIRY_CLEAR:
+            if (unlink (stage->expiry_path) != 0 && errno != ENOENT)
+                rc = ufo_error_set (err, UFO_E_IO, "cannot remove %s: %s", stage->expiry_path, strerror (errno));
+            else
+            if (durable)
+                rc = s_sync_dir (stage, err);
+            break;
+        default:
+            break;
+    }
+    return rc;
+}
+
+void
+ufo_blob_stage_of (ufo_blob_store_t *self, const char *hex, ufo_blob_stage_t *stage)
+{
+    memset (stage, 0, sizeof *stage);
+    stage->fd = stage->dir_fd = -1;
+    stage->existed = true;
+    snprintf (stage->hex, sizeof stage->hex, "%s", hex);
+    s_final_path (self, hex, stage->final_path, sizeof stage->final_path);
+}
+
+int
+ufo_blob_remove (ufo_blob_store_t *self, const char *hex, ufo_blob_stage_t *stage, ufo_error_t *err)
+{
+    if (!ufo_sha256_hex_valid (hex))
+        return ufo_error_set (err, UFO_E_INVALID, "blob reference must be 64 lowercase hex digits");
+    ufo_blob_stage_of (self, hex, stage);
+    ufo_blob_stage_expiry (stage, UFO_BLOB_EXPIRY_REMOVED, 0);
+    if (unlink (stage->final_path) != 0)
+        return ufo_error_set (err, errno == ENOENT ? UFO_E_NOT_FOUND : UFO_E_IO, "blob %s: %s", hex, strerror (errno));
+    return 0;
+}
+
+size_t
+ufo_blob_expiries (ufo_blob_store_t *self, void (*fn) (const char *hex, int64_t expires_ms, void *arg), void *arg)
+{
+    size_t count = 0;
+    static const char digits [] = "0123456789abcdef";
+    for (int a = 0; a < 16; a++)
+        for (int b = 0; b < 16; b++) {
+            char sub [PATH_MAX];
+            snprintf (sub, sizeof sub, "%s/%c%c", self->dir, digits [a], digits [b]);
+            DIR *d = opendir (sub);
+            struct dirent *entry;
+            while (d && (entry = readdir (d))) {
+                const char *name = entry->d_name;
+                size_t len = strlen (name);
+                char path [PATH_MAX + 300];
+                snprintf (path, sizeof path, "%s/%s", sub, name);
+                if (len == 62 + 8 && !strcmp (name + 62, ".ttl.tmp")) {
+                    unlink (path);                      //  a partial expiry file
+                    continue;
+                }
+                if (len != 62 + 4 || strcmp (name + 62, ".ttl"))
+                    continue;
+                char hex [65];
+                snprintf (hex, sizeof hex, "%c%c%.62s", digits [a], digits [b], name);
+                char text [32] = "";
+                FILE *f = fopen (path, "re");
+                bool read_ok = f && fgets (text, sizeof text, f);
+                if (f)
+                    fclose (f);
+                char *end = NULL;
+                long long ms = read_ok ? strtoll (text, &end, 10) : 0;
+                if (!ufo_blob_exists (self, hex)) {
+                    unlink (path);                      //  the blob's removal was durable
+                    continue;
+                }
+                if (!read_ok || end == text || ms <= 0)
+                    ms = 1;                             //  damaged: expire it (it was put to expire)
+                fn (hex, (int64_t) ms, arg);
+                count++;
+            }
+            if (d)
+                closedir (d);
+        }
+    return count;
+}
+
 int
 ufo_blob_commit (ufo_blob_stage_t *stage, bool durable, ufo_error_t *err)
 {
     if (stage->existed)
-        return 0;
+        return s_commit_expiry (stage, durable, err);
+    if (stage->expiry_op == UFO_BLOB_EXPIRY_SET && s_write_expiry (stage, durable, err) != 0) {
+        ufo_blob_abort (stage);
+        return -1;
+    }
     int rc = 0;
     if (durable && fsync (stage->fd) != 0)
         rc = ufo_error_set (err, UFO_E_IO, "fsync %s: %s", stage->tmp_path, strerror (errno));
@@ -134,6 +287,8 @@ ufo_blob_commit (ufo_blob_stage_t *stage, bool durable, ufo_error_t *err)
     stage->fd = -1;
     if (rc == 0 && rename (stage->tmp_path, stage->final_path) != 0)
         rc = ufo_error_set (err, UFO_E_IO, "rename to %s: %s", stage->final_path, strerror (errno));
+    if (rc == 0 && stage->expiry_op == UFO_BLOB_EXPIRY_CLEAR && unlink (stage->expiry_path) != 0 && errno != ENOENT)
+        rc = ufo_error_set (err, UFO_E_IO, "cannot remove %s: %s", stage->expiry_path, strerror (errno));
     if (rc == 0 && durable && stage->dir_fd >= 0 && fsync (stage->dir_fd) != 0)
         rc = ufo_error_set (err, UFO_E_IO, "fsync of blob directory: %s", strerror (errno));
     if (rc != 0)

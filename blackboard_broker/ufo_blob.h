@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "ufo_error.h"
 
 typedef struct _ufo_blob_store_t ufo_blob_store_t;
@@ -24,7 +25,16 @@ typedef struct {
     char tmp_path [4096];
     char final_path [4096];
     int dir_fd;                 //  subdirectory, for syncing the rename (-1 when existed)
+    //  the blob's expiry (ufo_blob_stage_expiry), applied by ufo_blob_commit
+    int expiry_op;              //  UFO_BLOB_EXPIRY_KEEP / _SET / _CLEAR / _REMOVED
+    int64_t expires_ms;         //  _SET: wall-clock ms (CLOCK_REALTIME) when it expires
+    char expiry_path [4100];    //  the blob's expiry file (final_path + ".ttl")
 } ufo_blob_stage_t;
+
+//  What a commit does with a blob's expiry file. KEEP: nothing; SET: writes it (before the blob
+//  is renamed into place); CLEAR: removes it (the blob is permanent); REMOVED: the blob was
+//  removed by ufo_blob_remove, its directory is synced, then the expiry file is removed.
+enum { UFO_BLOB_EXPIRY_KEEP = 0, UFO_BLOB_EXPIRY_SET, UFO_BLOB_EXPIRY_CLEAR, UFO_BLOB_EXPIRY_REMOVED };
 
 //  Opens (creating) the store in dir; removes stale temporary files. max_bytes limits the
 //  size of one blob. Returns NULL with err on failure.
@@ -46,6 +56,31 @@ int ufo_blob_commit (ufo_blob_stage_t *stage, bool durable, ufo_error_t *err);
 
 //  Drops a staged blob (removes the temporary file).
 void ufo_blob_abort (ufo_blob_stage_t *stage);
+
+/*  Expiry (blob.put with ttl_ms, docs/PROTOCOL.md 2.3). A blob that expires has a file beside
+    it, DIR/ab/cdef....ttl, holding the wall-clock time (ms since the epoch, decimal) when it
+    expires; a blob without one is permanent. The file is written before the blob is renamed
+    into place, and removed only after the blob's removal is durable, so a restart finds
+    either the blob with its expiry, or an expiry file without its blob (dropped by
+    ufo_blob_expiries), never a blob that lost its expiry. */
+
+//  Sets what stage's commit does with the expiry file: op UFO_BLOB_EXPIRY_SET (expires_ms),
+//  _CLEAR or _KEEP. A stage of a blob that existed is then no longer a no-op for commit.
+void ufo_blob_stage_expiry (ufo_blob_stage_t *stage, int op, int64_t expires_ms);
+
+//  Fills stage for the committed blob hex (a valid reference) as if staged again: its commit
+//  changes only the expiry file (ufo_blob_stage_expiry).
+void ufo_blob_stage_of (ufo_blob_store_t *self, const char *hex, ufo_blob_stage_t *stage);
+
+//  Removes a committed blob now (its file is unlinked: a later stage of the same bytes writes
+//  a new one) and fills stage so that its commit (UFO_BLOB_EXPIRY_REMOVED: with durable, the
+//  directory is synced first) removes the expiry file. Returns 0, or -1 with err (no blob).
+int ufo_blob_remove (ufo_blob_store_t *self, const char *hex, ufo_blob_stage_t *stage, ufo_error_t *err);
+
+//  Calls fn(hex, expires_ms, arg) for every blob that has an expiry file; removes expiry
+//  files whose blob is gone and partial ones. For start-up. Returns how many it reported.
+size_t ufo_blob_expiries (ufo_blob_store_t *self, void (*fn) (const char *hex, int64_t expires_ms, void *arg),
+                          void *arg);
 
 //  True if the store holds the blob (committed).
 bool ufo_blob_exists (ufo_blob_store_t *self, const char *hex);

@@ -11,7 +11,8 @@
                       progressToken; the result: status, rounds, steps, evaluation, cost, logs
                       and report paths (text and structuredContent). Questions get the
                       placeholder answer; confirmations are refused unless yes is true.
-                      notifications/cancelled for the call cancels the session.
+                      notifications/cancelled for the call cancels the session, and the
+                      call gets no response (MCP: the receiver SHOULD NOT send one).
       cancel_session  {task} -> cancels a session this server started (its task id is in the
                       first progress message and in list_workers).
       list_workers    {} -> workers, service queues and tasks in flight (dispatch.state)
@@ -301,7 +302,7 @@ s_run_session (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *args,
 static void
 s_progress (ufo_mcps_call_t *c, const char *message)
 {
-    if (!c->token)
+    if (!c->token || c->dropped)
         return;
     ufo_value_t *m = ufo_value_new_map ();
     ufo_value_map_set_str (m, "method", "notifications/progress");
@@ -323,6 +324,16 @@ ufo_mcps_on_event (ufo_mcps_t *self, const ufo_value_t *ev)
     if (!c)
         return;
     ufo_mcps_conn_t *conn = c->conn;
+    if (c->dropped) {
+        //  the client cancelled the call (notifications/cancelled): no progress and no
+        //  response for its id; the slot is freed when the task's result comes
+        if (!strcmp (ufo_value_map_str (ev, "kind", ""), "result")) {
+            ufo_info ("session %s (task %s) ended %s after its call was cancelled; no response sent",
+                      c->session [0] ? c->session : c->op, c->task, ufo_value_map_str (ev, "status", "?"));
+            ufo_mcps_call_free (c);
+        }
+        return;
+    }
     ufo_mcps_sink = conn;
     if (c->desktop)
         ufo_mcps_desktop_event (self, c, ev);
@@ -433,7 +444,7 @@ s_tools_call (ufo_mcps_t *self, const ufo_value_t *id, const ufo_value_t *params
     else
     if (!strcmp (name, "cancel_session")) {
         ufo_mcps_call_t *c = s_call_find (self, ufo_value_map_str (args, "task", ""));
-        if (!c || c->desktop)
+        if (!c || c->desktop || c->dropped)
             ufo_mcps_tool_result (id, "no session of this server has that task id", NULL, true);
         else {
             ufo_tasks_cancel (self->tasks, c->task);
@@ -491,12 +502,23 @@ ufo_mcps_on_message (ufo_mcps_t *self, const ufo_value_t *msg)
     const ufo_value_t *params = ufo_value_map_get (msg, "params");
     if (!id) {
         if (!strcmp (method, "notifications/cancelled")) {
+            //  The MCP specification (basic/utilities/cancellation): the receiver SHOULD stop
+            //  processing and SHOULD NOT send a response for the cancelled request. The task is
+            //  cancelled; its progress and result are dropped; over HTTP the call's SSE stream
+            //  is closed without a response.
             const ufo_value_t *rid = ufo_value_map_get (params, "requestId");
-            for (int i = 0; i < UFO_MCPS_MAX_CALLS; i++)
-                if (self->calls [i].task [0] && ufo_value_equal (self->calls [i].id, rid)) {
-                    ufo_info ("MCP client cancelled the call of session %s", self->calls [i].session);
-                    ufo_tasks_cancel (self->tasks, self->calls [i].task);
-                }
+            for (int i = 0; i < UFO_MCPS_MAX_CALLS; i++) {
+                ufo_mcps_call_t *c = &self->calls [i];
+                if (!c->task [0] || c->dropped || !ufo_value_equal (c->id, rid))
+                    continue;
+                ufo_info ("MCP client cancelled its call %s (task %s): cancelled, no response will be sent",
+                          c->desktop ? c->op : c->session, c->task);
+                ufo_tasks_cancel (self->tasks, c->task);
+                c->dropped = true;
+                if (c->conn)
+                    c->conn->closing = true;        //  what is queued is sent, then the stream ends
+                c->conn = NULL;
+            }
         }
         return;                     //  notifications get no answer
     }

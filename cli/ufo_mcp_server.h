@@ -34,6 +34,8 @@ typedef struct {
     char session [128], task_name [160];
     int steps;
     bool yes;
+    bool dropped;                   //  notifications/cancelled: the task is cancelled, its events
+                                    //  and result are dropped (no response for the call's id)
     ufo_mcps_conn_t *conn;          //  HTTP: the SSE stream of the call (NULL: stdio or gone)
     //  a desktop query (list_windows, screenshot) of a device, not a session
     bool desktop;

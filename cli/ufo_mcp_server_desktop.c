@@ -2,7 +2,8 @@
     screenshot of any device on the bus. Each call is a task of service "desktop" for the
     device (docs/PROTOCOL.md 4.5), served by that device's desktop-service process
     (`ufo-app --desktop-service`, started by `ufo up` for every device), which has its
-    desktop open; a screenshot comes back as a blob of the broker's blob store. Before the
+    desktop open; a screenshot comes back as a blob of the broker's blob store, put with a
+    ttl_ms of S_BLOB_TTL_MS so that the broker removes it after the fetch. Before the
     task is submitted, the broker's dispatch.state tells whether the device exists and has a
     desktop agent, so those cases get a clear error at once instead of a timeout.
 
@@ -21,6 +22,9 @@
 #define S_DEFAULT_TIMEOUT_S 15.0
 #define S_MAX_TIMEOUT_S     300.0
 #define S_MAX_PNG           (8u * 1024 * 1024)  //  the agents' bound (APP_DESKTOP_MAX_PNG)
+//  The screenshot's PNG is put with this ttl_ms (PROTOCOL.md 2.3, 4.5): the server fetches it
+//  as soon as the task's result comes, so the broker may remove it soon after
+#define S_BLOB_TTL_MS       30000
 
 static void
 s_fail (const ufo_value_t *id, const char *fmt, ...)
@@ -185,6 +189,8 @@ ufo_mcps_desktop_tool (ufo_mcps_t *self, const ufo_value_t *id, const char *tool
     ufo_value_map_set_str (body, "op", shot ? "screenshot" : "windows");
     if (shot && xid)
         ufo_value_map_set_int (body, "xid", xid);
+    if (shot)
+        ufo_value_map_set_int (body, "ttl_ms", S_BLOB_TTL_MS);
     ufo_value_t *spec = ufo_value_new_map ();
     ufo_value_map_set_str (spec, "service", "desktop");
     ufo_value_map_set_str (spec, "device", chosen);

@@ -48,6 +48,12 @@ UFO_TEST (test_bad_bodies)
     s_refused (&ctx, "{\"op\": \"screenshot\", \"xid\": 1.5}", "\"xid\" must be an integer");
     s_refused (&ctx, "{\"op\": \"screenshot\", \"xid\": [1]}", "\"xid\" must be an integer");
     s_refused (&ctx, "{\"op\": \"screenshot\", \"xid\": -3}", "\"xid\" must not be negative");
+    //  the PNG's ttl_ms in the broker's blob store (PROTOCOL.md 2.3): an integer, 1 s .. 7 days
+    s_refused (&ctx, "{\"op\": \"screenshot\", \"ttl_ms\": \"30000\"}", "\"ttl_ms\" must be an integer");
+    s_refused (&ctx, "{\"op\": \"screenshot\", \"ttl_ms\": 30000.5}", "\"ttl_ms\" must be an integer");
+    s_refused (&ctx, "{\"op\": \"screenshot\", \"ttl_ms\": 0}", "1000 .. 604800000");
+    s_refused (&ctx, "{\"op\": \"screenshot\", \"ttl_ms\": -1}", "1000 .. 604800000");
+    s_refused (&ctx, "{\"op\": \"screenshot\", \"ttl_ms\": 604800001}", "1000 .. 604800000");
     //  a huge op name is cut in the message, not copied whole
     char big [20000];
     memcpy (big, "{\"op\": \"", 8);

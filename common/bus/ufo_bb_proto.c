@@ -303,6 +303,19 @@ ufo_bb_request_decode_tree (ufo_bb_request_t *req, const void *const *frames, co
                                         sizes [1], limits->max_blob_bytes);
                 req->blob_data = frames [1];
                 req->blob_len = sizes [1];
+                if (rc == 0) {
+                    const ufo_value_t *ttl = ufo_value_map_get (body, "ttl_ms");
+                    if (ttl && ufo_value_type (ttl) != UFO_TNULL && ufo_value_type (ttl) != UFO_TINT)
+                        rc = ufo_error_set (err, UFO_E_TYPE, "field 'ttl_ms' must be an integer");
+                    else
+                    if (ttl && ufo_value_type (ttl) == UFO_TINT
+                    &&  (ufo_value_int (ttl) < UFO_BB_BLOB_TTL_MIN_MS || ufo_value_int (ttl) > UFO_BB_BLOB_TTL_MAX_MS))
+                        rc = ufo_error_set (err, UFO_E_RANGE, "field 'ttl_ms' must be %d .. %lld (1 s .. 7 days)",
+                                            UFO_BB_BLOB_TTL_MIN_MS, UFO_BB_BLOB_TTL_MAX_MS);
+                    else
+                    if (ttl && ufo_value_type (ttl) == UFO_TINT)
+                        req->ttl_ms = ufo_value_int (ttl);
+                }
                 break;
             case UFO_BB_REQ_BLOB_GET: {
                 const char *blob;

@@ -77,7 +77,12 @@ typedef struct {
     char blob [65];                     //  blob.get: reference
     const void *blob_data;              //  blob.put: the bytes frame (borrowed)
     size_t blob_len;
+    int64_t ttl_ms;                     //  blob.put: the blob expires after this (0: permanent)
 } ufo_bb_request_t;
+
+//  blob.put's ttl_ms bounds (1 s .. 7 days)
+#define UFO_BB_BLOB_TTL_MIN_MS 1000
+#define UFO_BB_BLOB_TTL_MAX_MS (7LL * 24 * 3600 * 1000)
 
 //  Name of a request type ("bb.add"...), and the type named by name or -1.
 const char *ufo_bb_req_name (int type);
