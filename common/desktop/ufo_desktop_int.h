@@ -229,6 +229,12 @@ bool ufo_dnode_has_state_ (const ufo_dnode_t *node, AtspiStateType state);
 
 void ufo_desktop_walk_start_ (ufo_desktop_op_t *op, ufo_dwin_t *win);
 
+//  ufo_desktop_scroll.c
+//  The value of scroll bar `bar` (a cached node) changed: the area it scrolls has moved its
+//  content without bounds events (GTK3, Qt); the cached extents inside the area are read
+//  again by the next snapshot.
+void ufo_desktop_scrolled_ (ufo_dnode_t *bar);
+
 //  ufo_desktop_label.c
 void ufo_dlabel_free_ (void *label);
 //  Gives each entry of fresh (labels 0) the label of the same control in the last snapshot,
