@@ -166,6 +166,9 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
         node->valid = false;
         node->detail_valid = false;
         node->extra_valid = false;
+        //  the current item of a list, table or tree moved: the view may have scrolled
+        if (streq (detail, "focused") || streq (detail, "selected"))
+            ufo_desktop_item_current_ (desk, node);
     }
     else if (streq (member, "BoundsChanged") || streq (member, "VisibleDataChanged"))
         node->detail_valid = false;
