@@ -98,27 +98,13 @@ s_wait_state (ufo_desktop_t *desk, int64_t xid, const char *type, const char *na
     return snap;
 }
 
-//  The vertical scroll bar of the snapshot (taller than wide), or NULL.
-static const ufo_value_t *
-s_vbar (const ufo_value_t *snap)
-{
-    const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
-    for (size_t i = 0; i < ufo_value_size (controls); i++) {
-        const ufo_value_t *c = ufo_value_list_at (controls, i);
-        if (streq (ufo_value_map_str (c, "control_type", ""), "ScrollBar")
-        &&  s_rect (c, 3) - s_rect (c, 1) > 4 * (s_rect (c, 2) - s_rect (c, 0)))
-            return c;
-    }
-    return NULL;
-}
-
 //  The centre of every control of `type` lies within the rows the vertical scroll bar spans
 //  (the scrolled area's visible part; a row half under GTK's column header is clipped by the
 //  scroll pane, which holds the header too). Returns how many there are.
 static int
 s_check_in_view (const ufo_value_t *snap, const char *type)
 {
-    const ufo_value_t *bar = s_vbar (snap);
+    const ufo_value_t *bar = dfx_vbar (ufo_value_map_get (snap, "controls"));
     CHECK (bar != NULL);
     if (!bar)
         return 0;
@@ -370,7 +356,7 @@ UFO_TEST (test_qt_area_scrolled_by_keys)
     REQUIRE (snap);
     CHECK (s_check_in_view (snap, "CheckBox") > 4);
     CHECK (!s_control (snap, "ComboBox", "Background mode"));
-    const ufo_value_t *bar = s_vbar (snap);
+    const ufo_value_t *bar = dfx_vbar (ufo_value_map_get (snap, "controls"));
     REQUIRE (bar);
     CHECK_STR (ufo_value_map_str (bar, "value", ""), "0");
     //  the focus on the lowest check box, then down the page by keys: the area scrolls to
@@ -385,7 +371,7 @@ UFO_TEST (test_qt_area_scrolled_by_keys)
     while (ufo_time_mono_ms () < end) {
         ufo_value_destroy (&snap);
         snap = s_snap (desk, dialog);
-        bar = s_vbar (snap);
+        bar = dfx_vbar (ufo_value_map_get (snap, "controls"));
         if (bar && !streq (ufo_value_map_str (bar, "value", "0"), "0")
         &&  s_control (snap, "ComboBox", "Background mode"))
             break;
