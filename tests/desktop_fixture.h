@@ -201,4 +201,19 @@ dfx_centre_fraction (const ufo_value_t *snap, const char *label, double *fx, dou
     return false;
 }
 
+//  The first vertical scroll bar (taller than wide) among a snapshot's controls, or NULL.
+static inline const ufo_value_t *
+dfx_vbar (const ufo_value_t *controls)
+{
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        const ufo_value_t *r = ufo_value_map_get (c, "control_rect");
+        int64_t w = ufo_value_int (ufo_value_list_at (r, 2)) - ufo_value_int (ufo_value_list_at (r, 0));
+        int64_t h = ufo_value_int (ufo_value_list_at (r, 3)) - ufo_value_int (ufo_value_list_at (r, 1));
+        if (strcmp (ufo_value_map_str (c, "control_type", ""), "ScrollBar") == 0 && h > 4 * w)
+            return c;
+    }
+    return NULL;
+}
+
 #endif

@@ -31,19 +31,6 @@ s_click_named (ufo_desktop_t *desk, int64_t xid, const char *type, const char *n
     return dfx_click_named (desk, xid, type, name, WAIT_MS);
 }
 
-//  The vertical scroll bar of the snapshot (taller than wide), or NULL.
-static const ufo_value_t *
-s_vbar (const ufo_value_t *controls)
-{
-    for (size_t i = 0; i < ufo_value_size (controls); i++) {
-        const ufo_value_t *c = ufo_value_list_at (controls, i);
-        if (streq (ufo_value_map_str (c, "control_type", ""), "ScrollBar")
-        &&  s_rect (c, 3) - s_rect (c, 1) > 4 * (s_rect (c, 2) - s_rect (c, 0)))
-            return c;
-    }
-    return NULL;
-}
-
 //  What every snapshot of the dialog must show: no item of a closed combo list (an item
 //  named like a combo box's selection), and every control but the button row under the
 //  scroll area within the rows the vertical scroll bar spans. Returns the number of combos.
@@ -51,7 +38,7 @@ static int
 s_check_on_screen (const ufo_value_t *snap)
 {
     const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
-    const ufo_value_t *bar = s_vbar (controls);
+    const ufo_value_t *bar = dfx_vbar (controls);
     CHECK (bar != NULL);
     if (!bar)
         return 0;
@@ -103,7 +90,7 @@ UFO_TEST (test_qterminal_settings)
     CHECK (s_check_on_screen (snap) >= 4);
     CHECK (dfx_find (snap, "ComboBox", "Color scheme") != NULL);
     CHECK (dfx_find (snap, "ComboBox", "Background mode") == NULL);
-    const ufo_value_t *bar = s_vbar (ufo_value_map_get (snap, "controls"));
+    const ufo_value_t *bar = dfx_vbar (ufo_value_map_get (snap, "controls"));
     REQUIRE (bar);
     ufo_value_t *r = dfx_act (desk, dialog, ufo_value_map_str (bar, "label", ""),
                               "wheel_mouse_input", "{\"wheel_dist\": -20}");

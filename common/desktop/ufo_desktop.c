@@ -22,7 +22,10 @@ static const char *s_events [] = {
     "object:text-changed", "object:bounds-changed", "object:visible-data-changed",
     "object:row-reordered", "object:model-changed",
     "window:activate", "window:create", "window:destroy",
-    "document:load-complete", "document:reload"
+    "document:load-complete", "document:reload",
+    //  Qt sends a scroll bar's value change (PropertyChange accessible-value) only to this
+    //  listener, not to property-change's (ufo_desktop_scroll.c)
+    "object:value-changed"
 };
 
 int64_t

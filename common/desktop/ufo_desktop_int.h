@@ -249,6 +249,23 @@ bool ufo_dnode_has_state_ (const ufo_dnode_t *node, AtspiStateType state);
 
 void ufo_desktop_walk_start_ (ufo_desktop_op_t *op, ufo_dwin_t *win);
 
+//  ufo_desktop_scroll.c
+//  The value of scroll bar `bar` (a cached node) changed: the area it scrolls has moved its
+//  content without bounds events (GTK3, Qt); the cached extents inside the area are read
+//  again by the next snapshot.
+void ufo_desktop_scrolled_ (ufo_dnode_t *bar);
+//  Item `item` (a cached node whose states were read before) was shown or hidden since: if
+//  it is an item of a list, table or tree, the view scrolled and the extents of its
+//  siblings are read again (Qt moves a view's items without bounds events and exposes no
+//  scroll bar for it).
+void ufo_desktop_item_shown_ (ufo_dnode_t *item);
+//  Item `item` (a cached node) reported a focus or selection change: if it is an item of a
+//  list, table or tree of an application that reports no scrolling (not UFO_DTK_EVENTS), the
+//  states of its siblings are read again by the next snapshot, so that items shown or hidden
+//  by a scroll are seen (ufo_desktop_item_shown_) also when the keys' effect came after the
+//  snapshot that followed the action.
+void ufo_desktop_item_current_ (ufo_desktop_t *desk, ufo_dnode_t *item);
+
 //  ufo_desktop_label.c
 void ufo_dlabel_free_ (void *label);
 //  Gives each entry of fresh (labels 0) the label of the same control in the last snapshot,

@@ -150,9 +150,19 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
     }
     else if (streq (member, "TextChanged"))
         node->extra_valid = false;
+    else if (streq (member, "ValueChanged")) {
+        node->extra_valid = false;
+        if (node->role == ATSPI_ROLE_SCROLL_BAR && node->valid)
+            ufo_desktop_scrolled_ (node);           //  (as accessible-value below)
+    }
     else if (streq (member, "PropertyChange")) {
-        if (streq (detail, "accessible-value") || strstr (detail, "text"))
+        if (streq (detail, "accessible-value") || strstr (detail, "text")) {
             node->extra_valid = false;
+            //  a scroll bar moved: so did what its area shows (ufo_desktop_scroll.c)
+            if (node->role == ATSPI_ROLE_SCROLL_BAR && node->valid
+            &&  streq (detail, "accessible-value"))
+                ufo_desktop_scrolled_ (node);
+        }
         else {
             node->detail_valid = false;
             node->extra_valid = false;
@@ -162,6 +172,9 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
         node->valid = false;
         node->detail_valid = false;
         node->extra_valid = false;
+        //  the current item of a list, table or tree moved: the view may have scrolled
+        if (streq (detail, "focused") || streq (detail, "selected"))
+            ufo_desktop_item_current_ (desk, node);
     }
     else if (streq (member, "BoundsChanged") || streq (member, "VisibleDataChanged"))
         node->detail_valid = false;

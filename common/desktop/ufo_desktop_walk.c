@@ -659,6 +659,10 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                     if (node->kids && !ufo_dnode_leaf_ (node))
                         node->kids_valid = false;
                 }
+                //  an item of a list, table or tree shown or hidden since its states were
+                //  last read: the view scrolled (ufo_desktop_scroll.c)
+                if (node->valid && ((old ^ node->states) & shown))
+                    ufo_desktop_item_shown_ (node);
                 break;
             }
             case W_NAME: {
