@@ -39,6 +39,9 @@ struct _ufo_dnode_t {
     int32_t ext [4];            //  x, y, w, h relative to the window; w = -1 unknown
     char **actions;             //  NULL-terminated, NULL until read
     char *text;                 //  text / value excerpt
+    bool text_whole;            //  text is the control's whole text exactly as GetText gives it
+                                //  (at most text_excerpt characters, no embedded objects);
+                                //  fresh while extra_valid (ufo_desktop_act.c `texts`)
     char *desc;                 //  description, read when the name is empty or a class name
     char *relby;                //  "bus path" of the labelled-by target, read with desc
     bool valid;                 //  role and states fresh
