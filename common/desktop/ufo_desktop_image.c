@@ -143,7 +143,7 @@ s_shm_get (ufo_desktop_t *desk, Drawable d, int width, int height)
         return NULL;
     Visual *visual = DefaultVisual (desk->dpy, DefaultScreen (desk->dpy));
     int depth = DefaultDepth (desk->dpy, DefaultScreen (desk->dpy));
-    const ufo_dxwin_info_t *known = d != desk->root_win ? ufo_desktop_xwin_get_ (desk, (int64_t) d, 0)
+    const ufo_dxwin_info_t *known = d != desk->root_win ? ufo_desktop_xwin_peek_ (desk, (int64_t) d, 0)
                                                          : NULL;
     if (known) {                //  a top-level window: its visual is known
         visual = known->attr->visual;
@@ -241,7 +241,7 @@ s_paste_popups (ufo_desktop_t *self, ufo_image_t *img, Window win)
     Window root, parent, *kids = NULL, top = win;
     unsigned int n = 0;
     //  the window's ancestor among the root's children (a window manager frames windows)
-    for (int depth = 0; depth < 16 && !ufo_desktop_xwin_get_ (self, (int64_t) top, 0); depth++) {
+    for (int depth = 0; depth < 16 && !ufo_desktop_xwin_peek_ (self, (int64_t) top, 0); depth++) {
         ufo_desktop_x_trap_begin_ (self);
         Status ok = XQueryTree (self->dpy, top, &root, &parent, &kids, &n);
         ufo_desktop_x_trap_end_ (self);
@@ -265,7 +265,7 @@ s_paste_popups (ufo_desktop_t *self, ufo_image_t *img, Window win)
         }
         if (!above)
             continue;
-        const ufo_dxwin_info_t *known = ufo_desktop_xwin_get_ (self, (int64_t) stack [i], 0);
+        const ufo_dxwin_info_t *known = ufo_desktop_xwin_peek_ (self, (int64_t) stack [i], 0);
         if (!known)
             continue;           //  gone meanwhile
         XWindowAttributes attr = *known->attr;

@@ -249,6 +249,9 @@ int ufo_desktop_xwin_drain_ (ufo_desktop_t *desk);
 //  NULL when xid is not a child of the root window (the caller asks X). Valid until the next
 //  call into the desktop.
 const ufo_dxwin_info_t *ufo_desktop_xwin_get_ (ufo_desktop_t *desk, int64_t xid, unsigned want);
+//  The same without applying pending events first: for the windows of one list, after one
+//  ufo_desktop_xwin_get_ / _listable_ / _stack_ (a read from the socket each is saved).
+const ufo_dxwin_info_t *ufo_desktop_xwin_peek_ (ufo_desktop_t *desk, int64_t xid, unsigned want);
 //  True when the top-level windows are the root window's children (no window manager
 //  publishes _NET_CLIENT_LIST), so that the list can come from ufo_desktop_xwin_stack_.
 bool ufo_desktop_xwin_listable_ (ufo_desktop_t *desk);

@@ -70,7 +70,7 @@ s_focus_toplevel (ufo_desktop_t *self, Window focus)
 {
     Window root, parent, *kids = NULL;
     unsigned int n;
-    if (ufo_desktop_xwin_get_ (self, (int64_t) focus, 0))
+    if (ufo_desktop_xwin_peek_ (self, (int64_t) focus, 0))
         return focus;           //  a root child itself (followed through X events)
     //  climb to the child of the root window
     for (int depth = 0; focus != None && focus != PointerRoot && depth < 64; depth++) {
@@ -185,7 +185,7 @@ ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
         size_t n = ufo_desktop_xwin_stack_ (self, &wins);
         focus = s_focus_toplevel (self, focus);
         for (size_t i = 0; i < n; i++) {
-            const ufo_dxwin_info_t *k = ufo_desktop_xwin_get_ (self, (int64_t) wins [i],
+            const ufo_dxwin_info_t *k = ufo_desktop_xwin_peek_ (self, (int64_t) wins [i],
                 UFO_DXWIN_TITLE | UFO_DXWIN_PID | UFO_DXWIN_CLASS | UFO_DXWIN_KIND);
             if (!k)
                 continue;       //  gone meanwhile

@@ -325,10 +325,16 @@ s_read_attr (ufo_desktop_t *desk, s_win_t *w)
 const ufo_dxwin_info_t *
 ufo_desktop_xwin_get_ (ufo_desktop_t *desk, int64_t xid, unsigned want)
 {
-    ufo_dxwin_t *self = desk->xwin;
-    if (!self || desk->x_dead || xid <= 0 || xid > (int64_t) UINT32_MAX)
-        return NULL;
     ufo_desktop_xwin_drain_ (desk);
+    return ufo_desktop_xwin_peek_ (desk, xid, want);
+}
+
+const ufo_dxwin_info_t *
+ufo_desktop_xwin_peek_ (ufo_desktop_t *desk, int64_t xid, unsigned want)
+{
+    ufo_dxwin_t *self = desk->xwin;
+    if (!self || desk->x_dead || !self->started || xid <= 0 || xid > (int64_t) UINT32_MAX)
+        return NULL;
     s_win_t *w = s_find (self, (Window) xid);
     if (!w)
         return NULL;
