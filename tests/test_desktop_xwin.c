@@ -218,6 +218,29 @@ UFO_TEST (test_window_list_follows_x_events)
     CHECK (s_entry (wins, b));
     ufo_value_destroy (&wins);
 
+    //  restacked by circulation (the lowest mapped child raised, the highest lowered), and a
+    //  window reparented into another (no longer top-level) and back to the root
+    XCirculateSubwindowsUp (s_dpy, DefaultRootWindow (s_dpy));
+    wins = s_check (desk, "circulated up");
+    ufo_value_destroy (&wins);
+    XCirculateSubwindowsDown (s_dpy, DefaultRootWindow (s_dpy));
+    wins = s_check (desk, "circulated down");
+    ufo_value_destroy (&wins);
+    XRaiseWindow (s_dpy, a);
+    XReparentWindow (s_dpy, b, a, 5, 5);
+    XMapWindow (s_dpy, b);
+    XMoveWindow (s_dpy, b, 7, 9);
+    wins = s_check (desk, "reparented into another window");
+    CHECK (!s_entry (wins, b));
+    ufo_value_destroy (&wins);
+    XReparentWindow (s_dpy, b, DefaultRootWindow (s_dpy), 410, 30);
+    wins = s_check (desk, "reparented back to the root");
+    e = s_entry (wins, b);
+    REQUIRE (e);
+    CHECK_INT (ufo_value_int (ufo_value_list_at (ufo_value_map_get (e, "rect"), 0)), 410);
+    CHECK (s_index (wins, a) < s_index (wins, b));      //  on top of its new siblings
+    ufo_value_destroy (&wins);
+
     //  many changes while nobody lists: the owner's loop serves the X connection's
     //  descriptor (pump), after which it has nothing left to read
     int fd = ufo_desktop_x_fd (desk);

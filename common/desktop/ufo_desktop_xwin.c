@@ -90,15 +90,22 @@ s_add (ufo_desktop_t *desk, Window xid)
     return w;
 }
 
-//  Puts w just above sibling `above` (None: at the bottom).
+//  Takes w out of the stacking order (it stays in by_xid: the caller puts it back).
 static void
-s_restack (ufo_dxwin_t *self, s_win_t *w, Window above)
+s_unstack (ufo_dxwin_t *self, s_win_t *w)
 {
     for (guint i = 0; i < self->stack->len; i++)
         if (g_ptr_array_index (self->stack, i) == w) {
             g_ptr_array_steal_index (self->stack, i);
-            break;
+            return;
         }
+}
+
+//  Puts w just above sibling `above` (None: at the bottom).
+static void
+s_restack (ufo_dxwin_t *self, s_win_t *w, Window above)
+{
+    s_unstack (self, w);
     if (above == None) {
         g_ptr_array_insert (self->stack, 0, w);
         return;
@@ -217,11 +224,7 @@ s_apply (ufo_desktop_t *desk, const XEvent *ev)
             w = ev->xcirculate.event == desk->root_win ? s_find (self, ev->xcirculate.window) : NULL;
             if (w) {
                 if (ev->xcirculate.place == PlaceOnTop) {
-                    for (guint i = 0; i < self->stack->len; i++)
-                        if (g_ptr_array_index (self->stack, i) == w) {
-                            g_ptr_array_steal_index (self->stack, i);
-                            break;
-                        }
+                    s_unstack (self, w);
                     g_ptr_array_add (self->stack, w);
                 }
                 else
