@@ -52,6 +52,19 @@ s_desktop_readable (ufo_loop_t *loop, void *arg)
     ufo_desktop_pump (ctx->desktop);
 }
 
+//  The X connection is readable: its events are applied; once the display is gone its
+//  descriptor (readable for ever) leaves the loop.
+static void
+s_x_readable (ufo_loop_t *loop, void *arg)
+{
+    app_ctx_t *ctx = arg;
+    ufo_desktop_pump (ctx->desktop);
+    if (ufo_desktop_x_fd (ctx->desktop) < 0 && ctx->x_reader) {
+        ufo_loop_remove (loop, ctx->x_reader);
+        ctx->x_reader = 0;
+    }
+}
+
 static ufo_mcp_hub_t *s_mcp_polled;     //  the hub whose descriptors this turn polls
 
 static size_t
@@ -157,6 +170,10 @@ app_ctx_open (app_ctx_t *ctx, const app_ctx_options_t *options, ufo_error_t *err
     //  a first snapshot 3-5x slower than the same walk from ufo-desktop
     if (ufo_desktop_fd (ctx->desktop) >= 0)
         ufo_loop_reader_add (ctx->loop, NULL, ufo_desktop_fd (ctx->desktop), s_desktop_readable, ctx);
+    //  the X connection: its events keep the window list current (ufo_desktop_x_fd)
+    if (ufo_desktop_x_fd (ctx->desktop) >= 0)
+        ctx->x_reader = ufo_loop_reader_add (ctx->loop, NULL, ufo_desktop_x_fd (ctx->desktop),
+                                             s_x_readable, ctx);
     if (!options->desktop_service) {
         ufo_loop_source_t mcp = { NULL, s_mcp_items, s_mcp_dispatch };
         ufo_loop_source_add (ctx->loop, &mcp, ctx);

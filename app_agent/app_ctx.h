@@ -26,6 +26,7 @@ typedef struct {
     ufo_loop_t *loop;               //  owned: the process's one loop (LLM, MCP, desktop, worker)
     ufo_config_t *config;           //  owned
     ufo_desktop_t *desktop;         //  owned
+    int x_reader;                   //  loop id of the reader of the desktop's X connection
     ufo_llm_t *llm;                 //  owned
     ufo_llm_engines_t *engines;     //  owned: the engines of sessions' model overrides (bounded)
     ufo_prompts_t *prompts;         //  owned

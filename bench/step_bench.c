@@ -23,7 +23,8 @@
     snapshot; own p50 >= 10x faster than the baseline's observation; own p50 <= 50 ms on GTK3.
     Exit status 0 when every target is met, 1 otherwise, 2 when the setup failed.
 
-    usage: step_bench [STEPS [APPLICATION]]   (default 24 steps, every application) */
+    usage: step_bench [STEPS [APPLICATION]]   (default 24 steps, every application)
+    STEP_BENCH_STEPS=1 prints each step's phases on stderr. */
 #include "bench_stats.h"
 #include "ufo_clock.h"
 #include "ufo_desktop.h"
@@ -355,6 +356,12 @@ s_run_app (const s_app_t *app, int steps, s_outcome_t *out)
                     first_dialog [n_first_dialog++] = ph [0][m] + ph [S_CONTROLS][m];
             }
             last_xid = wx;
+            if (getenv ("STEP_BENCH_STEPS"))    //  each step's phases (ms), for a breakdown
+                fprintf (stderr, "step %zu %-14s shot %.2f controls %.2f annot %.2f prompt %.2f parse %.2f"
+                         " action %.2f wait %.2f other %.2f record %.2f own %.2f\n", i,
+                         ufo_value_map_str (r, "Function", ""), ph [0][m], ph [S_CONTROLS][m],
+                         ph [2][m], ph [4][m], ph [6][m], ph [S_ACTION][m], ph [S_WAIT][m],
+                         ph [S_OTHER][m], ph [S_RECORD][m], ph [S_OWN][m]);
             m++;
         }
         ufo_value_destroy (&resp);

@@ -132,6 +132,35 @@ s_x_prop_card (Display *dpy, Window w, const char *name)
     return value;
 }
 
+char *
+ufo_desktop_x_title_ (ufo_desktop_t *desk, Window win)
+{
+    ufo_desktop_x_trap_begin_ (desk);
+    char *title = s_x_prop_string (desk->dpy, win, "_NET_WM_NAME", "UTF8_STRING");
+    if (!title)
+        title = s_x_prop_string (desk->dpy, win, "WM_NAME", NULL);
+    ufo_desktop_x_trap_end_ (desk);
+    if (!title)
+        title = ufo_strdup ("");
+    else if (!g_utf8_validate (title, -1, NULL)) {
+        //  WM_NAME may be Latin-1: keep what is valid
+        char *valid = g_utf8_make_valid (title, -1);
+        free (title);
+        title = ufo_strdup (valid);
+        g_free (valid);
+    }
+    return title;
+}
+
+int
+ufo_desktop_x_pid_ (ufo_desktop_t *desk, Window win)
+{
+    ufo_desktop_x_trap_begin_ (desk);
+    int pid = (int) s_x_prop_card (desk->dpy, win, "_NET_WM_PID");
+    ufo_desktop_x_trap_end_ (desk);
+    return pid;
+}
+
 bool
 ufo_desktop_x_window_info_ (ufo_desktop_t *desk, int64_t xid, int *x, int *y, int *w, int *h,
                             char **title, int *pid)
@@ -139,6 +168,20 @@ ufo_desktop_x_window_info_ (ufo_desktop_t *desk, int64_t xid, int *x, int *y, in
     if (xid <= 0 || xid > (int64_t) UINT32_MAX || desk->x_dead)
         return false;
     Window win = (Window) xid;
+    //  a top-level window without a window manager: from what X events told (ufo_desktop_xwin.c)
+    const ufo_dxwin_info_t *known = ufo_desktop_xwin_get_ (desk, xid, (title ? UFO_DXWIN_TITLE : 0)
+                                                                      | (pid ? UFO_DXWIN_PID : 0));
+    if (known) {
+        if (!known->viewable)
+            return false;
+        if (x) *x = known->x;
+        if (y) *y = known->y;
+        if (w) *w = known->attr->width;
+        if (h) *h = known->attr->height;
+        if (title) *title = ufo_strdup (known->title);
+        if (pid) *pid = known->pid;
+        return true;
+    }
     XWindowAttributes attr;
     ufo_desktop_x_trap_begin_ (desk);
     Status ok = XGetWindowAttributes (desk->dpy, win, &attr);
@@ -152,27 +195,10 @@ ufo_desktop_x_window_info_ (ufo_desktop_t *desk, int64_t xid, int *x, int *y, in
     if (y) *y = ry;
     if (w) *w = attr.width;
     if (h) *h = attr.height;
-    if (title) {
-        ufo_desktop_x_trap_begin_ (desk);
-        *title = s_x_prop_string (desk->dpy, win, "_NET_WM_NAME", "UTF8_STRING");
-        if (!*title)
-            *title = s_x_prop_string (desk->dpy, win, "WM_NAME", NULL);
-        ufo_desktop_x_trap_end_ (desk);
-        if (!*title)
-            *title = ufo_strdup ("");
-        else if (!g_utf8_validate (*title, -1, NULL)) {
-            //  WM_NAME may be Latin-1: keep what is valid
-            char *valid = g_utf8_make_valid (*title, -1);
-            free (*title);
-            *title = ufo_strdup (valid);
-            g_free (valid);
-        }
-    }
-    if (pid) {
-        ufo_desktop_x_trap_begin_ (desk);
-        *pid = (int) s_x_prop_card (desk->dpy, win, "_NET_WM_PID");
-        ufo_desktop_x_trap_end_ (desk);
-    }
+    if (title)
+        *title = ufo_desktop_x_title_ (desk, win);
+    if (pid)
+        *pid = ufo_desktop_x_pid_ (desk, win);
     return true;
 }
 
@@ -272,6 +298,7 @@ ufo_desktop_new (const ufo_value_t *options, ufo_error_t *err)
     self->dpy = dpy;
     XSetIOErrorExitHandler (dpy, s_x_io_exit, self);
     self->root_win = DefaultRootWindow (dpy);
+    self->xwin = ufo_desktop_xwin_new_ (self);
     self->screen_w = DisplayWidth (dpy, DefaultScreen (dpy));
     self->screen_h = DisplayHeight (dpy, DefaultScreen (dpy));
     int ev_base, err_base, major = 0, minor = 4;
@@ -456,6 +483,7 @@ ufo_desktop_destroy (ufo_desktop_t **self_p)
     ufo_value_destroy (&self->launchers);
     ufo_value_destroy (&self->control_list);
     ufo_desktop_shm_free_ (self);
+    ufo_desktop_xwin_destroy_ (&self->xwin);
     if (self->dpy && !self->x_dead)
         XCloseDisplay (self->dpy);
     free (self);
@@ -481,6 +509,7 @@ ufo_desktop_pump (ufo_desktop_t *self)
     int n = 0;
     while (n < 10000 && g_main_context_iteration (self->ctx, FALSE))
         n++;
+    n += ufo_desktop_xwin_drain_ (self);
     s_reap (self);
     return n;
 }

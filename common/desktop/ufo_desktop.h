@@ -53,6 +53,11 @@ int ufo_desktop_pump (ufo_desktop_t *self);
 //  platform gives none (then call ufo_desktop_pump on a timer). Owned by the desktop.
 int ufo_desktop_fd (ufo_desktop_t *self);
 
+//  The X connection's file descriptor (-1 once the display is gone), for loops that poll:
+//  when it is readable, call ufo_desktop_pump, which applies the X events that keep the
+//  window list current (ufo_desktop_pump also does so when called for any other reason).
+int ufo_desktop_x_fd (ufo_desktop_t *self);
+
 //  Waits up to timeout_ms for something to dispatch, then dispatches it. For callers that
 //  own no other loop (tests, tools, ufo_desktop_op_run). Returns dispatched sources.
 int ufo_desktop_iterate (ufo_desktop_t *self, int timeout_ms);

@@ -31,7 +31,6 @@ typedef struct {
     ufo_value_t *keys;          //  parsed keys waiting for focus
     int restore_caret;          //  caret offset to put back after GrabFocus, or -1
     char *what;                 //  "Edit 'Name'" (label N), for messages
-    ufo_reply_fn text_fn;       //  gets the text read by s_get_text
     char *target_note;          //  where untargeted keys went (the result's text)
     char *inner_path;           //  the button inside a button without a click action
     bool typed;                 //  set_edit_text fell back to typing
@@ -301,19 +300,71 @@ s_int_property (GVariant *reply)
     return value;
 }
 
-//  Reads the whole text of the action's control and calls fn with the (s) reply: the
-//  character count first, then exactly that many characters (GTK4, Qt and Firefox answer ""
-//  to GetText (0, -1)); without a count, GetText (0, -1).
+//  Reads the whole text of the action's control and calls fn with the (s) reply: exactly
+//  CharacterCount characters (GTK4, Qt and Firefox answer "" to GetText (0, -1)). The count
+//  and GetText (0, -1) are asked together: when the latter has exactly that many characters
+//  (GTK3) it is the answer, one round trip instead of two; else GetText (0, count) follows;
+//  without a count, GetText (0, -1) is the answer.
+typedef struct {
+    int refs;                   //  one per call in flight
+    bool got_count, got_whole;
+    int count;                  //  CharacterCount, -1 if it could not be read
+    GVariant *whole;            //  GetText (0, -1)'s reply, NULL if it failed
+    char *whole_error;
+    ufo_reply_fn fn;
+    void *data;
+} s_text_read_t;
+
+static void
+s_text_read_unref (s_text_read_t *tr)
+{
+    if (--tr->refs > 0)
+        return;
+    if (tr->whole)
+        g_variant_unref (tr->whole);
+    g_free (tr->whole_error);
+    free (tr);
+}
+
+//  Both replies are in: the answer, or the second call.
+static void
+s_text_read_settle (ufo_desktop_op_t *op, s_text_read_t *tr)
+{
+    if (!tr->got_count || !tr->got_whole || !op || op->done)
+        return;
+    s_act_t *st = op->state;
+    const char *whole = NULL;
+    if (tr->whole)
+        g_variant_get (tr->whole, "(&s)", &whole);
+    if (tr->count < 0)
+        tr->fn (op, tr->whole, tr->whole ? NULL : tr->whole_error, tr->data);
+    else if (whole && g_utf8_strlen (whole, -1) == tr->count)
+        tr->fn (op, tr->whole, NULL, tr->data);
+    else
+        ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
+                           g_variant_new ("(ii)", 0, tr->count), "(s)", tr->fn, tr->data);
+}
+
 static void
 s_on_count (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
 {
-    if (!op || op->done)
-        return;
-    s_act_t *st = op->state;
-    int count = s_int_property (reply);
     UFO_UNUSED (error);
-    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
-                       g_variant_new ("(ii)", 0, count), "(s)", st->text_fn, data);
+    s_text_read_t *tr = data;
+    tr->got_count = true;
+    tr->count = s_int_property (reply);
+    s_text_read_settle (op, tr);
+    s_text_read_unref (tr);
+}
+
+static void
+s_on_whole (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data)
+{
+    s_text_read_t *tr = data;
+    tr->got_whole = true;
+    tr->whole = reply ? g_variant_ref (reply) : NULL;
+    tr->whole_error = g_strdup (error ? error : "D-Bus error");
+    s_text_read_settle (op, tr);
+    s_text_read_unref (tr);
 }
 
 //  (fn gets data with the text)
@@ -321,10 +372,15 @@ static void
 s_get_text (ufo_desktop_op_t *op, ufo_reply_fn fn, void *data)
 {
     s_act_t *st = op->state;
-    st->text_fn = fn;
+    s_text_read_t *tr = ufo_calloc (1, sizeof (*tr));
+    tr->refs = 2;
+    tr->fn = fn;
+    tr->data = data;
     ufo_desktop_call_ (op, st->bus, st->path, "org.freedesktop.DBus.Properties", "Get",
                        g_variant_new ("(ss)", "org.a11y.atspi.Text", "CharacterCount"), "(v)",
-                       s_on_count, data);
+                       s_on_count, tr);
+    ufo_desktop_call_ (op, st->bus, st->path, "org.a11y.atspi.Text", "GetText",
+                       g_variant_new ("(ii)", 0, -1), "(s)", s_on_whole, tr);
 }
 
 //  The action is sent: from now on it waits for the application (its focus, its effect),
@@ -671,6 +727,7 @@ s_acts_on_control (const char *function, const ufo_value_t *args)
 }
 
 static void s_act_dispatch (ufo_desktop_op_t *op);
+static bool s_text_known (ufo_desktop_t *desk, const ufo_dnode_t *node);
 
 //  Runs the action, or ends it with an error naming the control when states (AtspiStateType
 //  bits) say it is disabled: neither sensitive nor enabled (LibreOffice's cells say only
@@ -890,7 +947,9 @@ s_act_dispatch (ufo_desktop_op_t *op)
         s_start_effect_wait (op);
     }
     else if (streq (function, "texts")) {
-        if (node->ifaces & S_IF_TEXT)
+        if ((node->ifaces & S_IF_TEXT) && s_text_known (self, node))
+            ufo_desktop_op_finish_ (op, true, node->text, NULL);
+        else if (node->ifaces & S_IF_TEXT)
             s_get_text (op, s_on_texts, NULL);
         else
             ufo_desktop_op_finish_ (op, true, ufo_value_map_str (control, "control_text", ""),
@@ -924,6 +983,19 @@ s_act_dispatch (ufo_desktop_op_t *op)
         ufo_desktop_op_finish_ (op, false, NULL, "unknown action '%s'", function);
 }
 
+//  True when the cache holds the control's whole text and it cannot have changed unseen:
+//  read by the latest snapshot with no event since (a text change drops it), from an
+//  application whose toolkit reports every change by an event (UFO_DTK_EVENTS: GTK3, the
+//  same rule that spares it the re-validation after an action). `texts` then answers
+//  without asking the application again.
+static bool
+s_text_known (ufo_desktop_t *desk, const ufo_dnode_t *node)
+{
+    int flags = GPOINTER_TO_INT (g_hash_table_lookup (desk->bus_toolkit, node->bus));
+    return (flags & UFO_DTK_EVENTS) && node->valid && node->extra_valid && node->text_whole
+        && node->text;
+}
+
 static const char *s_needs_control [] = {
     "click_input", "set_edit_text", "texts", "wheel_mouse_input"
 };
@@ -939,6 +1011,10 @@ ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label, cons
     ufo_dwin_t *acted = ufo_desktop_win_ (self, xid, false);
     if (acted)
         acted->acted = true;
+    //  `texts` may answer from the cache (s_text_known): the events already received are
+    //  applied first, so that a change the application reported is never missed
+    if (function && streq (function, "texts"))
+        ufo_desktop_pump (self);
     if (ufo_desktop_sheet_action_ (function))        //  spreadsheets: ufo_desktop_sheet.c
         return ufo_desktop_sheet_begin_ (self, xid, function, args);
     if (ufo_desktop_caret_action_ (function))        //  documents: ufo_desktop_caret.c

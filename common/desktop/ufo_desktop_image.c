@@ -143,7 +143,13 @@ s_shm_get (ufo_desktop_t *desk, Drawable d, int width, int height)
         return NULL;
     Visual *visual = DefaultVisual (desk->dpy, DefaultScreen (desk->dpy));
     int depth = DefaultDepth (desk->dpy, DefaultScreen (desk->dpy));
-    if (d != desk->root_win) {
+    const ufo_dxwin_info_t *known = d != desk->root_win ? ufo_desktop_xwin_peek_ (desk, (int64_t) d, 0)
+                                                         : NULL;
+    if (known) {                //  a top-level window: its visual is known
+        visual = known->attr->visual;
+        depth = known->attr->depth;
+    }
+    else if (d != desk->root_win) {
         XWindowAttributes attr;
         ufo_desktop_x_trap_begin_ (desk);
         Status ok = XGetWindowAttributes (desk->dpy, d, &attr);
@@ -234,10 +240,12 @@ s_paste_popups (ufo_desktop_t *self, ufo_image_t *img, Window win)
 {
     Window root, parent, *kids = NULL, top = win;
     unsigned int n = 0;
-    ufo_desktop_x_trap_begin_ (self);
     //  the window's ancestor among the root's children (a window manager frames windows)
-    for (int depth = 0; depth < 16; depth++) {
-        if (!XQueryTree (self->dpy, top, &root, &parent, &kids, &n))
+    for (int depth = 0; depth < 16 && !ufo_desktop_xwin_peek_ (self, (int64_t) top, 0); depth++) {
+        ufo_desktop_x_trap_begin_ (self);
+        Status ok = XQueryTree (self->dpy, top, &root, &parent, &kids, &n);
+        ufo_desktop_x_trap_end_ (self);
+        if (!ok)
             break;
         if (kids)
             XFree (kids);
@@ -246,28 +254,28 @@ s_paste_popups (ufo_desktop_t *self, ufo_image_t *img, Window win)
             break;
         top = parent;
     }
-    if (!XQueryTree (self->dpy, self->root_win, &root, &parent, &kids, &n))
-        n = 0;
-    ufo_desktop_x_trap_end_ (self);
+    //  the root's children as X events keep them (ufo_desktop_xwin.c), bottom to top
+    Window *stack = NULL;
+    n = (unsigned int) ufo_desktop_xwin_stack_ (self, &stack);
     bool above = false;
     for (unsigned int i = 0; i < n; i++) {          //  bottom to top
-        if (kids [i] == top) {
+        if (stack [i] == top) {
             above = true;
             continue;
         }
         if (!above)
             continue;
-        XWindowAttributes attr;
-        ufo_desktop_x_trap_begin_ (self);
-        Status ok = XGetWindowAttributes (self->dpy, kids [i], &attr);
-        if (ufo_desktop_x_trap_end_ (self) || !ok || attr.map_state != IsViewable
-        ||  !attr.override_redirect || attr.class != InputOutput)
+        const ufo_dxwin_info_t *known = ufo_desktop_xwin_peek_ (self, (int64_t) stack [i], 0);
+        if (!known)
+            continue;           //  gone meanwhile
+        XWindowAttributes attr = *known->attr;
+        if (!known->viewable || !attr.override_redirect || attr.class != InputOutput)
             continue;
         int px = attr.x - img->ox, py = attr.y - img->oy;
         if (px >= img->width || py >= img->height || px + attr.width <= 0
         ||  py + attr.height <= 0)
             continue;
-        ufo_image_t *pop = s_capture (self, kids [i], attr.width, attr.height, attr.x, attr.y,
+        ufo_image_t *pop = s_capture (self, stack [i], attr.width, attr.height, attr.x, attr.y,
                                       NULL);
         if (!pop)
             continue;
@@ -284,8 +292,7 @@ s_paste_popups (ufo_desktop_t *self, ufo_image_t *img, Window win)
         }
         ufo_image_destroy (&pop);
     }
-    if (kids)
-        XFree (kids);
+    free (stack);
 }
 
 ufo_image_t *

@@ -39,6 +39,9 @@ struct _ufo_dnode_t {
     int32_t ext [4];            //  x, y, w, h relative to the window; w = -1 unknown
     char **actions;             //  NULL-terminated, NULL until read
     char *text;                 //  text / value excerpt
+    bool text_whole;            //  text is the control's whole text exactly as GetText gives it
+                                //  (at most text_excerpt characters, no embedded objects);
+                                //  fresh while extra_valid (ufo_desktop_act.c `texts`)
     char *desc;                 //  description, read when the name is empty or a class name
     char *relby;                //  "bus path" of the labelled-by target, read with desc
     bool valid;                 //  role and states fresh
@@ -101,8 +104,11 @@ struct _ufo_dwin_t {
     ufo_dwin_t *next;
 };
 
+typedef struct _ufo_dxwin_t ufo_dxwin_t;
+
 struct _ufo_desktop_t {
     Display *dpy;
+    ufo_dxwin_t *xwin;          //  the root window's children, kept by X events (ufo_desktop_xwin.c)
     bool x_dead;                //  the X connection was lost: every X call is skipped
     Window root_win;
     int screen_w, screen_h;
@@ -212,6 +218,50 @@ int ufo_desktop_x_trap_end_ (ufo_desktop_t *desk);
 void ufo_desktop_shm_free_ (ufo_desktop_t *desk);
 ufo_dwin_t *ufo_desktop_win_ (ufo_desktop_t *desk, int64_t xid, bool create);
 void ufo_desktop_win_forget_ (ufo_desktop_t *desk, int64_t xid);
+
+//  The X window's title (_NET_WM_NAME, else WM_NAME; valid UTF-8, "" if none; caller frees)
+//  and _NET_WM_PID (-1 if none), each one round trip.
+char *ufo_desktop_x_title_ (ufo_desktop_t *desk, Window win);
+int ufo_desktop_x_pid_ (ufo_desktop_t *desk, Window win);
+
+//  ufo_desktop_win.c: what X says about a top-level window's kind (transient-for, dialog,
+//  modal); two or three round trips. Call inside a trap.
+void ufo_desktop_x_window_kind_ (ufo_desktop_t *desk, Window w, int64_t *transient_p,
+                                 bool *dialog_p, bool *modal_p);
+
+//  ufo_desktop_xwin.c: the root window's children followed through X events
+#define UFO_DXWIN_TITLE 1
+#define UFO_DXWIN_PID   2
+#define UFO_DXWIN_CLASS 4
+#define UFO_DXWIN_KIND  8
+typedef struct {
+    const XWindowAttributes *attr;  //  as XGetWindowAttributes would answer now
+    bool viewable;
+    int x, y;                   //  its inside's top-left on the root window
+    char *title;                //  UFO_DXWIN_TITLE ("" if none)
+    int pid;                    //  UFO_DXWIN_PID (-1 if none)
+    bool has_class;             //  UFO_DXWIN_CLASS: XGetClassHint succeeded
+    char *res_name, *res_class; //  (NULL if none)
+    int64_t transient;          //  UFO_DXWIN_KIND
+    bool dialog, modal;
+} ufo_dxwin_info_t;
+ufo_dxwin_t *ufo_desktop_xwin_new_ (ufo_desktop_t *desk);
+void ufo_desktop_xwin_destroy_ (ufo_dxwin_t **self_p);
+//  Applies the X events the connection holds (never waits). Returns how many.
+int ufo_desktop_xwin_drain_ (ufo_desktop_t *desk);
+//  What is known of root child xid with the UFO_DXWIN_* fields of want read (a round trip
+//  each the first time and after X said they changed), after applying the pending events;
+//  NULL when xid is not a child of the root window (the caller asks X). Valid until the next
+//  call into the desktop.
+const ufo_dxwin_info_t *ufo_desktop_xwin_get_ (ufo_desktop_t *desk, int64_t xid, unsigned want);
+//  The same without applying pending events first: for the windows of one list, after one
+//  ufo_desktop_xwin_get_ / _listable_ / _stack_ (a read from the socket each is saved).
+const ufo_dxwin_info_t *ufo_desktop_xwin_peek_ (ufo_desktop_t *desk, int64_t xid, unsigned want);
+//  True when the top-level windows are the root window's children (no window manager
+//  publishes _NET_CLIENT_LIST), so that the list can come from ufo_desktop_xwin_stack_.
+bool ufo_desktop_xwin_listable_ (ufo_desktop_t *desk);
+//  The root window's children, bottom to top (as XQueryTree); *wins_p is the caller's (free).
+size_t ufo_desktop_xwin_stack_ (ufo_desktop_t *desk, Window **wins_p);
 
 //  ufo_desktop_node.c
 void ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node);

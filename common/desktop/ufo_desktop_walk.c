@@ -505,6 +505,7 @@ s_expand (ufo_desktop_op_t *op, ufo_dnode_t *node)
         node->actions = NULL;
         free (node->text);
         node->text = NULL;
+        node->text_whole = false;
         if (ufo_dnode_label_role_ (node->role))
             node->text = ufo_strdup (node->name ? node->name : "");
         else {
@@ -744,6 +745,8 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 g_variant_get (reply, "(&s)", &s);
                 free (node->text);
                 node->text = s_drop_objects (s ? s : "");
+                node->text_whole = s && *s && !strstr (s, "\xEF\xBF\xBC")
+                                && g_utf8_strlen (s, -1) <= op->desk->text_excerpt;
                 node->ifaces |= S_IF_TEXT;
                 if (ufo_dnode_has_state_ (node, ATSPI_STATE_EDITABLE))
                     node->ifaces |= S_IF_EDITABLE;

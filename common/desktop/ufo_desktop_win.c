@@ -26,8 +26,9 @@ s_is_app_window (ufo_desktop_t *self, Window w)
 //  whether its type is a dialog (_NET_WM_WINDOW_TYPE_DIALOG, or transient without a type, as
 //  the EWMH says to assume) and whether it is modal (_NET_WM_STATE_MODAL). Toolkits set these
 //  before mapping (GTK, Qt), so they hold with and without a window manager.
-static void
-s_window_kind (ufo_desktop_t *self, Window w, int64_t *transient_p, bool *dialog_p, bool *modal_p)
+void
+ufo_desktop_x_window_kind_ (ufo_desktop_t *self, Window w, int64_t *transient_p, bool *dialog_p,
+                            bool *modal_p)
 {
     Window owner = None;
     *transient_p = XGetTransientForHint (self->dpy, w, &owner) && owner != None ? (int64_t) owner : 0;
@@ -63,24 +64,103 @@ s_window_kind (ufo_desktop_t *self, Window w, int64_t *transient_p, bool *dialog
     }
 }
 
+//  The child of the root window that holds focus (the window XGetInputFocus named), or None.
 static Window
-s_focus_toplevel (ufo_desktop_t *self)
+s_focus_toplevel (ufo_desktop_t *self, Window focus)
 {
-    Window focus = None, root, parent, *kids = NULL;
-    int revert;
+    Window root, parent, *kids = NULL;
     unsigned int n;
-    XGetInputFocus (self->dpy, &focus, &revert);
+    if (ufo_desktop_xwin_peek_ (self, (int64_t) focus, 0))
+        return focus;           //  a root child itself (followed through X events)
     //  climb to the child of the root window
     for (int depth = 0; focus != None && focus != PointerRoot && depth < 64; depth++) {
-        if (!XQueryTree (self->dpy, focus, &root, &parent, &kids, &n))
+        ufo_desktop_x_trap_begin_ (self);
+        Status ok = XQueryTree (self->dpy, focus, &root, &parent, &kids, &n);
+        ufo_desktop_x_trap_end_ (self);
+        if (!ok)
             return None;
         if (kids)
             XFree (kids);
+        kids = NULL;
         if (parent == root || parent == None)
             return focus;
         focus = parent;
     }
     return None;
+}
+
+//  What the window list says of one top-level window.
+typedef struct {
+    bool app;                   //  a viewable, managed, input-output window bigger than 1x1
+    bool has_class;
+    const char *res_name, *res_class;
+    int64_t transient;
+    bool dialog, modal;
+    int x, y, w, h, pid;
+    const char *title;
+} s_listed_t;
+
+static ufo_value_t *
+s_list_item (const s_listed_t *l, Window xid, Window focus, size_t index)
+{
+    ufo_value_t *item = ufo_value_new_map ();
+    ufo_value_map_set_str (item, "label", "");
+    //  the name a user knows: a profile maps WM_CLASS (Firefox's "Navigator",
+    //  LibreOffice's "soffice" dialogs) to one application name
+    const char *res = l->has_class && l->res_name ? l->res_name : "";
+    const char *prof = ufo_desktop_profile_of (res);
+    if (!prof && l->has_class && l->res_class)
+        prof = ufo_desktop_profile_of (l->res_class);
+    ufo_value_map_set_str (item, "name", prof ? prof : res);
+    ufo_value_map_set_int (item, "pid", l->pid);
+    ufo_value_map_set_int (item, "xid", (int64_t) xid);
+    ufo_value_map_set_str (item, "title", l->title);
+    ufo_value_t *rect = ufo_value_new_list ();
+    ufo_value_list_push_int (rect, l->x);
+    ufo_value_list_push_int (rect, l->y);
+    ufo_value_list_push_int (rect, l->x + l->w);
+    ufo_value_list_push_int (rect, l->y + l->h);
+    ufo_value_map_set (item, "rect", &rect);
+    ufo_value_map_set_bool (item, "active", xid == focus);
+    ufo_value_map_set_bool (item, "dialog", l->dialog);
+    ufo_value_map_set_bool (item, "modal", l->modal);
+    ufo_value_map_set_int (item, "transient_for", l->transient);
+    ufo_value_t *label = ufo_value_new_stringf ("%zu", index);
+    ufo_value_map_set (item, "label", &label);
+    return item;
+}
+
+//  Lists the windows the way ufo_desktop_windows did before X events were followed: every
+//  attribute and property asked of X (a window manager's client windows).
+static void
+s_list_asking (ufo_desktop_t *self, const Window *wins, unsigned int n, Window focus,
+               ufo_value_t *list)
+{
+    for (unsigned int i = 0; i < n; i++) {
+        ufo_desktop_x_trap_begin_ (self);
+        s_listed_t l = { 0 };
+        l.app = s_is_app_window (self, wins [i]);
+        XClassHint hint = { NULL, NULL };
+        l.has_class = l.app ? XGetClassHint (self->dpy, wins [i], &hint) : 0;
+        l.res_name = hint.res_name;
+        l.res_class = hint.res_class;
+        if (l.app)
+            ufo_desktop_x_window_kind_ (self, wins [i], &l.transient, &l.dialog, &l.modal);
+        ufo_desktop_x_trap_end_ (self);
+        char *title = NULL;
+        if (l.app && ufo_desktop_x_window_info_ (self, (int64_t) wins [i], &l.x, &l.y, &l.w, &l.h,
+                                                 &title, &l.pid)
+        &&  (*title || l.pid > 0)) {
+            l.title = title;
+            ufo_value_t *item = s_list_item (&l, wins [i], focus, ufo_value_size (list) + 1);
+            ufo_value_list_push (list, &item);
+        }
+        free (title);
+        if (hint.res_name)
+            XFree (hint.res_name);
+        if (hint.res_class)
+            XFree (hint.res_class);
+    }
 }
 
 ufo_value_t *
@@ -90,6 +170,36 @@ ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
     if (self->x_dead) {
         ufo_error_set (err, UFO_E_UNAVAILABLE, "the X display is gone");
         return NULL;
+    }
+    //  the focus first: its round trip also brings every X event sent before it, so the
+    //  windows followed through events are as current as if each were asked for
+    Window focus = None;
+    int revert;
+    ufo_desktop_x_trap_begin_ (self);
+    XGetInputFocus (self->dpy, &focus, &revert);
+    ufo_desktop_x_trap_end_ (self);
+    ufo_value_t *list = ufo_value_new_list ();
+    if (ufo_desktop_xwin_listable_ (self)) {
+        //  no window manager: the root window's children, as X events keep them
+        Window *wins = NULL;
+        size_t n = ufo_desktop_xwin_stack_ (self, &wins);
+        focus = s_focus_toplevel (self, focus);
+        for (size_t i = 0; i < n; i++) {
+            const ufo_dxwin_info_t *k = ufo_desktop_xwin_peek_ (self, (int64_t) wins [i],
+                UFO_DXWIN_TITLE | UFO_DXWIN_PID | UFO_DXWIN_CLASS | UFO_DXWIN_KIND);
+            if (!k)
+                continue;       //  gone meanwhile
+            const XWindowAttributes *a = k->attr;
+            if (!k->viewable || a->override_redirect || a->class != InputOutput || a->width <= 1
+            ||  a->height <= 1 || (!*k->title && k->pid <= 0))
+                continue;
+            s_listed_t l = { true, k->has_class, k->res_name, k->res_class, k->transient,
+                             k->dialog, k->modal, k->x, k->y, a->width, a->height, k->pid, k->title };
+            ufo_value_t *item = s_list_item (&l, wins [i], focus, ufo_value_size (list) + 1);
+            ufo_value_list_push (list, &item);
+        }
+        free (wins);
+        return list;
     }
     ufo_desktop_x_trap_begin_ (self);
     Window root, parent, *kids = NULL;
@@ -117,59 +227,13 @@ ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
         XFree (data);
     if (kids)
         XFree (kids);
-    Window focus = s_focus_toplevel (self);
     if (ufo_desktop_x_trap_end_ (self) && !wins) {
+        ufo_value_destroy (&list);
         ufo_error_set (err, UFO_E_IO, "cannot list X windows");
         return NULL;
     }
-    ufo_value_t *list = ufo_value_new_list ();
-    for (unsigned int i = 0; i < n; i++) {
-        ufo_desktop_x_trap_begin_ (self);
-        bool app = s_is_app_window (self, wins [i]);
-        XClassHint hint = { NULL, NULL };
-        Status has_class = app ? XGetClassHint (self->dpy, wins [i], &hint) : 0;
-        int64_t transient = 0;
-        bool dialog = false, modal = false;
-        if (app)
-            s_window_kind (self, wins [i], &transient, &dialog, &modal);
-        ufo_desktop_x_trap_end_ (self);
-        int x, y, w, h, pid;
-        char *title = NULL;
-        if (app && ufo_desktop_x_window_info_ (self, (int64_t) wins [i], &x, &y, &w, &h, &title,
-                                               &pid)
-        &&  (*title || pid > 0)) {
-            ufo_value_t *item = ufo_value_new_map ();
-            ufo_value_map_set_str (item, "label", "");
-            //  the name a user knows: a profile maps WM_CLASS (Firefox's "Navigator",
-            //  LibreOffice's "soffice" dialogs) to one application name
-            const char *res = has_class && hint.res_name ? hint.res_name : "";
-            const char *prof = ufo_desktop_profile_of (res);
-            if (!prof && has_class && hint.res_class)
-                prof = ufo_desktop_profile_of (hint.res_class);
-            ufo_value_map_set_str (item, "name", prof ? prof : res);
-            ufo_value_map_set_int (item, "pid", pid);
-            ufo_value_map_set_int (item, "xid", (int64_t) wins [i]);
-            ufo_value_map_set_str (item, "title", title);
-            ufo_value_t *rect = ufo_value_new_list ();
-            ufo_value_list_push_int (rect, x);
-            ufo_value_list_push_int (rect, y);
-            ufo_value_list_push_int (rect, x + w);
-            ufo_value_list_push_int (rect, y + h);
-            ufo_value_map_set (item, "rect", &rect);
-            ufo_value_map_set_bool (item, "active", wins [i] == focus);
-            ufo_value_map_set_bool (item, "dialog", dialog);
-            ufo_value_map_set_bool (item, "modal", modal);
-            ufo_value_map_set_int (item, "transient_for", transient);
-            ufo_value_t *label = ufo_value_new_stringf ("%zu", ufo_value_size (list) + 1);
-            ufo_value_map_set (item, "label", &label);
-            ufo_value_list_push (list, &item);
-        }
-        free (title);
-        if (hint.res_name)
-            XFree (hint.res_name);
-        if (hint.res_class)
-            XFree (hint.res_class);
-    }
+    focus = s_focus_toplevel (self, focus);
+    s_list_asking (self, wins, n, focus, list);
     free (wins);
     return list;
 }
