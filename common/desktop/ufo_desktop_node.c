@@ -236,6 +236,10 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
             return "Text";
         case ATSPI_ROLE_TABLE_CELL:
             return "ListItem";
+        case ATSPI_ROLE_FILLER:
+            //  a view whose toolkit exposes no rows (GTK 4.8's GtkTreeView): a List whose
+            //  value says so (ufo_desktop_rows.c)
+            return ufo_dnode_rowless_view_ (node) ? "List" : NULL;
         default:
             return NULL;
     }
