@@ -12,13 +12,9 @@
 #include "ufo_json.h"
 #include "ufo_value.h"
 #include "ufo_test.h"
-#include "desktop_fixture.h"
-#include <signal.h>
-#include <sys/stat.h>
+#include "gte_fixture.h"
 
 #define WAIT_MS 60000           //  generous: 2 shared cores under load
-
-static char s_dir [256];        //  the documents of the test
 
 static ufo_desktop_t *
 s_open (void)
@@ -32,53 +28,6 @@ s_open (void)
         fprintf (stderr, "ufo_desktop_new: %s\n", err.message);
     ufo_value_destroy (&opts);
     return desk;
-}
-
-static bool
-s_write (const char *path, const char *text)
-{
-    FILE *f = fopen (path, "w");
-    if (!f)
-        return false;
-    bool ok = fputs (text, f) >= 0;
-    return fclose (f) == 0 && ok;
-}
-
-//  Three documents in s_dir, the first two in the editor's list of recent documents
-//  ($XDG_DATA_HOME/org.gnome.TextEditor/recently-used.xbel, as the editor writes it).
-static bool
-s_documents (void)
-{
-    snprintf (s_dir, sizeof (s_dir), "%s/docs", getenv ("XDG_RUNTIME_DIR"));
-    char path [512], xbel [4096];
-    if (mkdir (s_dir, 0700) != 0)
-        return false;
-    const char *names [] = { "alpha_notes.txt", "beta_plan.txt", "gamma_todo.txt" };
-    for (int i = 0; i < 3; i++) {
-        snprintf (path, sizeof (path), "%s/%s", s_dir, names [i]);
-        if (!s_write (path, names [i]))
-            return false;
-    }
-    snprintf (path, sizeof (path), "%s/org.gnome.TextEditor", getenv ("XDG_DATA_HOME"));
-    mkdir (getenv ("XDG_DATA_HOME"), 0700);
-    if (mkdir (path, 0700) != 0)
-        return false;
-    size_t n = (size_t) snprintf (xbel, sizeof (xbel),
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xbel version=\"1.0\"\n"
-        " xmlns:bookmark=\"http://www.freedesktop.org/standards/desktop-bookmarks\"\n"
-        " xmlns:mime=\"http://www.freedesktop.org/standards/shared-mime-info\">\n");
-    for (int i = 0; i < 2; i++)
-        n += (size_t) snprintf (xbel + n, sizeof (xbel) - n,
-            "<bookmark href=\"file://%s/%s\" added=\"2024-01-0%dT10:00:00Z\""
-            " modified=\"2024-01-0%dT10:00:00Z\" visited=\"2024-01-0%dT10:00:00Z\"><info>"
-            "<metadata owner=\"http://freedesktop.org\"><bookmark:applications>"
-            "<bookmark:application name=\"gnome-text-editor\" exec=\"'gnome-text-editor %%u'\""
-            " modified=\"2024-01-0%dT10:00:00Z\" count=\"1\"/></bookmark:applications>"
-            "</metadata></info></bookmark>\n", s_dir, names [i], i + 1, i + 1, i + 1, i + 1);
-    snprintf (xbel + n, sizeof (xbel) - n, "</xbel>\n");
-    snprintf (path, sizeof (path), "%s/org.gnome.TextEditor/recently-used.xbel",
-              getenv ("XDG_DATA_HOME"));
-    return s_write (path, xbel);
 }
 
 //  The first control of `type` whose name contains `part` and whose value is `value` (NULL:
@@ -105,51 +54,13 @@ s_dump (const char *what, const ufo_value_t *snap)
     free (dump);
 }
 
-//  True once no window of pid is left (bounded).
-static bool
-s_wait_gone (ufo_desktop_t *desk, int pid, int timeout_ms)
-{
-    int64_t end = ufo_time_mono_ms () + timeout_ms;
-    while (ufo_time_mono_ms () < end) {
-        ufo_value_t *wins = ufo_desktop_windows (desk, NULL);
-        bool left = false;
-        for (size_t i = 0; wins && i < ufo_value_size (wins); i++)
-            left = left || ufo_value_map_int (ufo_value_list_at (wins, i), "pid", 0) == pid;
-        ufo_value_destroy (&wins);
-        if (!left)
-            return true;
-        ufo_desktop_iterate (desk, 100);
-    }
-    return false;
-}
-
-//  Starts the editor once so that it writes its session file, and stops it: gnome-text-editor
-//  43 started without one builds its recent-documents popover empty ("Invalid type
-//  'EditorSidebarModel'", a bug of the application). Returns true when done.
-static bool
-s_first_start (ufo_desktop_t *desk)
-{
-    char path [512];
-    snprintf (path, sizeof (path), "%s/org.gnome.TextEditor/session.gvariant",
-              getenv ("XDG_DATA_HOME"));
-    int pid = ufo_desktop_launch (desk, "editor", NULL);
-    if (pid <= 0 || !dfx_wait_window (desk, pid, "Text Editor", WAIT_MS))
-        return false;
-    struct stat sb;
-    int64_t end = ufo_time_mono_ms () + WAIT_MS;
-    while (stat (path, &sb) != 0 && ufo_time_mono_ms () < end)
-        ufo_desktop_iterate (desk, 100);
-    kill (pid, SIGTERM);
-    return stat (path, &sb) == 0 && s_wait_gone (desk, pid, WAIT_MS);
-}
-
 UFO_TEST (test_editor_rows)
 {
     REQUIRE (dfx_session_start () == 0);
-    REQUIRE (s_documents ());
+    REQUIRE (gte_documents ());
     ufo_desktop_t *desk = s_open ();
     REQUIRE (desk);
-    REQUIRE (s_first_start (desk));
+    REQUIRE (gte_first_start (desk));
     int pid = ufo_desktop_launch (desk, "editor", NULL);
     REQUIRE (pid > 0);
     int64_t xid = dfx_wait_window (desk, pid, "Text Editor", WAIT_MS);
@@ -163,7 +74,7 @@ UFO_TEST (test_editor_rows)
         fprintf (stderr, "no row named beta_plan.txt\n");
     REQUIRE (snap);
     const ufo_value_t *row = s_control (snap, "ListItem", "beta_plan.txt", NULL);
-    CHECK_CONTAINS (ufo_value_map_str (row, "control_text", ""), s_dir);     //  its folder too
+    CHECK_CONTAINS (ufo_value_map_str (row, "control_text", ""), gte_dir);     //  its folder too
     CHECK (s_control (snap, "ListItem", "alpha_notes.txt", NULL));
     CHECK (!s_control (snap, "ListItem", "unnamed", NULL));
     //  the empty label GTK4 names "GtkLabel" (a row's hidden "modified" mark) is not offered
@@ -192,13 +103,13 @@ UFO_TEST (test_editor_rows)
     if (!list)
         s_dump ("Open File", snap);
     CHECK (list);
-    //  the folder's documents are on screen (the dialog opened in s_dir) but not offered
+    //  the folder's documents are on screen (the dialog opened in gte_dir) but not offered
     CHECK (!s_control (snap, "ListItem", "gamma_todo.txt", NULL));
     CHECK (!s_control (snap, "Text", "gamma_todo.txt", NULL));
     //  the way around it, as the AppAgent's prompt says: keys on the List, the path typed
     if (list) {
         char keys [600];
-        snprintf (keys, sizeof (keys), "{\"keys\": \"^l%s/gamma_todo.txt{ENTER}\"}", s_dir);
+        snprintf (keys, sizeof (keys), "{\"keys\": \"^l%s/gamma_todo.txt{ENTER}\"}", gte_dir);
         r = dfx_act (desk, dialog, ufo_value_map_str (list, "label", ""), "keyboard_input", keys);
         CHECK (ufo_value_map_bool (r, "success", false));
         if (!ufo_value_map_bool (r, "success", false))
