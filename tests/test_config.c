@@ -105,7 +105,7 @@ UFO_TEST (test_defaults)
     CHECK (!ufo_config_bool (cfg, "SAVE_UI_TREE", true));
     CHECK (!ufo_config_bool (cfg, "SAVE_FULL_SCREEN", true));
     CHECK (ufo_config_bool (cfg, "LOG_TO_MARKDOWN", false));
-    CHECK_INT (ufo_value_size (ufo_config_get (cfg, "CONTROL_LIST")), 15);
+    CHECK_INT (ufo_value_size (ufo_config_get (cfg, "CONTROL_LIST")), 16);
     CHECK_STR (ufo_config_str (cfg, "CONTROL_LIST.14", NULL), "Text");
     CHECK_INT (ufo_config_int (cfg, "MAX_TOKENS", -1), 2000);
     CHECK (ufo_config_float (cfg, "TEMPERATURE", -1) == 0.0);

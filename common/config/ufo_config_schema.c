@@ -85,7 +85,7 @@ static const ufo_config_key_t s_schema [] = {
     { "CONTROL_LIST", "list<string>",
       "[\"Button\", \"Edit\", \"TabItem\", \"Document\", \"ListItem\", \"MenuItem\", \"ScrollBar\", "
       "\"TreeItem\", \"Hyperlink\", \"ComboBox\", \"RadioButton\", \"Spinner\", \"CheckBox\", "
-      "\"Group\", \"Text\"]", NULL, NULL,
+      "\"Group\", \"Text\", \"List\"]", NULL, NULL,
       "control types offered to the model (UIA names; mapped to AT-SPI roles)" },
     { "MAX_TOKENS", "int", "2000", "1..1000000", NULL,
       "most tokens the model may produce per call" },

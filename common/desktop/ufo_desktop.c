@@ -12,7 +12,7 @@
 
 static const char *s_default_controls [] = {
     "Button", "Edit", "TabItem", "Document", "ListItem", "MenuItem", "ScrollBar", "TreeItem",
-    "Hyperlink", "ComboBox", "RadioButton", "Spinner", "CheckBox", "Group", "Text"
+    "Hyperlink", "ComboBox", "RadioButton", "Spinner", "CheckBox", "Group", "Text", "List"
 };
 
 //  Events that keep the cache fresh; registered with the AT-SPI registry so that

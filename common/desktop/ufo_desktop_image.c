@@ -349,6 +349,7 @@ static const struct { const char *type; uint32_t rgb; } s_colors [] = {
     { "ScrollBar", 0xF032E6 }, { "TreeItem", 0xBFEF45 }, { "Hyperlink", 0x469990 },
     { "ComboBox", 0x9A6324 }, { "RadioButton", 0x800000 }, { "Spinner", 0x808000 },
     { "CheckBox", 0x000075 }, { "Group", 0xA9A9A9 }, { "Text", 0xFFD700 },
+    { "List", 0xAAFFC3 },
 };
 
 static uint32_t

@@ -316,6 +316,16 @@ void ufo_desktop_item_shown_ (ufo_dnode_t *item);
 //  snapshot that followed the action.
 void ufo_desktop_item_current_ (ufo_desktop_t *desk, ufo_dnode_t *item);
 
+//  ufo_desktop_rows.c (rows of lists; docs/DESKTOP.md "Rows of lists")
+#define UFO_DESKTOP_NO_ROWS "no accessible rows"     //  the value of a view without rows
+bool ufo_dnode_row_role_ (uint32_t role);   //  a list item, tree item, table row or cell
+//  True for a view whose toolkit exposes no rows at all: a node without a role of its own,
+//  named after a cell-renderer view class (GTK 4.8's GtkTreeView, GtkIconView). Offered as a
+//  List (ufo_desktop_control_type_).
+bool ufo_dnode_rowless_view_ (const ufo_dnode_t *node);
+//  UFO_DESKTOP_NO_ROWS for a rowless view none of whose children is a row, else NULL.
+const char *ufo_dnode_rows_note_ (const ufo_dnode_t *node);
+
 //  ufo_desktop_label.c
 void ufo_dlabel_free_ (void *label);
 //  Gives each entry of fresh (labels 0) the label of the same control in the last snapshot,

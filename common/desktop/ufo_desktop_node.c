@@ -295,6 +295,10 @@ ufo_desktop_control_type_ (const ufo_desktop_t *desk, const ufo_dnode_t *node)
             //  application (Qt gives a QFrame subclass the frame role: KCalc's result display,
             //  its name the number shown); the window's own frame is not a control
             return s_inner_display (node) ? "Text" : NULL;
+        case ATSPI_ROLE_FILLER:
+            //  a view whose toolkit exposes no rows (GTK 4.8's GtkTreeView): a List whose
+            //  value says so (ufo_desktop_rows.c)
+            return ufo_dnode_rowless_view_ (node) ? "List" : NULL;
         default:
             return NULL;
     }

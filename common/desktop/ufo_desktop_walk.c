@@ -583,11 +583,15 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
                          s_coords (op), "((iiii))");
         //  interfaces are learnt from the calls that succeed (saves a call per control)
         node->ifaces = 0;
-        if (control) {
+        //  a focusable filler's name tells whether it is a view without rows (GTK 4.8's
+        //  "GtkTreeView": ufo_desktop_rows.c), then a control whose extents s_expand reads
+        bool view = node->role == ATSPI_ROLE_FILLER
+                 && ufo_dnode_has_state_ (node, ATSPI_STATE_FOCUSABLE);
+        if (control || view) {
             s_node_call (op, node, W_NAME, "org.freedesktop.DBus.Properties", "Get",
                          g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Name"), "(v)");
             //  GTK3's bridge logs a CRITICAL for a call on a missing interface: ask first
-            if (st->uses_showing)
+            if (st->uses_showing && control)
                 s_node_call (op, node, W_IFACES, "org.a11y.atspi.Accessible", "GetInterfaces",
                              NULL, "(as)");
         }
@@ -1273,6 +1277,10 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     &&  (node->parent->role == ATSPI_ROLE_PUSH_BUTTON || node->parent->role == ATSPI_ROLE_TOGGLE_BUTTON
          || node->parent->role == ATSPI_ROLE_COMBO_BOX))
         type = NULL;
+    //  a GTK4 label named after its type with no text of its own ("GtkLabel") says nothing
+    if (type && streq (type, "Text") && ufo_desktop_class_name (node->name)
+    &&  (!node->text || !*node->text || streq (node->text, node->name)))
+        type = NULL;
     //  any label on screen may be the caption of a field, offered or not
     if (on_screen && type && streq (type, "Text") && node->name && *node->name) {
         ufo_value_t *cap = ufo_value_new_map ();
@@ -1329,6 +1337,8 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
              &&  (node->role == ATSPI_ROLE_PUSH_BUTTON || node->role == ATSPI_ROLE_TOGGLE_BUTTON)
              &&  !ufo_dnode_has_state_ (node, ATSPI_STATE_EXPANDED))
             shown = s_button_shows (node, st->uses_showing);     //  a GTK4 menu button's choice
+        if (streq (type, "List"))
+            shown = ufo_dnode_rows_note_ (node);    //  a view that exposes no rows says so
         ufo_value_t *value = ufo_dnode_excerpt_ (shown, op->desk->text_excerpt);
         ufo_value_map_set (c, "value", &value);
         ufo_value_t *states = ufo_dnode_states_value_ (node);
@@ -1349,7 +1359,8 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
             ufo_value_map_set_str (c, "container", in);
         if (s_captioned (type))
             ufo_value_map_set (c, "scope", &(ufo_value_t *) { s_scope (node) });
-        if (node->noname && s_button_content (node)) {
+        //  (and an unnamed row by the labels in it: GTK4's list rows have no name)
+        if (node->noname && (s_button_content (node) || ufo_dnode_row_role_ (node->role))) {
             GString *content = g_string_new (NULL);
             s_content (node, 4, st->uses_showing, content);
             if (content->len)
