@@ -462,7 +462,7 @@ char *
 ufo_desktop_keys_tail_ (const ufo_value_t *events)
 {
     GString *run = g_string_new (NULL);
-    bool ctrl = false, alt = false;
+    bool ctrl = false, alt = false, shift = false;
     for (size_t i = 0; i < ufo_value_size (events); i++) {
         const ufo_value_t *ev = ufo_value_list_at (events, i);
         unsigned long keysym = (unsigned long) ufo_value_map_int (ev, "keysym", 0);
@@ -472,6 +472,8 @@ ufo_desktop_keys_tail_ (const ufo_value_t *events)
         else if (keysym == XK_Alt_L || keysym == XK_Alt_R || keysym == XK_Super_L
              ||  keysym == XK_Super_R)
             alt = down;
+        else if (keysym == XK_Shift_L || keysym == XK_Shift_R)
+            shift = down;
         if (!down || keysym == XK_Shift_L || keysym == XK_Shift_R)
             continue;
         uint32_t cp = 0;
@@ -479,6 +481,10 @@ ufo_desktop_keys_tail_ (const ufo_value_t *events)
             cp = (uint32_t) keysym;
         else if ((keysym & 0xff000000UL) == 0x01000000UL)
             cp = (uint32_t) (keysym & 0x00ffffffUL);
+        if (cp && shift && cp >= 'a' && cp <= 'z')
+            cp = cp - 'a' + 'A';                    //  "+a" types "A"
+        else if (cp && shift)
+            cp = 0;                 //  "+1": what it types depends on the keyboard map
         if (cp && !ctrl && !alt)
             g_string_append_unichar (run, cp);
         else if (!(keysym >= XK_Shift_L && keysym <= XK_Hyper_R))
