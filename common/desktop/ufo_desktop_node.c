@@ -131,8 +131,14 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
         }
         return;
     }
-    if (streq (member, "ChildrenChanged"))
+    if (streq (member, "ChildrenChanged")) {
+        //  and what the node derives from its children: a name from content (a web page's
+        //  heading or link gets its text leaf after the node itself, with a children-changed
+        //  event and no name or text event), a hypertext's text
         node->kids_valid = false;
+        node->detail_valid = false;
+        node->extra_valid = false;
+    }
     else if (streq (member, "LoadComplete") || streq (member, "Reload")
          ||  (streq (member, "StateChanged") && streq (detail, "busy"))) {
         //  a document that finished (re)loading: Firefox adds a loading page's parts without
