@@ -817,7 +817,9 @@ UFO_TEST (test_office_pointer)
     int64_t wxid = s_wait_other_window (desk, "LibreOffice Writer", xid);
     REQUIRE (wxid);
     s_settle (desk, wxid);
-    snap = s_snapshot (desk, wxid, NULL);
+    //  the first snapshot moves the pointer in; under load the tool bar may come a moment
+    //  after the window settled: wait for its Bold button (bounded)
+    snap = dfx_wait_control (desk, wxid, "Button", "Bold", WAIT_MS / 3);
     const char *bold = dfx_find (snap, "Button", "Bold");
     double fx = 0, fy = 0;
     REQUIRE (bold && dfx_centre_fraction (snap, bold, &fx, &fy));
