@@ -5,6 +5,7 @@
 #include "ufo_error.h"
 #include "ufo_json.h"
 #include "ufo_value.h"
+#include "ufo_desktop_int.h"
 #include <dirent.h>
 
 //  Renders parsed events as "+Control_L +a -a -Control_L" using X keysym numbers.
@@ -189,6 +190,74 @@ UFO_TEST (test_error_messages)
     CHECK_CONTAINS (err.message, "{TAB x}");
 }
 
+//  The text a key sequence types last (awaited in text-changed events after keyboard_input).
+static char *
+s_tail (const char *keys)
+{
+    ufo_error_t err = { 0 };
+    ufo_value_t *list = ufo_desktop_keys_parse (keys, &err);
+    char *tail = list ? ufo_desktop_keys_tail_ (list) : NULL;
+    ufo_value_destroy (&list);
+    return tail;
+}
+
+static void
+s_insert (ufo_desktop_t *desk, const char *text)
+{
+    GVariant *params = g_variant_ref_sink (g_variant_new ("(siiv@a{sv})", "insert", 0,
+        (gint32) strlen (text), g_variant_new_string (text), g_variant_new ("a{sv}", NULL)));
+    ufo_desktop_inserted_ (desk, params);
+    g_variant_unref (params);
+}
+
+UFO_TEST (test_typed_tail)
+{
+    struct { const char *keys, *tail; } cases [] = {
+        { "Quarterly report{ENTER}Sales grew by ten percent.", "Sales grew by ten percent." },
+        { " strongly", " strongly" },
+        { "^{HOME}+^{RIGHT}", "" },             //  no characters typed
+        { "hello~", "" },                       //  Enter last: nothing after it
+        { "ab^cd", "d" },                       //  Ctrl+C is not a character
+        { "+ab", "Ab" },                        //  Shift+a types A
+        { "x+1y", "y" },                        //  Shift+1: depends on the keyboard map
+        { "%fo", "o" },                         //  Alt+F
+        { "=SUM{(}A1:A3{)}", "=SUM(A1:A3)" },
+        { "0123456789abcdefghijklmnopqrstuvwxyzXYZ", "789abcdefghijklmnopqrstuvwxyzXYZ" },
+        { "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+          "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        char *tail = s_tail (cases [i].keys);
+        if (cases [i].tail)
+            CHECK_STR (tail ? tail : "(null)", cases [i].tail);
+        else                            //  34 bytes of 2-byte characters: 16 whole ones kept
+            CHECK (tail && strlen (tail) == 32 && g_utf8_validate (tail, -1, NULL));
+        free (tail);
+    }
+    //  the typed text arriving in pieces, among other applications' text
+    ufo_desktop_t desk;
+    memset (&desk, 0, sizeof desk);
+    s_insert (&desk, "earlier");
+    uint64_t mark = desk.inserted_total;
+    CHECK (!ufo_desktop_inserted_since_ (&desk, mark, " strongly"));
+    s_insert (&desk, " stro");
+    CHECK (!ufo_desktop_inserted_since_ (&desk, mark, " strongly"));
+    s_insert (&desk, "ngly");
+    CHECK (ufo_desktop_inserted_since_ (&desk, mark, " strongly"));
+    //  text inserted before the mark does not count
+    mark = desk.inserted_total;
+    CHECK (!ufo_desktop_inserted_since_ (&desk, mark, "ngly"));
+    //  more than is kept: the latest text still counts, the oldest is dropped
+    char big [2000];
+    memset (big, 'q', sizeof big - 1);
+    big [sizeof big - 1] = '\0';
+    s_insert (&desk, big);
+    s_insert (&desk, "tail end");
+    CHECK (ufo_desktop_inserted_since_ (&desk, mark, "tail end"));
+    CHECK (desk.inserted_len < sizeof desk.inserted);
+    CHECK (!ufo_desktop_inserted_since_ (&desk, 0, "stro"));
+}
+
 int
 main (void)
 {
@@ -197,5 +266,6 @@ main (void)
     UFO_RUN (test_errors);
     UFO_RUN (test_prompt_keys);
     UFO_RUN (test_error_messages);
+    UFO_RUN (test_typed_tail);
     return UFO_TEST_END ();
 }

@@ -234,6 +234,8 @@ s_on_signal (GDBusConnection *conn, const char *sender, const char *path, const 
             }
             g_variant_unref (d1);
         }
+        if (streq (member, "TextChanged") && g_str_has_prefix (detail, "insert"))
+            ufo_desktop_inserted_ (desk, params);       //  typed keys arriving
         ufo_desktop_invalidate_ (desk, sender, path, member, detail);
         g_variant_unref (first);
     }

@@ -41,6 +41,12 @@ typedef struct {
     int wx, wy, ww, wh;         //  the window on screen
     s_wait_t after_focus;       //  A_FOCUS: the wait that follows once the keys are sent
     int64_t focus_until;        //  A_FOCUS: type anyway after this
+    uint32_t ping;              //  the input barrier after XTest input (0: none, or ended)
+    bool ping_waiting;          //  its answer has not come yet
+    int64_t ping_ms;            //  when it came
+    int64_t ping_sent_ms;       //  when it was sent
+    char *typed_tail;           //  text the keys type into an editable control, awaited in
+    uint64_t inserted_mark;     //  its text-changed events (NULL: none awaited), since this
 } s_act_t;
 
 static void s_wait_begins (ufo_desktop_op_t *op);
@@ -62,8 +68,79 @@ s_act_free (ufo_desktop_op_t *op)
     ufo_value_destroy (&st->args);
     ufo_value_destroy (&st->control);
     ufo_value_destroy (&st->keys);
+    ufo_desktop_ping_end_ (op->desk, st->ping);
+    free (st->typed_tail);
     free (st);
     op->state = NULL;
+}
+
+//  After XTest input to window st->xid: the effect wait also waits (up to its deadline) for
+//  the application to answer a ping sent behind the input, so that the action does not end
+//  while the input is still queued in the application and a following AT-SPI call (a
+//  DoAction, a text read) overtakes it (docs/DESKTOP.md "Input order").
+static void
+s_barrier (ufo_desktop_op_t *op)
+{
+    s_act_t *st = op->state;
+    ufo_desktop_ping_end_ (op->desk, st->ping);
+    st->ping = ufo_desktop_ping_send_ (op->desk, st->xid);
+    st->ping_waiting = st->ping != 0;
+    st->ping_ms = 0;
+    st->ping_sent_ms = ufo_desktop_now_ms_ ();
+}
+
+//  Keys about to be sent by the action: when they type characters into an editable control
+//  (the action's control, else the focused one), their last run of characters is awaited in
+//  the application's text-changed events too - an application may read ahead of its input
+//  (LibreOffice's VCL peeks at all queued X events, answering the ping, while it is still
+//  taking the keys one by one between other work).
+static void
+s_expect_typed (ufo_desktop_op_t *op, const ufo_value_t *keys)
+{
+    s_act_t *st = op->state;
+    ufo_desktop_t *desk = op->desk;
+    const char *key = st->key ? st->key : desk->focus_key;
+    ufo_dnode_t *target = key ? g_hash_table_lookup (desk->nodes, key) : NULL;
+    free (st->typed_tail);
+    st->typed_tail = NULL;
+    if (!target || (!(target->ifaces & S_IF_EDITABLE)
+                    && !ufo_dnode_has_state_ (target, ATSPI_STATE_EDITABLE)))
+        return;
+    char *tail = ufo_desktop_keys_tail_ (keys);
+    if (*tail) {
+        st->typed_tail = tail;
+        st->inserted_mark = desk->inserted_total;
+    }
+    else
+        free (tail);
+}
+
+//  True while the input is not known to be taken: the ping's answer or the typed text is
+//  awaited (reads X's queue; ends the ping once answered). st->ping_ms: when it was taken.
+static bool
+s_barrier_open (ufo_desktop_op_t *op, int64_t now)
+{
+    s_act_t *st = op->state;
+    if (st->ping_waiting) {
+        if (!ufo_desktop_ping_answered_ (op->desk, st->ping))
+            return true;
+        st->ping_waiting = false;
+        st->ping_ms = now;
+        ufo_desktop_ping_end_ (op->desk, st->ping);
+        st->ping = 0;
+        ufo_debug ("desktop: window %" PRId64 " took the input in %" PRId64 " ms", st->xid,
+                   now - st->ping_sent_ms);
+    }
+    if (st->typed_tail) {
+        if (!ufo_desktop_inserted_since_ (op->desk, st->inserted_mark, st->typed_tail))
+            return true;
+        ufo_debug ("desktop: '%s' arrived in window %" PRId64 " in %" PRId64 " ms",
+                   st->typed_tail, st->xid, now - st->ping_sent_ms);
+        free (st->typed_tail);
+        st->typed_tail = NULL;
+        st->ping_ms = now;
+    }
+    return false;
 }
 
 //  When the last AT-SPI event came from the application on `bus` (any application when
@@ -238,21 +315,34 @@ s_act_poll (ufo_desktop_op_t *op)
                                         "within %d ms", desk->action_timeout_ms);
             return op->done;
         case A_EFFECT: {
+            //  keys not sent yet (they go out once the control has the focus, in a reply's
+            //  callback): the application's events so far are not their effect (bounded by
+            //  op->deadline)
+            if (st->keys)
+                return op->done;
             //  only the application's own events count: another busy application must not
             //  keep the action waiting
             int64_t last = s_last_event_ms (desk, st->app_bus);
             bool changed = last >= st->sent_ms;
-            const char *note = changed ? "the UI was still changing when the wait ended"
+            bool queued = s_barrier_open (op, now);
+            const char *note = queued ? "the application had not taken all the input when the "
+                                        "wait ended (it is busy)"
+                             : changed ? "the UI was still changing when the wait ended"
                                        : "no UI change was observed";
-            if (changed && now - last >= desk->settle_ms && now - st->sent_ms >= desk->settle_ms)
+            //  quiet since the last event, and since the application took the input
+            int64_t from = last > st->ping_ms ? last : st->ping_ms;
+            if (changed && !queued && now - from >= desk->settle_ms
+            &&  now - st->sent_ms >= desk->settle_ms)
                 ufo_desktop_op_finish_ (op, true, st->target_note, NULL);
-            else if (now > st->effect_deadline && st->target_note) {
-                char *text = g_strdup_printf ("%s; %s", st->target_note, note);
+            else if (now > st->effect_deadline) {
+                if (queued)
+                    ufo_debug ("desktop: window %" PRId64 " had not taken the input after %"
+                               PRId64 " ms", st->xid, now - st->ping_sent_ms);
+                char *text = st->target_note ? g_strdup_printf ("%s; %s", st->target_note, note)
+                                             : g_strdup (note);
                 ufo_desktop_op_finish_ (op, true, text, NULL);
                 g_free (text);
             }
-            else if (now > st->effect_deadline)
-                ufo_desktop_op_finish_ (op, true, note, NULL);
             return op->done;
         }
     }
@@ -275,8 +365,13 @@ s_act_wake (const ufo_desktop_op_t *op)
                 return st->wait == A_FOCUS ? st->focus_until : st->effect_deadline;
             return st->next_poll > now ? st->next_poll : now;
         case A_EFFECT: {
+            if (st->keys)                   //  a reply comes first (it wakes the caller)
+                return op->deadline;
+            if (st->ping_waiting || st->typed_tail)     //  X's queue, the events: polled
+                return now + 5 < st->effect_deadline ? now + 5 : st->effect_deadline;
             int64_t last = s_last_event_ms (op->desk, st->app_bus);
-            int64_t quiet = (last > st->sent_ms ? last : st->sent_ms) + op->desk->settle_ms;
+            int64_t from = last > st->ping_ms ? last : st->ping_ms;
+            int64_t quiet = (from > st->sent_ms ? from : st->sent_ms) + op->desk->settle_ms;
             return quiet < st->effect_deadline ? quiet : st->effect_deadline;
         }
         default:
@@ -454,11 +549,13 @@ s_on_done_call (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *
     }
     if (st->keys) {                 //  focus granted: now type
         ufo_error_t err = { 0 };
+        s_expect_typed (op, st->keys);
         if (ufo_desktop_send_keys_ (op->desk, st->keys, &err) != 0) {
             ufo_desktop_op_finish_ (op, false, NULL, "%s", err.message);
             return;
         }
         ufo_value_destroy (&st->keys);
+        s_barrier (op);
     }
     if (st->wait != A_TEXT_EQUALS && st->wait != A_TEXT_CONTAINS)
         st->wait = A_EFFECT;
@@ -586,6 +683,7 @@ s_xtest_click (ufo_desktop_op_t *op, int x, int y, int button, bool dbl)
         ufo_desktop_pointer_button_ (op->desk, button, false);
     }
     XSync (op->desk->dpy, False);
+    s_barrier (op);
     //  a pointer in the window can move what it shows without an event: LibreOffice learns
     //  where its drawing area is from the first pointer motion (its own objects reported
     //  25 px too high until then) and tells no one; the next walk reads all extents again
@@ -943,6 +1041,7 @@ s_act_dispatch (ufo_desktop_op_t *op)
             ufo_desktop_pointer_button_ (self, button, true);
             ufo_desktop_pointer_button_ (self, button, false);
         }
+        s_barrier (op);
         st->wait = A_EFFECT;
         s_start_effect_wait (op);
     }

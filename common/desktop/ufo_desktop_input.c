@@ -2,6 +2,7 @@
     keyboard_input (docs/DESKTOP.md "Key syntax"). */
 #include "ufo_prelude.h"
 #include "ufo_error.h"
+#include "ufo_log.h"
 #include "ufo_value.h"
 #include "ufo_desktop.h"
 #include "ufo_desktop_int.h"
@@ -335,4 +336,177 @@ ufo_desktop_pointer_button_ (ufo_desktop_t *desk, int button, bool down)
 {
     XTestFakeButtonEvent (desk->dpy, (unsigned) button, down ? True : False, 0);
     XFlush (desk->dpy);
+}
+
+//  --- input barriers: _NET_WM_PING -----------------------------------------------------------
+
+uint32_t
+ufo_desktop_ping_send_ (ufo_desktop_t *desk, int64_t xid)
+{
+    if (desk->x_dead || xid <= 0) {
+        ufo_debug ("desktop: no X connection or window: no input barrier");
+        return 0;
+    }
+    Atom ping = XInternAtom (desk->dpy, "_NET_WM_PING", False);
+    Atom *protocols = NULL;
+    int n = 0;
+    bool listed = false;
+    ufo_desktop_x_trap_begin_ (desk);
+    if (XGetWMProtocols (desk->dpy, (Window) xid, &protocols, &n))
+        for (int i = 0; i < n; i++)
+            listed = listed || protocols [i] == ping;
+    if (protocols)
+        XFree (protocols);
+    if (ufo_desktop_x_trap_end_ (desk) || !listed) {
+        ufo_debug ("desktop: window %" PRId64 " takes no _NET_WM_PING: no input barrier", xid);
+        return 0;
+    }
+    //  the answer goes to the root window, to those who select its substructure events:
+    //  selected while a ping is out, so that no other event piles up meanwhile
+    if (desk->pings_out++ == 0)
+        XSelectInput (desk->dpy, desk->root_win, SubstructureNotifyMask);
+    uint32_t serial = ++desk->ping_serial;
+    if (serial == 0)
+        serial = ++desk->ping_serial;
+    XEvent ev;
+    memset (&ev, 0, sizeof ev);
+    ev.xclient.type = ClientMessage;
+    ev.xclient.window = (Window) xid;
+    ev.xclient.message_type = XInternAtom (desk->dpy, "WM_PROTOCOLS", False);
+    ev.xclient.format = 32;
+    ev.xclient.data.l [0] = (long) ping;
+    ev.xclient.data.l [1] = (long) serial;          //  the "timestamp": our serial
+    ev.xclient.data.l [2] = (long) xid;
+    ufo_desktop_x_trap_begin_ (desk);
+    XSendEvent (desk->dpy, (Window) xid, False, NoEventMask, &ev);
+    if (ufo_desktop_x_trap_end_ (desk)) {           //  the window went away
+        ufo_debug ("desktop: window %" PRId64 " is gone: no input barrier", xid);
+        ufo_desktop_ping_end_ (desk, serial);
+        return 0;
+    }
+    return serial;
+}
+
+bool
+ufo_desktop_ping_answered_ (ufo_desktop_t *desk, uint32_t serial)
+{
+    if (desk->x_dead)
+        return true;                    //  no X: nothing to wait for
+    Atom ping = XInternAtom (desk->dpy, "_NET_WM_PING", True);
+    //  everything queued is read: answers are kept (a ring of the latest), the root's
+    //  other substructure events dropped
+    while (XPending (desk->dpy) > 0) {
+        XEvent ev;
+        XNextEvent (desk->dpy, &ev);
+        if (ev.type == ClientMessage && ev.xclient.window == desk->root_win
+        &&  ev.xclient.format == 32 && (Atom) ev.xclient.data.l [0] == ping) {
+            desk->pings_seen [desk->pings_seen_at++ % UFO_ARRAY_SIZE (desk->pings_seen)] =
+                (uint32_t) ev.xclient.data.l [1];
+        }
+    }
+    for (size_t i = 0; i < UFO_ARRAY_SIZE (desk->pings_seen); i++)
+        if (desk->pings_seen [i] == serial)
+            return true;
+    return false;
+}
+
+void
+ufo_desktop_ping_end_ (ufo_desktop_t *desk, uint32_t serial)
+{
+    if (!serial || desk->pings_out <= 0)
+        return;
+    if (--desk->pings_out == 0 && !desk->x_dead) {
+        ufo_desktop_x_trap_begin_ (desk);
+        XSelectInput (desk->dpy, desk->root_win, NoEventMask);
+        ufo_desktop_x_trap_end_ (desk);
+        XEvent ev;
+        while (XPending (desk->dpy) > 0)        //  what came before the deselection
+            XNextEvent (desk->dpy, &ev);
+    }
+}
+
+//  --- typed text arriving: text-changed insert events ----------------------------------------
+
+void
+ufo_desktop_inserted_ (ufo_desktop_t *desk, GVariant *params)
+{
+    //  (siiva{sv}): "insert", offset, length, the inserted text, properties
+    if (g_variant_n_children (params) < 4)
+        return;
+    GVariant *v = g_variant_get_child_value (params, 3);
+    GVariant *inner = g_variant_is_of_type (v, G_VARIANT_TYPE_VARIANT) ? g_variant_get_variant (v)
+                                                                       : g_variant_ref (v);
+    if (g_variant_is_of_type (inner, G_VARIANT_TYPE_STRING)) {
+        gsize n = 0;
+        const char *text = g_variant_get_string (inner, &n);
+        size_t cap = sizeof desk->inserted - 1;
+        if (n > cap) {
+            text += n - cap;
+            n = cap;
+        }
+        if (desk->inserted_len + n > cap) {        //  keep the latest: drop the oldest
+            size_t drop = desk->inserted_len + n - cap;
+            memmove (desk->inserted, desk->inserted + drop, desk->inserted_len - drop);
+            desk->inserted_len -= drop;
+        }
+        memcpy (desk->inserted + desk->inserted_len, text, n);
+        desk->inserted_len += n;
+        desk->inserted [desk->inserted_len] = '\0';
+        desk->inserted_total += n;
+    }
+    g_variant_unref (inner);
+    g_variant_unref (v);
+}
+
+char *
+ufo_desktop_keys_tail_ (const ufo_value_t *events)
+{
+    GString *run = g_string_new (NULL);
+    bool ctrl = false, alt = false, shift = false;
+    for (size_t i = 0; i < ufo_value_size (events); i++) {
+        const ufo_value_t *ev = ufo_value_list_at (events, i);
+        unsigned long keysym = (unsigned long) ufo_value_map_int (ev, "keysym", 0);
+        bool down = ufo_value_map_bool (ev, "down", false);
+        if (keysym == XK_Control_L || keysym == XK_Control_R)
+            ctrl = down;
+        else if (keysym == XK_Alt_L || keysym == XK_Alt_R || keysym == XK_Super_L
+             ||  keysym == XK_Super_R)
+            alt = down;
+        else if (keysym == XK_Shift_L || keysym == XK_Shift_R)
+            shift = down;
+        if (!down || keysym == XK_Shift_L || keysym == XK_Shift_R)
+            continue;
+        uint32_t cp = 0;
+        if ((keysym >= 0x20 && keysym <= 0x7e) || (keysym >= 0xa0 && keysym <= 0xff))
+            cp = (uint32_t) keysym;
+        else if ((keysym & 0xff000000UL) == 0x01000000UL)
+            cp = (uint32_t) (keysym & 0x00ffffffUL);
+        if (cp && shift && cp >= 'a' && cp <= 'z')
+            cp = cp - 'a' + 'A';                    //  "+a" types "A"
+        else if (cp && shift)
+            cp = 0;                 //  "+1": what it types depends on the keyboard map
+        if (cp && !ctrl && !alt)
+            g_string_append_unichar (run, cp);
+        else if (!(keysym >= XK_Shift_L && keysym <= XK_Hyper_R))
+            g_string_truncate (run, 0);            //  Enter, Tab, arrows, Ctrl+key ...
+    }
+    size_t keep = run->len > 32 ? 32 : run->len;
+    const char *from = run->str + run->len - keep;
+    while (keep > 0 && ((unsigned char) *from & 0xC0) == 0x80) {      //  whole characters
+        from++;
+        keep--;
+    }
+    char *tail = ufo_strndup (from, keep);
+    g_string_free (run, TRUE);
+    return tail;
+}
+
+bool
+ufo_desktop_inserted_since_ (const ufo_desktop_t *desk, uint64_t mark, const char *text)
+{
+    uint64_t since = desk->inserted_total - mark;
+    if (since > desk->inserted_len)
+        since = desk->inserted_len;                 //  more than is kept: what is kept
+    const char *from = desk->inserted + desk->inserted_len - since;
+    return strstr (from, text) != NULL;
 }

@@ -140,6 +140,14 @@ struct _ufo_desktop_t {
     ufo_value_t *control_list;
     GArray *children;           //  pid_t we launched
     int action_timeout_ms, settle_ms, text_excerpt;
+    //  input barriers (_NET_WM_PING round trips, ufo_desktop_input.c)
+    int pings_out;              //  pings sent and not yet ended (root's events selected)
+    uint32_t ping_serial;       //  the last serial sent
+    uint32_t pings_seen [16];   //  serials answered lately (a ring)
+    unsigned pings_seen_at;
+    char inserted [512];        //  the latest text inserted in any application (text-changed
+    size_t inserted_len;        //  insert events, in order), for keys' arrival
+    uint64_t inserted_total;    //  bytes ever inserted
     unsigned walk_gen;
     int64_t calls;              //  D-Bus calls issued (statistics)
     GPtrArray *ops;             //  live operations (borrowed), detached at destroy
@@ -351,6 +359,26 @@ ufo_desktop_op_t *ufo_desktop_caret_begin_ (ufo_desktop_t *desk, int64_t xid, co
 
 //  ufo_desktop_input.c (XTest and key syntax)
 int ufo_desktop_send_keys_ (ufo_desktop_t *desk, const ufo_value_t *events, ufo_error_t *err);
+//  An input barrier for window xid: a _NET_WM_PING sent to its client after input we sent
+//  with XTest. A toolkit answers a ping when its event loop reaches it, after the input
+//  events queued before it (GTK takes one X event at a time, dispatching each before reading
+//  the next; Qt and others keep the X order too), so the answer means the application has
+//  taken that input. Returns the ping's serial, or 0 when the window does not list
+//  _NET_WM_PING in WM_PROTOCOLS (no barrier possible). Every non-zero serial is ended with
+//  ufo_desktop_ping_end_ once (answered or given up).
+uint32_t ufo_desktop_ping_send_ (ufo_desktop_t *desk, int64_t xid);
+//  True once the client answered ping `serial` (never blocks: reads what X has queued).
+bool ufo_desktop_ping_answered_ (ufo_desktop_t *desk, uint32_t serial);
+//  Ends ping `serial` (answered or not); 0 is ignored.
+void ufo_desktop_ping_end_ (ufo_desktop_t *desk, uint32_t serial);
+//  Records the text of an object:text-changed:insert event (its params).
+void ufo_desktop_inserted_ (ufo_desktop_t *desk, GVariant *params);
+//  The text typed by the key events' last run of characters (after the last key that is not
+//  a character, without Ctrl or Alt), at most its last 32 bytes; "" if none. Caller frees.
+char *ufo_desktop_keys_tail_ (const ufo_value_t *events);
+//  True if `text` was inserted (in one or several text-changed events) since the count of
+//  inserted bytes was `mark` (desk->inserted_total then).
+bool ufo_desktop_inserted_since_ (const ufo_desktop_t *desk, uint64_t mark, const char *text);
 void ufo_desktop_pointer_move_ (ufo_desktop_t *desk, int x, int y);
 void ufo_desktop_pointer_button_ (ufo_desktop_t *desk, int button, bool down);
 

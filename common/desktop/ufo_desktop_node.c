@@ -131,8 +131,14 @@ ufo_desktop_invalidate_ (ufo_desktop_t *desk, const char *bus, const char *path,
         }
         return;
     }
-    if (streq (member, "ChildrenChanged"))
+    if (streq (member, "ChildrenChanged")) {
+        //  and what the node derives from its children: a name from content (a web page's
+        //  heading or link gets its text leaf after the node itself, with a children-changed
+        //  event and no name or text event), a hypertext's text
         node->kids_valid = false;
+        node->detail_valid = false;
+        node->extra_valid = false;
+    }
     else if (streq (member, "RowReordered") || streq (member, "ModelChanged")) {
         //  a list sorted (a column header clicked) or refilled: its rows, as read, show
         //  other content now, in another order (GTK3 sends no other event for it)
