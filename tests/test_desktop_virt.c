@@ -250,6 +250,65 @@ UFO_TEST (test_profile_control_names)
     ufo_value_destroy (&controls);
 }
 
+//  The kind of a huge table's cells, from its two corner cells: assumed for every cell only
+//  when both answered role and interfaces alike, and never again once a cell contradicted it
+//  (55 = ATSPI_ROLE_TABLE_CELL, 29 = ATSPI_ROLE_LIST_ITEM; interface bits as the walk's:
+//  1 Component, 4 Text)
+UFO_TEST (test_cell_kind)
+{
+    ufo_desktop_cell_kind_t kind;
+    memset (&kind, 0, sizeof kind);
+    uint32_t role = 0, ifaces = 0;
+    CHECK (!ufo_desktop_cell_kind_uniform (&kind, &role, &ifaces));    //  nothing answered
+    ufo_desktop_cell_kind_note (&kind, 0, false, 55);
+    ufo_desktop_cell_kind_note (&kind, 0, true, 1 | 4);
+    ufo_desktop_cell_kind_note (&kind, 1, false, 55);
+    CHECK (!ufo_desktop_cell_kind_uniform (&kind, &role, &ifaces));    //  one answer missing
+    ufo_desktop_cell_kind_note (&kind, 7, true, 1 | 4);                //  not a sample: ignored
+    ufo_desktop_cell_kind_note (&kind, -1, true, 1 | 4);
+    CHECK (!ufo_desktop_cell_kind_uniform (&kind, &role, &ifaces));
+    ufo_desktop_cell_kind_note (&kind, 1, true, 1 | 4);
+    CHECK (ufo_desktop_cell_kind_uniform (&kind, &role, &ifaces));
+    CHECK_INT ((int) role, 55);
+    CHECK_INT ((int) ifaces, 1 | 4);
+    CHECK (ufo_desktop_cell_kind_uniform (&kind, NULL, NULL));
+
+    //  corners that differ (a header at one corner, or a cell without Text): every cell asked
+    ufo_desktop_cell_kind_reset (&kind);
+    CHECK (!ufo_desktop_cell_kind_uniform (&kind, NULL, NULL));        //  a new sampling
+    ufo_desktop_cell_kind_note (&kind, 0, false, 55);
+    ufo_desktop_cell_kind_note (&kind, 0, true, 1 | 4);
+    ufo_desktop_cell_kind_note (&kind, 1, false, 29);
+    ufo_desktop_cell_kind_note (&kind, 1, true, 1 | 4);
+    CHECK (!ufo_desktop_cell_kind_uniform (&kind, NULL, NULL));
+    ufo_desktop_cell_kind_note (&kind, 1, false, 55);
+    ufo_desktop_cell_kind_note (&kind, 1, true, 1);
+    CHECK (!ufo_desktop_cell_kind_uniform (&kind, NULL, NULL));
+    //  role 0 (invalid, what a failed read leaves) is never assumed
+    ufo_desktop_cell_kind_reset (&kind);
+    for (int i = 0; i < UFO_DESKTOP_KIND_SAMPLES; i++) {
+        ufo_desktop_cell_kind_note (&kind, i, false, 0);
+        ufo_desktop_cell_kind_note (&kind, i, true, 1);
+    }
+    CHECK (!ufo_desktop_cell_kind_uniform (&kind, NULL, NULL));
+
+    //  contradicted: not assumed again, even after a new sampling that agrees
+    ufo_desktop_cell_kind_reset (&kind);
+    for (int i = 0; i < UFO_DESKTOP_KIND_SAMPLES; i++) {
+        ufo_desktop_cell_kind_note (&kind, i, false, 55);
+        ufo_desktop_cell_kind_note (&kind, i, true, 1 | 4);
+    }
+    CHECK (ufo_desktop_cell_kind_uniform (&kind, NULL, NULL));
+    ufo_desktop_cell_kind_contradict (&kind);
+    CHECK (!ufo_desktop_cell_kind_uniform (&kind, &role, NULL));
+    ufo_desktop_cell_kind_reset (&kind);
+    for (int i = 0; i < UFO_DESKTOP_KIND_SAMPLES; i++) {
+        ufo_desktop_cell_kind_note (&kind, i, false, 55);
+        ufo_desktop_cell_kind_note (&kind, i, true, 1 | 4);
+    }
+    CHECK (!ufo_desktop_cell_kind_uniform (&kind, NULL, NULL));
+}
+
 int
 main (void)
 {
@@ -260,5 +319,6 @@ main (void)
     UFO_RUN (test_profile_prepare);
     UFO_RUN (test_cell_ranges);
     UFO_RUN (test_profile_control_names);
+    UFO_RUN (test_cell_kind);
     return UFO_TEST_END ();
 }

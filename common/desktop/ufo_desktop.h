@@ -269,6 +269,30 @@ ufo_desktop_range_t ufo_desktop_visible_range (int nrows, int ncols, int first_r
 int ufo_desktop_cell_range_parse (const char *text, int nrows, int ncols, ufo_desktop_range_t *out,
                                   ufo_error_t *err);
 
+//  What every cell of a huge table is, learnt from sample cells (the corners of its visible
+//  part): their role and interface bits. A cell's role and interfaces are then not asked of
+//  each cell, while the samples agreed and no cell contradicted them since.
+#define UFO_DESKTOP_KIND_SAMPLES 2
+typedef struct {
+    uint32_t role [UFO_DESKTOP_KIND_SAMPLES], ifaces [UFO_DESKTOP_KIND_SAMPLES];
+    unsigned got;               //  bit 2 * sample: role answered, + 1: interfaces answered
+    bool mixed;                 //  a cell contradicted them: ask every cell (kept over reads)
+} ufo_desktop_cell_kind_t;
+
+//  Starts a new sampling of kind (what a contradiction taught is kept).
+void ufo_desktop_cell_kind_reset (ufo_desktop_cell_kind_t *kind);
+//  Notes sample (0..UFO_DESKTOP_KIND_SAMPLES-1)'s role (ifaces false) or interface bits (ifaces
+//  true). An out-of-range sample is ignored.
+void ufo_desktop_cell_kind_note (ufo_desktop_cell_kind_t *kind, int sample, bool ifaces,
+                                 uint32_t value);
+//  True, with *role and *ifaces (either may be NULL), when every sample answered both, all
+//  alike, with a role (not 0, "invalid"), and no cell contradicted them.
+bool ufo_desktop_cell_kind_uniform (const ufo_desktop_cell_kind_t *kind, uint32_t *role,
+                                    uint32_t *ifaces);
+//  A cell whose role or interfaces were assumed answered otherwise (a call on an assumed
+//  interface failed): from now on every cell is asked.
+void ufo_desktop_cell_kind_contradict (ufo_desktop_cell_kind_t *kind);
+
 //  The A1-style name of a cell (0-based row and column): (0, 0) "A1", (38, 12) "M39".
 //  buf must hold at least 16 bytes; returns buf.
 char *ufo_desktop_cell_name (int row, int col, char *buf, size_t size);

@@ -66,6 +66,8 @@ struct _ufo_dnode_t {
     int vcorner [4];            //  first row, first column, last row, last column seen; -1
     int vcells;                 //  cells being read
     char **vkids;               //  "bus path" per cell slot (NULL until read)
+    ufo_desktop_cell_kind_t vkind;  //  its cells' role and interfaces, from the corner cells
+    bool assumed;               //  a cell whose role and interfaces are its table's vkind
 };
 
 //  A label of a snapshot (ufo_desktop_label.c): which object it names, and its identity.

@@ -44,6 +44,56 @@ ufo_desktop_visible_range (int nrows, int ncols, int first_row, int first_col, i
     return r;
 }
 
+//  --- the kind of a huge table's cells ----------------------------------------------------
+
+void
+ufo_desktop_cell_kind_reset (ufo_desktop_cell_kind_t *kind)
+{
+    assert (kind);
+    bool mixed = kind->mixed;
+    memset (kind, 0, sizeof (*kind));
+    kind->mixed = mixed;
+}
+
+void
+ufo_desktop_cell_kind_note (ufo_desktop_cell_kind_t *kind, int sample, bool ifaces,
+                            uint32_t value)
+{
+    assert (kind);
+    if (sample < 0 || sample >= UFO_DESKTOP_KIND_SAMPLES)
+        return;
+    if (ifaces)
+        kind->ifaces [sample] = value;
+    else
+        kind->role [sample] = value;
+    kind->got |= 1u << (2 * sample + (ifaces ? 1 : 0));
+}
+
+bool
+ufo_desktop_cell_kind_uniform (const ufo_desktop_cell_kind_t *kind, uint32_t *role,
+                               uint32_t *ifaces)
+{
+    assert (kind);
+    if (kind->mixed || kind->got != (1u << (2 * UFO_DESKTOP_KIND_SAMPLES)) - 1
+    ||  kind->role [0] == 0)
+        return false;
+    for (int i = 1; i < UFO_DESKTOP_KIND_SAMPLES; i++)
+        if (kind->role [i] != kind->role [0] || kind->ifaces [i] != kind->ifaces [0])
+            return false;
+    if (role)
+        *role = kind->role [0];
+    if (ifaces)
+        *ifaces = kind->ifaces [0];
+    return true;
+}
+
+void
+ufo_desktop_cell_kind_contradict (ufo_desktop_cell_kind_t *kind)
+{
+    assert (kind);
+    kind->mixed = true;
+}
+
 //  --- A1-style cell addresses (spreadsheet actions, ufo_desktop_sheet.c) -------------------
 
 //  Reads "B12" / "$B$12" / "b12" at *p: column (0-based) and row (0-based). Advances *p.

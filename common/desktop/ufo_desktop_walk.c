@@ -23,7 +23,7 @@ typedef struct {
 
 //  W_ROLE..W_KIDS keep the node busy. W_NKIDS..W_VCELL read a huge container's visible part.
 enum { W_ROLE, W_STATE, W_NAME, W_IFACES, W_EXTENTS, W_NKIDS, W_VEXT, W_VDIM, W_VAT, W_VIDX,
-       W_VRC, W_VCELL, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE, W_DESC, W_RELS, W_COUNT, W_TEXT2, W_ANAME };
+       W_VRC, W_VKIND, W_VCELL, W_KIDS, W_ACTIONS, W_TEXT, W_VALUE, W_DESC, W_RELS, W_COUNT, W_TEXT2, W_ANAME };
 
 
 static bool
@@ -202,6 +202,36 @@ s_set_kids (ufo_desktop_t *desk, ufo_dnode_t *node, GVariant *arr)
 }
 
 
+//  The interface bits of a GetInterfaces reply.
+static uint32_t
+s_iface_bits (GVariant *reply)
+{
+    const char **names = NULL;
+    uint32_t bits = 0;
+    g_variant_get (reply, "(^a&s)", &names);
+    for (int i = 0; names && names [i]; i++) {
+        const char *s = names [i];
+        if (streq (s, "org.a11y.atspi.Component")) bits |= S_IF_COMPONENT;
+        else if (streq (s, "org.a11y.atspi.Action")) bits |= S_IF_ACTION;
+        else if (streq (s, "org.a11y.atspi.Text")) bits |= S_IF_TEXT;
+        else if (streq (s, "org.a11y.atspi.EditableText")) bits |= S_IF_EDITABLE;
+        else if (streq (s, "org.a11y.atspi.Value")) bits |= S_IF_VALUE;
+        else if (streq (s, "org.a11y.atspi.Selection")) bits |= S_IF_SELECTION;
+    }
+    g_free (names);
+    return bits;
+}
+
+//  True, with the cells' role and interfaces, if node is a cell of a huge table whose cells
+//  are all alike (its corner cells said so, and no cell contradicted them): then neither is
+//  asked of the cell.
+static bool
+s_cell_kind (const ufo_dnode_t *node, uint32_t *role, uint32_t *ifaces)
+{
+    return node->parent && node->parent->virt
+        && ufo_desktop_cell_kind_uniform (&node->parent->vkind, role, ifaces);
+}
+
 //  --- huge and virtual containers --------------------------------------------------------------
 //  A spreadsheet reports 2^31 - 1 cells, a long list thousands of rows: asking for all children
 //  makes the application build them all (LibreOffice then spins and grows for minutes). The
@@ -336,6 +366,7 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
                            count);
                 node->virt = true;
                 node->vrows = node->vcols = -1;
+                ufo_desktop_cell_kind_reset (&node->vkind);
                 for (int i = 0; i < 4; i++)
                     node->vcorner [i] = -1;
                 s_vcall (op, node, W_VEXT, 0, node->bus, node->path, "org.a11y.atspi.Component",
@@ -383,9 +414,28 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
             const char *bus = NULL, *path = NULL;
             if (reply)
                 g_variant_get (reply, "((&s&o))", &bus, &path);
-            if (go && bus && *bus && path && !streq (path, "/org/a11y/atspi/null"))
+            if (go && bus && *bus && path && !streq (path, "/org/a11y/atspi/null")) {
                 s_vcall (op, node, W_VIDX, ref->slot, bus, path, "org.a11y.atspi.Accessible",
                          "GetIndexInParent", NULL, "(i)");
+                //  the corner cells tell what the cells are (ufo_desktop_cell_kind_t)
+                s_vcall (op, node, W_VKIND, ref->slot * 2, bus, path, "org.a11y.atspi.Accessible",
+                         "GetRole", NULL, "(u)");
+                if (((ufo_dsnap_t *) op->state)->uses_showing)
+                    s_vcall (op, node, W_VKIND, ref->slot * 2 + 1, bus, path,
+                             "org.a11y.atspi.Accessible", "GetInterfaces", NULL, "(as)");
+                else            //  (not asked of the cells either: s_details)
+                    ufo_desktop_cell_kind_note (&node->vkind, ref->slot, true, 0);
+            }
+            break;
+        }
+        case W_VKIND: {
+            uint32_t value = 0;
+            if (reply && ref->slot % 2 == 0)
+                g_variant_get (reply, "(u)", &value);
+            else if (reply)
+                value = s_iface_bits (reply);
+            if (reply)
+                ufo_desktop_cell_kind_note (&node->vkind, ref->slot / 2, ref->slot % 2 == 1, value);
             break;
         }
         case W_VIDX: {
@@ -591,7 +641,12 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
             s_node_call (op, node, W_NAME, "org.freedesktop.DBus.Properties", "Get",
                          g_variant_new ("(ss)", "org.a11y.atspi.Accessible", "Name"), "(v)");
             //  GTK3's bridge logs a CRITICAL for a call on a missing interface: ask first
-            if (st->uses_showing && control)
+            //  (a cell of a huge table: its table's cells' kind)
+            uint32_t ifaces = 0;
+            node->assumed = s_cell_kind (node, NULL, &ifaces);
+            if (node->assumed)
+                node->ifaces = ifaces;
+            else if (st->uses_showing && control)
                 s_node_call (op, node, W_IFACES, "org.a11y.atspi.Accessible", "GetInterfaces",
                              NULL, "(as)");
         }
@@ -681,21 +736,9 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
                 node->noname = !s_named (op->state, node->name);
                 break;
             }
-            case W_IFACES: {
-                const char **names = NULL;
-                g_variant_get (reply, "(^a&s)", &names);
-                for (int i = 0; names && names [i]; i++) {
-                    const char *s = names [i];
-                    if (streq (s, "org.a11y.atspi.Component")) node->ifaces |= S_IF_COMPONENT;
-                    else if (streq (s, "org.a11y.atspi.Action")) node->ifaces |= S_IF_ACTION;
-                    else if (streq (s, "org.a11y.atspi.Text")) node->ifaces |= S_IF_TEXT;
-                    else if (streq (s, "org.a11y.atspi.EditableText")) node->ifaces |= S_IF_EDITABLE;
-                    else if (streq (s, "org.a11y.atspi.Value")) node->ifaces |= S_IF_VALUE;
-                    else if (streq (s, "org.a11y.atspi.Selection")) node->ifaces |= S_IF_SELECTION;
-                }
-                g_free (names);
+            case W_IFACES:
+                node->ifaces |= s_iface_bits (reply);
                 break;
-            }
             case W_EXTENTS:
                 g_variant_get (reply, "((iiii))", &node->ext [0], &node->ext [1], &node->ext [2],
                                &node->ext [3]);
@@ -820,6 +863,17 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
             }
         }
     }
+    else if (node->assumed && node->parent && ((ufo_dsnap_t *) op->state)->uses_showing
+         &&  (ref->what == W_TEXT || ref->what == W_ACTIONS || ref->what == W_VALUE)) {
+        //  an interface assumed for a cell (where interfaces are known, only those offered
+        //  are called) is not there: the cell is without it, and every cell's interfaces
+        //  are asked from now on
+        ufo_trace ("desktop: cell %s contradicts its table's kind: %s", node->path,
+                   error ? error : "");
+        ufo_desktop_cell_kind_contradict (&node->parent->vkind);
+        node->ifaces &= ~(uint32_t) (ref->what == W_TEXT ? S_IF_TEXT
+                                     : ref->what == W_ACTIONS ? S_IF_ACTION : S_IF_VALUE);
+    }
     else if (ref->what == W_KIDS) {
         //  no children interface: a leaf
         s_set_kids (op->desk, node, g_variant_new ("a(so)", NULL));
@@ -901,7 +955,7 @@ s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
     st->fetched++;
     node->stage = 1;
     const char *acc = "org.a11y.atspi.Accessible";
-    if (!node->valid)
+    if (!node->valid && !s_cell_kind (node, &node->role, NULL))
         s_node_call (op, node, W_ROLE, acc, "GetRole", NULL, "(u)");
     node->states_stale = false;         //  (after an action: states only, role kept)
     s_node_call (op, node, W_STATE, acc, "GetState", NULL, "(au)");

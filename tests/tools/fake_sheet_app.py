@@ -12,6 +12,10 @@ Every call is appended to LOG as one line "PATH INTERFACE MEMBER" (properties as
 asked of the table (tests/test_desktop_recorded.c). Prints "ready PID" once embedded in
 the registry and mapped; runs until killed.
 
+One deliberate difference from the recording: cell C5 has no Text interface (GetText fails
+on it), so that the walk's assumption that a table's cells are all alike (taken from the two
+corner cells) meets a cell that contradicts it.
+
 usage: fake_sheet_app.py LOG"""
 import ctypes
 import sys
@@ -86,6 +90,7 @@ OBJ = {
     DOC: dict(role=int(Atspi.Role.DOCUMENT_SPREADSHEET), name='Recorded Sheet - LibreOffice Spreadsheets', kids=[TABLE], ifaces=['Accessible', 'Component'], ext=(X0, Y0, TW, TH)),
     TABLE: dict(role=int(Atspi.Role.TABLE), name='Sheet Sheet1', kids=None, count=KIDS, ifaces=['Accessible', 'Component', 'Table'], ext=(X0, Y0, TW, TH)),
 }
+ODD = (4, 2)                                # C5: no Text interface (see above)
 PARENT = {FRAME: ROOT, BUTTON: FRAME, DOC: FRAME, TABLE: DOC}
 conn = None
 bus_name = None
@@ -105,7 +110,7 @@ def cell(row, col):
     path = '/org/a11y/atspi/accessible/cell/%d_%d' % (row, col)
     if path not in OBJ:
         OBJ[path] = dict(role=int(Atspi.Role.TABLE_CELL), name=cell_name(row, col), kids=[], cell=(row, col),
-                         ifaces=['Accessible', 'Component', 'Text'],
+                         ifaces=['Accessible', 'Component'] + ([] if (row, col) == ODD else ['Text']),
                          ext=(X0 + col * CW, Y0 + row * RH, CW, RH))
         PARENT[path] = TABLE
         register(path)
@@ -176,6 +181,9 @@ def on_call(connection, sender, path, iface, method, params, inv):
         idx = args[0]
         out = GLib.Variant('(biiiib)', (idx >= 0, idx // COLS, idx % COLS, 1, 1, False))
     elif method == 'GetText':
+        if 'Text' not in o['ifaces']:
+            inv.return_dbus_error('org.freedesktop.DBus.Error.UnknownMethod', 'no Text interface')
+            return
         out = GLib.Variant('(s)', ('',))
     elif method == 'GetActions':
         out = GLib.Variant('(a(sss))', ([('', '', '')] if 'Action' in o['ifaces'] else [],))
