@@ -362,9 +362,10 @@ ufo_desktop_ping_send_ (ufo_desktop_t *desk, int64_t xid)
         return 0;
     }
     //  the answer goes to the root window, to those who select its substructure events:
-    //  selected while a ping is out, so that no other event piles up meanwhile
-    if (desk->pings_out++ == 0)
-        XSelectInput (desk->dpy, desk->root_win, SubstructureNotifyMask);
+    //  the window list (ufo_desktop_xwin.c) selects them for good and hands ping answers to
+    //  ufo_desktop_ping_note_ as it drains the X queue
+    ufo_desktop_xwin_drain_ (desk);
+    desk->pings_out++;
     uint32_t serial = ++desk->ping_serial;
     if (serial == 0)
         serial = ++desk->ping_serial;
@@ -387,23 +388,25 @@ ufo_desktop_ping_send_ (ufo_desktop_t *desk, int64_t xid)
     return serial;
 }
 
+void
+ufo_desktop_ping_note_ (ufo_desktop_t *desk, const XEvent *ev)
+{
+    if (ev->type != ClientMessage || ev->xclient.window != desk->root_win
+    ||  ev->xclient.format != 32)
+        return;
+    if ((Atom) ev->xclient.data.l [0] != XInternAtom (desk->dpy, "_NET_WM_PING", False))
+        return;
+    desk->pings_seen [desk->pings_seen_at++ % UFO_ARRAY_SIZE (desk->pings_seen)] =
+        (uint32_t) ev->xclient.data.l [1];
+}
+
 bool
 ufo_desktop_ping_answered_ (ufo_desktop_t *desk, uint32_t serial)
 {
     if (desk->x_dead)
         return true;                    //  no X: nothing to wait for
-    Atom ping = XInternAtom (desk->dpy, "_NET_WM_PING", True);
-    //  everything queued is read: answers are kept (a ring of the latest), the root's
-    //  other substructure events dropped
-    while (XPending (desk->dpy) > 0) {
-        XEvent ev;
-        XNextEvent (desk->dpy, &ev);
-        if (ev.type == ClientMessage && ev.xclient.window == desk->root_win
-        &&  ev.xclient.format == 32 && (Atom) ev.xclient.data.l [0] == ping) {
-            desk->pings_seen [desk->pings_seen_at++ % UFO_ARRAY_SIZE (desk->pings_seen)] =
-                (uint32_t) ev.xclient.data.l [1];
-        }
-    }
+    //  everything queued is read and applied; answers are kept (a ring of the latest)
+    ufo_desktop_xwin_drain_ (desk);
     for (size_t i = 0; i < UFO_ARRAY_SIZE (desk->pings_seen); i++)
         if (desk->pings_seen [i] == serial)
             return true;
@@ -413,16 +416,8 @@ ufo_desktop_ping_answered_ (ufo_desktop_t *desk, uint32_t serial)
 void
 ufo_desktop_ping_end_ (ufo_desktop_t *desk, uint32_t serial)
 {
-    if (!serial || desk->pings_out <= 0)
-        return;
-    if (--desk->pings_out == 0 && !desk->x_dead) {
-        ufo_desktop_x_trap_begin_ (desk);
-        XSelectInput (desk->dpy, desk->root_win, NoEventMask);
-        ufo_desktop_x_trap_end_ (desk);
-        XEvent ev;
-        while (XPending (desk->dpy) > 0)        //  what came before the deselection
-            XNextEvent (desk->dpy, &ev);
-    }
+    if (serial && desk->pings_out > 0)
+        desk->pings_out--;
 }
 
 //  --- typed text arriving: text-changed insert events ----------------------------------------

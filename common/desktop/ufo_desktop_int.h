@@ -143,7 +143,7 @@ struct _ufo_desktop_t {
     GArray *children;           //  pid_t we launched
     int action_timeout_ms, settle_ms, text_excerpt;
     //  input barriers (_NET_WM_PING round trips, ufo_desktop_input.c)
-    int pings_out;              //  pings sent and not yet ended (root's events selected)
+    int pings_out;              //  pings sent and not yet ended
     uint32_t ping_serial;       //  the last serial sent
     uint32_t pings_seen [16];   //  serials answered lately (a ring)
     unsigned pings_seen_at;
@@ -372,6 +372,9 @@ uint32_t ufo_desktop_ping_send_ (ufo_desktop_t *desk, int64_t xid);
 //  True once the client answered ping `serial` (never blocks: reads what X has queued).
 bool ufo_desktop_ping_answered_ (ufo_desktop_t *desk, uint32_t serial);
 //  Ends ping `serial` (answered or not); 0 is ignored.
+//  Called by the X queue's drain (ufo_desktop_xwin_drain_) for every event: records a ping
+//  answer (a ClientMessage to the root window).
+void ufo_desktop_ping_note_ (ufo_desktop_t *desk, const XEvent *ev);
 void ufo_desktop_ping_end_ (ufo_desktop_t *desk, uint32_t serial);
 //  Records the text of an object:text-changed:insert event (its params).
 void ufo_desktop_inserted_ (ufo_desktop_t *desk, GVariant *params);

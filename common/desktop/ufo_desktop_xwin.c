@@ -304,6 +304,7 @@ ufo_desktop_xwin_drain_ (ufo_desktop_t *desk)
     while (!desk->x_dead && XPending (desk->dpy) > 0) {
         XEvent ev;
         XNextEvent (desk->dpy, &ev);
+        ufo_desktop_ping_note_ (desk, &ev);     //  an answer to an input barrier
         s_apply (desk, &ev);
         n++;
     }
