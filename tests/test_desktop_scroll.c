@@ -484,6 +484,100 @@ UFO_TEST (test_qt_area_scrolled_by_keys)
     dfx_session_stop ();
 }
 
+//  A table with a column header row, scrolled so that rows are under the header: zenity
+//  --list with two columns and `nrows` rows ({PGDN}s scroll it). With 150 rows its cells are
+//  read as children; with 1000 (more than UFO_DESKTOP_MAX_KIDS cells) only the visible part
+//  is, from the row the probes find below the header. Either way the rows in view are
+//  offered, none above the header's bottom (where the first row sat before scrolling) and
+//  none with its centre on the header, and a click at the topmost row's centre selects it.
+static void
+s_rows_under_header (int nrows)
+{
+    REQUIRE (dfx_session_start () == 0);
+    ufo_desktop_t *desk = s_open ();
+    REQUIRE (desk);
+    char **argv = ufo_calloc ((size_t) nrows * 2 + 16, sizeof (char *));
+    char (*cells) [16] = ufo_calloc ((size_t) nrows * 2, sizeof (*cells));
+    int argc = 0;
+    const char *head [] = { "zenity", "--list", "--title", "Header", "--column", "Name",
+                            "--column", "Value", "--width", "400", "--height", "330" };
+    for (size_t i = 0; i < sizeof head / sizeof head [0]; i++)
+        argv [argc++] = (char *) head [i];
+    for (int i = 0; i < nrows; i++) {
+        snprintf (cells [2 * i], 16, "row %d", i + 1);
+        snprintf (cells [2 * i + 1], 16, "v%d", i + 1);
+        argv [argc++] = cells [2 * i];
+        argv [argc++] = cells [2 * i + 1];
+    }
+    argv [argc] = NULL;
+    pid_t pid;
+    REQUIRE (posix_spawnp (&pid, argv [0], NULL, NULL, argv, environ) == 0);
+    free (argv);
+    free (cells);
+    int64_t xid = dfx_wait_window (desk, pid, "Header", WAIT_MS);
+    REQUIRE (xid);
+    ufo_value_t *snap = dfx_wait_control (desk, xid, "ListItem", "row 1", WAIT_MS);
+    REQUIRE (snap);
+    //  unscrolled, the first row starts right below the header row
+    const ufo_value_t *first = s_control (snap, "ListItem", "row 1");
+    REQUIRE (first);
+    int64_t header_bottom = s_rect (first, 1);
+    CHECK (s_ok (dfx_act (desk, xid, NULL, "keyboard_input",
+                          "{\"keys\": \"{END}{PGUP}{PGUP}\"}"), "{END}{PGUP}"));
+    //  the list scrolls after the keys: wait until row 1 is gone and rows are offered
+    int64_t end = ufo_time_mono_ms () + WAIT_MS;
+    int low = 0, high = 0;
+    while (ufo_time_mono_ms () < end) {
+        ufo_value_destroy (&snap);
+        snap = s_snap (desk, xid);
+        s_rows_offered (snap, &low, &high);
+        if (low > 1)
+            break;
+        ufo_desktop_iterate (desk, 200);
+    }
+    CHECK (low > 1);
+    CHECK (high - low >= 5);            //  the rows in view are offered
+    const ufo_value_t *top = NULL;
+    const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        if (!streq (ufo_value_map_str (c, "control_type", ""), "ListItem"))
+            continue;
+        int64_t cy = (s_rect (c, 1) + s_rect (c, 3)) / 2;
+        //  (the probes of a huge list find the header's bottom within 2 pixels)
+        if (cy < header_bottom || s_rect (c, 1) < header_bottom - 3) {
+            fprintf (stderr, "'%s' [%lld..%lld] is under the header (bottom %lld)\n",
+                     ufo_value_map_str (c, "control_text", ""), (long long) s_rect (c, 1),
+                     (long long) s_rect (c, 3), (long long) header_bottom);
+            CHECK (!"a row under the column header is offered there");
+        }
+        if (s_row (c) == low && !top)
+            top = c;
+    }
+    REQUIRE (top);
+    char name [16];
+    snprintf (name, sizeof name, "row %d", low);
+    CHECK (s_click_centre (desk, xid, snap, top));
+    ufo_value_destroy (&snap);
+    snap = s_wait_state (desk, xid, "ListItem", name, "selected", true);
+    CHECK (s_has_state (s_control (snap, "ListItem", name), "selected"));
+    ufo_value_destroy (&snap);
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+    ufo_desktop_destroy (&desk);
+    dfx_session_stop ();
+}
+
+UFO_TEST (test_gtk3_rows_under_header)
+{
+    s_rows_under_header (150);
+}
+
+UFO_TEST (test_gtk3_huge_list_scrolled)
+{
+    s_rows_under_header (1000);
+}
+
 int
 main (void)
 {
@@ -493,5 +587,9 @@ main (void)
         UFO_RUN (test_gtk3_list_scrolled_by_keys);
     if (!only || strstr (only, "qt"))
         UFO_RUN (test_qt_area_scrolled_by_keys);
+    if (!only || strstr (only, "header")) {
+        UFO_RUN (test_gtk3_rows_under_header);
+        UFO_RUN (test_gtk3_huge_list_scrolled);
+    }
     return UFO_TEST_END ();
 }

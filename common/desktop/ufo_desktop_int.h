@@ -65,6 +65,10 @@ struct _ufo_dnode_t {
     int vrows, vcols;           //  Table NRows / NColumns, -1 unknown (not a table)
     int vcorner [4];            //  first row, first column, last row, last column seen; -1
     int vcells;                 //  cells being read
+    int vprobe_y;               //  where the first corner was last probed (read coordinates)
+    int vtries;                 //  probes of the first corner that met no row (a header)
+    int vtop;                   //  below a column header the probes met: rows start here
+                                //  (read coordinates), INT_MIN if none met
     char **vkids;               //  "bus path" per cell slot (NULL until read)
     ufo_desktop_cell_kind_t vkind;  //  its cells' role and interfaces, from the corner cells
     bool assumed;               //  a cell whose role and interfaces are its table's vkind

@@ -269,6 +269,26 @@ s_clips (const ufo_dnode_t *node)
         && node->parent && node->parent->role == ATSPI_ROLE_COMBO_BOX;
 }
 
+//  An item view (Qt's QTableView, QTreeView, QListView; GTK's tree view): its extents are
+//  read, and one of no size hides its items (ufo_dnode_hidden_): Qt reports the view on a
+//  tab page not shown with no size, and one of its cells as showing, at the place it would
+//  have (qpdfview's Shortcuts table, offered on the Behavior page). Its column headers are
+//  at its top (s_header_bottom).
+static bool
+s_view_role (uint32_t role)
+{
+    return role == ATSPI_ROLE_TABLE || role == ATSPI_ROLE_TREE_TABLE || role == ATSPI_ROLE_TREE
+        || role == ATSPI_ROLE_LIST || role == ATSPI_ROLE_LIST_BOX;
+}
+
+//  A column header of a table or list: its extents are read, the rows under it are not in
+//  view (s_header_bottom).
+static bool
+s_column_header (const ufo_dnode_t *node)
+{
+    return node->role == ATSPI_ROLE_TABLE_COLUMN_HEADER || node->role == ATSPI_ROLE_COLUMN_HEADER;
+}
+
 //  The visible part of the container in the coordinates its extents are read in.
 static bool
 s_visible_box (ufo_desktop_op_t *op, const ufo_dnode_t *node, int box [4])
@@ -340,6 +360,27 @@ s_vnext (ufo_desktop_op_t *op, ufo_dnode_t *node)
         }
 }
 
+//  The first corner of a huge table probed met no row: at the top of a table with column
+//  headers is the header row, where GTK answers nothing and Qt a header, not a cell (the
+//  list scrolled, reading from row 0 would offer no row in view). The corner is probed
+//  again a few pixels lower, within the visible part and a bound that covers a header row.
+#define S_VPROBE_STEP 2
+#define S_VPROBE_TRIES 40
+
+static void
+s_vprobe_lower (ufo_desktop_op_t *op, ufo_dnode_t *node)
+{
+    int box [4];
+    if (op->cancelled || op->done || node->vtries >= S_VPROBE_TRIES
+    ||  !s_visible_box (op, node, box) || node->vprobe_y + S_VPROBE_STEP >= box [3] - 2)
+        return;
+    node->vtries++;
+    node->vprobe_y += S_VPROBE_STEP;
+    s_vcall (op, node, W_VAT, 0, node->bus, node->path, "org.a11y.atspi.Component",
+             "GetAccessibleAtPoint", g_variant_new ("(iiu)", box [0] + 1, node->vprobe_y,
+                                                    st_coords (op)), "((so))");
+}
+
 //  A reply of the huge-container reading. Returns after issuing what comes next.
 static void
 s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant *reply)
@@ -367,6 +408,8 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
                 node->virt = true;
                 node->vrows = node->vcols = -1;
                 ufo_desktop_cell_kind_reset (&node->vkind);
+                node->vtries = 0;
+                node->vtop = INT_MIN;
                 for (int i = 0; i < 4; i++)
                     node->vcorner [i] = -1;
                 s_vcall (op, node, W_VEXT, 0, node->bus, node->path, "org.a11y.atspi.Component",
@@ -386,6 +429,7 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
                                &node->ext [3]);
             if (reply && go && s_visible_box (op, node, box)) {
                 guint32 coords = st_coords (op);
+                node->vprobe_y = box [1] + 1;
                 s_vcall (op, node, W_VAT, 0, node->bus, node->path, "org.a11y.atspi.Component",
                          "GetAccessibleAtPoint", g_variant_new ("(iiu)", box [0] + 1, box [1] + 1,
                                                                 coords), "((so))");
@@ -426,6 +470,8 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
                 else            //  (not asked of the cells either: s_details)
                     ufo_desktop_cell_kind_note (&node->vkind, ref->slot, true, 0);
             }
+            else if (ref->slot == 0)
+                s_vprobe_lower (op, node);
             break;
         }
         case W_VKIND: {
@@ -442,6 +488,8 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
             int index = -1;
             if (reply)
                 g_variant_get (reply, "(i)", &index);
+            if (index < 0 && ref->slot == 0)
+                s_vprobe_lower (op, node);
             if (index < 0 || !go)
                 break;
             //  a list: the index is the row; a table: ask it (the index of a far cell of a
@@ -463,7 +511,11 @@ s_vreply (ufo_desktop_op_t *op, ufo_dnode_t *node, const s_ref_t *ref, GVariant 
                 //  the far corner: the last row and column the spanning cell covers
                 node->vcorner [ref->slot * 2] = ref->slot ? row + MAX (rs, 1) - 1 : row;
                 node->vcorner [ref->slot * 2 + 1] = ref->slot ? col + MAX (cs, 1) - 1 : col;
+                if (ref->slot == 0 && node->vtries > 0)
+                    node->vtop = node->vprobe_y - S_VPROBE_STEP + 1;
             }
+            else if (ref->slot == 0 && node->vrows >= 0 && node->vcols >= 0)
+                s_vprobe_lower (op, node);      //  a column header (not a row of cells)
             break;
         }
         case W_VCELL: {
@@ -611,8 +663,10 @@ s_details (ufo_desktop_op_t *op, ufo_dnode_t *node)
                 || node->role == ATSPI_ROLE_FRAME;     //  an inner one may be a display
     bool inner = node->role == ATSPI_ROLE_PANEL || (node->role == ATSPI_ROLE_FRAME && node->parent);
     bool extents = (control && (!inner || (node->name && *node->name)))
-                || s_clips (node) || node->virt || st->want_tree;   //  (a huge container's
+                || s_clips (node) || node->virt || st->want_tree   //  (a huge container's
                                                 //  are read with its cells, and re-read here)
+                || s_column_header (node)       //  rows under it are hidden
+                || s_view_role (node->role);    //  one of no size hides its items
     if (ext_only && !extents) {
         node->ext_stale = false;
         ext_only = false;
@@ -1251,6 +1305,33 @@ s_has_words (const ufo_dnode_t *node)
 //  No clip (screen coordinates).
 static const int s_everywhere [4] = { INT_MIN, INT_MIN, INT_MAX, INT_MAX };
 
+//  The bottom (screen coordinates) of the column-header row of a table, tree or list: the
+//  lowest edge of its column headers that are children of it (GTK's tree view, Qt's item
+//  views) and have a size, or of the header the probes of a huge one met (s_vprobe_lower);
+//  INT_MIN if it has none. Rows scrolled under it are not in view: a click there hits
+//  the header.
+static int
+s_header_bottom (const ufo_dsnap_t *st, const ufo_dnode_t *node)
+{
+    int bottom = INT_MIN, x, y;
+    if (!s_view_role (node->role) || node->ext [2] <= 0 || node->ext [3] <= 0)
+        return bottom;
+    if (node->virt && node->vtop != INT_MIN) {
+        s_origin (st, node, &x, &y);
+        bottom = node->vtop + (y - node->ext [1]);
+    }
+    for (guint i = 0; node->kids && i < node->kids->len; i++) {
+        const ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        if (!kid || !s_column_header (kid) || kid->ext [2] <= 0 || kid->ext [3] <= 0)
+            continue;
+        s_origin (st, kid, &x, &y);
+        //  a header at the top of the view, not one of a nested table lower down
+        if (y < node->ext [1] + (y - kid->ext [1]) + node->ext [3] / 2)
+            bottom = MAX (bottom, y + kid->ext [3]);
+    }
+    return bottom;
+}
+
 static void
 s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_t *tree_parent,
            bool popup, const int clip [4])
@@ -1436,8 +1517,12 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
     ufo_value_t *kids = tree_node ? ufo_value_new_list () : NULL;
     //  an unnamed button's inside was read for its labels only (it names the button)
     bool content_only = node->noname && s_button_content (node);
-    for (guint i = 0; node->kids && !content_only && !ufo_dnode_leaf_ (node) && i < node->kids->len; i++)
-        s_collect (op, g_ptr_array_index (node->kids, i), out, kids, popup, inner);
+    //  the rows of a table or list with column headers are in view only below the headers
+    int below [4] = { inner [0], MAX (inner [1], s_header_bottom (st, node)), inner [2], inner [3] };
+    for (guint i = 0; node->kids && !content_only && !ufo_dnode_leaf_ (node) && i < node->kids->len; i++) {
+        ufo_dnode_t *kid = g_ptr_array_index (node->kids, i);
+        s_collect (op, kid, out, kids, popup, s_column_header (kid) ? inner : below);
+    }
     if (tree_node) {
         ufo_value_map_set (tree_node, "children", &kids);
         ufo_value_list_push (tree_parent, &tree_node);
