@@ -1304,6 +1304,8 @@ s_has_words (const ufo_dnode_t *node)
 
 //  No clip (screen coordinates).
 static const int s_everywhere [4] = { INT_MIN, INT_MIN, INT_MAX, INT_MAX };
+//  The least a clipped control must show of its width and height (pixels) to be offered.
+#define S_MIN_VISIBLE 4
 
 //  The bottom (screen coordinates) of the column-header row of a table, tree or list: the
 //  lowest edge of its column headers that are children of it (GTK's tree view, Qt's item
@@ -1377,6 +1379,14 @@ s_collect (ufo_desktop_op_t *op, ufo_dnode_t *node, s_collect_t *out, ufo_value_
                   && x + node->ext [2] > bx && y + node->ext [3] > by
                   && x < clip [2] && y < clip [3]
                   && x + node->ext [2] > clip [0] && y + node->ext [3] > clip [1];
+    //  a control scrolled almost out of view (a strip of a row left under a column header or
+    //  at a pane's edge) is not offered: a click on a sliver that thin is no click on it
+    if (on_screen && clip != s_everywhere) {
+        int vw = MIN (x + node->ext [2], clip [2]) - MAX (x, clip [0]);
+        int vh = MIN (y + node->ext [3], clip [3]) - MAX (y, clip [1]);
+        on_screen = vw >= MIN (S_MIN_VISIBLE, node->ext [2])
+                 && vh >= MIN (S_MIN_VISIBLE, node->ext [3]);
+    }
     if (on_screen && !out->sheet && s_sheet_table (node))
         out->sheet = node;
     //  what is inside a scrolled or popup container is on screen only within it
