@@ -121,7 +121,9 @@ void ufo_desktop_cache_clear (ufo_desktop_t *self);
 ufo_desktop_op_t *ufo_desktop_act_begin (ufo_desktop_t *self, int64_t xid, const char *label,
                                          const char *function, const ufo_value_t *args);
 
-//  Raises window xid and gives it the keyboard focus (works without a window manager).
+//  Raises window xid and gives it the keyboard focus (works without a window manager); a
+//  window that no normal window covers is not raised, and the popups (override-redirect
+//  windows) above it stay above it.
 //  Returns 0, or -1 with err (e.g. the window is gone).
 int ufo_desktop_focus (ufo_desktop_t *self, int64_t xid, ufo_error_t *err);
 
