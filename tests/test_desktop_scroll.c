@@ -79,6 +79,25 @@ s_has_state (const ufo_value_t *c, const char *state)
     return false;
 }
 
+//  Says on stderr what a snapshot offers (a failed wait's evidence): each control's type,
+//  text, rectangle and states.
+static void
+s_dump (const ufo_value_t *snap, const char *why)
+{
+    const ufo_value_t *controls = ufo_value_map_get (snap, "controls");
+    fprintf (stderr, "%s: the snapshot offers %zu controls\n", why, ufo_value_size (controls));
+    for (size_t i = 0; i < ufo_value_size (controls); i++) {
+        const ufo_value_t *c = ufo_value_list_at (controls, i);
+        fprintf (stderr, "  %s '%s' [%lld %lld %lld %lld]", ufo_value_map_str (c, "control_type", ""),
+                 ufo_value_map_str (c, "control_text", ""), (long long) s_rect (c, 0),
+                 (long long) s_rect (c, 1), (long long) s_rect (c, 2), (long long) s_rect (c, 3));
+        const ufo_value_t *states = ufo_value_map_get (c, "states");
+        for (size_t j = 0; j < ufo_value_size (states); j++)
+            fprintf (stderr, " %s", ufo_value_str (ufo_value_list_at (states, j)));
+        fprintf (stderr, "\n");
+    }
+}
+
 //  Takes snapshots of xid (one handle: its cache) until the control of `type` named `name`
 //  is offered with (want true) or without `state`; bounded. Returns the last snapshot.
 static ufo_value_t *
@@ -522,7 +541,11 @@ s_rows_under_header (int nrows)
     const ufo_value_t *first = s_control (snap, "ListItem", "row 1");
     REQUIRE (first);
     int64_t header_bottom = s_rect (first, 1);
-    CHECK (s_ok (dfx_act (desk, xid, NULL, "keyboard_input",
+    //  the keys go to the list: to its first row, which the action focuses (and waits for it
+    //  to say so) before typing. Sent to no control, they went to whatever had the focus of
+    //  a window that had just appeared: once in ~10 runs under load the list (1000 rows,
+    //  still laying out) had not taken it yet, the keys were lost and the list never scrolled
+    CHECK (s_ok (dfx_act (desk, xid, ufo_value_map_str (first, "label", ""), "keyboard_input",
                           "{\"keys\": \"{END}{PGUP}{PGUP}\"}"), "{END}{PGUP}"));
     //  the list scrolls after the keys: wait until row 1 is gone and rows are offered
     int64_t end = ufo_time_mono_ms () + WAIT_MS;
@@ -535,6 +558,8 @@ s_rows_under_header (int nrows)
             break;
         ufo_desktop_iterate (desk, 200);
     }
+    if (low <= 1)
+        s_dump (snap, "waited for row 1 to scroll out of view after {END}{PGUP}{PGUP}");
     CHECK (low > 1);
     CHECK (high - low >= 5);            //  the rows in view are offered
     const ufo_value_t *top = NULL;
@@ -560,6 +585,11 @@ s_rows_under_header (int nrows)
     CHECK (s_click_centre (desk, xid, snap, top));
     ufo_value_destroy (&snap);
     snap = s_wait_state (desk, xid, "ListItem", name, "selected", true);
+    if (!s_has_state (s_control (snap, "ListItem", name), "selected")) {
+        char why [64];
+        snprintf (why, sizeof why, "waited for '%s' to be selected after a click", name);
+        s_dump (snap, why);
+    }
     CHECK (s_has_state (s_control (snap, "ListItem", name), "selected"));
     ufo_value_destroy (&snap);
     kill (pid, SIGKILL);

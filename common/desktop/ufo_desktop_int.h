@@ -49,6 +49,8 @@ struct _ufo_dnode_t {
     bool ext_stale;             //  extents to re-read (layout may have changed)
     bool states_stale;          //  states to re-read (role kept): after an action of ours
     bool ext_retry;             //  reading the extents failed for now: ext_stale after the read
+    bool ext_moved;             //  moved (scrolled) while its details were being read: the
+                                //  extents read may be from before: ext_stale after the read
     int stage;                  //  1: reading role/states, 2: reading details
     bool kids_valid;
     bool extra_valid;           //  actions/text fresh
@@ -62,6 +64,8 @@ struct _ufo_dnode_t {
     //  part is read through Table / Component instead of GetChildren (ufo_desktop_walk.c)
     bool virt;                  //  the children list holds only the visible part
     int vwait;                  //  its probing calls in flight
+    bool vmoved;                //  scrolled while its visible part was being read: the
+                                //  part read may be from before: read again (kids_valid)
     int vrows, vcols;           //  Table NRows / NColumns, -1 unknown (not a table)
     int vcorner [4];            //  first row, first column, last row, last column seen; -1
     int vcells;                 //  cells being read

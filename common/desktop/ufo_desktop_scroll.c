@@ -21,8 +21,14 @@ static void
 s_moved (ufo_dnode_t *node)
 {
     node->ext_stale = true;
+    //  a read of its details in flight may have had its extents answered before the move
+    //  and finish after it: the read ends stale again (ufo_desktop_walk.c)
+    if (node->stage == 2 && node->busy > 0)
+        node->ext_moved = true;
     if (node->virt)
         node->kids_valid = false;
+    if (node->virt && node->vwait > 0)
+        node->vmoved = true;            //  (its visible part, as it is being read)
     for (guint i = 0; node->kids && i < node->kids->len; i++)
         s_moved (g_ptr_array_index (node->kids, i));
 }

@@ -326,6 +326,12 @@ s_vfinish (ufo_desktop_op_t *op, ufo_dnode_t *node)
     GVariant *arr = g_variant_ref_sink (g_variant_builder_end (&b));
     s_set_kids (op->desk, node, arr);
     g_variant_unref (arr);
+    if (node->vmoved) {         //  probed before a scroll, cells read after: read again
+        ufo_trace ("desktop: %s scrolled while its visible part was read: read again",
+                   node->path);
+        node->kids_valid = false;
+        node->vmoved = false;
+    }
 }
 
 //  All probing calls answered: read the cells of the visible range.
@@ -946,7 +952,13 @@ s_on_reply (ufo_desktop_op_t *op, GVariant *reply, const char *error, void *data
             node->valid = true;
         else {
             node->detail_valid = true;
-            node->ext_stale = false;        //  a failed read is retried by the next snapshot
+            //  a failed read is retried by the next snapshot; so is one that a scroll may
+            //  have overtaken (GetExtents answered before the move, another call after it)
+            if (node->ext_moved)
+                ufo_trace ("desktop: %s moved while it was read: its extents are read again",
+                           node->path);
+            node->ext_stale = node->ext_moved;
+            node->ext_moved = false;
         }
         if (!op->cancelled && !op->done) {
             if (stage == 1)
