@@ -735,3 +735,14 @@ ufo_desktop_call_ (ufo_desktop_op_t *op, const char *bus, const char *path, cons
                             s_call_done, call);
     g_main_context_pop_thread_default (op->desk->ctx);
 }
+
+ufo_value_t *
+ufo_desktop_rect_value_ (int64_t x, int64_t y, int64_t w, int64_t h)
+{
+    ufo_value_t *rect = ufo_value_new_list ();
+    ufo_value_list_push_int (rect, x);
+    ufo_value_list_push_int (rect, y);
+    ufo_value_list_push_int (rect, x + w);
+    ufo_value_list_push_int (rect, y + h);
+    return rect;
+}

@@ -238,22 +238,8 @@ s_capture (ufo_desktop_t *desk, Drawable d, int width, int height, int ox, int o
 static void
 s_paste_popups (ufo_desktop_t *self, ufo_image_t *img, Window win)
 {
-    Window root, parent, *kids = NULL, top = win;
+    Window top = ufo_desktop_xwin_toplevel_ (self, win);
     unsigned int n = 0;
-    //  the window's ancestor among the root's children (a window manager frames windows)
-    for (int depth = 0; depth < 16 && !ufo_desktop_xwin_peek_ (self, (int64_t) top, 0); depth++) {
-        ufo_desktop_x_trap_begin_ (self);
-        Status ok = XQueryTree (self->dpy, top, &root, &parent, &kids, &n);
-        ufo_desktop_x_trap_end_ (self);
-        if (!ok)
-            break;
-        if (kids)
-            XFree (kids);
-        kids = NULL;
-        if (parent == root || parent == None)
-            break;
-        top = parent;
-    }
     //  the root's children as X events keep them (ufo_desktop_xwin.c), bottom to top
     Window *stack = NULL;
     n = (unsigned int) ufo_desktop_xwin_stack_ (self, &stack);

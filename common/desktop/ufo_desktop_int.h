@@ -280,6 +280,9 @@ const ufo_dxwin_info_t *ufo_desktop_xwin_peek_ (ufo_desktop_t *desk, int64_t xid
 bool ufo_desktop_xwin_listable_ (ufo_desktop_t *desk);
 //  The root window's children, bottom to top (as XQueryTree); *wins_p is the caller's (free).
 size_t ufo_desktop_xwin_stack_ (ufo_desktop_t *desk, Window **wins_p);
+//  The ancestor of window `win` among the root's children (a window manager frames windows;
+//  at most 16 levels up), or win itself when it is one or when X cannot tell.
+Window ufo_desktop_xwin_toplevel_ (ufo_desktop_t *desk, Window win);
 
 //  ufo_desktop_node.c
 void ufo_dnode_free_ (ufo_desktop_t *desk, ufo_dnode_t *node);
@@ -366,6 +369,10 @@ ufo_desktop_op_t *ufo_desktop_sheet_begin_ (ufo_desktop_t *desk, int64_t xid, co
 bool ufo_desktop_caret_action_ (const char *function);
 ufo_desktop_op_t *ufo_desktop_caret_begin_ (ufo_desktop_t *desk, int64_t xid, const char *label,
                                             const char *function, const ufo_value_t *args);
+
+//  A rectangle as the results carry it: the list [left, top, right, bottom] of a box at
+//  (x, y) of size w x h. Caller owns it.
+ufo_value_t *ufo_desktop_rect_value_ (int64_t x, int64_t y, int64_t w, int64_t h);
 
 //  ufo_desktop_input.c (XTest and key syntax)
 int ufo_desktop_send_keys_ (ufo_desktop_t *desk, const ufo_value_t *events, ufo_error_t *err);

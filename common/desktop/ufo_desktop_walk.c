@@ -1034,15 +1034,10 @@ s_visit (ufo_desktop_op_t *op, ufo_dnode_t *node)
 static ufo_value_t *
 s_rect (const ufo_dsnap_t *st, const ufo_dnode_t *node)
 {
-    ufo_value_t *rect = ufo_value_new_list ();
     int x, y;
     s_origin (st, node, &x, &y);
-    int w = node->ext [2] > 0 ? node->ext [2] : 0, h = node->ext [3] > 0 ? node->ext [3] : 0;
-    ufo_value_list_push_int (rect, x);
-    ufo_value_list_push_int (rect, y);
-    ufo_value_list_push_int (rect, x + w);
-    ufo_value_list_push_int (rect, y + h);
-    return rect;
+    return ufo_desktop_rect_value_ (x, y, node->ext [2] > 0 ? node->ext [2] : 0,
+                                    node->ext [3] > 0 ? node->ext [3] : 0);
 }
 
 //  What s_collect gathers besides the control list.
@@ -1682,11 +1677,7 @@ s_maybe_finish (ufo_desktop_op_t *op)
     ufo_value_map_set_int (info, "xid", st->xid);
     ufo_value_map_set_str (info, "title", st->title ? st->title : "");
     ufo_value_map_set_int (info, "pid", st->pid);
-    ufo_value_t *rect = ufo_value_new_list ();
-    ufo_value_list_push_int (rect, st->wx);
-    ufo_value_list_push_int (rect, st->wy);
-    ufo_value_list_push_int (rect, st->wx + st->ww);
-    ufo_value_list_push_int (rect, st->wy + st->wh);
+    ufo_value_t *rect = ufo_desktop_rect_value_ (st->wx, st->wy, st->ww, st->wh);
     ufo_value_map_set (info, "rect", &rect);
     //  what the accessible window says of itself: a dialog (dialog, file chooser and alert
     //  roles, or the modal state), modal, active (the toolkit's focused top-level)

@@ -115,11 +115,7 @@ s_list_item (const s_listed_t *l, Window xid, Window focus, size_t index)
     ufo_value_map_set_int (item, "pid", l->pid);
     ufo_value_map_set_int (item, "xid", (int64_t) xid);
     ufo_value_map_set_str (item, "title", l->title);
-    ufo_value_t *rect = ufo_value_new_list ();
-    ufo_value_list_push_int (rect, l->x);
-    ufo_value_list_push_int (rect, l->y);
-    ufo_value_list_push_int (rect, l->x + l->w);
-    ufo_value_list_push_int (rect, l->y + l->h);
+    ufo_value_t *rect = ufo_desktop_rect_value_ (l->x, l->y, l->w, l->h);
     ufo_value_map_set (item, "rect", &rect);
     ufo_value_map_set_bool (item, "active", xid == focus);
     ufo_value_map_set_bool (item, "dialog", l->dialog);
@@ -247,22 +243,7 @@ ufo_desktop_windows (ufo_desktop_t *self, ufo_error_t *err)
 static int
 s_raise_under_popups (ufo_desktop_t *self, Window xid)
 {
-    Window top = xid, root, parent, *kids = NULL;
-    unsigned int nkids = 0;
-    //  the window's ancestor among the root's children (a window manager frames windows)
-    for (int depth = 0; depth < 16 && !ufo_desktop_xwin_peek_ (self, (int64_t) top, 0); depth++) {
-        ufo_desktop_x_trap_begin_ (self);
-        Status ok = XQueryTree (self->dpy, top, &root, &parent, &kids, &nkids);
-        ufo_desktop_x_trap_end_ (self);
-        if (!ok)
-            break;
-        if (kids)
-            XFree (kids);
-        kids = NULL;
-        if (parent == root || parent == None)
-            break;
-        top = parent;
-    }
+    Window top = ufo_desktop_xwin_toplevel_ (self, xid);
     Window *stack = NULL;
     size_t n = ufo_desktop_xwin_stack_ (self, &stack);
     size_t at = n;

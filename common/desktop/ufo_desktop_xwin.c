@@ -431,3 +431,24 @@ ufo_desktop_xwin_stack_ (ufo_desktop_t *desk, Window **wins_p)
     *wins_p = wins;
     return n;
 }
+
+Window
+ufo_desktop_xwin_toplevel_ (ufo_desktop_t *desk, Window win)
+{
+    Window top = win, root, parent, *kids = NULL;
+    unsigned int n = 0;
+    for (int depth = 0; depth < 16 && !ufo_desktop_xwin_peek_ (desk, (int64_t) top, 0); depth++) {
+        ufo_desktop_x_trap_begin_ (desk);
+        Status ok = XQueryTree (desk->dpy, top, &root, &parent, &kids, &n);
+        ufo_desktop_x_trap_end_ (desk);
+        if (!ok)
+            break;
+        if (kids)
+            XFree (kids);
+        kids = NULL;
+        if (parent == root || parent == None)
+            break;
+        top = parent;
+    }
+    return top;
+}
